@@ -1,0 +1,322 @@
+/* nanobragg: nanoBragg's command line on the Braggscope engine.
+ *
+ * Takes the reference program's flags and writes the same files (float image,
+ * SMV integer and noise images, PGM) plus -pngfile.  Differences, all on the
+ * side of safety, are listed in the --help text.
+ */
+#include "nanobragg.h"
+#include "nb-io.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#define RTD (180.0 * M_1_PI)
+
+static const char usage_text[] =
+  "usage: nanobragg -cell a b c alpha beta gamma (or -mat FILE) -hkl FILE (or -default_F F) [options]\n"
+  "\n"
+  "Simulates the diffraction image of a small crystal, as James Holton's nanoBragg does, and\n"
+  "takes nanoBragg's flags (see its documentation for all of them).  The most used:\n"
+  "\t-cell a b c al be ga\tunit cell (Angstrom, degrees)\n"
+  "\t-mat FILE\t\tMOSFLM orientation matrix instead of / with -cell\n"
+  "\t-misset rx ry rz\tcrystal rotation about X, Y, Z (degrees), or 'random' with -misset_seed\n"
+  "\t-hkl FILE\t\tstructure factors: lines of h k l F (more columns are ignored)\n"
+  "\t-default_F F\t\tF of reflections not in the file\n"
+  "\t-N n, -Na/-Nb/-Nc n\tunit cells per crystal axis; -xtalsize mm instead\n"
+  "\t-mosaic deg -mosaic_domains n -mosaic_seed s\tmosaic spread\n"
+  "\t-lambda A | -energy eV, -dispersion %, -dispsteps n\tspectrum\n"
+  "\t-divergence mrad, -hdivrange/-vdivrange mrad, -hdivstep/-vdivstep mrad, -divsteps n\n"
+  "\t-distance mm -pixel mm -detpixels n (-detpixels_x/_y) -detsize mm\tdetector\n"
+  "\t-Xbeam -Ybeam mm, -ORGX -ORGY px, -mosflm -xds -adxv -denzo -dials\tconventions\n"
+  "\t-detector_rotx/y/z deg -twotheta deg -pivot beam|sample\tdetector orientation\n"
+  "\t-fdet_vector -sdet_vector -odet_vector -beam_vector -polar_vector -spindle_axis\n"
+  "\t-phi deg -osc deg -phisteps n\tspindle rotation\n"
+  "\t-oversample n (-oversample_thick/_polar/_omega), -roi x0 x1 y0 y1, -dmin A\n"
+  "\t-fluence ph/m^2 | -flux ph/s -exposure s -beamsize mm, -water um, -polar K, -nopolar\n"
+  "\t-floatfile F -intfile F -noisefile F -pgmfile F -pngfile F, -nonoise -nopgm\n"
+  "\t-scale s -pgmscale s -adc counts -seed n\n"
+  "\n"
+  "Braggscope additions:\n"
+  "\t-pngfile FILE\t8-bit PNG scaled like the PGM, with the parameters and the command line\n"
+  "\t\t\tin its text chunks\n"
+  "\t-precision double|single\tarithmetic of the kernel (default double)\n"
+  "\t-physical\tcorrect the reference's bugs instead of reproducing them: the phi = 0\n"
+  "\t\t\tcarry-over of the previous orientation (Q-3), the triclinic c* formula (Q-5),\n"
+  "\t\t\tthe water background scaled by r_e^2*fluence twice (Q-14), two-theta left out\n"
+  "\t\t\tof the detector's distance ratio (Q-2), and -misset_seed/-twotheta_axis also\n"
+  "\t\t\tsetting misset angles/two-theta (Q-29/Q-30)\n"
+  "\t-stats\t\tprint the plan's cache counters\n"
+  "\n"
+  "Where nanoBragg is dangerous, this program is safe:\n"
+  "\t- an unknown flag, a stray argument or a missing or non-numeric value is an error\n"
+  "\t  naming it (exit 2); nanoBragg ignores them silently\n"
+  "\t- settings that leave no divergence sources, no pixels or an impossible cell are errors,\n"
+  "\t  not NaN images (exit 1)\n"
+  "\t- Fdump.bin is neither written nor read unless -dump FILE is given (nanoBragg reads a\n"
+  "\t  leftover cache silently)\n"
+  "\t- HKL files are read line by line: extra columns are ignored, '#' lines are comments,\n"
+  "\t  a malformed line is an error naming the file and line\n"
+  "\t- every output is written under a temporary name and renamed when complete: a failed\n"
+  "\t  run never leaves a partial file or damages an existing one\n"
+  "\t- the image does not depend on the number of threads\n";
+
+static int
+report (const nb_error *err, const char *what)
+{
+  fprintf (stderr, "nanobragg: %s%s%s\n", what ? what : "", what ? ": " : "", err->message);
+  return err->code == NB_ERR_USAGE ? 2 : 1;
+}
+
+static void
+fill_smv_header (const nb_plan *plan, nb_smv_header *h)
+{
+  const nb_plan_info *in = nb_plan_get_info (plan);
+  const nb_params *p = nb_plan_get_params (plan);
+
+  memset (h, 0, sizeof *h);
+  h->size1 = in->fpixels;
+  h->size2 = in->spixels;
+  h->pixel_size_mm = in->pixel_size * 1000.0;
+  h->distance_mm = in->distance * 1000.0;
+  h->wavelength_A = in->lambda0 * 1e10;
+  h->beam_center_x_mm = in->Xbeam * 1000.0;
+  h->beam_center_y_mm = in->Ybeam * 1000;
+  h->adxv_center_x_mm = in->Fbeam * 1000.0;
+  h->adxv_center_y_mm = (in->detsize_s - in->Sbeam) * 1000;
+  h->mosflm_center_x_mm = (in->Sbeam - 0.5 * in->pixel_size) * 1000.0;
+  h->mosflm_center_y_mm = (in->Fbeam - 0.5 * in->pixel_size) * 1000;
+  h->denzo_x_beam_mm = (in->Sbeam - 0.0 * in->pixel_size) * 1000.0;
+  h->denzo_y_beam_mm = (in->Fbeam - 0.0 * in->pixel_size) * 1000;
+  memcpy (h->dials_origin_mm, in->dials_origin, sizeof h->dials_origin_mm);
+  h->xds_orgx_px = in->ORGX;
+  h->xds_orgy_px = in->ORGY;
+  h->close_distance_mm = in->close_distance * 1000.0;
+  h->phi_deg = in->phi0 * RTD;
+  h->osc_start_deg = in->phi0 * RTD;
+  h->osc_range_deg = in->osc * RTD;
+  h->twotheta_deg = p->twotheta * RTD;
+}
+
+static char *
+join_command_line (int argc, char **argv)
+{
+  size_t len = 1;
+  char *s;
+
+  for (int i = 0; i < argc; i++)
+    len += strlen (argv[i]) * 4 + 3;
+  s = malloc (len);
+  if (s == NULL)
+    return NULL;
+  s[0] = '\0';
+  for (int i = 0; i < argc; i++)
+    {
+      const char *a = argv[i];
+      int plain = *a != '\0' && strspn (a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                           "0123456789-_.,/+=:")
+                                  == strlen (a);
+      if (i)
+        strcat (s, " ");
+      if (plain)
+        strcat (s, a);
+      else
+        {
+          char *o = s + strlen (s);
+          *o++ = '\'';
+          for (; *a; a++)
+            if (*a == '\'')
+              {
+                memcpy (o, "'\\''", 4);
+                o += 4;
+              }
+            else
+              *o++ = *a;
+          *o++ = '\'';
+          *o = '\0';
+        }
+    }
+  return s;
+}
+
+static int
+write_png (const nb_plan *plan, const char *path, const uint8_t *bytes, double pgm_scale,
+           int argc, char **argv, nb_error *err)
+{
+  const nb_plan_info *in = nb_plan_get_info (plan);
+  char params[1024];
+  char *cmd = join_command_line (argc, argv);
+  const char *keys[] = { "Software", "Title", "nanobragg-command", "braggscope-parameters" };
+  const char *values[4];
+  nb_status st;
+
+  snprintf (params, sizeof params,
+            "lambda_A=%.9g distance_mm=%.9g pixel_mm=%.9g fpixels=%d spixels=%d "
+            "Fbeam_mm=%.9g Sbeam_mm=%.9g Na=%g Nb=%g Nc=%g oversample=%d sources=%d "
+            "mosaic_domains=%d phisteps=%d fluence=%.9g pgm_scale=%.9g",
+            in->lambda0 * 1e10, in->distance * 1000, in->pixel_size * 1000, in->fpixels,
+            in->spixels, in->Fbeam * 1000, in->Sbeam * 1000, in->Na, in->Nb, in->Nc,
+            in->oversample, in->sources, in->mosaic_domains, in->phisteps, in->fluence, pgm_scale);
+  values[0] = "Braggscope nanobragg";
+  values[1] = "simulated diffraction image";
+  values[2] = cmd ? cmd : "";
+  values[3] = params;
+  st = nb_write_png_gray8 (path, bytes, in->fpixels, in->spixels, keys, values, 4, err);
+  free (cmd);
+  return st;
+}
+
+int
+main (int argc, char **argv)
+{
+  nb_params params;
+  nb_error err;
+  nb_plan *plan = NULL;
+  nb_status st;
+  float *image = NULL;
+  uint16_t *intimage = NULL;
+  uint8_t *bytes = NULL;
+  const nb_plan_info *in;
+  nb_image_stats stats;
+  double intfile_scale, pgm_scale = 0.0;
+  size_t npix;
+  int rc = 1;
+
+  for (int i = 1; i < argc; i++)
+    if (strcmp (argv[i], "--help") == 0 || strcmp (argv[i], "-h") == 0
+        || strcmp (argv[i], "-help") == 0)
+      {
+        fputs (usage_text, stdout);
+        return 0;
+      }
+  if (argc < 2)
+    {
+      fputs (usage_text, stderr);
+      return 2;
+    }
+
+  nb_params_init (&params);
+  st = nb_params_parse_argv (&params, argc, (const char *const *) argv, &err);
+  if (st != NB_OK)
+    {
+      rc = report (&err, NULL);
+      nb_params_clear (&params);
+      return rc;
+    }
+
+  st = nb_plan_create (&params, &plan, &err);
+  if (st != NB_OK)
+    {
+      rc = report (&err, NULL);
+      nb_params_clear (&params);
+      return rc;
+    }
+  fputs (nb_plan_get_log (plan), stdout);
+  fflush (stdout);
+  in = nb_plan_get_info (plan);
+
+  npix = (size_t) in->fpixels * (size_t) in->spixels;
+  image = malloc (npix * sizeof (float));
+  intimage = malloc (npix * sizeof (uint16_t));
+  bytes = malloc (npix);
+  if (image == NULL || intimage == NULL || bytes == NULL)
+    {
+      fprintf (stderr, "nanobragg: out of memory for a %dx%d image\n", in->fpixels, in->spixels);
+      goto out;
+    }
+
+  {
+    size_t before = strlen (nb_plan_get_log (plan));
+
+    st = nb_plan_execute (plan, image, NULL, &err);
+    if (st != NB_OK)
+      {
+        rc = report (&err, NULL);
+        goto out;
+      }
+    fputs (nb_plan_get_log (plan) + before, stdout);
+  }
+  printf ("\n");
+
+  nb_image_statistics (plan, image, &stats);
+  {
+    double omega = nb_plan_get_omega_sum (plan) / in->steps;
+    printf ("solid angle subtended by detector = %g steradian ( %g%% sphere)\n", omega,
+            100 * omega / 4 / M_PI);
+  }
+
+  printf ("writing %s as %zu %zu-byte floats\n", params.floatfile, npix, sizeof (float));
+  if ((st = nb_write_float_image (params.floatfile, image, in->fpixels, in->spixels, &err)) != NB_OK)
+    {
+      rc = report (&err, NULL);
+      goto out;
+    }
+  printf ("max_I = %g  at %g %g\n", stats.max_I, stats.max_I_x, stats.max_I_y);
+  printf ("mean= %g rms= %g rmsd= %g\n", stats.mean, stats.rms, stats.rmsd);
+
+  {
+    nb_smv_header h;
+
+    intfile_scale = nb_image_to_smv (plan, image, &stats, params.intfile_scale, params.adc, intimage);
+    printf ("intfile_scale = %g\n", intfile_scale);
+    fill_smv_header (plan, &h);
+    printf ("writing %s as %zu-byte integers\n", params.intfile, sizeof (uint16_t));
+    if ((st = nb_write_smv (params.intfile, &h, intimage, &err)) != NB_OK)
+      {
+        rc = report (&err, NULL);
+        goto out;
+      }
+
+    if (params.write_pgm || params.pngfile != NULL)
+      pgm_scale = nb_image_to_pgm (plan, image, &stats, params.pgm_scale, intfile_scale, bytes);
+    if (params.write_pgm)
+      {
+        printf ("pgm_scale = %g\n", pgm_scale);
+        printf ("writing %s as %zu-byte integers\n", params.pgmfile, sizeof (unsigned char));
+        if ((st = nb_write_pgm (params.pgmfile, bytes, in->fpixels, in->spixels, pgm_scale, &err))
+            != NB_OK)
+          {
+            rc = report (&err, NULL);
+            goto out;
+          }
+      }
+    if (params.pngfile != NULL)
+      {
+        printf ("writing %s as 8-bit PNG (scale %g)\n", params.pngfile, pgm_scale);
+        if ((st = write_png (plan, params.pngfile, bytes, pgm_scale, argc, argv, &err)) != NB_OK)
+          {
+            rc = report (&err, NULL);
+            goto out;
+          }
+      }
+
+    if (params.calculate_noise)
+      {
+        int overloads;
+        double photons = nb_image_to_noise (plan, image, params.seed, params.adc, intimage,
+                                            &overloads);
+
+        printf ("%.0f photons on noise image (%d overloads)\n", photons, overloads);
+        printf ("writing %s as %zu-byte integers\n", params.noisefile, sizeof (uint16_t));
+        if ((st = nb_write_smv (params.noisefile, &h, intimage, &err)) != NB_OK)
+          {
+            rc = report (&err, NULL);
+            goto out;
+          }
+      }
+  }
+  rc = 0;
+
+out:
+  free (image);
+  free (intimage);
+  free (bytes);
+  nb_plan_destroy (plan);
+  nb_params_clear (&params);
+  return rc;
+}

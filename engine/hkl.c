@@ -1,0 +1,565 @@
+/* hkl.c: structure factors: the HKL text reader, the padded grid, the Fdump
+ * cache and tricubic interpolation (physics.md §15).
+ *
+ * The grid layout and the Fdump bytes follow the reference exactly, so a dump
+ * written here is read by nanoBragg and the other way round.  The text reader
+ * deliberately does not: it is line based and strict (see nb-hkl.h).
+ */
+#include "nb-hkl.h"
+#include "nb-io.h"
+
+#include <errno.h>
+#include <locale.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Longest token quoted back in an error message. */
+#define TOKEN_QUOTE_MAX 40
+
+typedef struct
+{
+  int h, k, l;
+  double F;
+} hkl_record;
+
+/* read_text: the whole of @path, NUL-terminated, in one malloc'd buffer.
+ * One fread and a parse in memory is several times faster than stdio
+ * scanning, which matters for large P1 files. */
+static nb_status
+read_text (const char *path, char **text, size_t *len, nb_error *err)
+{
+  FILE *f;
+  struct stat st;
+  size_t cap, n = 0;
+  char *buf;
+
+  *text = NULL;
+  *len = 0;
+  f = fopen (path, "rb");
+  if (f == NULL)
+    return nb_error_set (err, NB_ERR_IO, "%s: %s", path, strerror (errno));
+
+  /* The size is only a hint: pipes and /proc files report 0. */
+  cap = 4096;
+  if (fstat (fileno (f), &st) == 0 && S_ISREG (st.st_mode) && st.st_size > 0 &&
+      (uintmax_t) st.st_size < SIZE_MAX - 1)
+    cap = (size_t) st.st_size + 1;
+
+  buf = malloc (cap);
+  if (buf == NULL)
+    {
+      fclose (f);
+      return nb_error_set (err, NB_ERR_NOMEM, "%s: cannot allocate %zu bytes", path, cap);
+    }
+
+  for (;;)
+    {
+      size_t got;
+
+      if (n + 1 >= cap)
+        {
+          char *bigger;
+
+          if (cap > SIZE_MAX / 2)
+            {
+              free (buf);
+              fclose (f);
+              return nb_error_set (err, NB_ERR_NOMEM, "%s: file too large", path);
+            }
+          bigger = realloc (buf, cap * 2);
+          if (bigger == NULL)
+            {
+              free (buf);
+              fclose (f);
+              return nb_error_set (err, NB_ERR_NOMEM, "%s: cannot allocate %zu bytes", path,
+                                   cap * 2);
+            }
+          buf = bigger;
+          cap *= 2;
+        }
+      got = fread (buf + n, 1, cap - 1 - n, f);
+      n += got;
+      if (got == 0)
+        break;
+    }
+
+  if (ferror (f))
+    {
+      int e = errno;
+
+      free (buf);
+      fclose (f);
+      return nb_error_set (err, NB_ERR_IO, "%s: read error: %s", path, strerror (e));
+    }
+  fclose (f);
+
+  buf[n] = '\0';
+  *text = buf;
+  *len = n;
+  return NB_OK;
+}
+
+static int
+is_blank (char c)
+{
+  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static char *
+skip_blanks (char *p)
+{
+  while (is_blank (*p))
+    p++;
+  return p;
+}
+
+static int
+token_length (const char *p)
+{
+  int n = 0;
+
+  while (p[n] != '\0' && !is_blank (p[n]) && n < TOKEN_QUOTE_MAX)
+    n++;
+  return n;
+}
+
+/* parse_index: one Miller index at *@p; advances *@p past it. */
+static nb_status
+parse_index (const char *path, long line, const char *what, char **p, int *out, nb_error *err)
+{
+  char *start = skip_blanks (*p);
+  char *end;
+  long v;
+
+  if (*start == '\0')
+    return nb_error_set (err, NB_ERR_PARSE, "%s:%ld: missing index %s (expected \"h k l F\")", path,
+                         line, what);
+
+  errno = 0;
+  v = strtol (start, &end, 10);
+  if (end == start || (*end != '\0' && !is_blank (*end)))
+    return nb_error_set (err, NB_ERR_PARSE, "%s:%ld: index %s '%.*s' is not an integer", path, line,
+                         what, token_length (start), start);
+  if (errno == ERANGE || v > NB_HKL_INDEX_MAX || v < -NB_HKL_INDEX_MAX)
+    return nb_error_set (err, NB_ERR_INVALID, "%s:%ld: index %s '%.*s' is outside [%d, %d]", path,
+                         line, what, token_length (start), start, -NB_HKL_INDEX_MAX,
+                         NB_HKL_INDEX_MAX);
+  *out = (int) v;
+  *p = end;
+  return NB_OK;
+}
+
+/* parse_line: fills @rec from one NUL-terminated data line.  Returns NB_OK,
+ * or an error naming the line.  @c_locale keeps '.' the decimal point when a
+ * GUI has called setlocale(). */
+static nb_status
+parse_line (const char *path, long line, char *p, locale_t c_locale, hkl_record *rec, nb_error *err)
+{
+  nb_status st;
+  char *start, *end;
+  double F;
+
+  if ((st = parse_index (path, line, "h", &p, &rec->h, err)) != NB_OK ||
+      (st = parse_index (path, line, "k", &p, &rec->k, err)) != NB_OK ||
+      (st = parse_index (path, line, "l", &p, &rec->l, err)) != NB_OK)
+    return st;
+
+  start = skip_blanks (p);
+  if (*start == '\0')
+    return nb_error_set (err, NB_ERR_PARSE,
+                         "%s:%ld: missing structure factor (expected \"h k l F\")", path, line);
+  F = strtod_l (start, &end, c_locale);
+  if (end == start || (*end != '\0' && !is_blank (*end)) || !isfinite (F))
+    return nb_error_set (err, NB_ERR_PARSE, "%s:%ld: structure factor '%.*s' is not a number", path,
+                         line, token_length (start), start);
+  rec->F = F;
+  return NB_OK;
+}
+
+/* parse_records: every data line of @text, in file order (duplicates kept:
+ * the later one must win when the grid is filled). */
+static nb_status
+parse_records (
+    const char *path, char *text, size_t len, hkl_record **records, long *count, nb_error *err)
+{
+  locale_t c_locale;
+  hkl_record *recs = NULL;
+  size_t n = 0, cap = 0;
+  char *p = text, *text_end = text + len;
+  long line = 0;
+  nb_status st = NB_OK;
+
+  *records = NULL;
+  *count = 0;
+
+  /* A NUL would silently cut a line short; it also catches an Fdump.bin or
+   * MTZ given where a text file belongs. */
+  if (strlen (text) != len)
+    {
+      const char *nul = text + strlen (text);
+      long nul_line = 1;
+
+      for (const char *q = text; q < nul; q++)
+        nul_line += *q == '\n';
+      return nb_error_set (err, NB_ERR_PARSE, "%s:%ld: NUL byte: not a text HKL file", path,
+                           nul_line);
+    }
+
+  c_locale = newlocale (LC_ALL_MASK, "C", (locale_t) 0);
+  if (c_locale == (locale_t) 0)
+    return nb_error_set (err, NB_ERR_NOMEM, "%s: cannot create the C locale", path);
+
+  while (p < text_end)
+    {
+      char *eol = memchr (p, '\n', (size_t) (text_end - p));
+      char *first;
+
+      if (eol == NULL)
+        eol = text_end;
+      *eol = '\0';
+      line++;
+
+      first = skip_blanks (p);
+      if (*first != '\0' && *first != '#' && *first != '!')
+        {
+          if (n == cap)
+            {
+              size_t new_cap = cap ? cap * 2 : 4096;
+              hkl_record *bigger;
+
+              if (new_cap > SIZE_MAX / sizeof *recs ||
+                  (bigger = realloc (recs, new_cap * sizeof *recs)) == NULL)
+                {
+                  st = nb_error_set (err, NB_ERR_NOMEM, "%s:%ld: out of memory", path, line);
+                  break;
+                }
+              recs = bigger;
+              cap = new_cap;
+            }
+          st = parse_line (path, line, first, c_locale, &recs[n], err);
+          if (st != NB_OK)
+            break;
+          n++;
+        }
+      p = eol + 1;
+    }
+
+  freelocale (c_locale);
+  if (st != NB_OK)
+    {
+      free (recs);
+      return st;
+    }
+  if (n == 0)
+    {
+      free (recs);
+      return nb_error_set (err, NB_ERR_INVALID, "%s: no reflections", path);
+    }
+  *records = recs;
+  *count = (long) n;
+  return NB_OK;
+}
+
+/* grid_cells: (h_range+1)(k_range+1)(l_range+1), or 0 when that many doubles
+ * cannot be addressed. */
+static size_t
+grid_cells (int h_range, int k_range, int l_range)
+{
+  size_t nh = (size_t) h_range + 1, nk = (size_t) k_range + 1, nl = (size_t) l_range + 1;
+
+  if (nk > SIZE_MAX / sizeof (double) / nh || nl > SIZE_MAX / sizeof (double) / (nh * nk))
+    return 0;
+  return nh * nk * nl;
+}
+
+static size_t
+grid_index (const nb_hkl_grid *g, int h, int k, int l)
+{
+  return ((size_t) (h - g->h_min) * (size_t) (g->k_range + 1) + (size_t) (k - g->k_min)) *
+             (size_t) (g->l_range + 1) +
+         (size_t) (l - g->l_min);
+}
+
+nb_status
+nb_hkl_read (const char *path, double default_F, nb_hkl_grid *out, nb_error *err)
+{
+  char *text;
+  size_t len, cells;
+  hkl_record *recs;
+  long n;
+  nb_status st;
+  nb_hkl_grid g;
+
+  memset (out, 0, sizeof *out);
+
+  st = read_text (path, &text, &len, err);
+  if (st != NB_OK)
+    return st;
+  st = parse_records (path, text, len, &recs, &n, err);
+  free (text);
+  if (st != NB_OK)
+    return st;
+
+  memset (&g, 0, sizeof g);
+  g.h_min = g.h_max = recs[0].h;
+  g.k_min = g.k_max = recs[0].k;
+  g.l_min = g.l_max = recs[0].l;
+  for (long i = 1; i < n; i++)
+    {
+      const hkl_record *r = &recs[i];
+
+      if (r->h < g.h_min)
+        g.h_min = r->h;
+      if (r->h > g.h_max)
+        g.h_max = r->h;
+      if (r->k < g.k_min)
+        g.k_min = r->k;
+      if (r->k > g.k_max)
+        g.k_max = r->k;
+      if (r->l < g.l_min)
+        g.l_min = r->l;
+      if (r->l > g.l_max)
+        g.l_max = r->l;
+    }
+  /* Counts, not spans: the reference's h_range is one more than max - min. */
+  g.h_range = g.h_max - g.h_min + 1;
+  g.k_range = g.k_max - g.k_min + 1;
+  g.l_range = g.l_max - g.l_min + 1;
+  g.hkls = n;
+
+  cells = grid_cells (g.h_range, g.k_range, g.l_range);
+  g.F = cells ? calloc (cells, sizeof (double)) : NULL;
+  if (g.F == NULL)
+    {
+      free (recs);
+      return nb_error_set (err, NB_ERR_NOMEM, "%s: cannot allocate a %d x %d x %d grid", path,
+                           g.h_range + 1, g.k_range + 1, g.l_range + 1);
+    }
+
+  /* The padding planes stay 0, as in the reference: the tricubic range test
+   * never reaches them, but a Fdump of this grid must match byte for byte. */
+  if (default_F != 0.0)
+    for (int h = 0; h < g.h_range; h++)
+      for (int k = 0; k < g.k_range; k++)
+        {
+          double *row =
+              g.F + ((size_t) h * (size_t) (g.k_range + 1) + (size_t) k) * (size_t) (g.l_range + 1);
+
+          for (int l = 0; l < g.l_range; l++)
+            row[l] = default_F;
+        }
+
+  for (long i = 0; i < n; i++)
+    g.F[grid_index (&g, recs[i].h, recs[i].k, recs[i].l)] = recs[i].F;
+  free (recs);
+
+  *out = g;
+  return NB_OK;
+}
+
+void
+nb_hkl_grid_clear (nb_hkl_grid *g)
+{
+  if (g == NULL)
+    return;
+  free (g->F);
+  memset (g, 0, sizeof *g);
+}
+
+nb_status
+nb_hkl_write_dump (const char *path, const nb_hkl_grid *g, nb_error *err)
+{
+  char header[128];
+  int header_len;
+  size_t cells;
+  const void *chunks[2];
+  size_t sizes[2];
+
+  if (g == NULL || g->F == NULL || g->h_range < 0 || g->k_range < 0 || g->l_range < 0)
+    return nb_error_set (err, NB_ERR_INVALID, "%s: no structure factors to dump", path);
+  cells = grid_cells (g->h_range, g->k_range, g->l_range);
+  if (cells == 0)
+    return nb_error_set (err, NB_ERR_INVALID, "%s: grid too large to dump", path);
+
+  /* The form feed after the newline is part of the reference's format. */
+  header_len = snprintf (header, sizeof header, "%d %d %d %d %d %d\n\f", g->h_min, g->h_max,
+                         g->k_min, g->k_max, g->l_min, g->l_max);
+  chunks[0] = header;
+  sizes[0] = (size_t) header_len;
+  chunks[1] = g->F;
+  sizes[1] = cells * sizeof (double);
+  return nb_write_file_atomic (path, chunks, sizes, 2, err);
+}
+
+/* parse_dump_header: the six integers of "%d %d %d %d %d %d\n\f" at the start
+ * of @buf (@n bytes, NUL-terminated); *@data_offset receives the offset of the
+ * first double. */
+static int
+parse_dump_header (char *buf, size_t n, int v[6], size_t *data_offset)
+{
+  char *p = buf;
+
+  for (int i = 0; i < 6; i++)
+    {
+      char *end;
+      long x;
+
+      /* Only spaces between numbers: strtol would otherwise skip the "\n\f"
+       * and run into the binary data. */
+      while (*p == ' ')
+        p++;
+      if (!(*p == '-' || *p == '+' || (*p >= '0' && *p <= '9')))
+        return 0;
+      errno = 0;
+      x = strtol (p, &end, 10);
+      if (end == p || errno == ERANGE || x > NB_HKL_INDEX_MAX || x < -NB_HKL_INDEX_MAX)
+        return 0;
+      v[i] = (int) x;
+      p = end;
+    }
+  /* Unlike the reference's fscanf("...\n\f"), exactly these two bytes are
+   * consumed, so data that starts with a whitespace byte stays aligned. */
+  if ((size_t) (p - buf) + 2 > n || p[0] != '\n' || p[1] != '\f')
+    return 0;
+  *data_offset = (size_t) (p - buf) + 2;
+  return 1;
+}
+
+nb_status
+nb_hkl_read_dump (const char *path, nb_hkl_grid *out, nb_error *err)
+{
+  FILE *f;
+  char head[128];
+  size_t head_n, offset, cells, got;
+  int v[6];
+  nb_hkl_grid g;
+
+  memset (out, 0, sizeof *out);
+
+  f = fopen (path, "rb");
+  if (f == NULL)
+    return nb_error_set (err, NB_ERR_IO, "%s: %s", path, strerror (errno));
+
+  head_n = fread (head, 1, sizeof head - 1, f);
+  if (ferror (f))
+    {
+      int e = errno;
+
+      fclose (f);
+      return nb_error_set (err, NB_ERR_IO, "%s: read error: %s", path, strerror (e));
+    }
+  head[head_n] = '\0';
+
+  memset (&g, 0, sizeof g);
+  if (!parse_dump_header (head, head_n, v, &offset) || v[0] > v[1] || v[2] > v[3] || v[4] > v[5])
+    {
+      fclose (f);
+      return nb_error_set (err, NB_ERR_PARSE,
+                           "%s: bad Fdump header (expected \"h_min h_max k_min k_max l_min "
+                           "l_max\\n\\f\" with min <= max and |index| <= %d)",
+                           path, NB_HKL_INDEX_MAX);
+    }
+  g.h_min = v[0];
+  g.h_max = v[1];
+  g.k_min = v[2];
+  g.k_max = v[3];
+  g.l_min = v[4];
+  g.l_max = v[5];
+  g.h_range = g.h_max - g.h_min + 1;
+  g.k_range = g.k_max - g.k_min + 1;
+  g.l_range = g.l_max - g.l_min + 1;
+  /* The reference's count from a dump: cells, not reflections. */
+  g.hkls = (long) g.h_range * g.k_range * g.l_range;
+
+  cells = grid_cells (g.h_range, g.k_range, g.l_range);
+  g.F = cells ? malloc (cells * sizeof (double)) : NULL;
+  if (g.F == NULL)
+    {
+      fclose (f);
+      return nb_error_set (err, NB_ERR_NOMEM, "%s: cannot allocate a %d x %d x %d grid", path,
+                           g.h_range + 1, g.k_range + 1, g.l_range + 1);
+    }
+
+  if (fseek (f, (long) offset, SEEK_SET) != 0)
+    {
+      int e = errno;
+
+      fclose (f);
+      free (g.F);
+      return nb_error_set (err, NB_ERR_IO, "%s: seek error: %s", path, strerror (e));
+    }
+  got = fread (g.F, sizeof (double), cells, f);
+  if (got != cells)
+    {
+      int io_error = ferror (f);
+      int e = errno;
+
+      fclose (f);
+      free (g.F);
+      if (io_error)
+        return nb_error_set (err, NB_ERR_IO, "%s: read error: %s", path, strerror (e));
+      return nb_error_set (err, NB_ERR_PARSE,
+                           "%s: short Fdump data: %zu of %zu doubles for a %d x %d x %d grid", path,
+                           got, cells, g.h_range + 1, g.k_range + 1, g.l_range + 1);
+    }
+  fclose (f);
+
+  *out = g;
+  return NB_OK;
+}
+
+double
+nb_polint4 (const double xa[4], const double ya[4], double x)
+{
+  /* Written as the reference writes polint(): each product left to right,
+   * the sum left to right.  Reassociating changes the last bits. */
+  double t0 = (x - xa[1]) * (x - xa[2]) * (x - xa[3]) * ya[0] /
+              ((xa[0] - xa[1]) * (xa[0] - xa[2]) * (xa[0] - xa[3]));
+  double t1 = (x - xa[0]) * (x - xa[2]) * (x - xa[3]) * ya[1] /
+              ((xa[1] - xa[0]) * (xa[1] - xa[2]) * (xa[1] - xa[3]));
+  double t2 = (x - xa[0]) * (x - xa[1]) * (x - xa[3]) * ya[2] /
+              ((xa[2] - xa[0]) * (xa[2] - xa[1]) * (xa[2] - xa[3]));
+  double t3 = (x - xa[0]) * (x - xa[1]) * (x - xa[2]) * ya[3] /
+              ((xa[3] - xa[0]) * (xa[3] - xa[1]) * (xa[3] - xa[2]));
+
+  return t0 + t1 + t2 + t3;
+}
+
+double
+nb_hkl_tricubic (const nb_hkl_grid *g, double h, double k, double l)
+{
+  double hx[4], kx[4], lx[4], along_k[4], along_h[4];
+  int h0, k0, l0;
+
+  /* NaN passes nb_hkl_tricubic_in_range() (every comparison is false), and
+   * converting it to int would index anywhere. */
+  if (isnan (h) || isnan (k) || isnan (l))
+    return NAN;
+
+  h0 = (int) floor (h);
+  k0 = (int) floor (k);
+  l0 = (int) floor (l);
+  for (int j = 0; j < 4; j++)
+    {
+      hx[j] = (double) (h0 - 1 + j);
+      kx[j] = (double) (k0 - 1 + j);
+      lx[j] = (double) (l0 - 1 + j);
+    }
+
+  /* polin3's order: along l for every (h, k), then along k, then along h. */
+  for (int i = 0; i < 4; i++)
+    {
+      for (int j = 0; j < 4; j++)
+        {
+          const double *row = g->F + grid_index (g, h0 - 1 + i, k0 - 1 + j, l0 - 1);
+
+          along_k[j] = nb_polint4 (lx, row, l);
+        }
+      along_h[i] = nb_polint4 (kx, along_k, k);
+    }
+  return nb_polint4 (hx, along_h, h);
+}

@@ -1,0 +1,645 @@
+/* io.c: raw float, SMV and PGM images, and the atomic writer behind every
+ * output file (physics.md §19). */
+#include "nb-io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <locale.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* nanoBragg's header is 512 bytes; a text that does not fit is written with
+ * the next multiple of 512 instead (see nb_write_smv). */
+#define SMV_HEADER_BYTES 512
+#define SMV_HEADER_MAX 1024
+#define SMV_MAGIC "{\nHEADER_BYTES="
+
+/* ------------------------------------------------------------------------ */
+/* Helpers                                                                   */
+
+static const char *
+error_text (int errnum, char *buf, size_t n)
+{
+#if defined(__GLIBC__) && defined(_GNU_SOURCE)
+  return strerror_r (errnum, buf, n);
+#else
+  if (strerror_r (errnum, buf, n) != 0)
+    snprintf (buf, n, "error %d", errnum);
+  return buf;
+#endif
+}
+
+static nb_status
+io_error (nb_error *err, int errnum, const char *what, const char *path)
+{
+  char buf[128];
+
+  return nb_error_set (err, NB_ERR_IO, "%s %s: %s", what, path,
+                       error_text (errnum, buf, sizeof buf));
+}
+
+/* Headers must read and write "0.1", not "0,1", whatever locale the
+ * application (a GTK program calls setlocale) has chosen; uselocale() changes
+ * only this thread. */
+typedef struct
+{
+  locale_t c;
+  locale_t old;
+} c_numeric;
+
+static void
+c_numeric_push (c_numeric *l)
+{
+  l->c = newlocale (LC_NUMERIC_MASK, "C", (locale_t) 0);
+  l->old = l->c != (locale_t) 0 ? uselocale (l->c) : (locale_t) 0;
+}
+
+static void
+c_numeric_pop (c_numeric *l)
+{
+  if (l->c != (locale_t) 0)
+    {
+      uselocale (l->old);
+      freelocale (l->c);
+    }
+}
+
+static int
+host_is_little_endian (void)
+{
+  const uint16_t one = 1;
+
+  return *(const unsigned char *) &one == 1;
+}
+
+static int
+image_bytes (int width, int height, size_t item, size_t *out)
+{
+  if (width <= 0 || height <= 0)
+    return 0;
+  if ((size_t) width > SIZE_MAX / item / (size_t) height)
+    return 0;
+  *out = (size_t) width * (size_t) height * item;
+  return 1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Atomic writing                                                            */
+
+static uint64_t
+splitmix64 (uint64_t *state)
+{
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+/* Creates @tmpl (ending in "XXXXXX") exclusively.  Unlike mkstemp() the mode
+ * is 0666 less the umask, so the result gets the permissions a plain fopen()
+ * would have given the target. */
+static int
+open_temp (char *tmpl)
+{
+  static const char letters[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  static atomic_uint_fast64_t counter;
+  char *x = tmpl + strlen (tmpl) - 6;
+  struct timespec ts;
+  uint64_t state;
+  int attempt;
+
+  clock_gettime (CLOCK_REALTIME, &ts);
+  state = (uint64_t) ts.tv_nsec ^ ((uint64_t) ts.tv_sec << 20) ^ ((uint64_t) getpid () << 40)
+          ^ (uint64_t) (uintptr_t) tmpl ^ atomic_fetch_add (&counter, 1) * 0x2545f4914f6cdd1dULL;
+
+  for (attempt = 0; attempt < 100; attempt++)
+    {
+      uint64_t v = splitmix64 (&state);
+      int fd, i;
+
+      for (i = 0; i < 6; i++, v /= 62)
+        x[i] = letters[v % 62];
+      fd = open (tmpl, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+      if (fd >= 0 || errno != EEXIST)
+        return fd;
+    }
+  errno = EEXIST;
+  return -1;
+}
+
+static int
+write_all (int fd, const void *data, size_t n)
+{
+  const char *p = data;
+
+  while (n > 0)
+    {
+      ssize_t w = write (fd, p, n > (size_t) SSIZE_MAX ? (size_t) SSIZE_MAX : n);
+
+      if (w < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          return -1;
+        }
+      if (w == 0)
+        {
+          errno = ENOSPC;
+          return -1;
+        }
+      p += w;
+      n -= (size_t) w;
+    }
+  return 0;
+}
+
+/* Makes the rename itself durable; failure only weakens durability, the file
+ * is already complete, so it is not reported. */
+static void
+sync_directory (const char *dir)
+{
+  int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+  if (fd >= 0)
+    {
+      fsync (fd);
+      close (fd);
+    }
+}
+
+nb_status
+nb_write_file_atomic (const char *path, const void *const *chunks, const size_t *sizes,
+                      int n_chunks, nb_error *err)
+{
+  const char *slash, *name;
+  char *tmp = NULL, *dir = NULL;
+  size_t dir_len;
+  int fd = -1, i, rc;
+  nb_status status = NB_OK;
+
+  if (path == NULL || path[0] == '\0')
+    return nb_error_set (err, NB_ERR_IO, "cannot write a file with an empty name");
+  if (n_chunks < 0 || (n_chunks > 0 && (chunks == NULL || sizes == NULL)))
+    return nb_error_set (err, NB_ERR_INVALID, "nb_write_file_atomic: bad chunk list for %s",
+                         path);
+
+  slash = strrchr (path, '/');
+  name = slash != NULL ? slash + 1 : path;
+  if (name[0] == '\0')
+    return io_error (err, EISDIR, "cannot write", path);
+  dir_len = slash != NULL ? (size_t) (slash - path) + 1 : 0;
+
+  /* "<dir>/.<name>.XXXXXX" and "<dir>" ("." when the path has no slash) */
+  tmp = malloc (dir_len + 1 + strlen (name) + 8);
+  dir = malloc (dir_len + 2);
+  if (tmp == NULL || dir == NULL)
+    {
+      free (tmp);
+      free (dir);
+      return nb_error_set (err, NB_ERR_NOMEM, "out of memory writing %s", path);
+    }
+  memcpy (tmp, path, dir_len);
+  sprintf (tmp + dir_len, ".%s.XXXXXX", name);
+  if (dir_len > 0)
+    {
+      memcpy (dir, path, dir_len);
+      dir[dir_len] = '\0';
+    }
+  else
+    strcpy (dir, ".");
+
+  fd = open_temp (tmp);
+  if (fd < 0)
+    {
+      status = io_error (err, errno, "cannot create a temporary file to write", path);
+      goto out;
+    }
+
+  for (i = 0; i < n_chunks; i++)
+    {
+      if (sizes[i] > 0 && chunks[i] == NULL)
+        {
+          status = nb_error_set (err, NB_ERR_INVALID,
+                                 "nb_write_file_atomic: chunk %d of %s has no data", i, path);
+          goto fail;
+        }
+      if (sizes[i] > 0 && write_all (fd, chunks[i], sizes[i]) != 0)
+        {
+          status = io_error (err, errno, "cannot write", path);
+          goto fail;
+        }
+    }
+
+  /* A full disk or a failing device may only show up here. */
+  if (fsync (fd) != 0 && errno != EINVAL)
+    {
+      status = io_error (err, errno, "cannot write", path);
+      goto fail;
+    }
+  /* On Linux the descriptor is gone even after EINTR, and the data were
+   * already synced. */
+  rc = close (fd);
+  fd = -1;
+  if (rc != 0 && errno != EINTR)
+    {
+      status = io_error (err, errno, "cannot write", path);
+      goto fail;
+    }
+
+  if (rename (tmp, path) != 0)
+    {
+      status = io_error (err, errno, "cannot replace", path);
+      goto fail;
+    }
+  sync_directory (dir);
+  goto out;
+
+fail:
+  if (fd >= 0)
+    close (fd);
+  unlink (tmp);
+out:
+  free (tmp);
+  free (dir);
+  return status;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Raw float                                                                 */
+
+nb_status
+nb_write_float_image (const char *path, const float *image, int fpixels, int spixels,
+                      nb_error *err)
+{
+  const void *chunks[1] = { image };
+  size_t sizes[1];
+
+  if (image == NULL || !image_bytes (fpixels, spixels, sizeof (float), &sizes[0]))
+    return nb_error_set (err, NB_ERR_INVALID, "cannot write %s: bad image size %d x %d",
+                         path != NULL ? path : "(null)", fpixels, spixels);
+  return nb_write_file_atomic (path, chunks, sizes, 1, err);
+}
+
+/* ------------------------------------------------------------------------ */
+/* SMV                                                                       */
+
+/* The header text, in nanoBragg's key order and number formats, claiming
+ * @header_bytes.  Returns its length (snprintf semantics). */
+static size_t
+smv_header_text (const nb_smv_header *h, int header_bytes, char *buf, size_t n)
+{
+  c_numeric loc;
+  int len;
+
+  c_numeric_push (&loc);
+  len = snprintf (buf, n,
+                  "{\nHEADER_BYTES=%d;\nDIM=2;\nBYTE_ORDER=little_endian;\nTYPE=unsigned_short;\n"
+                  "SIZE1=%d;\nSIZE2=%d;\nPIXEL_SIZE=%g;\nDISTANCE=%g;\n"
+                  "WAVELENGTH=%g;\n"
+                  "BEAM_CENTER_X=%g;\nBEAM_CENTER_Y=%g;\n"
+                  "ADXV_CENTER_X=%g;\nADXV_CENTER_Y=%g;\n"
+                  "MOSFLM_CENTER_X=%g;\nMOSFLM_CENTER_Y=%g;\n"
+                  "DENZO_X_BEAM=%g;\nDENZO_Y_BEAM=%g;\n"
+                  "DIALS_ORIGIN=%g,%g,%g\n"
+                  "XDS_ORGX=%g;\nXDS_ORGY=%g;\n"
+                  "CLOSE_DISTANCE=%g;\n"
+                  "PHI=%g;\nOSC_START=%g;\nOSC_RANGE=%g;\n"
+                  "TWOTHETA=%g;\n"
+                  "DETECTOR_SN=000;\n"
+                  "BEAMLINE=fake;\n"
+                  "}\f",
+                  header_bytes, h->size1, h->size2, h->pixel_size_mm, h->distance_mm,
+                  h->wavelength_A, h->beam_center_x_mm, h->beam_center_y_mm,
+                  h->adxv_center_x_mm, h->adxv_center_y_mm, h->mosflm_center_x_mm,
+                  h->mosflm_center_y_mm, h->denzo_x_beam_mm, h->denzo_y_beam_mm,
+                  h->dials_origin_mm[0], h->dials_origin_mm[1], h->dials_origin_mm[2],
+                  h->xds_orgx_px, h->xds_orgy_px, h->close_distance_mm, h->phi_deg,
+                  h->osc_start_deg, h->osc_range_deg, h->twotheta_deg);
+  c_numeric_pop (&loc);
+  return len < 0 ? 0 : (size_t) len;
+}
+
+size_t
+nb_smv_format_header (const nb_smv_header *h, char out[512])
+{
+  char buf[SMV_HEADER_MAX + 1];
+  size_t len = smv_header_text (h, SMV_HEADER_BYTES, buf, sizeof buf);
+  size_t used = len < SMV_HEADER_BYTES ? len : SMV_HEADER_BYTES;
+
+  memcpy (out, buf, used);
+  memset (out + used, ' ', SMV_HEADER_BYTES - used);
+  return len;
+}
+
+nb_status
+nb_write_smv (const char *path, const nb_smv_header *h, const uint16_t *pixels, nb_error *err)
+{
+  char header[SMV_HEADER_MAX];
+  const void *chunks[2];
+  size_t sizes[2], n_pixels, len, header_bytes = SMV_HEADER_BYTES;
+  uint16_t *swapped = NULL;
+  nb_status status;
+
+  if (h == NULL || pixels == NULL
+      || !image_bytes (h->size1, h->size2, sizeof (uint16_t), &sizes[1]))
+    return nb_error_set (err, NB_ERR_INVALID, "cannot write %s: bad SMV image size",
+                         path != NULL ? path : "(null)");
+  n_pixels = sizes[1] / sizeof (uint16_t);
+
+  len = smv_header_text (h, SMV_HEADER_BYTES, header, sizeof header);
+  if (len > SMV_HEADER_BYTES)
+    {
+      /* nanoBragg would write the long text unpadded under a false
+       * HEADER_BYTES=512, so no reader finds the pixels; say the truth. */
+      header_bytes = SMV_HEADER_MAX;
+      len = smv_header_text (h, SMV_HEADER_MAX, header, sizeof header);
+      if (len > SMV_HEADER_MAX)
+        return nb_error_set (err, NB_ERR_INVALID, "cannot write %s: SMV header too long",
+                             path != NULL ? path : "(null)");
+    }
+  memset (header + len, ' ', header_bytes - len);
+
+  if (!host_is_little_endian ())
+    {
+      swapped = malloc (sizes[1]);
+      if (swapped == NULL)
+        return nb_error_set (err, NB_ERR_NOMEM, "out of memory writing %s", path);
+      for (size_t i = 0; i < n_pixels; i++)
+        swapped[i] = (uint16_t) ((pixels[i] >> 8) | (pixels[i] << 8));
+      pixels = swapped;
+    }
+
+  chunks[0] = header;
+  sizes[0] = header_bytes;
+  chunks[1] = pixels;
+  status = nb_write_file_atomic (path, chunks, sizes, 2, err);
+  free (swapped);
+  return status;
+}
+
+/* ValueOf(): the last occurrence of @key wins, then the first '=' after it.
+ * A key with no '=' after it gives 0, as atof("") would. */
+static double
+smv_text_value (const char *text, const char *key)
+{
+  size_t keylen;
+  const char *p, *q;
+  c_numeric loc;
+  double v;
+
+  if (text == NULL || key == NULL || key[0] == '\0')
+    return NAN;
+  keylen = strlen (key);
+  p = text;
+  while ((q = strstr (p, key)) != NULL)
+    p = q + keylen;
+  if (p == text)
+    return NAN;
+  p = strchr (p, '=');
+  if (p == NULL)
+    return 0.0;
+
+  c_numeric_push (&loc);
+  v = strtod (p + 1, NULL);
+  c_numeric_pop (&loc);
+  return v;
+}
+
+double
+nb_smv_value (const nb_smv_file *f, const char *key)
+{
+  if (f == NULL)
+    return NAN;
+  return smv_text_value (f->text, key);
+}
+
+void
+nb_smv_file_clear (nb_smv_file *f)
+{
+  if (f == NULL)
+    return;
+  free (f->text);
+  free (f->pixels);
+  memset (f, 0, sizeof *f);
+}
+
+/* Reads up to @n bytes; returns how many, or -1 on a read error. */
+static long
+read_some (FILE *fp, void *buf, size_t n)
+{
+  size_t got = fread (buf, 1, n, fp);
+
+  if (got < n && ferror (fp))
+    return -1;
+  return (long) got;
+}
+
+/* A header dimension: a positive whole number of pixels. */
+static int
+smv_dimension (double v, int *out)
+{
+  if (!(v >= 1.0 && v < (double) INT_MAX))
+    return 0;
+  *out = (int) v;
+  return 1;
+}
+
+nb_status
+nb_read_smv (const char *path, nb_smv_file *out, nb_error *err)
+{
+  FILE *fp = NULL;
+  struct stat st;
+  char first[SMV_HEADER_BYTES + 1];
+  const char *order, *q;
+  double hb;
+  long got;
+  size_t header_bytes, data_bytes, n;
+  int file_little;
+  nb_status status = NB_OK;
+
+  if (out == NULL)
+    return nb_error_set (err, NB_ERR_INVALID, "nb_read_smv: no output for %s",
+                         path != NULL ? path : "(null)");
+  memset (out, 0, sizeof *out);
+  if (path == NULL)
+    return nb_error_set (err, NB_ERR_IO, "cannot open a file with no name");
+
+  fp = fopen (path, "rb");
+  if (fp == NULL)
+    return io_error (err, errno, "cannot open", path);
+  if (fstat (fileno (fp), &st) != 0)
+    {
+      status = io_error (err, errno, "cannot read", path);
+      goto fail;
+    }
+
+  got = read_some (fp, first, SMV_HEADER_BYTES);
+  if (got < 0)
+    {
+      status = io_error (err, errno, "cannot read", path);
+      goto fail;
+    }
+  first[got] = '\0';
+  if ((size_t) got < strlen (SMV_MAGIC) || memcmp (first, SMV_MAGIC, strlen (SMV_MAGIC)) != 0)
+    {
+      status = nb_error_set (err, NB_ERR_PARSE,
+                             "%s: not an SMV (ADSC) image: it does not start with "
+                             "\"{\" and HEADER_BYTES=", path);
+      goto fail;
+    }
+
+  hb = smv_text_value (first, "HEADER_BYTES");
+  if (!(hb >= (double) strlen (SMV_MAGIC) && hb <= (double) st.st_size))
+    {
+      status = nb_error_set (err, NB_ERR_PARSE,
+                             "%s: HEADER_BYTES=%g is not a header size within the file "
+                             "(%lld bytes)", path, hb, (long long) st.st_size);
+      goto fail;
+    }
+  header_bytes = (size_t) hb;
+
+  out->text = malloc (header_bytes + 1);
+  if (out->text == NULL)
+    {
+      status = nb_error_set (err, NB_ERR_NOMEM, "out of memory reading %s", path);
+      goto fail;
+    }
+  if (fseek (fp, 0, SEEK_SET) != 0)
+    {
+      status = io_error (err, errno, "cannot read", path);
+      goto fail;
+    }
+  got = read_some (fp, out->text, header_bytes);
+  if (got < 0 || (size_t) got != header_bytes)
+    {
+      status = got < 0 ? io_error (err, errno, "cannot read", path)
+                       : nb_error_set (err, NB_ERR_PARSE, "%s: header shorter than "
+                                       "HEADER_BYTES=%zu", path, header_bytes);
+      goto fail;
+    }
+  out->text[header_bytes] = '\0';
+  out->header_bytes = header_bytes;
+
+  /* Like GetFrame(), the last BYTE_ORDER= in the header counts. */
+  order = NULL;
+  for (q = out->text; (q = strstr (q, "BYTE_ORDER=")) != NULL; q += strlen ("BYTE_ORDER="))
+    order = q + strlen ("BYTE_ORDER=");
+  if (order != NULL && strncmp (order, "little_endian", 13) == 0)
+    file_little = 1;
+  else if (order != NULL && strncmp (order, "big_endian", 10) == 0)
+    file_little = 0;
+  else
+    {
+      status = nb_error_set (err, NB_ERR_PARSE,
+                             "%s: BYTE_ORDER is missing or neither little_endian nor big_endian",
+                             path);
+      goto fail;
+    }
+
+  if (!smv_dimension (nb_smv_value (out, "SIZE1"), &out->size1)
+      || !smv_dimension (nb_smv_value (out, "SIZE2"), &out->size2))
+    {
+      double d = nb_smv_value (out, "DETECTOR_DIMENSIONS");
+
+      /* GetFrame() falls back to DETECTOR_DIMENSIONS for square detectors */
+      if (!smv_dimension (d, &out->size1))
+        {
+          status = nb_error_set (err, NB_ERR_PARSE,
+                                 "%s: SIZE1/SIZE2 (or DETECTOR_DIMENSIONS) missing or not a "
+                                 "positive pixel count", path);
+          goto fail;
+        }
+      out->size2 = out->size1;
+    }
+
+  if (!image_bytes (out->size1, out->size2, sizeof (uint16_t), &data_bytes))
+    {
+      status = nb_error_set (err, NB_ERR_PARSE, "%s: SIZE1=%d x SIZE2=%d is too large", path,
+                             out->size1, out->size2);
+      goto fail;
+    }
+  if ((uintmax_t) st.st_size - header_bytes < data_bytes)
+    {
+      status = nb_error_set (err, NB_ERR_PARSE,
+                             "%s: truncated: SIZE1=%d x SIZE2=%d needs %zu bytes of pixels "
+                             "after the %zu-byte header, the file has %lld", path, out->size1,
+                             out->size2, data_bytes, header_bytes,
+                             (long long) st.st_size - (long long) header_bytes);
+      goto fail;
+    }
+
+  out->pixels = malloc (data_bytes);
+  if (out->pixels == NULL)
+    {
+      status = nb_error_set (err, NB_ERR_NOMEM, "out of memory reading %s", path);
+      goto fail;
+    }
+  if (fseeko (fp, (off_t) header_bytes, SEEK_SET) != 0)
+    {
+      status = io_error (err, errno, "cannot read", path);
+      goto fail;
+    }
+  n = fread (out->pixels, 1, data_bytes, fp);
+  if (n != data_bytes)
+    {
+      status = ferror (fp) ? io_error (err, errno, "cannot read", path)
+                           : nb_error_set (err, NB_ERR_PARSE, "%s: truncated pixel data", path);
+      goto fail;
+    }
+
+  if (file_little != host_is_little_endian ())
+    {
+      size_t count = data_bytes / sizeof (uint16_t);
+
+      for (size_t k = 0; k < count; k++)
+        out->pixels[k] = (uint16_t) ((out->pixels[k] >> 8) | (out->pixels[k] << 8));
+    }
+
+  fclose (fp);
+  return NB_OK;
+
+fail:
+  fclose (fp);
+  nb_smv_file_clear (out);
+  return status;
+}
+
+/* ------------------------------------------------------------------------ */
+/* PGM                                                                       */
+
+nb_status
+nb_write_pgm (const char *path, const uint8_t *bytes, int width, int height, double scale,
+              nb_error *err)
+{
+  char header[128];
+  const void *chunks[2];
+  size_t sizes[2];
+  c_numeric loc;
+  int len;
+
+  if (bytes == NULL || !image_bytes (width, height, 1, &sizes[1]))
+    return nb_error_set (err, NB_ERR_INVALID, "cannot write %s: bad image size %d x %d",
+                         path != NULL ? path : "(null)", width, height);
+
+  c_numeric_push (&loc);
+  len = snprintf (header, sizeof header, "P5\n%d %d\n# pixels scaled by %g\n255\n", width,
+                  height, scale);
+  c_numeric_pop (&loc);
+  if (len < 0 || (size_t) len >= sizeof header)
+    return nb_error_set (err, NB_ERR_INVALID, "cannot write %s: PGM header", path);
+
+  chunks[0] = header;
+  sizes[0] = (size_t) len;
+  chunks[1] = bytes;
+  return nb_write_file_atomic (path, chunks, sizes, 2, err);
+}

@@ -1,0 +1,314 @@
+/* nanobragg.h: the Braggscope engine's public API.
+ *
+ * The engine computes what a pixel-array detector records when an X-ray beam
+ * hits a small crystal: the forward model of James Holton's nanoBragg
+ * (bl831/nanoBragg nanoBragg.c), reproduced image for image.
+ *
+ * Shape of the API (after FFTW): fill an nb_params (by hand, or from
+ * nanoBragg's command-line flags with nb_params_parse_argv()), create an
+ * nb_plan from it once (geometry, sources, orientations, structure factors and
+ * buffers are derived and cached there), then call nb_plan_execute() as often
+ * as needed to fill a float image; nb_plan_update() takes new parameters.
+ *
+ * Units: nb_params holds the reference's internal units: lengths in metres,
+ * angles in radians, wavelengths in metres, fluence in photons/m^2.  The
+ * parser converts from the command line's mm, degrees, Angstrom and mrad.
+ *
+ * Threads: a plan is used by one thread at a time; execute parallelises
+ * internally with OpenMP.  Different plans are independent.  The image does
+ * not depend on the number of threads.
+ *
+ * Errors: every fallible call returns an nb_status and fills an nb_error with
+ * a one-line message naming the input.  The engine never prints and never
+ * exits.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nb-status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum
+{
+  NB_CONVENTION_CUSTOM = 0,
+  NB_CONVENTION_ADXV,
+  NB_CONVENTION_MOSFLM,
+  NB_CONVENTION_XDS,
+  NB_CONVENTION_DIALS,
+  NB_CONVENTION_DENZO,
+} nb_convention;
+
+typedef enum
+{
+  NB_PIVOT_SAMPLE = 0,
+  NB_PIVOT_BEAM,
+} nb_pivot;
+
+typedef enum
+{
+  NB_SHAPE_SQUARE = 0, /* parallelepiped: product of sincg (grating) functions */
+  NB_SHAPE_ROUND,      /* sphere: sinc3 */
+  NB_SHAPE_GAUSS,      /* Gaussian spots */
+  NB_SHAPE_TOPHAT,     /* flat-top spots */
+} nb_shape;
+
+typedef enum
+{
+  NB_PRECISION_DOUBLE = 0, /* the reference's arithmetic, bit for bit where possible */
+  NB_PRECISION_SINGLE,     /* fast interactive path */
+} nb_precision;
+
+typedef enum
+{
+  NB_STOL_NONE = 0,
+  NB_STOL_STOL,  /* -stol: sin(theta)/lambda in 1/Angstrom */
+  NB_STOL_4STOL, /* -4stol */
+  NB_STOL_Q,     /* -Q: 4 pi sin(theta)/lambda */
+} nb_stol_kind;
+
+/* Sentinel meaning "not given": counts use -1, lengths/angles NAN or -1 as the
+ * reference does; each field says which. */
+
+typedef struct
+{
+  /* ---- crystal ---- */
+  double cell[6];        /* a, b, c (Angstrom), alpha, beta, gamma (rad); a == 0: no -cell */
+  char *mat_file;        /* -mat: MOSFLM orientation matrix file, or NULL (owned) */
+  double misset[3];      /* -misset: XYZ rotation of the reciprocal cell (rad) */
+  int misset_random;     /* -misset random: orientation drawn from misset_seed */
+  long misset_seed;      /* stored negated, as the reference: -misset_seed N -> -N */
+  double Na, Nb, Nc;     /* unit cells along a, b, c (whole numbers) */
+  double sample_x, sample_y, sample_z; /* crystal size (m); 0 = use Na/Nb/Nc */
+  nb_shape shape;
+  double fudge;          /* shape parameter for ROUND/GAUSS/TOPHAT (dimensionless) */
+  double mosaic_spread;  /* isotropic mosaic spread (rad); -1 = not given */
+  int mosaic_domains;    /* number of mosaic domains; -1 = not given */
+  long mosaic_seed;      /* stored negated; default -12345678 */
+  int interpolate;       /* structure factors: 0 nearest, 1 tricubic, 2 auto */
+  char *hkl_file;        /* -hkl: text file of h k l F, or NULL (owned) */
+  char *dump_file;       /* -dump: Fdump cache written after -hkl, read without it (owned) */
+  double default_F;      /* F of reflections not in the file */
+  char *stol_file;       /* -stol/-4stol/-Q table: read and reported, unused (owned) */
+  nb_stol_kind stol_kind;
+
+  /* ---- beam ---- */
+  double lambda0;        /* central wavelength (m) */
+  double dispersion;     /* full spectral width (fraction); 0 = monochromatic */
+  double dispstep;       /* -1 = auto */
+  int dispsteps;         /* number of wavelengths; -1 = auto */
+  double hdivrange, vdivrange; /* full divergence ranges (rad); -1 = not given */
+  double hdivstep, vdivstep;   /* divergence step sizes (rad); -1 = not given */
+  int hdivsteps, vdivsteps;    /* divergence counts; -1 = not given */
+  int round_div;         /* 1: cull the divergence grid to an ellipse */
+  char *source_file;     /* -sourcefile: X Y Z weight lambda(m) table (owned) */
+  double fluence;        /* photons/m^2 */
+  double flux;           /* photons/s; non-zero: fluence = flux*exposure/beamsize^2 */
+  double exposure;       /* s */
+  double beamsize;       /* m; also clips sample_y/z (quirk Q-21) */
+  double polarization;   /* Kahn factor K */
+  int nopolar;           /* 1: polarization factor 1 */
+  double water_size;     /* water background thickness (m) */
+
+  /* ---- detector ---- */
+  double pixel_size;     /* m */
+  int fpixels, spixels;  /* pixel counts; 0 = from detsize */
+  double detsize_f, detsize_s; /* m */
+  double distance;       /* sample to beam spot (m) */
+  double close_distance; /* sample to detector plane along its normal (m); NAN = not given */
+  double Xbeam, Ybeam;   /* beam centre in the convention's frame (m); NAN = not given */
+  double Xclose, Yclose; /* near point (m); NAN = not given */
+  double ORGX, ORGY;     /* XDS origin (pixels); NAN = not given */
+  nb_pivot pivot;
+  nb_convention convention;
+  double fdet[3], sdet[3], odet[3]; /* CUSTOM detector fast, slow, normal unit vectors */
+  double beam[3];        /* CUSTOM beam direction (source to sample) */
+  double polar_vector[3];/* CUSTOM polarization (E-vector) direction */
+  double spindle[3];     /* CUSTOM rotation axis */
+  double twotheta_axis[3]; /* CUSTOM two-theta axis (used as given, not normalised: Q-10) */
+  double pix0[3];        /* -pix0_vector: recorded, unused by the reference (Q-13) */
+  double rotx, roty, rotz; /* detector rotations about lab X, Y, Z (rad) */
+  double twotheta;       /* detector two-theta (rad) */
+  int curved_det;        /* spherical detector */
+  int point_pixel;       /* solid angle 1/R^2 */
+  double detector_mu;    /* attenuation (1/m); -1 = not given */
+  double detector_thick; /* sensor thickness (m) */
+  double detector_thickstep; /* -1 = auto */
+  int detector_thicksteps;   /* sensor layers; -1 = auto */
+  int roi[4];            /* xmin xmax ymin ymax (inclusive pixels); -1 = whole detector */
+  char *img_file;        /* -img: SMV header read for defaults (owned) */
+  char *mask_file;       /* -mask: SMV file, zero pixels skipped (owned) */
+
+  /* ---- sampling ---- */
+  double phi0;           /* start spindle angle (rad) */
+  double osc;            /* oscillation range (rad); -1 = not given */
+  double phistep;        /* (rad); -1 = not given */
+  int phisteps;          /* -1 = not given */
+  int oversample;        /* sub-pixels per axis; <= 0 = auto */
+  int oversample_thick, oversample_polar, oversample_omega;
+  double dmin;           /* resolution cut-off (m); 0 = off */
+
+  /* ---- output (used by the CLI) ---- */
+  char *floatfile, *intfile, *pgmfile, *noisefile, *pngfile; /* owned */
+  int write_pgm;         /* 1: write pgmfile */
+  int calculate_noise;   /* 1: write noisefile */
+  double intfile_scale;  /* <= 0: auto 55000/max */
+  double pgm_scale;      /* <= 0: auto */
+  double adc;            /* offset added to SMV pixels */
+  long seed;             /* noise seed, stored negated; default -time() */
+  int printout;
+  int printout_fpixel, printout_spixel;
+  int progress;
+
+  /* ---- Braggscope ---- */
+  nb_precision precision;
+  int physical;          /* 1: correct the reference's bugs (see nb_params_parse_argv) */
+  int stats;             /* -stats: print plan cache counters */
+} nb_params;
+
+/* nb_params_init: the reference's defaults (cli.md §4); strings NULL except the
+ * output names (floatimage.bin, intimage.img, image.pgm, noiseimage.img).
+ * The noise seed and the misset seed default to -time(NULL), as the reference. */
+void nb_params_init (nb_params *p);
+
+/* nb_params_clear: frees the owned strings; @p may be re-initialised after. */
+void nb_params_clear (nb_params *p);
+
+/* nb_params_copy: deep copy of @src into uninitialised @dst.  NB_ERR_NOMEM. */
+nb_status nb_params_copy (nb_params *dst, const nb_params *src, nb_error *err);
+
+/* nb_params_parse_argv: applies nanoBragg command-line flags (argv[0] is the
+ * program name and is skipped) on top of @p, in argv order, last wins, with the
+ * reference's spellings, aliases and precedence (cli.md).  Unlike the
+ * reference, an unknown flag, a stray argument or a missing or non-numeric value
+ * is an NB_ERR_USAGE error naming it.  -img/-mask headers are read first (mask,
+ * then image) as the reference does.  Returns NB_OK, NB_ERR_USAGE, or errors of
+ * reading -img/-mask. */
+nb_status nb_params_parse_argv (nb_params *p, int argc, const char *const *argv, nb_error *err);
+
+/* ------------------------------------------------------------------------- */
+
+typedef struct nb_plan nb_plan;
+
+/* Derived geometry and bookkeeping, valid for the plan's life (until update). */
+typedef struct
+{
+  int fpixels, spixels;
+  double pixel_size;           /* m */
+  int oversample;
+  int thicksteps;
+  int sources, mosaic_domains, phisteps;
+  int steps;                   /* sources * domains * phisteps * oversample^2 */
+  double lambda0;              /* m */
+  double distance;             /* post-geometry (m) */
+  double close_distance;       /* m */
+  double Xbeam, Ybeam;         /* convention-level beam centre (m) */
+  double Fbeam, Sbeam, Fclose, Sclose; /* post-geometry (m) */
+  double ORGX, ORGY;           /* pixels */
+  double dials_origin[3];      /* mm */
+  double detsize_f, detsize_s; /* m */
+  double fdet[3], sdet[3], odet[3], beam[3], pix0[3], spindle[3], polar_vector[3];
+  double phi0, osc, phistep;   /* rad, after auto-selection */
+  double twotheta;             /* rad (as given) */
+  double a_star[3], b_star[3], c_star[3]; /* 1/Angstrom, misset applied */
+  double a0[3], b0[3], c0[3];  /* real cell vectors (m), misset applied, phi = 0 */
+  double Na, Nb, Nc;
+  double fluence;
+  int roi[4];
+  nb_convention convention;
+  nb_pivot pivot;
+  int interpolate;             /* 0/1 as used */
+  double default_F;
+} nb_plan_info;
+
+/* nb_plan_create: derives everything from @params in the reference's order
+ * (physics.md §2): detector, sources, orientation, structure factors (reads
+ * -hkl/-mat/-sourcefile/-stol/-mask files), and allocates the buffers.  The
+ * params are copied; @params may be freed after.  Errors: NB_ERR_INVALID (a
+ * setting that leaves no sources or pixels, an impossible cell...), NB_ERR_IO
+ * and NB_ERR_PARSE for input files, NB_ERR_NOMEM. */
+nb_status nb_plan_create (const nb_params *params, nb_plan **out, nb_error *err);
+
+/* nb_plan_update: replaces the plan's parameters by @params, recomputing only
+ * the stages whose inputs changed.  On error the plan keeps its old state. */
+nb_status nb_plan_update (nb_plan *plan, const nb_params *params, nb_error *err);
+
+/* nb_plan_destroy: frees the plan (NULL allowed). */
+void nb_plan_destroy (nb_plan *plan);
+
+typedef struct
+{
+  const volatile int *cancel; /* if non-NULL and becomes non-zero, execute stops (NB_ERR_CANCELLED) */
+  void (*progress) (void *user, int rows_done, int rows_total); /* called from the calling thread */
+  void *user;
+  int threads;                /* OpenMP threads; 0 = default */
+} nb_exec_options;
+
+/* nb_plan_execute: renders the image into @image (caller-owned,
+ * fpixels*spixels floats, fast index first), in photons per pixel.  Pixels
+ * outside the ROI or masked are 0.  @opts may be NULL. */
+nb_status nb_plan_execute (nb_plan *plan, float *image, const nb_exec_options *opts,
+                           nb_error *err);
+
+/* nb_plan_get_info: derived values (geometry, counts) of the current plan. */
+const nb_plan_info *nb_plan_get_info (const nb_plan *plan);
+
+/* nb_plan_get_params: the parameters the plan was built from (owned by the plan). */
+const nb_params *nb_plan_get_params (const nb_plan *plan);
+
+/* nb_plan_get_log: the lines the reference prints while setting up (convention,
+ * cell, sources, summary...), for the CLI to print; NUL-terminated, owned by
+ * the plan.  Also any lines execute adds (interpolation warning). */
+const char *nb_plan_get_log (const nb_plan *plan);
+
+/* nb_plan_get_mask: the -mask pixels (1 = use), or NULL. */
+const uint16_t *nb_plan_get_mask (const nb_plan *plan);
+
+/* nb_plan_get_omega_sum: the sum of the solid angles (sr) of every sub-pixel
+ * of the last execute; divided by steps it is the reference's "solid angle
+ * subtended by detector". */
+double nb_plan_get_omega_sum (const nb_plan *plan);
+
+/* ------------------------------------------------------------------------- */
+/* Statistics and conversions of a float image, as the reference computes them
+ * (physics.md §19). */
+
+typedef struct
+{
+  double max_I;
+  double max_I_x, max_I_y; /* Fdet, Sdet (m) of the last sub-pixel of the max pixel */
+  double mean, rms, rmsd;
+  double sum;
+  long n;
+} nb_image_stats;
+
+/* nb_image_statistics: over ROI pixels not masked (rmsd over all ROI pixels,
+ * quirk Q-25).  @mask may be NULL. */
+void nb_image_statistics (const nb_plan *plan, const float *image, nb_image_stats *st);
+
+/* nb_image_to_smv: uint16 pixels: ROI pixels floorf(v*scale + adc + 0.5)
+ * clamped to [0, 65535] (Q-31), others 0.  @scale <= 0 means auto
+ * (55000/max_I, 1 when max_I is 0).  Returns the scale used. */
+double nb_image_to_smv (const nb_plan *plan, const float *image, const nb_image_stats *st,
+                        double scale, double adc, uint16_t *out);
+
+/* nb_image_to_pgm: bytes min(255, v*scale) for ROI pixels.  @scale <= 0: auto
+ * (250/(5 rmsd), else @int_scale).  Returns the scale used. */
+double nb_image_to_pgm (const nb_plan *plan, const float *image, const nb_image_stats *st,
+                        double scale, double int_scale, uint8_t *out);
+
+/* nb_image_to_noise: Poisson noise image with the reference's generator
+ * (seed @seed, stored negated as -seed N gives; the generator table continues
+ * from the plan's misset and mosaic draws, as the reference shares it), ROI
+ * pixels only, + adc, upper clamp 65535 (overloads counted).  Returns the
+ * total photons. */
+double nb_image_to_noise (const nb_plan *plan, const float *image, long seed, double adc,
+                          uint16_t *out, int *overloads);
+
+#ifdef __cplusplus
+}
+#endif

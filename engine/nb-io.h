@@ -1,0 +1,111 @@
+/* nb-io.h: the field's image files (raw float, SMV, PGM, PNG) and atomic output.
+ *
+ * Every writer creates "<dir>/.<name>.XXXXXX" next to the target, writes,
+ * flushes, fsyncs and checks for errors (a full disk is an error), then
+ * rename()s over the target.  On any failure the temporary file is removed and
+ * an existing file of the target name is left untouched.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nb-status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* nb_write_file_atomic: writes @n_chunks buffers (@chunks[i], @sizes[i] bytes)
+ * back to back into @path, atomically as described above.  Errors: NB_ERR_IO
+ * with the path and strerror text. */
+nb_status nb_write_file_atomic (const char *path, const void *const *chunks,
+                                const size_t *sizes, int n_chunks, nb_error *err);
+
+/* nb_write_float_image: @image holds @fpixels x @spixels native floats, fast
+ * index first (index = s * fpixels + f).  Written raw, no header: nanoBragg's
+ * -floatfile format. */
+nb_status nb_write_float_image (const char *path, const float *image, int fpixels,
+                                int spixels, nb_error *err);
+
+/* Values of an SMV (ADSC) header as nanoBragg writes it (physics.md §19.6).
+ * Units are those of the header text: mm, Angstrom, degrees, pixels. */
+typedef struct
+{
+  int size1;              /* fast pixels */
+  int size2;              /* slow pixels */
+  double pixel_size_mm;
+  double distance_mm;
+  double wavelength_A;
+  double beam_center_x_mm;
+  double beam_center_y_mm;
+  double adxv_center_x_mm;
+  double adxv_center_y_mm;
+  double mosflm_center_x_mm;
+  double mosflm_center_y_mm;
+  double denzo_x_beam_mm;
+  double denzo_y_beam_mm;
+  double dials_origin_mm[3];
+  double xds_orgx_px;
+  double xds_orgy_px;
+  double close_distance_mm;
+  double phi_deg;
+  double osc_start_deg;
+  double osc_range_deg;
+  double twotheta_deg;
+} nb_smv_header;
+
+/* nb_smv_format_header: writes the exact 512-byte header nanoBragg writes
+ * (keys in its order, "%g" numbers, "}\f", space padding) into @out.
+ * Returns the number of meaningful bytes before padding; more than 512 when
+ * the text does not fit (then @out holds its first 512 bytes). */
+size_t nb_smv_format_header (const nb_smv_header *h, char out[512]);
+
+/* nb_write_smv: header of @h then @h->size1 * @h->size2 little-endian uint16.
+ * A header text longer than 512 bytes is written as a 1024-byte header with
+ * HEADER_BYTES=1024 (nanoBragg would misplace the pixels). */
+nb_status nb_write_smv (const char *path, const nb_smv_header *h, const uint16_t *pixels,
+                        nb_error *err);
+
+/* An SMV file read back.  @text is the NUL-terminated header text (owned),
+ * @pixels the data (owned, size1*size2, host order). */
+typedef struct
+{
+  char *text;
+  size_t header_bytes;
+  int size1;
+  int size2;
+  uint16_t *pixels;
+} nb_smv_file;
+
+/* nb_read_smv: reads an SMV file.  The file must start with "{\nHEADER_BYTES=";
+ * the header size comes from HEADER_BYTES, dimensions from SIZE1/SIZE2, the
+ * byte order from BYTE_ORDER (swapped when it differs from the host's).
+ * Errors: NB_ERR_IO (cannot read), NB_ERR_PARSE (names the file and the key).
+ * Free with nb_smv_file_clear(). */
+nb_status nb_read_smv (const char *path, nb_smv_file *out, nb_error *err);
+void nb_smv_file_clear (nb_smv_file *f);
+
+/* nb_smv_value: nanoBragg's ValueOf(): the number after the first '=' that
+ * follows the LAST occurrence of @key as a substring of the header (so
+ * "DISTANCE" finds CLOSE_DISTANCE's value in nanoBragg headers, quirk Q-27).
+ * Returns NAN when absent. */
+double nb_smv_value (const nb_smv_file *f, const char *key);
+
+/* nb_write_pgm: 8-bit P5 file with the comment "# pixels scaled by <scale %g>". */
+nb_status nb_write_pgm (const char *path, const uint8_t *bytes, int width, int height,
+                        double scale, nb_error *err);
+
+/* nb_png_available: 1 when this build has libpng (nb_write_png works). */
+int nb_png_available (void);
+
+/* nb_write_png_gray8: 8-bit greyscale PNG through libpng, with @n_text tEXt
+ * (or iTXt when not Latin-1) chunks of @keys[i] = @values[i].
+ * Errors: NB_ERR_IO, NB_ERR_UNSUPPORTED without libpng. */
+nb_status nb_write_png_gray8 (const char *path, const uint8_t *bytes, int width, int height,
+                              const char *const *keys, const char *const *values, int n_text,
+                              nb_error *err);
+
+#ifdef __cplusplus
+}
+#endif

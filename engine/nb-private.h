@@ -1,0 +1,244 @@
+/* nb-private.h: engine internals shared by the set-up stages and the kernels.
+ *
+ * The vector helpers evaluate in exactly the order nanoBragg.c does
+ * (rotate(), rotate_axis(), rotate_umat(), unitize(), cross_product()...), so
+ * the double-precision path reproduces the reference bit for bit.  Vectors are
+ * plain double[3] (x, y, z); the reference's element-0 magnitude is returned
+ * instead of stored.
+ */
+#pragma once
+
+#include <math.h>
+#include <stdint.h>
+
+#include "nanobragg.h"
+#include "nb-hkl.h"
+#include "nb-rng.h"
+
+#define NB_RTD (180.0 * M_1_PI)
+
+static inline double
+nb_dot (const double x[3], const double y[3])
+{
+  return x[0] * y[0] + x[1] * y[1] + x[2] * y[2];
+}
+
+static inline void
+nb_cross (const double x[3], const double y[3], double z[3])
+{
+  double t0 = x[1] * y[2] - x[2] * y[1];
+  double t1 = x[2] * y[0] - x[0] * y[2];
+  double t2 = x[0] * y[1] - x[1] * y[0];
+  z[0] = t0;
+  z[1] = t1;
+  z[2] = t2;
+}
+
+static inline double
+nb_magnitude (const double v[3])
+{
+  return sqrt (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+}
+
+/* unitize(): returns the old length; a zero vector stays zero. */
+static inline double
+nb_unitize (const double v[3], double out[3])
+{
+  double mag = nb_magnitude (v);
+
+  if (mag != 0.0)
+    {
+      out[0] = v[0] / mag;
+      out[1] = v[1] / mag;
+      out[2] = v[2] / mag;
+    }
+  else
+    out[0] = out[1] = out[2] = 0.0;
+  return mag;
+}
+
+/* vector_scale(): out = scale * v; returns |out|. */
+static inline double
+nb_scale (const double v[3], double scale, double out[3])
+{
+  out[0] = scale * v[0];
+  out[1] = scale * v[1];
+  out[2] = scale * v[2];
+  return nb_magnitude (out);
+}
+
+/* vector_rescale(): out = new_mag/|v| * v (|v| <= 0 counts as 1). */
+static inline void
+nb_rescale (const double v[3], double new_mag, double out[3])
+{
+  double oldmag = nb_magnitude (v);
+
+  if (oldmag <= 0.0)
+    oldmag = 1.0;
+  out[0] = new_mag / oldmag * v[0];
+  out[1] = new_mag / oldmag * v[1];
+  out[2] = new_mag / oldmag * v[2];
+}
+
+/* rotate(): about lab X, then Y, then Z; a zero angle is skipped exactly. */
+void nb_rotate_xyz (const double v[3], double phix, double phiy, double phiz, double out[3]);
+
+/* rotate_axis(): Rodrigues rotation about @axis (not normalised, Q-10). */
+static inline void
+nb_rotate_axis (const double v[3], const double axis[3], double phi, double out[3])
+{
+  double sinphi = sin (phi);
+  double cosphi = cos (phi);
+  double dot = (axis[0] * v[0] + axis[1] * v[1] + axis[2] * v[2]) * (1.0 - cosphi);
+  double t0 = axis[0] * dot + v[0] * cosphi + (-axis[2] * v[1] + axis[1] * v[2]) * sinphi;
+  double t1 = axis[1] * dot + v[1] * cosphi + (+axis[2] * v[0] - axis[0] * v[2]) * sinphi;
+  double t2 = axis[2] * dot + v[2] * cosphi + (-axis[1] * v[0] + axis[0] * v[1]) * sinphi;
+
+  out[0] = t0;
+  out[1] = t1;
+  out[2] = t2;
+}
+
+/* rotate_umat(): out = U v, U row-major. */
+static inline void
+nb_rotate_umat (const double v[3], const double u[9], double out[3])
+{
+  double t0 = u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
+  double t1 = u[3] * v[0] + u[4] * v[1] + u[5] * v[2];
+  double t2 = u[6] * v[0] + u[7] * v[1] + u[8] * v[2];
+
+  out[0] = t0;
+  out[1] = t1;
+  out[2] = t2;
+}
+
+/* ------------------------------------------------------------------------- */
+/* A growable text log (the lines the reference prints). */
+
+typedef struct
+{
+  char *text;
+  size_t len, cap;
+} nb_log;
+
+void nb_log_printf (nb_log *log, const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__ ((format (printf, 2, 3)))
+#endif
+  ;
+void nb_log_free (nb_log *log);
+
+/* ------------------------------------------------------------------------- */
+/* Stage results. */
+
+typedef struct
+{
+  int fpixels, spixels;
+  double pixel_size, subpixel_size;
+  int oversample;
+  double detsize_f, detsize_s;
+  double distance, close_distance;
+  double Xbeam, Ybeam, Xclose, Yclose;
+  double Fbeam, Sbeam, Fclose, Sclose;
+  double ORGX, ORGY;
+  double dials_origin[3];
+  double fdet[3], sdet[3], odet[3], beam[3], pix0[3];
+  double polar_vector[3], spindle[3], vert[3], twotheta_axis[3];
+  nb_convention convention;
+  nb_pivot pivot;
+  int curved, point_pixel;
+  int thicksteps;
+  double thick, thickstep, mu;
+  int roi_xmin, roi_xmax, roi_ymin, roi_ymax;
+} nb_detector;
+
+typedef struct
+{
+  int count;
+  double *dir;    /* 3 * count: unit direction from the sample towards the source */
+  double *lambda; /* count, metres */
+  double *weight; /* count, as given (unused by the physics) */
+  int divsteps;
+  double hdivrange, hdivstep, vdivrange, vdivstep;
+  int hdivsteps, vdivsteps;
+  double dispersion, dispstep;
+  int dispsteps;
+} nb_sources;
+
+typedef struct
+{
+  double a0[3], b0[3], c0[3];            /* real cell (m), phi = 0 */
+  double a_star[3], b_star[3], c_star[3]; /* 1/Angstrom (shapes) */
+  double V_cell;
+  double Na, Nb, Nc;
+  double cell_print[6], recip_print[6];
+  double a_A[3], b_A[3], c_A[3]; /* Angstrom, for printing */
+  int phisteps;
+  double phi0, phistep, osc;
+  int mosaic_domains;
+  double mosaic_spread;
+  double *umats; /* 9 * domains */
+  double misset_random_deg[3];
+} nb_crystal;
+
+/* Per-step orientation tables: for every (phi step, domain) the rotated real
+ * cell vectors a, b, c (m) as the kernel uses them.  Two tables because of the
+ * reference's phi = 0 carry-over (Q-3): "first" holds what the very first
+ * evaluation of the image sees, "rest" what every later one sees. */
+typedef struct
+{
+  int n;          /* phisteps * domains */
+  double *first;  /* 9 * n: a, b, c */
+  double *rest;   /* 9 * n */
+  int same;       /* first == rest */
+} nb_orient;
+
+struct nb_plan
+{
+  nb_params params;
+  nb_plan_info info;
+  nb_log log;
+
+  nb_detector det;
+  nb_sources src;
+  nb_crystal xtal;
+  nb_orient orient;
+  nb_hkl_grid hkl;
+  int interpolate;
+  double default_F;
+
+  double fluence;
+  double I_bg;
+  int steps;
+  double omega_sum;
+
+  uint16_t *mask; /* fpixels * spixels, or NULL */
+  nb_ran1 ran;    /* shared generator table after misset/mosaic draws */
+
+  double *row_omega; /* spixels: per-row solid-angle sums (thread-independent total) */
+  unsigned char *row_flag; /* spixels: scratch for the kernel */
+  int interp_warned;
+};
+
+/* Stages (geometry.c, crystal.c, sources.c). */
+nb_status nb_detector_setup (nb_plan *plan, nb_error *err);
+nb_status nb_detector_orient (nb_plan *plan, nb_error *err);
+nb_status nb_crystal_setup (nb_plan *plan, nb_error *err);
+void nb_crystal_size (nb_plan *plan, double sample_x, double sample_y, double sample_z);
+nb_status nb_sampling_setup (nb_plan *plan, nb_error *err);
+nb_status nb_sources_setup (nb_plan *plan, nb_error *err);
+nb_status nb_mosaic_setup (nb_plan *plan, nb_error *err);
+nb_status nb_orient_setup (nb_plan *plan, nb_error *err);
+void nb_sources_free (nb_sources *s);
+void nb_crystal_free (nb_crystal *c);
+void nb_orient_free (nb_orient *o);
+
+/* kernel.c */
+nb_status nb_kernel_execute (nb_plan *plan, float *image, const nb_exec_options *opts,
+                             nb_error *err);
+
+/* Kahn polarization factor; unitizes copies of @incident and @diffracted and
+ * writes the unitized diffracted vector back (the reference does this in
+ * place, and the next sources see it). */
+double nb_polarization_factor (double kahn, const double incident[3], double diffracted[3],
+                               const double axis[3]);

@@ -1,0 +1,44 @@
+/* nb-textfile.h: the small text inputs: -sourcefile, -stol/-4stol/-Q tables
+ * and -mat orientation matrices.
+ *
+ * Source: nanoBragg.c read_text_file() and the -mat reading block;
+ * physics.md §7.2, §11.2, §18.  Unlike the reference, lines whose first
+ * non-blank character is '#' are comments, and a field that is not a number is
+ * an error naming the file and line (the reference reads such a line as zeros).
+ */
+#pragma once
+
+#include "nb-status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A table of @rows rows and @cols columns, row-major in @v (owned).  Missing
+ * trailing columns of a row are NAN (the reference's convention, which the
+ * callers then replace with their defaults). */
+typedef struct
+{
+  int rows;
+  int cols;
+  double *v;
+} nb_table;
+
+/* nb_table_read: reads a text table of up to @cols numbers per line.  Fields
+ * are separated by any of " \t,;:!" (the reference's delimiters); blank lines
+ * and '#' comment lines are skipped; more than @cols numbers on a line, or a
+ * field that is not a finite number, is NB_ERR_PARSE "FILE:LINE: ...".
+ * An empty table is NB_ERR_PARSE ("no data").  Free with nb_table_clear(). */
+nb_status nb_table_read (const char *path, int cols, nb_table *out, nb_error *err);
+void nb_table_clear (nb_table *t);
+
+/* nb_matrix_read: the first nine numbers of a MOSFLM-style matrix file (line
+ * breaks do not matter; the rest of the file is ignored).  @m receives them in
+ * file order: m[0..2] are the X components of a*, b*, c* (in 1/Angstrom times
+ * the wavelength), m[3..5] the Y components, m[6..8] the Z components.
+ * Errors: NB_ERR_IO, NB_ERR_PARSE when fewer than nine numbers come first. */
+nb_status nb_matrix_read (const char *path, double m[9], nb_error *err);
+
+#ifdef __cplusplus
+}
+#endif

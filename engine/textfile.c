@@ -1,0 +1,310 @@
+/* textfile.c: -sourcefile, -stol/-4stol/-Q tables and -mat matrices
+ * (physics.md §7.2, §11.2, §18).
+ *
+ * The reference's read_text_file() reads a comment as a row of zeros and a
+ * last line without a newline as zeros (quirk Q-19); here both are handled
+ * as the header documents, and anything else unexpected is an error that
+ * names the line, since a silently zeroed source or matrix would still
+ * simulate an image.
+ */
+#include "nb-textfile.h"
+
+#include <errno.h>
+#include <locale.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Longest field quoted back in an error message. */
+#define FIELD_QUOTE_MAX 40
+
+/* The reference's field delimiters, plus the rest of the C whitespace so that
+ * CRLF files read like LF files. */
+static const char table_delimiters[] = " \t,;:!\r\v\f";
+
+/* read_text: the whole of @path, NUL-terminated, in one malloc'd buffer. */
+static nb_status
+read_text (const char *path, char **text, size_t *len, nb_error *err)
+{
+  FILE *f;
+  struct stat st;
+  size_t cap, n = 0;
+  char *buf;
+
+  *text = NULL;
+  *len = 0;
+  f = fopen (path, "rb");
+  if (f == NULL)
+    return nb_error_set (err, NB_ERR_IO, "%s: %s", path, strerror (errno));
+
+  /* The size is only a hint: pipes and /proc files report 0. */
+  cap = 4096;
+  if (fstat (fileno (f), &st) == 0 && S_ISREG (st.st_mode) && st.st_size > 0 &&
+      (uintmax_t) st.st_size < SIZE_MAX - 1)
+    cap = (size_t) st.st_size + 1;
+
+  buf = malloc (cap);
+  if (buf == NULL)
+    {
+      fclose (f);
+      return nb_error_set (err, NB_ERR_NOMEM, "%s: cannot allocate %zu bytes", path, cap);
+    }
+
+  for (;;)
+    {
+      size_t got;
+
+      if (n + 1 >= cap)
+        {
+          char *bigger;
+
+          if (cap > SIZE_MAX / 2 || (bigger = realloc (buf, cap * 2)) == NULL)
+            {
+              free (buf);
+              fclose (f);
+              return nb_error_set (err, NB_ERR_NOMEM, "%s: file too large to read", path);
+            }
+          buf = bigger;
+          cap *= 2;
+        }
+      got = fread (buf + n, 1, cap - 1 - n, f);
+      n += got;
+      if (got == 0)
+        break;
+    }
+
+  if (ferror (f))
+    {
+      int e = errno;
+
+      free (buf);
+      fclose (f);
+      return nb_error_set (err, NB_ERR_IO, "%s: read error: %s", path, strerror (e));
+    }
+  fclose (f);
+
+  buf[n] = '\0';
+  *text = buf;
+  *len = n;
+  return NB_OK;
+}
+
+/* line_of: the 1-based line number of @at in @text. */
+static long
+line_of (const char *text, const char *at)
+{
+  long line = 1;
+
+  for (const char *q = text; q < at; q++)
+    line += *q == '\n';
+  return line;
+}
+
+static int
+field_length (const char *p, const char *delimiters)
+{
+  int n = 0;
+
+  while (p[n] != '\0' && strchr (delimiters, p[n]) == NULL && n < FIELD_QUOTE_MAX)
+    n++;
+  return n;
+}
+
+/* The C locale object for strtod_l(): a GUI will have called setlocale(),
+ * and a decimal comma must not turn "0.5" into 0. */
+static locale_t
+c_locale_new (void)
+{
+  return newlocale (LC_ALL_MASK, "C", (locale_t) 0);
+}
+
+/* table_append_row: grows @t by one row of NANs and returns it. */
+static double *
+table_append_row (nb_table *t, size_t *cap_rows)
+{
+  double *row;
+
+  if ((size_t) t->rows == *cap_rows)
+    {
+      size_t new_cap = *cap_rows ? *cap_rows * 2 : 64;
+      double *bigger;
+
+      if (new_cap > (size_t) INT32_MAX || new_cap > SIZE_MAX / sizeof (double) / (size_t) t->cols)
+        return NULL;
+      bigger = realloc (t->v, new_cap * (size_t) t->cols * sizeof (double));
+      if (bigger == NULL)
+        return NULL;
+      t->v = bigger;
+      *cap_rows = new_cap;
+    }
+  row = t->v + (size_t) t->rows * (size_t) t->cols;
+  for (int c = 0; c < t->cols; c++)
+    row[c] = NAN;
+  t->rows++;
+  return row;
+}
+
+/* table_parse_line: the fields of one NUL-terminated data line into @row. */
+static nb_status
+table_parse_line (
+    const char *path, long line, char *p, int cols, locale_t c_locale, double *row, nb_error *err)
+{
+  int col = 0;
+
+  while (*p != '\0')
+    {
+      char *end;
+      double v;
+
+      if (col == cols)
+        return nb_error_set (err, NB_ERR_PARSE, "%s:%ld: more than %d numbers on the line", path,
+                             line, cols);
+      v = strtod_l (p, &end, c_locale);
+      if (end == p || (*end != '\0' && strchr (table_delimiters, *end) == NULL) || !isfinite (v))
+        return nb_error_set (err, NB_ERR_PARSE, "%s:%ld: field %d '%.*s' is not a number", path,
+                             line, col + 1, field_length (p, table_delimiters), p);
+      row[col++] = v;
+      p = end + strspn (end, table_delimiters);
+    }
+  return NB_OK;
+}
+
+nb_status
+nb_table_read (const char *path, int cols, nb_table *out, nb_error *err)
+{
+  char *text, *p, *text_end;
+  size_t len, cap_rows = 0;
+  long line = 0;
+  locale_t c_locale;
+  nb_status st = NB_OK;
+  nb_table t;
+
+  memset (out, 0, sizeof *out);
+  if (cols < 1)
+    return nb_error_set (err, NB_ERR_INVALID, "%s: a table needs at least one column (got %d)",
+                         path, cols);
+
+  st = read_text (path, &text, &len, err);
+  if (st != NB_OK)
+    return st;
+  if (strlen (text) != len)
+    {
+      long at = line_of (text, text + strlen (text));
+
+      free (text);
+      return nb_error_set (err, NB_ERR_PARSE, "%s:%ld: NUL byte: not a text file", path, at);
+    }
+
+  c_locale = c_locale_new ();
+  if (c_locale == (locale_t) 0)
+    {
+      free (text);
+      return nb_error_set (err, NB_ERR_NOMEM, "%s: cannot create the C locale", path);
+    }
+
+  memset (&t, 0, sizeof t);
+  t.cols = cols;
+  p = text;
+  text_end = text + len;
+  while (p < text_end)
+    {
+      char *eol = memchr (p, '\n', (size_t) (text_end - p));
+      char *first;
+      double *row;
+
+      if (eol == NULL)
+        eol = text_end;
+      *eol = '\0';
+      line++;
+
+      first = p + strspn (p, table_delimiters);
+      p = eol + 1;
+      if (*first == '\0' || *first == '#')
+        continue;
+
+      row = table_append_row (&t, &cap_rows);
+      if (row == NULL)
+        {
+          st = nb_error_set (err, NB_ERR_NOMEM, "%s:%ld: out of memory", path, line);
+          break;
+        }
+      st = table_parse_line (path, line, first, cols, c_locale, row, err);
+      if (st != NB_OK)
+        break;
+    }
+
+  freelocale (c_locale);
+  free (text);
+  if (st == NB_OK && t.rows == 0)
+    st = nb_error_set (err, NB_ERR_PARSE, "%s: no data", path);
+  if (st != NB_OK)
+    {
+      free (t.v);
+      return st;
+    }
+  *out = t;
+  return NB_OK;
+}
+
+void
+nb_table_clear (nb_table *t)
+{
+  if (t == NULL)
+    return;
+  free (t->v);
+  memset (t, 0, sizeof *t);
+}
+
+nb_status
+nb_matrix_read (const char *path, double m[9], nb_error *err)
+{
+  static const char space[] = " \t\n\r\v\f";
+  char *text, *p;
+  size_t len;
+  locale_t c_locale;
+  nb_status st;
+  double v9[9];
+  int n = 0;
+
+  st = read_text (path, &text, &len, err);
+  if (st != NB_OK)
+    return st;
+
+  c_locale = c_locale_new ();
+  if (c_locale == (locale_t) 0)
+    {
+      free (text);
+      return nb_error_set (err, NB_ERR_NOMEM, "%s: cannot create the C locale", path);
+    }
+
+  /* Only the first nine numbers count; a NUL (binary data) ends the text
+   * like the end of the file does. */
+  p = text + strspn (text, space);
+  while (n < 9 && *p != '\0')
+    {
+      char *end;
+      double v = strtod_l (p, &end, c_locale);
+
+      if (end == p || (*end != '\0' && strchr (space, *end) == NULL) || !isfinite (v))
+        {
+          st = nb_error_set (err, NB_ERR_PARSE,
+                             "%s:%ld: number %d of the matrix '%.*s' is not a number", path,
+                             line_of (text, p), n + 1, field_length (p, space), p);
+          break;
+        }
+      v9[n++] = v;
+      p = end + strspn (end, space);
+    }
+  if (st == NB_OK && n < 9)
+    st = nb_error_set (err, NB_ERR_PARSE, "%s: only %d numbers, a matrix needs nine", path, n);
+  /* @m is left alone on failure: callers may keep the orientation from -cell. */
+  if (st == NB_OK)
+    memcpy (m, v9, sizeof v9);
+
+  freelocale (c_locale);
+  free (text);
+  return st;
+}

@@ -1,0 +1,860 @@
+/* test-io.c: image files (raw float, SMV, PGM, PNG) and the atomic writer. */
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nb-io.h"
+
+/* The PNG read-back needs libpng's headers and library; tests/meson.build
+ * links libpng through the engine's dependency when the build has it. */
+#if defined(NB_HAVE_PNG)
+#define TEST_HAVE_LIBPNG 1
+#elif defined(__has_include)
+#if __has_include(<png.h>)
+#define TEST_HAVE_LIBPNG 1
+#endif
+#endif
+
+#ifdef TEST_HAVE_LIBPNG
+#include <png.h>
+#include <setjmp.h>
+#include <stdio.h>
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Fixture: an empty folder per test, removed afterwards                    */
+
+typedef struct
+{
+  char *dir;
+} Fixture;
+
+static void
+fixture_setup (Fixture *f, gconstpointer data)
+{
+  GError *error = NULL;
+
+  f->dir = g_dir_make_tmp ("nb-test-io-XXXXXX", &error);
+  g_assert_no_error (error);
+}
+
+static void
+fixture_teardown (Fixture *f, gconstpointer data)
+{
+  GDir *d;
+  const char *name;
+
+  g_chmod (f->dir, 0700);
+  d = g_dir_open (f->dir, 0, NULL);
+  if (d != NULL)
+    {
+      while ((name = g_dir_read_name (d)) != NULL)
+        {
+          char *p = g_build_filename (f->dir, name, NULL);
+
+          if (g_file_test (p, G_FILE_TEST_IS_DIR))
+            g_rmdir (p);
+          else
+            g_unlink (p);
+          g_free (p);
+        }
+      g_dir_close (d);
+    }
+  g_rmdir (f->dir);
+  g_free (f->dir);
+}
+
+/* The names in @dir, sorted and joined with spaces: shows stray temp files. */
+static char *
+dir_listing (const char *dir)
+{
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+  GDir *d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  char *joined;
+
+  g_assert_nonnull (d);
+  while ((name = g_dir_read_name (d)) != NULL)
+    g_ptr_array_add (names, g_strdup (name));
+  g_dir_close (d);
+  g_ptr_array_sort (names, (GCompareFunc) g_strcmp0);
+  g_ptr_array_sort_values (names, (GCompareFunc) g_strcmp0);
+  g_ptr_array_add (names, NULL);
+  joined = g_strjoinv (" ", (char **) names->pdata);
+  g_ptr_array_unref (names);
+  return joined;
+}
+
+static GBytes *
+read_bytes (const char *path)
+{
+  GError *error = NULL;
+  char *contents;
+  gsize len;
+
+  g_file_get_contents (path, &contents, &len, &error);
+  g_assert_no_error (error);
+  return g_bytes_new_take (contents, len);
+}
+
+/* ------------------------------------------------------------------------ */
+/* SMV                                                                       */
+
+/* physics.md §19.6: the header the reference wrote for
+ * -default_F 100 -cell 100 100 100 90 90 90 -detpixels 64 -distance 100
+ * -lambda 1 -N 5 */
+static const nb_smv_header example_header = {
+  .size1 = 64,
+  .size2 = 64,
+  .pixel_size_mm = 0.1,
+  .distance_mm = 100,
+  .wavelength_A = 1,
+  .beam_center_x_mm = 3.25,
+  .beam_center_y_mm = 3.25,
+  .adxv_center_x_mm = 3.3,
+  .adxv_center_y_mm = 3.1,
+  .mosflm_center_x_mm = 3.25,
+  .mosflm_center_y_mm = 3.25,
+  .denzo_x_beam_mm = 3.3,
+  .denzo_y_beam_mm = 3.3,
+  .dials_origin_mm = { -3.3, 3.3, -100 },
+  .xds_orgx_px = 33.5,
+  .xds_orgy_px = 33.5,
+  .close_distance_mm = 100,
+  .phi_deg = 0,
+  .osc_start_deg = 0,
+  .osc_range_deg = 0,
+  .twotheta_deg = 0,
+};
+
+static const char example_text[] =
+  "{\nHEADER_BYTES=512;\nDIM=2;\nBYTE_ORDER=little_endian;\nTYPE=unsigned_short;\n"
+  "SIZE1=64;\nSIZE2=64;\nPIXEL_SIZE=0.1;\nDISTANCE=100;\nWAVELENGTH=1;\n"
+  "BEAM_CENTER_X=3.25;\nBEAM_CENTER_Y=3.25;\nADXV_CENTER_X=3.3;\nADXV_CENTER_Y=3.1;\n"
+  "MOSFLM_CENTER_X=3.25;\nMOSFLM_CENTER_Y=3.25;\nDENZO_X_BEAM=3.3;\nDENZO_Y_BEAM=3.3;\n"
+  "DIALS_ORIGIN=-3.3,3.3,-100\nXDS_ORGX=33.5;\nXDS_ORGY=33.5;\nCLOSE_DISTANCE=100;\n"
+  "PHI=0;\nOSC_START=0;\nOSC_RANGE=0;\nTWOTHETA=0;\nDETECTOR_SN=000;\nBEAMLINE=fake;\n}\f";
+
+static void
+assert_padded_header (const char out[512], const char *text)
+{
+  size_t len = strlen (text);
+
+  g_assert_cmpmem (out, len, text, len);
+  for (size_t i = len; i < 512; i++)
+    g_assert_cmpint (out[i], ==, ' ');
+}
+
+static void
+test_smv_header_example (void)
+{
+  char out[512];
+  size_t len;
+
+  memset (out, 'x', sizeof out);
+  len = nb_smv_format_header (&example_header, out);
+  g_assert_cmpuint (len, ==, strlen (example_text));
+  assert_padded_header (out, example_text);
+}
+
+/* The numbers behind the golden SMV files' headers (256 x 256, 0.2 mm pixels),
+ * formatted here, must give the reference's 512 header bytes exactly. */
+static void
+test_smv_header_golden (void)
+{
+  static const nb_smv_header h = {
+    .size1 = 256, .size2 = 256, .pixel_size_mm = 0.2, .distance_mm = 100,
+    .wavelength_A = 1, .beam_center_x_mm = 25.7, .beam_center_y_mm = 25.7,
+    .adxv_center_x_mm = 25.8, .adxv_center_y_mm = 25.4, .mosflm_center_x_mm = 25.7,
+    .mosflm_center_y_mm = 25.7, .denzo_x_beam_mm = 25.8, .denzo_y_beam_mm = 25.8,
+    .dials_origin_mm = { -25.8, 25.8, -100 }, .xds_orgx_px = 129.5, .xds_orgy_px = 129.5,
+    .close_distance_mm = 100,
+  };
+  const char *golden_dir = g_getenv ("NB_GOLDEN_DIR");
+  char *path;
+  char out[512];
+  GBytes *bytes;
+
+  if (golden_dir == NULL)
+    {
+      g_test_skip ("NB_GOLDEN_DIR is not set");
+      return;
+    }
+  path = g_build_filename (golden_dir, "intfile_scale.img", NULL);
+  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    {
+      g_test_skip ("golden intfile_scale.img not found");
+      g_free (path);
+      return;
+    }
+  bytes = read_bytes (path);
+  g_assert_cmpuint (g_bytes_get_size (bytes), ==, 512 + 256 * 256 * 2);
+
+  nb_smv_format_header (&h, out);
+  g_assert_cmpmem (out, 512, g_bytes_get_data (bytes, NULL), 512);
+
+  g_bytes_unref (bytes);
+  g_free (path);
+}
+
+/* A header text that cannot fit 512 bytes: the formatter reports its full
+ * length, and nb_write_smv makes a valid 1024-byte header instead. */
+static void
+test_smv_header_long (Fixture *f, gconstpointer data)
+{
+  nb_smv_header h = example_header;
+  double *fields[] = {
+    &h.pixel_size_mm, &h.distance_mm, &h.wavelength_A, &h.beam_center_x_mm,
+    &h.beam_center_y_mm, &h.adxv_center_x_mm, &h.adxv_center_y_mm, &h.mosflm_center_x_mm,
+    &h.mosflm_center_y_mm, &h.denzo_x_beam_mm, &h.denzo_y_beam_mm, &h.dials_origin_mm[0],
+    &h.dials_origin_mm[1], &h.dials_origin_mm[2], &h.xds_orgx_px, &h.xds_orgy_px,
+    &h.close_distance_mm, &h.phi_deg, &h.osc_start_deg, &h.osc_range_deg, &h.twotheta_deg,
+  };
+  uint16_t pixels[6] = { 1, 2, 3, 4, 5, 65535 };
+  char out[512];
+  char *path = g_build_filename (f->dir, "long.img", NULL);
+  nb_smv_file smv;
+  nb_error err;
+  size_t len;
+
+  h.size1 = 3;
+  h.size2 = 2;
+  for (gsize i = 0; i < G_N_ELEMENTS (fields); i++)
+    *fields[i] = -1.234567e-11 * (double) (i + 1);
+  len = nb_smv_format_header (&h, out);
+  g_assert_cmpuint (len, >, 512);
+  g_assert_true (g_str_has_prefix (out, "{\nHEADER_BYTES=512;\n"));
+
+  g_assert_cmpint (nb_write_smv (path, &h, pixels, &err), ==, NB_OK);
+  g_assert_cmpint (nb_read_smv (path, &smv, &err), ==, NB_OK);
+  g_assert_cmpuint (smv.header_bytes, ==, 1024);
+  g_assert_cmpfloat (nb_smv_value (&smv, "HEADER_BYTES"), ==, 1024.0);
+  g_assert_cmpfloat (nb_smv_value (&smv, "TWOTHETA"), ==, -2.59259e-10);
+  g_assert_cmpmem (smv.pixels, sizeof pixels, pixels, sizeof pixels);
+  nb_smv_file_clear (&smv);
+  g_free (path);
+}
+
+static void
+test_smv_round_trip (Fixture *f, gconstpointer data)
+{
+  nb_smv_header h = example_header;
+  uint16_t pixels[5 * 3] = { 0, 1, 2, 255, 256, 0x1234, 65535, 40, 41, 42, 1000, 2000, 3000,
+                             4000, 65534 };
+  char *path = g_build_filename (f->dir, "round.img", NULL);
+  nb_smv_file smv;
+  nb_error err;
+  GBytes *bytes;
+  const guint8 *raw;
+  char text[512];
+
+  h.size1 = 5;
+  h.size2 = 3;
+  h.distance_mm = 123.4;
+  h.close_distance_mm = 99.5;
+  h.xds_orgx_px = 2.5;
+  h.twotheta_deg = 15;
+  nb_error_clear (&err);
+  g_assert_cmpint (nb_write_smv (path, &h, pixels, &err), ==, NB_OK);
+  g_assert_cmpint (err.code, ==, NB_OK);
+
+  /* on disk: the padded header, then little-endian pixels */
+  bytes = read_bytes (path);
+  g_assert_cmpuint (g_bytes_get_size (bytes), ==, 512 + sizeof pixels);
+  raw = g_bytes_get_data (bytes, NULL);
+  nb_smv_format_header (&h, text);
+  g_assert_cmpmem (raw, 512, text, 512);
+  g_assert_cmpint (raw[512 + 2 * 5], ==, 0x34);
+  g_assert_cmpint (raw[512 + 2 * 5 + 1], ==, 0x12);
+  g_bytes_unref (bytes);
+
+  g_assert_cmpint (nb_read_smv (path, &smv, &err), ==, NB_OK);
+  g_assert_cmpint (smv.size1, ==, 5);
+  g_assert_cmpint (smv.size2, ==, 3);
+  g_assert_cmpuint (smv.header_bytes, ==, 512);
+  g_assert_cmpuint (strlen (smv.text), ==, 512);
+  g_assert_cmpmem (smv.text, 512, text, 512);
+  g_assert_cmpmem (smv.pixels, sizeof pixels, pixels, sizeof pixels);
+
+  g_assert_cmpfloat (nb_smv_value (&smv, "PIXEL_SIZE"), ==, 0.1);
+  g_assert_cmpfloat (nb_smv_value (&smv, "WAVELENGTH"), ==, 1.0);
+  g_assert_cmpfloat (nb_smv_value (&smv, "SIZE1"), ==, 5.0);
+  g_assert_cmpfloat (nb_smv_value (&smv, "TWOTHETA"), ==, 15.0);
+  /* the last "DISTANCE" in the header is inside CLOSE_DISTANCE */
+  g_assert_cmpfloat (nb_smv_value (&smv, "DISTANCE"), ==, 99.5);
+  g_assert_cmpfloat (nb_smv_value (&smv, "CLOSE_DISTANCE"), ==, 99.5);
+  /* a substring of XDS_ORGX finds it, as ValueOf does */
+  g_assert_cmpfloat (nb_smv_value (&smv, "ORGX"), ==, 2.5);
+  /* the number after the first '=' that follows: the first origin component */
+  g_assert_cmpfloat (nb_smv_value (&smv, "DIALS_ORIGIN"), ==, -3.3);
+  /* a text value reads as atof would: 0 */
+  g_assert_cmpfloat (nb_smv_value (&smv, "BEAMLINE"), ==, 0.0);
+  g_assert_true (isnan (nb_smv_value (&smv, "NO_SUCH_KEY")));
+  g_assert_true (isnan (nb_smv_value (&smv, "")));
+
+  nb_smv_file_clear (&smv);
+  g_assert_null (smv.text);
+  g_assert_null (smv.pixels);
+  g_free (path);
+}
+
+/* A foreign file: big-endian pixels behind a 1024-byte header. */
+static void
+test_smv_read_big_endian (Fixture *f, gconstpointer data)
+{
+  GString *s = g_string_new ("{\nHEADER_BYTES=  1024;\nDIM=2;\nBYTE_ORDER=big_endian;\n"
+                             "TYPE=unsigned_short;\nSIZE1=2;\nSIZE2=2;\nPIXEL_SIZE=0.172;\n}\f");
+  static const guint8 data_be[8] = { 0x12, 0x34, 0x00, 0x01, 0xff, 0xfe, 0x80, 0x00 };
+  static const uint16_t expect[4] = { 0x1234, 0x0001, 0xfffe, 0x8000 };
+  char *path = g_build_filename (f->dir, "be.img", NULL);
+  GError *error = NULL;
+  nb_smv_file smv;
+  nb_error err;
+
+  while (s->len < 1024)
+    g_string_append_c (s, ' ');
+  g_string_append_len (s, (const char *) data_be, sizeof data_be);
+  g_file_set_contents (path, s->str, (gssize) s->len, &error);
+  g_assert_no_error (error);
+
+  g_assert_cmpint (nb_read_smv (path, &smv, &err), ==, NB_OK);
+  g_assert_cmpuint (smv.header_bytes, ==, 1024);
+  g_assert_cmpint (smv.size1, ==, 2);
+  g_assert_cmpint (smv.size2, ==, 2);
+  g_assert_cmpmem (smv.pixels, sizeof expect, expect, sizeof expect);
+  g_assert_cmpfloat (nb_smv_value (&smv, "PIXEL_SIZE"), ==, 0.172);
+  nb_smv_file_clear (&smv);
+
+  g_string_free (s, TRUE);
+  g_free (path);
+}
+
+static void
+write_text_file (const char *path, const char *text, gssize len)
+{
+  GError *error = NULL;
+
+  g_file_set_contents (path, text, len, &error);
+  g_assert_no_error (error);
+}
+
+static void
+test_smv_read_errors (Fixture *f, gconstpointer data)
+{
+  char *missing = g_build_filename (f->dir, "missing.img", NULL);
+  char *notsmv = g_build_filename (f->dir, "not.img", NULL);
+  char *nosize = g_build_filename (f->dir, "nosize.img", NULL);
+  char *shortf = g_build_filename (f->dir, "short.img", NULL);
+  GString *s;
+  nb_smv_file smv;
+  nb_error err;
+
+  g_assert_cmpint (nb_read_smv (missing, &smv, &err), ==, NB_ERR_IO);
+  g_assert_nonnull (strstr (err.message, missing));
+  g_assert_nonnull (strstr (err.message, g_strerror (ENOENT)));
+  g_assert_null (smv.text);
+
+  write_text_file (notsmv, "P5\n4 4\n255\n0123456789abcdef", -1);
+  g_assert_cmpint (nb_read_smv (notsmv, &smv, &err), ==, NB_ERR_PARSE);
+  g_assert_nonnull (strstr (err.message, notsmv));
+
+  s = g_string_new ("{\nHEADER_BYTES=512;\nDIM=2;\nBYTE_ORDER=little_endian;\n}\f");
+  while (s->len < 512 + 8)
+    g_string_append_c (s, ' ');
+  write_text_file (nosize, s->str, (gssize) s->len);
+  g_assert_cmpint (nb_read_smv (nosize, &smv, &err), ==, NB_ERR_PARSE);
+  g_assert_nonnull (strstr (err.message, "SIZE1"));
+  g_string_free (s, TRUE);
+
+  /* 4 x 4 pixels announced, 10 bytes present */
+  s = g_string_new ("{\nHEADER_BYTES=512;\nDIM=2;\nBYTE_ORDER=little_endian;\nSIZE1=4;\n"
+                    "SIZE2=4;\n}\f");
+  while (s->len < 512 + 10)
+    g_string_append_c (s, ' ');
+  write_text_file (shortf, s->str, (gssize) s->len);
+  g_assert_cmpint (nb_read_smv (shortf, &smv, &err), ==, NB_ERR_PARSE);
+  g_assert_nonnull (strstr (err.message, "truncated"));
+  g_assert_null (smv.pixels);
+  g_string_free (s, TRUE);
+
+  g_free (missing);
+  g_free (notsmv);
+  g_free (nosize);
+  g_free (shortf);
+}
+
+/* ------------------------------------------------------------------------ */
+/* PGM and raw float                                                         */
+
+static void
+test_pgm (Fixture *f, gconstpointer data)
+{
+  static const uint8_t px[4 * 2] = { 0, 1, 2, 3, 250, 251, 254, 255 };
+  static const char header[] = "P5\n4 2\n# pixels scaled by 0.123457\n255\n";
+  char *path = g_build_filename (f->dir, "image.pgm", NULL);
+  GBytes *bytes;
+  const guint8 *raw;
+  nb_error err;
+
+  g_assert_cmpint (nb_write_pgm (path, px, 4, 2, 0.123456789, &err), ==, NB_OK);
+  bytes = read_bytes (path);
+  raw = g_bytes_get_data (bytes, NULL);
+  g_assert_cmpuint (g_bytes_get_size (bytes), ==, strlen (header) + sizeof px);
+  g_assert_cmpmem (raw, strlen (header), header, strlen (header));
+  g_assert_cmpmem (raw + strlen (header), sizeof px, px, sizeof px);
+  g_bytes_unref (bytes);
+
+  g_assert_cmpint (nb_write_pgm (path, px, 0, 2, 1.0, &err), ==, NB_ERR_INVALID);
+  g_free (path);
+}
+
+static void
+test_float_image (Fixture *f, gconstpointer data)
+{
+  static const float img[3 * 2] = { 0.0f, 1.5f, -2.25f, 1e30f, 3.0e-42f, 65535.0f };
+  char *path = g_build_filename (f->dir, "floatimage.bin", NULL);
+  GBytes *bytes;
+  nb_error err;
+
+  g_assert_cmpint (nb_write_float_image (path, img, 3, 2, &err), ==, NB_OK);
+  bytes = read_bytes (path);
+  g_assert_cmpuint (g_bytes_get_size (bytes), ==, 24);
+  g_assert_cmpmem (g_bytes_get_data (bytes, NULL), 24, img, sizeof img);
+  g_bytes_unref (bytes);
+  g_free (path);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Atomic writing                                                            */
+
+static void
+test_atomic_replace (Fixture *f, gconstpointer data)
+{
+  char *path = g_build_filename (f->dir, "out.bin", NULL);
+  const void *chunks[3] = { "abc", "", "defg" };
+  const size_t sizes[3] = { 3, 0, 4 };
+  char *listing, *contents;
+  gsize len;
+  GStatBuf st;
+  mode_t old_mask;
+  nb_error err;
+
+  write_text_file (path, "old contents", -1);
+  old_mask = umask (022);
+  g_assert_cmpint (nb_write_file_atomic (path, chunks, sizes, 3, &err), ==, NB_OK);
+  umask (old_mask);
+
+  g_assert_true (g_file_get_contents (path, &contents, &len, NULL));
+  g_assert_cmpmem (contents, len, "abcdefg", 7);
+  g_free (contents);
+  /* a plain fopen() would have made 0666 & ~umask */
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 0777, ==, 0644);
+
+  listing = dir_listing (f->dir);
+  g_assert_cmpstr (listing, ==, "out.bin");
+  g_free (listing);
+
+  /* no chunks: an empty file */
+  g_assert_cmpint (nb_write_file_atomic (path, NULL, NULL, 0, &err), ==, NB_OK);
+  g_assert_true (g_file_get_contents (path, &contents, &len, NULL));
+  g_assert_cmpuint (len, ==, 0);
+  g_free (contents);
+  g_free (path);
+}
+
+/* A relative path with no folder part writes into the working folder. */
+static void
+test_atomic_relative (Fixture *f, gconstpointer data)
+{
+  char *cwd = g_get_current_dir ();
+  const void *chunks[1] = { "x" };
+  const size_t sizes[1] = { 1 };
+  char *listing;
+  nb_error err;
+
+  g_assert_cmpint (g_chdir (f->dir), ==, 0);
+  g_assert_cmpint (nb_write_file_atomic ("plain.txt", chunks, sizes, 1, &err), ==, NB_OK);
+  g_assert_cmpint (g_chdir (cwd), ==, 0);
+  listing = dir_listing (f->dir);
+  g_assert_cmpstr (listing, ==, "plain.txt");
+  g_free (listing);
+  g_free (cwd);
+}
+
+static void
+assert_untouched (const char *dir, const char *path, const char *expect_listing)
+{
+  char *contents, *listing;
+  gsize len;
+
+  g_assert_true (g_file_get_contents (path, &contents, &len, NULL));
+  g_assert_cmpstr (contents, ==, "keep me");
+  g_free (contents);
+  listing = dir_listing (dir);
+  g_assert_cmpstr (listing, ==, expect_listing);
+  g_free (listing);
+}
+
+static void
+test_atomic_missing_dir (Fixture *f, gconstpointer data)
+{
+  char *path = g_build_filename (f->dir, "no-such-dir", "out.img", NULL);
+  const void *chunks[1] = { "data" };
+  const size_t sizes[1] = { 4 };
+  char *listing;
+  nb_error err;
+
+  g_assert_cmpint (nb_write_file_atomic (path, chunks, sizes, 1, &err), ==, NB_ERR_IO);
+  g_assert_cmpint (err.code, ==, NB_ERR_IO);
+  g_assert_nonnull (strstr (err.message, path));
+  g_assert_nonnull (strstr (err.message, g_strerror (ENOENT)));
+  listing = dir_listing (f->dir);
+  g_assert_cmpstr (listing, ==, "");
+  g_free (listing);
+
+  /* each writer reports the same way */
+  g_assert_cmpint (nb_write_smv (path, &example_header, (const uint16_t[64 * 64]) { 0 }, &err),
+                   ==, NB_ERR_IO);
+  g_assert_cmpint (nb_write_pgm (path, (const uint8_t[1]) { 0 }, 1, 1, 1.0, &err), ==,
+                   NB_ERR_IO);
+  g_assert_cmpint (nb_write_float_image (path, (const float[1]) { 0 }, 1, 1, &err), ==,
+                   NB_ERR_IO);
+  g_free (path);
+}
+
+static void
+test_atomic_readonly_dir (Fixture *f, gconstpointer data)
+{
+  char *sub = g_build_filename (f->dir, "ro", NULL);
+  char *path = g_build_filename (sub, "out.bin", NULL);
+  const void *chunks[1] = { "new contents" };
+  const size_t sizes[1] = { 12 };
+  nb_error err;
+
+  g_assert_cmpint (g_mkdir (sub, 0700), ==, 0);
+  write_text_file (path, "keep me", -1);
+  g_assert_cmpint (g_chmod (sub, 0500), ==, 0);
+  if (access (sub, W_OK) == 0)
+    {
+      /* root ignores folder permissions */
+      g_chmod (sub, 0700);
+      g_unlink (path);
+      g_rmdir (sub);
+      g_free (path);
+      g_free (sub);
+      g_test_skip ("a read-only folder is writable for this user (root?)");
+      return;
+    }
+
+  g_assert_cmpint (nb_write_file_atomic (path, chunks, sizes, 1, &err), ==, NB_ERR_IO);
+  g_assert_nonnull (strstr (err.message, path));
+  g_assert_nonnull (strstr (err.message, g_strerror (EACCES)));
+  assert_untouched (sub, path, "out.bin");
+
+  g_chmod (sub, 0700);
+  g_unlink (path);
+  g_rmdir (sub);
+  g_free (path);
+  g_free (sub);
+}
+
+/* The data are written, but the rename fails (the target is a folder): the
+ * temporary file must go and the folder stay as it was. */
+static void
+test_atomic_rename_fails (Fixture *f, gconstpointer data)
+{
+  char *target = g_build_filename (f->dir, "target", NULL);
+  char *inside = g_build_filename (target, "keep", NULL);
+  const void *chunks[1] = { "new contents" };
+  const size_t sizes[1] = { 12 };
+  char *listing;
+  nb_error err;
+
+  g_assert_cmpint (g_mkdir (target, 0700), ==, 0);
+  write_text_file (inside, "keep me", -1);
+
+  g_assert_cmpint (nb_write_file_atomic (target, chunks, sizes, 1, &err), ==, NB_ERR_IO);
+  g_assert_nonnull (strstr (err.message, target));
+  listing = dir_listing (f->dir);
+  g_assert_cmpstr (listing, ==, "target");
+  g_free (listing);
+  assert_untouched (target, inside, "keep");
+
+  g_unlink (inside);
+  g_rmdir (target);
+  g_free (inside);
+  g_free (target);
+}
+
+/* A write that fails half-way (here the file-size limit stands in for a full
+ * disk) leaves the old file and no temporary behind. */
+static void
+test_atomic_write_fails (Fixture *f, gconstpointer data)
+{
+  char *path = g_build_filename (f->dir, "big.bin", NULL);
+  size_t n = 1 << 20;
+  char *big = g_malloc0 (n);
+  const void *chunks[1] = { big };
+  const size_t sizes[1] = { n };
+  struct rlimit old_limit, limit;
+  void (*old_handler) (int);
+  nb_status status;
+  nb_error err;
+
+  write_text_file (path, "keep me", -1);
+
+  g_assert_cmpint (getrlimit (RLIMIT_FSIZE, &old_limit), ==, 0);
+  limit = old_limit;
+  limit.rlim_cur = 4096;
+  old_handler = signal (SIGXFSZ, SIG_IGN);
+  g_assert_cmpint (setrlimit (RLIMIT_FSIZE, &limit), ==, 0);
+  status = nb_write_file_atomic (path, chunks, sizes, 1, &err);
+  setrlimit (RLIMIT_FSIZE, &old_limit);
+  signal (SIGXFSZ, old_handler);
+
+  g_assert_cmpint (status, ==, NB_ERR_IO);
+  g_assert_nonnull (strstr (err.message, path));
+  g_assert_nonnull (strstr (err.message, g_strerror (EFBIG)));
+  assert_untouched (f->dir, path, "big.bin");
+
+  g_free (big);
+  g_free (path);
+}
+
+static void
+test_atomic_bad_names (Fixture *f, gconstpointer data)
+{
+  char *path = g_strconcat (f->dir, "/", NULL);
+  nb_error err;
+
+  g_assert_cmpint (nb_write_file_atomic ("", NULL, NULL, 0, &err), ==, NB_ERR_IO);
+  g_assert_cmpint (nb_write_file_atomic (NULL, NULL, NULL, 0, &err), ==, NB_ERR_IO);
+  /* a folder name, not a file name */
+  g_assert_cmpint (nb_write_file_atomic (path, NULL, NULL, 0, &err), ==, NB_ERR_IO);
+  g_free (path);
+}
+
+/* ------------------------------------------------------------------------ */
+/* PNG                                                                       */
+
+#ifdef TEST_HAVE_LIBPNG
+
+typedef struct
+{
+  int width, height, bit_depth, color_type;
+  guint8 *pixels;
+  GPtrArray *keys, *texts;
+  GArray *compression;
+} PngRead;
+
+static void
+png_read_clear (PngRead *r)
+{
+  g_free (r->pixels);
+  g_clear_pointer (&r->keys, g_ptr_array_unref);
+  g_clear_pointer (&r->texts, g_ptr_array_unref);
+  g_clear_pointer (&r->compression, g_array_unref);
+}
+
+static gboolean
+png_read_file (const char *path, PngRead *r)
+{
+  FILE *fp = fopen (path, "rb");
+  png_structp png;
+  png_infop info;
+  png_textp text;
+  int n_text;
+
+  memset (r, 0, sizeof *r);
+  g_assert_nonnull (fp);
+  png = png_create_read_struct (PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+  info = png_create_info_struct (png);
+  if (setjmp (png_jmpbuf (png)))
+    {
+      png_destroy_read_struct (&png, &info, NULL);
+      fclose (fp);
+      return FALSE;
+    }
+  png_init_io (png, fp);
+  png_read_info (png, info);
+  r->width = (int) png_get_image_width (png, info);
+  r->height = (int) png_get_image_height (png, info);
+  r->bit_depth = png_get_bit_depth (png, info);
+  r->color_type = png_get_color_type (png, info);
+  g_assert_cmpint (r->width * r->height, <, 1 << 20);
+  r->pixels = g_malloc ((gsize) r->width * (gsize) r->height);
+  for (int y = 0; y < r->height; y++)
+    png_read_row (png, r->pixels + (gsize) y * (gsize) r->width, NULL);
+  png_read_end (png, info);
+
+  r->keys = g_ptr_array_new_with_free_func (g_free);
+  r->texts = g_ptr_array_new_with_free_func (g_free);
+  r->compression = g_array_new (FALSE, FALSE, sizeof (int));
+  n_text = png_get_text (png, info, &text, NULL);
+  for (int i = 0; i < n_text; i++)
+    {
+      gsize len = text[i].compression > 0 ? text[i].itxt_length : text[i].text_length;
+
+      g_ptr_array_add (r->keys, g_strdup (text[i].key));
+      g_ptr_array_add (r->texts, g_strndup (text[i].text, len));
+      g_array_append_val (r->compression, text[i].compression);
+    }
+  png_destroy_read_struct (&png, &info, NULL);
+  fclose (fp);
+  return TRUE;
+}
+
+static void
+test_png (Fixture *f, gconstpointer data)
+{
+  enum { W = 7, H = 5 };
+  const char *keys[3] = { "Software", "Title", "Comment" };
+  /* ASCII and Latin-1 text go in tEXt (Latin-1 bytes), anything else in iTXt */
+  const char *values[3] = { "Braggscope", "Lysozyme \xc3\x85", "\xce\xbb = 1 \xc3\x85" };
+  char *path = g_build_filename (f->dir, "image.png", NULL);
+  guint8 px[W * H];
+  PngRead r;
+  char *listing;
+  nb_error err;
+
+  if (!nb_png_available ())
+    {
+      g_assert_cmpint (nb_write_png_gray8 (path, px, W, H, NULL, NULL, 0, &err), ==,
+                       NB_ERR_UNSUPPORTED);
+      g_assert_nonnull (strstr (err.message, "libpng"));
+      g_free (path);
+      g_test_skip ("this build has no libpng");
+      return;
+    }
+
+  for (int i = 0; i < W * H; i++)
+    px[i] = (guint8) (i * 7);
+  g_assert_cmpint (nb_write_png_gray8 (path, px, W, H, keys, values, 3, &err), ==, NB_OK);
+  listing = dir_listing (f->dir);
+  g_assert_cmpstr (listing, ==, "image.png");
+  g_free (listing);
+
+  g_assert_true (png_read_file (path, &r));
+  g_assert_cmpint (r.width, ==, W);
+  g_assert_cmpint (r.height, ==, H);
+  g_assert_cmpint (r.bit_depth, ==, 8);
+  g_assert_cmpint (r.color_type, ==, PNG_COLOR_TYPE_GRAY);
+  g_assert_cmpmem (r.pixels, W * H, px, W * H);
+
+  g_assert_cmpuint (r.keys->len, ==, 3);
+  g_assert_cmpstr (r.keys->pdata[0], ==, "Software");
+  g_assert_cmpstr (r.texts->pdata[0], ==, "Braggscope");
+  g_assert_cmpint (g_array_index (r.compression, int, 0), ==, PNG_TEXT_COMPRESSION_NONE);
+  g_assert_cmpstr (r.keys->pdata[1], ==, "Title");
+  g_assert_cmpstr (r.texts->pdata[1], ==, "Lysozyme \xc5");
+  g_assert_cmpint (g_array_index (r.compression, int, 1), ==, PNG_TEXT_COMPRESSION_NONE);
+  g_assert_cmpstr (r.keys->pdata[2], ==, "Comment");
+  g_assert_cmpstr (r.texts->pdata[2], ==, values[2]);
+  g_assert_cmpint (g_array_index (r.compression, int, 2), ==, PNG_ITXT_COMPRESSION_NONE);
+  png_read_clear (&r);
+
+  g_free (path);
+}
+
+static void
+test_png_errors (Fixture *f, gconstpointer data)
+{
+  const guint8 px[4] = { 1, 2, 3, 4 };
+  const char *bad_key[1] = { " leading space" };
+  const char *ok_key[1] = { "Comment" };
+  const char *bad_utf8[1] = { "\xff\xfe" };
+  const char *ok_value[1] = { "fine" };
+  char *path = g_build_filename (f->dir, "image.png", NULL);
+  char *missing = g_build_filename (f->dir, "no-such-dir", "image.png", NULL);
+  char *listing;
+  nb_error err;
+
+  if (!nb_png_available ())
+    {
+      g_free (path);
+      g_free (missing);
+      g_test_skip ("this build has no libpng");
+      return;
+    }
+
+  g_assert_cmpint (nb_write_png_gray8 (path, px, 2, 2, bad_key, ok_value, 1, &err), ==,
+                   NB_ERR_INVALID);
+  g_assert_cmpint (nb_write_png_gray8 (path, px, 2, 2, ok_key, bad_utf8, 1, &err), ==,
+                   NB_ERR_INVALID);
+  g_assert_cmpint (nb_write_png_gray8 (path, px, 0, 2, NULL, NULL, 0, &err), ==,
+                   NB_ERR_INVALID);
+  g_assert_cmpint (nb_write_png_gray8 (missing, px, 2, 2, NULL, NULL, 0, &err), ==, NB_ERR_IO);
+  g_assert_nonnull (strstr (err.message, missing));
+  listing = dir_listing (f->dir);
+  g_assert_cmpstr (listing, ==, "");
+  g_free (listing);
+
+  g_free (path);
+  g_free (missing);
+}
+
+#else /* !TEST_HAVE_LIBPNG */
+
+static void
+test_png (Fixture *f, gconstpointer data)
+{
+  const guint8 px[1] = { 0 };
+  char *path = g_build_filename (f->dir, "image.png", NULL);
+  nb_error err;
+
+  if (nb_png_available ())
+    g_test_incomplete ("the engine has libpng but this test was built without it");
+  else
+    {
+      g_assert_cmpint (nb_write_png_gray8 (path, px, 1, 1, NULL, NULL, 0, &err), ==,
+                       NB_ERR_UNSUPPORTED);
+      g_test_skip ("this build has no libpng");
+    }
+  g_free (path);
+}
+
+static void
+test_png_errors (Fixture *f, gconstpointer data)
+{
+  g_test_skip ("this build has no libpng");
+}
+
+#endif
+
+/* ------------------------------------------------------------------------ */
+
+#define ADD(name, func) g_test_add (name, Fixture, NULL, fixture_setup, func, fixture_teardown)
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  g_test_add_func ("/io/smv/header-example", test_smv_header_example);
+  g_test_add_func ("/io/smv/header-golden", test_smv_header_golden);
+  ADD ("/io/smv/header-long", test_smv_header_long);
+  ADD ("/io/smv/round-trip", test_smv_round_trip);
+  ADD ("/io/smv/read-big-endian", test_smv_read_big_endian);
+  ADD ("/io/smv/read-errors", test_smv_read_errors);
+  ADD ("/io/pgm", test_pgm);
+  ADD ("/io/float", test_float_image);
+  ADD ("/io/atomic/replace", test_atomic_replace);
+  ADD ("/io/atomic/relative", test_atomic_relative);
+  ADD ("/io/atomic/missing-dir", test_atomic_missing_dir);
+  ADD ("/io/atomic/readonly-dir", test_atomic_readonly_dir);
+  ADD ("/io/atomic/rename-fails", test_atomic_rename_fails);
+  ADD ("/io/atomic/write-fails", test_atomic_write_fails);
+  ADD ("/io/atomic/bad-names", test_atomic_bad_names);
+  ADD ("/io/png/round-trip", test_png);
+  ADD ("/io/png/errors", test_png_errors);
+
+  return g_test_run ();
+}
