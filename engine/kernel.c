@@ -267,10 +267,19 @@ pixel_active (const nb_plan *plan, int f, int s)
   return 1;
 }
 
+double
+nb_kernel_render_pixel (const nb_plan *plan, int fpixel, int spixel, int fresh)
+{
+  pixel_report rep;
+
+  return render_pixel (plan, fpixel, spixel, fresh, 0, &rep);
+}
+
 /* The first pixel, in the reference's row-major order, whose rendering
- * reaches the phi loop: it alone starts from the unrotated cell (Q-3). */
-static long
-first_phi_pixel (const nb_plan *plan)
+ * reaches the phi loop: it alone starts from the unrotated cell (Q-3).
+ * -1 when the carry-over makes no difference. */
+long
+nb_kernel_first_phi_pixel (const nb_plan *plan)
 {
   const nb_detector *d = &plan->det;
   pixel_report rep;
@@ -298,7 +307,7 @@ nb_kernel_execute (nb_plan *plan, float *image, const nb_exec_options *opts, nb_
 {
   const nb_detector *d = &plan->det;
   const int fpixels = d->fpixels, spixels = d->spixels;
-  const long first = first_phi_pixel (plan);
+  const long first = nb_kernel_first_phi_pixel (plan);
   const int interp = plan->interpolate;
   long first_oor = -1;
   int threads = opts && opts->threads > 0 ? opts->threads : 0;

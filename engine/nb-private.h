@@ -193,6 +193,42 @@ typedef struct
   int same;       /* first == rest */
 } nb_orient;
 
+/* Everything the single-precision kernel reads, in float, lengths of the
+ * crystal in Angstrom and of q in 1/Angstrom (kernel-f32-body.h). */
+#define NB_F32_CHUNK 64
+typedef struct
+{
+  float pix0[3], fdet[3], sdet[3], odet[3], beam[3], polar_axis[3];
+  float subpix, pixel_size, close_distance, distance;
+  float thick, thickstep, mu;
+  int oversample, thicksteps, curved, point_pixel;
+  int os_thick, os_polar, os_omega, os_any, nopolar, water;
+  nb_shape shape;
+  float kahn, fudge, dmin; /* dmin in Angstrom */
+  int nsources;
+  float *inc;        /* 3 * nsources: incident unit vectors */
+  float *inv_lambda; /* nsources: 1/Angstrom */
+  int nsteps;
+  float *abc;        /* 9 * nsteps: a, b, c in Angstrom (the "rest" table) */
+  float Na, Nb, Nc;
+  float astar[9];    /* a*, b*, c* (1/Angstrom) */
+  float *F;          /* structure factors as float, or NULL when there are none */
+  int h_min, k_min, l_min, h_count, k_count, l_count, k_stride, l_stride;
+  float default_F;
+  float I_start, scale, physical_bg;
+} nb_f32_ctx;
+
+typedef void (*nb_f32_row_fn) (const nb_f32_ctx *c, int spixel, int f_begin, int f_end,
+                               float *row);
+void nb_f32_render_row_generic (const nb_f32_ctx *c, int spixel, int f_begin, int f_end, float *row);
+void nb_f32_render_row_avx2 (const nb_f32_ctx *c, int spixel, int f_begin, int f_end, float *row);
+void nb_f32_render_row_avx512 (const nb_f32_ctx *c, int spixel, int f_begin, int f_end, float *row);
+
+/* nb_f32_select: the variant for this CPU (AVX-512, AVX2, generic); the
+ * environment variable NB_KERNEL=generic|avx2|avx512 forces one (an
+ * unsupported choice falls back to generic).  @name receives its name. */
+nb_f32_row_fn nb_f32_select (const char **name);
+
 struct nb_plan
 {
   nb_params params;
@@ -218,7 +254,17 @@ struct nb_plan
   double *row_omega; /* spixels: per-row solid-angle sums (thread-independent total) */
   unsigned char *row_flag; /* spixels: scratch for the kernel */
   int interp_warned;
+
+  nb_f32_ctx f32;
 };
+
+/* kernel-f32.c */
+nb_status nb_f32_prepare (nb_plan *plan, nb_error *err);
+void nb_f32_free (nb_f32_ctx *c);
+nb_status nb_kernel_execute_f32 (nb_plan *plan, float *image, const nb_exec_options *opts,
+                                 nb_error *err);
+double nb_kernel_render_pixel (const nb_plan *plan, int fpixel, int spixel, int fresh);
+long nb_kernel_first_phi_pixel (const nb_plan *plan);
 
 /* Stages (geometry.c, crystal.c, sources.c). */
 nb_status nb_detector_setup (nb_plan *plan, nb_error *err);

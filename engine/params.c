@@ -382,7 +382,7 @@ get_double (const char *flag, const char *value, double *out, nb_error *err)
 static nb_status
 get_int (const char *flag, const char *value, long *out, nb_error *err)
 {
-  double v;
+  double v = 0.0;
   nb_status st = get_double (flag, value, &v, err);
 
   if (st != NB_OK)

@@ -365,6 +365,8 @@ plan_build (nb_plan *plan, nb_error *err)
     plan->I_bg = 2.57 * 2.57 * 7.94079248018965e-30 * plan->fluence * p->water_size * p->water_size
                  * p->water_size * 1e6 * 6.02214179e23 / 18.0;
 
+  if ((st = nb_f32_prepare (plan, err)) != NB_OK)
+    return st;
   plan->row_omega = calloc ((size_t) d->spixels, sizeof (double));
   plan->row_flag = calloc ((size_t) d->spixels, 1);
   if (plan->row_omega == NULL || plan->row_flag == NULL)
@@ -440,6 +442,7 @@ plan_release (nb_plan *plan)
   nb_crystal_free (&plan->xtal);
   nb_orient_free (&plan->orient);
   nb_hkl_grid_clear (&plan->hkl);
+  nb_f32_free (&plan->f32);
   free (plan->mask);
   free (plan->row_omega);
   free (plan->row_flag);
@@ -500,6 +503,9 @@ nb_status
 nb_plan_execute (nb_plan *plan, float *image, const nb_exec_options *opts, nb_error *err)
 {
   nb_error_clear (err);
+  /* tricubic interpolation keeps the double kernel (its fallback is global, Q-15) */
+  if (plan->params.precision == NB_PRECISION_SINGLE && !plan->interpolate)
+    return nb_kernel_execute_f32 (plan, image, opts, err);
   return nb_kernel_execute (plan, image, opts, err);
 }
 

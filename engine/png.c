@@ -111,15 +111,17 @@ utf8_to_latin1 (const char *in, char *latin1)
       int extra;
 
       if (p[0] < 0x80)
-        cp = p[0], extra = 0;
+        extra = 0;
       else if ((p[0] & 0xe0) == 0xc0)
-        cp = p[0] & 0x1f, extra = 1;
+        extra = 1;
       else if ((p[0] & 0xf0) == 0xe0)
-        cp = p[0] & 0x0f, extra = 2;
+        extra = 2;
       else if ((p[0] & 0xf8) == 0xf0)
-        cp = p[0] & 0x07, extra = 3;
+        extra = 3;
       else
         return -1;
+      /* the lead byte's payload bits: 7, 5, 4 or 3 */
+      cp = p[0] & (extra == 0 ? 0x7f : 0x3f >> extra);
       for (int i = 1; i <= extra; i++)
         {
           if ((p[i] & 0xc0) != 0x80)
@@ -232,12 +234,12 @@ nb_write_png_gray8 (const char *path, const uint8_t *bytes, int width, int heigh
           goto out;
         }
       fits = utf8_to_latin1 (values[i], latin1[i]);
+      /* Not UTF-8 (a command line in a legacy encoding, say): metadata is
+       * not worth failing the image for, so the bytes go out as they are. */
       if (fits < 0)
         {
-          status = nb_error_set (err, NB_ERR_INVALID,
-                                 "cannot write PNG %s: the text of \"%s\" is not UTF-8", path,
-                                 keys[i]);
-          goto out;
+          strcpy (latin1[i], values[i]);
+          fits = 1;
         }
       texts[i].key = (png_charp) keys[i];
       if (fits)

@@ -85,9 +85,7 @@ void
 nb_noise_state_init (nb_noise_state *s)
 {
   memset (s, 0, sizeof *s);
-  nb_ran1_init (&s->ran);
   s->oldm = -1.0f;
-  s->iset = 0;
 }
 
 float
@@ -280,6 +278,7 @@ row_length (const double *row)
 void
 nb_umat2misset (const double umat[9], double missets[3])
 {
+  static const double ident[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
   double u[9];
   double mx, my, mz;
   int i;
@@ -296,18 +295,18 @@ nb_umat2misset (const double umat[9], double missets[3])
   /* Two empty rows: the reference assumes identity rows for them. */
   if (mx >= 0 && my <= 0 && mz <= 0)
     {
-      u[3] = 0, u[4] = 1, u[5] = 0;
-      u[6] = 0, u[7] = 0, u[8] = 1;
+      memcpy (u + 3, ident + 3, 3 * sizeof (double));
+      memcpy (u + 6, ident + 6, 3 * sizeof (double));
     }
   if (mx <= 0 && my >= 0 && mz <= 0)
     {
-      u[0] = 1, u[1] = 0, u[2] = 0;
-      u[6] = 0, u[7] = 0, u[8] = 1;
+      memcpy (u, ident, 3 * sizeof (double));
+      memcpy (u + 6, ident + 6, 3 * sizeof (double));
     }
   if (mx <= 0 && my <= 0 && mz >= 0)
     {
-      u[0] = 1, u[1] = 0, u[2] = 0;
-      u[3] = 0, u[4] = 1, u[5] = 0;
+      memcpy (u, ident, 3 * sizeof (double));
+      memcpy (u + 3, ident + 3, 3 * sizeof (double));
     }
 
   /* The reference repeats the substitution so that a row rebuilt from a

@@ -9,6 +9,7 @@
  */
 #include <glib.h>
 #include <math.h>
+#include <string.h>
 
 #include "nb-rng.h"
 
@@ -185,6 +186,60 @@ test_poidev_mixed (void)
   g_assert_cmpint (idum, ==, 1201360370);
 }
 
+/* The reference's noise image, rebuilt from its float image: golden case
+ * noise_smv (-seed 12345 -adc 40, 256 x 256, no mask or ROI).  Its single
+ * mosaic domain drew from the shared table first, but the negative noise seed
+ * re-initialises the table, so a fresh state reproduces the stream. */
+static void
+test_poidev_golden_noise (void)
+{
+  const char *golden_dir = g_getenv ("NB_GOLDEN_DIR");
+  char *fpath, *npath, *fdata = NULL, *ndata = NULL;
+  gsize flen = 0, nlen = 0;
+  nb_noise_state s;
+  long seed = -12345;
+  double photons = 0.0;
+
+  if (golden_dir == NULL || G_BYTE_ORDER != G_LITTLE_ENDIAN)
+    {
+      /* the golden float file is little-endian */
+      g_test_skip ("NB_GOLDEN_DIR is not set, or the host is big-endian");
+      return;
+    }
+  fpath = g_build_filename (golden_dir, "noise_smv.float", NULL);
+  npath = g_build_filename (golden_dir, "noise_smv.noise.img", NULL);
+  if (!g_file_get_contents (fpath, &fdata, &flen, NULL)
+      || !g_file_get_contents (npath, &ndata, &nlen, NULL))
+    {
+      g_test_skip ("golden noise_smv files not found");
+      goto out;
+    }
+  g_assert_cmpuint (flen, ==, 256 * 256 * sizeof (float));
+  g_assert_cmpuint (nlen, ==, 512 + 256 * 256 * 2);
+
+  nb_noise_state_init (&s);
+  for (gsize i = 0; i < 256 * 256; i++)
+    {
+      float v;
+      guint16 expect;
+      float n;
+
+      memcpy (&v, fdata + 4 * i, sizeof v);
+      expect = (guint16) ((guint8) ndata[512 + 2 * i] | (guint8) ndata[512 + 2 * i + 1] << 8);
+      n = nb_poidev (&s, v, &seed);
+      photons += n;
+      g_assert_cmpuint ((guint16) (n + 40.0), ==, expect);
+    }
+  /* the log says "310978 photons on noise image (0 overloads)" */
+  g_assert_cmpfloat (photons, ==, 310978.0);
+
+out:
+  g_free (fdata);
+  g_free (ndata);
+  g_free (fpath);
+  g_free (npath);
+}
+
 /* reference: ./ref gauss (seed -7, six deviates) */
 static void
 test_gaussdev (void)
@@ -333,6 +388,34 @@ test_umat2misset_known (void)
   g_assert_cmpfloat (m[2], ==, 0.0);
 }
 
+/* Matrices with empty rows take the reference's substitution path.
+ * reference: umat2misset() on these four matrices, printed with %a. */
+static void
+test_umat2misset_degenerate (void)
+{
+  static const double cases[4][9] = {
+    { 1, 0, 0, 0, 0, 0, 0, 0, 1 },
+    { 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+    { 2, 0.1, 0, 0, 0, 0, 0.2, 0.3, 1 },
+    { 0, 0, 0, 0.3, 0.9, 0.1, -0.5, 0.2, 0.7 },
+  };
+  static const double expect[4][3] = {
+    { 0x0p+0, -0x0p+0, 0x0p+0 },
+    { 0x0p+0, -0x0p+0, 0x0p+0 },
+    { 0x1.2a73a661eaf06p-2, -0x1.83a128f0ae8ecp-3, -0x1.8920b5650d443p-5 },
+    { 0x1.1cfa95f7a8dcfp-2, 0x1.3420ef658f824p-1, 0x1.a0f2dd516caefp-2 },
+  };
+
+  for (int c = 0; c < 4; c++)
+    {
+      double m[3];
+
+      nb_umat2misset (cases[c], m);
+      for (int i = 0; i < 3; i++)
+        g_assert_cmpfloat (m[i], ==, expect[c][i]);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -343,10 +426,12 @@ main (int argc, char **argv)
   g_test_add_func ("/rng/ran1/independent", test_ran1_independent);
   g_test_add_func ("/rng/poidev/regimes", test_poidev_regimes);
   g_test_add_func ("/rng/poidev/mixed", test_poidev_mixed);
+  g_test_add_func ("/rng/poidev/golden-noise", test_poidev_golden_noise);
   g_test_add_func ("/rng/gaussdev", test_gaussdev);
   g_test_add_func ("/rng/gammln", test_gammln);
   g_test_add_func ("/rng/misset/random", test_misset_random);
   g_test_add_func ("/rng/misset/known", test_umat2misset_known);
+  g_test_add_func ("/rng/misset/degenerate", test_umat2misset_degenerate);
   g_test_add_func ("/rng/mosaic/domains", test_mosaic_domains);
 
   return g_test_run ();
