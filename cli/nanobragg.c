@@ -241,6 +241,19 @@ main (int argc, char **argv)
       }
     fputs (nb_plan_get_log (plan) + before, stdout);
   }
+  if (params.stats)
+    {
+      nb_plan_stats ps;
+
+      nb_plan_get_stats (plan, &ps);
+      printf ("plan stages (rebuilds/hits):");
+      for (int s = 0; s < NB_N_STAGES; s++)
+        printf ("%s %s %ld/%ld", s ? "," : "", nb_stage_name (s), ps.rebuilds[s], ps.hits[s]);
+      printf ("\nkernel: %s precision%s%s\n",
+              params.precision == NB_PRECISION_SINGLE ? "single" : "double",
+              params.precision == NB_PRECISION_SINGLE ? ", " : "",
+              params.precision == NB_PRECISION_SINGLE ? nb_kernel_variant () : "");
+    }
   printf ("\n");
 
   nb_image_statistics (plan, image, &stats);

@@ -254,9 +254,7 @@ nb_mosaic_setup (nb_plan *plan, nb_error *err)
   nb_crystal *x = &plan->xtal;
   long seed = plan->params.mosaic_seed;
 
-  free (x->umats);
-  x->umats = calloc ((size_t) x->mosaic_domains, 9 * sizeof (double));
-  if (x->umats == NULL)
+  if (!nb_reserve (&x->umats, &x->cap_umats, (size_t) x->mosaic_domains * 9 * sizeof (double)))
     return nb_error_set (err, NB_ERR_NOMEM, "out of memory for %d mosaic domains",
                          x->mosaic_domains);
   for (int m = 0; m < x->mosaic_domains; m++)
@@ -326,15 +324,10 @@ nb_orient_setup (nb_plan *plan, nb_error *err)
   double start[9], last[9];
   int last_nonzero = -1;
 
-  nb_orient_free (o);
   o->n = x->phisteps * x->mosaic_domains;
-  o->first = malloc ((size_t) o->n * 9 * sizeof (double));
-  o->rest = malloc ((size_t) o->n * 9 * sizeof (double));
-  if (o->first == NULL || o->rest == NULL)
-    {
-      nb_orient_free (o);
-      return nb_error_set (err, NB_ERR_NOMEM, "out of memory for orientation tables");
-    }
+  if (!nb_reserve (&o->first, &o->cap_first, (size_t) o->n * 9 * sizeof (double))
+      || !nb_reserve (&o->rest, &o->cap_rest, (size_t) o->n * 9 * sizeof (double)))
+    return nb_error_set (err, NB_ERR_NOMEM, "out of memory for orientation tables");
   memcpy (start, x->a0, sizeof x->a0);
   memcpy (start + 3, x->b0, sizeof x->b0);
   memcpy (start + 6, x->c0, sizeof x->c0);
@@ -363,6 +356,7 @@ nb_orient_free (nb_orient *o)
   free (o->first);
   free (o->rest);
   o->first = o->rest = NULL;
+  o->cap_first = o->cap_rest = 0;
   o->n = 0;
 }
 
@@ -371,4 +365,5 @@ nb_crystal_free (nb_crystal *c)
 {
   free (c->umats);
   c->umats = NULL;
+  c->cap_umats = 0;
 }

@@ -47,6 +47,15 @@ nb_f32_select (const char **name)
   return fn;
 }
 
+const char *
+nb_kernel_variant (void)
+{
+  const char *name;
+
+  nb_f32_select (&name);
+  return name;
+}
+
 void
 nb_f32_free (nb_f32_ctx *c)
 {
@@ -55,6 +64,7 @@ nb_f32_free (nb_f32_ctx *c)
   free (c->abc);
   free (c->F);
   c->inc = c->inv_lambda = c->abc = c->F = NULL;
+  c->cap_inc = c->cap_inv_lambda = c->cap_abc = 0;
 }
 
 static void
@@ -65,8 +75,10 @@ copy3 (float *dst, const double *src)
   dst[2] = (float) src[2];
 }
 
+/* Fills the float tables from the plan; the structure factors are converted
+ * only when @with_F (they change only with the structure-factor stage). */
 nb_status
-nb_f32_prepare (nb_plan *plan, nb_error *err)
+nb_f32_prepare (nb_plan *plan, int with_F, nb_error *err)
 {
   const nb_params *p = &plan->params;
   const nb_detector *d = &plan->det;
@@ -74,7 +86,6 @@ nb_f32_prepare (nb_plan *plan, nb_error *err)
   nb_f32_ctx *c = &plan->f32;
   size_t ncells;
 
-  nb_f32_free (c);
   copy3 (c->pix0, d->pix0);
   copy3 (c->fdet, d->fdet);
   copy3 (c->sdet, d->sdet);
@@ -104,11 +115,10 @@ nb_f32_prepare (nb_plan *plan, nb_error *err)
   c->dmin = (float) (p->dmin * 1e10);
 
   c->nsources = plan->src.count;
-  c->inc = malloc ((size_t) c->nsources * 3 * sizeof (float));
-  c->inv_lambda = malloc ((size_t) c->nsources * sizeof (float));
   c->nsteps = plan->orient.n;
-  c->abc = malloc ((size_t) c->nsteps * 9 * sizeof (float));
-  if (c->inc == NULL || c->inv_lambda == NULL || c->abc == NULL)
+  if (!nb_reserve (&c->inc, &c->cap_inc, (size_t) c->nsources * 3 * sizeof (float))
+      || !nb_reserve (&c->inv_lambda, &c->cap_inv_lambda, (size_t) c->nsources * sizeof (float))
+      || !nb_reserve (&c->abc, &c->cap_abc, (size_t) c->nsteps * 9 * sizeof (float)))
     return nb_error_set (err, NB_ERR_NOMEM, "out of memory for the single-precision tables");
   for (int s = 0; s < c->nsources; s++)
     {
@@ -126,8 +136,12 @@ nb_f32_prepare (nb_plan *plan, nb_error *err)
   copy3 (c->astar + 6, x->c_star);
 
   c->default_F = (float) plan->default_F;
-  c->F = NULL;
-  if (plan->hkl.hkls != 0 && plan->hkl.F != NULL)
+  if (with_F)
+    {
+      free (c->F);
+      c->F = NULL;
+    }
+  if (with_F && plan->hkl.hkls != 0 && plan->hkl.F != NULL)
     {
       const nb_hkl_grid *g = &plan->hkl;
 

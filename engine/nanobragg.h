@@ -225,6 +225,41 @@ typedef struct
   double default_F;
 } nb_plan_info;
 
+/* The plan's stages (its warm cache).  Each is recomputed only when one of its
+ * inputs changed:
+ *   DETECTOR     pixel size and counts, distance, beam centre, convention,
+ *                pivot, vectors, rotations, two-theta, sensor, ROI
+ *   CRYSTAL      cell, -mat, misset, crystal size, wavelength (a -mat needs it),
+ *                and the detector (automatic oversampling)
+ *   STRUCTURE_FACTORS  -hkl/-dump files and default_F: never re-read otherwise
+ *   SOURCES      wavelength, dispersion, divergence, source file, and the
+ *                detector (beam and polarization vectors)
+ *   ORIENTATION  phi, oscillation, mosaic spread/domains/seed, and the crystal
+ *                and detector (spindle)
+ *   BUFFERS      reallocated only when a table or row buffer must grow */
+typedef enum
+{
+  NB_STAGE_DETECTOR = 0,
+  NB_STAGE_CRYSTAL,
+  NB_STAGE_STRUCTURE_FACTORS,
+  NB_STAGE_SOURCES,
+  NB_STAGE_ORIENTATION,
+  NB_STAGE_BUFFERS,
+  NB_N_STAGES
+} nb_stage;
+
+typedef struct
+{
+  long hits[NB_N_STAGES];     /* updates that reused the stage */
+  long rebuilds[NB_N_STAGES]; /* creations and updates that recomputed it */
+} nb_plan_stats;
+
+/* nb_stage_name: "detector", "crystal", ... */
+const char *nb_stage_name (nb_stage stage);
+
+/* nb_plan_get_stats: the hit/rebuild counters since the plan was created. */
+void nb_plan_get_stats (const nb_plan *plan, nb_plan_stats *stats);
+
 /* nb_plan_create: derives everything from @params in the reference's order
  * (physics.md §2): detector, sources, orientation, structure factors (reads
  * -hkl/-mat/-sourcefile/-stol/-mask files), and allocates the buffers.  The
@@ -253,6 +288,11 @@ typedef struct
  * outside the ROI or masked are 0.  @opts may be NULL. */
 nb_status nb_plan_execute (nb_plan *plan, float *image, const nb_exec_options *opts,
                            nb_error *err);
+
+/* nb_kernel_variant: the instruction set the single-precision kernel uses on
+ * this CPU now ("avx512", "avx2" or "generic"); the environment variable
+ * NB_KERNEL=generic|avx2|avx512 forces one (falling back when unsupported). */
+const char *nb_kernel_variant (void);
 
 /* nb_plan_get_info: derived values (geometry, counts) of the current plan. */
 const nb_plan_info *nb_plan_get_info (const nb_plan *plan);

@@ -10,6 +10,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "nanobragg.h"
 #include "nb-hkl.h"
@@ -112,6 +113,26 @@ nb_rotate_umat (const double v[3], const double u[9], double out[3])
   out[2] = t2;
 }
 
+/* nb_reserve: makes *@ptr hold at least @bytes, reallocating only when it
+ * must grow (so an unchanged plan shape never allocates); *@cap tracks the
+ * capacity.  Returns 0 when out of memory (the old buffer is kept). */
+static inline int
+nb_reserve (void *ptr, size_t *cap, size_t bytes)
+{
+  void **pp = (void **) ptr;
+
+  if (bytes == 0)
+    bytes = 1;
+  if (*pp != NULL && *cap >= bytes)
+    return 1;
+  void *n = realloc (*pp, bytes);
+  if (n == NULL)
+    return 0;
+  *pp = n;
+  *cap = bytes;
+  return 1;
+}
+
 /* ------------------------------------------------------------------------- */
 /* A growable text log (the lines the reference prints). */
 
@@ -119,6 +140,7 @@ typedef struct
 {
   char *text;
   size_t len, cap;
+  int quiet; /* plan updates do not log (and so do not allocate) */
 } nb_log;
 
 void nb_log_printf (nb_log *log, const char *fmt, ...)
@@ -158,6 +180,7 @@ typedef struct
   double *dir;    /* 3 * count: unit direction from the sample towards the source */
   double *lambda; /* count, metres */
   double *weight; /* count, as given (unused by the physics) */
+  size_t cap_dir, cap_lambda, cap_weight;
   int divsteps;
   double hdivrange, hdivstep, vdivrange, vdivstep;
   int hdivsteps, vdivsteps;
@@ -178,6 +201,7 @@ typedef struct
   int mosaic_domains;
   double mosaic_spread;
   double *umats; /* 9 * domains */
+  size_t cap_umats;
   double misset_random_deg[3];
 } nb_crystal;
 
@@ -191,6 +215,7 @@ typedef struct
   double *first;  /* 9 * n: a, b, c */
   double *rest;   /* 9 * n */
   int same;       /* first == rest */
+  size_t cap_first, cap_rest;
 } nb_orient;
 
 /* Everything the single-precision kernel reads, in float, lengths of the
@@ -206,6 +231,7 @@ typedef struct
   nb_shape shape;
   float kahn, fudge, dmin; /* dmin in Angstrom */
   int nsources;
+  size_t cap_inc, cap_inv_lambda, cap_abc;
   float *inc;        /* 3 * nsources: incident unit vectors */
   float *inv_lambda; /* nsources: 1/Angstrom */
   int nsteps;
@@ -252,14 +278,15 @@ struct nb_plan
   nb_ran1 ran;    /* shared generator table after misset/mosaic draws */
 
   double *row_omega; /* spixels: per-row solid-angle sums (thread-independent total) */
-  unsigned char *row_flag; /* spixels: scratch for the kernel */
+  size_t cap_row_omega;
+  nb_plan_stats stats;
   int interp_warned;
 
   nb_f32_ctx f32;
 };
 
 /* kernel-f32.c */
-nb_status nb_f32_prepare (nb_plan *plan, nb_error *err);
+nb_status nb_f32_prepare (nb_plan *plan, int with_F, nb_error *err);
 void nb_f32_free (nb_f32_ctx *c);
 nb_status nb_kernel_execute_f32 (nb_plan *plan, float *image, const nb_exec_options *opts,
                                  nb_error *err);

@@ -21,6 +21,8 @@ nb_log_printf (nb_log *log, const char *fmt, ...)
   va_list ap;
   int n;
 
+  if (log->quiet)
+    return;
   va_start (ap, fmt);
   n = vsnprintf (NULL, 0, fmt, ap);
   va_end (ap);
@@ -60,6 +62,8 @@ load_mask (nb_plan *plan, nb_error *err)
   nb_status st;
   size_t n = (size_t) plan->det.fpixels * (size_t) plan->det.spixels;
 
+  free (plan->mask);
+  plan->mask = NULL;
   if (plan->params.mask_file == NULL)
     return NB_OK;
   if ((st = nb_read_smv (plan->params.mask_file, &f, err)) != NB_OK)
@@ -89,6 +93,7 @@ load_structure_factors (nb_plan *plan, nb_error *err)
   const nb_params *p = &plan->params;
   nb_status st;
 
+  nb_hkl_grid_clear (&plan->hkl);
   if (p->hkl_file != NULL)
     {
       nb_log_printf (&plan->log, "counting entries in %s\n", p->hkl_file);
@@ -220,8 +225,11 @@ validate (const nb_params *p, nb_error *err)
   return NB_OK;
 }
 
+#define STAGE(s) (1u << (s))
+#define ALL_STAGES (STAGE (NB_N_STAGES) - 1)
+
 static nb_status
-plan_build (nb_plan *plan, nb_error *err)
+plan_build (nb_plan *plan, unsigned rebuild, nb_error *err)
 {
   const nb_params *p = &plan->params;
   nb_detector *d = &plan->det;
@@ -231,7 +239,7 @@ plan_build (nb_plan *plan, nb_error *err)
 
   if ((st = validate (p, err)) != NB_OK)
     return st;
-  if ((st = nb_detector_setup (plan, err)) != NB_OK)
+  if ((rebuild & STAGE (NB_STAGE_DETECTOR)) && (st = nb_detector_setup (plan, err)) != NB_OK)
     return st;
 
   plan->fluence = p->fluence;
@@ -265,9 +273,10 @@ plan_build (nb_plan *plan, nb_error *err)
                          "no structure factors: give -hkl FILE, -dump FILE (an Fdump cache) or "
                          "-default_F F");
 
-  if ((st = nb_sampling_setup (plan, err)) != NB_OK)
+  if ((rebuild & (STAGE (NB_STAGE_DETECTOR) | STAGE (NB_STAGE_SOURCES) | STAGE (NB_STAGE_ORIENTATION)))
+      && (st = nb_sampling_setup (plan, err)) != NB_OK)
     return st;
-  if ((st = nb_detector_orient (plan, err)) != NB_OK)
+  if ((rebuild & STAGE (NB_STAGE_DETECTOR)) && (st = nb_detector_orient (plan, err)) != NB_OK)
     return st;
 
   plan->interpolate = p->interpolate;
@@ -286,10 +295,11 @@ plan_build (nb_plan *plan, nb_error *err)
         }
     }
 
-  if ((st = nb_crystal_setup (plan, err)) != NB_OK)
+  if ((rebuild & STAGE (NB_STAGE_CRYSTAL)) && (st = nb_crystal_setup (plan, err)) != NB_OK)
     return st;
-  nb_crystal_size (plan, p->sample_x, sample_y, sample_z);
+  if (rebuild & STAGE (NB_STAGE_CRYSTAL))
   {
+    nb_crystal_size (plan, p->sample_x, sample_y, sample_z);
     double A = nb_magnitude (x->a0) * x->Na, B = nb_magnitude (x->b0) * x->Nb;
     double C = nb_magnitude (x->c0) * x->Nc, xmax = A, rps;
     int recommended;
@@ -322,12 +332,13 @@ plan_build (nb_plan *plan, nb_error *err)
                            d->oversample);
   }
 
-  if ((st = load_structure_factors (plan, err)) != NB_OK)
+  if ((rebuild & STAGE (NB_STAGE_STRUCTURE_FACTORS))
+      && (st = load_structure_factors (plan, err)) != NB_OK)
     return st;
   if (plan->hkl.hkls == 0)
     plan->interpolate = 0;
   plan->default_F = p->default_F;
-  if ((st = read_stol (plan, err)) != NB_OK)
+  if ((rebuild & STAGE (NB_STAGE_STRUCTURE_FACTORS)) && (st = read_stol (plan, err)) != NB_OK)
     return st;
 
   for (int t = 0; t < d->thicksteps; t++)
@@ -335,13 +346,16 @@ plan_build (nb_plan *plan, nb_error *err)
   for (int j = 0; j < x->phisteps; j++)
     nb_log_printf (&plan->log, "phi%d = %g\n", j, (x->phi0 + x->phistep * j) * NB_RTD);
 
-  if ((st = nb_sources_setup (plan, err)) != NB_OK)
+  if ((rebuild & STAGE (NB_STAGE_SOURCES)) && (st = nb_sources_setup (plan, err)) != NB_OK)
     return st;
-  if ((st = nb_mosaic_setup (plan, err)) != NB_OK)
-    return st;
-  if ((st = nb_orient_setup (plan, err)) != NB_OK)
-    return st;
-  if ((st = load_mask (plan, err)) != NB_OK)
+  if (rebuild & STAGE (NB_STAGE_ORIENTATION))
+    {
+      if ((st = nb_mosaic_setup (plan, err)) != NB_OK)
+        return st;
+      if ((st = nb_orient_setup (plan, err)) != NB_OK)
+        return st;
+    }
+  if ((rebuild & STAGE (NB_STAGE_BUFFERS)) && (st = load_mask (plan, err)) != NB_OK)
     return st;
 
   if (d->oversample <= 0)
@@ -365,11 +379,10 @@ plan_build (nb_plan *plan, nb_error *err)
     plan->I_bg = 2.57 * 2.57 * 7.94079248018965e-30 * plan->fluence * p->water_size * p->water_size
                  * p->water_size * 1e6 * 6.02214179e23 / 18.0;
 
-  if ((st = nb_f32_prepare (plan, err)) != NB_OK)
+  if ((st = nb_f32_prepare (plan, (rebuild & STAGE (NB_STAGE_STRUCTURE_FACTORS)) != 0, err))
+      != NB_OK)
     return st;
-  plan->row_omega = calloc ((size_t) d->spixels, sizeof (double));
-  plan->row_flag = calloc ((size_t) d->spixels, 1);
-  if (plan->row_omega == NULL || plan->row_flag == NULL)
+  if (!nb_reserve (&plan->row_omega, &plan->cap_row_omega, (size_t) d->spixels * sizeof (double)))
     return nb_error_set (err, NB_ERR_NOMEM, "out of memory");
 
   /* public info */
@@ -445,7 +458,6 @@ plan_release (nb_plan *plan)
   nb_f32_free (&plan->f32);
   free (plan->mask);
   free (plan->row_omega);
-  free (plan->row_flag);
 }
 
 nb_status
@@ -459,13 +471,15 @@ nb_plan_create (const nb_params *params, nb_plan **out, nb_error *err)
   plan = calloc (1, sizeof *plan);
   if (plan == NULL)
     return nb_error_set (err, NB_ERR_NOMEM, "out of memory");
+  for (int i = 0; i < NB_N_STAGES; i++)
+    plan->stats.rebuilds[i] = 1;
   if ((st = nb_params_copy (&plan->params, params, err)) != NB_OK)
     {
       free (plan);
       return st;
     }
   nb_ran1_init (&plan->ran);
-  st = plan_build (plan, err);
+  st = plan_build (plan, ALL_STAGES, err);
   if (st != NB_OK)
     {
       plan_release (plan);
@@ -476,18 +490,169 @@ nb_plan_create (const nb_params *params, nb_plan **out, nb_error *err)
   return NB_OK;
 }
 
+#define SAME(field) (memcmp (&a->field, &b->field, sizeof a->field) == 0)
+
+static int
+same_string (const char *x, const char *y)
+{
+  return (x == NULL && y == NULL) || (x != NULL && y != NULL && strcmp (x, y) == 0);
+}
+
+/* Which stages a change from @a to @b invalidates (see nb_stage). */
+static unsigned
+stages_to_rebuild (const nb_params *a, const nb_params *b)
+{
+  unsigned r = 0;
+
+  if (!(SAME (pixel_size) && SAME (fpixels) && SAME (spixels) && SAME (detsize_f)
+        && SAME (detsize_s) && SAME (distance) && SAME (close_distance) && SAME (Xbeam)
+        && SAME (Ybeam) && SAME (Xclose) && SAME (Yclose) && SAME (ORGX) && SAME (ORGY)
+        && SAME (pivot) && SAME (convention) && SAME (fdet) && SAME (sdet) && SAME (odet)
+        && SAME (beam) && SAME (polar_vector) && SAME (spindle) && SAME (twotheta_axis)
+        && SAME (rotx) && SAME (roty) && SAME (rotz) && SAME (twotheta) && SAME (curved_det)
+        && SAME (point_pixel) && SAME (detector_mu) && SAME (detector_thick)
+        && SAME (detector_thickstep) && SAME (detector_thicksteps) && SAME (roi)
+        && SAME (oversample) && SAME (physical)))
+    r |= STAGE (NB_STAGE_DETECTOR);
+  if (!(SAME (cell) && same_string (a->mat_file, b->mat_file) && SAME (misset)
+        && SAME (misset_random) && SAME (misset_seed) && SAME (Na) && SAME (Nb) && SAME (Nc)
+        && SAME (sample_x) && SAME (sample_y) && SAME (sample_z) && SAME (beamsize)
+        && SAME (lambda0) && SAME (physical)))
+    r |= STAGE (NB_STAGE_CRYSTAL);
+  if (!(same_string (a->hkl_file, b->hkl_file) && same_string (a->dump_file, b->dump_file)
+        && same_string (a->stol_file, b->stol_file) && SAME (default_F)))
+    r |= STAGE (NB_STAGE_STRUCTURE_FACTORS);
+  if (!(same_string (a->source_file, b->source_file) && SAME (lambda0) && SAME (dispersion)
+        && SAME (dispstep) && SAME (dispsteps) && SAME (hdivrange) && SAME (vdivrange)
+        && SAME (hdivstep) && SAME (vdivstep) && SAME (hdivsteps) && SAME (vdivsteps)
+        && SAME (round_div)))
+    r |= STAGE (NB_STAGE_SOURCES);
+  if (!(SAME (phi0) && SAME (osc) && SAME (phistep) && SAME (phisteps) && SAME (mosaic_spread)
+        && SAME (mosaic_domains) && SAME (mosaic_seed)))
+    r |= STAGE (NB_STAGE_ORIENTATION);
+  if (!same_string (a->mask_file, b->mask_file))
+    r |= STAGE (NB_STAGE_BUFFERS);
+
+  /* dependencies */
+  if (r & STAGE (NB_STAGE_DETECTOR))
+    r |= STAGE (NB_STAGE_CRYSTAL) | STAGE (NB_STAGE_SOURCES) | STAGE (NB_STAGE_ORIENTATION)
+         | STAGE (NB_STAGE_BUFFERS);
+  if (r & STAGE (NB_STAGE_CRYSTAL))
+    r |= STAGE (NB_STAGE_ORIENTATION);
+  return r;
+}
+
+#undef SAME
+
+/* Copies the plain parameters of @src into @dst keeping @dst's strings where
+ * they are equal, so an update of numbers allocates nothing. */
+static nb_status
+params_assign (nb_params *dst, const nb_params *src, nb_error *err)
+{
+  nb_params tmp = *src;
+  char **ds[] = { &dst->mat_file, &dst->hkl_file, &dst->dump_file, &dst->stol_file,
+                  &dst->source_file, &dst->img_file, &dst->mask_file, &dst->floatfile,
+                  &dst->intfile, &dst->pgmfile, &dst->noisefile, &dst->pngfile };
+  char **ts[] = { &tmp.mat_file, &tmp.hkl_file, &tmp.dump_file, &tmp.stol_file,
+                  &tmp.source_file, &tmp.img_file, &tmp.mask_file, &tmp.floatfile,
+                  &tmp.intfile, &tmp.pgmfile, &tmp.noisefile, &tmp.pngfile };
+
+  for (size_t i = 0; i < sizeof ds / sizeof ds[0]; i++)
+    if (same_string (*ds[i], *ts[i]))
+      *ts[i] = *ds[i];
+    else if (*ts[i] != NULL && (*ts[i] = strdup (*ts[i])) == NULL)
+      {
+        for (size_t j = 0; j < i; j++)
+          if (*ts[j] != *ds[j])
+            free (*ts[j]);
+        return nb_error_set (err, NB_ERR_NOMEM, "out of memory copying parameters");
+      }
+  for (size_t i = 0; i < sizeof ds / sizeof ds[0]; i++)
+    if (*ds[i] != *ts[i])
+      free (*ds[i]);
+  *dst = tmp;
+  return NB_OK;
+}
+
 nb_status
 nb_plan_update (nb_plan *plan, const nb_params *params, nb_error *err)
 {
-  nb_plan *fresh;
-  nb_status st = nb_plan_create (params, &fresh, err);
+  unsigned rebuild = stages_to_rebuild (&plan->params, params);
+  int old_counts[4] = { plan->det.fpixels, plan->det.spixels, plan->src.count,
+                        plan->orient.n };
+  const nb_params *cur = &plan->params;
+  /* an update of numbers alone shares the strings, and so allocates nothing */
+  int deep = !(same_string (cur->mat_file, params->mat_file)
+               && same_string (cur->hkl_file, params->hkl_file)
+               && same_string (cur->dump_file, params->dump_file)
+               && same_string (cur->stol_file, params->stol_file)
+               && same_string (cur->source_file, params->source_file)
+               && same_string (cur->img_file, params->img_file)
+               && same_string (cur->mask_file, params->mask_file)
+               && same_string (cur->floatfile, params->floatfile)
+               && same_string (cur->intfile, params->intfile)
+               && same_string (cur->pgmfile, params->pgmfile)
+               && same_string (cur->noisefile, params->noisefile)
+               && same_string (cur->pngfile, params->pngfile));
+  nb_params saved = plan->params;
+  nb_status st;
 
-  if (st != NB_OK)
+  nb_error_clear (err);
+  if (deep && (st = nb_params_copy (&saved, &plan->params, err)) != NB_OK)
     return st;
-  plan_release (plan);
-  *plan = *fresh;
-  free (fresh);
+  if ((st = params_assign (&plan->params, params, err)) != NB_OK)
+    {
+      if (deep)
+        nb_params_clear (&saved);
+      return st;
+    }
+  plan->log.quiet = 1;
+  nb_ran1_init (&plan->ran);
+  st = plan_build (plan, rebuild, err);
+  plan->log.quiet = 0;
+  if (st != NB_OK)
+    {
+      /* put the old plan back together: a full rebuild from its parameters */
+      nb_plan *old;
+      nb_error ignored;
+
+      if (nb_plan_create (&saved, &old, &ignored) == NB_OK)
+        {
+          nb_plan_stats stats = plan->stats;
+          plan_release (plan);
+          *plan = *old;
+          plan->stats = stats;
+          free (old);
+        }
+      if (deep)
+        nb_params_clear (&saved);
+      return st;
+    }
+  if (deep)
+    nb_params_clear (&saved);
+  if (plan->det.fpixels != old_counts[0] || plan->det.spixels != old_counts[1]
+      || plan->src.count != old_counts[2] || plan->orient.n != old_counts[3])
+    rebuild |= STAGE (NB_STAGE_BUFFERS);
+  for (int i = 0; i < NB_N_STAGES; i++)
+    if (rebuild & STAGE (i))
+      plan->stats.rebuilds[i]++;
+    else
+      plan->stats.hits[i]++;
   return NB_OK;
+}
+
+const char *
+nb_stage_name (nb_stage stage)
+{
+  static const char *names[] = { "detector", "crystal", "structure factors", "sources",
+                                 "orientation", "buffers" };
+  return stage < NB_N_STAGES ? names[stage] : "unknown";
+}
+
+void
+nb_plan_get_stats (const nb_plan *plan, nb_plan_stats *stats)
+{
+  *stats = plan->stats;
 }
 
 void

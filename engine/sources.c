@@ -258,10 +258,9 @@ static nb_status
 sources_alloc (nb_sources *s, int count, nb_error *err)
 {
   s->count = count;
-  s->dir = malloc ((size_t) count * 3 * sizeof (double));
-  s->lambda = malloc ((size_t) count * sizeof (double));
-  s->weight = malloc ((size_t) count * sizeof (double));
-  if (s->dir == NULL || s->lambda == NULL || s->weight == NULL)
+  if (!nb_reserve (&s->dir, &s->cap_dir, (size_t) count * 3 * sizeof (double))
+      || !nb_reserve (&s->lambda, &s->cap_lambda, (size_t) count * sizeof (double))
+      || !nb_reserve (&s->weight, &s->cap_weight, (size_t) count * sizeof (double)))
     return nb_error_set (err, NB_ERR_NOMEM, "out of memory for %d sources", count);
   return NB_OK;
 }
@@ -290,7 +289,7 @@ nb_sources_setup (nb_plan *plan, nb_error *err)
   const double source_distance = 10.0;
   nb_status st;
 
-  nb_sources_free (s);
+  s->count = 0;
   if (p->source_file != NULL)
     {
       nb_table t;
@@ -400,5 +399,6 @@ nb_sources_free (nb_sources *s)
   free (s->lambda);
   free (s->weight);
   s->dir = s->lambda = s->weight = NULL;
+  s->cap_dir = s->cap_lambda = s->cap_weight = 0;
   s->count = 0;
 }
