@@ -282,14 +282,14 @@ F32 (render_chunk) (const nb_f32_ctx *c, int spixel, int f0, int n, float *out)
     {
       float v = c->scale * I[l];
 
-      if (c->physical_bg != 0.0f)
-        v = c->scale * (I[l] + c->physical_bg * capture[l] * polar[l] * omega[l]);
       if (!c->os_thick)
         v *= capture[l];
       if (!c->os_polar)
         v *= polar[l];
       if (!c->os_omega)
         v *= omega[l];
+      if (c->physical_bg != 0.0f)
+        v += c->scale * c->physical_bg * capture[l] * polar[l] * omega[l];
       out[l] = v;
     }
 }

@@ -243,14 +243,15 @@ render_pixel (const nb_plan *plan, int fpixel, int spixel, int fresh, int interp
   {
     double test = R_E_SQR * plan->fluence * I / plan->steps;
 
-    if (p->physical)
-      test = R_E_SQR * plan->fluence * (I / plan->steps + plan->I_bg * capture * polar * omega);
     if (!os_thick)
       test *= capture;
     if (!os_polar)
       test *= polar;
     if (!os_omega)
       test *= omega;
+    /* -physical: the background once, with the pixel's factors (Q-14 corrected) */
+    if (p->physical)
+      test += R_E_SQR * plan->fluence * plan->I_bg * capture * polar * omega;
     return test;
   }
 }

@@ -739,6 +739,9 @@ nb_params_parse_argv (nb_params *p, int argc, const char *const *argv, nb_error 
               p->misset[0] = atof (argv[i + 1]) / RTD;
               p->misset[1] = atof (argv[i + 2]) / RTD;
               p->misset[2] = atof (argv[i + 3]) / RTD;
+              /* numbers after the seed were stray tokens to the reference */
+              if (is_number_token (argv[i + 2]) && is_number_token (argv[i + 3]))
+                i += 2;
             }
           break;
         case O_WATER: DBL (0); p->water_size = d[0] / 1e6; break;

@@ -1,0 +1,942 @@
+/* test-params.c: nb_params_init() defaults and nb_params_parse_argv(): units,
+ * spellings, precedence, the errors the reference would ignore, and the two
+ * argument-loop quirks (Q-29, Q-30) with and without -physical.  cli.md. */
+#include <glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "nanobragg.h"
+
+/* degrees per radian, written as the engine writes it (physics.md §0) */
+#define RTD (180.0 * M_1_PI)
+
+/* parse: nb_params_init() then nb_params_parse_argv() of "nanobragg @cmdline"
+ * (split as a shell would).  The caller clears @p. */
+static nb_status
+parse (nb_params *p, const char *cmdline, nb_error *err)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *full = g_strconcat ("nanobragg ", cmdline, NULL);
+  g_auto (GStrv) argv = NULL;
+  int argc = 0;
+
+  g_assert_true (g_shell_parse_argv (full, &argc, &argv, &error));
+  g_assert_no_error (error);
+  nb_params_init (p);
+  return nb_params_parse_argv (p, argc, (const char *const *) argv, err);
+}
+
+static void
+parse_ok (nb_params *p, const char *cmdline)
+{
+  nb_error err = { 0 };
+  nb_status st = parse (p, cmdline, &err);
+
+  if (st != NB_OK)
+    g_error ("'%s': %s", cmdline, err.message);
+  g_assert_cmpstr (err.message, ==, "");
+}
+
+/* parse_fails: @cmdline must be rejected with @code and a message containing
+ * @names (the flag or token at fault). */
+static void
+parse_fails (const char *cmdline, nb_status code, const char *names)
+{
+  nb_params p;
+  nb_error err = { 0 };
+  nb_status st = parse (&p, cmdline, &err);
+
+  if (st != code)
+    g_error ("'%s': expected status %s, got %s (%s)", cmdline, nb_status_name (code),
+             nb_status_name (st), err.message);
+  g_assert_cmpint (err.code, ==, code);
+  if (strstr (err.message, names) == NULL)
+    g_error ("'%s': message '%s' does not name '%s'", cmdline, err.message, names);
+  nb_params_clear (&p);
+}
+
+static void
+assert_vec (const double v[3], double x, double y, double z)
+{
+  g_assert_cmpfloat (v[0], ==, x);
+  g_assert_cmpfloat (v[1], ==, y);
+  g_assert_cmpfloat (v[2], ==, z);
+}
+
+/* cli.md §4 */
+static void
+test_defaults (void)
+{
+  nb_params p;
+
+  nb_params_init (&p);
+  g_assert_cmpfloat (p.cell[0], ==, 0.0);
+  g_assert_null (p.mat_file);
+  g_assert_null (p.hkl_file);
+  g_assert_null (p.dump_file);
+  g_assert_null (p.source_file);
+  g_assert_null (p.img_file);
+  g_assert_null (p.mask_file);
+  g_assert_null (p.pngfile);
+  g_assert_cmpfloat (p.Na, ==, 1.0);
+  g_assert_cmpfloat (p.Nb, ==, 1.0);
+  g_assert_cmpfloat (p.Nc, ==, 1.0);
+  g_assert_cmpfloat (p.sample_x, ==, 0.0);
+  g_assert_cmpint (p.shape, ==, NB_SHAPE_SQUARE);
+  g_assert_cmpfloat (p.fudge, ==, 1.0);
+  g_assert_cmpfloat (p.mosaic_spread, ==, -1.0);
+  g_assert_cmpint (p.mosaic_domains, ==, -1);
+  g_assert_cmpint (p.mosaic_seed, ==, -12345678);
+  g_assert_cmpint (p.interpolate, ==, 2);
+  g_assert_cmpfloat (p.default_F, ==, 0.0);
+  assert_vec (p.misset, 0, 0, 0);
+  g_assert_cmpint (p.misset_random, ==, 0);
+
+  g_assert_cmpfloat (p.lambda0, ==, 1e-10);
+  g_assert_cmpfloat (p.dispersion, ==, 0.0);
+  g_assert_cmpint (p.dispsteps, ==, -1);
+  g_assert_cmpfloat (p.hdivrange, ==, -1.0);
+  g_assert_cmpfloat (p.vdivrange, ==, -1.0);
+  g_assert_cmpfloat (p.hdivstep, ==, -1.0);
+  g_assert_cmpint (p.hdivsteps, ==, -1);
+  g_assert_cmpint (p.round_div, ==, 1);
+  g_assert_cmpfloat (p.fluence, ==, 125932015286227086360700780544.0);
+  g_assert_cmpfloat (p.flux, ==, 0.0);
+  g_assert_cmpfloat (p.exposure, ==, 1.0);
+  g_assert_cmpfloat (p.beamsize, ==, 1e-4);
+  g_assert_cmpfloat (p.polarization, ==, 0.0);
+  g_assert_cmpint (p.nopolar, ==, 0);
+  g_assert_cmpfloat (p.water_size, ==, 0.0);
+
+  g_assert_cmpfloat (p.pixel_size, ==, 0.1e-3);
+  g_assert_cmpint (p.fpixels, ==, 0);
+  g_assert_cmpint (p.spixels, ==, 0);
+  g_assert_cmpfloat (p.detsize_f, ==, 102.4e-3);
+  g_assert_cmpfloat (p.detsize_s, ==, 102.4e-3);
+  g_assert_cmpfloat (p.distance, ==, 100e-3);
+  g_assert_true (isnan (p.close_distance));
+  g_assert_true (isnan (p.Xbeam) && isnan (p.Ybeam));
+  g_assert_true (isnan (p.Xclose) && isnan (p.Yclose));
+  g_assert_true (isnan (p.ORGX) && isnan (p.ORGY));
+  g_assert_cmpint (p.convention, ==, NB_CONVENTION_MOSFLM);
+  g_assert_cmpint (p.pivot, ==, NB_PIVOT_BEAM);
+  g_assert_cmpfloat (p.rotx, ==, 0.0);
+  g_assert_cmpfloat (p.twotheta, ==, 0.0);
+  g_assert_cmpint (p.curved_det, ==, 0);
+  g_assert_cmpint (p.point_pixel, ==, 0);
+  g_assert_cmpfloat (p.detector_mu, ==, -1.0);
+  g_assert_cmpfloat (p.detector_thick, ==, 0.0);
+  g_assert_cmpint (p.detector_thicksteps, ==, -1);
+  for (int k = 0; k < 4; k++)
+    g_assert_cmpint (p.roi[k], ==, -1);
+
+  g_assert_cmpfloat (p.phi0, ==, 0.0);
+  g_assert_cmpfloat (p.osc, ==, -1.0);
+  g_assert_cmpfloat (p.phistep, ==, -1.0);
+  g_assert_cmpint (p.phisteps, ==, -1);
+  g_assert_cmpint (p.oversample, <=, 0);
+  g_assert_cmpfloat (p.dmin, ==, 0.0);
+
+  g_assert_cmpstr (p.floatfile, ==, "floatimage.bin");
+  g_assert_cmpstr (p.intfile, ==, "intimage.img");
+  g_assert_cmpstr (p.pgmfile, ==, "image.pgm");
+  g_assert_cmpstr (p.noisefile, ==, "noiseimage.img");
+  g_assert_cmpint (p.write_pgm, ==, 1);
+  g_assert_cmpint (p.calculate_noise, ==, 1);
+  g_assert_cmpfloat (p.intfile_scale, <=, 0.0);
+  g_assert_cmpfloat (p.pgm_scale, <=, 0.0);
+  g_assert_cmpfloat (p.adc, ==, 40.0);
+  g_assert_cmpint (p.seed, <=, 0);
+  g_assert_cmpint (p.progress, ==, 1);
+  g_assert_cmpint (p.printout, ==, 0);
+  g_assert_cmpint (p.precision, ==, NB_PRECISION_DOUBLE);
+  g_assert_cmpint (p.physical, ==, 0);
+  nb_params_clear (&p);
+  g_assert_null (p.floatfile);
+
+  /* an empty command line changes nothing */
+  parse_ok (&p, "");
+  g_assert_cmpfloat (p.distance, ==, 100e-3);
+  g_assert_cmpint (p.convention, ==, NB_CONVENTION_MOSFLM);
+  nb_params_clear (&p);
+}
+
+/* mm -> m (physics.md §1) */
+static void
+test_units_lengths (void)
+{
+  nb_params p;
+
+  parse_ok (&p, "-distance 150 -close_distance 90 -pixel 0.172 -detsize 50 -Xbeam 51.2 "
+                "-Ybeam 40.3 -Xclose 12 -Yclose 13 -beamsize 0.05 -xtalsize 0.01 -ORGX 20.5 "
+                "-ORGY 30");
+  g_assert_cmpfloat (p.distance, ==, 150 / 1000.0);
+  g_assert_cmpfloat (p.close_distance, ==, 90 / 1000.0);
+  g_assert_cmpfloat (p.pixel_size, ==, 0.172 / 1000.0);
+  g_assert_cmpfloat (p.detsize_f, ==, 50 / 1000.0);
+  g_assert_cmpfloat (p.detsize_s, ==, 50 / 1000.0);
+  g_assert_cmpfloat (p.Xbeam, ==, 51.2 / 1000.0);
+  g_assert_cmpfloat (p.Ybeam, ==, 40.3 / 1000.0);
+  g_assert_cmpfloat (p.Xclose, ==, 12 / 1000.0);
+  g_assert_cmpfloat (p.Yclose, ==, 13 / 1000.0);
+  g_assert_cmpfloat (p.beamsize, ==, 0.05 / 1000.0);
+  g_assert_cmpfloat (p.sample_x, ==, 0.01 / 1000.0);
+  g_assert_cmpfloat (p.sample_y, ==, 0.01 / 1000.0);
+  g_assert_cmpfloat (p.sample_z, ==, 0.01 / 1000.0);
+  /* ORGX/ORGY are pixels */
+  g_assert_cmpfloat (p.ORGX, ==, 20.5);
+  g_assert_cmpfloat (p.ORGY, ==, 30.0);
+  nb_params_clear (&p);
+
+  parse_ok (&p, "-detsize_f 20 -detsize_s 30 -sample_x 0.001 -sample_y 0.002 -sample_z 0.003 "
+                "-lambda 1.5 -dmin 2");
+  g_assert_cmpfloat (p.detsize_f, ==, 20 / 1000.0);
+  g_assert_cmpfloat (p.detsize_s, ==, 30 / 1000.0);
+  g_assert_cmpfloat (p.sample_x, ==, 0.001 / 1000.0);
+  g_assert_cmpfloat (p.sample_y, ==, 0.002 / 1000.0);
+  g_assert_cmpfloat (p.sample_z, ==, 0.003 / 1000.0);
+  /* Angstrom -> m */
+  g_assert_cmpfloat (p.lambda0, ==, 1.5 / 1e10);
+  g_assert_cmpfloat (p.dmin, ==, 2 * 1e-10);
+  nb_params_clear (&p);
+}
+
+/* degrees -> radians, always value / RTD */
+static void
+test_units_angles (void)
+{
+  nb_params p;
+
+  parse_ok (&p, "-phi 10 -osc 2.5 -phistep 0.5 -misset 15 25 35 -detector_rotx 5 "
+                "-detector_roty 3 -detector_rotz 2 -twotheta 20 -mosaic 0.3 "
+                "-cell 70 80 90 75 85 95");
+  g_assert_cmpfloat (p.phi0, ==, 10 / RTD);
+  g_assert_cmpfloat (p.osc, ==, 2.5 / RTD);
+  g_assert_cmpfloat (p.phistep, ==, 0.5 / RTD);
+  assert_vec (p.misset, 15 / RTD, 25 / RTD, 35 / RTD);
+  g_assert_cmpfloat (p.rotx, ==, 5 / RTD);
+  g_assert_cmpfloat (p.roty, ==, 3 / RTD);
+  g_assert_cmpfloat (p.rotz, ==, 2 / RTD);
+  g_assert_cmpfloat (p.twotheta, ==, 20 / RTD);
+  g_assert_cmpfloat (p.mosaic_spread, ==, 0.3 / RTD);
+  /* cell lengths stay in Angstrom */
+  g_assert_cmpfloat (p.cell[0], ==, 70.0);
+  g_assert_cmpfloat (p.cell[1], ==, 80.0);
+  g_assert_cmpfloat (p.cell[2], ==, 90.0);
+  g_assert_cmpfloat (p.cell[3], ==, 75 / RTD);
+  g_assert_cmpfloat (p.cell[4], ==, 85 / RTD);
+  g_assert_cmpfloat (p.cell[5], ==, 95 / RTD);
+  nb_params_clear (&p);
+}
+
+/* mrad -> rad, percent -> fraction */
+static void
+test_units_divergence (void)
+{
+  nb_params p;
+
+  parse_ok (&p, "-divergence 0.5");
+  g_assert_cmpfloat (p.hdivrange, ==, 0.5 / 1000.0);
+  g_assert_cmpfloat (p.vdivrange, ==, 0.5 / 1000.0);
+  nb_params_clear (&p);
+
+  parse_ok (&p, "-hdivrange 0.28 -vdivrange 0.4 -hdivstep 0.02 -vdivstep 0.05 -hdivsteps 3 "
+                "-vdivsteps 4 -dispersion 2 -dispsteps 7 -square_div");
+  g_assert_cmpfloat (p.hdivrange, ==, 0.28 / 1000.0);
+  g_assert_cmpfloat (p.vdivrange, ==, 0.4 / 1000.0);
+  g_assert_cmpfloat (p.hdivstep, ==, 0.02 / 1000.0);
+  g_assert_cmpfloat (p.vdivstep, ==, 0.05 / 1000.0);
+  g_assert_cmpint (p.hdivsteps, ==, 3);
+  g_assert_cmpint (p.vdivsteps, ==, 4);
+  g_assert_cmpfloat (p.dispersion, ==, 2 / 100.0);
+  g_assert_cmpint (p.dispsteps, ==, 7);
+  g_assert_cmpint (p.round_div, ==, 0);
+  nb_params_clear (&p);
+
+  parse_ok (&p, "-divsteps 5 -square_div -round_div");
+  g_assert_cmpint (p.hdivsteps, ==, 5);
+  g_assert_cmpint (p.vdivsteps, ==, 5);
+  g_assert_cmpint (p.round_div, ==, 1);
+  nb_params_clear (&p);
+}
+
+/* micrometres: sensor thickness and attenuation depth, water */
+static void
+test_units_micrometres (void)
+{
+  nb_params p;
+
+  parse_ok (&p, "-detector_thick 450 -detector_abs 500 -thicksteps 5 -water 50");
+  g_assert_cmpfloat (p.detector_thick, ==, 450 * 1e-6);
+  g_assert_cmpfloat (p.detector_mu, ==, 1.0 / (500 * 1e-6));
+  g_assert_cmpint (p.detector_thicksteps, ==, 5);
+  g_assert_cmpfloat (p.water_size, ==, 50 / 1e6);
+  nb_params_clear (&p);
+
+  /* "inf" and 0 switch absorption off and zero the thickness given so far */
+  parse_ok (&p, "-detector_thick 450 -detector_abs inf");
+  g_assert_cmpfloat (p.detector_mu, ==, 0.0);
+  g_assert_cmpfloat (p.detector_thick, ==, 0.0);
+  nb_params_clear (&p);
+  parse_ok (&p, "-detector_thick 450 -detector_abs 0");
+  g_assert_cmpfloat (p.detector_mu, ==, 0.0);
+  g_assert_cmpfloat (p.detector_thick, ==, 0.0);
+  nb_params_clear (&p);
+  parse_ok (&p, "-detector_abs 0 -detector_thick 100");
+  g_assert_cmpfloat (p.detector_mu, ==, 0.0);
+  g_assert_cmpfloat (p.detector_thick, ==, 100 * 1e-6);
+  nb_params_clear (&p);
+}
+
+/* -energy E (eV): lambda = 12398.42/E Angstrom */
+static void
+test_units_energy (void)
+{
+  nb_params p;
+
+  parse_ok (&p, "-energy 12398.42");
+  g_assert_cmpfloat_with_epsilon (p.lambda0, 1e-10, 1e-24);
+  nb_params_clear (&p);
+  parse_ok (&p, "-energy 6199.21");
+  g_assert_cmpfloat_with_epsilon (p.lambda0, 2e-10, 1e-24);
+  nb_params_clear (&p);
+  parse_fails ("-energy 0", NB_ERR_USAGE, "-energy");
+}
+
+/* Longer spellings the reference's substring matching accepts (cli.md §1.3). */
+static void
+test_aliases (void)
+{
+  nb_params p;
+
+  parse_ok (&p, "-mosaic_domains 7 -mosaic_spread 0.3 -wavelength 1.3 -oscillation 2 "
+                "-pixel_size 0.2 -hklfile in.hkl -matrix in.mat -detector_absorb 300 "
+                "-xtal_size 0.05 -detpixels_x 100 -detpixels_y 50");
+  g_assert_cmpint (p.mosaic_domains, ==, 7);
+  g_assert_cmpfloat (p.mosaic_spread, ==, 0.3 / RTD);
+  g_assert_cmpfloat (p.lambda0, ==, 1.3 / 1e10);
+  g_assert_cmpfloat (p.osc, ==, 2 / RTD);
+  g_assert_cmpfloat (p.pixel_size, ==, 0.2 / 1000.0);
+  g_assert_cmpstr (p.hkl_file, ==, "in.hkl");
+  g_assert_cmpstr (p.mat_file, ==, "in.mat");
+  g_assert_cmpfloat (p.detector_mu, ==, 1.0 / (300 * 1e-6));
+  g_assert_cmpfloat (p.sample_x, ==, 0.05 / 1000);
+  g_assert_cmpfloat (p.sample_y, ==, 0.05 / 1000);
+  g_assert_cmpfloat (p.sample_z, ==, 0.05 / 1000);
+  g_assert_cmpint (p.fpixels, ==, 100);
+  g_assert_cmpint (p.spixels, ==, 50);
+  nb_params_clear (&p);
+
+  parse_ok (&p, "-mosaicity 0.4 -mosaic_dom 3 -wave 0.9 -osc 1 -pixel 0.05 -hkl a.hkl "
+                "-mat b.mat -detpixels_f 30 -detpixels_s 40 -samplesize 0.02 "
+                "-sample_height 0.03 -xtal_width 0.04 -xtal_thick 0.01 -curved_detector "
+                "-dumpfile F.bin -floatimage f.bin -intimage i.img -pgmimage p.pgm "
+                "-noiseimage n.img");
+  g_assert_cmpfloat (p.mosaic_spread, ==, 0.4 / RTD);
+  g_assert_cmpint (p.mosaic_domains, ==, 3);
+  g_assert_cmpfloat (p.lambda0, ==, 0.9 / 1e10);
+  g_assert_cmpfloat (p.osc, ==, 1 / RTD);
+  g_assert_cmpfloat (p.pixel_size, ==, 0.05 / 1000.0);
+  g_assert_cmpstr (p.hkl_file, ==, "a.hkl");
+  g_assert_cmpstr (p.mat_file, ==, "b.mat");
+  g_assert_cmpint (p.fpixels, ==, 30);
+  g_assert_cmpint (p.spixels, ==, 40);
+  g_assert_cmpfloat (p.sample_x, ==, 0.01 / 1000);
+  g_assert_cmpfloat (p.sample_y, ==, 0.04 / 1000);
+  g_assert_cmpfloat (p.sample_z, ==, 0.03 / 1000);
+  g_assert_cmpint (p.curved_det, ==, 1);
+  g_assert_cmpstr (p.dump_file, ==, "F.bin");
+  g_assert_cmpstr (p.floatfile, ==, "f.bin");
+  g_assert_cmpstr (p.intfile, ==, "i.img");
+  g_assert_cmpstr (p.pgmfile, ==, "p.pgm");
+  g_assert_cmpstr (p.noisefile, ==, "n.img");
+  nb_params_clear (&p);
+
+  /* -pix0_vector_mm is -pix0_vector: metres, no conversion */
+  parse_ok (&p, "-pix0_vector_mm 0.1 0.2 0.3");
+  assert_vec (p.pix0, 0.1, 0.2, 0.3);
+  g_assert_cmpint (p.convention, ==, NB_CONVENTION_CUSTOM);
+  nb_params_clear (&p);
+
+  /* substrings only match from the start: these are not nanoBragg flags */
+  parse_fails ("-detector_twotheta 10", NB_ERR_USAGE, "-detector_twotheta");
+  parse_fails ("-source_distance 10", NB_ERR_USAGE, "-source_distance");
+}
+
+/* Later tokens overwrite earlier ones (cli.md §1.7). */
+static void
+test_last_wins (void)
+{
+  nb_params p;
+
+  parse_ok (&p, "-distance 100 -distance 200");
+  g_assert_cmpfloat (p.distance, ==, 0.2);
+  nb_params_clear (&p);
+
+  parse_ok (&p, "-lambda 1 -energy 6199.21");
+  g_assert_cmpfloat_with_epsilon (p.lambda0, 2e-10, 1e-24);
+  nb_params_clear (&p);
+  parse_ok (&p, "-energy 6199.21 -lambda 1");
+  g_assert_cmpfloat (p.lambda0, ==, 1e-10);
+  nb_params_clear (&p);
+
+  parse_ok (&p, "-N 5 -Na 2");
+  g_assert_cmpfloat (p.Na, ==, 2);
+  g_assert_cmpfloat (p.Nb, ==, 5);
+  g_assert_cmpfloat (p.Nc, ==, 5);
+  nb_params_clear (&p);
+  parse_ok (&p, "-Na 2 -Nb 3 -Nc 4 -N 6");
+  g_assert_cmpfloat (p.Na, ==, 6);
+  g_assert_cmpfloat (p.Nb, ==, 6);
+  g_assert_cmpfloat (p.Nc, ==, 6);
+  nb_params_clear (&p);
+
+  parse_ok (&p, "-nonoise -noisefile x.img");
+  g_assert_cmpint (p.calculate_noise, ==, 1);
+  nb_params_clear (&p);
+  parse_ok (&p, "-noisefile x.img -nonoise");
+  g_assert_cmpint (p.calculate_noise, ==, 0);
+  g_assert_cmpstr (p.noisefile, ==, "x.img");
+  nb_params_clear (&p);
+
+  parse_ok (&p, "-nopgm -pgmfile x.pgm");
+  g_assert_cmpint (p.write_pgm, ==, 1);
+  nb_params_clear (&p);
+  parse_ok (&p, "-pgmfile x.pgm -nopgm");
+  g_assert_cmpint (p.write_pgm, ==, 0);
+  nb_params_clear (&p);
+  parse_ok (&p, "-nopgm -pgmscale 3");
+  g_assert_cmpint (p.write_pgm, ==, 1);
+  g_assert_cmpfloat (p.pgm_scale, ==, 3.0);
+  nb_params_clear (&p);
+
+  parse_ok (&p, "-polar 0.9 -nopolar");
+  g_assert_cmpint (p.nopolar, ==, 1);
+  g_assert_cmpfloat (p.polarization, ==, 0.9);
+  nb_params_clear (&p);
+  parse_ok (&p, "-nopolar -polar 0.5");
+  g_assert_cmpint (p.nopolar, ==, 0);
+  g_assert_cmpfloat (p.polarization, ==, 0.5);
+  nb_params_clear (&p);
+
+  parse_ok (&p, "-interpolate -nointerpolate");
+  g_assert_cmpint (p.interpolate, ==, 0);
+  nb_params_clear (&p);
+  parse_ok (&p, "-nointerpolate -interpolate");
+  g_assert_cmpint (p.interpolate, ==, 1);
+  nb_params_clear (&p);
+
+  parse_ok (&p, "-round_xtal -gauss_xtal");
+  g_assert_cmpint (p.shape, ==, NB_SHAPE_GAUSS);
+  nb_params_clear (&p);
+  parse_ok (&p, "-tophat_spots -square_xtal");
+  g_assert_cmpint (p.shape, ==, NB_SHAPE_SQUARE);
+  nb_params_clear (&p);
+  parse_ok (&p, "-gauss_xtal -binary_spots");
+  g_assert_cmpint (p.shape, ==, NB_SHAPE_TOPHAT);
+  nb_params_clear (&p);
+  parse_ok (&p, "-gauss_xtal -round_xtal");
+  g_assert_cmpint (p.shape, ==, NB_SHAPE_ROUND);
+  nb_params_clear (&p);
+
+  parse_ok (&p, "-xds -mosflm -adxv");
+  g_assert_cmpint (p.convention, ==, NB_CONVENTION_ADXV);
+  nb_params_clear (&p);
+
+  parse_ok (&p, "-misset 1 2 3 -misset random");
+  g_assert_cmpint (p.misset_random, ==, 1);
+  nb_params_clear (&p);
+  parse_ok (&p, "-misset random -misset 1 2 3");
+  g_assert_cmpint (p.misset_random, ==, 0);
+  assert_vec (p.misset, 1 / RTD, 2 / RTD, 3 / RTD);
+  nb_params_clear (&p);
+
+  parse_ok (&p, "-hkl a.hkl -hkl b.hkl -floatfile a.bin -floatfile b.bin");
+  g_assert_cmpstr (p.hkl_file, ==, "b.hkl");
+  g_assert_cmpstr (p.floatfile, ==, "b.bin");
+  nb_params_clear (&p);
+
+  parse_ok (&p, "-noprogress");
+  g_assert_cmpint (p.progress, ==, 0);
+  nb_params_clear (&p);
+  parse_ok (&p, "-noprogress -progress");
+  g_assert_cmpint (p.progress, ==, 1);
+  nb_params_clear (&p);
+}
+
+/* -detpixels* beats -detsize* in any order (physics.md §4.1). */
+static void
+test_detpixels_beat_detsize (void)
+{
+  static const char *const lines[] = {
+    "-detpixels 64 -detsize 20",
+    "-detsize 20 -detpixels 64",
+  };
+
+  for (size_t i = 0; i < G_N_ELEMENTS (lines); i++)
+    {
+      g_autofree char *cmd =
+        g_strconcat ("-default_F 100 -cell 100 100 100 90 90 90 ", lines[i], NULL);
+      nb_params p;
+      nb_plan *plan = NULL;
+      nb_error err = { 0 };
+      const nb_plan_info *in;
+
+      parse_ok (&p, cmd);
+      g_assert_cmpint (nb_plan_create (&p, &plan, &err), ==, NB_OK);
+      in = nb_plan_get_info (plan);
+      g_assert_cmpint (in->fpixels, ==, 64);
+      g_assert_cmpint (in->spixels, ==, 64);
+      g_assert_cmpfloat_with_epsilon (in->detsize_f, 0.0064, 1e-15);
+      g_assert_cmpfloat_with_epsilon (in->detsize_s, 0.0064, 1e-15);
+      nb_plan_destroy (plan);
+      nb_params_clear (&p);
+    }
+
+  /* per axis, and -detsize alone: ceil(size/pixel - 0.5) */
+  {
+    nb_params p;
+    nb_plan *plan = NULL;
+    nb_error err = { 0 };
+    const nb_plan_info *in;
+
+    parse_ok (&p, "-default_F 100 -cell 100 100 100 90 90 90 -detpixels_x 48 -detsize 20 "
+                  "-detsize_s 3.04");
+    g_assert_cmpint (nb_plan_create (&p, &plan, &err), ==, NB_OK);
+    in = nb_plan_get_info (plan);
+    g_assert_cmpint (in->fpixels, ==, 48);
+    g_assert_cmpint (in->spixels, ==, 30);
+    g_assert_cmpfloat_with_epsilon (in->detsize_f, 0.0048, 1e-15);
+    nb_plan_destroy (plan);
+    nb_params_clear (&p);
+  }
+}
+
+/* Every convention flag sets the convention and requests its pivot. */
+static void
+test_conventions (void)
+{
+  static const struct
+  {
+    const char *flag;
+    nb_convention convention;
+    nb_pivot pivot;
+  } cases[] = {
+    { "-mosflm", NB_CONVENTION_MOSFLM, NB_PIVOT_BEAM },
+    { "-denzo", NB_CONVENTION_DENZO, NB_PIVOT_BEAM },
+    { "-adxv", NB_CONVENTION_ADXV, NB_PIVOT_BEAM },
+    { "-xds", NB_CONVENTION_XDS, NB_PIVOT_SAMPLE },
+    /* -dials requests BEAM while parsing; its convention block sets SAMPLE */
+    { "-dials", NB_CONVENTION_DIALS, NB_PIVOT_BEAM },
+  };
+
+  for (size_t i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      /* start from the opposite pivot to see the flag set it */
+      const char *pre = cases[i].pivot == NB_PIVOT_BEAM ? "-pivot sample" : "-pivot beam";
+      g_autofree char *cmd = g_strdup_printf ("-fdet_vector 0 0 1 %s %s", pre, cases[i].flag);
+      nb_params p;
+
+      parse_ok (&p, cmd);
+      g_assert_cmpint (p.convention, ==, cases[i].convention);
+      g_assert_cmpint (p.pivot, ==, cases[i].pivot);
+      nb_params_clear (&p);
+    }
+
+  /* the pivot flags (CUSTOM only decides later, Q-1) */
+  {
+    static const struct
+    {
+      const char *cmd;
+      nb_pivot pivot;
+    } pv[] = {
+      { "-pivot sample", NB_PIVOT_SAMPLE },
+      { "-pivot sample -pivot beam", NB_PIVOT_BEAM },
+      { "-distance 90", NB_PIVOT_BEAM },
+      { "-pivot sample -Xbeam 3", NB_PIVOT_BEAM },
+      { "-pivot sample -Ybeam 3", NB_PIVOT_BEAM },
+      { "-close_distance 90", NB_PIVOT_SAMPLE },
+      { "-Xclose 3", NB_PIVOT_SAMPLE },
+      { "-Yclose 3", NB_PIVOT_SAMPLE },
+      { "-ORGX 3", NB_PIVOT_SAMPLE },
+      { "-ORGY 3", NB_PIVOT_SAMPLE },
+      { "-twotheta 5", NB_PIVOT_SAMPLE },
+      { "-twotheta 5 -distance 90", NB_PIVOT_BEAM },
+    };
+
+    for (size_t i = 0; i < G_N_ELEMENTS (pv); i++)
+      {
+        nb_params p;
+
+        parse_ok (&p, pv[i].cmd);
+        g_assert_cmpint (p.pivot, ==, pv[i].pivot);
+        nb_params_clear (&p);
+      }
+    parse_fails ("-pivot middle", NB_ERR_USAGE, "-pivot");
+  }
+}
+
+/* Vector flags store their three numbers and switch to CUSTOM; a later
+ * convention flag switches back. */
+static void
+test_vectors_custom (void)
+{
+  static const char *const flags[] = {
+    "-fdet_vector", "-sdet_vector", "-odet_vector", "-beam_vector",
+    "-polar_vector", "-spindle_axis", "-twotheta_axis", "-pix0_vector",
+  };
+
+  for (size_t i = 0; i < G_N_ELEMENTS (flags); i++)
+    {
+      g_autofree char *cmd = g_strdup_printf ("-xds %s 0.6 -0.8 0", flags[i]);
+      g_autofree char *back = g_strdup_printf ("%s 0.6 -0.8 0 -mosflm", flags[i]);
+      nb_params p;
+      const double *v;
+
+      parse_ok (&p, cmd);
+      g_assert_cmpint (p.convention, ==, NB_CONVENTION_CUSTOM);
+      v = i == 0   ? p.fdet
+          : i == 1 ? p.sdet
+          : i == 2 ? p.odet
+          : i == 3 ? p.beam
+          : i == 4 ? p.polar_vector
+          : i == 5 ? p.spindle
+          : i == 6 ? p.twotheta_axis
+                   : p.pix0;
+      assert_vec (v, 0.6, -0.8, 0.0);
+      nb_params_clear (&p);
+
+      parse_ok (&p, back);
+      g_assert_cmpint (p.convention, ==, NB_CONVENTION_MOSFLM);
+      nb_params_clear (&p);
+
+      {
+        g_autofree char *shortcmd = g_strdup_printf ("%s 1 0", flags[i]);
+        parse_fails (shortcmd, NB_ERR_USAGE, flags[i]);
+      }
+    }
+
+  /* CUSTOM keeps the reference's built-in vectors for the ones not given */
+  {
+    nb_params p;
+
+    parse_ok (&p, "-spindle_axis 0 1 0");
+    assert_vec (p.fdet, 0, 0, 1);
+    assert_vec (p.sdet, 0, -1, 0);
+    assert_vec (p.odet, 1, 0, 0);
+    assert_vec (p.beam, 1, 0, 0);
+    assert_vec (p.polar_vector, 0, 0, 1);
+    assert_vec (p.twotheta_axis, 0, 1, 0);
+    assert_vec (p.spindle, 0, 1, 0);
+    nb_params_clear (&p);
+  }
+}
+
+static void
+test_errors_unknown (void)
+{
+  parse_fails ("-frobnicate", NB_ERR_USAGE, "-frobnicate");
+  parse_fails ("-cell 100 100 100 90 90 90 -frobnicate 3", NB_ERR_USAGE, "-frobnicate");
+  /* not nanoBragg flags either (cli.md §2.7) */
+  parse_fails ("-dispstep 0.1", NB_ERR_USAGE, "-dispstep");
+  parse_fails ("-hdiv 0.1", NB_ERR_USAGE, "-hdiv");
+  parse_fails ("-polarization 0.9", NB_ERR_USAGE, "-polarization");
+  parse_fails ("--distance 100", NB_ERR_USAGE, "--distance");
+  /* a backend this build lacks */
+  parse_fails ("-backend nosuch", NB_ERR_UNSUPPORTED, "nosuch");
+  parse_fails ("-precision quad", NB_ERR_USAGE, "quad");
+}
+
+static void
+test_errors_missing_value (void)
+{
+  parse_fails ("-distance", NB_ERR_USAGE, "-distance");
+  parse_fails ("-distance -lambda 1", NB_ERR_USAGE, "-distance");
+  parse_fails ("-N", NB_ERR_USAGE, "-N");
+  parse_fails ("-hkl", NB_ERR_USAGE, "-hkl");
+  parse_fails ("-cell", NB_ERR_USAGE, "-cell");
+  parse_fails ("-misset 1 2", NB_ERR_USAGE, "-misset");
+  parse_fails ("-roi 0 10 0", NB_ERR_USAGE, "-roi");
+  parse_fails ("-printout_pixel 3", NB_ERR_USAGE, "-printout_pixel");
+  /* the reference crashes on these as the last argument (cli.md §1.4) */
+  parse_fails ("-detector_thick", NB_ERR_USAGE, "-detector_thick");
+  parse_fails ("-thicksteps", NB_ERR_USAGE, "-thicksteps");
+  parse_fails ("-detector_abs", NB_ERR_USAGE, "-detector_abs");
+}
+
+static void
+test_errors_not_a_number (void)
+{
+  parse_fails ("-distance abc", NB_ERR_USAGE, "-distance");
+  parse_fails ("-distance abc", NB_ERR_USAGE, "abc");
+  parse_fails ("-lambda 1.0x", NB_ERR_USAGE, "-lambda");
+  parse_fails ("-lambda inf", NB_ERR_USAGE, "-lambda");
+  parse_fails ("-distance nan", NB_ERR_USAGE, "-distance");
+  parse_fails ("-fdet_vector 0 zero 1", NB_ERR_USAGE, "zero");
+  parse_fails ("-cell 100 100 a 90 90 90", NB_ERR_USAGE, "-cell");
+  parse_fails ("-misset 1 two 3", NB_ERR_USAGE, "-misset");
+  parse_fails ("-seed x", NB_ERR_USAGE, "-seed");
+}
+
+/* counts are whole numbers (the reference's atoi truncates: -N 2.7 -> 2) */
+static void
+test_errors_not_whole (void)
+{
+  parse_fails ("-N 2.7", NB_ERR_USAGE, "-N");
+  parse_fails ("-N 2.7", NB_ERR_USAGE, "2.7");
+  parse_fails ("-Na 1.5", NB_ERR_USAGE, "-Na");
+  parse_fails ("-phisteps 2.5", NB_ERR_USAGE, "-phisteps");
+  parse_fails ("-mosaic_domains 0.5", NB_ERR_USAGE, "-mosaic_domains");
+  parse_fails ("-detpixels 64.5", NB_ERR_USAGE, "-detpixels");
+  parse_fails ("-oversample 1.1", NB_ERR_USAGE, "-oversample");
+  parse_fails ("-roi 0 10.5 0 10", NB_ERR_USAGE, "-roi");
+  parse_fails ("-seed 1e30", NB_ERR_USAGE, "-seed");
+
+  /* a whole number written as a float is fine */
+  {
+    nb_params p;
+
+    parse_ok (&p, "-N 3.0 -detpixels 1e2");
+    g_assert_cmpfloat (p.Na, ==, 3);
+    g_assert_cmpint (p.fpixels, ==, 100);
+    nb_params_clear (&p);
+  }
+}
+
+static void
+test_errors_stray (void)
+{
+  parse_fails ("stray", NB_ERR_USAGE, "stray");
+  parse_fails ("-N 5 7", NB_ERR_USAGE, "7");
+  parse_fails ("-lambda 1 2", NB_ERR_USAGE, "2");
+  parse_fails ("-nopgm file.pgm", NB_ERR_USAGE, "file.pgm");
+  parse_fails ("-distance 100 -5", NB_ERR_USAGE, "-5");
+  parse_fails ("-fdet_vector 0 0 1 1", NB_ERR_USAGE, "1");
+}
+
+/* Q-29: -misset_seed N also runs the -misset handler, reading N and the next
+ * two tokens as angles (atof: a flag reads as 0), and cancels an earlier
+ * -misset random.  Not with -physical. */
+static void
+test_quirk_misset_seed (void)
+{
+  nb_params p;
+
+  /* cli.md: -misset_seed 45 -distance 100 == -misset 45 0 100 */
+  parse_ok (&p, "-misset random -misset_seed 45 -distance 100");
+  g_assert_cmpint (p.misset_seed, ==, -45);
+  g_assert_cmpint (p.misset_random, ==, 0);
+  assert_vec (p.misset, 45 / RTD, 0.0, 100 / RTD);
+  g_assert_cmpfloat (p.distance, ==, 0.1);
+  nb_params_clear (&p);
+
+  parse_ok (&p, "-misset_seed 45 -N 2");
+  assert_vec (p.misset, 45 / RTD, 0.0, 2 / RTD);
+  g_assert_cmpfloat (p.Na, ==, 2);
+  nb_params_clear (&p);
+
+  /* fewer than three tokens after the flag: the -misset handler does not run */
+  parse_ok (&p, "-misset random -misset_seed 45");
+  g_assert_cmpint (p.misset_random, ==, 1);
+  assert_vec (p.misset, 0, 0, 0);
+  nb_params_clear (&p);
+
+  /* the documented work-around: -misset_seed before -misset random */
+  parse_ok (&p, "-misset_seed 45 -distance 100 -misset random");
+  g_assert_cmpint (p.misset_random, ==, 1);
+  g_assert_cmpint (p.misset_seed, ==, -45);
+  nb_params_clear (&p);
+
+  /* -physical (anywhere on the line) keeps the seed a seed */
+  parse_ok (&p, "-misset random -misset_seed 45 -distance 100 -physical");
+  g_assert_cmpint (p.physical, ==, 1);
+  g_assert_cmpint (p.misset_seed, ==, -45);
+  g_assert_cmpint (p.misset_random, ==, 1);
+  assert_vec (p.misset, 0, 0, 0);
+  nb_params_clear (&p);
+  parse_ok (&p, "-physical -misset 1 2 3 -misset_seed 45 -distance 100");
+  assert_vec (p.misset, 1 / RTD, 2 / RTD, 3 / RTD);
+  nb_params_clear (&p);
+}
+
+/* Q-30: -twotheta_axis x y z also runs the -twotheta handler: twotheta = x
+ * degrees, pivot SAMPLE.  Not with -physical. */
+static void
+test_quirk_twotheta_axis (void)
+{
+  nb_params p;
+
+  parse_ok (&p, "-twotheta 20 -twotheta_axis 0 0 -1");
+  g_assert_cmpfloat (p.twotheta, ==, 0.0);
+  g_assert_cmpint (p.pivot, ==, NB_PIVOT_SAMPLE);
+  g_assert_cmpint (p.convention, ==, NB_CONVENTION_CUSTOM);
+  assert_vec (p.twotheta_axis, 0, 0, -1);
+  nb_params_clear (&p);
+
+  parse_ok (&p, "-pivot beam -twotheta_axis 5 0 0");
+  g_assert_cmpfloat (p.twotheta, ==, 5 / RTD);
+  g_assert_cmpint (p.pivot, ==, NB_PIVOT_SAMPLE);
+  assert_vec (p.twotheta_axis, 5, 0, 0); /* never normalised */
+  nb_params_clear (&p);
+
+  /* a later -twotheta wins again */
+  parse_ok (&p, "-twotheta_axis 1 0 0 -twotheta 7");
+  g_assert_cmpfloat (p.twotheta, ==, 7 / RTD);
+  nb_params_clear (&p);
+
+  parse_ok (&p, "-twotheta 20 -twotheta_axis 0 0 -1 -physical");
+  g_assert_cmpfloat (p.twotheta, ==, 20 / RTD);
+  g_assert_cmpint (p.convention, ==, NB_CONVENTION_CUSTOM);
+  assert_vec (p.twotheta_axis, 0, 0, -1);
+  nb_params_clear (&p);
+
+  parse_ok (&p, "-physical -pivot beam -twotheta_axis 1 0 0");
+  g_assert_cmpfloat (p.twotheta, ==, 0.0);
+  g_assert_cmpint (p.pivot, ==, NB_PIVOT_BEAM);
+  nb_params_clear (&p);
+}
+
+/* A token starting with '-' that is a number is a value. */
+static void
+test_negative_values (void)
+{
+  nb_params p;
+
+  parse_ok (&p, "-misset -5 3 2");
+  assert_vec (p.misset, -5 / RTD, 3 / RTD, 2 / RTD);
+  nb_params_clear (&p);
+
+  parse_ok (&p, "-Xbeam -1.5 -Ybeam -.5 -phi -10 -adc -20 -fdet_vector -1 0 -0 "
+                "-detector_rotx -1e1 -distance -1e3");
+  g_assert_cmpfloat (p.Xbeam, ==, -1.5 / 1000.0);
+  g_assert_cmpfloat (p.Ybeam, ==, -.5 / 1000.0);
+  g_assert_cmpfloat (p.phi0, ==, -10 / RTD);
+  g_assert_cmpfloat (p.adc, ==, -20.0);
+  assert_vec (p.fdet, -1, 0, 0);
+  g_assert_true (signbit (p.fdet[2]));
+  g_assert_cmpfloat (p.rotx, ==, -10 / RTD);
+  g_assert_cmpfloat (p.distance, ==, -1.0);
+  nb_params_clear (&p);
+
+  parse_ok (&p, "-cell 50 -60 70");
+  g_assert_cmpfloat (p.cell[0], ==, 50);
+  g_assert_cmpfloat (p.cell[1], ==, -60);
+  g_assert_cmpfloat (p.cell[2], ==, 70);
+  nb_params_clear (&p);
+}
+
+/* -cell takes up to six numbers; the plan fills the rest (b, c -> a; 90 deg). */
+static void
+test_cell (void)
+{
+  nb_params p;
+
+  parse_ok (&p, "-cell 70 -N 2");
+  g_assert_cmpfloat (p.cell[0], ==, 70);
+  g_assert_cmpfloat (p.cell[1], ==, 0);
+  g_assert_cmpfloat (p.cell[3], ==, 0);
+  g_assert_cmpfloat (p.Na, ==, 2);
+  nb_params_clear (&p);
+
+  parse_ok (&p, "-cell 70 80 90 -lambda 2");
+  g_assert_cmpfloat (p.cell[2], ==, 90);
+  g_assert_cmpfloat (p.cell[3], ==, 0);
+  g_assert_cmpfloat (p.lambda0, ==, 2e-10);
+  nb_params_clear (&p);
+}
+
+/* seeds are stored negated (physics.md §12.1), switches set their fields */
+static void
+test_seeds_and_switches (void)
+{
+  nb_params p;
+
+  parse_ok (&p, "-seed 5 -mosaic_seed 7 -misset_seed 9");
+  g_assert_cmpint (p.seed, ==, -5);
+  g_assert_cmpint (p.mosaic_seed, ==, -7);
+  g_assert_cmpint (p.misset_seed, ==, -9);
+  nb_params_clear (&p);
+
+  parse_ok (&p, "-point_pixel -curved_det -oversample_thick -oversample_polar "
+                "-oversample_omega -oversample 3 -roi 1 2 3 4 -printout_pixel 5 6 -scale 2 "
+                "-fluence 1e24 -flux 1e12 -exposure 0.5 -fudge 1.2 -default_F 10 "
+                "-stol s.txt -sourcefile src.txt -pngfile a.png -precision single -stats "
+                "-coherent -misset rand");
+  g_assert_cmpint (p.point_pixel, ==, 1);
+  g_assert_cmpint (p.curved_det, ==, 1);
+  g_assert_cmpint (p.oversample_thick, ==, 1);
+  g_assert_cmpint (p.oversample_polar, ==, 1);
+  g_assert_cmpint (p.oversample_omega, ==, 1);
+  g_assert_cmpint (p.oversample, ==, 3);
+  g_assert_cmpint (p.roi[0], ==, 1);
+  g_assert_cmpint (p.roi[1], ==, 2);
+  g_assert_cmpint (p.roi[2], ==, 3);
+  g_assert_cmpint (p.roi[3], ==, 4);
+  g_assert_cmpint (p.printout, ==, 1);
+  g_assert_cmpint (p.printout_fpixel, ==, 5);
+  g_assert_cmpint (p.printout_spixel, ==, 6);
+  g_assert_cmpfloat (p.intfile_scale, ==, 2);
+  g_assert_cmpfloat (p.fluence, ==, 1e24);
+  g_assert_cmpfloat (p.flux, ==, 1e12);
+  g_assert_cmpfloat (p.exposure, ==, 0.5);
+  g_assert_cmpfloat (p.fudge, ==, 1.2);
+  g_assert_cmpfloat (p.default_F, ==, 10);
+  g_assert_cmpstr (p.stol_file, ==, "s.txt");
+  g_assert_cmpint (p.stol_kind, ==, NB_STOL_STOL);
+  g_assert_cmpstr (p.source_file, ==, "src.txt");
+  g_assert_cmpstr (p.pngfile, ==, "a.png");
+  g_assert_cmpint (p.precision, ==, NB_PRECISION_SINGLE);
+  g_assert_cmpint (p.stats, ==, 1);
+  g_assert_cmpint (p.misset_random, ==, 1);
+  nb_params_clear (&p);
+}
+
+/* nb_params_copy is deep */
+static void
+test_copy (void)
+{
+  nb_params p, q;
+  nb_error err = { 0 };
+
+  parse_ok (&p, "-hkl a.hkl -mat m.mat -floatfile f.bin -distance 123");
+  g_assert_cmpint (nb_params_copy (&q, &p, &err), ==, NB_OK);
+  g_assert_true (q.hkl_file != p.hkl_file);
+  g_assert_cmpstr (q.hkl_file, ==, "a.hkl");
+  g_assert_cmpstr (q.mat_file, ==, "m.mat");
+  g_assert_cmpstr (q.floatfile, ==, "f.bin");
+  g_assert_cmpfloat (q.distance, ==, 0.123);
+  nb_params_clear (&p);
+  g_assert_cmpstr (q.hkl_file, ==, "a.hkl");
+  nb_params_clear (&q);
+}
+
+int
+main (int argc, char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/params/defaults", test_defaults);
+  g_test_add_func ("/params/units/lengths", test_units_lengths);
+  g_test_add_func ("/params/units/angles", test_units_angles);
+  g_test_add_func ("/params/units/divergence-dispersion", test_units_divergence);
+  g_test_add_func ("/params/units/micrometres", test_units_micrometres);
+  g_test_add_func ("/params/units/energy", test_units_energy);
+  g_test_add_func ("/params/aliases", test_aliases);
+  g_test_add_func ("/params/last-wins", test_last_wins);
+  g_test_add_func ("/params/detpixels-beat-detsize", test_detpixels_beat_detsize);
+  g_test_add_func ("/params/conventions", test_conventions);
+  g_test_add_func ("/params/vectors-custom", test_vectors_custom);
+  g_test_add_func ("/params/errors/unknown-flag", test_errors_unknown);
+  g_test_add_func ("/params/errors/missing-value", test_errors_missing_value);
+  g_test_add_func ("/params/errors/not-a-number", test_errors_not_a_number);
+  g_test_add_func ("/params/errors/not-whole", test_errors_not_whole);
+  g_test_add_func ("/params/errors/stray-token", test_errors_stray);
+  g_test_add_func ("/params/quirk/misset-seed", test_quirk_misset_seed);
+  g_test_add_func ("/params/quirk/twotheta-axis", test_quirk_twotheta_axis);
+  g_test_add_func ("/params/negative-values", test_negative_values);
+  g_test_add_func ("/params/cell", test_cell);
+  g_test_add_func ("/params/seeds-and-switches", test_seeds_and_switches);
+  g_test_add_func ("/params/copy", test_copy);
+
+  return g_test_run ();
+}
