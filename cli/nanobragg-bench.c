@@ -1,0 +1,772 @@
+/* nanobragg-bench: the engine's times next to the reference nanoBragg's, as ratios.
+ *
+ * Machines here are shared and noisy, so absolute times drift between runs;
+ * ratios of runs made side by side do not.  Every round therefore alternates
+ * the reference process, the engine in one precision, our CLI process, the
+ * engine in the other precision, and each figure is the median over rounds.
+ *
+ * The engine is timed in process (cold: parse + plan + first image; warm: the
+ * same plan again; update: a 0.1 degree misset change, update + image); the
+ * reference and the CLI are timed as whole processes, each in a fresh empty
+ * folder so that no Fdump.bin or output of an earlier run is seen.
+ */
+#include "nanobragg.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef NB_DATA_DIR
+#define NB_DATA_DIR "data"
+#endif
+
+#define HKL_NAME      "1hpv_p1.hkl"
+#define MAX_SIZES     32
+#define MAX_REPEAT    1000
+#define MAX_ARGS      64
+#define SLOW_ROUND_MS 2000.0 /* a round slower than this drops the default repeat to 3 */
+
+/* The workloads' flags, split at spaces; -hkl and -detpixels are added per case. */
+#define WORKLOAD_A "-default_F 100 -cell 100 100 100 90 90 90 -lambda 6.2 -N 5 -distance 100"
+#define WORKLOAD_B                                                                                 \
+  "-cell 63.4 63.4 83.8 90 90 120 -misset 10 20 30 -lambda 1.0 -N 10 -mosaic 0.2 "                 \
+  "-mosaic_domains 10 -oversample 2 -hdivrange 0.5 -vdivrange 0.5 -hdivsteps 3 -vdivsteps 3 "      \
+  "-square_div -distance 150 -pixel 0.1"
+#define PROCESS_OUTPUT "-floatfile out.bin -nopgm -nonoise -noprogress"
+
+extern char **environ;
+
+static const char usage_text[] =
+    "usage: nanobragg-bench [options]\n"
+    "\n"
+    "Times the Braggscope engine and, side by side, a reference nanoBragg binary on the same\n"
+    "command lines, alternating runs and reporting medians:\n"
+    "\tcold_ms\t\tnb_params_parse_argv + nb_plan_create + first nb_plan_execute\n"
+    "\twarm_ms\t\tnb_plan_execute again on the same plan\n"
+    "\tupdate_ms\tmisset x + 0.1 degree, nb_plan_update + nb_plan_execute\n"
+    "\treference_ms\tthe reference's whole process (spawn to exit) in a fresh empty folder,\n"
+    "\t\t\twith -floatfile out.bin -nopgm -nonoise -noprogress added\n"
+    "\tratio\t\treference_ms / warm_ms\n"
+    "\tcli_ms\t\tthe same for the CLI given with --cli; cli_ratio = reference_ms / cli_ms\n"
+    "\n"
+    "Workloads:\n"
+    "\ta\t" WORKLOAD_A " -detpixels S, for each S of --sizes\n"
+    "\tb\t-hkl DATA/" HKL_NAME " " WORKLOAD_B " -detpixels 1024\n"
+    "\n"
+    "Options:\n"
+    "\t--workload a|b|all\tdefault all\n"
+    "\t--sizes S,S,...\t\tdetector sizes of workload a (default 256,512,1024,2048)\n"
+    "\t--precision single|double|both\tdefault both\n"
+    "\t--threads N\t\tengine threads and OMP_NUM_THREADS of the processes (default: online CPUs)\n"
+    "\t--reference PATH\treference nanoBragg binary to compare with\n"
+    "\t--cli PATH\t\tnanobragg CLI binary to time as a process too\n"
+    "\t--repeat N\t\trounds per measurement (default 5, or 3 where one round takes over 2 s)\n"
+    "\t--data DIR\t\tfolder holding " HKL_NAME " (default " NB_DATA_DIR ")\n"
+    "\t--json\t\t\tone JSON object per line instead of a table\n"
+    "\t--help\t\t\tthis text\n";
+
+typedef struct
+{
+  int run_a, run_b;
+  int sizes[MAX_SIZES];
+  int nsizes;
+  int precisions[2]; /* nb_precision values, in printing order */
+  int nprecisions;
+  int threads;
+  int repeat;
+  int repeat_given;
+  int json;
+  char *reference; /* absolute path or NULL (owned) */
+  char *cli;       /* absolute path or NULL (owned) */
+  char *data_dir;  /* absolute path (owned) */
+} bench_options;
+
+/* One (workload, size): the command lines and the samples of every round. */
+typedef struct
+{
+  const char *workload;
+  int size;
+  const char *engine_argv[MAX_ARGS];
+  int engine_argc;
+  const char *process_argv[MAX_ARGS]; /* [0] is replaced by the binary's path */
+  int process_argc;
+  int uses_hkl;
+  char size_text[16];
+  char words[2 * sizeof WORKLOAD_B + sizeof PROCESS_OUTPUT]; /* the argv strings */
+  double *cold[2], *warm[2], *update[2], *reference, *cli;
+} bench_case;
+
+static double
+now_ms (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (double) ts.tv_sec * 1e3 + (double) ts.tv_nsec * 1e-6;
+}
+
+static int
+compare_doubles (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return (x > y) - (x < y);
+}
+
+/* Sorts @v in place. */
+static double
+median (double *v, int n)
+{
+  qsort (v, (size_t) n, sizeof *v, compare_doubles);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static int
+usage_error (const char *option, const char *fmt, const char *value)
+{
+  fprintf (stderr, "nanobragg-bench: %s: ", option);
+  fprintf (stderr, fmt, value);
+  fputc ('\n', stderr);
+  return 2;
+}
+
+static int
+parse_positive (const char *s, int max, int *out)
+{
+  char *end;
+  long v;
+
+  errno = 0;
+  v = strtol (s, &end, 10);
+  if (errno != 0 || end == s || *end != '\0' || v < 1 || v > max)
+    return 0;
+  *out = (int) v;
+  return 1;
+}
+
+static int
+parse_sizes (const char *s, bench_options *o)
+{
+  char buf[512];
+  char *save = NULL;
+  int n = 0;
+
+  if (strlen (s) >= sizeof buf || *s == '\0' || s[strlen (s) - 1] == ',' || *s == ',' ||
+      strstr (s, ",,"))
+    return 0;
+  strcpy (buf, s);
+  for (char *tok = strtok_r (buf, ",", &save); tok != NULL; tok = strtok_r (NULL, ",", &save))
+    {
+      if (n == MAX_SIZES || !parse_positive (tok, 65536, &o->sizes[n]))
+        return 0;
+      n++;
+    }
+  o->nsizes = n;
+  return n > 0;
+}
+
+/* An executable file, as an absolute path (a bare name is looked up in PATH,
+ * as a shell would); NULL if there is none. */
+static char *
+resolve_executable (const char *name)
+{
+  struct stat sb;
+
+  if (strchr (name, '/') == NULL)
+    {
+      const char *path = getenv ("PATH");
+      char buf[PATH_MAX];
+
+      while (path != NULL && *path != '\0')
+        {
+          const char *colon = strchr (path, ':');
+          size_t len = colon ? (size_t) (colon - path) : strlen (path);
+
+          if (len > 0 &&
+              (size_t) snprintf (buf, sizeof buf, "%.*s/%s", (int) len, path, name) < sizeof buf &&
+              access (buf, X_OK) == 0 && stat (buf, &sb) == 0 && S_ISREG (sb.st_mode))
+            return realpath (buf, NULL);
+          path = colon ? colon + 1 : NULL;
+        }
+      return NULL;
+    }
+  if (access (name, X_OK) != 0 || stat (name, &sb) != 0 || !S_ISREG (sb.st_mode))
+    return NULL;
+  return realpath (name, NULL);
+}
+
+/* Returns -1 to go on, else the exit status. */
+static int
+parse_options (int argc, char **argv, bench_options *o)
+{
+  const char *data = NULL;
+  long ncpu = sysconf (_SC_NPROCESSORS_ONLN);
+
+  memset (o, 0, sizeof *o);
+  o->run_a = o->run_b = 1;
+  o->sizes[0] = 256;
+  o->sizes[1] = 512;
+  o->sizes[2] = 1024;
+  o->sizes[3] = 2048;
+  o->nsizes = 4;
+  o->precisions[0] = NB_PRECISION_DOUBLE;
+  o->precisions[1] = NB_PRECISION_SINGLE;
+  o->nprecisions = 2;
+  o->threads = ncpu > 0 ? (int) ncpu : 1;
+  o->repeat = 5;
+
+  for (int i = 1; i < argc; i++)
+    {
+      const char *arg = argv[i];
+      const char *eq = strchr (arg, '=');
+      char name[32];
+      const char *value = NULL;
+      int is_flag;
+
+      if (strncmp (arg, "--", 2) != 0 || (eq ? (size_t) (eq - arg) : strlen (arg)) >= sizeof name)
+        {
+          fprintf (stderr, "nanobragg-bench: unknown option '%s' (see --help)\n", arg);
+          return 2;
+        }
+      snprintf (name, sizeof name, "%.*s", eq ? (int) (eq - arg) : (int) strlen (arg), arg);
+      is_flag = strcmp (name, "--help") == 0 || strcmp (name, "--json") == 0;
+      if (is_flag)
+        {
+          if (eq != NULL)
+            return usage_error (name, "takes no value (got '%s')", eq + 1);
+          if (strcmp (name, "--help") == 0)
+            {
+              fputs (usage_text, stdout);
+              return 0;
+            }
+          o->json = 1;
+          continue;
+        }
+      if (strcmp (name, "--workload") != 0 && strcmp (name, "--sizes") != 0 &&
+          strcmp (name, "--precision") != 0 && strcmp (name, "--threads") != 0 &&
+          strcmp (name, "--reference") != 0 && strcmp (name, "--cli") != 0 &&
+          strcmp (name, "--repeat") != 0 && strcmp (name, "--data") != 0)
+        {
+          fprintf (stderr, "nanobragg-bench: unknown option '%s' (see --help)\n", arg);
+          return 2;
+        }
+      if (eq != NULL)
+        value = eq + 1;
+      else if (i + 1 < argc)
+        value = argv[++i];
+      else
+        return usage_error (name, "%sneeds a value", "");
+
+      if (strcmp (name, "--workload") == 0)
+        {
+          o->run_a = strcmp (value, "a") == 0 || strcmp (value, "all") == 0;
+          o->run_b = strcmp (value, "b") == 0 || strcmp (value, "all") == 0;
+          if (!o->run_a && !o->run_b)
+            return usage_error (name, "'%s' is not a, b or all", value);
+        }
+      else if (strcmp (name, "--sizes") == 0)
+        {
+          if (!parse_sizes (value, o))
+            return usage_error (name, "'%s' is not a comma-separated list of sizes 1..65536",
+                                value);
+        }
+      else if (strcmp (name, "--precision") == 0)
+        {
+          if (strcmp (value, "double") == 0 || strcmp (value, "single") == 0)
+            {
+              o->precisions[0] =
+                  strcmp (value, "double") == 0 ? NB_PRECISION_DOUBLE : NB_PRECISION_SINGLE;
+              o->nprecisions = 1;
+            }
+          else if (strcmp (value, "both") == 0)
+            {
+              o->precisions[0] = NB_PRECISION_DOUBLE;
+              o->precisions[1] = NB_PRECISION_SINGLE;
+              o->nprecisions = 2;
+            }
+          else
+            return usage_error (name, "'%s' is not single, double or both", value);
+        }
+      else if (strcmp (name, "--threads") == 0)
+        {
+          if (!parse_positive (value, 4096, &o->threads))
+            return usage_error (name, "'%s' is not a thread count 1..4096", value);
+        }
+      else if (strcmp (name, "--repeat") == 0)
+        {
+          if (!parse_positive (value, MAX_REPEAT, &o->repeat))
+            return usage_error (name, "'%s' is not a count 1..1000", value);
+          o->repeat_given = 1;
+        }
+      else if (strcmp (name, "--reference") == 0 || strcmp (name, "--cli") == 0)
+        {
+          char *path = resolve_executable (value);
+          char **slot = strcmp (name, "--cli") == 0 ? &o->cli : &o->reference;
+
+          if (path == NULL)
+            return usage_error (name, "'%s' is not an executable file", value);
+          free (*slot);
+          *slot = path;
+        }
+      else
+        data = value;
+    }
+
+  if (o->run_b)
+    {
+      char hkl[PATH_MAX];
+      const char *dir = data ? data : NB_DATA_DIR;
+
+      if ((size_t) snprintf (hkl, sizeof hkl, "%s/%s", dir, HKL_NAME) >= sizeof hkl ||
+          access (hkl, R_OK) != 0 || (o->data_dir = realpath (dir, NULL)) == NULL)
+        {
+          fprintf (stderr, "nanobragg-bench: --data: %s/%s cannot be read%s\n", dir, HKL_NAME,
+                   data ? "" : " (give --data DIR, or --workload a)");
+          return 2;
+        }
+    }
+  else if (data != NULL && (o->data_dir = realpath (data, NULL)) == NULL)
+    return usage_error ("--data", "'%s' is not a folder", data);
+  return -1;
+}
+
+static void
+options_clear (bench_options *o)
+{
+  free (o->reference);
+  free (o->cli);
+  free (o->data_dir);
+}
+
+/* Appends the space-separated words of @line, copied into @store at *@used. */
+static void
+case_append (const char **argv, int *argc, const char *line, char *store, size_t *used)
+{
+  char *words = store + *used;
+  char *save = NULL;
+
+  strcpy (words, line);
+  *used += strlen (line) + 1;
+  for (char *w = strtok_r (words, " ", &save); w != NULL; w = strtok_r (NULL, " ", &save))
+    argv[(*argc)++] = w;
+}
+
+/* Fills the command lines of one case.  @hkl_path is the engine's path to the
+ * HKL file; the processes read the copy linked into their folder. */
+static void
+case_init (bench_case *c, const char *workload, int size, const char *hkl_path)
+{
+  const char *line = strcmp (workload, "a") == 0 ? WORKLOAD_A : WORKLOAD_B;
+  size_t used = 0;
+
+  memset (c, 0, sizeof *c);
+  c->workload = workload;
+  c->size = size;
+  c->uses_hkl = hkl_path != NULL;
+  snprintf (c->size_text, sizeof c->size_text, "%d", size);
+
+  c->engine_argv[c->engine_argc++] = "nanobragg";
+  c->process_argv[c->process_argc++] = NULL;
+  if (c->uses_hkl)
+    {
+      c->engine_argv[c->engine_argc++] = "-hkl";
+      c->engine_argv[c->engine_argc++] = hkl_path;
+      c->process_argv[c->process_argc++] = "-hkl";
+      c->process_argv[c->process_argc++] = HKL_NAME;
+    }
+  case_append (c->engine_argv, &c->engine_argc, line, c->words, &used);
+  case_append (c->process_argv, &c->process_argc, line, c->words, &used);
+  c->engine_argv[c->engine_argc++] = "-detpixels";
+  c->engine_argv[c->engine_argc++] = c->size_text;
+  c->process_argv[c->process_argc++] = "-detpixels";
+  c->process_argv[c->process_argc++] = c->size_text;
+  case_append (c->process_argv, &c->process_argc, PROCESS_OUTPUT, c->words, &used);
+  c->engine_argv[c->engine_argc] = NULL;
+  c->process_argv[c->process_argc] = NULL;
+}
+
+static int
+case_alloc_samples (bench_case *c, int repeat)
+{
+  double *all = calloc ((size_t) repeat * 8, sizeof (double));
+
+  if (all == NULL)
+    return 0;
+  for (int k = 0; k < 2; k++)
+    {
+      c->cold[k] = all + (size_t) repeat * (3 * k + 0);
+      c->warm[k] = all + (size_t) repeat * (3 * k + 1);
+      c->update[k] = all + (size_t) repeat * (3 * k + 2);
+    }
+  c->reference = all + (size_t) repeat * 6;
+  c->cli = all + (size_t) repeat * 7;
+  return 1;
+}
+
+static void
+case_free_samples (bench_case *c)
+{
+  free (c->cold[0]);
+}
+
+static const char *
+precision_name (int precision)
+{
+  return precision == NB_PRECISION_SINGLE ? "single" : "double";
+}
+
+/* One engine round: cold, warm and update of a fresh plan. */
+static int
+run_engine (const bench_case *c,
+            int precision,
+            int threads,
+            float *image,
+            double *cold,
+            double *warm,
+            double *update)
+{
+  nb_params params;
+  nb_plan *plan = NULL;
+  nb_error err;
+  nb_exec_options opts = { 0 };
+  const nb_plan_info *in;
+  const char *stage = "parse";
+  double t0, t1, t2, t3;
+  nb_status st;
+
+  opts.threads = threads;
+  nb_params_init (&params);
+
+  t0 = now_ms ();
+  st = nb_params_parse_argv (&params, c->engine_argc, c->engine_argv, &err);
+  params.precision = (nb_precision) precision;
+  if (st == NB_OK && (stage = "plan", st = nb_plan_create (&params, &plan, &err)) == NB_OK)
+    {
+      in = nb_plan_get_info (plan);
+      if (in->fpixels != c->size || in->spixels != c->size)
+        {
+          fprintf (stderr, "nanobragg-bench: workload %s size %d: the plan has %dx%d pixels\n",
+                   c->workload, c->size, in->fpixels, in->spixels);
+          nb_plan_destroy (plan);
+          nb_params_clear (&params);
+          return 0;
+        }
+      stage = "execute";
+      st = nb_plan_execute (plan, image, &opts, &err);
+    }
+  t1 = now_ms ();
+  if (st == NB_OK)
+    st = nb_plan_execute (plan, image, &opts, &err);
+  t2 = now_ms ();
+
+  params.misset[0] += 0.1 * M_PI / 180.0;
+  t3 = now_ms ();
+  if (st == NB_OK && (stage = "update", st = nb_plan_update (plan, &params, &err)) == NB_OK)
+    {
+      stage = "execute after update";
+      st = nb_plan_execute (plan, image, &opts, &err);
+    }
+  *update = now_ms () - t3;
+  *cold = t1 - t0;
+  *warm = t2 - t1;
+
+  if (st != NB_OK)
+    fprintf (stderr, "nanobragg-bench: workload %s size %d %s: engine %s: %s\n", c->workload,
+             c->size, precision_name (precision), stage, err.message);
+  nb_plan_destroy (plan);
+  nb_params_clear (&params);
+  return st == NB_OK;
+}
+
+static void
+remove_folder (const char *dir)
+{
+  DIR *d = opendir (dir);
+  struct dirent *e;
+
+  if (d != NULL)
+    {
+      while ((e = readdir (d)) != NULL)
+        if (strcmp (e->d_name, ".") != 0 && strcmp (e->d_name, "..") != 0)
+          unlinkat (dirfd (d), e->d_name, 0);
+      closedir (d);
+    }
+  rmdir (dir);
+}
+
+/* Prints the first line of the child's stderr, kept in @dir. */
+static void
+print_child_stderr (const char *dir)
+{
+  char path[PATH_MAX + 16], line[512];
+  FILE *f;
+
+  snprintf (path, sizeof path, "%s/stderr.txt", dir);
+  f = fopen (path, "r");
+  if (f == NULL)
+    return;
+  if (fgets (line, sizeof line, f) != NULL)
+    fprintf (stderr, "nanobragg-bench:   its stderr: %s%s", line, strchr (line, '\n') ? "" : "\n");
+  fclose (f);
+}
+
+/* Runs @exe on the case's command line in a fresh empty folder (the HKL file
+ * linked in), stdout to /dev/null; *ms is spawn to exit. */
+static int
+run_process (const bench_case *c, const char *exe, const char *data_dir, double *ms)
+{
+  const char *tmp = getenv ("TMPDIR");
+  char dir[PATH_MAX];
+  char *argv[MAX_ARGS];
+  posix_spawn_file_actions_t fa;
+  pid_t pid;
+  int status = 0, here, rc, ok = 0;
+  double t0;
+
+  if (tmp == NULL || *tmp == '\0')
+    tmp = "/tmp";
+  if ((size_t) snprintf (dir, sizeof dir, "%s/nanobragg-bench.XXXXXX", tmp) >= sizeof dir ||
+      mkdtemp (dir) == NULL)
+    {
+      fprintf (stderr, "nanobragg-bench: cannot make a folder in %s: %s\n", tmp, strerror (errno));
+      return 0;
+    }
+  if (c->uses_hkl)
+    {
+      char src[PATH_MAX], dst[PATH_MAX + sizeof HKL_NAME + 1];
+
+      int too_long = (size_t) snprintf (src, sizeof src, "%s/%s", data_dir, HKL_NAME) >= sizeof src;
+
+      snprintf (dst, sizeof dst, "%s/%s", dir, HKL_NAME);
+      if (too_long)
+        errno = ENAMETOOLONG;
+      if (too_long || symlink (src, dst) != 0)
+        {
+          fprintf (stderr, "nanobragg-bench: cannot link %s into %s: %s\n", src, dir,
+                   strerror (errno));
+          remove_folder (dir);
+          return 0;
+        }
+    }
+  for (int i = 0; i <= c->process_argc; i++)
+    argv[i] = (char *) c->process_argv[i];
+  argv[0] = (char *) exe;
+
+  posix_spawn_file_actions_init (&fa);
+  posix_spawn_file_actions_addopen (&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen (&fa, STDERR_FILENO, "stderr.txt", O_WRONLY | O_CREAT | O_TRUNC,
+                                    0644);
+
+  /* posix_spawn has no portable chdir action: the child inherits ours. */
+  here = open (".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (here < 0 || chdir (dir) != 0)
+    {
+      fprintf (stderr, "nanobragg-bench: cannot enter %s: %s\n", dir, strerror (errno));
+      if (here >= 0)
+        close (here);
+      posix_spawn_file_actions_destroy (&fa);
+      remove_folder (dir);
+      return 0;
+    }
+  t0 = now_ms ();
+  rc = posix_spawn (&pid, exe, &fa, NULL, argv, environ);
+  if (fchdir (here) != 0)
+    {
+      fprintf (stderr, "nanobragg-bench: cannot return to the working folder: %s\n",
+               strerror (errno));
+      exit (1);
+    }
+  close (here);
+  posix_spawn_file_actions_destroy (&fa);
+
+  if (rc != 0)
+    fprintf (stderr, "nanobragg-bench: cannot run %s: %s\n", exe, strerror (rc));
+  else
+    {
+      while (waitpid (pid, &status, 0) < 0)
+        if (errno != EINTR)
+          {
+            fprintf (stderr, "nanobragg-bench: waitpid: %s\n", strerror (errno));
+            remove_folder (dir);
+            return 0;
+          }
+      *ms = now_ms () - t0;
+      if (WIFEXITED (status) && WEXITSTATUS (status) == 0)
+        ok = 1;
+      else
+        {
+          fprintf (stderr, "nanobragg-bench: workload %s size %d: %s %s %d\n", c->workload, c->size,
+                   exe, WIFEXITED (status) ? "exited with status" : "died of signal",
+                   WIFEXITED (status) ? WEXITSTATUS (status) : WTERMSIG (status));
+          print_child_stderr (dir);
+        }
+    }
+  remove_folder (dir);
+  return ok;
+}
+
+static void
+print_header (const bench_options *o)
+{
+  if (o->json)
+    return;
+  printf ("%-8s %5s %-9s %7s %10s %10s %10s", "workload", "size", "precision", "threads", "cold_ms",
+          "warm_ms", "update_ms");
+  if (o->reference)
+    printf (" %12s %8s", "reference_ms", "ratio");
+  if (o->cli)
+    printf (" %10s %9s", "cli_ms", "cli_ratio");
+  printf ("\n");
+  fflush (stdout);
+}
+
+static void
+print_row (const bench_options *o,
+           const bench_case *c,
+           int precision,
+           double cold,
+           double warm,
+           double update,
+           double reference,
+           double cli)
+{
+  if (o->json)
+    {
+      printf ("{\"workload\":\"%s\",\"size\":%d,\"precision\":\"%s\",\"threads\":%d,"
+              "\"cold_ms\":%.3f,\"warm_ms\":%.3f,\"update_ms\":%.3f",
+              c->workload, c->size, precision_name (precision), o->threads, cold, warm, update);
+      if (o->reference)
+        printf (",\"reference_ms\":%.3f,\"ratio\":%.4f", reference, reference / warm);
+      if (o->cli)
+        {
+          printf (",\"cli_ms\":%.3f", cli);
+          if (o->reference)
+            printf (",\"cli_ratio\":%.4f", reference / cli);
+        }
+      printf ("}\n");
+    }
+  else
+    {
+      printf ("%-8s %5d %-9s %7d %10.3f %10.3f %10.3f", c->workload, c->size,
+              precision_name (precision), o->threads, cold, warm, update);
+      if (o->reference)
+        printf (" %12.3f %8.3f", reference, reference / warm);
+      if (o->cli)
+        {
+          printf (" %10.3f", cli);
+          if (o->reference)
+            printf (" %9.3f", reference / cli);
+          else
+            printf (" %9s", "-");
+        }
+      printf ("\n");
+    }
+  fflush (stdout);
+}
+
+/* Measures one (workload, size) in alternating rounds and prints its rows. */
+static int
+run_case (const bench_options *o, bench_case *c)
+{
+  size_t npix = (size_t) c->size * (size_t) c->size;
+  float *image;
+  int repeat = o->repeat;
+  int ok = 1;
+
+  image = malloc (npix * sizeof (float));
+  if (image == NULL || !case_alloc_samples (c, repeat))
+    {
+      fprintf (stderr, "nanobragg-bench: out of memory for a %dx%d image\n", c->size, c->size);
+      free (image);
+      return 0;
+    }
+  /* Fault the pages in now, so that only the first round does not pay for it. */
+  memset (image, 0, npix * sizeof (float));
+
+  for (int r = 0; r < repeat && ok; r++)
+    {
+      double start = now_ms ();
+
+      for (int k = 0; k < o->nprecisions && ok; k++)
+        {
+          /* Swap the precisions' order every round, and put the processes between. */
+          int slot = o->nprecisions == 2 && r % 2 ? 1 - k : k;
+
+          if (k == 0 && o->reference)
+            ok = run_process (c, o->reference, o->data_dir, &c->reference[r]);
+          if (k == 1 && o->cli)
+            ok = ok && run_process (c, o->cli, o->data_dir, &c->cli[r]);
+          ok = ok && run_engine (c, o->precisions[slot], o->threads, image, &c->cold[slot][r],
+                                 &c->warm[slot][r], &c->update[slot][r]);
+        }
+      if (ok && o->nprecisions == 1 && o->cli)
+        ok = run_process (c, o->cli, o->data_dir, &c->cli[r]);
+      if (r == 0 && !o->repeat_given && repeat > 3 && now_ms () - start > SLOW_ROUND_MS)
+        repeat = 3;
+    }
+
+  if (ok)
+    {
+      double reference = o->reference ? median (c->reference, repeat) : 0.0;
+      double cli = o->cli ? median (c->cli, repeat) : 0.0;
+
+      for (int k = 0; k < o->nprecisions; k++)
+        print_row (o, c, o->precisions[k], median (c->cold[k], repeat), median (c->warm[k], repeat),
+                   median (c->update[k], repeat), reference, cli);
+    }
+  case_free_samples (c);
+  free (image);
+  return ok;
+}
+
+int
+main (int argc, char **argv)
+{
+  bench_options o;
+  char threads_text[16];
+  int rc = parse_options (argc, argv, &o);
+
+  if (rc >= 0)
+    {
+      options_clear (&o);
+      return rc;
+    }
+
+  /* The processes inherit it; the engine takes nb_exec_options.threads. */
+  snprintf (threads_text, sizeof threads_text, "%d", o.threads);
+  setenv ("OMP_NUM_THREADS", threads_text, 1);
+
+  print_header (&o);
+  rc = 0;
+  if (o.run_a)
+    for (int i = 0; i < o.nsizes && rc == 0; i++)
+      {
+        bench_case c;
+
+        case_init (&c, "a", o.sizes[i], NULL);
+        if (!run_case (&o, &c))
+          rc = 1;
+      }
+  if (o.run_b && rc == 0)
+    {
+      bench_case c;
+      char hkl_path[PATH_MAX];
+
+      snprintf (hkl_path, sizeof hkl_path, "%s/%s", o.data_dir, HKL_NAME);
+      case_init (&c, "b", 1024, hkl_path);
+      if (!run_case (&o, &c))
+        rc = 1;
+    }
+  options_clear (&o);
+  return rc;
+}
