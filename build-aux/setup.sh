@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Installs Braggscope's build dependencies (Debian 12, as root), configures and builds it, and
+# then renders the default scene or runs the test suites.  Safe to run again: it installs only
+# what is missing and reconfigures an existing build folder.
+#
+# usage: bash build-aux/setup.sh [build|run|test]
+#   build   install dependencies, configure, compile (the default)
+#   run     build, then render the default scene (1HPV) to a PNG and print its path
+#   test    build, then run every test suite; exits with meson test's status
+#
+# environment:
+#   BUILD_DIR    build folder, relative to the repository root or absolute (default: build)
+#   OUT_DIR      where `run` writes its images (default: $BUILD_DIR/render)
+#   GOLDEN_DIR   golden reference images for the parity suite (default: meson's golden_dir)
+#   CI           when set: never prompt (sudo -n), print full logs of failed steps
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+
+BUILD_DIR=${BUILD_DIR:-build}
+OUT_DIR=${OUT_DIR:-$BUILD_DIR/render}
+export DEBIAN_FRONTEND=noninteractive
+
+PACKAGES=(gcc libc6-dev meson ninja-build pkg-config libglib2.0-dev libpng-dev python3-numpy)
+
+# The default scene: HIV-1 protease (PDB 1HPV) on a 1024 x 1024 detector.
+SCENE=(-hkl "$ROOT/data/1hpv_p1.hkl"
+       -cell 63.4 63.4 83.8 90 90 120 -misset 10 20 30
+       -lambda 1.0 -N 10 -mosaic 0.2 -mosaic_domains 5
+       -distance 120 -detpixels 1024 -pixel 0.1 -precision single
+       -pngfile 1hpv.png -pgmscale 0.1 -floatfile 1hpv.float
+       -nonoise -nopgm -noprogress)
+
+say () { printf '%s\n' "setup.sh: $*"; }
+die () { printf '%s\n' "setup.sh: $*" >&2; exit 1; }
+
+usage () {
+  cat <<'USAGE'
+usage: bash build-aux/setup.sh [build|run|test]
+  build   install dependencies, configure, compile (the default)
+  run     build, then render the default scene (1HPV) to a PNG and print its path
+  test    build, then run every test suite; exits with meson test's status
+USAGE
+}
+
+LOG_DIR=$(mktemp -d "${TMPDIR:-/tmp}/braggscope-setup.XXXXXX")
+trap 'rm -rf "$LOG_DIR"' EXIT
+
+# Runs a command with its output in a log, shown only when the command fails.
+quietly () {
+  local name=$1
+  shift
+  if ! "$@" >"$LOG_DIR/$name.log" 2>&1 </dev/null; then
+    if [ -n "${CI:-}" ]; then
+      cat "$LOG_DIR/$name.log" >&2
+    else
+      tail -n 40 "$LOG_DIR/$name.log" >&2
+    fi
+    die "$name failed: $*"
+  fi
+}
+
+install_dependencies () {
+  local missing=() pkg sudo=()
+  for pkg in "${PACKAGES[@]}"; do
+    if [ "$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null)" != installed ]; then
+      missing+=("$pkg")
+    fi
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+
+  command -v apt-get >/dev/null || die "missing packages and no apt-get: ${missing[*]}"
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || die "run as root to install: ${missing[*]}"
+    if [ -n "${CI:-}" ]; then sudo=(sudo -n); else sudo=(sudo); fi
+  fi
+  say "installing ${missing[*]}"
+  quietly apt-update "${sudo[@]}" apt-get update -qq
+  quietly apt-install "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+configure_and_build () {
+  local options=(-Dtests=enabled -Dpng=enabled)
+  [ -n "${GOLDEN_DIR:-}" ] && options+=("-Dgolden_dir=$(realpath -m "$GOLDEN_DIR")")
+
+  if [ -f "$BUILD_DIR/meson-private/coredata.dat" ]; then
+    quietly meson-setup meson setup --reconfigure "$BUILD_DIR" "${options[@]}"
+  else
+    quietly meson-setup meson setup "$BUILD_DIR" "${options[@]}"
+  fi
+  quietly meson-compile meson compile -C "$BUILD_DIR"
+  # Warnings are worth seeing even when the build succeeds.
+  grep -E 'warning:' "$LOG_DIR/meson-compile.log" | head -n 20 >&2 || true
+  say "built in $BUILD_DIR"
+}
+
+render_default_scene () {
+  local cli=$BUILD_DIR/cli/nanobragg start ms
+  case $cli in /*) ;; *) cli=$ROOT/$cli ;; esac
+  [ -x "$cli" ] || die "no CLI at $cli"
+
+  mkdir -p "$OUT_DIR"
+  OUT_DIR=$(cd "$OUT_DIR" && pwd)
+  rm -f "$OUT_DIR/1hpv.png" "$OUT_DIR/1hpv.float"
+  start=$(date +%s%N)
+  if ! (cd "$OUT_DIR" && "$cli" "${SCENE[@]}") >"$OUT_DIR/1hpv.log" 2>&1 </dev/null; then
+    tail -n 20 "$OUT_DIR/1hpv.log" >&2
+    die "rendering failed; the CLI's output is in $OUT_DIR/1hpv.log"
+  fi
+  ms=$(( ($(date +%s%N) - start) / 1000000 ))
+  [ -f "$OUT_DIR/1hpv.png" ] || die "the CLI wrote no $OUT_DIR/1hpv.png"
+  say "rendered the default scene in $((ms / 1000)).$(printf '%03d' $((ms % 1000))) s"
+  say "PNG: $OUT_DIR/1hpv.png"
+  say "float image (1024 x 1024 float32) and the CLI's log beside it: $OUT_DIR/1hpv.float, 1hpv.log"
+}
+
+command=${1:-build}
+case $command in
+  build|run|test) ;;
+  -h|--help|help) usage; exit 0 ;;
+  *) usage >&2; exit 2 ;;
+esac
+
+install_dependencies
+configure_and_build
+
+case $command in
+  run) render_default_scene ;;
+  test) exec meson test -C "$BUILD_DIR" --print-errorlogs ;;
+esac
