@@ -6,33 +6,13 @@
 #include <string.h>
 
 #include "nanobragg.h"
+#include "nb-test-util.h"
 
 #define RTD (180.0 * M_1_PI)
 
 /* A crystal and structure factors, so that a plan can be made. */
 #define XTAL "-default_F 100 -cell 100 100 100 90 90 90 "
 
-/* plan_new: the plan of "nanobragg @cmdline", which must succeed. */
-static nb_plan *
-plan_new (const char *cmdline)
-{
-  g_autoptr (GError) error = NULL;
-  g_autofree char *full = g_strconcat ("nanobragg ", cmdline, NULL);
-  g_auto (GStrv) argv = NULL;
-  int argc = 0;
-  nb_params p;
-  nb_plan *plan = NULL;
-  nb_error err = { 0 };
-
-  g_assert_true (g_shell_parse_argv (full, &argc, &argv, &error));
-  nb_params_init (&p);
-  if (nb_params_parse_argv (&p, argc, (const char *const *) argv, &err) != NB_OK)
-    g_error ("'%s': %s", cmdline, err.message);
-  if (nb_plan_create (&p, &plan, &err) != NB_OK)
-    g_error ("'%s': %s", cmdline, err.message);
-  nb_params_clear (&p);
-  return plan;
-}
 
 /* plan_fails: "nanobragg @cmdline" parses but nb_plan_create() fails with
  * @code; returns the message. */

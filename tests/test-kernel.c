@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "nanobragg.h"
+#include "nb-test-util.h"
 
 #define RTD (180.0 * M_1_PI)
 #define R_E_SQR 7.94079248018965e-30
@@ -18,26 +19,6 @@
 
 static char *scratch_dir;
 
-static nb_plan *
-plan_new (const char *cmdline)
-{
-  g_autoptr (GError) error = NULL;
-  g_autofree char *full = g_strconcat ("nanobragg ", cmdline, NULL);
-  g_auto (GStrv) argv = NULL;
-  int argc = 0;
-  nb_params p;
-  nb_plan *plan = NULL;
-  nb_error err = { 0 };
-
-  g_assert_true (g_shell_parse_argv (full, &argc, &argv, &error));
-  nb_params_init (&p);
-  if (nb_params_parse_argv (&p, argc, (const char *const *) argv, &err) != NB_OK)
-    g_error ("'%s': %s", cmdline, err.message);
-  if (nb_plan_create (&p, &plan, &err) != NB_OK)
-    g_error ("'%s': %s", cmdline, err.message);
-  nb_params_clear (&p);
-  return plan;
-}
 
 static size_t
 n_pixels (const nb_plan *plan)
