@@ -190,6 +190,18 @@ nb_status nb_params_copy (nb_params *dst, const nb_params *src, nb_error *err);
  * reading -img/-mask. */
 nb_status nb_params_parse_argv (nb_params *p, int argc, const char *const *argv, nb_error *err);
 
+/* nb_params_to_argv: a nanoBragg command line that reproduces @p: argv[0] is
+ * "nanobragg", then the flags of every field that differs from
+ * nb_params_init()'s defaults (seeds always, since those defaults depend on
+ * the time), in the units the parser takes, so that nb_params_parse_argv() on
+ * a fresh nb_params gives back an equal set (round trip tested).  The array
+ * and its strings are malloc'ed and NULL-terminated; free with nb_argv_free().
+ * Sets *@argc when @argc is non-NULL.  NULL when out of memory. */
+char **nb_params_to_argv (const nb_params *p, int *argc);
+
+/* nb_argv_free: frees an array from nb_params_to_argv() (NULL allowed). */
+void nb_argv_free (char **argv);
+
 /* ------------------------------------------------------------------------- */
 
 typedef struct nb_plan nb_plan;
@@ -281,6 +293,10 @@ typedef struct
   void (*progress) (void *user, int rows_done, int rows_total); /* called from the calling thread */
   void *user;
   int threads;                /* OpenMP threads; 0 = default */
+  int preview_stride;         /* 0 or 1: full image.  k >= 2: a preview: one pixel per k x k
+                                 block (its centre, pixel f0 + k/2, s0 + k/2, clipped to the
+                                 ROI) is simulated and copied to the whole block, so the
+                                 image is full size at about 1/k^2 of the cost */
 } nb_exec_options;
 
 /* nb_plan_execute: renders the image into @image (caller-owned,
@@ -312,6 +328,54 @@ const uint16_t *nb_plan_get_mask (const nb_plan *plan);
  * of the last execute; divided by steps it is the reference's "solid angle
  * subtended by detector". */
 double nb_plan_get_omega_sum (const nb_plan *plan);
+
+/* ------------------------------------------------------------------------- */
+/* Pixel queries: what a viewer shows under the cursor. */
+
+/* An immutable, reference-counted snapshot of the plan's geometry, crystal
+ * orientation and structure factors, safe to query from any thread while the
+ * plan itself is updated or destroyed. */
+typedef struct nb_geometry nb_geometry;
+
+typedef struct
+{
+  double fdet, sdet;  /* position on the detector along fdet and sdet from pix0's corner (m) */
+  double lab[3];      /* position in the lab frame (m), sample at the origin */
+  double two_theta;   /* scattering angle 2 theta (rad) to the central beam */
+  double azimuth;     /* angle about the beam of the scattered ray (rad, -pi..pi):
+                         atan2 of its components along (beam x polar_vector) and
+                         polar_vector, so 0 is the polarization direction */
+  double d;           /* resolution d = lambda / (2 sin theta) (Angstrom); INFINITY at 2theta 0 */
+  double q;           /* |q| = 4 pi sin(theta) / lambda (1/Angstrom) */
+  double stol;        /* sin(theta) / lambda (1/Angstrom) */
+  double hkl[3];      /* fractional Miller indices h k l: real cell vectors . (s - s0)/lambda,
+                         crystal at the middle of the first phi step (physics.md sec. 13) */
+  int h, k, l;        /* nearest whole indices (the reference's rounding, ceil(x - 0.5)) */
+  double F;           /* structure factor of (h, k, l): from the file, else default_F */
+  int F_from_file;    /* 1 when (h, k, l) is one of the file's reflections */
+  double solid_angle; /* solid angle of the pixel (sr), flat or point-pixel as the plan */
+} nb_pixel_query;
+
+/* nb_plan_ref_geometry: a new reference to the snapshot of the plan's current
+ * state (shared until the next update changes the detector, crystal,
+ * orientation, sources or structure factors).  NULL only when out of memory.
+ * Release with nb_geometry_unref(). */
+nb_geometry *nb_plan_ref_geometry (nb_plan *plan);
+
+/* nb_geometry_ref / nb_geometry_unref: atomic reference counting (NULL allowed). */
+nb_geometry *nb_geometry_ref (nb_geometry *geom);
+void nb_geometry_unref (nb_geometry *geom);
+
+/* nb_geometry_size: the detector's pixel counts. */
+void nb_geometry_size (const nb_geometry *geom, int *fpixels, int *spixels);
+
+/* nb_geometry_query: the quantities of nb_pixel_query at the detector point
+ * (@fpixel, @spixel) in pixel units: pixel (i, j) spans [i, i+1) x [j, j+1) and
+ * its centre is (i + 0.5, j + 0.5); points off the detector are allowed.  The
+ * central wavelength and the first source's direction are used.  Errors:
+ * NB_ERR_INVALID for a non-finite coordinate. */
+nb_status nb_geometry_query (const nb_geometry *geom, double fpixel, double spixel,
+                             nb_pixel_query *out, nb_error *err);
 
 /* ------------------------------------------------------------------------- */
 /* Statistics and conversions of a float image, as the reference computes them
