@@ -21,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -42,6 +44,8 @@
   "-cell 63.4 63.4 83.8 90 90 120 -misset 10 20 30 -lambda 1.0 -N 10 -mosaic 0.2 "                 \
   "-mosaic_domains 10 -oversample 2 -hdivrange 0.5 -vdivrange 0.5 -hdivsteps 3 -vdivsteps 3 "      \
   "-square_div -distance 150 -pixel 0.1"
+#define PREVIEW_STRIDE 4
+#define PREVIEW_TEXT   "4"
 #define PROCESS_OUTPUT "-floatfile out.bin -nopgm -nonoise -noprogress"
 
 extern char **environ;
@@ -54,6 +58,10 @@ static const char usage_text[] =
     "\tcold_ms\t\tnb_params_parse_argv + nb_plan_create + first nb_plan_execute\n"
     "\twarm_ms\t\tnb_plan_execute again on the same plan\n"
     "\tupdate_ms\tmisset x + 0.1 degree, nb_plan_update + nb_plan_execute\n"
+    "\tpreview_ms\ta preview execute (preview_stride " PREVIEW_TEXT ") of the same plan\n"
+    "\tcancel_ms\tfrom raising the cancel flag, half-way through a warm execute, to its return\n"
+    "\tpeak_rss_mb\tthe process's peak resident memory so far (getrusage); run one size alone\n"
+    "\t\t\tto read it for that size\n"
     "\treference_ms\tthe reference's whole process (spawn to exit) in a fresh empty folder,\n"
     "\t\t\twith -floatfile out.bin -nopgm -nonoise -noprogress added\n"
     "\tratio\t\treference_ms / warm_ms\n"
@@ -66,7 +74,8 @@ static const char usage_text[] =
     "Options:\n"
     "\t--workload a|b|all\tdefault all\n"
     "\t--sizes S,S,...\t\tdetector sizes of workload a (default 256,512,1024,2048)\n"
-    "\t--precision single|double|both\tdefault both\n"
+    "\t--precision single|double|exact|both\tdefault both (single and double); exact is the\n"
+    "\t\t\treference-exact kernel\n"
     "\t--threads N\t\tengine threads and OMP_NUM_THREADS of the processes (default: online CPUs)\n"
     "\t--reference PATH\treference nanoBragg binary to compare with\n"
     "\t--cli PATH\t\tnanobragg CLI binary to time as a process too\n"
@@ -103,7 +112,7 @@ typedef struct
   int uses_hkl;
   char size_text[16];
   char words[2 * sizeof WORKLOAD_B + sizeof PROCESS_OUTPUT]; /* the argv strings */
-  double *cold[2], *warm[2], *update[2], *reference, *cli;
+  double *cold[2], *warm[2], *update[2], *preview[2], *cancel[2], *reference, *cli;
 } bench_case;
 
 static double
@@ -282,10 +291,12 @@ parse_options (int argc, char **argv, bench_options *o)
         }
       else if (strcmp (name, "--precision") == 0)
         {
-          if (strcmp (value, "double") == 0 || strcmp (value, "single") == 0)
+          if (strcmp (value, "double") == 0 || strcmp (value, "single") == 0
+              || strcmp (value, "exact") == 0)
             {
-              o->precisions[0] =
-                  strcmp (value, "double") == 0 ? NB_PRECISION_DOUBLE : NB_PRECISION_SINGLE;
+              o->precisions[0] = strcmp (value, "double") == 0   ? NB_PRECISION_DOUBLE
+                                 : strcmp (value, "single") == 0 ? NB_PRECISION_SINGLE
+                                                                 : NB_PRECISION_EXACT;
               o->nprecisions = 1;
             }
           else if (strcmp (value, "both") == 0)
@@ -295,7 +306,7 @@ parse_options (int argc, char **argv, bench_options *o)
               o->nprecisions = 2;
             }
           else
-            return usage_error (name, "'%s' is not single, double or both", value);
+            return usage_error (name, "'%s' is not single, double, exact or both", value);
         }
       else if (strcmp (name, "--threads") == 0)
         {
@@ -398,18 +409,20 @@ case_init (bench_case *c, const char *workload, int size, const char *hkl_path)
 static int
 case_alloc_samples (bench_case *c, int repeat)
 {
-  double *all = calloc ((size_t) repeat * 8, sizeof (double));
+  double *all = calloc ((size_t) repeat * 12, sizeof (double));
 
   if (all == NULL)
     return 0;
   for (int k = 0; k < 2; k++)
     {
-      c->cold[k] = all + (size_t) repeat * (3 * k + 0);
-      c->warm[k] = all + (size_t) repeat * (3 * k + 1);
-      c->update[k] = all + (size_t) repeat * (3 * k + 2);
+      c->cold[k] = all + (size_t) repeat * (5 * k + 0);
+      c->warm[k] = all + (size_t) repeat * (5 * k + 1);
+      c->update[k] = all + (size_t) repeat * (5 * k + 2);
+      c->preview[k] = all + (size_t) repeat * (5 * k + 3);
+      c->cancel[k] = all + (size_t) repeat * (5 * k + 4);
     }
-  c->reference = all + (size_t) repeat * 6;
-  c->cli = all + (size_t) repeat * 7;
+  c->reference = all + (size_t) repeat * 10;
+  c->cli = all + (size_t) repeat * 11;
   return 1;
 }
 
@@ -422,10 +435,65 @@ case_free_samples (bench_case *c)
 static const char *
 precision_name (int precision)
 {
-  return precision == NB_PRECISION_SINGLE ? "single" : "double";
+  return precision == NB_PRECISION_SINGLE   ? "single"
+         : precision == NB_PRECISION_DOUBLE ? "double"
+                                            : "exact";
 }
 
-/* One engine round: cold, warm and update of a fresh plan. */
+/* The canceller: waits @delay_ms, raises the flag and notes when. */
+typedef struct
+{
+  volatile int flag;
+  double delay_ms;
+  double raised_at;
+} canceller;
+
+static void *
+cancel_later (void *data)
+{
+  canceller *k = data;
+  struct timespec ts = { (time_t) (k->delay_ms / 1000.0),
+                         (long) (fmod (k->delay_ms, 1000.0) * 1e6) };
+
+  nanosleep (&ts, NULL);
+  k->raised_at = now_ms ();
+  k->flag = 1;
+  return NULL;
+}
+
+/* Cancellation latency: a warm execute cancelled from another thread after
+ * a quarter of @warm_ms (halved and tried again, up to 8 times, while the run
+ * ends first); the time from the flag to execute's return, or 0 when every
+ * run ended first. */
+static double
+measure_cancel (nb_plan *plan, float *image, int threads, double warm_ms)
+{
+  double delay = warm_ms / 4.0;
+
+  for (int attempt = 0; attempt < 8; attempt++, delay /= 2.0)
+    {
+      canceller k = { 0, delay, 0.0 };
+      nb_exec_options opts = { 0 };
+      nb_error err;
+      pthread_t thread;
+      double end;
+      nb_status st;
+
+      opts.threads = threads;
+      opts.cancel = &k.flag;
+      if (pthread_create (&thread, NULL, cancel_later, &k) != 0)
+        return 0.0;
+      st = nb_plan_execute (plan, image, &opts, &err);
+      end = now_ms ();
+      pthread_join (thread, NULL);
+      if (st == NB_ERR_CANCELLED)
+        return end - k.raised_at;
+    }
+  return 0.0;
+}
+
+/* One engine round: cold, warm and update of a fresh plan, then a preview
+ * and a cancelled run. */
 static int
 run_engine (const bench_case *c,
             int precision,
@@ -433,7 +501,9 @@ run_engine (const bench_case *c,
             float *image,
             double *cold,
             double *warm,
-            double *update)
+            double *update,
+            double *preview,
+            double *cancel)
 {
   nb_params params;
   nb_plan *plan = NULL;
@@ -479,6 +549,16 @@ run_engine (const bench_case *c,
   *update = now_ms () - t3;
   *cold = t1 - t0;
   *warm = t2 - t1;
+  if (st == NB_OK)
+    {
+      opts.preview_stride = PREVIEW_STRIDE;
+      t3 = now_ms ();
+      stage = "preview";
+      st = nb_plan_execute (plan, image, &opts, &err);
+      *preview = now_ms () - t3;
+    }
+  if (st == NB_OK)
+    *cancel = measure_cancel (plan, image, threads, *warm);
 
   if (st != NB_OK)
     fprintf (stderr, "nanobragg-bench: workload %s size %d %s: engine %s: %s\n", c->workload,
@@ -620,8 +700,8 @@ print_header (const bench_options *o)
 {
   if (o->json)
     return;
-  printf ("%-8s %5s %-9s %7s %10s %10s %10s", "workload", "size", "precision", "threads", "cold_ms",
-          "warm_ms", "update_ms");
+  printf ("%-8s %5s %-9s %7s %10s %10s %10s %10s %9s %8s", "workload", "size", "precision",
+          "threads", "cold_ms", "warm_ms", "update_ms", "preview_ms", "cancel_ms", "peak_mb");
   if (o->reference)
     printf (" %12s %8s", "reference_ms", "ratio");
   if (o->cli)
@@ -637,14 +717,21 @@ print_row (const bench_options *o,
            double cold,
            double warm,
            double update,
+           double preview,
+           double cancel,
            double reference,
            double cli)
 {
+  struct rusage ru;
+  double peak_mb = getrusage (RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss / 1024.0 : 0.0;
+
   if (o->json)
     {
       printf ("{\"workload\":\"%s\",\"size\":%d,\"precision\":\"%s\",\"threads\":%d,"
-              "\"cold_ms\":%.3f,\"warm_ms\":%.3f,\"update_ms\":%.3f",
-              c->workload, c->size, precision_name (precision), o->threads, cold, warm, update);
+              "\"cold_ms\":%.3f,\"warm_ms\":%.3f,\"update_ms\":%.3f,\"preview_ms\":%.3f,"
+              "\"cancel_ms\":%.3f,\"peak_rss_mb\":%.1f",
+              c->workload, c->size, precision_name (precision), o->threads, cold, warm, update,
+              preview, cancel, peak_mb);
       if (o->reference)
         printf (",\"reference_ms\":%.3f,\"ratio\":%.4f", reference, reference / warm);
       if (o->cli)
@@ -657,8 +744,8 @@ print_row (const bench_options *o,
     }
   else
     {
-      printf ("%-8s %5d %-9s %7d %10.3f %10.3f %10.3f", c->workload, c->size,
-              precision_name (precision), o->threads, cold, warm, update);
+      printf ("%-8s %5d %-9s %7d %10.3f %10.3f %10.3f %10.3f %9.3f %8.1f", c->workload, c->size,
+              precision_name (precision), o->threads, cold, warm, update, preview, cancel, peak_mb);
       if (o->reference)
         printf (" %12.3f %8.3f", reference, reference / warm);
       if (o->cli)
@@ -707,7 +794,8 @@ run_case (const bench_options *o, bench_case *c)
           if (k == 1 && o->cli)
             ok = ok && run_process (c, o->cli, o->data_dir, &c->cli[r]);
           ok = ok && run_engine (c, o->precisions[slot], o->threads, image, &c->cold[slot][r],
-                                 &c->warm[slot][r], &c->update[slot][r]);
+                                 &c->warm[slot][r], &c->update[slot][r], &c->preview[slot][r],
+                                 &c->cancel[slot][r]);
         }
       if (ok && o->nprecisions == 1 && o->cli)
         ok = run_process (c, o->cli, o->data_dir, &c->cli[r]);
@@ -722,7 +810,8 @@ run_case (const bench_options *o, bench_case *c)
 
       for (int k = 0; k < o->nprecisions; k++)
         print_row (o, c, o->precisions[k], median (c->cold[k], repeat), median (c->warm[k], repeat),
-                   median (c->update[k], repeat), reference, cli);
+                   median (c->update[k], repeat), median (c->preview[k], repeat),
+                   median (c->cancel[k], repeat), reference, cli);
     }
   case_free_samples (c);
   free (image);

@@ -387,32 +387,96 @@ nb_write_smv (const char *path, const nb_smv_header *h, const uint16_t *pixels, 
   return status;
 }
 
+/* ValueOf()'s search: the last occurrence of @key (NULL when absent); *@eq
+ * receives the first '=' after it, or NULL. */
+static const char *
+smv_find_key (const char *text, const char *key, const char **eq)
+{
+  size_t keylen;
+  const char *p, *q, *last = NULL;
+
+  *eq = NULL;
+  if (text == NULL || key == NULL || key[0] == '\0')
+    return NULL;
+  keylen = strlen (key);
+  p = text;
+  while ((q = strstr (p, key)) != NULL)
+    {
+      last = q;
+      p = q + keylen;
+    }
+  if (last != NULL)
+    *eq = strchr (last + keylen, '=');
+  return last;
+}
+
 /* ValueOf(): the last occurrence of @key wins, then the first '=' after it.
  * A key with no '=' after it gives 0, as atof("") would. */
 static double
 smv_text_value (const char *text, const char *key)
 {
-  size_t keylen;
-  const char *p, *q;
+  const char *eq;
   c_numeric loc;
   double v;
 
-  if (text == NULL || key == NULL || key[0] == '\0')
+  if (smv_find_key (text, key, &eq) == NULL)
     return NAN;
-  keylen = strlen (key);
-  p = text;
-  while ((q = strstr (p, key)) != NULL)
-    p = q + keylen;
-  if (p == text)
-    return NAN;
-  p = strchr (p, '=');
-  if (p == NULL)
+  if (eq == NULL)
     return 0.0;
 
   c_numeric_push (&loc);
-  v = strtod (p + 1, NULL);
+  v = strtod (eq + 1, NULL);
   c_numeric_pop (&loc);
   return v;
+}
+
+int
+nb_smv_lookup (const nb_smv_file *f, const char *key, double *value, long *line, char *raw,
+               size_t raw_size)
+{
+  const char *at, *eq, *start;
+  char *end;
+  c_numeric loc;
+  size_t n = 0;
+  int status;
+
+  *value = NAN;
+  *line = 0;
+  if (raw_size > 0)
+    raw[0] = '\0';
+  if (f == NULL || (at = smv_find_key (f->text, key, &eq)) == NULL)
+    return 0;
+  *line = 1;
+  for (const char *q = f->text; q < at; q++)
+    *line += *q == '\n';
+  if (eq == NULL)
+    return -1;
+
+  start = eq + 1;
+  c_numeric_push (&loc);
+  *value = strtod (start, &end);
+  c_numeric_pop (&loc);
+  /* the number must end the field: "0.1;", "0.1" at a line end, "0.1 mm;" is not one */
+  while (*end == ' ' || *end == '\t')
+    end++;
+  status = end > start && (*end == ';' || *end == '\n' || *end == '\r' || *end == '\0')
+               && isfinite (*value)
+             ? 1
+             : -1;
+  if (status < 0)
+    *value = NAN;
+  if (raw_size > 0)
+    {
+      while (start[n] != '\0' && start[n] != ';' && start[n] != '\n' && n + 1 < raw_size)
+        {
+          unsigned char c = (unsigned char) start[n];
+
+          raw[n] = c >= 0x20 && c < 0x7f ? (char) c : '?';
+          n++;
+        }
+      raw[n] = '\0';
+    }
+  return status;
 }
 
 double

@@ -303,6 +303,49 @@ nb_kernel_first_phi_pixel (const nb_plan *plan)
 
 #define ROW_TILE 8
 
+/* Preview: the centre pixel of each k x k block (clipped to the detector)
+ * fills its block; ROI, mask and interpolation as in the full image, without
+ * the Q-3 and Q-15 subtleties. */
+static nb_status
+execute_preview (nb_plan *plan, float *image, const nb_exec_options *opts, nb_error *err)
+{
+  const nb_detector *d = &plan->det;
+  const int fpixels = d->fpixels, spixels = d->spixels, k = opts->preview_stride;
+  const int tile = k * ((ROW_TILE + k - 1) / k);
+  const int threads = opts->threads > 0 ? opts->threads : 0;
+
+  for (int s0 = 0; s0 < spixels; s0 += tile)
+    {
+      int s1 = s0 + tile < spixels ? s0 + tile : spixels;
+
+      if (opts->cancel && *opts->cancel)
+        return nb_error_set (err, NB_ERR_CANCELLED, "cancelled");
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads > 0 ? threads : omp_get_max_threads()) if (s1 - s0 > k)
+      for (int b = s0; b < s1; b += k)
+        {
+          int b1 = b + k < s1 ? b + k : s1;
+          int sc = b + k / 2 < b1 ? b + k / 2 : b1 - 1;
+
+          for (int f0 = 0; f0 < fpixels; f0 += k)
+            {
+              int f1 = f0 + k < fpixels ? f0 + k : fpixels;
+              int fc = f0 + k / 2 < f1 ? f0 + k / 2 : f1 - 1;
+              pixel_report rep;
+              float v = (float) render_pixel (plan, fc, sc, 0, plan->interpolate, &rep);
+
+              for (int s = b; s < b1; s++)
+                for (int f = f0; f < f1; f++)
+                  if (pixel_active (plan, f, s))
+                    image[(size_t) s * fpixels + f] = v;
+            }
+        }
+      if (opts->progress)
+        opts->progress (opts->user, s1, spixels);
+    }
+  plan->omega_sum = 0.0;
+  return NB_OK;
+}
+
 nb_status
 nb_kernel_execute (nb_plan *plan, float *image, const nb_exec_options *opts, nb_error *err)
 {
@@ -315,6 +358,8 @@ nb_kernel_execute (nb_plan *plan, float *image, const nb_exec_options *opts, nb_
 
   memset (image, 0, (size_t) fpixels * spixels * sizeof (float));
   memset (plan->row_omega, 0, (size_t) spixels * sizeof (double));
+  if (opts && opts->preview_stride > 1)
+    return execute_preview (plan, image, opts, err);
 
   for (int s0 = 0; s0 < spixels; s0 += ROW_TILE)
     {

@@ -59,8 +59,9 @@ typedef enum
 
 typedef enum
 {
-  NB_PRECISION_DOUBLE = 0, /* the reference's arithmetic, bit for bit where possible */
-  NB_PRECISION_SINGLE,     /* fast interactive path */
+  NB_PRECISION_DOUBLE = 0, /* fast kernel in double precision: the golden images to ~1e-12 */
+  NB_PRECISION_SINGLE,     /* fast kernel in single precision: the interactive path */
+  NB_PRECISION_EXACT,      /* the reference's own arithmetic and loop order, bit for bit */
 } nb_precision;
 
 typedef enum
@@ -168,6 +169,7 @@ typedef struct
   nb_precision precision;
   int physical;          /* 1: correct the reference's bugs (see nb_params_parse_argv) */
   int stats;             /* -stats: print plan cache counters */
+  double memory_budget;  /* bytes a plan may use (-memory_budget MB); 0 = half of physical memory */
 } nb_params;
 
 /* nb_params_init: the reference's defaults (cli.md §4); strings NULL except the
@@ -189,6 +191,19 @@ nb_status nb_params_copy (nb_params *dst, const nb_params *src, nb_error *err);
  * then image) as the reference does.  Returns NB_OK, NB_ERR_USAGE, or errors of
  * reading -img/-mask. */
 nb_status nb_params_parse_argv (nb_params *p, int argc, const char *const *argv, nb_error *err);
+
+/* nb_params_validate: checks every field of @p against what the physics and
+ * the engine allow, without touching files: numbers must be finite and in
+ * range (wavelength > 0, cell lengths > 0 and angles that close a cell, no
+ * negative sizes, counts within their limits, divergence/phi/sensor grids of a
+ * bounded number of steps, an ROI that keeps a pixel...), the "not given"
+ * sentinels documented above are accepted.  The values the reference accepts
+ * on purpose stay valid (-N 0, -phisteps 0, -oversample 0 = auto, negative
+ * beam centres...).  Returns NB_OK, or NB_ERR_INVALID with a one-line message
+ * naming the parameter as its command-line flag, the value in the flag's units
+ * and what is allowed.  nb_plan_create() and nb_plan_update() call it first;
+ * nb_params_parse_argv() does not (it checks syntax only). */
+nb_status nb_params_validate (const nb_params *p, nb_error *err);
 
 /* nb_params_to_argv: a nanoBragg command line that reproduces @p: argv[0] is
  * "nanobragg", then the flags of every field that differs from

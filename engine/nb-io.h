@@ -92,6 +92,16 @@ void nb_smv_file_clear (nb_smv_file *f);
  * Returns NAN when absent. */
 double nb_smv_value (const nb_smv_file *f, const char *key);
 
+/* nb_smv_lookup: nb_smv_value()'s search, strict, for callers that reject a
+ * malformed header.  Returns 0 when @key is absent; 1 when the text after the
+ * '=' is one finite number ending at ';' or the end of the line (*@value);
+ * -1 when it is not (no '=', no number, trailing text, nan or inf; *@value is
+ * NAN).  When found, *@line is the 1-based header line of the key and @raw
+ * (@raw_size bytes, may be 0) receives the value's text up to ';' or the line's
+ * end, truncated, non-printable bytes as '?'. */
+int nb_smv_lookup (const nb_smv_file *f, const char *key, double *value, long *line, char *raw,
+                   size_t raw_size);
+
 /* nb_write_pgm: 8-bit P5 file with the comment "# pixels scaled by <scale %g>". */
 nb_status nb_write_pgm (const char *path, const uint8_t *bytes, int width, int height,
                         double scale, nb_error *err);

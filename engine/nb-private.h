@@ -218,42 +218,67 @@ typedef struct
   size_t cap_first, cap_rest;
 } nb_orient;
 
-/* Everything the single-precision kernel reads, in float, lengths of the
- * crystal in Angstrom and of q in 1/Angstrom (kernel-f32-body.h). */
-#define NB_F32_CHUNK 64
+/* Everything the fast kernels read, in float (nb_f32_ctx) or double
+ * (nb_f64_ctx): lengths of the crystal in Angstrom and of q in 1/Angstrom
+ * (kernel-fast-body.h). */
+#define NB_FAST_CHUNK 64
+#define NB_FAST_CTX_FIELDS(T)                                                      \
+  T pix0[3], fdet[3], sdet[3], odet[3], beam[3];                                   \
+  T subpix, pixel_size, close_distance, distance;                                  \
+  T thick, thickstep, mu;                                                          \
+  int oversample, thicksteps, curved, point_pixel;                                 \
+  int os_thick, os_polar, os_omega, os_any, nopolar, water;                        \
+  nb_shape shape;                                                                  \
+  T kahn, fudge, dmin; /* dmin in Angstrom */                                      \
+  int nsources;                                                                    \
+  size_t cap_inc, cap_inv_lambda, cap_pol, cap_abc;                                \
+  T *inc;        /* 3 * nsources: incident unit vectors */                         \
+  T *inv_lambda; /* nsources: 1/Angstrom */                                        \
+  T *pol;        /* 6 * nsources: unit B = axis x inc and E = inc x B (or 0) */    \
+  int nsteps;                                                                      \
+  T *abc;        /* 9 * nsteps: a, b, c in Angstrom (the "rest" table) */          \
+  T Na, Nb, Nc;                                                                    \
+  T astar[9];    /* a*, b*, c* (1/Angstrom) */                                     \
+  T *F;          /* structure factors, or NULL when there are none */              \
+  int F_owned;   /* F is a converted copy (else it is the plan's grid) */          \
+  int h_min, k_min, l_min, h_count, k_count, l_count, k_stride, l_stride;          \
+  T default_F;                                                                     \
+  T I_start, scale, physical_bg;
+
 typedef struct
 {
-  float pix0[3], fdet[3], sdet[3], odet[3], beam[3], polar_axis[3];
-  float subpix, pixel_size, close_distance, distance;
-  float thick, thickstep, mu;
-  int oversample, thicksteps, curved, point_pixel;
-  int os_thick, os_polar, os_omega, os_any, nopolar, water;
-  nb_shape shape;
-  float kahn, fudge, dmin; /* dmin in Angstrom */
-  int nsources;
-  size_t cap_inc, cap_inv_lambda, cap_abc;
-  float *inc;        /* 3 * nsources: incident unit vectors */
-  float *inv_lambda; /* nsources: 1/Angstrom */
-  int nsteps;
-  float *abc;        /* 9 * nsteps: a, b, c in Angstrom (the "rest" table) */
-  float Na, Nb, Nc;
-  float astar[9];    /* a*, b*, c* (1/Angstrom) */
-  float *F;          /* structure factors as float, or NULL when there are none */
-  int h_min, k_min, l_min, h_count, k_count, l_count, k_stride, l_stride;
-  float default_F;
-  float I_start, scale, physical_bg;
+  NB_FAST_CTX_FIELDS (float)
 } nb_f32_ctx;
 
-typedef void (*nb_f32_row_fn) (const nb_f32_ctx *c, int spixel, int f_begin, int f_end,
-                               float *row);
-void nb_f32_render_row_generic (const nb_f32_ctx *c, int spixel, int f_begin, int f_end, float *row);
-void nb_f32_render_row_avx2 (const nb_f32_ctx *c, int spixel, int f_begin, int f_end, float *row);
-void nb_f32_render_row_avx512 (const nb_f32_ctx *c, int spixel, int f_begin, int f_end, float *row);
+typedef struct
+{
+  NB_FAST_CTX_FIELDS (double)
+} nb_f64_ctx;
 
-/* nb_f32_select: the variant for this CPU (AVX-512, AVX2, generic); the
- * environment variable NB_KERNEL=generic|avx2|avx512 forces one (an
- * unsupported choice falls back to generic).  @name receives its name. */
-nb_f32_row_fn nb_f32_select (const char **name);
+/* A row function renders @count pixels of row @spixel at fast indices
+ * f_first + j * fstride into out[j] and adds their sub-pixel solid angles to
+ * *@omega_sum. */
+typedef void (*nb_f32_row_fn) (const nb_f32_ctx *c, int spixel, int f_first, int count,
+                               int fstride, float *out, double *omega_sum);
+typedef void (*nb_f64_row_fn) (const nb_f64_ctx *c, int spixel, int f_first, int count,
+                               int fstride, float *out, double *omega_sum);
+#define NB_FAST_DECLARE(isa)                                                                   \
+  void nb_fast_render_row_f32_##isa (const nb_f32_ctx *c, int spixel, int f_first, int count,  \
+                                     int fstride, float *out, double *omega_sum);              \
+  void nb_fast_render_row_f64_##isa (const nb_f64_ctx *c, int spixel, int f_first, int count,  \
+                                     int fstride, float *out, double *omega_sum);
+NB_FAST_DECLARE (generic)
+NB_FAST_DECLARE (avx2)
+NB_FAST_DECLARE (avx512)
+#undef NB_FAST_DECLARE
+
+/* nb_fast_select: the instruction set for this CPU ("avx512", "avx2",
+ * "generic"); the environment variable NB_KERNEL=generic|avx2|avx512 forces
+ * one (an unsupported choice falls back).  Returns 0, 1, 2 for generic, avx2,
+ * avx512. */
+int nb_fast_select (const char **name);
+
+typedef struct nb_shared_F nb_shared_F;
 
 struct nb_plan
 {
@@ -283,13 +308,23 @@ struct nb_plan
   int interp_warned;
 
   nb_f32_ctx f32;
+  nb_f64_ctx f64;
+
+  nb_shared_F *hkl_shared; /* owns hkl.F, shared with nb_geometry snapshots */
+  nb_geometry *geometry;   /* snapshot for pixel queries; NULL until asked, dropped on update */
 };
 
-/* kernel-f32.c */
-nb_status nb_f32_prepare (nb_plan *plan, int with_F, nb_error *err);
-void nb_f32_free (nb_f32_ctx *c);
-nb_status nb_kernel_execute_f32 (nb_plan *plan, float *image, const nb_exec_options *opts,
-                                 nb_error *err);
+/* query.c: the structure-factor array, reference-counted so that geometry
+ * snapshots outlive a structure-factor rebuild. */
+nb_shared_F *nb_shared_F_new (double *F);
+void nb_shared_F_unref (nb_shared_F *s);
+
+/* kernel-fast.c: the fast kernels' tables (rebuilt by plan.c when a stage
+ * changes; the structure factors only with @with_F) and their execute. */
+nb_status nb_fast_prepare (nb_plan *plan, int with_F, nb_error *err);
+void nb_fast_free (nb_plan *plan);
+nb_status nb_kernel_execute_fast (nb_plan *plan, float *image, const nb_exec_options *opts,
+                                  nb_error *err);
 double nb_kernel_render_pixel (const nb_plan *plan, int fpixel, int spixel, int fresh);
 long nb_kernel_first_phi_pixel (const nb_plan *plan);
 

@@ -142,6 +142,426 @@ nb_params_copy (nb_params *dst, const nb_params *src, nb_error *err)
 }
 
 /* ------------------------------------------------------------------------- */
+/* Validation.  Every message names the parameter as its command-line flag and
+ * gives the value in the flag's units, then what is allowed. */
+
+#define MAX_CELLS 1e6          /* unit cells along one axis */
+#define MAX_PIXELS 65536       /* pixels along one detector axis */
+#define MAX_OVERSAMPLE 1000    /* sub-pixels along one pixel axis */
+#define MAX_STEPS 100000       /* phi steps, wavelengths, divergence steps per axis */
+#define MAX_DIV_GRID 1e7       /* divergence grid points (h x v) */
+#define MAX_DOMAINS 1000000    /* mosaic domains */
+#define MAX_LAYERS 1000        /* sensor layers */
+#define MAX_SAMPLE 1.0         /* crystal size (m) */
+
+/* The number of steps nanoBragg's count/range/step rule gives before its
+ * sanity pass (sources.c, physics.md §10.2), as a double so that a huge
+ * range/step ratio is seen before any conversion to int. */
+static double
+grid_steps (int n, double range, double step)
+{
+  if (n > 0)
+    return n;
+  if (range < 0.0)
+    return step <= 0.0 ? 1.0 : 2.0;
+  if (step <= 0.0)
+    return 2.0;
+  return ceil (range / step);
+}
+
+/* NAN means "not given" for these. */
+static int
+finite_or_nan (double v)
+{
+  return isnan (v) || isfinite (v);
+}
+
+static int
+vec_finite (const double v[3])
+{
+  return isfinite (v[0]) && isfinite (v[1]) && isfinite (v[2]);
+}
+
+static int
+vec_zero (const double v[3])
+{
+  return v[0] == 0.0 && v[1] == 0.0 && v[2] == 0.0;
+}
+
+static nb_status
+check_cell (const nb_params *p, nb_error *err)
+{
+  static const char *const names[6] = { "a", "b", "c", "alpha", "beta", "gamma" };
+  double ang[3];
+
+  if (p->cell[0] == 0.0)
+    return NB_OK; /* no -cell */
+  for (int k = 0; k < 6; k++)
+    if (!isfinite (p->cell[k]))
+      return nb_error_set (err, NB_ERR_INVALID, "-cell: %s = %g is not a finite number",
+                           names[k], k < 3 ? p->cell[k] : p->cell[k] * RTD);
+  if (p->cell[0] < 0.0)
+    return nb_error_set (err, NB_ERR_INVALID, "-cell: a = %g Angstrom (allowed: > 0)", p->cell[0]);
+  for (int k = 1; k < 3; k++)
+    if (p->cell[k] < 0.0)
+      return nb_error_set (err, NB_ERR_INVALID,
+                           "-cell: %s = %g Angstrom (allowed: > 0, or 0 for the same as a)",
+                           names[k], p->cell[k]);
+  for (int k = 0; k < 3; k++)
+    {
+      double deg = p->cell[3 + k] * RTD;
+
+      if (deg < 0.0 || deg >= 180.0)
+        return nb_error_set (err, NB_ERR_INVALID,
+                             "-cell: %s = %g deg (allowed: 0 < %s < 180, or 0 for 90)", names[3 + k],
+                             deg, names[3 + k]);
+      ang[k] = deg == 0.0 ? 90.0 : deg;
+    }
+  /* The three angles close a cell only as the sides of a spherical triangle:
+   * each smaller than the sum of the others, and all three below 360.  The
+   * reference takes |volume^2| and quietly simulates an impossible cell. */
+  if (ang[0] >= ang[1] + ang[2] - 1e-9 || ang[1] >= ang[0] + ang[2] - 1e-9
+      || ang[2] >= ang[0] + ang[1] - 1e-9 || ang[0] + ang[1] + ang[2] >= 360.0 - 1e-9)
+    return nb_error_set (err, NB_ERR_INVALID,
+                         "-cell: angles %g %g %g deg make no unit cell (allowed: each angle "
+                         "smaller than the sum of the other two, all three below 360)",
+                         ang[0], ang[1], ang[2]);
+  return NB_OK;
+}
+
+/* One count with nanoBragg's "-1 = not given" and, when @zero_ok, 0 too. */
+static nb_status
+check_count (const char *flag, long n, int zero_ok, long max, const char *what, nb_error *err)
+{
+  if (n == -1 || (zero_ok && n == 0) || (n >= 1 && n <= max))
+    return NB_OK;
+  return nb_error_set (err, NB_ERR_INVALID, "%s %ld: allowed %d to %ld %s", flag, n,
+                       zero_ok ? 0 : 1, max, what);
+}
+
+/* A range, step and count of one sampled axis (phi, divergence, dispersion,
+ * sensor layers): the "not given" sentinel -1 or a finite value >= 0 (step >
+ * 0), and a bounded number of steps. */
+static nb_status
+check_grid (const char *range_flag, double range, double range_scale, const char *step_flag,
+            double step, const char *unit, int n, double max_steps, nb_error *err)
+{
+  double steps;
+
+  if (range != -1.0 && !(isfinite (range) && range >= 0.0))
+    return nb_error_set (err, NB_ERR_INVALID, "%s %g %s: allowed >= 0", range_flag,
+                         range * range_scale, unit);
+  if (step != -1.0 && !(isfinite (step) && step > 0.0))
+    return nb_error_set (err, NB_ERR_INVALID, "%s %g %s: allowed > 0", step_flag,
+                         step * range_scale, unit);
+  steps = grid_steps (n, range, step);
+  if (!(steps <= max_steps))
+    return nb_error_set (err, NB_ERR_INVALID,
+                         "%s %g %s with %s %g %s gives %.0f steps (allowed: up to %.0f)",
+                         range_flag, range * range_scale, unit, step_flag, step * range_scale,
+                         unit, steps, max_steps);
+  return NB_OK;
+}
+
+static nb_status
+check_crystal (const nb_params *p, nb_error *err)
+{
+  const char *N_flags[3] = { "-Na", "-Nb", "-Nc" };
+  const double N[3] = { p->Na, p->Nb, p->Nc };
+  const char *size_flags[3] = { "-sample_x", "-sample_y", "-sample_z" };
+  const double size[3] = { p->sample_x, p->sample_y, p->sample_z };
+  nb_status st;
+
+  if ((st = check_cell (p, err)) != NB_OK)
+    return st;
+  if (!vec_finite (p->misset))
+    return nb_error_set (err, NB_ERR_INVALID, "-misset %g %g %g deg: allowed finite angles",
+                         p->misset[0] * RTD, p->misset[1] * RTD, p->misset[2] * RTD);
+  for (int k = 0; k < 3; k++)
+    {
+      /* 0 and 1 both mean one cell, as in the reference (-N 0 is how a
+       * background alone is simulated) */
+      if (!(N[k] >= 0.0 && N[k] <= MAX_CELLS) || N[k] != floor (N[k]))
+        return nb_error_set (err, NB_ERR_INVALID,
+                             "%s %g: allowed a whole number of unit cells, 0 to %g", N_flags[k],
+                             N[k], MAX_CELLS);
+      if (!(size[k] >= 0.0 && size[k] <= MAX_SAMPLE))
+        return nb_error_set (err, NB_ERR_INVALID,
+                             "%s %g mm: allowed 0 (use -N) to %g mm", size_flags[k],
+                             size[k] * 1000.0, MAX_SAMPLE * 1000.0);
+    }
+  if ((int) p->shape < NB_SHAPE_SQUARE || p->shape > NB_SHAPE_TOPHAT)
+    return nb_error_set (err, NB_ERR_INVALID, "crystal shape %d: allowed 0 to 3", (int) p->shape);
+  if (!(isfinite (p->fudge) && p->fudge > 0.0))
+    return nb_error_set (err, NB_ERR_INVALID, "-fudge %g: allowed > 0", p->fudge);
+  if (p->mosaic_spread != -1.0 && !(p->mosaic_spread >= 0.0 && p->mosaic_spread <= M_PI))
+    return nb_error_set (err, NB_ERR_INVALID, "-mosaic %g deg: allowed 0 to 180 deg",
+                         p->mosaic_spread * RTD);
+  if ((st = check_count ("-mosaic_domains", p->mosaic_domains, 0, MAX_DOMAINS, "domains", err))
+      != NB_OK)
+    return st;
+  if (p->interpolate < 0 || p->interpolate > 2)
+    return nb_error_set (err, NB_ERR_INVALID, "interpolation mode %d: allowed 0, 1 or 2 (auto)",
+                         p->interpolate);
+  if (!isfinite (p->default_F))
+    return nb_error_set (err, NB_ERR_INVALID, "-default_F %g: allowed a finite number",
+                         p->default_F);
+  if ((int) p->stol_kind < NB_STOL_NONE || p->stol_kind > NB_STOL_Q)
+    return nb_error_set (err, NB_ERR_INVALID, "stol table kind %d: allowed 0 to 3",
+                         (int) p->stol_kind);
+  return NB_OK;
+}
+
+static nb_status
+check_beam (const nb_params *p, nb_error *err)
+{
+  nb_status st;
+  double h, v;
+
+  if (!(isfinite (p->lambda0) && p->lambda0 > 0.0))
+    return nb_error_set (err, NB_ERR_INVALID,
+                         "-lambda %g Angstrom: allowed > 0 (or -energy > 0 eV)", p->lambda0 * 1e10);
+  /* the spectrum spans lambda0 (1 +- dispersion/2): every wavelength > 0 */
+  if (!(p->dispersion >= 0.0 && p->dispersion < 2.0))
+    return nb_error_set (err, NB_ERR_INVALID, "-dispersion %g%%: allowed 0 to below 200%%",
+                         p->dispersion * 100.0);
+  if ((st = check_count ("-dispsteps", p->dispsteps, 0, MAX_STEPS, "wavelengths", err)) != NB_OK
+      || (st = check_grid ("-dispersion", p->dispersion, 100.0, "dispstep", p->dispstep, "%",
+                           p->dispsteps, MAX_STEPS, err)) != NB_OK)
+    return st;
+  if ((st = check_count ("-hdivsteps", p->hdivsteps, 0, MAX_STEPS, "steps", err)) != NB_OK
+      || (st = check_count ("-vdivsteps", p->vdivsteps, 0, MAX_STEPS, "steps", err)) != NB_OK
+      || (st = check_grid ("-hdivrange", p->hdivrange, 1000.0, "-hdivstep", p->hdivstep, "mrad",
+                           p->hdivsteps, MAX_STEPS, err)) != NB_OK
+      || (st = check_grid ("-vdivrange", p->vdivrange, 1000.0, "-vdivstep", p->vdivstep, "mrad",
+                           p->vdivsteps, MAX_STEPS, err)) != NB_OK)
+    return st;
+  if (p->hdivrange > M_PI || p->vdivrange > M_PI)
+    return nb_error_set (err, NB_ERR_INVALID,
+                         "-hdivrange/-vdivrange %g/%g mrad: allowed 0 to %g mrad (pi)",
+                         p->hdivrange * 1000.0, p->vdivrange * 1000.0, M_PI * 1000.0);
+  h = grid_steps (p->hdivsteps, p->hdivrange, p->hdivstep);
+  v = grid_steps (p->vdivsteps, p->vdivrange, p->vdivstep);
+  if (h * v > MAX_DIV_GRID)
+    return nb_error_set (err, NB_ERR_INVALID,
+                         "divergence grid of %.0f x %.0f points (-hdivsteps, -vdivsteps or "
+                         "range/step): allowed up to %.0f points",
+                         h, v, MAX_DIV_GRID);
+  if (!(isfinite (p->fluence) && p->fluence >= 0.0))
+    return nb_error_set (err, NB_ERR_INVALID, "-fluence %g photons/m^2: allowed >= 0", p->fluence);
+  if (!(isfinite (p->flux) && p->flux >= 0.0))
+    return nb_error_set (err, NB_ERR_INVALID, "-flux %g photons/s: allowed >= 0", p->flux);
+  if (!(isfinite (p->exposure) && p->exposure >= 0.0))
+    return nb_error_set (err, NB_ERR_INVALID, "-exposure %g s: allowed >= 0", p->exposure);
+  if (!(isfinite (p->beamsize) && p->beamsize >= 0.0))
+    return nb_error_set (err, NB_ERR_INVALID, "-beamsize %g mm: allowed >= 0", p->beamsize * 1000);
+  /* the reference then silently keeps -fluence, or divides by zero */
+  if (p->flux != 0.0 && !(p->exposure > 0.0 && p->beamsize > 0.0))
+    return nb_error_set (err, NB_ERR_INVALID,
+                         "-flux %g photons/s needs -exposure > 0 s and -beamsize > 0 mm (got %g s, "
+                         "%g mm)", p->flux, p->exposure, p->beamsize * 1000.0);
+  if (!(p->polarization >= -1.0 && p->polarization <= 1.0))
+    return nb_error_set (err, NB_ERR_INVALID, "-polar %g: allowed a Kahn factor from -1 to 1",
+                         p->polarization);
+  if (!(isfinite (p->water_size) && p->water_size >= 0.0))
+    return nb_error_set (err, NB_ERR_INVALID, "-water %g um: allowed >= 0", p->water_size * 1e6);
+  return NB_OK;
+}
+
+/* The detector's pixel counts as nb_detector_setup() derives them. */
+static double
+pixel_count (int n, double detsize, double pixel_size)
+{
+  return n ? n : ceil (detsize / pixel_size - 0.5);
+}
+
+static nb_status
+check_detector (const nb_params *p, nb_error *err)
+{
+  static const char *const vec_flags[] = { "-fdet_vector", "-sdet_vector", "-odet_vector",
+                                           "-beam_vector", "-polar_vector", "-spindle_axis",
+                                           "-twotheta_axis", "-pix0_vector" };
+  const double *vecs[] = { p->fdet, p->sdet, p->odet, p->beam, p->polar_vector, p->spindle,
+                           p->twotheta_axis, p->pix0 };
+  const char *beam_flags[] = { "-Xbeam", "-Ybeam", "-Xclose", "-Yclose", "-ORGX", "-ORGY" };
+  const double beam_values[] = { p->Xbeam * 1000, p->Ybeam * 1000, p->Xclose * 1000,
+                                 p->Yclose * 1000, p->ORGX, p->ORGY };
+  double nf, ns;
+  nb_status st;
+
+  if (!(isfinite (p->pixel_size) && p->pixel_size > 0.0))
+    return nb_error_set (err, NB_ERR_INVALID, "-pixel %g mm: allowed > 0", p->pixel_size * 1000);
+  if (p->fpixels < 0 || p->fpixels > MAX_PIXELS)
+    return nb_error_set (err, NB_ERR_INVALID, "-detpixels_f %d: allowed 1 to %d pixels",
+                         p->fpixels, MAX_PIXELS);
+  if (p->spixels < 0 || p->spixels > MAX_PIXELS)
+    return nb_error_set (err, NB_ERR_INVALID, "-detpixels_s %d: allowed 1 to %d pixels",
+                         p->spixels, MAX_PIXELS);
+  if (p->fpixels == 0 && !(isfinite (p->detsize_f) && p->detsize_f > 0.0))
+    return nb_error_set (err, NB_ERR_INVALID, "-detsize_f %g mm: allowed > 0",
+                         p->detsize_f * 1000);
+  if (p->spixels == 0 && !(isfinite (p->detsize_s) && p->detsize_s > 0.0))
+    return nb_error_set (err, NB_ERR_INVALID, "-detsize_s %g mm: allowed > 0",
+                         p->detsize_s * 1000);
+  nf = pixel_count (p->fpixels, p->detsize_f, p->pixel_size);
+  ns = pixel_count (p->spixels, p->detsize_s, p->pixel_size);
+  if (!(nf >= 1 && nf <= MAX_PIXELS && ns >= 1 && ns <= MAX_PIXELS))
+    return nb_error_set (err, NB_ERR_INVALID,
+                         "-detsize %g x %g mm with -pixel %g mm gives %.0f x %.0f pixels (allowed: "
+                         "1 to %d per axis)",
+                         p->detsize_f * 1000, p->detsize_s * 1000, p->pixel_size * 1000, nf, ns,
+                         MAX_PIXELS);
+  if (!isfinite (p->distance) || (!(p->distance > 0.0) && isnan (p->close_distance)))
+    return nb_error_set (err, NB_ERR_INVALID, "-distance %g mm: allowed > 0", p->distance * 1000);
+  if (!isnan (p->close_distance) && !(isfinite (p->close_distance) && p->close_distance > 0.0))
+    return nb_error_set (err, NB_ERR_INVALID, "-close_distance %g mm: allowed > 0",
+                         p->close_distance * 1000);
+  for (size_t k = 0; k < sizeof beam_values / sizeof beam_values[0]; k++)
+    if (!finite_or_nan (beam_values[k]))
+      return nb_error_set (err, NB_ERR_INVALID, "%s %g: allowed a finite number", beam_flags[k],
+                           beam_values[k]);
+  if ((int) p->pivot < NB_PIVOT_SAMPLE || p->pivot > NB_PIVOT_BEAM)
+    return nb_error_set (err, NB_ERR_INVALID, "-pivot %d: allowed sample (0) or beam (1)",
+                         (int) p->pivot);
+  if ((int) p->convention < NB_CONVENTION_CUSTOM || p->convention > NB_CONVENTION_DENZO)
+    return nb_error_set (err, NB_ERR_INVALID, "convention %d: allowed 0 to 5",
+                         (int) p->convention);
+  for (size_t k = 0; k < sizeof vecs / sizeof vecs[0]; k++)
+    if (!vec_finite (vecs[k]))
+      return nb_error_set (err, NB_ERR_INVALID, "%s %g %g %g: allowed finite components",
+                           vec_flags[k], vecs[k][0], vecs[k][1], vecs[k][2]);
+  if (p->convention == NB_CONVENTION_CUSTOM)
+    {
+      /* the vectors a named convention would replace */
+      const int must_have_direction[] = { 0, 1, 3, 4, 5 };
+      double cross[3], lf, ls;
+
+      for (size_t i = 0; i < sizeof must_have_direction / sizeof must_have_direction[0]; i++)
+        if (vec_zero (vecs[must_have_direction[i]]))
+          return nb_error_set (err, NB_ERR_INVALID, "%s 0 0 0: allowed a non-zero direction",
+                               vec_flags[must_have_direction[i]]);
+      cross[0] = p->fdet[1] * p->sdet[2] - p->fdet[2] * p->sdet[1];
+      cross[1] = p->fdet[2] * p->sdet[0] - p->fdet[0] * p->sdet[2];
+      cross[2] = p->fdet[0] * p->sdet[1] - p->fdet[1] * p->sdet[0];
+      lf = sqrt (p->fdet[0] * p->fdet[0] + p->fdet[1] * p->fdet[1] + p->fdet[2] * p->fdet[2]);
+      ls = sqrt (p->sdet[0] * p->sdet[0] + p->sdet[1] * p->sdet[1] + p->sdet[2] * p->sdet[2]);
+      if (sqrt (cross[0] * cross[0] + cross[1] * cross[1] + cross[2] * cross[2]) <= 1e-9 * lf * ls)
+        return nb_error_set (err, NB_ERR_INVALID,
+                             "-fdet_vector %g %g %g and -sdet_vector %g %g %g are parallel: the "
+                             "detector has no plane", p->fdet[0], p->fdet[1], p->fdet[2],
+                             p->sdet[0], p->sdet[1], p->sdet[2]);
+      if (p->twotheta != 0.0 && vec_zero (p->twotheta_axis))
+        return nb_error_set (err, NB_ERR_INVALID,
+                             "-twotheta_axis 0 0 0 with -twotheta %g deg: allowed a non-zero axis",
+                             p->twotheta * RTD);
+    }
+  if (!(isfinite (p->rotx) && isfinite (p->roty) && isfinite (p->rotz) && isfinite (p->twotheta)))
+    return nb_error_set (err, NB_ERR_INVALID,
+                         "-detector_rotx/y/z %g %g %g deg, -twotheta %g deg: allowed finite angles",
+                         p->rotx * RTD, p->roty * RTD, p->rotz * RTD, p->twotheta * RTD);
+  if (p->detector_mu != -1.0 && !(isfinite (p->detector_mu) && p->detector_mu >= 0.0))
+    return nb_error_set (err, NB_ERR_INVALID,
+                         "-detector_abs %g um: allowed an attenuation depth > 0, or 0/inf for none",
+                         1e6 / p->detector_mu);
+  if (!(isfinite (p->detector_thick) && p->detector_thick >= 0.0))
+    return nb_error_set (err, NB_ERR_INVALID, "-detector_thick %g um: allowed >= 0",
+                         p->detector_thick * 1e6);
+  if ((st = check_count ("-detector_thicksteps", p->detector_thicksteps, 0, MAX_LAYERS, "layers",
+                         err)) != NB_OK
+      || (st = check_grid ("-detector_thick", p->detector_thick, 1e6, "thickstep",
+                           p->detector_thickstep, "um", p->detector_thicksteps, MAX_LAYERS, err)) != NB_OK)
+    return st;
+
+  /* -roi xmin xmax ymin ymax, inclusive; -1 = that edge of the detector */
+  for (int k = 0; k < 4; k++)
+    if (p->roi[k] < -1)
+      return nb_error_set (err, NB_ERR_INVALID,
+                           "-roi %d %d %d %d: allowed pixel indices >= 0 (or -1 for the edge)",
+                           p->roi[0], p->roi[1], p->roi[2], p->roi[3]);
+  {
+    double xmin = p->roi[0] < 0 ? 0 : p->roi[0], xmax = p->roi[1] < 0 ? nf : p->roi[1];
+    double ymin = p->roi[2] < 0 ? 0 : p->roi[2], ymax = p->roi[3] < 0 ? ns : p->roi[3];
+
+    if (xmin > xmax || ymin > ymax || xmin >= nf || ymin >= ns)
+      return nb_error_set (err, NB_ERR_INVALID,
+                           "-roi %d %d %d %d: no pixel of the %.0f x %.0f detector is inside "
+                           "(allowed: xmin <= xmax, ymin <= ymax, within the detector)",
+                           p->roi[0], p->roi[1], p->roi[2], p->roi[3], nf, ns);
+  }
+  return NB_OK;
+}
+
+static nb_status
+check_sampling (const nb_params *p, nb_error *err)
+{
+  nb_status st;
+
+  if (!isfinite (p->phi0))
+    return nb_error_set (err, NB_ERR_INVALID, "-phi %g deg: allowed a finite angle", p->phi0 * RTD);
+  if ((st = check_count ("-phisteps", p->phisteps, 1, MAX_STEPS, "phi steps", err)) != NB_OK
+      || (st = check_grid ("-osc", p->osc, RTD, "-phistep", p->phistep, "deg", p->phisteps,
+                           MAX_STEPS, err)) != NB_OK)
+    return st;
+  if (p->oversample < -1 || p->oversample > MAX_OVERSAMPLE)
+    return nb_error_set (err, NB_ERR_INVALID,
+                         "-oversample %d: allowed 1 to %d sub-pixels per axis (0 = automatic)",
+                         p->oversample, MAX_OVERSAMPLE);
+  if (!(isfinite (p->dmin) && p->dmin >= 0.0))
+    return nb_error_set (err, NB_ERR_INVALID, "-dmin %g Angstrom: allowed >= 0 (0 = no cut-off)",
+                         p->dmin * 1e10);
+  return NB_OK;
+}
+
+static nb_status
+check_output (const nb_params *p, nb_error *err)
+{
+  static const char *const flags[] = { "-mat", "-hkl", "-dump", "-stol", "-sourcefile", "-img",
+                                       "-mask", "-floatfile", "-intfile", "-pgmfile",
+                                       "-noisefile", "-pngfile" };
+  const char *const names[] = { p->mat_file, p->hkl_file, p->dump_file, p->stol_file,
+                                p->source_file, p->img_file, p->mask_file, p->floatfile,
+                                p->intfile, p->pgmfile, p->noisefile, p->pngfile };
+
+  for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+    if (names[k] != NULL && names[k][0] == '\0')
+      return nb_error_set (err, NB_ERR_INVALID, "%s '': allowed a file name, not an empty one",
+                           flags[k]);
+  if (!(isfinite (p->intfile_scale) && p->intfile_scale >= 0.0))
+    return nb_error_set (err, NB_ERR_INVALID, "-scale %g: allowed > 0 (or 0 for automatic)",
+                         p->intfile_scale);
+  if (!(isfinite (p->pgm_scale) && p->pgm_scale >= 0.0))
+    return nb_error_set (err, NB_ERR_INVALID, "-pgmscale %g: allowed > 0 (or 0 for automatic)",
+                         p->pgm_scale);
+  if (!isfinite (p->adc))
+    return nb_error_set (err, NB_ERR_INVALID, "-adc %g: allowed a finite number of counts", p->adc);
+  if (p->printout_fpixel < -1 || p->printout_spixel < -1)
+    return nb_error_set (err, NB_ERR_INVALID, "-printout_pixel %d %d: allowed pixel indices >= 0",
+                         p->printout_fpixel, p->printout_spixel);
+  if ((int) p->precision < NB_PRECISION_DOUBLE || p->precision > NB_PRECISION_EXACT)
+    return nb_error_set (err, NB_ERR_INVALID, "-precision %d: allowed double, single or exact",
+                         (int) p->precision);
+  if (!(isfinite (p->memory_budget) && p->memory_budget >= 0.0))
+    return nb_error_set (err, NB_ERR_INVALID,
+                         "-memory_budget %g MB: allowed > 0 (or 0 for half of physical memory)",
+                         p->memory_budget / 1e6);
+  return NB_OK;
+}
+
+nb_status
+nb_params_validate (const nb_params *p, nb_error *err)
+{
+  nb_status st;
+
+  if (p == NULL)
+    return nb_error_set (err, NB_ERR_INVALID, "no parameters");
+  if ((st = check_crystal (p, err)) != NB_OK || (st = check_beam (p, err)) != NB_OK
+      || (st = check_detector (p, err)) != NB_OK || (st = check_sampling (p, err)) != NB_OK
+      || (st = check_output (p, err)) != NB_OK)
+    return st;
+  return NB_OK;
+}
+
+/* ------------------------------------------------------------------------- */
 
 typedef enum
 {
@@ -165,7 +585,7 @@ typedef enum
   O_PGMFILE, O_NOISEFILE, O_PNGFILE, O_NONOISE, O_NOPGM, O_SCALE, O_PGMSCALE, O_COHERENT,
   O_PRINTOUT, O_PRINTOUT_PIXEL, O_NOPROGRESS, O_PROGRESS, O_INTERPOLATE, O_NOINTERPOLATE,
   O_ROUND_XTAL, O_SQUARE_XTAL, O_GAUSS_XTAL, O_TOPHAT, O_FUDGE, O_SEED, O_MOSAIC_SEED,
-  O_MISSET_SEED, O_WATER, O_PRECISION, O_PHYSICAL, O_STATS, O_BACKEND,
+  O_MISSET_SEED, O_WATER, O_PRECISION, O_PHYSICAL, O_STATS, O_BACKEND, O_MEMORY_BUDGET,
 } option_id;
 
 typedef struct
@@ -327,6 +747,7 @@ static const option options[] = {
   { "-physical", F_EXACT, 0, O_PHYSICAL },
   { "-stats", F_EXACT, 0, O_STATS },
   { "-backend", F_EXACT, 1, O_BACKEND },
+  { "-memory_budget", F_EXACT, 1, O_MEMORY_BUDGET },
 };
 
 static const option *
@@ -405,43 +826,101 @@ set_string (char **slot, const char *value, nb_error *err)
   return NB_OK;
 }
 
+/* One header key for apply_smv_header(): absent (0), or present with a
+ * finite number (1) that must also be positive when @positive; any other value
+ * is an error naming the file, the line and the key. */
+static nb_status
+smv_key (const nb_smv_file *f, const char *path, const char *key, int positive, double *out,
+         int *found, nb_error *err)
+{
+  char raw[48];
+  long line;
+  int r = nb_smv_lookup (f, key, out, &line, raw, sizeof raw);
+
+  *found = r != 0;
+  if (r < 0)
+    return nb_error_set (err, NB_ERR_PARSE, "%s:%ld: %s='%s' is not a number", path, line, key,
+                         raw);
+  if (r > 0 && positive && !(*out > 0.0))
+    return nb_error_set (err, NB_ERR_PARSE, "%s:%ld: %s=%s (allowed: > 0)", path, line, key, raw);
+  return NB_OK;
+}
+
 /* Applies the keys of an SMV header (-img / -mask) as defaults.  Source:
- * nanoBragg.c header ingestion; physics.md §19.7. */
+ * nanoBragg.c header ingestion; physics.md §19.7.  Unlike the reference
+ * (atof), a key whose value is not a number, or an impossible value (a
+ * pixel size, distance or wavelength <= 0), is an error naming the file and
+ * line. */
 static nb_status
 apply_smv_header (nb_params *p, const char *path, int is_mask, nb_error *err)
 {
+  static const struct
+  {
+    const char *key;
+    int positive;
+  } keys[] = {
+    { "PIXEL_SIZE", 1 }, { "DISTANCE", 1 }, { "CLOSE_DISTANCE", 1 }, { "WAVELENGTH", 1 },
+    { "BEAM_CENTER_X", 0 }, { "BEAM_CENTER_Y", 0 }, { "ORGX", 0 }, { "ORGY", 0 },
+    { "PHI", 0 }, { "OSC_RANGE", 0 },
+  };
+  enum { K_PIXEL, K_DISTANCE, K_CLOSE, K_WAVE, K_BCX, K_BCY, K_ORGX, K_ORGY, K_PHI, K_OSC, K_N };
+  double v[K_N];
+  int found[K_N];
   nb_smv_file f;
   nb_status st = nb_read_smv (path, &f, err);
-  double v = NAN;
 
   if (st != NB_OK)
     return st;
+  for (int k = 0; k < K_N; k++)
+    if ((st = smv_key (&f, path, keys[k].key, keys[k].positive, &v[k], &found[k], err)) != NB_OK)
+      {
+        nb_smv_file_clear (&f);
+        return st;
+      }
+  if (f.size1 > MAX_PIXELS || f.size2 > MAX_PIXELS)
+    {
+      nb_error_set (err, NB_ERR_PARSE, "%s: SIZE1=%d x SIZE2=%d pixels (allowed: up to %d per axis)",
+                    path, f.size1, f.size2, MAX_PIXELS);
+      nb_smv_file_clear (&f);
+      return NB_ERR_PARSE;
+    }
+  if (found[K_OSC] && v[K_OSC] < 0.0)
+    {
+      long line;
+      char raw[48];
+
+      nb_smv_lookup (&f, "OSC_RANGE", &v[K_OSC], &line, raw, sizeof raw);
+      nb_error_set (err, NB_ERR_PARSE, "%s:%ld: OSC_RANGE=%s (allowed: >= 0)", path, line, raw);
+      nb_smv_file_clear (&f);
+      return NB_ERR_PARSE;
+    }
+
   if (f.size1 > 0)
     p->fpixels = f.size1;
   if (f.size2 > 0)
     p->spixels = f.size2;
-  if (!isnan (v = nb_smv_value (&f, "PIXEL_SIZE")))
-    p->pixel_size = v / 1000.0;
+  if (found[K_PIXEL])
+    p->pixel_size = v[K_PIXEL] / 1000.0;
   p->detsize_f = p->pixel_size * p->fpixels;
   p->detsize_s = p->pixel_size * p->spixels;
-  if (!isnan (v = nb_smv_value (&f, "DISTANCE")))
-    p->distance = v / 1000.0;
-  if (!isnan (v = nb_smv_value (&f, "CLOSE_DISTANCE")))
-    p->close_distance = v / 1000.0;
-  if (!isnan (v = nb_smv_value (&f, "WAVELENGTH")))
-    p->lambda0 = v / 1e10;
-  if (!isnan (v = nb_smv_value (&f, "BEAM_CENTER_X")))
-    p->Xbeam = v / 1000.0;
-  if (!isnan (v = nb_smv_value (&f, "BEAM_CENTER_Y")))
-    p->Ybeam = is_mask ? p->detsize_s - v / 1000.0 : v / 1000.0;
-  if (!isnan (v = nb_smv_value (&f, "ORGX")))
-    p->ORGX = v;
-  if (!isnan (v = nb_smv_value (&f, "ORGY")))
-    p->ORGY = v;
-  if (!isnan (v = nb_smv_value (&f, "PHI")))
-    p->phi0 = v / RTD;
-  if (!isnan (v = nb_smv_value (&f, "OSC_RANGE")))
-    p->osc = v / RTD;
+  if (found[K_DISTANCE])
+    p->distance = v[K_DISTANCE] / 1000.0;
+  if (found[K_CLOSE])
+    p->close_distance = v[K_CLOSE] / 1000.0;
+  if (found[K_WAVE])
+    p->lambda0 = v[K_WAVE] / 1e10;
+  if (found[K_BCX])
+    p->Xbeam = v[K_BCX] / 1000.0;
+  if (found[K_BCY])
+    p->Ybeam = is_mask ? p->detsize_s - v[K_BCY] / 1000.0 : v[K_BCY] / 1000.0;
+  if (found[K_ORGX])
+    p->ORGX = v[K_ORGX];
+  if (found[K_ORGY])
+    p->ORGY = v[K_ORGY];
+  if (found[K_PHI])
+    p->phi0 = v[K_PHI] / RTD;
+  if (found[K_OSC])
+    p->osc = v[K_OSC] / RTD;
   /* TWOTHETA is read but never applied by the reference. */
   nb_smv_file_clear (&f);
   return NB_OK;
@@ -521,6 +1000,28 @@ nb_params_parse_argv (nb_params *p, int argc, const char *const *argv, nb_error 
   do                                                                                               \
     if ((st = get_int (arg, argv[i + 1 + (k)], &n[k], err)) != NB_OK)                              \
       return st;                                                                                   \
+  while (0)
+/* Flags whose negative values would read as "not given" (-1) or switch to an
+ * automatic choice: a sign error is refused here, where the typed value is
+ * known; nb_params_validate() checks the ranges. */
+#define NONNEG_DBL(k)                                                                             \
+  do                                                                                               \
+    if (d[k] < 0.0)                                                                                \
+      return nb_error_set (err, NB_ERR_USAGE, "%s: '%s' must not be negative", arg,               \
+                           argv[i + 1 + (k)]);                                                     \
+  while (0)
+#define NONNEG_INT(k)                                                                             \
+  do                                                                                               \
+    if (n[k] < 0)                                                                                  \
+      return nb_error_set (err, NB_ERR_USAGE, "%s: '%s' must not be negative", arg,               \
+                           argv[i + 1 + (k)]);                                                     \
+  while (0)
+/* 0 pixels in nb_params means "from -detsize": not what -detpixels 0 asks */
+#define POSITIVE_PIXELS                                                                           \
+  do                                                                                               \
+    if (n[0] < 1)                                                                                  \
+      return nb_error_set (err, NB_ERR_USAGE, "%s: '%s' must be at least 1 pixel", arg,           \
+                           argv[i + 1]);                                                           \
   while (0)
 
       switch (o->id)
@@ -614,6 +1115,10 @@ nb_params_parse_argv (nb_params *p, int argc, const char *const *argv, nb_error 
             d[0] = 0.0;
           else
             DBL (0);
+          if (d[0] < 0.0)
+            return nb_error_set (err, NB_ERR_USAGE,
+                                 "%s: '%s' is not an attenuation depth (um > 0, or 0 or inf for "
+                                 "none)", arg, argv[i + 1]);
           if (d[0] == 0.0)
             {
               p->detector_mu = 0.0;
@@ -623,7 +1128,7 @@ nb_params_parse_argv (nb_params *p, int argc, const char *const *argv, nb_error 
             p->detector_mu = 1.0 / (d[0] * 1e-6);
           break;
         case O_DET_THICK: DBL (0); p->detector_thick = d[0] * 1e-6; break;
-        case O_DET_THICKSTEPS: INT (0); p->detector_thicksteps = (int) n[0]; break;
+        case O_DET_THICKSTEPS: INT (0); NONNEG_INT (0); p->detector_thicksteps = (int) n[0]; break;
         case O_TWOTHETA: DBL (0); p->twotheta = d[0] / RTD; p->pivot = NB_PIVOT_SAMPLE; break;
         case O_ROTX: DBL (0); p->rotx = d[0] / RTD; break;
         case O_ROTY: DBL (0); p->roty = d[0] / RTD; break;
@@ -631,9 +1136,9 @@ nb_params_parse_argv (nb_params *p, int argc, const char *const *argv, nb_error 
         case O_DETSIZE: DBL (0); p->detsize_f = p->detsize_s = d[0] / 1000.0; break;
         case O_DETSIZE_F: DBL (0); p->detsize_f = d[0] / 1000.0; break;
         case O_DETSIZE_S: DBL (0); p->detsize_s = d[0] / 1000.0; break;
-        case O_DETPIXELS: INT (0); p->fpixels = p->spixels = (int) n[0]; break;
-        case O_DETPIXELS_F: INT (0); p->fpixels = (int) n[0]; break;
-        case O_DETPIXELS_S: INT (0); p->spixels = (int) n[0]; break;
+        case O_DETPIXELS: INT (0); POSITIVE_PIXELS; p->fpixels = p->spixels = (int) n[0]; break;
+        case O_DETPIXELS_F: INT (0); POSITIVE_PIXELS; p->fpixels = (int) n[0]; break;
+        case O_DETPIXELS_S: INT (0); POSITIVE_PIXELS; p->spixels = (int) n[0]; break;
         case O_CURVED: p->curved_det = 1; break;
         case O_PIXEL: DBL (0); p->pixel_size = d[0] / 1000.0; break;
         case O_POINT_PIXEL: p->point_pixel = 1; break;
@@ -642,7 +1147,7 @@ nb_params_parse_argv (nb_params *p, int argc, const char *const *argv, nb_error 
         case O_OS_THICK: p->oversample_thick = 1; break;
         case O_OS_POLAR: p->oversample_polar = 1; break;
         case O_OS_OMEGA: p->oversample_omega = 1; break;
-        case O_OVERSAMPLE: INT (0); p->oversample = (int) n[0]; break;
+        case O_OVERSAMPLE: INT (0); NONNEG_INT (0); p->oversample = (int) n[0]; break;
         case O_ROI:
           INT (0); INT (1); INT (2); INT (3);
           for (int k = 0; k < 4; k++)
@@ -659,25 +1164,25 @@ nb_params_parse_argv (nb_params *p, int argc, const char *const *argv, nb_error 
         case O_FLUX: DBL (0); p->flux = d[0]; break;
         case O_EXPOSURE: DBL (0); p->exposure = d[0]; break;
         case O_BEAMSIZE: DBL (0); p->beamsize = d[0] / 1000; break;
-        case O_MOSAIC: DBL (0); p->mosaic_spread = d[0] / RTD; break;
-        case O_MOSAIC_DOM: INT (0); p->mosaic_domains = (int) n[0]; break;
+        case O_MOSAIC: DBL (0); NONNEG_DBL (0); p->mosaic_spread = d[0] / RTD; break;
+        case O_MOSAIC_DOM: INT (0); NONNEG_INT (0); p->mosaic_domains = (int) n[0]; break;
         case O_DISPERSION: DBL (0); p->dispersion = d[0] / 100.0; break;
-        case O_DISPSTEPS: INT (0); p->dispsteps = (int) n[0]; break;
-        case O_DIVERGENCE: DBL (0); p->hdivrange = p->vdivrange = d[0] / 1000.0; break;
-        case O_HDIVRANGE: DBL (0); p->hdivrange = d[0] / 1000.0; break;
-        case O_VDIVRANGE: DBL (0); p->vdivrange = d[0] / 1000.0; break;
-        case O_HDIVSTEP: DBL (0); p->hdivstep = d[0] / 1000.0; break;
-        case O_HDIVSTEPS: INT (0); p->hdivsteps = (int) n[0]; break;
-        case O_VDIVSTEP: DBL (0); p->vdivstep = d[0] / 1000.0; break;
-        case O_VDIVSTEPS: INT (0); p->vdivsteps = (int) n[0]; break;
-        case O_DIVSTEPS: INT (0); p->hdivsteps = p->vdivsteps = (int) n[0]; break;
+        case O_DISPSTEPS: INT (0); NONNEG_INT (0); p->dispsteps = (int) n[0]; break;
+        case O_DIVERGENCE: DBL (0); NONNEG_DBL (0); p->hdivrange = p->vdivrange = d[0] / 1000.0; break;
+        case O_HDIVRANGE: DBL (0); NONNEG_DBL (0); p->hdivrange = d[0] / 1000.0; break;
+        case O_VDIVRANGE: DBL (0); NONNEG_DBL (0); p->vdivrange = d[0] / 1000.0; break;
+        case O_HDIVSTEP: DBL (0); NONNEG_DBL (0); p->hdivstep = d[0] / 1000.0; break;
+        case O_HDIVSTEPS: INT (0); NONNEG_INT (0); p->hdivsteps = (int) n[0]; break;
+        case O_VDIVSTEP: DBL (0); NONNEG_DBL (0); p->vdivstep = d[0] / 1000.0; break;
+        case O_VDIVSTEPS: INT (0); NONNEG_INT (0); p->vdivsteps = (int) n[0]; break;
+        case O_DIVSTEPS: INT (0); NONNEG_INT (0); p->hdivsteps = p->vdivsteps = (int) n[0]; break;
         case O_ROUND_DIV: p->round_div = 1; break;
         case O_SQUARE_DIV: p->round_div = 0; break;
         case O_ADC: DBL (0); p->adc = d[0]; break;
         case O_PHI: DBL (0); p->phi0 = d[0] / RTD; break;
-        case O_OSC: DBL (0); p->osc = d[0] / RTD; break;
-        case O_PHISTEP: DBL (0); p->phistep = d[0] / RTD; break;
-        case O_PHISTEPS: INT (0); p->phisteps = (int) n[0]; break;
+        case O_OSC: DBL (0); NONNEG_DBL (0); p->osc = d[0] / RTD; break;
+        case O_PHISTEP: DBL (0); NONNEG_DBL (0); p->phistep = d[0] / RTD; break;
+        case O_PHISTEPS: INT (0); NONNEG_INT (0); p->phisteps = (int) n[0]; break;
         case O_DMIN: DBL (0); p->dmin = d[0] * 1e-10; break;
         case O_MAT: if ((st = set_string (&p->mat_file, argv[i + 1], err))) return st; break;
         case O_HKL: if ((st = set_string (&p->hkl_file, argv[i + 1], err))) return st; break;
@@ -750,11 +1255,21 @@ nb_params_parse_argv (nb_params *p, int argc, const char *const *argv, nb_error 
             p->precision = NB_PRECISION_DOUBLE;
           else if (strcmp (argv[i + 1], "single") == 0)
             p->precision = NB_PRECISION_SINGLE;
+          else if (strcmp (argv[i + 1], "exact") == 0)
+            p->precision = NB_PRECISION_EXACT;
           else
-            return nb_error_set (err, NB_ERR_USAGE, "-precision: '%s' is neither 'single' nor 'double'", argv[i + 1]);
+            return nb_error_set (err, NB_ERR_USAGE,
+                                 "-precision: '%s' is not one of double, single, exact", argv[i + 1]);
           break;
         case O_PHYSICAL: p->physical = 1; break;
         case O_STATS: p->stats = 1; break;
+        case O_MEMORY_BUDGET:
+          DBL (0);
+          if (!(d[0] > 0.0))
+            return nb_error_set (err, NB_ERR_USAGE, "%s: '%s' is not a positive number of MB", arg,
+                                 argv[i + 1]);
+          p->memory_budget = d[0] * 1e6;
+          break;
         case O_BACKEND:
           if (strcmp (argv[i + 1], "cpu") != 0 && strcmp (argv[i + 1], "auto") != 0)
             return nb_error_set (err, NB_ERR_UNSUPPORTED, "-backend: '%s' is not available in this build (cpu, auto)", argv[i + 1]);
@@ -762,6 +1277,9 @@ nb_params_parse_argv (nb_params *p, int argc, const char *const *argv, nb_error 
         }
 #undef DBL
 #undef INT
+#undef NONNEG_DBL
+#undef NONNEG_INT
+#undef POSITIVE_PIXELS
       if (o->nargs > 0)
         i += o->nargs;
     }

@@ -87,17 +87,41 @@ load_mask (nb_plan *plan, nb_error *err)
   return NB_OK;
 }
 
+/* Drops the plan's reference to its structure factors (geometry snapshots may
+ * keep them alive). */
+static void
+release_structure_factors (nb_plan *plan)
+{
+  if (plan->hkl_shared != NULL)
+    {
+      nb_shared_F_unref (plan->hkl_shared);
+      plan->hkl_shared = NULL;
+      memset (&plan->hkl, 0, sizeof plan->hkl);
+    }
+  else
+    nb_hkl_grid_clear (&plan->hkl);
+}
+
+static nb_status
+share_structure_factors (nb_plan *plan, nb_error *err)
+{
+  if (plan->hkl.F != NULL && (plan->hkl_shared = nb_shared_F_new (plan->hkl.F)) == NULL)
+    return nb_error_set (err, NB_ERR_NOMEM, "out of memory");
+  return NB_OK;
+}
+
 static nb_status
 load_structure_factors (nb_plan *plan, nb_error *err)
 {
   const nb_params *p = &plan->params;
   nb_status st;
 
-  nb_hkl_grid_clear (&plan->hkl);
+  release_structure_factors (plan);
   if (p->hkl_file != NULL)
     {
       nb_log_printf (&plan->log, "counting entries in %s\n", p->hkl_file);
-      if ((st = nb_hkl_read (p->hkl_file, p->default_F, &plan->hkl, err)) != NB_OK)
+      if ((st = nb_hkl_read (p->hkl_file, p->default_F, &plan->hkl, err)) != NB_OK
+          || (st = share_structure_factors (plan, err)) != NB_OK)
         return st;
       if (p->dump_file != NULL)
         {
@@ -109,7 +133,8 @@ load_structure_factors (nb_plan *plan, nb_error *err)
   else if (p->dump_file != NULL)
     {
       nb_log_printf (&plan->log, "reading Fs from %s\n", p->dump_file);
-      if ((st = nb_hkl_read_dump (p->dump_file, &plan->hkl, err)) != NB_OK)
+      if ((st = nb_hkl_read_dump (p->dump_file, &plan->hkl, err)) != NB_OK
+          || (st = share_structure_factors (plan, err)) != NB_OK)
         return st;
     }
   else if (p->default_F == 0.0)
@@ -379,7 +404,7 @@ plan_build (nb_plan *plan, unsigned rebuild, nb_error *err)
     plan->I_bg = 2.57 * 2.57 * 7.94079248018965e-30 * plan->fluence * p->water_size * p->water_size
                  * p->water_size * 1e6 * 6.02214179e23 / 18.0;
 
-  if ((st = nb_f32_prepare (plan, (rebuild & STAGE (NB_STAGE_STRUCTURE_FACTORS)) != 0, err))
+  if ((st = nb_fast_prepare (plan, (rebuild & STAGE (NB_STAGE_STRUCTURE_FACTORS)) != 0, err))
       != NB_OK)
     return st;
   if (!nb_reserve (&plan->row_omega, &plan->cap_row_omega, (size_t) d->spixels * sizeof (double)))
@@ -454,8 +479,10 @@ plan_release (nb_plan *plan)
   nb_sources_free (&plan->src);
   nb_crystal_free (&plan->xtal);
   nb_orient_free (&plan->orient);
-  nb_hkl_grid_clear (&plan->hkl);
-  nb_f32_free (&plan->f32);
+  release_structure_factors (plan);
+  nb_geometry_unref (plan->geometry);
+  plan->geometry = NULL;
+  nb_fast_free (plan);
   free (plan->mask);
   free (plan->row_omega);
 }
@@ -608,6 +635,8 @@ nb_plan_update (nb_plan *plan, const nb_params *params, nb_error *err)
     }
   plan->log.quiet = 1;
   nb_ran1_init (&plan->ran);
+  nb_geometry_unref (plan->geometry);
+  plan->geometry = NULL;
   st = plan_build (plan, rebuild, err);
   plan->log.quiet = 0;
   if (st != NB_OK)
@@ -668,9 +697,9 @@ nb_status
 nb_plan_execute (nb_plan *plan, float *image, const nb_exec_options *opts, nb_error *err)
 {
   nb_error_clear (err);
-  /* tricubic interpolation keeps the double kernel (its fallback is global, Q-15) */
-  if (plan->params.precision == NB_PRECISION_SINGLE && !plan->interpolate)
-    return nb_kernel_execute_f32 (plan, image, opts, err);
+  /* tricubic interpolation keeps the exact kernel (its fallback is global, Q-15) */
+  if (plan->params.precision != NB_PRECISION_EXACT && !plan->interpolate)
+    return nb_kernel_execute_fast (plan, image, opts, err);
   return nb_kernel_execute (plan, image, opts, err);
 }
 

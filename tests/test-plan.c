@@ -1,8 +1,9 @@
 /* test-plan.c: the warm plan (stage invalidation through the counters,
- * update == fresh create), the single-precision kernel against the double one
- * and its instruction-set variants against the generic fallback, and
- * cancellation. */
+ * update == fresh create), the fast kernels (single and double precision)
+ * against the reference-exact one and their instruction-set variants against
+ * the generic fallback, preview mode, cancellation, and pixel queries. */
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,13 +263,16 @@ test_simd_variants (void)
   nb_params_clear (&p);
 }
 
+/* user: int[2] = { calls, rows done at the last call } */
 static void
 count_rows (void *user, int done, int total)
 {
   int *calls = user;
 
   g_assert_cmpint (done, <=, total);
-  (*calls)++;
+  g_assert_cmpint (done, >=, calls[1]);
+  calls[0]++;
+  calls[1] = done;
 }
 
 static void
@@ -278,7 +282,7 @@ test_cancel (void)
   nb_plan *plan;
   nb_error err;
   volatile int cancel = 1;
-  int calls = 0;
+  int calls[2] = { 0, 0 };
   nb_exec_options opts = { 0 };
   float *img;
 
@@ -287,7 +291,7 @@ test_cancel (void)
   img = g_new (float, 96 * 96);
   opts.cancel = &cancel;
   opts.progress = count_rows;
-  opts.user = &calls;
+  opts.user = calls;
   for (int prec = 0; prec < 2; prec++)
     {
       p.precision = prec ? NB_PRECISION_SINGLE : NB_PRECISION_DOUBLE;
@@ -295,12 +299,276 @@ test_cancel (void)
       cancel = 1;
       g_assert_cmpint (nb_plan_execute (plan, img, &opts, &err), ==, NB_ERR_CANCELLED);
       cancel = 0;
-      calls = 0;
+      calls[0] = calls[1] = 0;
       g_assert_cmpint (nb_plan_execute (plan, img, &opts, &err), ==, NB_OK);
-      g_assert_cmpint (calls, >, 1);
+      /* rows are reported as they finish, from the calling thread, ending at all of them */
+      g_assert_cmpint (calls[0], >=, 1);
+      g_assert_cmpint (calls[1], ==, 96);
     }
   g_free (img);
   nb_plan_destroy (plan);
+  nb_params_clear (&p);
+}
+
+
+/* max |a - b| / max |a| */
+static double
+max_rel (const float *a, const float *b, size_t n)
+{
+  double dmax = 0.0, amax = 0.0;
+
+  for (size_t i = 0; i < n; i++)
+    {
+      dmax = fmax (dmax, fabs ((double) a[i] - b[i]));
+      amax = fmax (amax, fabs ((double) a[i]));
+    }
+  return amax > 0.0 ? dmax / amax : dmax;
+}
+
+static void
+test_double_vs_exact (void)
+{
+  const char *extra[] = { "-oversample", "2", "-polar", "0.8", "-phi", "1", "-osc", "2",
+                          "-phisteps", "3", "-dispersion", "1", "-dispsteps", "2" };
+  const char *variants[] = { "generic", "avx2", "avx512" };
+  nb_params p;
+  nb_plan *plan;
+  nb_error err;
+  float *exact;
+  size_t n;
+
+  params_from (&p, extra, G_N_ELEMENTS (extra));
+  p.precision = NB_PRECISION_EXACT;
+  g_assert_cmpint (nb_plan_create (&p, &plan, &err), ==, NB_OK);
+  exact = render (plan);
+  n = (size_t) nb_plan_get_info (plan)->fpixels * nb_plan_get_info (plan)->spixels;
+  p.precision = NB_PRECISION_DOUBLE;
+  g_assert_cmpint (nb_plan_update (plan, &p, &err), ==, NB_OK);
+  for (size_t v = 0; v < G_N_ELEMENTS (variants); v++)
+    {
+      float *img;
+      double rel;
+
+      g_setenv ("NB_KERNEL", variants[v], TRUE);
+      if (strcmp (nb_kernel_variant (), variants[v]) != 0)
+        continue;
+      img = render (plan);
+      rel = max_rel (exact, img, n);
+      g_test_message ("double %s: max rel diff to exact %.3g", variants[v], rel);
+      /* the fast double kernel differs from the reference's arithmetic only
+       * in the last bits of double, which float output mostly hides */
+      g_assert_cmpfloat (rel, <=, 1e-6);
+      g_free (img);
+    }
+  g_unsetenv ("NB_KERNEL");
+  g_free (exact);
+  nb_plan_destroy (plan);
+  nb_params_clear (&p);
+}
+
+static void
+test_preview (void)
+{
+  const nb_precision precs[] = { NB_PRECISION_SINGLE, NB_PRECISION_DOUBLE, NB_PRECISION_EXACT };
+  const int k = 4;
+  nb_params p;
+  nb_plan *plan;
+  nb_error err;
+  nb_exec_options opts = { 0 };
+
+  params_from (&p, NULL, 0);
+  g_assert_cmpint (nb_plan_create (&p, &plan, &err), ==, NB_OK);
+  opts.preview_stride = k;
+  for (size_t i = 0; i < G_N_ELEMENTS (precs); i++)
+    {
+      const nb_plan_info *in;
+      float *full, *prev;
+      int W, H;
+
+      p.precision = precs[i];
+      g_assert_cmpint (nb_plan_update (plan, &p, &err), ==, NB_OK);
+      in = nb_plan_get_info (plan);
+      W = in->fpixels;
+      H = in->spixels;
+      full = render (plan);
+      prev = g_new (float, (gsize) W * H);
+      g_assert_cmpint (nb_plan_execute (plan, prev, &opts, &err), ==, NB_OK);
+      /* every k x k block holds the full image's value at its centre pixel */
+      for (int s = 0; s < H; s++)
+        for (int f = 0; f < W; f++)
+          {
+            int sc = MIN (s / k * k + k / 2, H - 1), fc = MIN (f / k * k + k / 2, W - 1);
+            float want = full[(size_t) sc * W + fc];
+            float got = prev[(size_t) s * W + f];
+
+            if (fabsf (got - want) > 1e-6f * fabsf (want))
+              g_error ("precision %d: preview pixel %d,%d = %g, full image at %d,%d = %g",
+                       (int) precs[i], f, s, got, fc, sc, want);
+          }
+      g_free (full);
+      g_free (prev);
+    }
+  nb_plan_destroy (plan);
+  nb_params_clear (&p);
+}
+
+typedef struct
+{
+  volatile int *cancel;
+  int calls_after;
+} cancel_probe;
+
+static void
+cancel_on_first_tile (void *user, int done, int total)
+{
+  cancel_probe *probe = user;
+
+  if (*probe->cancel)
+    probe->calls_after++;
+  *probe->cancel = 1;
+}
+
+/* A cancel raised during the run stops it at the next tile: the calling
+ * thread reports no further tile after it saw the flag set. */
+static void
+test_cancel_during_run (void)
+{
+  const nb_precision precs[] = { NB_PRECISION_SINGLE, NB_PRECISION_DOUBLE };
+  const char *extra[] = { "-detpixels", "512" };
+  nb_params p;
+  nb_plan *plan;
+  nb_error err;
+  volatile int cancel = 0;
+  cancel_probe probe = { &cancel, 0 };
+  nb_exec_options opts = { 0 };
+  float *img = g_new (float, 512 * 512);
+
+  params_from (&p, extra, G_N_ELEMENTS (extra));
+  g_assert_cmpint (nb_plan_create (&p, &plan, &err), ==, NB_OK);
+  opts.cancel = &cancel;
+  opts.progress = cancel_on_first_tile;
+  opts.user = &probe;
+  opts.threads = 2;
+  for (size_t i = 0; i < G_N_ELEMENTS (precs); i++)
+    {
+      p.precision = precs[i];
+      g_assert_cmpint (nb_plan_update (plan, &p, &err), ==, NB_OK);
+      cancel = 0;
+      probe.calls_after = 0;
+      g_assert_cmpint (nb_plan_execute (plan, img, &opts, &err), ==, NB_ERR_CANCELLED);
+      g_assert_cmpint (probe.calls_after, ==, 0);
+    }
+  g_free (img);
+  nb_plan_destroy (plan);
+  nb_params_clear (&p);
+}
+
+static void
+test_geometry_query (void)
+{
+  const char *extra[] = { "-mosaic", "0", "-mosaic_domains", "1", "-N", "20", "-misset", "0",
+                          "0", "0", "-cell", "80", "80", "80", "90", "90", "90",
+                          "-detpixels", "256", "-pixel", "0.2", "-lambda", "1.0" };
+  nb_params p;
+  nb_plan *plan;
+  nb_geometry *geom;
+  nb_pixel_query q;
+  nb_error err;
+  const nb_plan_info *in;
+  float *img;
+  size_t n, imax = 0;
+  int W;
+
+  params_from (&p, extra, G_N_ELEMENTS (extra));
+  g_assert_cmpint (nb_plan_create (&p, &plan, &err), ==, NB_OK);
+  in = nb_plan_get_info (plan);
+  W = in->fpixels;
+  geom = nb_plan_ref_geometry (plan);
+  g_assert_nonnull (geom);
+
+  /* the direct beam: 2theta 0, d infinite, indices 0 0 0 */
+  g_assert_cmpint (nb_geometry_query (geom, in->Fbeam / in->pixel_size,
+                                      in->Sbeam / in->pixel_size, &q, &err), ==, NB_OK);
+  g_assert_cmpfloat (q.two_theta, <, 1e-9);
+  g_assert_true (isinf (q.d));
+  g_assert_cmpint (abs (q.h) + abs (q.k) + abs (q.l), ==, 0);
+
+  /* the brightest pixel off the beam is a reflection: indices near whole
+   * numbers, d = lambda / (2 sin theta), F = default_F */
+  img = render (plan);
+  n = (size_t) W * in->spixels;
+  for (size_t i = 0; i < n; i++)
+    {
+      double fs = (double) (i % W) + 0.5 - in->Fbeam / in->pixel_size;
+      double ss = (double) (i / W) + 0.5 - in->Sbeam / in->pixel_size;
+      if (fs * fs + ss * ss > 25.0 && img[i] > img[imax])
+        imax = i;
+    }
+  g_assert_cmpint (nb_geometry_query (geom, (double) (imax % W) + 0.5, (double) (imax / W) + 0.5,
+                                      &q, &err), ==, NB_OK);
+  g_test_message ("brightest pixel %zu: hkl %.3f %.3f %.3f d %.3f A", imax, q.hkl[0], q.hkl[1],
+                  q.hkl[2], q.d);
+  for (int i = 0; i < 3; i++)
+    g_assert_cmpfloat (fabs (q.hkl[i] - round (q.hkl[i])), <, 0.1);
+  g_assert_cmpfloat (fabs (q.d * 2.0 * sin (q.two_theta / 2.0) - 1.0), <, 1e-9);
+  g_assert_cmpfloat (fabs (q.q * q.d - 2.0 * G_PI), <, 1e-9);
+  g_assert_cmpfloat (q.F, ==, 100.0);
+  g_assert_cmpfloat (q.solid_angle, >, 0.0);
+
+  /* the snapshot outlives an update and the plan itself */
+  p.misset[0] = 0.1;
+  g_assert_cmpint (nb_plan_update (plan, &p, &err), ==, NB_OK);
+  nb_plan_destroy (plan);
+  g_assert_cmpint (nb_geometry_query (geom, 1.5, 2.5, &q, &err), ==, NB_OK);
+  g_assert_cmpint (nb_geometry_query (geom, NAN, 2.5, &q, &err), ==, NB_ERR_INVALID);
+  nb_geometry_unref (geom);
+  g_free (img);
+  nb_params_clear (&p);
+}
+
+static void
+test_geometry_structure_factors (void)
+{
+  g_autofree char *path = g_build_filename (g_get_tmp_dir (), "test-plan-sf.hkl", NULL);
+  g_autoptr (GString) hkl = g_string_new (NULL);
+  const char *extra[] = { "-hkl", path, "-default_F", "3" };
+  nb_params p;
+  nb_plan *plan;
+  nb_geometry *geom;
+  nb_pixel_query q;
+  nb_error err;
+  int from_file = 0, defaulted = 0;
+
+  /* F(h, k, l) = 100 + 9 h + 3 k + l for -3 <= h, k, l <= 3 */
+  for (int h = -3; h <= 3; h++)
+    for (int k = -3; k <= 3; k++)
+      for (int l = -3; l <= 3; l++)
+        g_string_append_printf (hkl, "%d %d %d %d\n", h, k, l, 100 + 9 * h + 3 * k + l);
+  g_assert_true (g_file_set_contents (path, hkl->str, -1, NULL));
+  params_from (&p, extra, G_N_ELEMENTS (extra));
+  g_assert_cmpint (nb_plan_create (&p, &plan, &err), ==, NB_OK);
+  geom = nb_plan_ref_geometry (plan);
+  /* replace the structure factors and drop the plan: the snapshot keeps the old ones */
+  p.default_F = 5;
+  g_assert_cmpint (nb_plan_update (plan, &p, &err), ==, NB_OK);
+  nb_plan_destroy (plan);
+  g_remove (path);
+  for (int s = -200; s < 300; s += 3)
+    for (int f = -200; f < 300; f += 3)
+      {
+        int in_file;
+
+        g_assert_cmpint (nb_geometry_query (geom, f + 0.5, s + 0.5, &q, &err), ==, NB_OK);
+        in_file = abs (q.h) <= 3 && abs (q.k) <= 3 && abs (q.l) <= 3;
+        g_assert_cmpint (q.F_from_file, ==, in_file);
+        g_assert_cmpfloat (q.F, ==, in_file ? 100.0 + 9 * q.h + 3 * q.k + q.l : 3.0);
+        from_file += in_file;
+        defaulted += !in_file;
+      }
+  g_test_message ("%d points in the file's range, %d outside", from_file, defaulted);
+  g_assert_cmpint (from_file, >, 100);
+  g_assert_cmpint (defaulted, >, 100);
+  nb_geometry_unref (geom);
   nb_params_clear (&p);
 }
 
@@ -318,5 +586,10 @@ main (int argc, char **argv)
   g_test_add_func ("/kernel/single-vs-double", test_single_vs_double);
   g_test_add_func ("/kernel/simd-variants", test_simd_variants);
   g_test_add_func ("/kernel/cancel", test_cancel);
+  g_test_add_func ("/kernel/cancel-during-run", test_cancel_during_run);
+  g_test_add_func ("/kernel/double-vs-exact", test_double_vs_exact);
+  g_test_add_func ("/kernel/preview", test_preview);
+  g_test_add_func ("/query/geometry", test_geometry_query);
+  g_test_add_func ("/query/structure-factors", test_geometry_structure_factors);
   return g_test_run ();
 }
