@@ -79,6 +79,7 @@ static const char usage_text[] =
     "\t--threads N\t\tengine threads and OMP_NUM_THREADS of the processes (default: online CPUs)\n"
     "\t--reference PATH\treference nanoBragg binary to compare with\n"
     "\t--cli PATH\t\tnanobragg CLI binary to time as a process too\n"
+    "\t--cli-precision P\t-precision given to the CLI process (default single)\n"
     "\t--repeat N\t\trounds per measurement (default 5, or 3 where one round takes over 2 s)\n"
     "\t--data DIR\t\tfolder holding " HKL_NAME " (default " NB_DATA_DIR ")\n"
     "\t--json\t\t\tone JSON object per line instead of a table\n"
@@ -97,6 +98,7 @@ typedef struct
   int json;
   char *reference; /* absolute path or NULL (owned) */
   char *cli;       /* absolute path or NULL (owned) */
+  const char *cli_precision; /* -precision given to the CLI process */
   char *data_dir;  /* absolute path (owned) */
 } bench_options;
 
@@ -231,6 +233,7 @@ parse_options (int argc, char **argv, bench_options *o)
   o->precisions[0] = NB_PRECISION_DOUBLE;
   o->precisions[1] = NB_PRECISION_SINGLE;
   o->nprecisions = 2;
+  o->cli_precision = "single";
   o->threads = ncpu > 0 ? (int) ncpu : 1;
   o->repeat = 5;
 
@@ -264,7 +267,8 @@ parse_options (int argc, char **argv, bench_options *o)
       if (strcmp (name, "--workload") != 0 && strcmp (name, "--sizes") != 0 &&
           strcmp (name, "--precision") != 0 && strcmp (name, "--threads") != 0 &&
           strcmp (name, "--reference") != 0 && strcmp (name, "--cli") != 0 &&
-          strcmp (name, "--repeat") != 0 && strcmp (name, "--data") != 0)
+          strcmp (name, "--repeat") != 0 && strcmp (name, "--data") != 0 &&
+          strcmp (name, "--cli-precision") != 0)
         {
           fprintf (stderr, "nanobragg-bench: unknown option '%s' (see --help)\n", arg);
           return 2;
@@ -312,6 +316,13 @@ parse_options (int argc, char **argv, bench_options *o)
         {
           if (!parse_positive (value, 4096, &o->threads))
             return usage_error (name, "'%s' is not a thread count 1..4096", value);
+        }
+      else if (strcmp (name, "--cli-precision") == 0)
+        {
+          if (strcmp (value, "single") != 0 && strcmp (value, "double") != 0
+              && strcmp (value, "exact") != 0)
+            return usage_error (name, "'%s' is not single, double or exact", value);
+          o->cli_precision = value;
         }
       else if (strcmp (name, "--repeat") == 0)
         {
@@ -603,7 +614,8 @@ print_child_stderr (const char *dir)
 /* Runs @exe on the case's command line in a fresh empty folder (the HKL file
  * linked in), stdout to /dev/null; *ms is spawn to exit. */
 static int
-run_process (const bench_case *c, const char *exe, const char *data_dir, double *ms)
+run_process (const bench_case *c, const char *exe, const char *precision, const char *data_dir,
+             double *ms)
 {
   const char *tmp = getenv ("TMPDIR");
   char dir[PATH_MAX];
@@ -641,6 +653,12 @@ run_process (const bench_case *c, const char *exe, const char *data_dir, double 
   for (int i = 0; i <= c->process_argc; i++)
     argv[i] = (char *) c->process_argv[i];
   argv[0] = (char *) exe;
+  if (precision != NULL)
+    {
+      argv[c->process_argc] = (char *) "-precision";
+      argv[c->process_argc + 1] = (char *) precision;
+      argv[c->process_argc + 2] = NULL;
+    }
 
   posix_spawn_file_actions_init (&fa);
   posix_spawn_file_actions_addopen (&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
@@ -790,15 +808,15 @@ run_case (const bench_options *o, bench_case *c)
           int slot = o->nprecisions == 2 && r % 2 ? 1 - k : k;
 
           if (k == 0 && o->reference)
-            ok = run_process (c, o->reference, o->data_dir, &c->reference[r]);
+            ok = run_process (c, o->reference, NULL, o->data_dir, &c->reference[r]);
           if (k == 1 && o->cli)
-            ok = ok && run_process (c, o->cli, o->data_dir, &c->cli[r]);
+            ok = ok && run_process (c, o->cli, o->cli_precision, o->data_dir, &c->cli[r]);
           ok = ok && run_engine (c, o->precisions[slot], o->threads, image, &c->cold[slot][r],
                                  &c->warm[slot][r], &c->update[slot][r], &c->preview[slot][r],
                                  &c->cancel[slot][r]);
         }
       if (ok && o->nprecisions == 1 && o->cli)
-        ok = run_process (c, o->cli, o->data_dir, &c->cli[r]);
+        ok = run_process (c, o->cli, o->cli_precision, o->data_dir, &c->cli[r]);
       if (r == 0 && !o->repeat_given && repeat > 3 && now_ms () - start > SLOW_ROUND_MS)
         repeat = 3;
     }

@@ -97,10 +97,21 @@ nb_crystal_setup (nb_plan *plan, nb_error *err)
 
   if (p->mat_file != NULL)
     {
-      double m[9];
+      const double *m = plan->mat;
 
-      if ((st = nb_matrix_read (p->mat_file, m, err)) != NB_OK)
-        return st;
+      if (plan->mat_path == NULL || strcmp (plan->mat_path, p->mat_file) != 0)
+        {
+          double read[9];
+          char *path;
+
+          if ((st = nb_matrix_read (p->mat_file, read, err)) != NB_OK)
+            return st;
+          if ((path = strdup (p->mat_file)) == NULL)
+            return nb_error_set (err, NB_ERR_NOMEM, "out of memory");
+          free (plan->mat_path);
+          plan->mat_path = path;
+          memcpy (plan->mat, read, sizeof read);
+        }
       nb_log_printf (&plan->log, "reading %s\n", p->mat_file);
       for (int k = 0; k < 3; k++)
         {

@@ -28,53 +28,9 @@
 #define R NB_REAL
 #define K(x) ((R) (x))
 #define CH NB_FAST_CHUNK
-#if NB_REAL_IS_DOUBLE
-#define NB_SINCG_WHOLE 1e-10
-#else
-#define NB_SINCG_WHOLE 1e-6
-#endif
 
-/* sin(pi x) for |x| <= 1/2. */
-static inline R
-FN (sinpi_half) (R x)
-{
-  R x2 = x * x;
-#if NB_REAL_IS_DOUBLE
-  R r = K (5.392664662608125e-10);
-  r = r * x2 - K (2.2948428997269856e-08);
-  r = r * x2 + K (7.952054001475508e-07);
-  r = r * x2 - K (2.1915353447830204e-05);
-  r = r * x2 + K (0.00046630280576761234);
-  r = r * x2 - K (0.007370430945714348);
-#else
-  R r = K (-0.007370430945714348);
-#endif
-  r = r * x2 + K (0.08214588661112819);
-  r = r * x2 - K (0.5992645293207919);
-  r = r * x2 + K (2.550164039877345);
-  r = r * x2 - K (5.167712780049969);
-  r = r * x2 + K (3.141592653589793);
-  return r * x;
-}
-
-/* Numerator and denominator of sincg(pi h, N) on the reduced argument; the
- * quotient is N where h is whole. */
-static inline void
-FN (sincg_parts) (R h, R N, R *num, R *den)
-{
-  R delta = h - rint (h);
-  R u = N * delta;
-  R r = u - rint (u);
-  R s_num = FN (sinpi_half) (r);
-  R s_den = FN (sinpi_half) (delta);
-  /* |delta| below 1e-6 (float) or 1e-10 (double) counts as whole: the
-   * quotient is N to within (N pi delta)^2 / 6, and the product of three tiny
-   * denominators cannot underflow */
-  int whole = fabs (delta) < K (NB_SINCG_WHOLE);
-
-  *num = whole ? N : s_num;
-  *den = whole ? K (1.0) : s_den;
-}
+#define NB_PHYS(name) NB_CAT (name, NB_PHYS_SUFFIX)
+#include "nb-physics.h"
 
 /* All loops run over the whole chunk (CH pixels, constant trip counts that
  * vectorise without remainders); only the first @n results are stored. */
@@ -87,7 +43,6 @@ FN (render_chunk) (const NB_CTX *c, int spixel, int f0, int fstride, int n, floa
   R qx[CH], qy[CH], qz[CH], keep[CH];
   R hh[CH], kk[CH], ll[CH], term[CH];
   const int N = c->oversample;
-  const int use_a = c->Na > K (1.0), use_b = c->Nb > K (1.0), use_c = c->Nc > K (1.0);
 
   for (int l = 0; l < CH; l++)
     {
@@ -181,14 +136,8 @@ FN (render_chunk) (const NB_CTX *c, int spixel, int f0, int fstride, int n, floa
                     }
                 for (int l = 0; l < CH; l++)
                   {
-                    /* Kahn factor 0.5 (1 + cos^2 2theta - K cos 2psi sin^2 2theta) */
-                    R c2 = ix * dx[l] + iy * dy[l] + iz * dz[l];
-                    R c2sq = c2 * c2;
-                    R B = dx[l] * pb[0] + dy[l] * pb[1] + dz[l] * pb[2];
-                    R E = dx[l] * pe[0] + dy[l] * pe[1] + dz[l] * pe[2];
-                    R n2 = E * E + B * B;
-                    R cos2psi = n2 > K (0.0) ? (E * E - B * B) / n2 : K (1.0);
-                    R kahn = K (0.5) * (K (1.0) + c2sq - c->kahn * cos2psi * (K (1.0) - c2sq));
+                    R kahn = NB_PHYS (nb_kahn_factor) (c->kahn, c->inc + 3 * src, pb, pe, dx[l],
+                                                       dy[l], dz[l]);
                     int fresh = keep[l] != K (0.0) && (polar[l] == K (0.0) || c->os_polar);
 
                     any |= keep[l] != K (0.0);
@@ -211,72 +160,22 @@ FN (render_chunk) (const NB_CTX *c, int spixel, int f0, int fstride, int n, floa
                     /* lattice factor squared */
                     if (c->shape == NB_SHAPE_SQUARE)
                       for (int l = 0; l < CH; l++)
-                        {
-                          R num = K (1.0), den = K (1.0), nu, de;
-                          if (use_a)
-                            {
-                              FN (sincg_parts) (hh[l], c->Na, &nu, &de);
-                              num *= nu;
-                              den *= de;
-                            }
-                          if (use_b)
-                            {
-                              FN (sincg_parts) (kk[l], c->Nb, &nu, &de);
-                              num *= nu;
-                              den *= de;
-                            }
-                          if (use_c)
-                            {
-                              FN (sincg_parts) (ll[l], c->Nc, &nu, &de);
-                              num *= nu;
-                              den *= de;
-                            }
-                          R ratio = num / den;
-                          term[l] = ratio * ratio;
-                        }
+                        term[l] = NB_PHYS (nb_lattice_square2) (hh[l], kk[l], ll[l], c->Na, c->Nb,
+                                                                c->Nc);
                     else
                       for (int l = 0; l < CH; l++)
-                        {
-                          R h0 = ceil (hh[l] - K (0.5)), k0 = ceil (kk[l] - K (0.5));
-                          R l0 = ceil (ll[l] - K (0.5));
-                          R dh = hh[l] - h0, dk = kk[l] - k0, dl = ll[l] - l0;
-                          R NNN = c->Na * c->Nb * c->Nc, FL;
-
-                          if (c->shape == NB_SHAPE_ROUND)
-                            {
-                              R hr = dh * dh * c->Na * c->Na + dk * dk * c->Nb * c->Nb
-                                     + dl * dl * c->Nc * c->Nc;
-                              R x = K (M_PI) * sqrt (hr * c->fudge);
-                              FL = NNN * K (0.723601254558268)
-                                   * (x == K (0.0) ? K (1.0)
-                                                   : K (3.0) * (sin (x) / x - cos (x)) / (x * x));
-                            }
-                          else
-                            {
-                              R sx = dh * c->astar[0] + dk * c->astar[3] + dl * c->astar[6];
-                              R sy = dh * c->astar[1] + dk * c->astar[4] + dl * c->astar[7];
-                              R sz = dh * c->astar[2] + dk * c->astar[5] + dl * c->astar[8];
-                              R rs = (sx * sx + sy * sy + sz * sz) * NNN * NNN;
-                              if (c->shape == NB_SHAPE_GAUSS)
-                                FL = NNN * exp (-(rs / K (0.63) * c->fudge));
-                              else
-                                FL = rs * c->fudge < K (0.3969) ? NNN : K (0.0);
-                            }
-                          term[l] = FL * FL;
-                        }
+                        term[l] = NB_PHYS (nb_lattice_shape2) ((int) c->shape, hh[l], kk[l], ll[l],
+                                                               c->Na, c->Nb, c->Nc, c->fudge,
+                                                               c->astar);
 
                     /* structure factor squared */
                     if (c->F != NULL)
                       for (int l = 0; l < CH; l++)
                         {
-                          int h0 = (int) ceil (hh[l] - K (0.5)) - c->h_min;
-                          int k0 = (int) ceil (kk[l] - K (0.5)) - c->k_min;
-                          int l0 = (int) ceil (ll[l] - K (0.5)) - c->l_min;
-                          int in = (unsigned) h0 < (unsigned) c->h_count
-                                   && (unsigned) k0 < (unsigned) c->k_count
-                                   && (unsigned) l0 < (unsigned) c->l_count;
-                          int idx = in ? (h0 * c->k_stride + k0) * c->l_stride + l0 : 0;
-                          R F = in ? c->F[idx] : c->default_F;
+                          R F = NB_PHYS (nb_structure_factor) (c->F, c->h_min, c->k_min, c->l_min,
+                                                               c->h_count, c->k_count, c->l_count,
+                                                               c->k_stride, c->l_stride,
+                                                               c->default_F, hh[l], kk[l], ll[l]);
                           term[l] *= F * F;
                         }
                     else
@@ -341,7 +240,7 @@ FN (nb_fast_render_row) (const NB_CTX *c, int spixel, int f_first, int count, in
 }
 
 #undef CH
-#undef NB_SINCG_WHOLE
+#undef NB_PHYS
 #undef K
 #undef R
 #undef FN

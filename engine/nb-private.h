@@ -15,6 +15,7 @@
 #include "nanobragg.h"
 #include "nb-hkl.h"
 #include "nb-rng.h"
+#include "nb-textfile.h"
 
 #define NB_RTD (180.0 * M_1_PI)
 
@@ -311,6 +312,12 @@ struct nb_plan
   nb_f64_ctx f64;
 
   nb_shared_F *hkl_shared; /* owns hkl.F, shared with nb_geometry snapshots */
+
+  /* Input files read once per name: a parameter change never re-reads them. */
+  char *mat_path;       /* -mat file whose matrix is in mat[], or NULL */
+  double mat[9];
+  char *source_path;    /* -sourcefile whose rows are in source_table, or NULL */
+  nb_table source_table;
   nb_geometry *geometry;   /* snapshot for pixel queries; NULL until asked, dropped on update */
 };
 

@@ -480,6 +480,9 @@ plan_release (nb_plan *plan)
   nb_crystal_free (&plan->xtal);
   nb_orient_free (&plan->orient);
   release_structure_factors (plan);
+  free (plan->mat_path);
+  free (plan->source_path);
+  nb_table_clear (&plan->source_table);
   nb_geometry_unref (plan->geometry);
   plan->geometry = NULL;
   nb_fast_free (plan);

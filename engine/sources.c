@@ -292,19 +292,32 @@ nb_sources_setup (nb_plan *plan, nb_error *err)
   s->count = 0;
   if (p->source_file != NULL)
     {
-      nb_table t;
+      const nb_table *t = &plan->source_table;
 
-      if ((st = nb_table_read (p->source_file, 5, &t, err)) != NB_OK)
-        return st;
-      if ((st = sources_alloc (s, t.rows, err)) != NB_OK)
+      if (plan->source_path == NULL || strcmp (plan->source_path, p->source_file) != 0)
         {
-          nb_table_clear (&t);
-          return st;
+          nb_table read;
+          char *path;
+
+          if ((st = nb_table_read (p->source_file, 5, &read, err)) != NB_OK)
+            return st;
+          if ((path = strdup (p->source_file)) == NULL)
+            {
+              nb_table_clear (&read);
+              return nb_error_set (err, NB_ERR_NOMEM, "out of memory");
+            }
+          nb_table_clear (&plan->source_table);
+          free (plan->source_path);
+          plan->source_table = read;
+          plan->source_path = path;
         }
-      for (int i = 0; i < t.rows; i++)
+      if ((st = sources_alloc (s, t->rows, err)) != NB_OK)
+        return st;
+      for (int i = 0; i < t->rows; i++)
         {
-          double *row = t.v + (size_t) i * 5;
+          double row[5];
 
+          memcpy (row, t->v + (size_t) i * 5, sizeof row);
           for (int k = 0; k < 3; k++)
             if (isnan (row[k]))
               row[k] = -source_distance * d->beam[k];
@@ -317,13 +330,11 @@ nb_sources_setup (nb_plan *plan, nb_error *err)
           s->lambda[i] = row[4];
           if (!(s->lambda[i] > 0.0))
             {
-              nb_table_clear (&t);
               return nb_error_set (err, NB_ERR_INVALID,
                                    "%s:%d: source wavelength %g m must be positive", p->source_file,
                                    i + 1, s->lambda[i]);
             }
         }
-      nb_table_clear (&t);
       s->divsteps = 0;
     }
   else

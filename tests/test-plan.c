@@ -572,6 +572,43 @@ test_geometry_structure_factors (void)
   nb_params_clear (&p);
 }
 
+/* Input files are read once per name: after a plan is made they may vanish,
+ * and a misset or wavelength change still updates it. */
+static void
+test_files_read_once (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("test-plan-XXXXXX", NULL);
+  g_autofree char *mat = g_build_filename (dir, "x.mat", NULL);
+  g_autofree char *src = g_build_filename (dir, "sources.txt", NULL);
+  const char *mat_text = "-0.0123 0.0045 -0.0067\n0.0034 0.0145 0.0021\n0.0056 -0.0012 0.0110\n"
+                         "0 0 0\n0 0 0\n";
+  const char *src_text = "-10 0 0 1.0 1.0e-10\n-10 0.02 0 0.5 1.02e-10\n";
+  const char *argv[] = { "nanobragg", "-mat", mat, "-sourcefile", src, "-default_F", "100",
+                         "-lambda", "1.0", "-N", "5", "-distance", "100", "-detpixels", "64" };
+  nb_params p;
+  nb_plan *plan;
+  nb_plan_stats before;
+  nb_error err;
+
+  g_assert_true (g_file_set_contents (mat, mat_text, -1, NULL));
+  g_assert_true (g_file_set_contents (src, src_text, -1, NULL));
+  nb_params_init (&p);
+  g_assert_cmpint (nb_params_parse_argv (&p, G_N_ELEMENTS (argv), argv, &err), ==, NB_OK);
+  g_assert_cmpint (nb_plan_create (&p, &plan, &err), ==, NB_OK);
+  g_remove (mat);
+  g_remove (src);
+  g_rmdir (dir);
+  nb_plan_get_stats (plan, &before);
+  p.misset[0] = 0.01;
+  p.lambda0 = 1.1e-10;
+  g_assert_cmpint (nb_plan_update (plan, &p, &err), ==, NB_OK);
+  assert_stages (plan, &before,
+                 B (NB_STAGE_CRYSTAL) | B (NB_STAGE_SOURCES) | B (NB_STAGE_ORIENTATION));
+  g_assert_cmpint (nb_plan_get_info (plan)->sources, ==, 2);
+  nb_plan_destroy (plan);
+  nb_params_clear (&p);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -583,6 +620,7 @@ main (int argc, char **argv)
   g_test_add_func ("/plan/stages/default-F", test_stage_default_F);
   g_test_add_func ("/plan/stages/mosaic-domains", test_stage_domains);
   g_test_add_func ("/plan/update-error-keeps-plan", test_update_error_keeps_plan);
+  g_test_add_func ("/plan/files-read-once", test_files_read_once);
   g_test_add_func ("/kernel/single-vs-double", test_single_vs_double);
   g_test_add_func ("/kernel/simd-variants", test_simd_variants);
   g_test_add_func ("/kernel/cancel", test_cancel);
