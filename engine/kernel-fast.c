@@ -245,7 +245,22 @@ render_row (const row_renderer *r, int spixel, int f_first, int count, int fstri
     r->f64 (&r->plan->f64, spixel, f_first, count, fstride, out, omega_sum);
 }
 
-#define ROW_TILE 8
+/* Rows per tile: up to 8, fewer when a row is expensive, so that a tile
+ * (the unit of cancellation and progress) stays near TILE_WORK sample
+ * evaluations: about half a millisecond on one core. */
+#define ROW_TILE  8
+#define TILE_WORK (1 << 18)
+
+static int
+tile_rows (const nb_plan *plan, int width)
+{
+  const nb_detector *d = &plan->det;
+  double per_row = (double) width * d->oversample * d->oversample * d->thicksteps
+                   * plan->src.count * plan->orient.n;
+  double rows = TILE_WORK / (per_row > 1.0 ? per_row : 1.0);
+
+  return rows >= ROW_TILE ? ROW_TILE : rows >= 1.0 ? (int) rows : 1;
+}
 
 /* One preview row of blocks: pixel centres f_begin + k/2 + j k (the last one
  * clipped to the ROI), rendered into the start of @row and spread in place
@@ -340,7 +355,8 @@ nb_kernel_execute_fast (nb_plan *plan, float *image, const nb_exec_options *opts
   const int s_end = d->roi_ymax + 1 < spixels ? d->roi_ymax + 1 : spixels;
   const row_renderer r = row_renderer_for (plan);
   const int k = opts && opts->preview_stride > 1 ? opts->preview_stride : 1;
-  const int tile = k > 1 ? k * ((ROW_TILE + k - 1) / k) : ROW_TILE;
+  const int rows = tile_rows (plan, f_end - f_begin);
+  const int tile = k > 1 ? k * ((rows + k - 1) / k) : rows;
   const int threads = opts && opts->threads > 0 ? opts->threads : 0;
   const int ntiles = s_end > s_begin ? (s_end - s_begin + tile - 1) / tile : 0;
   int cancelled = 0, rows_done = 0;
