@@ -263,7 +263,9 @@ typedef struct
  *                detector (beam and polarization vectors)
  *   ORIENTATION  phi, oscillation, mosaic spread/domains/seed, and the crystal
  *                and detector (spindle)
- *   BUFFERS      reallocated only when a table or row buffer must grow */
+ *   BUFFERS      the cache key: pixel counts, counts of sources, domains and
+ *                phi steps, the mask, the precision; reallocated only when a
+ *                table or row buffer must grow */
 typedef enum
 {
   NB_STAGE_DETECTOR = 0,

@@ -560,13 +560,15 @@ stages_to_rebuild (const nb_params *a, const nb_params *b)
   if (!(SAME (phi0) && SAME (osc) && SAME (phistep) && SAME (phisteps) && SAME (mosaic_spread)
         && SAME (mosaic_domains) && SAME (mosaic_seed)))
     r |= STAGE (NB_STAGE_ORIENTATION);
-  if (!same_string (a->mask_file, b->mask_file))
+  /* the cache key: pixel counts (image, mask), the precision (the kernel's
+   * tables); new counts of sources or steps are added after the build */
+  if (!same_string (a->mask_file, b->mask_file) || !SAME (precision) || !SAME (pixel_size)
+      || !SAME (fpixels) || !SAME (spixels) || !SAME (detsize_f) || !SAME (detsize_s))
     r |= STAGE (NB_STAGE_BUFFERS);
 
   /* dependencies */
   if (r & STAGE (NB_STAGE_DETECTOR))
-    r |= STAGE (NB_STAGE_CRYSTAL) | STAGE (NB_STAGE_SOURCES) | STAGE (NB_STAGE_ORIENTATION)
-         | STAGE (NB_STAGE_BUFFERS);
+    r |= STAGE (NB_STAGE_CRYSTAL) | STAGE (NB_STAGE_SOURCES) | STAGE (NB_STAGE_ORIENTATION);
   if (r & STAGE (NB_STAGE_CRYSTAL))
     r |= STAGE (NB_STAGE_ORIENTATION);
   return r;

@@ -132,7 +132,43 @@ test_stage_distance (void)
 {
   check_update ("-distance", "110",
                 B (NB_STAGE_DETECTOR) | B (NB_STAGE_CRYSTAL) | B (NB_STAGE_SOURCES)
-                  | B (NB_STAGE_ORIENTATION) | B (NB_STAGE_BUFFERS));
+                  | B (NB_STAGE_ORIENTATION));
+}
+
+static void
+test_stage_beam_centre (void)
+{
+  check_update ("-Xbeam", "12", B (NB_STAGE_DETECTOR) | B (NB_STAGE_CRYSTAL) | B (NB_STAGE_SOURCES)
+                                  | B (NB_STAGE_ORIENTATION));
+}
+
+static void
+test_stage_pixels (void)
+{
+  /* a new pixel count is a new cache key */
+  check_update ("-detpixels", "80", B (NB_STAGE_DETECTOR) | B (NB_STAGE_CRYSTAL)
+                                      | B (NB_STAGE_SOURCES) | B (NB_STAGE_ORIENTATION)
+                                      | B (NB_STAGE_BUFFERS));
+}
+
+static void
+test_stage_fluence (void)
+{
+  /* fluence only scales: every stage is reused */
+  check_update ("-fluence", "1e25", 0);
+}
+
+static void
+test_stage_phi (void)
+{
+  check_update ("-phi", "3", B (NB_STAGE_ORIENTATION));
+}
+
+static void
+test_stage_dispersion (void)
+{
+  /* more wavelengths: more sources, so the tables grow */
+  check_update ("-dispersion", "2", B (NB_STAGE_SOURCES) | B (NB_STAGE_BUFFERS));
 }
 
 static void
@@ -146,6 +182,13 @@ test_stage_domains (void)
 {
   /* a new domain count changes the shape of the tables: buffers too */
   check_update ("-mosaic_domains", "5", B (NB_STAGE_ORIENTATION) | B (NB_STAGE_BUFFERS));
+}
+
+static void
+test_stage_precision (void)
+{
+  /* the precision is part of the cache key: only the kernel's tables change */
+  check_update ("-precision", "single", B (NB_STAGE_BUFFERS));
 }
 
 static void
@@ -617,8 +660,14 @@ main (int argc, char **argv)
   g_test_add_func ("/plan/stages/wavelength", test_stage_wavelength);
   g_test_add_func ("/plan/stages/mosaic-spread", test_stage_mosaic);
   g_test_add_func ("/plan/stages/distance", test_stage_distance);
+  g_test_add_func ("/plan/stages/beam-centre", test_stage_beam_centre);
+  g_test_add_func ("/plan/stages/pixels", test_stage_pixels);
+  g_test_add_func ("/plan/stages/fluence", test_stage_fluence);
+  g_test_add_func ("/plan/stages/phi", test_stage_phi);
+  g_test_add_func ("/plan/stages/dispersion", test_stage_dispersion);
   g_test_add_func ("/plan/stages/default-F", test_stage_default_F);
   g_test_add_func ("/plan/stages/mosaic-domains", test_stage_domains);
+  g_test_add_func ("/plan/stages/precision", test_stage_precision);
   g_test_add_func ("/plan/update-error-keeps-plan", test_update_error_keeps_plan);
   g_test_add_func ("/plan/files-read-once", test_files_read_once);
   g_test_add_func ("/kernel/single-vs-double", test_single_vs_double);
