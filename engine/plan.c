@@ -6,6 +6,7 @@
  * factors, sources, mosaic domains, summary and water background.
  */
 #include "nb-private.h"
+#include "nb-mtz.h"
 #include "nb-io.h"
 #include "nb-textfile.h"
 
@@ -119,10 +120,24 @@ load_structure_factors (nb_plan *plan, nb_error *err)
   release_structure_factors (plan);
   if (p->hkl_file != NULL)
     {
-      nb_log_printf (&plan->log, "counting entries in %s\n", p->hkl_file);
-      if ((st = nb_hkl_read (p->hkl_file, p->default_F, &plan->hkl, err)) != NB_OK
-          || (st = share_structure_factors (plan, err)) != NB_OK)
-        return st;
+      if (nb_file_is_mtz (p->hkl_file))
+        {
+          char column[32] = "";
+
+          if ((st = nb_mtz_read (p->hkl_file, NULL, p->default_F, &plan->hkl, column, err))
+                  != NB_OK
+              || (st = share_structure_factors (plan, err)) != NB_OK)
+            return st;
+          nb_log_printf (&plan->log, "read %s (MTZ column %s, expanded to P1)\n", p->hkl_file,
+                         column);
+        }
+      else
+        {
+          nb_log_printf (&plan->log, "counting entries in %s\n", p->hkl_file);
+          if ((st = nb_hkl_read (p->hkl_file, p->default_F, &plan->hkl, err)) != NB_OK
+              || (st = share_structure_factors (plan, err)) != NB_OK)
+            return st;
+        }
       if (p->dump_file != NULL)
         {
           nb_log_printf (&plan->log, "writing dump file for next time: %s\n", p->dump_file);
