@@ -41,7 +41,8 @@ FN (render_chunk) (const NB_CTX *c, int spixel, int f0, int fstride, int n, floa
   R acc[CH], polar[CH], omega[CH], capture[CH], osum[CH];
   R dx[CH], dy[CH], dz[CH], rr[CH];
   R qx[CH], qy[CH], qz[CH], keep[CH];
-  R hh[CH], kk[CH], ll[CH], term[CH];
+  R hh[CH], kk[CH], ll[CH], term[CH], Fv[CH];
+  int cell[CH];
   const int N = c->oversample;
 
   for (int l = 0; l < CH; l++)
@@ -170,14 +171,18 @@ FN (render_chunk) (const NB_CTX *c, int spixel, int f0, int fstride, int n, floa
 
                     /* structure factor squared */
                     if (c->F != NULL)
-                      for (int l = 0; l < CH; l++)
-                        {
-                          R F = NB_PHYS (nb_structure_factor) (c->F, c->h_min, c->k_min, c->l_min,
-                                                               c->h_count, c->k_count, c->l_count,
-                                                               c->k_stride, c->l_stride,
-                                                               c->default_F, hh[l], kk[l], ll[l]);
-                          term[l] *= F * F;
-                        }
+                      {
+                        /* cells in vector registers, then plain loads (a
+                         * gather is slower than this on the CPUs measured) */
+                        for (int l = 0; l < CH; l++)
+                          cell[l] = NB_PHYS (nb_structure_factor_cell) (
+                              c->h_min, c->k_min, c->l_min, c->h_count, c->k_count, c->l_count,
+                              c->k_stride, c->l_stride, hh[l], kk[l], ll[l]);
+                        for (int l = 0; l < CH; l++)
+                          Fv[l] = cell[l] >= 0 ? c->F[cell[l]] : c->default_F;
+                        for (int l = 0; l < CH; l++)
+                          term[l] *= Fv[l] * Fv[l];
+                      }
                     else
                       for (int l = 0; l < CH; l++)
                         term[l] *= c->default_F * c->default_F;

@@ -73,7 +73,7 @@ NB_PHYS (nb_sincg_parts) (NBP_R h, NBP_R N, NBP_R *num, NBP_R *den)
 #endif
 
   *num = whole ? N : s_num;
-  *den = whole ? K (1.0) : s_den;
+  *den = whole ? NBP_K (1.0) : s_den;
 }
 
 /* F_latt^2 of the parallelepiped (SQUARE) crystal: the product of the grating
@@ -125,7 +125,7 @@ NB_PHYS (nb_lattice_shape2) (int shape, NBP_R h, NBP_R k, NBP_R l, NBP_R Na, NBP
       NBP_R hr = dh * dh * Na * Na + dk * dk * Nb * Nb + dl * dl * Nc * Nc;
       NBP_R x = NBP_K (3.14159265358979323846) * sqrt (hr * fudge);
       FL = NNN * NBP_K (0.723601254558268)
-           * (x == K (0.0) ? K (1.0) : K (3.0) * (sin (x) / x - cos (x)) / (x * x));
+           * (x == NBP_K (0.0) ? NBP_K (1.0) : NBP_K (3.0) * (sin (x) / x - cos (x)) / (x * x));
     }
   else
     {
@@ -159,23 +159,35 @@ NB_PHYS (nb_kahn_factor) (NBP_R kahn, const NBP_R *inc, const NBP_R *B, const NB
   return NBP_K (0.5) * (NBP_K (1.0) + c2sq - kahn * cos2psi * (NBP_K (1.0) - c2sq));
 }
 
-/* The structure factor of the nearest reflection, ceil(x - 0.5) on each
- * axis: F[((h0 - h_min) k_stride + (k0 - k_min)) l_stride + (l0 - l_min)]
- * inside the grid's counts, @default_F outside (the reference's Fhkl lookup
- * without interpolation). */
-NB_HD NBP_R
-NB_PHYS (nb_structure_factor) (const NBP_R *F, int h_min, int k_min, int l_min, int h_count,
-                               int k_count, int l_count, int k_stride, int l_stride, NBP_R default_F,
-                               NBP_R h, NBP_R k, NBP_R l)
+/* The grid cell of the nearest reflection, ceil(x - 0.5) on each axis:
+ * ((h0 - h_min) k_stride + (k0 - k_min)) l_stride + (l0 - l_min) inside the
+ * grid's counts, -1 outside (the reference's Fhkl lookup without
+ * interpolation). */
+NB_HD int
+NB_PHYS (nb_structure_factor_cell) (int h_min, int k_min, int l_min, int h_count, int k_count,
+                                    int l_count, int k_stride, int l_stride, NBP_R h, NBP_R k,
+                                    NBP_R l)
 {
   int h0 = (int) ceil (h - NBP_K (0.5)) - h_min;
   int k0 = (int) ceil (k - NBP_K (0.5)) - k_min;
   int l0 = (int) ceil (l - NBP_K (0.5)) - l_min;
-  int in = (unsigned) h0 < (unsigned) h_count && (unsigned) k0 < (unsigned) k_count
-           && (unsigned) l0 < (unsigned) l_count;
-  int idx = in ? (h0 * k_stride + k0) * l_stride + l0 : 0;
+  int in = ((unsigned) h0 < (unsigned) h_count) & ((unsigned) k0 < (unsigned) k_count)
+           & ((unsigned) l0 < (unsigned) l_count);
 
-  return in ? F[idx] : default_F;
+  return in ? (h0 * k_stride + k0) * l_stride + l0 : -1;
+}
+
+/* The structure factor of the nearest reflection: F at its cell, @default_F
+ * outside the grid. */
+NB_HD NBP_R
+NB_PHYS (nb_structure_factor) (const NBP_R *F, int h_min, int k_min, int l_min, int h_count,
+                               int k_count, int l_count, int k_stride, int l_stride,
+                               NBP_R default_F, NBP_R h, NBP_R k, NBP_R l)
+{
+  int cell = NB_PHYS (nb_structure_factor_cell) (h_min, k_min, l_min, h_count, k_count, l_count,
+                                                 k_stride, l_stride, h, k, l);
+
+  return cell >= 0 ? F[cell] : default_F;
 }
 
 #undef NBP_K
