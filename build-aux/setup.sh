@@ -6,13 +6,18 @@
 # usage: bash build-aux/setup.sh [build|run|test]
 #   build   install dependencies, configure, compile (the default)
 #   run     build, then render the default scene (1HPV) to a PNG and print its path
-#   test    build, then run every test suite; exits with meson test's status
+#   test    build, then run every test suite; then, in two more build folders, the engine,
+#           cli, plugin and fuzz-replay suites under AddressSanitizer + UndefinedBehaviorSanitizer
+#           and the worker suite under ThreadSanitizer (the slow parity suite only runs in the
+#           first); exits non-zero when any run failed
 #
 # environment:
 #   BUILD_DIR    build folder, relative to the repository root or absolute (default: build)
 #   OUT_DIR      where `run` writes its images (default: $BUILD_DIR/render)
 #   GOLDEN_DIR   golden reference images for the parity suite (default: meson's golden_dir)
 #   CI           when set: never prompt (sudo -n), print full logs of failed steps
+#   SANITIZERS   0: `test` skips the sanitizer builds; only: runs them alone (default 1)
+#   ASAN_BUILD_DIR, TSAN_BUILD_DIR   their folders (default build-asan, build-tsan)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -145,6 +150,104 @@ render_default_scene () {
   say "float image (1024 x 1024 float32) and the CLI's log beside it: $OUT_DIR/1hpv.float, 1hpv.log"
 }
 
+# ---- sanitizer runs (test) ----
+
+# The tests of build folder $1 in any of the suites $2...: their names, and the ninja targets
+# they need (their programs, what they depend on, and the CLI the engine tests run), as
+# "targets<TAB>names".  Tests whose program is valgrind or python cannot run an instrumented
+# build, and are left out.
+sanitizer_selection () {
+  local dir=$1
+  shift
+  python3 - "$dir" "$@" <<'PY'
+import json, os, subprocess, sys
+build = os.path.abspath(sys.argv[1])
+wanted = set(sys.argv[2:])
+intro = lambda what: json.loads(subprocess.run(["meson", "introspect", build, what],
+                                               check=True, capture_output=True, text=True).stdout)
+targets = {t["id"]: t for t in intro("--targets")}
+rel = lambda f: os.path.relpath(f, build)
+need, names = set(), []
+for t in intro("--tests"):
+    suites = {s.split(":", 1)[-1] for s in t["suite"]}
+    prog = os.path.basename(t["cmd"][0]) if t["cmd"] else ""
+    if not suites & wanted or prog.startswith(("valgrind", "python")):
+        continue
+    names.append(t["name"])
+    if t["cmd"] and t["cmd"][0].startswith(build + os.sep):
+        need.add(rel(t["cmd"][0]))
+    for dep in t.get("depends", []):
+        for f in targets.get(dep, {}).get("filename", []):
+            need.add(rel(f))
+for t in targets.values():
+    if t["name"] == "nanobragg" and t["type"] == "executable":
+        need.update(rel(f) for f in t["filename"])
+print(" ".join(sorted(need)) + "\t" + " ".join(names))
+PY
+}
+
+# sanitizer_tests DIR SANITIZE SUITE...: configures DIR with -Db_sanitize=SANITIZE, builds what
+# the suites' tests need and runs them.  Prints the time taken.
+sanitizer_tests () {
+  local dir=$1 sanitize=$2 start selection targets names status=0 wrapper=()
+  shift 2
+  local options=(-Dtests=enabled -Dpng=enabled -Dbuildtype=debugoptimized -Dcuda=disabled
+                 "-Db_sanitize=$sanitize" -Db_lundef=false)
+  [ -n "${GOLDEN_DIR:-}" ] && options+=("-Dgolden_dir=$(realpath -m "$GOLDEN_DIR")")
+  start=$(date +%s)
+  if [ -f "$dir/meson-private/coredata.dat" ]; then
+    quietly "setup-$sanitize" meson setup --reconfigure "$dir" "${options[@]}"
+  else
+    quietly "setup-$sanitize" meson setup "$dir" "${options[@]}"
+  fi
+  selection=$(sanitizer_selection "$dir" "$@")
+  targets=${selection%%$'\t'*}
+  names=${selection#*$'\t'}
+  if [ -z "$names" ]; then
+    say "$sanitize: no tests in suites $* (skipped)"
+    return 0
+  fi
+  # shellcheck disable=SC2086 # lists of names without spaces
+  quietly "build-$sanitize" ninja -C "$dir" $targets
+  if [ "$sanitize" = thread ]; then
+    # GLib's locks and hand-offs, made visible to TSan (see build-aux/tsan-glib.c)
+    # shellcheck disable=SC2046
+    quietly tsan-glib cc -shared -fPIC -fsanitize=thread -O1 -o "$dir/libtsan-glib.so" \
+      build-aux/tsan-glib.c $(pkg-config --cflags --libs gobject-2.0) -ldl
+    wrapper=(--wrapper "env LD_PRELOAD=$(realpath "$dir/libtsan-glib.so")")
+  fi
+  say "$sanitize: running suites $* in $dir"
+  # shellcheck disable=SC2086
+  meson test -C "$dir" --no-rebuild --print-errorlogs "${wrapper[@]}" $names || status=$?
+  say "$sanitize: $(( $(date +%s) - start )) s (build and tests), status $status"
+  return $status
+}
+
+run_all_tests () {
+  local status=0 start
+  if [ "${SANITIZERS:-1}" != only ]; then
+    start=$(date +%s)
+    meson test -C "$BUILD_DIR" --print-errorlogs || status=$?
+    say "all suites: $(( $(date +%s) - start )) s, status $status"
+  fi
+  [ "${SANITIZERS:-1}" = 0 ] && return $status
+
+  # UBSan stops at the first report, so a report fails the test; ASan and TSan do by default.
+  # LeakSanitizer ignores the caches of libraries outside Braggscope (build-aux/lsan.supp).
+  export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+  export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:detect_leaks=1}
+  export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$ROOT/build-aux/lsan.supp:print_suppressions=0}
+  sanitizer_tests "${ASAN_BUILD_DIR:-build-asan}" address,undefined engine cli plugin fuzz-replay \
+    || status=1
+  # TSan: GLib and OpenMP's runtime are not instrumented.  tsan-glib.c tells TSan what GLib's
+  # locks and queues order, allocations inside those libraries are not accesses
+  # (ignore_noninstrumented_modules), and one OpenMP thread keeps to the threads TSan sees:
+  # the worker, the main loop and the engine between them.
+  TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:ignore_noninstrumented_modules=1} \
+    OMP_NUM_THREADS=1 sanitizer_tests "${TSAN_BUILD_DIR:-build-tsan}" thread worker || status=1
+  return $status
+}
+
 command=${1:-build}
 case $command in
   build|run|test) ;;
@@ -157,5 +260,5 @@ configure_and_build
 
 case $command in
   run) render_default_scene ;;
-  test) exec meson test -C "$BUILD_DIR" --print-errorlogs ;;
+  test) run_all_tests ;;
 esac

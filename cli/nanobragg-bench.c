@@ -66,6 +66,8 @@ static const char usage_text[] =
     "\t\t\twith -floatfile out.bin -nopgm -nonoise -noprogress added\n"
     "\tratio\t\treference_ms / warm_ms\n"
     "\tcli_ms\t\tthe same for the CLI given with --cli; cli_ratio = reference_ms / cli_ms\n"
+    "\tplain_ms\t(--backend cuda) warm_ms with plain kernel launches instead of the replayed\n"
+    "\t\t\tCUDA graph (NB_CUDA_GRAPHS=0)\n"
     "\n"
     "Workloads:\n"
     "\ta\t" WORKLOAD_A " -detpixels S, for each S of --sizes\n"
@@ -77,6 +79,8 @@ static const char usage_text[] =
     "\t--precision single|double|exact|both\tdefault both (single and double); exact is the\n"
     "\t\t\treference-exact kernel\n"
     "\t--threads N\t\tengine threads and OMP_NUM_THREADS of the processes (default: online CPUs)\n"
+    "\t--backend cpu|cuda\tthe engine's backend (default cpu); the reference and the CLI\n"
+    "\t\t\tprocesses run on the CPU with all --threads\n"
     "\t--reference PATH\treference nanoBragg binary to compare with\n"
     "\t--cli PATH\t\tnanobragg CLI binary to time as a process too\n"
     "\t--cli-precision P\t-precision given to the CLI process (default single)\n"
@@ -99,6 +103,7 @@ typedef struct
   char *reference; /* absolute path or NULL (owned) */
   char *cli;       /* absolute path or NULL (owned) */
   const char *cli_precision; /* -precision given to the CLI process */
+  nb_backend backend;        /* the engine's (NB_BACKEND_CPU or NB_BACKEND_CUDA) */
   char *data_dir;  /* absolute path (owned) */
 } bench_options;
 
@@ -115,6 +120,7 @@ typedef struct
   char size_text[16];
   char words[2 * sizeof WORKLOAD_B + sizeof PROCESS_OUTPUT]; /* the argv strings */
   double *cold[2], *warm[2], *update[2], *preview[2], *cancel[2], *reference, *cli;
+  double *plain[2]; /* --backend cuda: warm with plain launches */
 } bench_case;
 
 static double
@@ -268,7 +274,7 @@ parse_options (int argc, char **argv, bench_options *o)
           strcmp (name, "--precision") != 0 && strcmp (name, "--threads") != 0 &&
           strcmp (name, "--reference") != 0 && strcmp (name, "--cli") != 0 &&
           strcmp (name, "--repeat") != 0 && strcmp (name, "--data") != 0 &&
-          strcmp (name, "--cli-precision") != 0)
+          strcmp (name, "--cli-precision") != 0 && strcmp (name, "--backend") != 0)
         {
           fprintf (stderr, "nanobragg-bench: unknown option '%s' (see --help)\n", arg);
           return 2;
@@ -316,6 +322,21 @@ parse_options (int argc, char **argv, bench_options *o)
         {
           if (!parse_positive (value, 4096, &o->threads))
             return usage_error (name, "'%s' is not a thread count 1..4096", value);
+        }
+      else if (strcmp (name, "--backend") == 0)
+        {
+          if (strcmp (value, "cpu") == 0)
+            o->backend = NB_BACKEND_CPU;
+          else if (strcmp (value, "cuda") == 0)
+            {
+              char why[256];
+
+              if (!nb_cuda_device_available (why, sizeof why))
+                return usage_error (name, "cuda: %s", why);
+              o->backend = NB_BACKEND_CUDA;
+            }
+          else
+            return usage_error (name, "'%s' is not cpu or cuda", value);
         }
       else if (strcmp (name, "--cli-precision") == 0)
         {
@@ -420,7 +441,7 @@ case_init (bench_case *c, const char *workload, int size, const char *hkl_path)
 static int
 case_alloc_samples (bench_case *c, int repeat)
 {
-  double *all = calloc ((size_t) repeat * 12, sizeof (double));
+  double *all = calloc ((size_t) repeat * 14, sizeof (double));
 
   if (all == NULL)
     return 0;
@@ -434,6 +455,8 @@ case_alloc_samples (bench_case *c, int repeat)
     }
   c->reference = all + (size_t) repeat * 10;
   c->cli = all + (size_t) repeat * 11;
+  c->plain[0] = all + (size_t) repeat * 12;
+  c->plain[1] = all + (size_t) repeat * 13;
   return 1;
 }
 
@@ -504,17 +527,19 @@ measure_cancel (nb_plan *plan, float *image, int threads, double warm_ms)
 }
 
 /* One engine round: cold, warm and update of a fresh plan, then a preview
- * and a cancelled run. */
+ * and a cancelled run; on the GPU also a warm run of plain launches. */
 static int
 run_engine (const bench_case *c,
             int precision,
+            nb_backend backend,
             int threads,
             float *image,
             double *cold,
             double *warm,
             double *update,
             double *preview,
-            double *cancel)
+            double *cancel,
+            double *plain)
 {
   nb_params params;
   nb_plan *plan = NULL;
@@ -531,9 +556,13 @@ run_engine (const bench_case *c,
   t0 = now_ms ();
   st = nb_params_parse_argv (&params, c->engine_argc, c->engine_argv, &err);
   params.precision = (nb_precision) precision;
+  params.backend = backend;
   if (st == NB_OK && (stage = "plan", st = nb_plan_create (&params, &plan, &err)) == NB_OK)
     {
       in = nb_plan_get_info (plan);
+      if (backend == NB_BACKEND_CUDA && strcmp (nb_plan_get_backend (plan), "cuda") != 0)
+        fprintf (stderr, "nanobragg-bench: workload %s size %d %s: the plan runs on the CPU "
+                 "(its log says why)\n", c->workload, c->size, precision_name (precision));
       if (in->fpixels != c->size || in->spixels != c->size)
         {
           fprintf (stderr, "nanobragg-bench: workload %s size %d: the plan has %dx%d pixels\n",
@@ -570,6 +599,18 @@ run_engine (const bench_case *c,
     }
   if (st == NB_OK)
     *cancel = measure_cancel (plan, image, threads, *warm);
+  *plain = 0.0;
+  if (st == NB_OK && backend == NB_BACKEND_CUDA)
+    {
+      /* the same warm run without the graph (read by the engine at each run) */
+      opts.preview_stride = 0;
+      setenv ("NB_CUDA_GRAPHS", "0", 1);
+      stage = "plain launches";
+      t3 = now_ms ();
+      st = nb_plan_execute (plan, image, &opts, &err);
+      *plain = now_ms () - t3;
+      unsetenv ("NB_CUDA_GRAPHS");
+    }
 
   if (st != NB_OK)
     fprintf (stderr, "nanobragg-bench: workload %s size %d %s: engine %s: %s\n", c->workload,
@@ -720,6 +761,8 @@ print_header (const bench_options *o)
     return;
   printf ("%-8s %5s %-9s %7s %10s %10s %10s %10s %9s %8s", "workload", "size", "precision",
           "threads", "cold_ms", "warm_ms", "update_ms", "preview_ms", "cancel_ms", "peak_mb");
+  if (o->backend == NB_BACKEND_CUDA)
+    printf (" %10s", "plain_ms");
   if (o->reference)
     printf (" %12s %8s", "reference_ms", "ratio");
   if (o->cli)
@@ -737,6 +780,7 @@ print_row (const bench_options *o,
            double update,
            double preview,
            double cancel,
+           double plain,
            double reference,
            double cli)
 {
@@ -750,6 +794,9 @@ print_row (const bench_options *o,
               "\"cancel_ms\":%.3f,\"peak_rss_mb\":%.1f",
               c->workload, c->size, precision_name (precision), o->threads, cold, warm, update,
               preview, cancel, peak_mb);
+      printf (",\"backend\":\"%s\"", o->backend == NB_BACKEND_CUDA ? "cuda" : "cpu");
+      if (o->backend == NB_BACKEND_CUDA)
+        printf (",\"plain_ms\":%.3f", plain);
       if (o->reference)
         printf (",\"reference_ms\":%.3f,\"ratio\":%.4f", reference, reference / warm);
       if (o->cli)
@@ -764,6 +811,8 @@ print_row (const bench_options *o,
     {
       printf ("%-8s %5d %-9s %7d %10.3f %10.3f %10.3f %10.3f %9.3f %8.1f", c->workload, c->size,
               precision_name (precision), o->threads, cold, warm, update, preview, cancel, peak_mb);
+      if (o->backend == NB_BACKEND_CUDA)
+        printf (" %10.3f", plain);
       if (o->reference)
         printf (" %12.3f %8.3f", reference, reference / warm);
       if (o->cli)
@@ -811,9 +860,9 @@ run_case (const bench_options *o, bench_case *c)
             ok = run_process (c, o->reference, NULL, o->data_dir, &c->reference[r]);
           if (k == 1 && o->cli)
             ok = ok && run_process (c, o->cli, o->cli_precision, o->data_dir, &c->cli[r]);
-          ok = ok && run_engine (c, o->precisions[slot], o->threads, image, &c->cold[slot][r],
-                                 &c->warm[slot][r], &c->update[slot][r], &c->preview[slot][r],
-                                 &c->cancel[slot][r]);
+          ok = ok && run_engine (c, o->precisions[slot], o->backend, o->threads, image,
+                                 &c->cold[slot][r], &c->warm[slot][r], &c->update[slot][r],
+                                 &c->preview[slot][r], &c->cancel[slot][r], &c->plain[slot][r]);
         }
       if (ok && o->nprecisions == 1 && o->cli)
         ok = run_process (c, o->cli, o->cli_precision, o->data_dir, &c->cli[r]);
@@ -829,7 +878,7 @@ run_case (const bench_options *o, bench_case *c)
       for (int k = 0; k < o->nprecisions; k++)
         print_row (o, c, o->precisions[k], median (c->cold[k], repeat), median (c->warm[k], repeat),
                    median (c->update[k], repeat), median (c->preview[k], repeat),
-                   median (c->cancel[k], repeat), reference, cli);
+                   median (c->cancel[k], repeat), median (c->plain[k], repeat), reference, cli);
     }
   case_free_samples (c);
   free (image);

@@ -7,10 +7,12 @@
 #include "nanobragg.h"
 #include "nb-io.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -46,31 +48,196 @@ static const char usage_text[] =
   "\t-pngfile FILE\t8-bit PNG scaled like the PGM, with the parameters and the command line\n"
   "\t\t\tin its text chunks\n"
   "\t-precision double|single\tarithmetic of the kernel (default double)\n"
+  "\t-backend auto|cpu|cuda\twhere the image is computed (default auto: the GPU when this\n"
+  "\t\t\tbuild has CUDA and a device and driver are present, else the CPU, with one line\n"
+  "\t\t\tsaying why); cuda without a device is an error (exit 1).  -precision exact,\n"
+  "\t\t\ttricubic interpolation and -curved_det always run on the CPU\n"
   "\t-physical\tcorrect the reference's bugs instead of reproducing them: the phi = 0\n"
   "\t\t\tcarry-over of the previous orientation (Q-3), the triclinic c* formula (Q-5),\n"
   "\t\t\tthe water background scaled by r_e^2*fluence twice (Q-14), two-theta left out\n"
   "\t\t\tof the detector's distance ratio (Q-2), and -misset_seed/-twotheta_axis also\n"
   "\t\t\tsetting misset angles/two-theta (Q-29/Q-30)\n"
   "\t-stats\t\tprint the plan's cache counters\n"
+  "\t-memory_budget MB\tmost memory one run may plan for (default: half of the physical\n"
+  "\t\t\tmemory); a detector, structure-factor grid or sampling that needs more is\n"
+  "\t\t\trefused before anything is allocated (exit 1)\n"
   "\n"
   "Where nanoBragg is dangerous, this program is safe:\n"
   "\t- an unknown flag, a stray argument or a missing or non-numeric value is an error\n"
   "\t  naming it (exit 2); nanoBragg ignores them silently\n"
-  "\t- settings that leave no divergence sources, no pixels or an impossible cell are errors,\n"
-  "\t  not NaN images (exit 1)\n"
+  "\t- values outside what the physics allows are errors naming the flag, the value and the\n"
+  "\t  allowed range (exit 2): a wavelength <= 0, negative sizes, counts or distances, an\n"
+  "\t  impossible cell, an ROI outside the detector, grids of more than 100000 steps...\n"
+  "\t- settings that leave no divergence sources are errors, not NaN images (exit 1); an\n"
+  "\t  image with a non-finite pixel is never written (exit 1)\n"
+  "\t- malformed input files (-hkl, -mat, -sourcefile, -stol, -img/-mask headers, -dump)\n"
+  "\t  are errors naming the file and line (exit 1); Miller indices beyond +-1024 are refused\n"
+  "\t- an output that is also an input, or two outputs of the same name, is an error (exit 2)\n"
   "\t- Fdump.bin is neither written nor read unless -dump FILE is given (nanoBragg reads a\n"
   "\t  leftover cache silently)\n"
   "\t- HKL files are read line by line: extra columns are ignored, '#' lines are comments,\n"
   "\t  a malformed line is an error naming the file and line\n"
-  "\t- every output is written under a temporary name and renamed when complete: a failed\n"
-  "\t  run never leaves a partial file or damages an existing one\n"
+  "\t- every output is written under a temporary name, flushed and checked (a full disk is\n"
+  "\t  an error), and all are renamed together once every one is complete: a failed run\n"
+  "\t  leaves no partial file and every existing file untouched\n"
+  "\n"
+  "Exit status: 0 success, 1 failure (files, memory, output), 2 bad command line.\n"
   "\t- the image does not depend on the number of threads\n";
 
+/* Prints @err as one line on stderr; returns the exit status: 2 when the
+ * command line is wrong (@usage_codes: NB_ERR_USAGE, and NB_ERR_INVALID while the
+ * flags are checked), 1 for failures. */
 static int
-report (const nb_error *err, const char *what)
+report (const nb_error *err, int invalid_is_usage)
 {
-  fprintf (stderr, "nanobragg: %s%s%s\n", what ? what : "", what ? ": " : "", err->message);
-  return err->code == NB_ERR_USAGE ? 2 : 1;
+  fprintf (stderr, "nanobragg: %s\n", err->message[0] ? err->message : nb_status_name (err->code));
+  return err->code == NB_ERR_USAGE || (invalid_is_usage && err->code == NB_ERR_INVALID) ? 2 : 1;
+}
+
+typedef struct
+{
+  const char *flag;
+  const char *path;
+} named_file;
+
+/* @path with its folder resolved ("./x.bin" and "x.bin" are one file even
+ * before it exists); malloc'd, or NULL. */
+static char *
+canonical_path (const char *path)
+{
+  const char *slash = strrchr (path, '/');
+  char *dir = slash == NULL ? strdup (".") : strndup (path, (size_t) (slash - path) + 1);
+  char *real = dir != NULL ? realpath (dir, NULL) : NULL;
+  char *out = NULL;
+
+  if (real != NULL)
+    {
+      const char *base = slash == NULL ? path : slash + 1;
+
+      out = malloc (strlen (real) + strlen (base) + 2);
+      if (out != NULL)
+        sprintf (out, "%s/%s", real, base);
+    }
+  free (dir);
+  free (real);
+  return out;
+}
+
+static int
+same_file (const char *a, const char *b)
+{
+  struct stat sa, sb;
+  char *ca, *cb;
+  int same;
+
+  if (strcmp (a, b) == 0)
+    return 1;
+  if (stat (a, &sa) == 0 && stat (b, &sb) == 0)
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  ca = canonical_path (a);
+  cb = canonical_path (b);
+  same = ca != NULL && cb != NULL && strcmp (ca, cb) == 0;
+  free (ca);
+  free (cb);
+  return same;
+}
+
+/* The outputs this run will write must be distinct files, none of them an
+ * input (nanoBragg would overwrite an HKL file given as -intfile), each in an
+ * existing folder; checked before anything is computed.  Returns the exit
+ * status, 0 when fine. */
+static int
+check_outputs (const nb_params *p, nb_error *err)
+{
+  named_file out[5], in[7];
+  int n_out = 0, n_in = 0;
+
+  out[n_out++] = (named_file) { "-floatfile", p->floatfile };
+  out[n_out++] = (named_file) { "-intfile", p->intfile };
+  if (p->write_pgm)
+    out[n_out++] = (named_file) { "-pgmfile", p->pgmfile };
+  if (p->calculate_noise)
+    out[n_out++] = (named_file) { "-noisefile", p->noisefile };
+  if (p->pngfile != NULL)
+    out[n_out++] = (named_file) { "-pngfile", p->pngfile };
+  in[n_in++] = (named_file) { "-hkl", p->hkl_file };
+  in[n_in++] = (named_file) { "-mat", p->mat_file };
+  in[n_in++] = (named_file) { "-dump", p->dump_file };
+  in[n_in++] = (named_file) { "-stol", p->stol_file };
+  in[n_in++] = (named_file) { "-sourcefile", p->source_file };
+  in[n_in++] = (named_file) { "-img", p->img_file };
+  in[n_in++] = (named_file) { "-mask", p->mask_file };
+
+  for (int i = 0; i < n_out; i++)
+    {
+      const char *path = out[i].path, *slash;
+      struct stat st;
+
+      if (path == NULL || path[0] == '\0')
+        {
+          nb_error_set (err, NB_ERR_USAGE, "%s: no file name", out[i].flag);
+          return 2;
+        }
+      for (int j = 0; j < i; j++)
+        if (same_file (path, out[j].path))
+          {
+            nb_error_set (err, NB_ERR_USAGE, "%s %s: the same file as %s %s", out[i].flag, path,
+                          out[j].flag, out[j].path);
+            return 2;
+          }
+      for (int j = 0; j < n_in; j++)
+        if (in[j].path != NULL && same_file (path, in[j].path))
+          {
+            nb_error_set (err, NB_ERR_USAGE, "%s %s: is the %s input and would be overwritten",
+                          out[i].flag, path, in[j].flag);
+            return 2;
+          }
+      slash = strrchr (path, '/');
+      if (slash != NULL && slash != path)
+        {
+          char *dir = strndup (path, (size_t) (slash - path));
+          const char *why = NULL;
+
+          if (dir == NULL)
+            why = strerror (ENOMEM);
+          else if (stat (dir, &st) != 0)
+            why = strerror (errno);
+          else if (!S_ISDIR (st.st_mode))
+            why = strerror (ENOTDIR);
+          if (why != NULL)
+            {
+              nb_error_set (err, NB_ERR_IO, "%s %s: folder %s: %s", out[i].flag, path,
+                            dir ? dir : "", why);
+              free (dir);
+              return 1;
+            }
+          free (dir);
+        }
+      if (stat (path, &st) == 0 && S_ISDIR (st.st_mode))
+        {
+          nb_error_set (err, NB_ERR_IO, "%s %s: is a folder", out[i].flag, path);
+          return 1;
+        }
+    }
+  return 0;
+}
+
+/* The first non-finite pixel, or -1: such an image is an error, never an
+ * output. */
+static long
+first_non_finite (const float *image, size_t n, size_t *count)
+{
+  long first = -1;
+
+  *count = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!isfinite (image[i]))
+      {
+        if (first < 0)
+          first = (long) i;
+        (*count)++;
+      }
+  return first;
 }
 
 static void
@@ -196,23 +363,39 @@ main (int argc, char **argv)
       }
   if (argc < 2)
     {
-      fputs (usage_text, stderr);
+      fputs (usage_text, stdout);
+      fputs ("nanobragg: no arguments: give at least -cell (or -mat) and -hkl (or -default_F)\n",
+             stderr);
       return 2;
     }
 
   nb_params_init (&params);
   st = nb_params_parse_argv (&params, argc, (const char *const *) argv, &err);
+  if (st == NB_OK)
+    st = nb_params_validate (&params, &err);
   if (st != NB_OK)
     {
-      rc = report (&err, NULL);
+      /* -img/-mask files are read while parsing: their errors are failures */
+      rc = report (&err, 1);
       nb_params_clear (&params);
       return rc;
     }
+  if ((rc = check_outputs (&params, &err)) != 0)
+    {
+      report (&err, 0);
+      nb_params_clear (&params);
+      return rc;
+    }
+  rc = 1;
 
+  /* every output appears together at the end, or none does: the images and
+   * the -dump cache the plan writes after reading -hkl */
+  nb_output_begin ();
   st = nb_plan_create (&params, &plan, &err);
   if (st != NB_OK)
     {
-      rc = report (&err, NULL);
+      nb_output_abort ();
+      rc = report (&err, 0);
       nb_params_clear (&params);
       return rc;
     }
@@ -220,6 +403,7 @@ main (int argc, char **argv)
   fflush (stdout);
   in = nb_plan_get_info (plan);
 
+  /* the plan's memory budget counted these (7 bytes per pixel) */
   npix = (size_t) in->fpixels * (size_t) in->spixels;
   image = malloc (npix * sizeof (float));
   intimage = malloc (npix * sizeof (uint16_t));
@@ -236,10 +420,24 @@ main (int argc, char **argv)
     st = nb_plan_execute (plan, image, NULL, &err);
     if (st != NB_OK)
       {
-        rc = report (&err, NULL);
+        rc = report (&err, 0);
         goto out;
       }
     fputs (nb_plan_get_log (plan) + before, stdout);
+  }
+  {
+    size_t bad;
+    long first = first_non_finite (image, npix, &bad);
+
+    if (first >= 0)
+      {
+        fprintf (stderr,
+                 "nanobragg: the image has %zu non-finite pixels (the first at fast %ld, slow %ld "
+                 "is %g): nothing written; check the flags that scale intensities (-fluence, "
+                 "-flux, -water, -default_F)\n",
+                 bad, first % in->fpixels, first / in->fpixels, (double) image[first]);
+        goto out;
+      }
   }
   if (params.stats)
     {
@@ -253,6 +451,7 @@ main (int argc, char **argv)
               params.precision == NB_PRECISION_SINGLE ? "single" : "double",
               params.precision == NB_PRECISION_SINGLE ? ", " : "",
               params.precision == NB_PRECISION_SINGLE ? nb_kernel_variant () : "");
+      printf ("backend: %s\n", nb_plan_get_backend (plan));
     }
   printf ("\n");
 
@@ -266,7 +465,7 @@ main (int argc, char **argv)
   printf ("writing %s as %zu %zu-byte floats\n", params.floatfile, npix, sizeof (float));
   if ((st = nb_write_float_image (params.floatfile, image, in->fpixels, in->spixels, &err)) != NB_OK)
     {
-      rc = report (&err, NULL);
+      rc = report (&err, 0);
       goto out;
     }
   printf ("max_I = %g  at %g %g\n", stats.max_I, stats.max_I_x, stats.max_I_y);
@@ -281,7 +480,7 @@ main (int argc, char **argv)
     printf ("writing %s as %zu-byte integers\n", params.intfile, sizeof (uint16_t));
     if ((st = nb_write_smv (params.intfile, &h, intimage, &err)) != NB_OK)
       {
-        rc = report (&err, NULL);
+        rc = report (&err, 0);
         goto out;
       }
 
@@ -294,7 +493,7 @@ main (int argc, char **argv)
         if ((st = nb_write_pgm (params.pgmfile, bytes, in->fpixels, in->spixels, pgm_scale, &err))
             != NB_OK)
           {
-            rc = report (&err, NULL);
+            rc = report (&err, 0);
             goto out;
           }
       }
@@ -303,7 +502,7 @@ main (int argc, char **argv)
         printf ("writing %s as 8-bit PNG (scale %g)\n", params.pngfile, pgm_scale);
         if ((st = write_png (plan, params.pngfile, bytes, pgm_scale, argc, argv, &err)) != NB_OK)
           {
-            rc = report (&err, NULL);
+            rc = report (&err, 0);
             goto out;
           }
       }
@@ -318,14 +517,27 @@ main (int argc, char **argv)
         printf ("writing %s as %zu-byte integers\n", params.noisefile, sizeof (uint16_t));
         if ((st = nb_write_smv (params.noisefile, &h, intimage, &err)) != NB_OK)
           {
-            rc = report (&err, NULL);
+            rc = report (&err, 0);
             goto out;
           }
       }
   }
+  if ((st = nb_output_commit (&err)) != NB_OK)
+    {
+      rc = report (&err, 0);
+      goto out;
+    }
   rc = 0;
 
 out:
+  nb_output_abort ();
+  /* the log is an output too: a full disk or a closed file behind stdout is reported */
+  if ((fflush (stdout) != 0 || ferror (stdout)) && rc == 0)
+    {
+      fprintf (stderr, "nanobragg: cannot write the log to standard output: %s\n",
+               strerror (errno ? errno : EIO));
+      rc = 1;
+    }
   free (image);
   free (intimage);
   free (bytes);

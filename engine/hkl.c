@@ -26,11 +26,13 @@ typedef struct
   double F;
 } hkl_record;
 
-/* read_text: the whole of @path, NUL-terminated, in one malloc'd buffer.
- * One fread and a parse in memory is several times faster than stdio
- * scanning, which matters for large P1 files. */
+/* read_text: the whole of @path, NUL-terminated, in one malloc'd buffer of at
+ * most @max_bytes.  One fread and a parse in memory is several times faster
+ * than stdio scanning, which matters for large P1 files.  Reading stops at the
+ * first NUL byte (the caller reports binary data by its line), so /dev/zero
+ * or a binary file costs one chunk, not the budget. */
 static nb_status
-read_text (const char *path, char **text, size_t *len, nb_error *err)
+read_text (const char *path, size_t max_bytes, char **text, size_t *len, nb_error *err)
 {
   FILE *f;
   struct stat st;
@@ -45,9 +47,26 @@ read_text (const char *path, char **text, size_t *len, nb_error *err)
 
   /* The size is only a hint: pipes and /proc files report 0. */
   cap = 4096;
-  if (fstat (fileno (f), &st) == 0 && S_ISREG (st.st_mode) && st.st_size > 0 &&
-      (uintmax_t) st.st_size < SIZE_MAX - 1)
-    cap = (size_t) st.st_size + 1;
+  if (fstat (fileno (f), &st) == 0 && S_ISREG (st.st_mode) && st.st_size > 0)
+    {
+      if ((uintmax_t) st.st_size >= max_bytes || (uintmax_t) st.st_size >= SIZE_MAX - 1)
+        {
+          fclose (f);
+          return nb_error_set (err, NB_ERR_NOMEM,
+                               "%s: %.1f MB of text, more than the memory budget leaves for "
+                               "structure factors (%.1f MB; see -memory_budget)",
+                               path, (double) st.st_size / 1e6, (double) max_bytes / 1e6);
+        }
+      cap = (size_t) st.st_size + 1;
+    }
+  if (cap > max_bytes)
+    cap = max_bytes;
+  if (cap < 2)
+    {
+      fclose (f);
+      return nb_error_set (err, NB_ERR_NOMEM, "%s: no memory budget left for structure factors",
+                           path);
+    }
 
   buf = malloc (cap);
   if (buf == NULL)
@@ -64,24 +83,36 @@ read_text (const char *path, char **text, size_t *len, nb_error *err)
         {
           char *bigger;
 
-          if (cap > SIZE_MAX / 2)
+          size_t new_cap = cap > SIZE_MAX / 2 ? SIZE_MAX : cap * 2;
+
+          if (new_cap > max_bytes)
+            new_cap = max_bytes;
+          if (new_cap <= cap)
             {
               free (buf);
               fclose (f);
-              return nb_error_set (err, NB_ERR_NOMEM, "%s: file too large", path);
+              return nb_error_set (err, NB_ERR_NOMEM,
+                                   "%s: more than %.1f MB of text, the memory budget left for "
+                                   "structure factors (see -memory_budget)",
+                                   path, (double) max_bytes / 1e6);
             }
-          bigger = realloc (buf, cap * 2);
+          bigger = realloc (buf, new_cap);
           if (bigger == NULL)
             {
               free (buf);
               fclose (f);
               return nb_error_set (err, NB_ERR_NOMEM, "%s: cannot allocate %zu bytes", path,
-                                   cap * 2);
+                                   new_cap);
             }
           buf = bigger;
-          cap *= 2;
+          cap = new_cap;
         }
       got = fread (buf + n, 1, cap - 1 - n, f);
+      if (got > 0 && memchr (buf + n, '\0', got) != NULL)
+        {
+          n += got;
+          break;
+        }
       n += got;
       if (got == 0)
         break;
@@ -183,8 +214,8 @@ parse_line (const char *path, long line, char *p, locale_t c_locale, hkl_record 
 /* parse_records: every data line of @text, in file order (duplicates kept:
  * the later one must win when the grid is filled). */
 static nb_status
-parse_records (
-    const char *path, char *text, size_t len, hkl_record **records, long *count, nb_error *err)
+parse_records (const char *path, char *text, size_t len, size_t max_bytes, hkl_record **records,
+               long *count, nb_error *err)
 {
   locale_t c_locale;
   hkl_record *recs = NULL;
@@ -231,8 +262,18 @@ parse_records (
               size_t new_cap = cap ? cap * 2 : 4096;
               hkl_record *bigger;
 
-              if (new_cap > SIZE_MAX / sizeof *recs ||
-                  (bigger = realloc (recs, new_cap * sizeof *recs)) == NULL)
+              /* the text is still held while the records grow */
+              if (new_cap > (max_bytes - len) / sizeof *recs)
+                new_cap = (max_bytes - len) / sizeof *recs;
+              if (new_cap <= cap)
+                {
+                  st = nb_error_set (err, NB_ERR_NOMEM,
+                                     "%s:%ld: more reflections than the memory budget leaves for "
+                                     "structure factors (%.1f MB; see -memory_budget)",
+                                     path, line, (double) max_bytes / 1e6);
+                  break;
+                }
+              if ((bigger = realloc (recs, new_cap * sizeof *recs)) == NULL)
                 {
                   st = nb_error_set (err, NB_ERR_NOMEM, "%s:%ld: out of memory", path, line);
                   break;
@@ -284,8 +325,38 @@ grid_index (const nb_hkl_grid *g, int h, int k, int l)
          (size_t) (l - g->l_min);
 }
 
+/* grid_fits: whether a grid of @cells cells at @cell_bytes each, plus
+ * @held bytes, stays within @max_bytes; otherwise an NB_ERR_NOMEM error
+ * naming @path, the index ranges and the sizes.  Checked before the grid is
+ * allocated. */
+static int
+grid_fits (const char *path, const nb_hkl_grid *g, size_t cells, size_t cell_bytes, size_t held,
+           size_t max_bytes, nb_error *err)
+{
+  if (cells != 0 && cells <= (SIZE_MAX - held) / cell_bytes
+      && cells * cell_bytes + held <= max_bytes)
+    return 1;
+  nb_error_set (err, NB_ERR_NOMEM,
+                "%s: Miller indices h %d..%d, k %d..%d, l %d..%d need a %d x %d x %d "
+                "structure-factor grid (%.1f MB), more than the %.1f MB the memory budget leaves "
+                "for it (see -memory_budget)",
+                path, g->h_min, g->h_max, g->k_min, g->k_max, g->l_min, g->l_max, g->h_range + 1,
+                g->k_range + 1, g->l_range + 1,
+                ((double) g->h_range + 1) * ((double) g->k_range + 1) * ((double) g->l_range + 1)
+                    * (double) cell_bytes / 1e6,
+                (double) (max_bytes > held ? max_bytes - held : 0) / 1e6);
+  return 0;
+}
+
 nb_status
 nb_hkl_read (const char *path, double default_F, nb_hkl_grid *out, nb_error *err)
+{
+  return nb_hkl_read_limited (path, default_F, SIZE_MAX, sizeof (double), out, err);
+}
+
+nb_status
+nb_hkl_read_limited (const char *path, double default_F, size_t max_bytes, size_t cell_bytes,
+                     nb_hkl_grid *out, nb_error *err)
 {
   char *text;
   size_t len, cells;
@@ -295,11 +366,13 @@ nb_hkl_read (const char *path, double default_F, nb_hkl_grid *out, nb_error *err
   nb_hkl_grid g;
 
   memset (out, 0, sizeof *out);
+  if (cell_bytes < sizeof (double))
+    cell_bytes = sizeof (double);
 
-  st = read_text (path, &text, &len, err);
+  st = read_text (path, max_bytes, &text, &len, err);
   if (st != NB_OK)
     return st;
-  st = parse_records (path, text, len, &recs, &n, err);
+  st = parse_records (path, text, len, max_bytes, &recs, &n, err);
   free (text);
   if (st != NB_OK)
     return st;
@@ -332,7 +405,12 @@ nb_hkl_read (const char *path, double default_F, nb_hkl_grid *out, nb_error *err
   g.hkls = n;
 
   cells = grid_cells (g.h_range, g.k_range, g.l_range);
-  g.F = cells ? calloc (cells, sizeof (double)) : NULL;
+  if (!grid_fits (path, &g, cells, cell_bytes, (size_t) n * sizeof *recs, max_bytes, err))
+    {
+      free (recs);
+      return NB_ERR_NOMEM;
+    }
+  g.F = calloc (cells, sizeof (double));
   if (g.F == NULL)
     {
       free (recs);
@@ -432,13 +510,23 @@ parse_dump_header (char *buf, size_t n, int v[6], size_t *data_offset)
 nb_status
 nb_hkl_read_dump (const char *path, nb_hkl_grid *out, nb_error *err)
 {
+  return nb_hkl_read_dump_limited (path, SIZE_MAX, sizeof (double), out, err);
+}
+
+nb_status
+nb_hkl_read_dump_limited (const char *path, size_t max_bytes, size_t cell_bytes,
+                          nb_hkl_grid *out, nb_error *err)
+{
   FILE *f;
   char head[128];
   size_t head_n, offset, cells, got;
   int v[6];
   nb_hkl_grid g;
+  struct stat st;
 
   memset (out, 0, sizeof *out);
+  if (cell_bytes < sizeof (double))
+    cell_bytes = sizeof (double);
 
   f = fopen (path, "rb");
   if (f == NULL)
@@ -476,7 +564,26 @@ nb_hkl_read_dump (const char *path, nb_hkl_grid *out, nb_error *err)
   g.hkls = (long) g.h_range * g.k_range * g.l_range;
 
   cells = grid_cells (g.h_range, g.k_range, g.l_range);
-  g.F = cells ? malloc (cells * sizeof (double)) : NULL;
+  /* A header alone must not make us allocate: a regular file has to hold the
+   * grid it announces. */
+  if (cells != 0 && fstat (fileno (f), &st) == 0 && S_ISREG (st.st_mode)
+      && ((uintmax_t) st.st_size < offset
+          || ((uintmax_t) st.st_size - offset) / sizeof (double) < cells))
+    {
+      fclose (f);
+      return nb_error_set (err, NB_ERR_PARSE,
+                           "%s: short Fdump data: %ju bytes after the header, a %d x %d x %d grid "
+                           "needs %zu doubles",
+                           path,
+                           (uintmax_t) st.st_size > offset ? (uintmax_t) st.st_size - offset : 0,
+                           g.h_range + 1, g.k_range + 1, g.l_range + 1, cells);
+    }
+  if (!grid_fits (path, &g, cells, cell_bytes, 0, max_bytes, err))
+    {
+      fclose (f);
+      return NB_ERR_NOMEM;
+    }
+  g.F = malloc (cells * sizeof (double));
   if (g.F == NULL)
     {
       fclose (f);

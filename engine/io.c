@@ -177,10 +177,116 @@ sync_directory (const char *dir)
     }
 }
 
+/* Files written between nb_output_begin() and nb_output_commit() on this
+ * thread: complete and synced under their temporary names, renamed together at
+ * the end. */
+typedef struct
+{
+  char *tmp;
+  char *path;
+  char *dir;
+} staged_file;
+
+static _Thread_local struct
+{
+  int active;
+  int n, cap;
+  staged_file *files;
+} staging;
+
+static void
+staged_free (staged_file *f)
+{
+  free (f->tmp);
+  free (f->path);
+  free (f->dir);
+}
+
+void
+nb_output_begin (void)
+{
+  nb_output_abort ();
+  staging.active = 1;
+}
+
+void
+nb_output_abort (void)
+{
+  for (int i = 0; i < staging.n; i++)
+    {
+      unlink (staging.files[i].tmp);
+      staged_free (&staging.files[i]);
+    }
+  free (staging.files);
+  staging.files = NULL;
+  staging.n = staging.cap = 0;
+  staging.active = 0;
+}
+
+nb_status
+nb_output_commit (nb_error *err)
+{
+  nb_status status = NB_OK;
+  int i;
+
+  for (i = 0; i < staging.n && status == NB_OK; i++)
+    {
+      staged_file *f = &staging.files[i];
+
+      if (rename (f->tmp, f->path) != 0)
+        status = io_error (err, errno, "cannot replace", f->path);
+      else
+        sync_directory (f->dir);
+    }
+  /* a failed rename leaves that temporary file and the ones after it */
+  for (int k = 0; k < staging.n; k++)
+    {
+      if (k >= i - (status != NB_OK))
+        unlink (staging.files[k].tmp);
+      staged_free (&staging.files[k]);
+    }
+  free (staging.files);
+  staging.files = NULL;
+  staging.n = staging.cap = 0;
+  staging.active = 0;
+  return status;
+}
+
+/* Records a finished temporary file for nb_output_commit(); takes @tmp and
+ * @dir.  0 when out of memory. */
+static int
+stage_file (char *tmp, const char *path, char *dir)
+{
+  staged_file *f;
+  char *path_copy = strdup (path);
+
+  if (path_copy == NULL)
+    return 0;
+  if (staging.n == staging.cap)
+    {
+      int cap = staging.cap ? staging.cap * 2 : 8;
+      staged_file *bigger = realloc (staging.files, (size_t) cap * sizeof *bigger);
+
+      if (bigger == NULL)
+        {
+          free (path_copy);
+          return 0;
+        }
+      staging.files = bigger;
+      staging.cap = cap;
+    }
+  f = &staging.files[staging.n++];
+  f->tmp = tmp;
+  f->path = path_copy;
+  f->dir = dir;
+  return 1;
+}
+
 nb_status
 nb_write_file_atomic (const char *path, const void *const *chunks, const size_t *sizes,
                       int n_chunks, nb_error *err)
 {
+  struct stat target;
   const char *slash, *name;
   char *tmp = NULL, *dir = NULL;
   size_t dir_len;
@@ -198,6 +304,10 @@ nb_write_file_atomic (const char *path, const void *const *chunks, const size_t 
   if (name[0] == '\0')
     return io_error (err, EISDIR, "cannot write", path);
   dir_len = slash != NULL ? (size_t) (slash - path) + 1 : 0;
+  /* rename() would fail only at the very end (after a long computation, and
+   * after the other files of a staged set were replaced) */
+  if (stat (path, &target) == 0 && S_ISDIR (target.st_mode))
+    return io_error (err, EISDIR, "cannot write", path);
 
   /* "<dir>/.<name>.XXXXXX" and "<dir>" ("." when the path has no slash) */
   tmp = malloc (dir_len + 1 + strlen (name) + 8);
@@ -256,6 +366,15 @@ nb_write_file_atomic (const char *path, const void *const *chunks, const size_t 
       goto fail;
     }
 
+  if (staging.active)
+    {
+      if (!stage_file (tmp, path, dir))
+        {
+          status = nb_error_set (err, NB_ERR_NOMEM, "out of memory writing %s", path);
+          goto fail;
+        }
+      return NB_OK; /* nb_output_commit() renames it */
+    }
   if (rename (tmp, path) != 0)
     {
       status = io_error (err, errno, "cannot replace", path);

@@ -64,6 +64,16 @@ typedef enum
   NB_PRECISION_EXACT,      /* the reference's own arithmetic and loop order, bit for bit */
 } nb_precision;
 
+/* Where nb_plan_execute() runs (-backend auto|cpu|cuda). */
+typedef enum
+{
+  NB_BACKEND_CPU = 0, /* the CPU kernels (OpenMP) */
+  NB_BACKEND_AUTO,    /* the GPU when this build has CUDA and a device and driver are
+                         present, else the CPU (the plan log says which, and why) */
+  NB_BACKEND_CUDA,    /* the GPU; nb_plan_create() fails with NB_ERR_UNSUPPORTED
+                         without a usable device or in a build without CUDA */
+} nb_backend;
+
 typedef enum
 {
   NB_STOL_NONE = 0,
@@ -170,6 +180,9 @@ typedef struct
   int physical;          /* 1: correct the reference's bugs (see nb_params_parse_argv) */
   int stats;             /* -stats: print plan cache counters */
   double memory_budget;  /* bytes a plan may use (-memory_budget MB); 0 = half of physical memory */
+  nb_backend backend;    /* -backend; nb_params_init() sets NB_BACKEND_AUTO.  -precision exact
+                            and tricubic interpolation always run on the CPU, and so does a
+                            curved detector (the plan log says so) */
 } nb_params;
 
 /* nb_params_init: the reference's defaults (cli.md §4); strings NULL except the
@@ -326,6 +339,20 @@ nb_status nb_plan_execute (nb_plan *plan, float *image, const nb_exec_options *o
  * this CPU now ("avx512", "avx2" or "generic"); the environment variable
  * NB_KERNEL=generic|avx2|avx512 forces one (falling back when unsupported). */
 const char *nb_kernel_variant (void);
+
+/* nb_plan_get_backend: where the plan's execute runs now: "cuda" or "cpu".
+ * A plan asked for auto or cuda runs on the CPU when the device is missing,
+ * for -precision exact, tricubic interpolation or a curved detector, and
+ * after a CUDA error in one of its runs (that run and the later ones fall
+ * back to the CPU kernel; the plan log has the error).  A constant string. */
+const char *nb_plan_get_backend (const nb_plan *plan);
+
+/* nb_cuda_device_available: 1 when this build has the CUDA backend and a
+ * device of compute capability 8.0 or newer and its driver are present, else
+ * 0.  @why (if non-NULL, @n bytes) receives the device's name, or the reason
+ * there is none (no driver, no device, a build without CUDA...).  The probe
+ * runs once per process; thread-safe. */
+int nb_cuda_device_available (char *why, size_t n);
 
 /* nb_plan_get_info: derived values (geometry, counts) of the current plan. */
 const nb_plan_info *nb_plan_get_info (const nb_plan *plan);

@@ -42,6 +42,15 @@ typedef struct
  * no reflections), NB_ERR_NOMEM.  Free with nb_hkl_grid_clear(). */
 nb_status nb_hkl_read (const char *path, double default_F, nb_hkl_grid *out, nb_error *err);
 
+/* nb_hkl_read_limited: nb_hkl_read() that allocates at most @max_bytes: the
+ * file's text and records while reading, then the grid, counted at
+ * @cell_bytes per cell (>= sizeof (double); a caller that keeps another copy,
+ * such as the plan's single-precision one, counts it here).  Anything larger
+ * is refused with NB_ERR_NOMEM naming the file, the index ranges and the sizes,
+ * before the grid is allocated.  nb_hkl_read() is this with no limit. */
+nb_status nb_hkl_read_limited (const char *path, double default_F, size_t max_bytes,
+                               size_t cell_bytes, nb_hkl_grid *out, nb_error *err);
+
 /* nb_hkl_write_dump: writes @g in the reference's Fdump.bin format
  * ("%d %d %d %d %d %d\n\f" then the padded grid as native doubles), atomically. */
 nb_status nb_hkl_write_dump (const char *path, const nb_hkl_grid *g, nb_error *err);
@@ -50,6 +59,13 @@ nb_status nb_hkl_write_dump (const char *path, const nb_hkl_grid *g, nb_error *e
  * nb_hkl_write_dump().  hkls = h_range*k_range*l_range, as the reference sets it.
  * Errors: NB_ERR_IO, NB_ERR_PARSE (bad header, short data). */
 nb_status nb_hkl_read_dump (const char *path, nb_hkl_grid *out, nb_error *err);
+
+/* nb_hkl_read_dump_limited: nb_hkl_read_dump() whose grid (@cell_bytes per
+ * cell, as nb_hkl_read_limited()) must fit in @max_bytes.  A regular file too
+ * short for the grid its header announces is NB_ERR_PARSE before anything is
+ * allocated. */
+nb_status nb_hkl_read_dump_limited (const char *path, size_t max_bytes, size_t cell_bytes,
+                                    nb_hkl_grid *out, nb_error *err);
 
 void nb_hkl_grid_clear (nb_hkl_grid *g);
 

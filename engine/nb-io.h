@@ -22,6 +22,18 @@ extern "C" {
 nb_status nb_write_file_atomic (const char *path, const void *const *chunks,
                                 const size_t *sizes, int n_chunks, nb_error *err);
 
+/* A set of outputs that appear together or not at all (the CLI's float, SMV,
+ * PGM and PNG files of one run).  After nb_output_begin(), every
+ * nb_write_file_atomic() on the calling thread (so every writer below) leaves
+ * its file complete, flushed and checked under its temporary name;
+ * nb_output_commit() then renames them all in order (NB_ERR_IO naming the
+ * first that fails; the files before it were replaced, the rest are removed),
+ * and nb_output_abort() removes them, leaving every existing file untouched.
+ * Both end the set.  Not nested: nb_output_begin() aborts an open set. */
+void nb_output_begin (void);
+nb_status nb_output_commit (nb_error *err);
+void nb_output_abort (void);
+
 /* nb_write_float_image: @image holds @fpixels x @spixels native floats, fast
  * index first (index = s * fpixels + f).  Written raw, no header: nanoBragg's
  * -floatfile format. */

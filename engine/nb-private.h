@@ -319,6 +319,8 @@ struct nb_plan
   char *source_path;    /* -sourcefile whose rows are in source_table, or NULL */
   nb_table source_table;
   nb_geometry *geometry;   /* snapshot for pixel queries; NULL until asked, dropped on update */
+  struct nb_cuda_plan *cuda; /* backend-cuda.c: the GPU side of a plan asked for -backend
+                                auto|cuda, or NULL */
 };
 
 /* query.c: the structure-factor array, reference-counted so that geometry

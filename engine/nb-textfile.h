@@ -22,6 +22,7 @@ typedef struct
   int rows;
   int cols;
   double *v;
+  long *lines; /* rows: the 1-based file line of each row, for messages (owned) */
 } nb_table;
 
 /* nb_table_read: reads a text table of up to @cols numbers per line.  Fields
@@ -33,7 +34,8 @@ nb_status nb_table_read (const char *path, int cols, nb_table *out, nb_error *er
 void nb_table_clear (nb_table *t);
 
 /* nb_matrix_read: the first nine numbers of a MOSFLM-style matrix file (line
- * breaks do not matter; the rest of the file is ignored).  @m receives them in
+ * breaks do not matter; the rest of the file is ignored; a singular matrix is
+ * NB_ERR_PARSE).  @m receives them in
  * file order: m[0..2] are the X components of a*, b*, c* (in 1/Angstrom times
  * the wavelength), m[3..5] the Y components, m[6..8] the Z components.
  * Errors: NB_ERR_IO, NB_ERR_PARSE when fewer than nine numbers come first. */

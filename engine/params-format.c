@@ -89,21 +89,25 @@ static const unit DEG = { U_DIV, RTD };
 static const unit MRAD = { U_DIV, 1000.0 };
 static const unit ANGSTROM = { U_DIV, 1.0e10 };
 static const unit PERCENT = { U_DIV, 100.0 };
-static const unit UM_DIV = { U_DIV, 1e6 };     /* -water */
-static const unit UM_MUL = { U_MUL, 1e-6 };    /* -detector_thick */
-static const unit ANG_MUL = { U_MUL, 1e-10 };  /* -dmin */
+static const unit UM_DIV = { U_DIV, 1e6 };    /* -water */
+static const unit UM_MUL = { U_MUL, 1e-6 };   /* -detector_thick */
+static const unit ANG_MUL = { U_MUL, 1e-10 }; /* -dmin */
 static const unit ABS_UM = { U_INV_MICRO, 1e-6 };
-static const unit MB = { U_MUL, 1e6 };          /* -memory_budget */
+static const unit MB = { U_MUL, 1e6 }; /* -memory_budget */
 
 static double
 unit_apply (unit u, double x)
 {
   switch (u.kind)
     {
-    case U_ONE: return x;
-    case U_DIV: return x / u.k;
-    case U_MUL: return x * u.k;
-    case U_INV_MICRO: return 1.0 / (x * u.k);
+      case U_ONE:
+        return x;
+      case U_DIV:
+        return x / u.k;
+      case U_MUL:
+        return x * u.k;
+      case U_INV_MICRO:
+        return 1.0 / (x * u.k);
     }
   return x;
 }
@@ -113,10 +117,14 @@ unit_invert (unit u, double v)
 {
   switch (u.kind)
     {
-    case U_ONE: return v;
-    case U_DIV: return v * u.k;
-    case U_MUL: return v / u.k;
-    case U_INV_MICRO: return 1.0 / (v * u.k);
+      case U_ONE:
+        return v;
+      case U_DIV:
+        return v * u.k;
+      case U_MUL:
+        return v / u.k;
+      case U_INV_MICRO:
+        return 1.0 / (v * u.k);
     }
   return v;
 }
@@ -227,25 +235,25 @@ same_string (const char *a, const char *b)
 }
 
 /* A double field: its flag when it differs from the default. */
-#define DOUBLE_FLAG(flag, field, u)                                                               \
+#define DOUBLE_FLAG(flag, field, u)                                                                \
   do                                                                                               \
     if (!same_double (p->field, d.field))                                                          \
       flag_number (&b, flag, p->field, u);                                                         \
   while (0)
 
-#define INT_FLAG(flag, field)                                                                     \
+#define INT_FLAG(flag, field)                                                                      \
   do                                                                                               \
     if (p->field != d.field)                                                                       \
       flag_long (&b, flag, (long) p->field);                                                       \
   while (0)
 
-#define STRING_FLAG(flag, field)                                                                  \
+#define STRING_FLAG(flag, field)                                                                   \
   do                                                                                               \
     if (p->field != NULL && !same_string (p->field, d.field))                                      \
       flag_string (&b, flag, p->field);                                                            \
   while (0)
 
-#define SWITCH_FLAG(flag, field)                                                                  \
+#define SWITCH_FLAG(flag, field)                                                                   \
   do                                                                                               \
     if (p->field && !d.field)                                                                      \
       push (&b, flag);                                                                             \
@@ -253,8 +261,16 @@ same_string (const char *a, const char *b)
 
 /* A pair of fields with a flag each and one for both (-detpixels, -divergence...). */
 static void
-pair_flags (argv_builder *b, const char *both, const char *first, const char *second,
-            double v1, double v2, double d1, double d2, unit u, int integer)
+pair_flags (argv_builder *b,
+            const char *both,
+            const char *first,
+            const char *second,
+            double v1,
+            double v2,
+            double d1,
+            double d2,
+            unit u,
+            int integer)
 {
   int diff1 = !same_double (v1, d1), diff2 = !same_double (v2, d2);
 
@@ -352,10 +368,17 @@ nb_params_to_argv (const nb_params *p, int *argc)
   DOUBLE_FLAG ("-sample_z", sample_z, MM);
   switch (p->shape)
     {
-    case NB_SHAPE_SQUARE: break;
-    case NB_SHAPE_ROUND: push (&b, "-round_xtal"); break;
-    case NB_SHAPE_GAUSS: push (&b, "-gauss_xtal"); break;
-    case NB_SHAPE_TOPHAT: push (&b, "-tophat_spots"); break;
+      case NB_SHAPE_SQUARE:
+        break;
+      case NB_SHAPE_ROUND:
+        push (&b, "-round_xtal");
+        break;
+      case NB_SHAPE_GAUSS:
+        push (&b, "-gauss_xtal");
+        break;
+      case NB_SHAPE_TOPHAT:
+        push (&b, "-tophat_spots");
+        break;
     }
   DOUBLE_FLAG ("-fudge", fudge, ONE);
   DOUBLE_FLAG ("-mosaic", mosaic_spread, DEG);
@@ -369,7 +392,10 @@ nb_params_to_argv (const nb_params *p, int *argc)
   STRING_FLAG ("-dump", dump_file);
   DOUBLE_FLAG ("-default_F", default_F, ONE);
   if (p->stol_file != NULL)
-    flag_string (&b, p->stol_kind == NB_STOL_4STOL ? "-4stol" : p->stol_kind == NB_STOL_Q ? "-Q" : "-stol",
+    flag_string (&b,
+                 p->stol_kind == NB_STOL_4STOL ? "-4stol"
+                 : p->stol_kind == NB_STOL_Q   ? "-Q"
+                                               : "-stol",
                  p->stol_file);
 
   /* ---- beam ---- */
@@ -378,10 +404,10 @@ nb_params_to_argv (const nb_params *p, int *argc)
   INT_FLAG ("-dispsteps", dispsteps);
   pair_flags (&b, "-divergence", "-hdivrange", "-vdivrange", p->hdivrange, p->vdivrange,
               d.hdivrange, d.vdivrange, MRAD, 0);
-  pair_flags (&b, NULL, "-hdivstep", "-vdivstep", p->hdivstep, p->vdivstep, d.hdivstep,
-              d.vdivstep, MRAD, 0);
-  pair_flags (&b, "-divsteps", "-hdivsteps", "-vdivsteps", p->hdivsteps, p->vdivsteps,
-              d.hdivsteps, d.vdivsteps, ONE, 1);
+  pair_flags (&b, NULL, "-hdivstep", "-vdivstep", p->hdivstep, p->vdivstep, d.hdivstep, d.vdivstep,
+              MRAD, 0);
+  pair_flags (&b, "-divsteps", "-hdivsteps", "-vdivsteps", p->hdivsteps, p->vdivsteps, d.hdivsteps,
+              d.vdivsteps, ONE, 1);
   if (!p->round_div)
     push (&b, "-square_div");
   STRING_FLAG ("-sourcefile", source_file);
@@ -395,13 +421,13 @@ nb_params_to_argv (const nb_params *p, int *argc)
 
   /* ---- detector ---- */
   {
-    static const char *names[] = { "-fdet_vector", "-sdet_vector", "-odet_vector", "-beam_vector",
-                                   "-polar_vector", "-spindle_axis", "-pix0_vector",
-                                   "-twotheta_axis" };
-    const double *pv[] = { p->fdet, p->sdet, p->odet, p->beam, p->polar_vector, p->spindle,
-                           p->pix0, p->twotheta_axis };
-    const double *dv[] = { d.fdet, d.sdet, d.odet, d.beam, d.polar_vector, d.spindle, d.pix0,
-                           d.twotheta_axis };
+    static const char *names[] = { "-fdet_vector", "-sdet_vector",  "-odet_vector",
+                                   "-beam_vector", "-polar_vector", "-spindle_axis",
+                                   "-pix0_vector", "-twotheta_axis" };
+    const double *pv[] = { p->fdet,         p->sdet,    p->odet, p->beam,
+                           p->polar_vector, p->spindle, p->pix0, p->twotheta_axis };
+    const double *dv[] = { d.fdet,         d.sdet,    d.odet, d.beam,
+                           d.polar_vector, d.spindle, d.pix0, d.twotheta_axis };
 
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
       if (!same_vector (pv[k], dv[k]))
@@ -418,23 +444,38 @@ nb_params_to_argv (const nb_params *p, int *argc)
       {
         switch (p->convention)
           {
-          case NB_CONVENTION_CUSTOM:
-            /* any vector flag selects CUSTOM; this one restates the default */
-            flag_vector (&b, "-fdet_vector", p->fdet);
-            break;
-          case NB_CONVENTION_ADXV: push (&b, "-adxv"); pivot = NB_PIVOT_BEAM; break;
-          case NB_CONVENTION_MOSFLM: push (&b, "-mosflm"); pivot = NB_PIVOT_BEAM; break;
-          case NB_CONVENTION_XDS: push (&b, "-xds"); pivot = NB_PIVOT_SAMPLE; break;
-          case NB_CONVENTION_DIALS: push (&b, "-dials"); pivot = NB_PIVOT_BEAM; break;
-          case NB_CONVENTION_DENZO: push (&b, "-denzo"); pivot = NB_PIVOT_BEAM; break;
+            case NB_CONVENTION_CUSTOM:
+              /* any vector flag selects CUSTOM; this one restates the default */
+              flag_vector (&b, "-fdet_vector", p->fdet);
+              break;
+            case NB_CONVENTION_ADXV:
+              push (&b, "-adxv");
+              pivot = NB_PIVOT_BEAM;
+              break;
+            case NB_CONVENTION_MOSFLM:
+              push (&b, "-mosflm");
+              pivot = NB_PIVOT_BEAM;
+              break;
+            case NB_CONVENTION_XDS:
+              push (&b, "-xds");
+              pivot = NB_PIVOT_SAMPLE;
+              break;
+            case NB_CONVENTION_DIALS:
+              push (&b, "-dials");
+              pivot = NB_PIVOT_BEAM;
+              break;
+            case NB_CONVENTION_DENZO:
+              push (&b, "-denzo");
+              pivot = NB_PIVOT_BEAM;
+              break;
           }
       }
   }
   DOUBLE_FLAG ("-pixel", pixel_size, MM);
-  pair_flags (&b, "-detpixels", "-detpixels_f", "-detpixels_s", p->fpixels, p->spixels,
-              d.fpixels, d.spixels, ONE, 1);
-  pair_flags (&b, "-detsize", "-detsize_f", "-detsize_s", p->detsize_f, p->detsize_s,
-              d.detsize_f, d.detsize_s, MM, 0);
+  pair_flags (&b, "-detpixels", "-detpixels_f", "-detpixels_s", p->fpixels, p->spixels, d.fpixels,
+              d.spixels, ONE, 1);
+  pair_flags (&b, "-detsize", "-detsize_f", "-detsize_s", p->detsize_f, p->detsize_s, d.detsize_f,
+              d.detsize_s, MM, 0);
   if (!same_double (p->distance, d.distance))
     {
       flag_number (&b, "-distance", p->distance, MM);
@@ -549,6 +590,11 @@ nb_params_to_argv (const nb_params *p, int *argc)
   else if (p->precision == NB_PRECISION_EXACT)
     flag_string (&b, "-precision", "exact");
   DOUBLE_FLAG ("-memory_budget", memory_budget, MB);
+  if (p->backend != d.backend)
+    flag_string (&b, "-backend",
+                 p->backend == NB_BACKEND_CPU    ? "cpu"
+                 : p->backend == NB_BACKEND_CUDA ? "cuda"
+                                                 : "auto");
   SWITCH_FLAG ("-stats", stats);
 
   /* last: nothing follows it for Q-29 to read as angles */

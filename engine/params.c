@@ -101,6 +101,7 @@ nb_params_init (nb_params *p)
   p->printout_fpixel = p->printout_spixel = -1;
   p->progress = 1;
   p->precision = NB_PRECISION_DOUBLE;
+  p->backend = NB_BACKEND_AUTO;
 }
 
 #define OWNED_STRINGS(p)                                                                          \
@@ -153,6 +154,7 @@ nb_params_copy (nb_params *dst, const nb_params *src, nb_error *err)
 #define MAX_DOMAINS 1000000    /* mosaic domains */
 #define MAX_LAYERS 1000        /* sensor layers */
 #define MAX_SAMPLE 1.0         /* crystal size (m) */
+#define MAX_CELL_LENGTH 1e6    /* Angstrom: 0.1 mm, far beyond any crystal's cell */
 
 /* The number of steps nanoBragg's count/range/step rule gives before its
  * sanity pass (sources.c, physics.md §10.2), as a double so that a huge
@@ -200,13 +202,14 @@ check_cell (const nb_params *p, nb_error *err)
     if (!isfinite (p->cell[k]))
       return nb_error_set (err, NB_ERR_INVALID, "-cell: %s = %g is not a finite number",
                            names[k], k < 3 ? p->cell[k] : p->cell[k] * RTD);
-  if (p->cell[0] < 0.0)
-    return nb_error_set (err, NB_ERR_INVALID, "-cell: a = %g Angstrom (allowed: > 0)", p->cell[0]);
+  if (p->cell[0] < 0.0 || p->cell[0] > MAX_CELL_LENGTH)
+    return nb_error_set (err, NB_ERR_INVALID, "-cell: a = %g Angstrom (allowed: > 0, up to %g)",
+                         p->cell[0], MAX_CELL_LENGTH);
   for (int k = 1; k < 3; k++)
-    if (p->cell[k] < 0.0)
+    if (p->cell[k] < 0.0 || p->cell[k] > MAX_CELL_LENGTH)
       return nb_error_set (err, NB_ERR_INVALID,
-                           "-cell: %s = %g Angstrom (allowed: > 0, or 0 for the same as a)",
-                           names[k], p->cell[k]);
+                           "-cell: %s = %g Angstrom (allowed: > 0 up to %g, or 0 for the same as a)",
+                           names[k], p->cell[k], MAX_CELL_LENGTH);
   for (int k = 0; k < 3; k++)
     {
       double deg = p->cell[3 + k] * RTD;
@@ -266,9 +269,14 @@ check_grid (const char *range_flag, double range, double range_scale, const char
 static nb_status
 check_crystal (const nb_params *p, nb_error *err)
 {
-  const char *N_flags[3] = { "-Na", "-Nb", "-Nc" };
+  /* -N sets all three */
+  const int one_N = p->Na == p->Nb && p->Na == p->Nc;
+  const char *N_flags[3] = { one_N ? "-N" : "-Na", one_N ? "-N" : "-Nb", one_N ? "-N" : "-Nc" };
   const double N[3] = { p->Na, p->Nb, p->Nc };
-  const char *size_flags[3] = { "-sample_x", "-sample_y", "-sample_z" };
+  const int one_size = p->sample_x == p->sample_y && p->sample_x == p->sample_z;
+  const char *size_flags[3] = { one_size ? "-xtalsize" : "-sample_x",
+                                one_size ? "-xtalsize" : "-sample_y",
+                                one_size ? "-xtalsize" : "-sample_z" };
   const double size[3] = { p->sample_x, p->sample_y, p->sample_z };
   nb_status st;
 
@@ -283,7 +291,7 @@ check_crystal (const nb_params *p, nb_error *err)
        * background alone is simulated) */
       if (!(N[k] >= 0.0 && N[k] <= MAX_CELLS) || N[k] != floor (N[k]))
         return nb_error_set (err, NB_ERR_INVALID,
-                             "%s %g: allowed a whole number of unit cells, 0 to %g", N_flags[k],
+                             "%s %.10g: allowed a whole number of unit cells, 0 to %.0f", N_flags[k],
                              N[k], MAX_CELLS);
       if (!(size[k] >= 0.0 && size[k] <= MAX_SAMPLE))
         return nb_error_set (err, NB_ERR_INVALID,
@@ -337,9 +345,10 @@ check_beam (const nb_params *p, nb_error *err)
                            p->vdivsteps, MAX_STEPS, err)) != NB_OK)
     return st;
   if (p->hdivrange > M_PI || p->vdivrange > M_PI)
-    return nb_error_set (err, NB_ERR_INVALID,
-                         "-hdivrange/-vdivrange %g/%g mrad: allowed 0 to %g mrad (pi)",
-                         p->hdivrange * 1000.0, p->vdivrange * 1000.0, M_PI * 1000.0);
+    return nb_error_set (err, NB_ERR_INVALID, "%s %g mrad: allowed 0 to %g mrad (pi)",
+                         p->hdivrange > M_PI ? "-hdivrange" : "-vdivrange",
+                         (p->hdivrange > M_PI ? p->hdivrange : p->vdivrange) * 1000.0,
+                         M_PI * 1000.0);
   h = grid_steps (p->hdivsteps, p->hdivrange, p->hdivstep);
   v = grid_steps (p->vdivsteps, p->vdivrange, p->vdivstep);
   if (h * v > MAX_DIV_GRID)
@@ -537,6 +546,9 @@ check_output (const nb_params *p, nb_error *err)
   if (p->printout_fpixel < -1 || p->printout_spixel < -1)
     return nb_error_set (err, NB_ERR_INVALID, "-printout_pixel %d %d: allowed pixel indices >= 0",
                          p->printout_fpixel, p->printout_spixel);
+  if ((int) p->backend < NB_BACKEND_CPU || p->backend > NB_BACKEND_CUDA)
+    return nb_error_set (err, NB_ERR_INVALID, "-backend %d: allowed cpu, auto or cuda",
+                         (int) p->backend);
   if ((int) p->precision < NB_PRECISION_DOUBLE || p->precision > NB_PRECISION_EXACT)
     return nb_error_set (err, NB_ERR_INVALID, "-precision %d: allowed double, single or exact",
                          (int) p->precision);
@@ -1271,8 +1283,16 @@ nb_params_parse_argv (nb_params *p, int argc, const char *const *argv, nb_error 
           p->memory_budget = d[0] * 1e6;
           break;
         case O_BACKEND:
-          if (strcmp (argv[i + 1], "cpu") != 0 && strcmp (argv[i + 1], "auto") != 0)
-            return nb_error_set (err, NB_ERR_UNSUPPORTED, "-backend: '%s' is not available in this build (cpu, auto)", argv[i + 1]);
+          /* whether this build and machine can run cuda is the plan's question */
+          if (strcmp (argv[i + 1], "auto") == 0)
+            p->backend = NB_BACKEND_AUTO;
+          else if (strcmp (argv[i + 1], "cpu") == 0)
+            p->backend = NB_BACKEND_CPU;
+          else if (strcmp (argv[i + 1], "cuda") == 0)
+            p->backend = NB_BACKEND_CUDA;
+          else
+            return nb_error_set (err, NB_ERR_UNSUPPORTED,
+                                 "-backend: '%s' is not one of auto, cpu, cuda", argv[i + 1]);
           break;
         }
 #undef DBL

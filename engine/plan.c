@@ -6,14 +6,18 @@
  * factors, sources, mosaic domains, summary and water background.
  */
 #include "nb-private.h"
+#include "nb-backend.h"
 #include "nb-mtz.h"
 #include "nb-io.h"
 #include "nb-textfile.h"
 
+#include <float.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 
 void
@@ -111,6 +115,111 @@ share_structure_factors (nb_plan *plan, nb_error *err)
   return NB_OK;
 }
 
+/* ------------------------------------------------------------------------- */
+/* Memory budget: the plan estimates what it and its caller will hold before
+ * any stage allocates, and refuses more than the budget (nb_params
+ * memory_budget, default half of physical memory) instead of being killed, or
+ * crashing, half way. */
+
+#define SF_CELL_BYTES (sizeof (double) + sizeof (float)) /* the grid and its single-precision copy */
+
+static double
+memory_budget (const nb_params *p)
+{
+  long pages, page;
+
+  if (p->memory_budget > 0.0)
+    return p->memory_budget;
+  pages = sysconf (_SC_PHYS_PAGES);
+  page = sysconf (_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0)
+    return DBL_MAX;
+  return (double) pages * (double) page / 2.0;
+}
+
+typedef struct
+{
+  double image;   /* caller's image buffers, mask, row tables */
+  double sources; /* sources and their list */
+  double orient;  /* orientation tables, mosaic rotations, log lines */
+  double total;   /* all of it, without the structure factors */
+} memory_estimate;
+
+/* Needs the detector's pixel counts and the sampling counts (after
+ * nb_detector_setup and nb_sampling_setup). */
+static void
+estimate_memory (const nb_plan *plan, memory_estimate *m)
+{
+  const nb_params *p = &plan->params;
+  const nb_detector *d = &plan->det;
+  const nb_sources *s = &plan->src;
+  const nb_crystal *x = &plan->xtal;
+  double pixels = (double) d->fpixels * (double) d->spixels;
+  double sources, steps;
+
+  /* the float image a caller renders into and its 16-bit and 8-bit
+   * conversions (the CLI's SMV and PGM/PNG), the mask and the SMV file it is
+   * read from, a row of solid angles */
+  m->image = pixels * (sizeof (float) + sizeof (uint16_t) + sizeof (uint8_t))
+             + (p->mask_file != NULL ? pixels * 2 * sizeof (uint16_t) : 0.0)
+             + (double) d->spixels * sizeof (double);
+  /* a source file's rows are bounded by its size ("1\n" is the shortest) */
+  if (p->source_file != NULL)
+    {
+      struct stat st;
+
+      sources = stat (p->source_file, &st) == 0 ? fmin ((double) st.st_size / 2 + 1, 1e7) : 1.0;
+    }
+  else
+    sources = (double) s->hdivsteps * (double) s->vdivsteps * (double) s->dispsteps;
+  /* direction, wavelength and weight in double and float, the table read, a log line */
+  m->sources = sources * (5 * sizeof (double) + 4 * sizeof (float) + 5 * sizeof (double) + 96);
+  steps = (double) x->phisteps * (double) x->mosaic_domains;
+  /* a, b, c per step in two double tables and a float one; a rotation per domain */
+  m->orient = steps * (2 * 9 * sizeof (double) + 9 * sizeof (float))
+              + (double) x->mosaic_domains * 9 * sizeof (double)
+              + ((double) x->phisteps + d->thicksteps) * 32;
+  /* the plan itself and its log */
+  m->total = m->image + m->sources + m->orient + (1 << 20);
+}
+
+static nb_status
+check_memory (const nb_plan *plan, nb_error *err)
+{
+  const nb_params *p = &plan->params;
+  double budget = memory_budget (p);
+  memory_estimate m;
+
+  estimate_memory (plan, &m);
+  if (m.total <= budget)
+    return NB_OK;
+  return nb_error_set (err, NB_ERR_NOMEM,
+                       "memory budget: this plan needs about %.1f MB (%d x %d pixels: %.1f MB, "
+                       "up to %.0f sources: %.1f MB, %d phi steps x %d mosaic domains: %.1f MB) "
+                       "before any structure factors, more than the budget of %.1f MB (%s)",
+                       m.total / 1e6, plan->det.fpixels, plan->det.spixels, m.image / 1e6,
+                       m.sources / (5 * sizeof (double) + 4 * sizeof (float) + 5 * sizeof (double) + 96),
+                       m.sources / 1e6, plan->xtal.phisteps, plan->xtal.mosaic_domains,
+                       m.orient / 1e6, budget / 1e6,
+                       p->memory_budget > 0.0 ? "-memory_budget"
+                                              : "half of physical memory; see -memory_budget");
+}
+
+/* What the budget leaves for the structure factors (text, records, grid). */
+static size_t
+structure_factor_budget (const nb_plan *plan)
+{
+  double budget = memory_budget (&plan->params);
+  memory_estimate m;
+
+  estimate_memory (plan, &m);
+  if (m.total >= budget)
+    return 0;
+  if (budget - m.total >= (double) SIZE_MAX)
+    return SIZE_MAX;
+  return (size_t) (budget - m.total);
+}
+
 static nb_status
 load_structure_factors (nb_plan *plan, nb_error *err)
 {
@@ -134,7 +243,9 @@ load_structure_factors (nb_plan *plan, nb_error *err)
       else
         {
           nb_log_printf (&plan->log, "counting entries in %s\n", p->hkl_file);
-          if ((st = nb_hkl_read (p->hkl_file, p->default_F, &plan->hkl, err)) != NB_OK
+          if ((st = nb_hkl_read_limited (p->hkl_file, p->default_F,
+                                         structure_factor_budget (plan), SF_CELL_BYTES,
+                                         &plan->hkl, err)) != NB_OK
               || (st = share_structure_factors (plan, err)) != NB_OK)
             return st;
         }
@@ -148,7 +259,8 @@ load_structure_factors (nb_plan *plan, nb_error *err)
   else if (p->dump_file != NULL)
     {
       nb_log_printf (&plan->log, "reading Fs from %s\n", p->dump_file);
-      if ((st = nb_hkl_read_dump (p->dump_file, &plan->hkl, err)) != NB_OK
+      if ((st = nb_hkl_read_dump_limited (p->dump_file, structure_factor_budget (plan),
+                                          SF_CELL_BYTES, &plan->hkl, err)) != NB_OK
           || (st = share_structure_factors (plan, err)) != NB_OK)
         return st;
     }
@@ -241,30 +353,6 @@ log_summary (nb_plan *plan)
     }
 }
 
-static nb_status
-validate (const nb_params *p, nb_error *err)
-{
-  if (!(p->lambda0 > 0.0) || !isfinite (p->lambda0))
-    return nb_error_set (err, NB_ERR_INVALID, "-lambda: wavelength %g A must be positive",
-                         p->lambda0 * 1e10);
-  if (p->Na > 1e6 || p->Nb > 1e6 || p->Nc > 1e6)
-    return nb_error_set (err, NB_ERR_INVALID, "-N: %g x %g x %g cells (allowed up to 1e6)", p->Na,
-                         p->Nb, p->Nc);
-  if (p->sample_x < 0 || p->sample_y < 0 || p->sample_z < 0)
-    return nb_error_set (err, NB_ERR_INVALID, "-xtalsize: crystal size must not be negative");
-  if (!(p->distance > 0.0) && isnan (p->close_distance))
-    return nb_error_set (err, NB_ERR_INVALID, "-distance: %g mm must be positive",
-                         p->distance * 1000);
-  if (p->oversample > 1000)
-    return nb_error_set (err, NB_ERR_INVALID, "-oversample: %d (allowed: 1 to 1000)", p->oversample);
-  if (p->fluence < 0 || p->flux < 0)
-    return nb_error_set (err, NB_ERR_INVALID, "-fluence/-flux must not be negative");
-  if (p->water_size < 0)
-    return nb_error_set (err, NB_ERR_INVALID, "-water: %g um must not be negative",
-                         p->water_size * 1e6);
-  return NB_OK;
-}
-
 #define STAGE(s) (1u << (s))
 #define ALL_STAGES (STAGE (NB_N_STAGES) - 1)
 
@@ -277,8 +365,6 @@ plan_build (nb_plan *plan, unsigned rebuild, nb_error *err)
   double sample_y = p->sample_y, sample_z = p->sample_z;
   nb_status st;
 
-  if ((st = validate (p, err)) != NB_OK)
-    return st;
   if ((rebuild & STAGE (NB_STAGE_DETECTOR)) && (st = nb_detector_setup (plan, err)) != NB_OK)
     return st;
 
@@ -318,6 +404,8 @@ plan_build (nb_plan *plan, unsigned rebuild, nb_error *err)
     return st;
   if ((rebuild & STAGE (NB_STAGE_DETECTOR)) && (st = nb_detector_orient (plan, err)) != NB_OK)
     return st;
+  if ((st = check_memory (plan, err)) != NB_OK)
+    return st;
 
   plan->interpolate = p->interpolate;
   if (plan->interpolate > 1)
@@ -349,7 +437,9 @@ plan_build (nb_plan *plan, unsigned rebuild, nb_error *err)
     if (xmax < C)
       xmax = C;
     rps = p->lambda0 * d->distance / d->pixel_size;
-    recommended = (int) ceil (3.0 * xmax / rps);
+    /* fmin before the conversion: a huge crystal over a tiny reciprocal pixel
+     * is far beyond an int (and then refused below) */
+    recommended = (int) fmin (ceil (3.0 * xmax / rps), 1e9);
     if (recommended <= 0)
       recommended = 1;
     nb_log_printf (&plan->log, "crystal is %g x %g x %g microns\n", A * 1e6, B * 1e6, C * 1e6);
@@ -424,6 +514,9 @@ plan_build (nb_plan *plan, unsigned rebuild, nb_error *err)
     return st;
   if (!nb_reserve (&plan->row_omega, &plan->cap_row_omega, (size_t) d->spixels * sizeof (double)))
     return nb_error_set (err, NB_ERR_NOMEM, "out of memory");
+  /* after the fast kernel's tables, which the GPU gets a copy of */
+  if ((st = nb_backend_sync (plan, rebuild, err)) != NB_OK)
+    return st;
 
   /* public info */
   {
@@ -501,6 +594,7 @@ plan_release (nb_plan *plan)
   nb_geometry_unref (plan->geometry);
   plan->geometry = NULL;
   nb_fast_free (plan);
+  nb_backend_free (plan);
   free (plan->mask);
   free (plan->row_omega);
 }
@@ -513,6 +607,8 @@ nb_plan_create (const nb_params *params, nb_plan **out, nb_error *err)
 
   *out = NULL;
   nb_error_clear (err);
+  if ((st = nb_params_validate (params, err)) != NB_OK)
+    return st;
   plan = calloc (1, sizeof *plan);
   if (plan == NULL)
     return nb_error_set (err, NB_ERR_NOMEM, "out of memory");
@@ -645,6 +741,8 @@ nb_plan_update (nb_plan *plan, const nb_params *params, nb_error *err)
   nb_status st;
 
   nb_error_clear (err);
+  if ((st = nb_params_validate (params, err)) != NB_OK)
+    return st; /* the plan is untouched */
   if (deep && (st = nb_params_copy (&saved, &plan->params, err)) != NB_OK)
     return st;
   if ((st = params_assign (&plan->params, params, err)) != NB_OK)
@@ -717,6 +815,8 @@ nb_status
 nb_plan_execute (nb_plan *plan, float *image, const nb_exec_options *opts, nb_error *err)
 {
   nb_error_clear (err);
+  if (nb_backend_cuda_active (plan))
+    return nb_backend_cuda_execute (plan, image, opts, err);
   /* tricubic interpolation keeps the exact kernel (its fallback is global, Q-15) */
   if (plan->params.precision != NB_PRECISION_EXACT && !plan->interpolate)
     return nb_kernel_execute_fast (plan, image, opts, err);

@@ -25,9 +25,22 @@
  * CRLF files read like LF files. */
 static const char table_delimiters[] = " \t,;:!\r\v\f";
 
-/* read_text: the whole of @path, NUL-terminated, in one malloc'd buffer. */
+/* Limits on what these small files may make us allocate: a source list or
+ * stol table is a few thousand lines; nanoBragg itself would take days on
+ * more sources than this. */
+#define TABLE_TEXT_MAX ((size_t) 256 << 20)
+#define TABLE_ROWS_MAX 10000000
+/* A matrix is read from the start of its file: only its first nine numbers
+ * count, so the rest is never read. */
+#define MATRIX_TEXT_MAX ((size_t) 1 << 20)
+
+/* read_text: @path, NUL-terminated, in one malloc'd buffer of at most
+ * @max_bytes of text: more is an error, or with @prefix_ok the rest is not
+ * read.  Reading stops at the first NUL byte, which the callers report by its
+ * line, so a binary file or /dev/zero costs one chunk. */
 static nb_status
-read_text (const char *path, char **text, size_t *len, nb_error *err)
+read_text (const char *path, size_t max_bytes, int prefix_ok, char **text, size_t *len,
+           nb_error *err)
 {
   FILE *f;
   struct stat st;
@@ -42,9 +55,16 @@ read_text (const char *path, char **text, size_t *len, nb_error *err)
 
   /* The size is only a hint: pipes and /proc files report 0. */
   cap = 4096;
-  if (fstat (fileno (f), &st) == 0 && S_ISREG (st.st_mode) && st.st_size > 0 &&
-      (uintmax_t) st.st_size < SIZE_MAX - 1)
-    cap = (size_t) st.st_size + 1;
+  if (fstat (fileno (f), &st) == 0 && S_ISREG (st.st_mode) && st.st_size > 0)
+    {
+      if ((uintmax_t) st.st_size > max_bytes && !prefix_ok)
+        {
+          fclose (f);
+          return nb_error_set (err, NB_ERR_NOMEM, "%s: %.1f MB of text (allowed: up to %.0f MB)",
+                               path, (double) st.st_size / 1e6, (double) max_bytes / 1e6);
+        }
+      cap = (uintmax_t) st.st_size < max_bytes ? (size_t) st.st_size + 1 : max_bytes + 1;
+    }
 
   buf = malloc (cap);
   if (buf == NULL)
@@ -61,18 +81,29 @@ read_text (const char *path, char **text, size_t *len, nb_error *err)
         {
           char *bigger;
 
-          if (cap > SIZE_MAX / 2 || (bigger = realloc (buf, cap * 2)) == NULL)
+          size_t new_cap = cap * 2 > max_bytes + 1 ? max_bytes + 1 : cap * 2;
+
+          if (new_cap <= cap)
+            {
+              if (prefix_ok)
+                break;
+              free (buf);
+              fclose (f);
+              return nb_error_set (err, NB_ERR_NOMEM, "%s: more than %.0f MB of text", path,
+                                   (double) max_bytes / 1e6);
+            }
+          if ((bigger = realloc (buf, new_cap)) == NULL)
             {
               free (buf);
               fclose (f);
-              return nb_error_set (err, NB_ERR_NOMEM, "%s: file too large to read", path);
+              return nb_error_set (err, NB_ERR_NOMEM, "%s: out of memory reading it", path);
             }
           buf = bigger;
-          cap *= 2;
+          cap = new_cap;
         }
       got = fread (buf + n, 1, cap - 1 - n, f);
       n += got;
-      if (got == 0)
+      if (got == 0 || memchr (buf + n - got, '\0', got) != NULL)
         break;
     }
 
@@ -132,12 +163,21 @@ table_append_row (nb_table *t, size_t *cap_rows)
       size_t new_cap = *cap_rows ? *cap_rows * 2 : 64;
       double *bigger;
 
-      if (new_cap > (size_t) INT32_MAX || new_cap > SIZE_MAX / sizeof (double) / (size_t) t->cols)
+      if (new_cap > TABLE_ROWS_MAX)
+        new_cap = TABLE_ROWS_MAX;
+      if (new_cap <= *cap_rows || new_cap > SIZE_MAX / sizeof (double) / (size_t) t->cols)
         return NULL;
       bigger = realloc (t->v, new_cap * (size_t) t->cols * sizeof (double));
       if (bigger == NULL)
         return NULL;
       t->v = bigger;
+      {
+        long *lines = realloc (t->lines, new_cap * sizeof (long));
+
+        if (lines == NULL)
+          return NULL;
+        t->lines = lines;
+      }
       *cap_rows = new_cap;
     }
   row = t->v + (size_t) t->rows * (size_t) t->cols;
@@ -187,7 +227,7 @@ nb_table_read (const char *path, int cols, nb_table *out, nb_error *err)
     return nb_error_set (err, NB_ERR_INVALID, "%s: a table needs at least one column (got %d)",
                          path, cols);
 
-  st = read_text (path, &text, &len, err);
+  st = read_text (path, TABLE_TEXT_MAX, 0, &text, &len, err);
   if (st != NB_OK)
     return st;
   if (strlen (text) != len)
@@ -226,9 +266,14 @@ nb_table_read (const char *path, int cols, nb_table *out, nb_error *err)
         continue;
 
       row = table_append_row (&t, &cap_rows);
+      if (row != NULL)
+        t.lines[t.rows - 1] = line;
       if (row == NULL)
         {
-          st = nb_error_set (err, NB_ERR_NOMEM, "%s:%ld: out of memory", path, line);
+          st = t.rows >= TABLE_ROWS_MAX
+                 ? nb_error_set (err, NB_ERR_NOMEM, "%s:%ld: more than %d rows", path, line,
+                                 TABLE_ROWS_MAX)
+                 : nb_error_set (err, NB_ERR_NOMEM, "%s:%ld: out of memory", path, line);
           break;
         }
       st = table_parse_line (path, line, first, cols, c_locale, row, err);
@@ -243,6 +288,7 @@ nb_table_read (const char *path, int cols, nb_table *out, nb_error *err)
   if (st != NB_OK)
     {
       free (t.v);
+      free (t.lines);
       return st;
     }
   *out = t;
@@ -255,6 +301,7 @@ nb_table_clear (nb_table *t)
   if (t == NULL)
     return;
   free (t->v);
+  free (t->lines);
   memset (t, 0, sizeof *t);
 }
 
@@ -269,7 +316,7 @@ nb_matrix_read (const char *path, double m[9], nb_error *err)
   double v9[9];
   int n = 0;
 
-  st = read_text (path, &text, &len, err);
+  st = read_text (path, MATRIX_TEXT_MAX, 1, &text, &len, err);
   if (st != NB_OK)
     return st;
 
@@ -299,7 +346,23 @@ nb_matrix_read (const char *path, double m[9], nb_error *err)
       p = end + strspn (end, space);
     }
   if (st == NB_OK && n < 9)
-    st = nb_error_set (err, NB_ERR_PARSE, "%s: only %d numbers, a matrix needs nine", path, n);
+    st = nb_error_set (err, NB_ERR_PARSE, "%s:%ld: the file ends after %d numbers; a matrix needs "
+                       "nine", path, line_of (text, text + strlen (text)), n);
+  if (st == NB_OK)
+    {
+      /* columns a*, b*, c*: a singular matrix has no real cell, and with -cell
+       * the plan would rescale its zero vectors into a silent blank image */
+      double det = v9[0] * (v9[4] * v9[8] - v9[5] * v9[7]) - v9[1] * (v9[3] * v9[8] - v9[5] * v9[6])
+                   + v9[2] * (v9[3] * v9[7] - v9[4] * v9[6]);
+      double norm = 1.0;
+
+      for (int c = 0; c < 3; c++)
+        norm *= sqrt (v9[c] * v9[c] + v9[3 + c] * v9[3 + c] + v9[6 + c] * v9[6 + c]);
+      if (!(fabs (det) > 1e-9 * norm) || !isfinite (det))
+        st = nb_error_set (err, NB_ERR_PARSE,
+                           "%s: the matrix is singular (determinant %g): its columns a*, b*, c* "
+                           "span no cell", path, det);
+    }
   /* @m is left alone on failure: callers may keep the orientation from -cell. */
   if (st == NB_OK)
     memcpy (m, v9, sizeof v9);

@@ -754,8 +754,9 @@ test_matrix_triclinic (void)
 static void
 test_matrix_layout (void)
 {
-  g_autofree char *one_line = write_scratch ("one.mat", "1 2 3 4 5 6 7 8 9 trailing words\n", -1);
-  g_autofree char *ragged = write_scratch ("ragged.mat", "\n 1\t2\n3 4 5 6 7\r\n8\n\n  9", -1);
+  /* 1 .. 8 and 10: 1 .. 9 would be a singular matrix */
+  g_autofree char *one_line = write_scratch ("one.mat", "1 2 3 4 5 6 7 8 10 trailing words\n", -1);
+  g_autofree char *ragged = write_scratch ("ragged.mat", "\n 1\t2\n3 4 5 6 7\r\n8\n\n  10", -1);
   g_autofree char *short_mat = write_scratch ("short.mat", "1 2 3\n4 5 6\n7 8\n", -1);
   g_autofree char *bad = write_scratch ("bad.mat", "1 2 3\n4 five 6\n7 8 9\n", -1);
   double m[9], keep[9];
@@ -763,11 +764,11 @@ test_matrix_layout (void)
 
   g_assert_cmpint (nb_matrix_read (one_line, m, &err), ==, NB_OK);
   for (int i = 0; i < 9; i++)
-    g_assert_cmpfloat (m[i], ==, i + 1);
+    g_assert_cmpfloat (m[i], ==, i < 8 ? i + 1 : 10);
   memset (m, 0, sizeof m);
   g_assert_cmpint (nb_matrix_read (ragged, m, &err), ==, NB_OK);
   for (int i = 0; i < 9; i++)
-    g_assert_cmpfloat (m[i], ==, i + 1);
+    g_assert_cmpfloat (m[i], ==, i < 8 ? i + 1 : 10);
 
   /* Failures leave @m alone. */
   memcpy (keep, m, sizeof m);
@@ -785,6 +786,122 @@ test_matrix_layout (void)
   g_remove (ragged);
   g_remove (short_mat);
   g_remove (bad);
+}
+
+/* nb_hkl_read_limited (issue 7): the grid, counted with the caller's copy,
+ * is refused before it is allocated; the text and the records count too. */
+static void
+test_read_limited (void)
+{
+  g_autofree char *wide = write_scratch ("wide.hkl", "-1000 -1000 -1000 1\n1000 1000 1000 2\n", -1);
+  g_autofree char *small = write_scratch ("small.hkl", "0 0 0 1\n1 1 1 2\n", -1);
+  nb_hkl_grid g;
+  nb_error err = { 0 };
+  g_autofree char *where = NULL;
+
+  /* 2002^3 cells of 12 bytes: 96 GB */
+  g_assert_cmpint (nb_hkl_read_limited (wide, 0.0, (size_t) 1 << 30, 12, &g, &err), ==,
+                   NB_ERR_NOMEM);
+  g_assert_null (g.F);
+  g_assert_nonnull (strstr (err.message, wide));
+  g_assert_nonnull (strstr (err.message, "h -1000..1000"));
+  g_assert_nonnull (strstr (err.message, "2002 x 2002 x 2002"));
+  g_assert_nonnull (strstr (err.message, "-memory_budget"));
+
+  /* 3 x 3 x 3 cells: 216 bytes as doubles, 324 with a float copy, plus the records */
+  g_assert_cmpint (nb_hkl_read_limited (small, 0.0, 4096, 12, &g, &err), ==, NB_OK);
+  g_assert_cmpint (g.h_range, ==, 2);
+  nb_hkl_grid_clear (&g);
+  g_assert_cmpint (nb_hkl_read_limited (small, 0.0, 300, 12, &g, &err), ==, NB_ERR_NOMEM);
+  g_assert_cmpint (nb_hkl_read_limited (small, 0.0, 300, 8, &g, &err), ==, NB_OK);
+  nb_hkl_grid_clear (&g);
+
+  /* the text alone over the budget */
+  g_assert_cmpint (nb_hkl_read_limited (small, 0.0, 10, 8, &g, &err), ==, NB_ERR_NOMEM);
+  g_assert_nonnull (strstr (err.message, small));
+
+  /* a stream (not a regular file) that never ends is stopped at the budget; one of
+   * NUL bytes at the first chunk */
+  g_assert_cmpint (nb_hkl_read_limited ("/dev/zero", 0.0, (size_t) 1 << 30, 12, &g, &err), ==,
+                   NB_ERR_PARSE);
+  g_assert_nonnull (strstr (err.message, "/dev/zero:1: NUL byte"));
+
+  g_remove (wide);
+  g_remove (small);
+}
+
+/* An Fdump header must not make the reader allocate what the file does not
+ * hold, nor more than the budget. */
+static void
+test_dump_limited (void)
+{
+  static const char huge[] = "-1024 1024 -1024 1024 -1024 1024\n\f12345678";
+  g_autofree char *path = write_scratch ("huge.dump", huge, sizeof huge - 1);
+  g_autofree char *small_hkl = write_scratch ("s.hkl", "0 0 0 1\n1 1 1 2\n", -1);
+  g_autofree char *small = g_build_filename (scratch_dir, "s.dump", NULL);
+  nb_hkl_grid g;
+  nb_error err = { 0 };
+
+  g_assert_cmpint (nb_hkl_read_dump_limited (path, SIZE_MAX, 8, &g, &err), ==, NB_ERR_PARSE);
+  g_assert_null (g.F);
+  g_assert_nonnull (strstr (err.message, "short Fdump data"));
+
+  g_assert_cmpint (nb_hkl_read (small_hkl, 0.0, &g, &err), ==, NB_OK);
+  g_assert_cmpint (nb_hkl_write_dump (small, &g, &err), ==, NB_OK);
+  nb_hkl_grid_clear (&g);
+  g_assert_cmpint (nb_hkl_read_dump_limited (small, 1000, 12, &g, &err), ==, NB_OK);
+  nb_hkl_grid_clear (&g);
+  g_assert_cmpint (nb_hkl_read_dump_limited (small, 300, 12, &g, &err), ==, NB_ERR_NOMEM);
+  g_assert_nonnull (strstr (err.message, "s.dump"));
+  g_remove (path);
+  g_remove (small);
+  g_remove (small_hkl);
+}
+
+/* Table rows remember their file lines (comments and blank lines skipped),
+ * so callers can name the line of a bad value. */
+static void
+test_table_lines (void)
+{
+  g_autofree char *path = write_scratch ("lines.txt", "# sources\n\n1 2\n\n# more\n3 4\n5\n", -1);
+  nb_table t;
+  nb_error err = { 0 };
+
+  g_assert_cmpint (nb_table_read (path, 2, &t, &err), ==, NB_OK);
+  g_assert_cmpint (t.rows, ==, 3);
+  g_assert_cmpint (t.lines[0], ==, 3);
+  g_assert_cmpint (t.lines[1], ==, 6);
+  g_assert_cmpint (t.lines[2], ==, 7);
+  g_assert_true (isnan (t.v[5]));
+  nb_table_clear (&t);
+  g_assert_null (t.lines);
+
+  /* a stream of NUL bytes is a binary file at line 1, not a memory hog */
+  g_assert_cmpint (nb_table_read ("/dev/zero", 2, &t, &err), ==, NB_ERR_PARSE);
+  g_assert_nonnull (strstr (err.message, "/dev/zero:1: NUL byte"));
+  g_remove (path);
+}
+
+/* A singular matrix spans no cell: refused by the reader (the plan would turn it into a
+ * blank image when -cell is also given). */
+static void
+test_matrix_singular (void)
+{
+  g_autofree char *zero = write_scratch ("zero.mat", "0 0 0\n0 0 0\n0 0 0\n", -1);
+  g_autofree char *flat = write_scratch ("flat.mat", "1 2 3\n4 5 6\n7 8 9\n", -1);
+  g_autofree char *fine = write_scratch ("fine.mat", "0.01 0 0\n0 0.02 0\n0 0 1e-4\n", -1);
+  double m[9] = { 0 };
+  nb_error err = { 0 };
+
+  g_assert_cmpint (nb_matrix_read (zero, m, &err), ==, NB_ERR_PARSE);
+  g_assert_nonnull (strstr (err.message, "singular"));
+  g_assert_cmpint (nb_matrix_read (flat, m, &err), ==, NB_ERR_PARSE);
+  g_assert_nonnull (strstr (err.message, flat));
+  g_assert_cmpint (nb_matrix_read (fine, m, &err), ==, NB_OK);
+  g_assert_cmpfloat (m[8], ==, 1e-4);
+  g_remove (zero);
+  g_remove (flat);
+  g_remove (fine);
 }
 
 int
@@ -819,6 +936,10 @@ main (int argc, char *argv[])
   g_test_add_func ("/textfile/table/errors", test_table_errors);
   g_test_add_func ("/textfile/matrix/triclinic", test_matrix_triclinic);
   g_test_add_func ("/textfile/matrix/layout", test_matrix_layout);
+  g_test_add_func ("/hkl/read/limited", test_read_limited);
+  g_test_add_func ("/hkl/dump/limited", test_dump_limited);
+  g_test_add_func ("/textfile/table/lines", test_table_lines);
+  g_test_add_func ("/textfile/matrix/singular", test_matrix_singular);
 
   status = g_test_run ();
 

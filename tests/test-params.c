@@ -910,6 +910,286 @@ test_copy (void)
   nb_params_clear (&q);
 }
 
+/* nb_params_validate (issue 7): parse, then validate; @names must be in the
+ * message of a refusal. */
+static void
+validate_fails (const char *cmdline, const char *names)
+{
+  nb_params p;
+  nb_error err = { 0 };
+
+  parse_ok (&p, cmdline);
+  if (nb_params_validate (&p, &err) != NB_ERR_INVALID)
+    g_error ("'%s': accepted", cmdline);
+  g_assert_cmpint (err.code, ==, NB_ERR_INVALID);
+  if (strstr (err.message, names) == NULL)
+    g_error ("'%s': message '%s' does not name '%s'", cmdline, err.message, names);
+  g_assert_null (strchr (err.message, '\n'));
+  nb_params_clear (&p);
+}
+
+static void
+validate_ok (const char *cmdline)
+{
+  nb_params p;
+  nb_error err = { 0 };
+
+  parse_ok (&p, cmdline);
+  if (nb_params_validate (&p, &err) != NB_OK)
+    g_error ("'%s': %s", cmdline, err.message);
+  nb_params_clear (&p);
+}
+
+/* What the reference accepts on purpose stays valid: the defaults, the
+ * "not given" sentinels and the odd values the golden cases and tests use. */
+static void
+test_validate_accepts (void)
+{
+  static const char *const lines[] = {
+    "",
+    "-N 0",
+    "-phisteps 0",
+    "-oversample 0",
+    "-osc 0",
+    "-mosaic 0 -mosaic_domains 5",
+    "-Xbeam -1.5 -Ybeam -.5 -phi -10 -detector_rotx -1e1",
+    "-cell 50 -N 2",
+    "-cell 70 80 90 75 85 95 -misset 10 5 3",
+    "-cell 100 100 100 119 60 60",
+    "-adc -20",
+    "-detector_abs inf -detector_thick 0",
+    "-detector_thick 450 -detector_abs 500 -thicksteps 5",
+    "-hdivrange 1 -hdivstep 1 -vdivrange 1 -vdivstep 1",
+    "-divergence 0.2 -divsteps 5 -dispersion 1 -dispsteps 2",
+    "-roi 40 200 60 180",
+    "-roi 0 0 0 3 -detpixels 4",
+    "-roi 0 5000 0 5000 -detpixels 16",
+    "-pix0_vector 0 0 0",
+    "-twotheta_axis 0 0 -1 -twotheta 20",
+    "-fdet_vector 0 0.2588 0.9659 -sdet_vector 0 -0.9659 0.2588 -odet_vector 1 0 0",
+    "-odet_vector 0 0 0",
+    "-flux 1e12 -exposure 2 -beamsize 0.05",
+    "-exposure 0",
+    "-xtalsize 0.0003",
+    "-polar -1 -fudge 1e-3",
+    "-close_distance 90 -distance -5",
+    "-memory_budget 0.5",
+    "-precision single -backend cpu",
+    "-energy 12398.42",
+  };
+
+  for (size_t i = 0; i < G_N_ELEMENTS (lines); i++)
+    validate_ok (lines[i]);
+
+  /* every count and range at its limit */
+  validate_ok ("-N 1000000 -oversample 1000 -phisteps 100000 -mosaic 180 -mosaic_domains 1000000 "
+               "-dispersion 199.9 -dispsteps 100000 -detpixels 65536 -thicksteps 1000 "
+               "-detector_thick 1 -cell 1000000 -polar 1 -hdivrange 3141 -vdivrange 3141");
+}
+
+/* Out-of-range values: refused, naming the flag (in the flag's units). */
+static void
+test_validate_refuses (void)
+{
+  static const struct
+  {
+    const char *cmd;
+    const char *names;
+  } cases[] = {
+    { "-lambda 0", "-lambda 0 Angstrom" },
+    { "-energy -12398.42", "-lambda -1 " },
+    { "-distance 0", "-distance 0 mm" },
+    { "-distance -1e3", "-distance" },
+    { "-close_distance -5", "-close_distance" },
+    { "-pixel 0", "-pixel 0 mm" },
+    { "-detpixels 70000", "-detpixels_f 70000" },
+    { "-detpixels_f 10 -detpixels_s 70000", "-detpixels_s" },
+    { "-detsize 0", "-detsize_f 0 mm" },
+    { "-pixel 0.0001 -detsize 1000", "pixels" },
+    { "-N -3", "-N -3" },
+    { "-Na 2 -Nb -1", "-Nb -1" },
+    { "-N 1000001", "-N" },
+    { "-cell 100 100 100 120 60 60", "angles 120 60 60" },
+    { "-cell 100 100 100 150 30 30", "angles 150 30 30" },
+    { "-cell 100 100 100 130 130 130", "all three below 360" },
+    { "-cell 100 100 100 -90 90 90", "alpha = -90" },
+    { "-cell 100 100 100 90 180 90", "beta = 180" },
+    { "-cell -1", "a = -1" },
+    { "-cell 50 -60 70", "b = -60" },
+    { "-cell 2e6", "a = 2e+06" },
+    { "-xtalsize -1", "-xtalsize -1 mm" },
+    { "-sample_y -1", "-sample_y" },
+    { "-sample_z 2000", "-sample_z 2000 mm" },
+    { "-fudge 0", "-fudge" },
+    { "-mosaic 181", "-mosaic 181 deg" },
+    { "-mosaic_domains 0", "-mosaic_domains 0" },
+    { "-mosaic_domains 1000001", "-mosaic_domains" },
+    { "-dispersion 200", "-dispersion 200%" },
+    { "-dispsteps 0", "-dispsteps 0" },
+    { "-hdivsteps 0", "-hdivsteps 0" },
+    { "-vdivsteps 100001", "-vdivsteps" },
+    { "-hdivstep 0", "-hdivstep 0 mrad" },
+    { "-vdivrange 4000", "-vdivrange 4000 mrad" },
+    { "-hdivrange 1 -hdivstep 1e-6", "-hdivstep 1e-06 mrad gives" },
+    { "-hdivsteps 10000 -vdivsteps 10000", "divergence grid of 10000 x 10000" },
+    { "-fluence -1", "-fluence" },
+    { "-flux -1", "-flux" },
+    { "-flux 1 -exposure 0", "-exposure > 0 s" },
+    { "-flux 1 -beamsize 0", "-beamsize > 0 mm" },
+    { "-exposure -1", "-exposure" },
+    { "-beamsize -1", "-beamsize -1 mm" },
+    { "-polar 1.5", "-polar 1.5" },
+    { "-water -5", "-water -5 um" },
+    { "-detector_thick -1", "-detector_thick -1 um" },
+    { "-thicksteps 1001", "-detector_thicksteps 1001" },
+    { "-detector_thick 100 -thicksteps 0", "-detector_thicksteps 0" },
+    { "-phisteps 100001", "-phisteps 100001" },
+    { "-phistep 0", "-phistep 0 deg" },
+    { "-osc 90 -phistep 1e-5", "-phistep 1e-05 deg gives" },
+    { "-oversample 1001", "-oversample 1001" },
+    { "-dmin -1", "-dmin -1 Angstrom" },
+    { "-roi 10 5 0 3", "-roi 10 5 0 3" },
+    { "-roi 0 3 5 1", "-roi 0 3 5 1" },
+    { "-detpixels 16 -roi 16 20 0 3", "16 x 16 detector" },
+    { "-roi -2 5 0 5", "-roi -2 5 0 5" },
+    { "-beam_vector 0 0 0", "-beam_vector 0 0 0" },
+    { "-fdet_vector 0 0 0", "-fdet_vector 0 0 0" },
+    { "-polar_vector 0 0 0", "-polar_vector" },
+    { "-spindle_axis 0 0 0", "-spindle_axis" },
+    { "-fdet_vector 0 1 0 -sdet_vector 0 -3 0", "are parallel" },
+    { "-twotheta_axis 0 0 0 -twotheta 5", "-twotheta_axis 0 0 0" },
+    { "-scale -2", "-scale -2" },
+    { "-pgmscale -2", "-pgmscale -2" },
+    { "-printout_pixel -2 0", "-printout_pixel" },
+    { "-hkl ''", "-hkl ''" },
+    { "-floatfile ''", "-floatfile ''" },
+  };
+
+  for (size_t i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_test_message ("%s", cases[i].cmd);
+      validate_fails (cases[i].cmd, cases[i].names);
+    }
+}
+
+/* What only an API user can set: non-finite numbers and out-of-range enums. */
+static void
+test_validate_api_values (void)
+{
+  nb_params p;
+  nb_error err = { 0 };
+  struct
+  {
+    double *field;
+    double value;
+    const char *names;
+  } doubles[] = {
+    { &p.lambda0, NAN, "-lambda" },
+    { &p.distance, INFINITY, "-distance" },
+    { &p.Xbeam, INFINITY, "-Xbeam" },
+    { &p.ORGY, -INFINITY, "-ORGY" },
+    { &p.misset[1], NAN, "-misset" },
+    { &p.fdet[2], NAN, "-fdet_vector" },
+    { &p.pix0[0], INFINITY, "-pix0_vector" },
+    { &p.rotz, NAN, "-detector_rotx" },
+    { &p.phi0, INFINITY, "-phi" },
+    { &p.default_F, NAN, "-default_F" },
+    { &p.adc, INFINITY, "-adc" },
+    { &p.Na, 2.5, "-Na 2.5" },
+    { &p.mosaic_spread, -0.5, "-mosaic" },
+    { &p.osc, -0.5, "-osc" },
+    { &p.detector_mu, -2.0, "-detector_abs" },
+    { &p.dispstep, 0.0, "dispstep" },
+    { &p.memory_budget, -1.0, "-memory_budget" },
+    { &p.cell[4], NAN, "-cell: beta" },
+  };
+
+  for (size_t i = 0; i < G_N_ELEMENTS (doubles); i++)
+    {
+      nb_params_init (&p);
+      p.cell[0] = 50.0;
+      *doubles[i].field = doubles[i].value;
+      g_assert_cmpint (nb_params_validate (&p, &err), ==, NB_ERR_INVALID);
+      if (strstr (err.message, doubles[i].names) == NULL)
+        g_error ("%zu: message '%s' does not name '%s'", i, err.message, doubles[i].names);
+      nb_params_clear (&p);
+    }
+
+  nb_params_init (&p);
+  p.shape = (nb_shape) 7;
+  g_assert_cmpint (nb_params_validate (&p, &err), ==, NB_ERR_INVALID);
+  nb_params_clear (&p);
+  nb_params_init (&p);
+  p.convention = (nb_convention) -1;
+  g_assert_cmpint (nb_params_validate (&p, &err), ==, NB_ERR_INVALID);
+  nb_params_clear (&p);
+  nb_params_init (&p);
+  p.interpolate = 3;
+  g_assert_cmpint (nb_params_validate (&p, &err), ==, NB_ERR_INVALID);
+  nb_params_clear (&p);
+  nb_params_init (&p);
+  p.fpixels = -1;
+  g_assert_cmpint (nb_params_validate (&p, &err), ==, NB_ERR_INVALID);
+  nb_params_clear (&p);
+  g_assert_cmpint (nb_params_validate (NULL, &err), ==, NB_ERR_INVALID);
+}
+
+/* The plan validates first: an update that fails validation leaves the
+ * plan as it was, without rebuilding it. */
+static void
+test_validate_in_plan (void)
+{
+  nb_params p;
+  nb_plan *plan = NULL;
+  nb_error err = { 0 };
+  nb_plan_stats before, after;
+
+  parse_ok (&p, "-default_F 100 -cell 100 100 100 90 90 90 -detpixels 16");
+  g_assert_cmpint (nb_plan_create (&p, &plan, &err), ==, NB_OK);
+  nb_plan_get_stats (plan, &before);
+  p.polarization = 3.0;
+  g_assert_cmpint (nb_plan_update (plan, &p, &err), ==, NB_ERR_INVALID);
+  g_assert_nonnull (strstr (err.message, "-polar 3"));
+  nb_plan_get_stats (plan, &after);
+  g_assert_cmpmem (&before, sizeof before, &after, sizeof after);
+  g_assert_cmpfloat (nb_plan_get_params (plan)->polarization, ==, 0.0);
+  nb_plan_destroy (plan);
+
+  plan = NULL;
+  g_assert_cmpint (nb_plan_create (&p, &plan, &err), ==, NB_ERR_INVALID);
+  g_assert_null (plan);
+  nb_params_clear (&p);
+}
+
+/* Sign errors the parser sees where "not given" (-1) would hide them. */
+static void
+test_errors_negative_sentinels (void)
+{
+  parse_fails ("-mosaic -1", NB_ERR_USAGE, "-mosaic");
+  parse_fails ("-osc -57.29577951308232", NB_ERR_USAGE, "-osc");
+  parse_fails ("-phistep -1", NB_ERR_USAGE, "-phistep");
+  parse_fails ("-hdivrange -1000", NB_ERR_USAGE, "-hdivrange");
+  parse_fails ("-vdivstep -2", NB_ERR_USAGE, "-vdivstep");
+  parse_fails ("-divergence -1", NB_ERR_USAGE, "-divergence");
+  parse_fails ("-mosaic_domains -1", NB_ERR_USAGE, "-mosaic_domains");
+  parse_fails ("-phisteps -1", NB_ERR_USAGE, "-phisteps");
+  parse_fails ("-divsteps -1", NB_ERR_USAGE, "-divsteps");
+  parse_fails ("-thicksteps -1", NB_ERR_USAGE, "-thicksteps");
+  parse_fails ("-oversample -1", NB_ERR_USAGE, "-oversample");
+  parse_fails ("-detector_abs -1000000", NB_ERR_USAGE, "-detector_abs");
+  parse_fails ("-detpixels 0", NB_ERR_USAGE, "-detpixels");
+  parse_fails ("-detpixels_y -4", NB_ERR_USAGE, "-detpixels_y");
+  parse_fails ("-memory_budget 0", NB_ERR_USAGE, "-memory_budget");
+  parse_fails ("-memory_budget -5", NB_ERR_USAGE, "-memory_budget");
+  {
+    nb_params p;
+
+    parse_ok (&p, "-memory_budget 250");
+    g_assert_cmpfloat (p.memory_budget, ==, 250e6);
+    nb_params_clear (&p);
+  }
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -937,6 +1217,11 @@ main (int argc, char *argv[])
   g_test_add_func ("/params/cell", test_cell);
   g_test_add_func ("/params/seeds-and-switches", test_seeds_and_switches);
   g_test_add_func ("/params/copy", test_copy);
+  g_test_add_func ("/params/errors/negative-sentinels", test_errors_negative_sentinels);
+  g_test_add_func ("/params/validate/accepts", test_validate_accepts);
+  g_test_add_func ("/params/validate/refuses", test_validate_refuses);
+  g_test_add_func ("/params/validate/api-values", test_validate_api_values);
+  g_test_add_func ("/params/validate/in-plan", test_validate_in_plan);
 
   return g_test_run ();
 }

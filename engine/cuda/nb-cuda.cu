@@ -1,0 +1,1176 @@
+/* nb-cuda.cu: the CUDA backend: kernels and their host side (nb-cuda.h).
+ *
+ * The kernels are the fast kernel of kernel-fast-body.h with one thread per
+ * pixel instead of a vector lane per pixel: the same loops in the same order
+ * (sensor layers, sub-pixels slow then fast, sources, orientation steps), the
+ * same caching of the solid angle, polarization and capture fraction under
+ * the -oversample_* flags, the same dmin cut and water background, and the
+ * physics of one sample from nb-physics.h, the header the CPU kernels
+ * compile too.  nvcc compiles this file with --fmad=false and without fast
+ * math (as the C compiler's -ffp-contract=off -fno-fast-math), so sums and
+ * products round as on the CPU; only the library functions exp, sin and cos
+ * (thickness, round and Gaussian crystals) may differ from glibc's in the
+ * last place.
+ *
+ * Layout: a block is 32 x 4 pixels, so a warp is 32 neighbouring pixels of a
+ * row (coalesced stores), and its 4 rows are close in cost.  Each block also
+ * sums its pixels' solid angles (fixed order), and one more block adds the
+ * per-block sums in a fixed order: the total does not vary from run to run.
+ * A preview thread renders the centre of one k x k block and fills the block.
+ *
+ * The pixel code (render_pixel, full_pixel, preview_block) is __host__
+ * __device__: nb_cuda_emulate() runs it on the CPU, and the tests compare
+ * that with the CPU's fast kernel bit for bit in every CI run, GPU or not.
+ *
+ * Host C++ here uses no new, no exceptions and no std::; the static
+ * initialisers nvcc writes into the launch stubs need libsupc++, which the
+ * nvcc link step that meson uses for the engine's users brings.
+ */
+#include "nb-private.h"
+#include "nb-cuda.h"
+
+#include <cuda_runtime.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The physics of one sample, once per precision (nb-physics.h). */
+#define NB_REAL           float
+#define NB_REAL_IS_DOUBLE 0
+#define NB_PHYS(name)     name##_cuda_f32
+#include "nb-physics.h"
+#undef NB_PHYS
+#undef NB_REAL_IS_DOUBLE
+#undef NB_REAL
+
+#define NB_REAL           double
+#define NB_REAL_IS_DOUBLE 1
+#define NB_PHYS(name)     name##_cuda_f64
+#include "nb-physics.h"
+#undef NB_PHYS
+#undef NB_REAL_IS_DOUBLE
+#undef NB_REAL
+
+/* The pixel code below also compiles for the host (nb_cuda_emulate()). */
+#define HD __host__ __device__ __forceinline__
+#ifdef __CUDA_ARCH__
+#define LDG(p) __ldg (p)
+#else
+#define LDG(p) (*(p))
+#endif
+
+#define BLOCK_X        32
+#define BLOCK_Y        4
+#define REDUCE_THREADS 1024
+#define BAND_PIXELS    (256 * 1024) /* a band of the copy back: about 1 MB */
+#define MIN_BANDS      4
+#define MAX_BANDS      32
+
+/* ------------------------------------------------------------------------- */
+/* Device side */
+
+template <typename R> struct phys;
+
+template <> struct phys<float>
+{
+  static HD float
+  square2 (float h, float k, float l, float Na, float Nb, float Nc)
+  {
+    return nb_lattice_square2_cuda_f32 (h, k, l, Na, Nb, Nc);
+  }
+  static HD float
+  shape2 (int shape,
+          float h,
+          float k,
+          float l,
+          float Na,
+          float Nb,
+          float Nc,
+          float fudge,
+          const float *astar)
+  {
+    return nb_lattice_shape2_cuda_f32 (shape, h, k, l, Na, Nb, Nc, fudge, astar);
+  }
+  static HD float
+  kahn (float K, const float *inc, const float *B, const float *E, float dx, float dy, float dz)
+  {
+    return nb_kahn_factor_cuda_f32 (K, inc, B, E, dx, dy, dz);
+  }
+  static HD int
+  cell (int h_min,
+        int k_min,
+        int l_min,
+        int h_count,
+        int k_count,
+        int l_count,
+        int k_stride,
+        int l_stride,
+        float h,
+        float k,
+        float l)
+  {
+    return nb_structure_factor_cell_cuda_f32 (h_min, k_min, l_min, h_count, k_count, l_count,
+                                              k_stride, l_stride, h, k, l);
+  }
+};
+
+template <> struct phys<double>
+{
+  static HD double
+  square2 (double h, double k, double l, double Na, double Nb, double Nc)
+  {
+    return nb_lattice_square2_cuda_f64 (h, k, l, Na, Nb, Nc);
+  }
+  static HD double
+  shape2 (int shape,
+          double h,
+          double k,
+          double l,
+          double Na,
+          double Nb,
+          double Nc,
+          double fudge,
+          const double *astar)
+  {
+    return nb_lattice_shape2_cuda_f64 (shape, h, k, l, Na, Nb, Nc, fudge, astar);
+  }
+  static HD double
+  kahn (double K,
+        const double *inc,
+        const double *B,
+        const double *E,
+        double dx,
+        double dy,
+        double dz)
+  {
+    return nb_kahn_factor_cuda_f64 (K, inc, B, E, dx, dy, dz);
+  }
+  static HD int
+  cell (int h_min,
+        int k_min,
+        int l_min,
+        int h_count,
+        int k_count,
+        int l_count,
+        int k_stride,
+        int l_stride,
+        double h,
+        double k,
+        double l)
+  {
+    return nb_structure_factor_cell_cuda_f64 (h_min, k_min, l_min, h_count, k_count, l_count,
+                                              k_stride, l_stride, h, k, l);
+  }
+};
+
+/* The kernels' parameter, passed by value (so a graph holds it in its kernel
+ * node): the scalars of nb_f32_ctx / nb_f64_ctx, the frame and the device
+ * addresses of the tables.  Zeroed before it is filled, so that two of them
+ * compare with memcmp. */
+template <typename R> struct scene
+{
+  R pix0[3], fdet[3], sdet[3], odet[3];
+  R subpix, pixel_size, close_distance;
+  R thick, thickstep, mu;
+  R kahn, fudge, dmin;
+  R Na, Nb, Nc;
+  R astar[9];
+  R default_F, I_start, scale, physical_bg;
+  int oversample, thicksteps, point_pixel;
+  int os_thick, os_polar, os_omega, os_any, nopolar, water, shape;
+  int nsources, nsteps;
+  int h_min, k_min, l_min, h_count, k_count, l_count, k_stride, l_stride;
+  int fpixels, spixels, f_begin, f_end, s_begin, s_end;
+  const R *inc;         /* 3 * nsources */
+  const R *inv_lambda;  /* nsources */
+  const R *pol;         /* 6 * nsources: B, E */
+  const R *abc;         /* 9 * nsteps */
+  const R *F;           /* structure factors, or NULL */
+  const uint16_t *mask; /* or NULL */
+  float *out;
+  double *partials; /* one solid-angle sum per block of the full image */
+};
+
+/* One pixel, as render_chunk() of kernel-fast-body.h computes each of its
+ * lanes; *@osum gets the sum of its sub-pixel solid angles. */
+template <typename R>
+static HD float
+render_pixel (const scene<R> &s, int fpixel, int spixel, R *osum_out)
+{
+  typedef phys<R> P;
+  const int N = s.oversample;
+  R acc = s.I_start;
+  R polar = s.nopolar ? R (1.0) : R (0.0);
+  R omega = R (0.0), capture = R (0.0), osum = R (0.0);
+
+  for (int t = 0; t < s.thicksteps; t++)
+    {
+      const R Odet = t * s.thickstep;
+
+      capture = s.thick == R (0.0) ? R (1.0) : R (0.0);
+      for (int subS = 0; subS < N; subS++)
+        for (int subF = 0; subF < N; subF++)
+          {
+            const R Sdet = s.subpix * (R) (spixel * N + subS) + s.subpix * R (0.5);
+            const R bx = Sdet * s.sdet[0] + Odet * s.odet[0] + s.pix0[0];
+            const R by = Sdet * s.sdet[1] + Odet * s.odet[1] + s.pix0[1];
+            const R bz = Sdet * s.sdet[2] + Odet * s.odet[2] + s.pix0[2];
+            const R Fdet = s.subpix * (R) (fpixel * N + subF) + s.subpix * R (0.5);
+            const R px = Fdet * s.fdet[0] + bx;
+            const R py = Fdet * s.fdet[1] + by;
+            const R pz = Fdet * s.fdet[2] + bz;
+            const R r = sqrt (px * px + py * py + pz * pz);
+            const R inv = R (1.0) / r;
+            const R d[3] = { px * inv, py * inv, pz * inv };
+            const R w = s.point_pixel
+                            ? R (1.0) / (r * r)
+                            : s.pixel_size * s.pixel_size / (r * r) * s.close_distance / r;
+
+            omega = (omega == R (0.0) || s.os_omega) ? w : omega;
+            osum += omega;
+            if (s.thick != R (0.0) && (capture == R (0.0) || s.os_thick))
+              {
+                const R par = d[0] * s.odet[0] + d[1] * s.odet[1] + d[2] * s.odet[2];
+                capture =
+                    exp (-t * s.thickstep * s.mu / par) - exp (-(t + 1) * s.thickstep * s.mu / par);
+              }
+
+            for (int src = 0; src < s.nsources; src++)
+              {
+                const R inc[3] = { LDG (s.inc + 3 * src), LDG (s.inc + 3 * src + 1),
+                                   LDG (s.inc + 3 * src + 2) };
+                const R il = LDG (s.inv_lambda + src);
+                const R qx = (d[0] - inc[0]) * il;
+                const R qy = (d[1] - inc[1]) * il;
+                const R qz = (d[2] - inc[2]) * il;
+
+                if (s.dmin > R (0.0))
+                  {
+                    const R stol = R (0.5) * sqrt (qx * qx + qy * qy + qz * qz);
+                    if (stol > R (0.0) && s.dmin > R (0.5) / stol)
+                      continue; /* beyond the resolution limit: no factor either */
+                  }
+                if (polar == R (0.0) || s.os_polar)
+                  {
+                    const R *pb = s.pol + 6 * src;
+                    const R B[3] = { LDG (pb), LDG (pb + 1), LDG (pb + 2) };
+                    const R E[3] = { LDG (pb + 3), LDG (pb + 4), LDG (pb + 5) };
+                    polar = P::kahn (s.kahn, inc, B, E, d[0], d[1], d[2]);
+                  }
+
+                for (int j = 0; j < s.nsteps; j++)
+                  {
+                    const R *a = s.abc + 9 * j;
+                    const R h = LDG (a) * qx + LDG (a + 1) * qy + LDG (a + 2) * qz;
+                    const R k = LDG (a + 3) * qx + LDG (a + 4) * qy + LDG (a + 5) * qz;
+                    const R l = LDG (a + 6) * qx + LDG (a + 7) * qy + LDG (a + 8) * qz;
+                    R term;
+
+                    if (s.shape == NB_SHAPE_SQUARE)
+                      term = P::square2 (h, k, l, s.Na, s.Nb, s.Nc);
+                    else
+                      term = P::shape2 (s.shape, h, k, l, s.Na, s.Nb, s.Nc, s.fudge, s.astar);
+                    if (s.F != NULL)
+                      {
+                        /* the cell, then a load through the read-only cache */
+                        const int cell = P::cell (s.h_min, s.k_min, s.l_min, s.h_count, s.k_count,
+                                                  s.l_count, s.k_stride, s.l_stride, h, k, l);
+                        const R F = cell >= 0 ? LDG (s.F + cell) : s.default_F;
+                        term *= F * F;
+                      }
+                    else
+                      term *= s.default_F * s.default_F;
+
+                    if (!s.os_any)
+                      acc += term;
+                    else if (!(term == R (0.0) && !s.water))
+                      {
+                        /* the reference skips zero lattice terms (no factor either) */
+                        acc += term;
+                        if (s.os_thick)
+                          acc *= capture;
+                        if (s.os_polar)
+                          acc *= polar;
+                        if (s.os_omega)
+                          acc *= omega;
+                      }
+                  }
+              }
+          }
+    }
+
+  {
+    R v = s.scale * acc;
+
+    if (!s.os_thick)
+      v *= capture;
+    if (!s.os_polar)
+      v *= polar;
+    if (!s.os_omega)
+      v *= omega;
+    if (s.physical_bg != R (0.0))
+      v += s.scale * s.physical_bg * capture * polar * omega;
+    *osum_out = osum;
+    return (float) v;
+  }
+}
+
+/* Pixel (@f, @sp) of the full image: 0 outside the ROI and where masked
+ * (masked pixels are rendered first, as on the CPU, so that their solid
+ * angle counts); *@osum: its solid angles. */
+template <typename R>
+static HD float
+full_pixel (const scene<R> &s, int f, int sp, double *osum)
+{
+  float v = 0.0f;
+
+  *osum = 0.0;
+  if (f >= s.f_begin && f < s.f_end && sp >= s.s_begin && sp < s.s_end)
+    {
+      R o;
+
+      v = render_pixel (s, f, sp, &o);
+      *osum = (double) o;
+      if (s.mask != NULL && LDG (s.mask + (size_t) sp * (size_t) s.fpixels + (size_t) f) == 0)
+        v = 0.0f;
+    }
+  return v;
+}
+
+static HD int
+imin (int a, int b)
+{
+  return a < b ? a : b;
+}
+
+/* Block (@j, @m) of a preview of stride @k: the centre of the ROI's k x k
+ * block, clipped to the ROI as kernel-fast.c's preview_row() and
+ * render_tile() choose it, fills the block (masked pixels 0). */
+template <typename R>
+static HD void
+preview_block (const scene<R> &s, int k, int j, int m)
+{
+  const int fb = s.f_begin + j * k, sb = s.s_begin + m * k;
+
+  if (fb >= s.f_end || sb >= s.s_end)
+    return;
+  {
+    const int f1 = imin (fb + k, s.f_end), s1 = imin (sb + k, s.s_end);
+    const int fc = imin (fb + k / 2, f1 - 1), sc = imin (sb + k / 2, s1 - 1);
+    R o;
+    const float v = render_pixel (s, fc, sc, &o);
+
+    for (int y = sb; y < s1; y++)
+      for (int x = fb; x < f1; x++)
+        {
+          const size_t idx = (size_t) y * (size_t) s.fpixels + (size_t) x;
+          s.out[idx] = (s.mask != NULL && LDG (s.mask + idx) == 0) ? 0.0f : v;
+        }
+  }
+}
+
+/* The full image, one thread per pixel; each block also writes the sum of
+ * its pixels' solid angles, in a fixed order. */
+template <typename R>
+static __global__ void
+__launch_bounds__ (BLOCK_X *BLOCK_Y) render_kernel (const __grid_constant__ scene<R> s)
+{
+  const int f = blockIdx.x * BLOCK_X + threadIdx.x;
+  const int sp = blockIdx.y * BLOCK_Y + threadIdx.y;
+  __shared__ double warp_sum[BLOCK_Y];
+  double osum = 0.0;
+
+  if (f < s.fpixels && sp < s.spixels)
+    s.out[(size_t) sp * (size_t) s.fpixels + (size_t) f] = full_pixel (s, f, sp, &osum);
+
+  for (int off = BLOCK_X / 2; off > 0; off /= 2)
+    osum += __shfl_down_sync (0xffffffffu, osum, off);
+  if (threadIdx.x == 0)
+    warp_sum[threadIdx.y] = osum;
+  __syncthreads ();
+  if (threadIdx.x == 0 && threadIdx.y == 0)
+    {
+      double t = warp_sum[0];
+
+      for (int w = 1; w < BLOCK_Y; w++)
+        t += warp_sum[w];
+      s.partials[(size_t) blockIdx.y * gridDim.x + blockIdx.x] = t;
+    }
+}
+
+/* The per-block sums of render_kernel, in a fixed order. */
+static __global__ void
+__launch_bounds__ (REDUCE_THREADS)
+    reduce_kernel (const double *__restrict__ partials, int n, double *__restrict__ total)
+{
+  __shared__ double sum[REDUCE_THREADS];
+  double t = 0.0;
+
+  for (int i = threadIdx.x; i < n; i += REDUCE_THREADS)
+    t += partials[i];
+  sum[threadIdx.x] = t;
+  __syncthreads ();
+  for (int half = REDUCE_THREADS / 2; half > 0; half /= 2)
+    {
+      if ((int) threadIdx.x < half)
+        sum[threadIdx.x] += sum[threadIdx.x + half];
+      __syncthreads ();
+    }
+  if (threadIdx.x == 0)
+    *total = sum[0];
+}
+
+/* A preview, one thread per k x k block; the image was cleared before. */
+template <typename R>
+static __global__ void
+__launch_bounds__ (BLOCK_X *BLOCK_Y) preview_kernel (const __grid_constant__ scene<R> s, int k)
+{
+  preview_block (s, k, blockIdx.x * BLOCK_X + threadIdx.x, blockIdx.y * BLOCK_Y + threadIdx.y);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Host side */
+
+static int
+fail (char *why, size_t n, cudaError_t e, const char *call)
+{
+  if (why != NULL && n > 0)
+    snprintf (why, n, "%s (%s) in %.*s", cudaGetErrorName (e), cudaGetErrorString (e),
+              (int) strcspn (call, " ("), call);
+  return 0;
+}
+
+#define CK(call)                                                                                   \
+  do                                                                                               \
+    {                                                                                              \
+      cudaError_t e_ = (call);                                                                     \
+      if (e_ != cudaSuccess)                                                                       \
+        return fail (why, n, e_, #call);                                                           \
+    }                                                                                              \
+  while (0)
+
+/* A captured execute sequence: the full image, or a preview of one stride. */
+typedef struct
+{
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  cudaGraphNode_t node; /* the render or preview kernel's node */
+  int stride;           /* 1: full image */
+  int failed;           /* capture failed for this key and stride: plain launches */
+  long version;         /* the scene version the kernel node holds */
+} graph_slot;
+
+/* The cache key: what the buffers' sizes and the graphs' shapes depend on. */
+typedef struct
+{
+  int is_double, fpixels, spixels, oversample, nsources, nsteps, has_mask;
+  size_t F_cells;
+} cache_key;
+
+struct nb_cuda_ctx
+{
+  int device;
+  cudaStream_t stream;
+
+  int have_key;
+  cache_key key;
+  size_t real_size; /* sizeof (float) or sizeof (double) */
+
+  /* device */
+  void *d_inc, *d_inv_lambda, *d_pol, *d_abc, *d_F;
+  uint16_t *d_mask;
+  float *d_out;
+  double *d_partials, *d_omega;
+  /* pinned host */
+  float *h_out;
+  double *h_omega;
+  /* host copies of the uploaded tables, to upload only what changed */
+  void *h_inc, *h_inv_lambda, *h_pol, *h_abc;
+
+  int grid_x, grid_y; /* blocks of the full image */
+  int nbands, band_rows;
+  cudaEvent_t events[MAX_BANDS];
+  int nevents;
+
+  scene<float> s32;
+  scene<double> s64;
+  long version; /* incremented when the scene's bytes change */
+
+  graph_slot graphs[2]; /* [0] full image, [1] the last preview stride */
+  int run_stride;
+  char graph_error[160];
+  nb_cuda_stats stats;
+};
+
+/* -------- probe -------- */
+
+static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
+static int probe_ok;
+static int probe_device;
+static char probe_why[256];
+
+static void
+probe_run (void)
+{
+  int count = 0, dev = 0, major = 0, minor = 0;
+  cudaDeviceProp prop;
+  cudaError_t e = cudaGetDeviceCount (&count);
+
+  if (e != cudaSuccess)
+    {
+      int driver = 0;
+
+      cudaDriverGetVersion (&driver);
+      if (e == cudaErrorInsufficientDriver && driver == 0)
+        snprintf (probe_why, sizeof probe_why, "no CUDA driver");
+      else if (e == cudaErrorInsufficientDriver)
+        snprintf (probe_why, sizeof probe_why,
+                  "the CUDA driver (CUDA %d.%d) is older than this build's runtime (CUDA %d.%d)",
+                  driver / 1000, driver % 1000 / 10, CUDART_VERSION / 1000,
+                  CUDART_VERSION % 1000 / 10);
+      else if (e == cudaErrorNoDevice)
+        snprintf (probe_why, sizeof probe_why, "no CUDA device");
+      else
+        snprintf (probe_why, sizeof probe_why, "%s", cudaGetErrorString (e));
+      cudaGetLastError ();
+      return;
+    }
+  if (count == 0)
+    {
+      snprintf (probe_why, sizeof probe_why, "no CUDA device");
+      return;
+    }
+  if ((e = cudaGetDevice (&dev)) != cudaSuccess ||
+      (e = cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor, dev)) !=
+          cudaSuccess ||
+      (e = cudaDeviceGetAttribute (&minor, cudaDevAttrComputeCapabilityMinor, dev)) !=
+          cudaSuccess ||
+      (e = cudaGetDeviceProperties (&prop, dev)) != cudaSuccess)
+    {
+      snprintf (probe_why, sizeof probe_why, "%s", cudaGetErrorString (e));
+      cudaGetLastError ();
+      return;
+    }
+  if (major < 8)
+    {
+      snprintf (probe_why, sizeof probe_why,
+                "device %d (%.128s) has compute capability %d.%d; this build needs 8.0 or newer",
+                dev, prop.name, major, minor);
+      return;
+    }
+  snprintf (probe_why, sizeof probe_why, "device %d, %.128s, compute capability %d.%d", dev,
+            prop.name, major, minor);
+  probe_device = dev;
+  probe_ok = 1;
+}
+
+extern "C" int
+nb_cuda_probe (char *why, size_t n)
+{
+  pthread_once (&probe_once, probe_run);
+  if (why != NULL && n > 0)
+    snprintf (why, n, "%s", probe_why);
+  return probe_ok;
+}
+
+/* -------- buffers -------- */
+
+static void
+graph_slot_clear (graph_slot *g)
+{
+  if (g->exec != NULL)
+    cudaGraphExecDestroy (g->exec);
+  if (g->graph != NULL)
+    cudaGraphDestroy (g->graph);
+  memset (g, 0, sizeof *g);
+}
+
+/* Frees everything sized by the cache key (errors ignored: also used on a
+ * broken context). */
+static void
+free_buffers (nb_cuda_ctx *ctx)
+{
+  void *dev[] = { ctx->d_inc,  ctx->d_inv_lambda, ctx->d_pol,      ctx->d_abc,  ctx->d_F,
+                  ctx->d_mask, ctx->d_out,        ctx->d_partials, ctx->d_omega };
+  void *host[] = { ctx->h_inc, ctx->h_inv_lambda, ctx->h_pol, ctx->h_abc };
+
+  graph_slot_clear (&ctx->graphs[0]);
+  graph_slot_clear (&ctx->graphs[1]);
+  for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
+    if (dev[i] != NULL)
+      cudaFree (dev[i]);
+  if (ctx->h_out != NULL)
+    cudaFreeHost (ctx->h_out);
+  if (ctx->h_omega != NULL)
+    cudaFreeHost (ctx->h_omega);
+  for (size_t i = 0; i < sizeof host / sizeof host[0]; i++)
+    free (host[i]);
+  for (int i = 0; i < ctx->nevents; i++)
+    cudaEventDestroy (ctx->events[i]);
+  ctx->d_inc = ctx->d_inv_lambda = ctx->d_pol = ctx->d_abc = ctx->d_F = NULL;
+  ctx->d_mask = NULL;
+  ctx->d_out = NULL;
+  ctx->d_partials = ctx->d_omega = NULL;
+  ctx->h_out = NULL;
+  ctx->h_omega = NULL;
+  ctx->h_inc = ctx->h_inv_lambda = ctx->h_pol = ctx->h_abc = NULL;
+  ctx->nevents = 0;
+  ctx->have_key = 0;
+  memset (&ctx->s32, 0, sizeof ctx->s32);
+  memset (&ctx->s64, 0, sizeof ctx->s64);
+}
+
+static int
+alloc_buffers (nb_cuda_ctx *ctx, const cache_key *key, char *why, size_t n)
+{
+  const size_t rs = key->is_double ? sizeof (double) : sizeof (float);
+  const size_t npix = (size_t) key->fpixels * (size_t) key->spixels;
+  const size_t ns = key->nsources > 0 ? (size_t) key->nsources : 1;
+  const size_t nt = key->nsteps > 0 ? (size_t) key->nsteps : 1;
+  size_t nblocks;
+
+  ctx->real_size = rs;
+  ctx->grid_x = (key->fpixels + BLOCK_X - 1) / BLOCK_X;
+  ctx->grid_y = (key->spixels + BLOCK_Y - 1) / BLOCK_Y;
+  nblocks = (size_t) ctx->grid_x * (size_t) ctx->grid_y;
+  /* bands of about BAND_PIXELS, at least MIN_BANDS (the host copies one while
+   * the next comes, and progress and cancel have something to go by) */
+  ctx->band_rows = (int) (BAND_PIXELS / (size_t) key->fpixels);
+  if (ctx->band_rows > (key->spixels + MIN_BANDS - 1) / MIN_BANDS)
+    ctx->band_rows = (key->spixels + MIN_BANDS - 1) / MIN_BANDS;
+  if (ctx->band_rows < 1)
+    ctx->band_rows = 1;
+  ctx->nbands = (key->spixels + ctx->band_rows - 1) / ctx->band_rows;
+  if (ctx->nbands > MAX_BANDS)
+    {
+      ctx->band_rows = (key->spixels + MAX_BANDS - 1) / MAX_BANDS;
+      ctx->nbands = (key->spixels + ctx->band_rows - 1) / ctx->band_rows;
+    }
+
+  CK (cudaMalloc (&ctx->d_inc, 3 * ns * rs));
+  CK (cudaMalloc (&ctx->d_inv_lambda, ns * rs));
+  CK (cudaMalloc (&ctx->d_pol, 6 * ns * rs));
+  CK (cudaMalloc (&ctx->d_abc, 9 * nt * rs));
+  if (key->F_cells > 0)
+    CK (cudaMalloc (&ctx->d_F, key->F_cells * rs));
+  if (key->has_mask)
+    CK (cudaMalloc ((void **) &ctx->d_mask, npix * sizeof (uint16_t)));
+  CK (cudaMalloc ((void **) &ctx->d_out, npix * sizeof (float)));
+  CK (cudaMalloc ((void **) &ctx->d_partials, nblocks * sizeof (double)));
+  CK (cudaMalloc ((void **) &ctx->d_omega, sizeof (double)));
+  CK (cudaMallocHost ((void **) &ctx->h_out, npix * sizeof (float)));
+  CK (cudaMallocHost ((void **) &ctx->h_omega, sizeof (double)));
+  for (int i = 0; i < ctx->nbands; i++)
+    {
+      CK (cudaEventCreateWithFlags (&ctx->events[i], cudaEventDisableTiming));
+      ctx->nevents = i + 1;
+    }
+  ctx->h_inc = calloc (3 * ns, rs);
+  ctx->h_inv_lambda = calloc (ns, rs);
+  ctx->h_pol = calloc (6 * ns, rs);
+  ctx->h_abc = calloc (9 * nt, rs);
+  if (ctx->h_inc == NULL || ctx->h_inv_lambda == NULL || ctx->h_pol == NULL || ctx->h_abc == NULL)
+    return fail (why, n, cudaErrorMemoryAllocation, "calloc");
+  ctx->key = *key;
+  ctx->have_key = 1;
+  ctx->stats.allocations++;
+  return 1;
+}
+
+/* Uploads @bytes of @src to @dst unless @shadow already holds them (and
+ * keeps @shadow current).  *@uploaded is set when it copied. */
+static int
+upload_if_changed (nb_cuda_ctx *ctx,
+                   void *dst,
+                   void *shadow,
+                   const void *src,
+                   size_t bytes,
+                   int force,
+                   int *uploaded,
+                   char *why,
+                   size_t n)
+{
+  if (bytes == 0 || (!force && memcmp (shadow, src, bytes) == 0))
+    return 1;
+  memcpy (shadow, src, bytes);
+  /* from pageable memory: returns once @shadow is staged, so it may change after */
+  CK (cudaMemcpyAsync (dst, shadow, bytes, cudaMemcpyHostToDevice, ctx->stream));
+  *uploaded = 1;
+  return 1;
+}
+
+/* The scalars of @c and the frame of @sc into a zeroed @s (pointers left
+ * NULL). */
+template <typename R, typename C>
+static void
+fill_scene (scene<R> *sp, const C *c, const nb_cuda_scene *sc)
+{
+  scene<R> &s = *sp;
+
+  memset (&s, 0, sizeof s);
+  for (int k = 0; k < 3; k++)
+    {
+      s.pix0[k] = c->pix0[k];
+      s.fdet[k] = c->fdet[k];
+      s.sdet[k] = c->sdet[k];
+      s.odet[k] = c->odet[k];
+    }
+  s.subpix = c->subpix;
+  s.pixel_size = c->pixel_size;
+  s.close_distance = c->close_distance;
+  s.thick = c->thick;
+  s.thickstep = c->thickstep;
+  s.mu = c->mu;
+  s.kahn = c->kahn;
+  s.fudge = c->fudge;
+  s.dmin = c->dmin;
+  s.Na = c->Na;
+  s.Nb = c->Nb;
+  s.Nc = c->Nc;
+  memcpy (s.astar, c->astar, sizeof s.astar);
+  s.default_F = c->default_F;
+  s.I_start = c->I_start;
+  s.scale = c->scale;
+  s.physical_bg = c->physical_bg;
+  s.oversample = c->oversample;
+  s.thicksteps = c->thicksteps;
+  s.point_pixel = c->point_pixel;
+  s.os_thick = c->os_thick;
+  s.os_polar = c->os_polar;
+  s.os_omega = c->os_omega;
+  s.os_any = c->os_any;
+  s.nopolar = c->nopolar;
+  s.water = c->water;
+  s.shape = (int) c->shape;
+  s.nsources = c->nsources;
+  s.nsteps = c->nsteps;
+  s.h_min = c->h_min;
+  s.k_min = c->k_min;
+  s.l_min = c->l_min;
+  s.h_count = c->h_count;
+  s.k_count = c->k_count;
+  s.l_count = c->l_count;
+  s.k_stride = c->k_stride;
+  s.l_stride = c->l_stride;
+  s.fpixels = sc->fpixels;
+  s.spixels = sc->spixels;
+  s.f_begin = sc->f_begin;
+  s.f_end = sc->f_end;
+  s.s_begin = sc->s_begin;
+  s.s_end = sc->s_end;
+}
+
+template <typename R, typename C>
+static int
+sync_scene (
+    nb_cuda_ctx *ctx, const nb_cuda_scene *sc, const C *c, scene<R> *cur, char *why, size_t n)
+{
+  const size_t npix = (size_t) sc->fpixels * (size_t) sc->spixels;
+  const size_t ns = (size_t) c->nsources, nt = (size_t) c->nsteps;
+  cache_key key;
+  int fresh = 0, src_up = 0, orient_up = 0;
+  scene<R> s;
+
+  memset (&key, 0, sizeof key);
+  key.is_double = sizeof (R) == sizeof (double);
+  key.fpixels = sc->fpixels;
+  key.spixels = sc->spixels;
+  key.oversample = c->oversample;
+  key.nsources = c->nsources;
+  key.nsteps = c->nsteps;
+  key.has_mask = sc->mask != NULL;
+  key.F_cells = c->F != NULL ? sc->F_cells : 0;
+  if (!ctx->have_key || memcmp (&key, &ctx->key, sizeof key) != 0)
+    {
+      CK (cudaStreamSynchronize (ctx->stream));
+      free_buffers (ctx);
+      if (!alloc_buffers (ctx, &key, why, n))
+        return 0;
+      fresh = 1;
+    }
+
+  if (!upload_if_changed (ctx, ctx->d_inc, ctx->h_inc, c->inc, 3 * ns * sizeof (R), fresh, &src_up,
+                          why, n) ||
+      !upload_if_changed (ctx, ctx->d_inv_lambda, ctx->h_inv_lambda, c->inv_lambda, ns * sizeof (R),
+                          fresh, &src_up, why, n) ||
+      !upload_if_changed (ctx, ctx->d_pol, ctx->h_pol, c->pol, 6 * ns * sizeof (R), fresh, &src_up,
+                          why, n) ||
+      !upload_if_changed (ctx, ctx->d_abc, ctx->h_abc, c->abc, 9 * nt * sizeof (R), fresh,
+                          &orient_up, why, n))
+    return 0;
+  ctx->stats.uploads_sources += src_up;
+  ctx->stats.uploads_orient += orient_up;
+  if (key.F_cells > 0 && (fresh || sc->F_changed))
+    {
+      CK (cudaMemcpyAsync (ctx->d_F, c->F, key.F_cells * sizeof (R), cudaMemcpyHostToDevice,
+                           ctx->stream));
+      ctx->stats.uploads_F++;
+    }
+  if (key.has_mask && (fresh || sc->mask_changed))
+    {
+      CK (cudaMemcpyAsync (ctx->d_mask, sc->mask, npix * sizeof (uint16_t), cudaMemcpyHostToDevice,
+                           ctx->stream));
+      ctx->stats.uploads_mask++;
+    }
+
+  fill_scene (&s, c, sc);
+  s.inc = (const R *) ctx->d_inc;
+  s.inv_lambda = (const R *) ctx->d_inv_lambda;
+  s.pol = (const R *) ctx->d_pol;
+  s.abc = (const R *) ctx->d_abc;
+  s.F = key.F_cells > 0 ? (const R *) ctx->d_F : NULL;
+  s.mask = key.has_mask ? ctx->d_mask : NULL;
+  s.out = ctx->d_out;
+  s.partials = ctx->d_partials;
+  if (fresh || memcmp (&s, cur, sizeof s) != 0)
+    {
+      *cur = s;
+      ctx->version++;
+      if (!fresh)
+        ctx->stats.param_changes++;
+    }
+  return 1;
+}
+
+extern "C" int
+nb_cuda_ctx_sync (nb_cuda_ctx *ctx, const nb_cuda_scene *sc, char *why, size_t n)
+{
+  CK (cudaSetDevice (ctx->device));
+  if (sc->is_double)
+    return sync_scene (ctx, sc, (const nb_f64_ctx *) sc->tables, &ctx->s64, why, n);
+  return sync_scene (ctx, sc, (const nb_f32_ctx *) sc->tables, &ctx->s32, why, n);
+}
+
+extern "C" nb_cuda_ctx *
+nb_cuda_ctx_new (char *why, size_t n)
+{
+  nb_cuda_ctx *ctx;
+  cudaError_t e;
+
+  if (!nb_cuda_probe (why, n))
+    return NULL;
+  ctx = (nb_cuda_ctx *) calloc (1, sizeof *ctx);
+  if (ctx == NULL)
+    {
+      fail (why, n, cudaErrorMemoryAllocation, "calloc");
+      return NULL;
+    }
+  ctx->device = probe_device;
+  if ((e = cudaSetDevice (ctx->device)) != cudaSuccess ||
+      (e = cudaStreamCreateWithFlags (&ctx->stream, cudaStreamNonBlocking)) != cudaSuccess)
+    {
+      fail (why, n, e, "cudaStreamCreateWithFlags");
+      free (ctx);
+      return NULL;
+    }
+  return ctx;
+}
+
+extern "C" void
+nb_cuda_ctx_free (nb_cuda_ctx *ctx)
+{
+  if (ctx == NULL)
+    return;
+  cudaSetDevice (ctx->device);
+  cudaStreamSynchronize (ctx->stream);
+  free_buffers (ctx);
+  cudaStreamDestroy (ctx->stream);
+  cudaGetLastError (); /* leave no error of ours behind for the next call */
+  free (ctx);
+}
+
+/* -------- runs -------- */
+
+/* The execute sequence on ctx->stream: render (or clear + preview), the
+ * solid-angle sum, and the copy back in bands, each band followed by its
+ * event.  The same calls are captured into a graph or launched as they are.
+ * @fault == 1 launches the kernel with an impossible block (a real
+ * cudaErrorInvalidConfiguration). */
+template <typename R>
+static int
+enqueue_t (
+    nb_cuda_ctx *ctx, const scene<R> &s, int k, int fault, int capturing, char *why, size_t n)
+{
+  const size_t npix = (size_t) ctx->key.fpixels * (size_t) ctx->key.spixels;
+  const dim3 block = fault == 1 ? dim3 (BLOCK_X * 64, BLOCK_Y) : dim3 (BLOCK_X, BLOCK_Y);
+
+  /* clang-format splits the launch brackets */
+  // clang-format off
+  if (k <= 1)
+    {
+      render_kernel<R><<<dim3 (ctx->grid_x, ctx->grid_y), block, 0, ctx->stream>>> (s);
+      CK (cudaGetLastError ());
+      reduce_kernel<<<1, REDUCE_THREADS, 0, ctx->stream>>> (ctx->d_partials,
+                                                            ctx->grid_x * ctx->grid_y,
+                                                            ctx->d_omega);
+      CK (cudaGetLastError ());
+      CK (cudaMemcpyAsync (ctx->h_omega, ctx->d_omega, sizeof (double), cudaMemcpyDeviceToHost,
+                           ctx->stream));
+    }
+  else
+    {
+      const int bx = (ctx->key.fpixels + k - 1) / k, by = (ctx->key.spixels + k - 1) / k;
+      const dim3 grid ((bx + BLOCK_X - 1) / BLOCK_X, (by + BLOCK_Y - 1) / BLOCK_Y);
+
+      CK (cudaMemsetAsync (ctx->d_out, 0, npix * sizeof (float), ctx->stream));
+      preview_kernel<R><<<grid, block, 0, ctx->stream>>> (s, k);
+      CK (cudaGetLastError ());
+    }
+  // clang-format on
+  for (int b = 0; b < ctx->nbands; b++)
+    {
+      const size_t first = (size_t) b * ctx->band_rows * ctx->key.fpixels;
+      const size_t end = (size_t) (b + 1) * ctx->band_rows * ctx->key.fpixels;
+      const size_t count = (end < npix ? end : npix) - first;
+
+      CK (cudaMemcpyAsync (ctx->h_out + first, ctx->d_out + first, count * sizeof (float),
+                           cudaMemcpyDeviceToHost, ctx->stream));
+      if (capturing)
+        CK (cudaEventRecordWithFlags (ctx->events[b], ctx->stream, cudaEventRecordExternal));
+      else
+        CK (cudaEventRecord (ctx->events[b], ctx->stream));
+    }
+  return 1;
+}
+
+static int
+enqueue (nb_cuda_ctx *ctx, int k, int fault, int capturing, char *why, size_t n)
+{
+  if (ctx->key.is_double)
+    return enqueue_t (ctx, ctx->s64, k, fault, capturing, why, n);
+  return enqueue_t (ctx, ctx->s32, k, fault, capturing, why, n);
+}
+
+/* The kernel node's parameters for the current scene. */
+static void
+kernel_node_params (nb_cuda_ctx *ctx, int k, void **args, cudaKernelNodeParams *p)
+{
+  *p = cudaKernelNodeParams ();
+  if (ctx->key.is_double)
+    {
+      args[0] = &ctx->s64;
+      p->func = k <= 1 ? (void *) render_kernel<double> : (void *) preview_kernel<double>;
+    }
+  else
+    {
+      args[0] = &ctx->s32;
+      p->func = k <= 1 ? (void *) render_kernel<float> : (void *) preview_kernel<float>;
+    }
+  args[1] = &ctx->run_stride;
+  p->kernelParams = args;
+}
+
+/* Captures the sequence of stride @k into @g; 0 (and @g->failed) if the
+ * capture, the instantiation or finding the kernel node fails, with the
+ * reason in ctx->graph_error.  Leaves no error pending. */
+static int
+capture (nb_cuda_ctx *ctx, graph_slot *g, int k, int fault)
+{
+  char *why = ctx->graph_error;
+  size_t n = sizeof ctx->graph_error;
+  cudaGraph_t graph = NULL;
+  cudaGraphNode_t nodes[2 * MAX_BANDS + 8];
+  size_t nnodes = sizeof nodes / sizeof nodes[0];
+  void *args[2];
+  cudaKernelNodeParams want;
+  cudaError_t e;
+  int ok;
+
+  graph_slot_clear (g);
+  g->stride = k;
+  g->failed = 1;
+  ctx->stats.graph_failures++;
+  ctx->run_stride = k;
+  kernel_node_params (ctx, k, args, &want);
+  if ((e = cudaStreamBeginCapture (ctx->stream, cudaStreamCaptureModeThreadLocal)) != cudaSuccess)
+    {
+      cudaGetLastError ();
+      return fail (why, n, e, "cudaStreamBeginCapture");
+    }
+  ok = enqueue (ctx, k, fault, 1, why, n);
+  if (fault == 2 && (e = cudaStreamSynchronize (ctx->stream)) != cudaSuccess)
+    ok = fail (why, n, e, "cudaStreamSynchronize"); /* illegal while capturing */
+  e = cudaStreamEndCapture (ctx->stream, &graph);
+  if (ok && e != cudaSuccess)
+    ok = fail (why, n, e, "cudaStreamEndCapture");
+  if (ok && graph == NULL)
+    ok = fail (why, n, cudaErrorStreamCaptureInvalidated, "cudaStreamEndCapture");
+  if (ok && (e = cudaGraphGetNodes (graph, nodes, &nnodes)) != cudaSuccess)
+    ok = fail (why, n, e, "cudaGraphGetNodes");
+  if (ok)
+    {
+      g->node = NULL;
+      for (size_t i = 0; i < nnodes && i < sizeof nodes / sizeof nodes[0] && g->node == NULL; i++)
+        {
+          cudaGraphNodeType type;
+          cudaKernelNodeParams p;
+
+          if (cudaGraphNodeGetType (nodes[i], &type) == cudaSuccess &&
+              type == cudaGraphNodeTypeKernel &&
+              cudaGraphKernelNodeGetParams (nodes[i], &p) == cudaSuccess && p.func == want.func)
+            g->node = nodes[i];
+        }
+      if (g->node == NULL)
+        ok = fail (why, n, cudaErrorInvalidValue, "cudaGraphKernelNodeGetParams");
+    }
+  if (ok && (e = cudaGraphInstantiate (&g->exec, graph, 0)) != cudaSuccess)
+    {
+      g->exec = NULL;
+      ok = fail (why, n, e, "cudaGraphInstantiate");
+    }
+  if (!ok)
+    {
+      if (graph != NULL)
+        cudaGraphDestroy (graph);
+      g->graph = NULL;
+      g->node = NULL;
+      cudaGetLastError (); /* a failed capture is not the run's error */
+      return 0;
+    }
+  g->graph = graph;
+  g->failed = 0;
+  g->version = ctx->version;
+  ctx->stats.graph_failures--;
+  ctx->stats.graph_builds++;
+  return 1;
+}
+
+extern "C" int
+nb_cuda_run_begin (
+    nb_cuda_ctx *ctx, int stride, int use_graph, int fault, int *nbands, char *why, size_t n)
+{
+  const int k = stride > 1 ? stride : 1;
+  graph_slot *g = &ctx->graphs[k > 1];
+
+  *nbands = 0;
+  CK (cudaSetDevice (ctx->device));
+  if (!ctx->have_key)
+    return fail (why, n, cudaErrorNotReady, "nb_cuda_run_begin (no scene)");
+  ctx->run_stride = k;
+  if (use_graph)
+    {
+      if (g->stride != k || (g->exec == NULL && !g->failed) || fault)
+        capture (ctx, g, k, fault);
+      if (g->exec != NULL)
+        {
+          if (g->version != ctx->version)
+            {
+              void *args[2];
+              cudaKernelNodeParams p;
+
+              kernel_node_params (ctx, k, args, &p);
+              if (k <= 1)
+                p.gridDim = dim3 (ctx->grid_x, ctx->grid_y);
+              else
+                {
+                  const int bx = (ctx->key.fpixels + k - 1) / k;
+                  const int by = (ctx->key.spixels + k - 1) / k;
+                  p.gridDim = dim3 ((bx + BLOCK_X - 1) / BLOCK_X, (by + BLOCK_Y - 1) / BLOCK_Y);
+                }
+              p.blockDim = dim3 (BLOCK_X, BLOCK_Y);
+              CK (cudaGraphExecKernelNodeSetParams (g->exec, g->node, &p));
+              g->version = ctx->version;
+              ctx->stats.graph_param_sets++;
+            }
+          CK (cudaGraphLaunch (g->exec, ctx->stream));
+          ctx->stats.graph_launches++;
+          *nbands = ctx->nbands;
+          return 1;
+        }
+    }
+  if (!enqueue (ctx, k, fault, 0, why, n))
+    return 0;
+  ctx->stats.plain_launches++;
+  *nbands = ctx->nbands;
+  return 1;
+}
+
+extern "C" int
+nb_cuda_run_wait (nb_cuda_ctx *ctx,
+                  int band,
+                  const float **data,
+                  size_t *first,
+                  size_t *count,
+                  char *why,
+                  size_t n)
+{
+  const size_t npix = (size_t) ctx->key.fpixels * (size_t) ctx->key.spixels;
+  const size_t b0 = (size_t) band * ctx->band_rows * ctx->key.fpixels;
+  const size_t b1 = (size_t) (band + 1) * ctx->band_rows * ctx->key.fpixels;
+
+  CK (cudaEventSynchronize (ctx->events[band]));
+  *first = b0;
+  *count = (b1 < npix ? b1 : npix) - b0;
+  *data = ctx->h_out + b0;
+  return 1;
+}
+
+extern "C" int
+nb_cuda_run_end (nb_cuda_ctx *ctx, double *omega_sum, char *why, size_t n)
+{
+  CK (cudaStreamSynchronize (ctx->stream));
+  CK (cudaGetLastError ());
+  if (omega_sum != NULL)
+    *omega_sum = ctx->run_stride <= 1 ? *ctx->h_omega : 0.0;
+  return 1;
+}
+
+extern "C" void
+nb_cuda_get_stats (const nb_cuda_ctx *ctx, nb_cuda_stats *stats)
+{
+  *stats = ctx->stats;
+}
+
+extern "C" const char *
+nb_cuda_graph_error (const nb_cuda_ctx *ctx)
+{
+  return ctx->graph_error;
+}
+
+/* -------- the pixel code on the host -------- */
+
+template <typename R, typename C>
+static void
+emulate (const nb_cuda_scene *sc, const C *c, int k, float *image, double *omega_sum)
+{
+  scene<R> s;
+  double total = 0.0;
+
+  fill_scene (&s, c, sc);
+  s.inc = c->inc;
+  s.inv_lambda = c->inv_lambda;
+  s.pol = c->pol;
+  s.abc = c->abc;
+  s.F = sc->F_cells > 0 ? c->F : NULL;
+  s.mask = sc->mask;
+  s.out = image;
+  if (k <= 1)
+    for (int sp = 0; sp < s.spixels; sp++)
+      for (int f = 0; f < s.fpixels; f++)
+        {
+          double o;
+
+          image[(size_t) sp * (size_t) s.fpixels + (size_t) f] = full_pixel (s, f, sp, &o);
+          total += o;
+        }
+  else
+    {
+      memset (image, 0, (size_t) s.fpixels * (size_t) s.spixels * sizeof (float));
+      for (int m = 0; m < (s.spixels + k - 1) / k; m++)
+        for (int j = 0; j < (s.fpixels + k - 1) / k; j++)
+          preview_block (s, k, j, m);
+    }
+  *omega_sum = k <= 1 ? total : 0.0;
+}
+
+extern "C" void
+nb_cuda_emulate (const nb_cuda_scene *sc, int stride, float *image, double *omega_sum)
+{
+  const int k = stride > 1 ? stride : 1;
+
+  if (sc->is_double)
+    emulate<double> (sc, (const nb_f64_ctx *) sc->tables, k, image, omega_sum);
+  else
+    emulate<float> (sc, (const nb_f32_ctx *) sc->tables, k, image, omega_sum);
+}

@@ -1,0 +1,50 @@
+/* nb-backend.h: where a plan's execute runs (backend-cuda.c).
+ *
+ * plan.c calls nb_backend_sync() at the end of every build (creation and
+ * update), nb_backend_free() when it releases the plan, and sends execute to
+ * nb_backend_cuda_execute() while nb_backend_cuda_active() says so.
+ *
+ * NB_BACKEND=cpu makes -backend auto choose the CPU (read at each build), as
+ * NB_KERNEL chooses the CPU's instruction set: a test environment can keep
+ * the CPU kernels under test on a machine with a GPU.
+ *
+ * Debug switches, read at each run (see backend-cuda.c):
+ *   NB_CUDA_GRAPHS=0        plain kernel launches instead of the captured graph
+ *   NB_CUDA_FAULT=launch    the kernel launch fails (a real CUDA error): the run
+ *                           falls back to the CPU, and so does the plan from then on
+ *   NB_CUDA_FAULT=capture   graph capture fails: the plan uses plain launches
+ */
+#pragma once
+
+#include "nb-private.h"
+#include "cuda/nb-cuda.h"
+
+/* nb_backend_sync: resolves params.backend for the plan as just built and,
+ * for the GPU, creates the device context or uploads what changed.  @rebuild
+ * is plan.c's mask of rebuilt stages (1 << nb_stage).  Errors:
+ * NB_ERR_UNSUPPORTED for -backend cuda without a usable device or in a build
+ * without CUDA, NB_ERR_INVALID for an unknown backend value, NB_ERR_NOMEM.
+ * A CUDA error here is not an error of the plan: it runs on the CPU and the
+ * log says why. */
+nb_status nb_backend_sync (nb_plan *plan, unsigned rebuild, nb_error *err);
+
+/* nb_backend_free: frees the plan's GPU side (NULL-safe on plan->cuda). */
+void nb_backend_free (nb_plan *plan);
+
+/* nb_backend_cuda_active: 1 when the plan's runs go to the GPU. */
+int nb_backend_cuda_active (const nb_plan *plan);
+
+/* nb_backend_cuda_execute: nb_plan_execute() on the GPU; a CUDA error makes
+ * this run and the plan's later ones use the CPU's fast kernel (logged). */
+nb_status
+nb_backend_cuda_execute (nb_plan *plan, float *image, const nb_exec_options *opts, nb_error *err);
+
+/* nb_backend_cuda_stats: the GPU context's counters (tests, benchmark);
+ * returns 0 (and zeroes @stats) when the plan has none. */
+int nb_backend_cuda_stats (const nb_plan *plan, nb_cuda_stats *stats);
+
+/* nb_backend_cuda_emulate: tests: what nb_backend_cuda_execute() computes,
+ * with the CUDA kernels' pixel code run on the CPU (nb_cuda_emulate()) for
+ * the plan as built (any backend; precision single or double).  Returns 0
+ * in a build without CUDA or for a plan the GPU would not run. */
+int nb_backend_cuda_emulate (nb_plan *plan, float *image, int stride);

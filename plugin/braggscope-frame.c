@@ -1,0 +1,582 @@
+/* braggscope-frame.c: BraggscopeFrame, immutable, with its image buffer from a recycling pool.
+ *
+ * A frame is made on the simulation's worker thread and read on any thread
+ * after; nothing in it changes after construction.  Its float buffer comes
+ * from a BraggscopeFramePool and goes back there when the frame is finalized,
+ * so a simulation delivering frames at 60 Hz allocates no image memory in
+ * steady state.
+ */
+#include "braggscope-frame.h"
+#include "braggscope-private.h"
+
+/* ---- buffer pool ---- */
+
+#define POOL_KEEP 4 /* free buffers kept: the last frame, the one in flight, a host's two */
+
+struct _BraggscopeFramePool
+{
+  gatomicrefcount ref_count;
+  GMutex lock;
+  gsize n_floats;  /* size of every pooled buffer */
+  GPtrArray *free; /* float[n_floats] each */
+  guint allocated; /* buffers ever allocated: a test of steady state reads it */
+};
+
+BraggscopeFramePool *
+_braggscope_frame_pool_new (void)
+{
+  BraggscopeFramePool *pool = g_new0 (BraggscopeFramePool, 1);
+
+  g_atomic_ref_count_init (&pool->ref_count);
+  g_mutex_init (&pool->lock);
+  pool->free = g_ptr_array_sized_new (POOL_KEEP);
+  g_ptr_array_set_free_func (pool->free, g_free);
+  return pool;
+}
+
+BraggscopeFramePool *
+_braggscope_frame_pool_ref (BraggscopeFramePool *pool)
+{
+  g_atomic_ref_count_inc (&pool->ref_count);
+  return pool;
+}
+
+void
+_braggscope_frame_pool_unref (BraggscopeFramePool *pool)
+{
+  if (pool != NULL && g_atomic_ref_count_dec (&pool->ref_count))
+    {
+      g_ptr_array_unref (pool->free);
+      g_mutex_clear (&pool->lock);
+      g_free (pool);
+    }
+}
+
+/* A buffer of @n_floats; the pool's size follows the latest request, so a
+ * resized detector drops the buffers of the old size. */
+float *
+_braggscope_frame_pool_acquire (BraggscopeFramePool *pool, gsize n_floats)
+{
+  float *buffer = NULL;
+
+  g_mutex_lock (&pool->lock);
+  if (n_floats != pool->n_floats)
+    {
+      g_ptr_array_set_size (pool->free, 0);
+      pool->n_floats = n_floats;
+    }
+  if (pool->free->len > 0)
+    buffer = g_ptr_array_steal_index_fast (pool->free, pool->free->len - 1);
+  else
+    pool->allocated++;
+  g_mutex_unlock (&pool->lock);
+  if (buffer == NULL)
+    buffer = g_new (float, n_floats);
+  return buffer;
+}
+
+void
+_braggscope_frame_pool_release (BraggscopeFramePool *pool, float *buffer, gsize n_floats)
+{
+  g_mutex_lock (&pool->lock);
+  if (n_floats == pool->n_floats && pool->free->len < POOL_KEEP)
+    {
+      g_ptr_array_add (pool->free, buffer);
+      buffer = NULL;
+    }
+  g_mutex_unlock (&pool->lock);
+  g_free (buffer);
+}
+
+guint
+_braggscope_frame_pool_get_allocated (BraggscopeFramePool *pool)
+{
+  guint n;
+
+  g_mutex_lock (&pool->lock);
+  n = pool->allocated;
+  g_mutex_unlock (&pool->lock);
+  return n;
+}
+
+/* ---- the frame ---- */
+
+struct _BraggscopeFrame
+{
+  GObject parent_instance;
+
+  BraggscopeFramePool *pool;
+  float *data;
+  int width, height;
+  gboolean is_preview;
+  guint64 sequence;
+  double queue_ms, execute_ms, total_ms;
+  const char *backend; /* static string */
+  int cache_hits, cache_rebuilds;
+  float max_value;
+  BraggscopeArgs *args;
+  BraggscopeGeometry *geometry;
+};
+
+G_DEFINE_FINAL_TYPE (BraggscopeFrame, braggscope_frame, G_TYPE_OBJECT)
+
+enum
+{
+  PROP_0,
+  PROP_WIDTH,
+  PROP_HEIGHT,
+  PROP_IS_PREVIEW,
+  PROP_SEQUENCE,
+  PROP_QUEUE_MS,
+  PROP_EXECUTE_MS,
+  PROP_TOTAL_MS,
+  PROP_BACKEND,
+  PROP_CACHE_HITS,
+  PROP_CACHE_REBUILDS,
+  PROP_MAX_VALUE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+/* Takes over @data (from @pool); refs @pool, @args and @geometry. */
+BraggscopeFrame *
+_braggscope_frame_new (const BraggscopeFrameInit *init)
+{
+  BraggscopeFrame *self = g_object_new (BRAGGSCOPE_TYPE_FRAME, NULL);
+
+  self->pool = _braggscope_frame_pool_ref (init->pool);
+  self->data = init->data;
+  self->width = init->width;
+  self->height = init->height;
+  self->is_preview = init->is_preview;
+  self->sequence = init->sequence;
+  self->queue_ms = init->queue_ms;
+  self->execute_ms = init->execute_ms;
+  self->total_ms = init->total_ms;
+  self->backend = init->backend;
+  self->cache_hits = init->cache_hits;
+  self->cache_rebuilds = init->cache_rebuilds;
+  self->max_value = init->max_value;
+  self->args = _braggscope_args_ref (init->args);
+  self->geometry = braggscope_geometry_ref (init->geometry);
+  return self;
+}
+
+static void
+braggscope_frame_finalize (GObject *object)
+{
+  BraggscopeFrame *self = BRAGGSCOPE_FRAME (object);
+
+  if (self->data != NULL)
+    _braggscope_frame_pool_release (self->pool, self->data,
+                                    (gsize) self->width * (gsize) self->height);
+  _braggscope_frame_pool_unref (self->pool);
+  _braggscope_args_unref (self->args);
+  if (self->geometry != NULL)
+    braggscope_geometry_unref (self->geometry);
+  G_OBJECT_CLASS (braggscope_frame_parent_class)->finalize (object);
+}
+
+static void
+braggscope_frame_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  BraggscopeFrame *self = BRAGGSCOPE_FRAME (object);
+
+  switch (prop_id)
+    {
+      case PROP_WIDTH:
+        g_value_set_int (value, self->width);
+        break;
+      case PROP_HEIGHT:
+        g_value_set_int (value, self->height);
+        break;
+      case PROP_IS_PREVIEW:
+        g_value_set_boolean (value, self->is_preview);
+        break;
+      case PROP_SEQUENCE:
+        g_value_set_uint64 (value, self->sequence);
+        break;
+      case PROP_QUEUE_MS:
+        g_value_set_double (value, self->queue_ms);
+        break;
+      case PROP_EXECUTE_MS:
+        g_value_set_double (value, self->execute_ms);
+        break;
+      case PROP_TOTAL_MS:
+        g_value_set_double (value, self->total_ms);
+        break;
+      case PROP_BACKEND:
+        g_value_set_string (value, self->backend);
+        break;
+      case PROP_CACHE_HITS:
+        g_value_set_int (value, self->cache_hits);
+        break;
+      case PROP_CACHE_REBUILDS:
+        g_value_set_int (value, self->cache_rebuilds);
+        break;
+      case PROP_MAX_VALUE:
+        g_value_set_float (value, self->max_value);
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+braggscope_frame_class_init (BraggscopeFrameClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GParamFlags flags = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
+
+  object_class->finalize = braggscope_frame_finalize;
+  object_class->get_property = braggscope_frame_get_property;
+
+  /**
+   * BraggscopeFrame:width:
+   *
+   * Pixels along the detector's fast axis.
+   */
+  properties[PROP_WIDTH] =
+      g_param_spec_int ("width", NULL, "Pixels along the fast axis", 0, G_MAXINT, 0, flags);
+  /**
+   * BraggscopeFrame:height:
+   *
+   * Pixels along the detector's slow axis.
+   */
+  properties[PROP_HEIGHT] =
+      g_param_spec_int ("height", NULL, "Pixels along the slow axis", 0, G_MAXINT, 0, flags);
+  /**
+   * BraggscopeFrame:is-preview:
+   *
+   * %TRUE for a preview: one pixel of each preview-stride x preview-stride
+   * block simulated and copied to the block, rendered while parameters keep
+   * changing.
+   */
+  properties[PROP_IS_PREVIEW] = g_param_spec_boolean (
+      "is-preview", NULL, "A coarse preview rendered while parameters change", FALSE, flags);
+  /**
+   * BraggscopeFrame:sequence:
+   *
+   * The #BraggscopeSimulation:sequence of the parameter set this frame
+   * answers.
+   */
+  properties[PROP_SEQUENCE] = g_param_spec_uint64 (
+      "sequence", NULL, "The parameter change this frame answers", 0, G_MAXUINT64, 0, flags);
+  /**
+   * BraggscopeFrame:queue-ms:
+   *
+   * Milliseconds from the parameter change to the start of its rendering.
+   */
+  properties[PROP_QUEUE_MS] = g_param_spec_double (
+      "queue-ms", NULL, "Milliseconds from the change to the start of rendering", 0, G_MAXDOUBLE, 0,
+      flags);
+  /**
+   * BraggscopeFrame:execute-ms:
+   *
+   * Milliseconds of plan update and execute.
+   */
+  properties[PROP_EXECUTE_MS] = g_param_spec_double (
+      "execute-ms", NULL, "Milliseconds of plan update and execute", 0, G_MAXDOUBLE, 0, flags);
+  /**
+   * BraggscopeFrame:total-ms:
+   *
+   * Milliseconds from the parameter change to the frame handed to the main
+   * context.
+   */
+  properties[PROP_TOTAL_MS] =
+      g_param_spec_double ("total-ms", NULL, "Milliseconds from the change to the finished frame",
+                           0, G_MAXDOUBLE, 0, flags);
+  /**
+   * BraggscopeFrame:backend:
+   *
+   * Where the frame was computed: "cpu" or "cuda".
+   */
+  properties[PROP_BACKEND] =
+      g_param_spec_string ("backend", NULL, "Where the frame was computed", NULL, flags);
+  /**
+   * BraggscopeFrame:cache-hits:
+   *
+   * Plan stages the update before this frame reused.
+   */
+  properties[PROP_CACHE_HITS] = g_param_spec_int (
+      "cache-hits", NULL, "Plan stages reused by the update", 0, G_MAXINT, 0, flags);
+  /**
+   * BraggscopeFrame:cache-rebuilds:
+   *
+   * Plan stages the update before this frame recomputed.
+   */
+  properties[PROP_CACHE_REBUILDS] = g_param_spec_int (
+      "cache-rebuilds", NULL, "Plan stages recomputed by the update", 0, G_MAXINT, 0, flags);
+  /**
+   * BraggscopeFrame:max-value:
+   *
+   * The brightest pixel, photons.
+   */
+  properties[PROP_MAX_VALUE] = g_param_spec_float (
+      "max-value", NULL, "The brightest pixel (photons)", -G_MAXFLOAT, G_MAXFLOAT, 0, flags);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+braggscope_frame_init (BraggscopeFrame *self)
+{
+}
+
+/**
+ * braggscope_frame_get_width:
+ * @self: a frame
+ *
+ * Returns: pixels along the fast axis
+ */
+int
+braggscope_frame_get_width (BraggscopeFrame *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (self), 0);
+  return self->width;
+}
+
+/**
+ * braggscope_frame_get_height:
+ * @self: a frame
+ *
+ * Returns: pixels along the slow axis
+ */
+int
+braggscope_frame_get_height (BraggscopeFrame *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (self), 0);
+  return self->height;
+}
+
+/**
+ * braggscope_frame_get_is_preview:
+ * @self: a frame
+ *
+ * Returns: %TRUE for a preview frame (see #BraggscopeFrame:is-preview)
+ */
+gboolean
+braggscope_frame_get_is_preview (BraggscopeFrame *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (self), FALSE);
+  return self->is_preview;
+}
+
+/**
+ * braggscope_frame_get_sequence:
+ * @self: a frame
+ *
+ * Returns: the simulation sequence number of the parameters it answers
+ */
+guint64
+braggscope_frame_get_sequence (BraggscopeFrame *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (self), 0);
+  return self->sequence;
+}
+
+/**
+ * braggscope_frame_get_queue_ms:
+ * @self: a frame
+ *
+ * Returns: milliseconds from the parameter change to the start of rendering
+ */
+double
+braggscope_frame_get_queue_ms (BraggscopeFrame *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (self), 0);
+  return self->queue_ms;
+}
+
+/**
+ * braggscope_frame_get_execute_ms:
+ * @self: a frame
+ *
+ * Returns: milliseconds of plan update and execute
+ */
+double
+braggscope_frame_get_execute_ms (BraggscopeFrame *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (self), 0);
+  return self->execute_ms;
+}
+
+/**
+ * braggscope_frame_get_total_ms:
+ * @self: a frame
+ *
+ * Returns: milliseconds from the parameter change to the finished frame
+ */
+double
+braggscope_frame_get_total_ms (BraggscopeFrame *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (self), 0);
+  return self->total_ms;
+}
+
+/**
+ * braggscope_frame_get_backend:
+ * @self: a frame
+ *
+ * Returns: (transfer none): where the frame was computed: "cpu" or "cuda"
+ */
+const char *
+braggscope_frame_get_backend (BraggscopeFrame *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (self), NULL);
+  return self->backend;
+}
+
+/**
+ * braggscope_frame_get_cache_hits:
+ * @self: a frame
+ *
+ * Returns: plan stages reused by the update that produced the frame
+ */
+int
+braggscope_frame_get_cache_hits (BraggscopeFrame *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (self), 0);
+  return self->cache_hits;
+}
+
+/**
+ * braggscope_frame_get_cache_rebuilds:
+ * @self: a frame
+ *
+ * Returns: plan stages recomputed by the update that produced the frame
+ *   (all of them for the first frame)
+ */
+int
+braggscope_frame_get_cache_rebuilds (BraggscopeFrame *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (self), 0);
+  return self->cache_rebuilds;
+}
+
+/**
+ * braggscope_frame_get_max_value:
+ * @self: a frame
+ *
+ * Returns: the brightest pixel, photons
+ */
+float
+braggscope_frame_get_max_value (BraggscopeFrame *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (self), 0);
+  return self->max_value;
+}
+
+/**
+ * braggscope_frame_get_data:
+ * @self: a frame
+ * @n_pixels: (out) (optional): width * height
+ *
+ * The image in photons per pixel, fast index first: pixel (x, y) is
+ * data[y * width + x].  Valid while the frame lives.
+ *
+ * Returns: (transfer none) (array length=n_pixels): the pixels
+ */
+const float *
+braggscope_frame_get_data (BraggscopeFrame *self, gsize *n_pixels)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (self), NULL);
+
+  if (n_pixels != NULL)
+    *n_pixels = (gsize) self->width * (gsize) self->height;
+  return self->data;
+}
+
+/**
+ * braggscope_frame_get_bytes:
+ * @self: a frame
+ *
+ * The image as bytes for bindings: width * height native-endian 32-bit
+ * floats, photons per pixel, fast index first.  Shares the frame's memory
+ * (no copy) and keeps the frame alive.
+ *
+ * Returns: (transfer full): the pixels
+ */
+GBytes *
+braggscope_frame_get_bytes (BraggscopeFrame *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (self), NULL);
+
+  return g_bytes_new_with_free_func (self->data,
+                                     (gsize) self->width * (gsize) self->height * sizeof (float),
+                                     g_object_unref, g_object_ref (self));
+}
+
+/**
+ * braggscope_frame_get_args:
+ * @self: a frame
+ *
+ * The parameters the frame was rendered from, as nanoBragg flags: the first
+ * element is "nanobragg" (see braggscope_simulation_to_args()).
+ *
+ * Returns: (transfer none) (array zero-terminated=1): the flags
+ */
+char **
+braggscope_frame_get_args (BraggscopeFrame *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (self), NULL);
+  return _braggscope_args_peek (self->args);
+}
+
+/**
+ * braggscope_frame_get_geometry:
+ * @self: a frame
+ *
+ * The geometry the frame was rendered with, for pixel queries.
+ *
+ * Returns: (transfer none): the geometry
+ */
+BraggscopeGeometry *
+braggscope_frame_get_geometry (BraggscopeFrame *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (self), NULL);
+  return self->geometry;
+}
+
+/* ---- the flags a frame was made from, shared by a request's preview and full frame ---- */
+
+struct _BraggscopeArgs
+{
+  gatomicrefcount ref_count;
+  char **args;
+};
+
+BraggscopeArgs *
+_braggscope_args_new_take (char **args)
+{
+  BraggscopeArgs *self = g_new0 (BraggscopeArgs, 1);
+
+  g_atomic_ref_count_init (&self->ref_count);
+  self->args = args;
+  return self;
+}
+
+BraggscopeArgs *
+_braggscope_args_ref (BraggscopeArgs *self)
+{
+  if (self != NULL)
+    g_atomic_ref_count_inc (&self->ref_count);
+  return self;
+}
+
+void
+_braggscope_args_unref (BraggscopeArgs *self)
+{
+  if (self != NULL && g_atomic_ref_count_dec (&self->ref_count))
+    {
+      g_strfreev (self->args);
+      g_free (self);
+    }
+}
+
+char **
+_braggscope_args_peek (BraggscopeArgs *self)
+{
+  return self != NULL ? self->args : NULL;
+}

@@ -1,0 +1,31 @@
+/* braggscope-frame.h: one rendered detector image and how it was made. */
+#pragma once
+
+#include <glib-object.h>
+
+#include "braggscope-geometry.h"
+
+G_BEGIN_DECLS
+
+#define BRAGGSCOPE_TYPE_FRAME (braggscope_frame_get_type ())
+
+G_DECLARE_FINAL_TYPE (BraggscopeFrame, braggscope_frame, BRAGGSCOPE, FRAME, GObject)
+
+int braggscope_frame_get_width (BraggscopeFrame *self);
+int braggscope_frame_get_height (BraggscopeFrame *self);
+gboolean braggscope_frame_get_is_preview (BraggscopeFrame *self);
+guint64 braggscope_frame_get_sequence (BraggscopeFrame *self);
+double braggscope_frame_get_queue_ms (BraggscopeFrame *self);
+double braggscope_frame_get_execute_ms (BraggscopeFrame *self);
+double braggscope_frame_get_total_ms (BraggscopeFrame *self);
+const char *braggscope_frame_get_backend (BraggscopeFrame *self);
+int braggscope_frame_get_cache_hits (BraggscopeFrame *self);
+int braggscope_frame_get_cache_rebuilds (BraggscopeFrame *self);
+float braggscope_frame_get_max_value (BraggscopeFrame *self);
+
+const float *braggscope_frame_get_data (BraggscopeFrame *self, gsize *n_pixels);
+GBytes *braggscope_frame_get_bytes (BraggscopeFrame *self);
+char **braggscope_frame_get_args (BraggscopeFrame *self);
+BraggscopeGeometry *braggscope_frame_get_geometry (BraggscopeFrame *self);
+
+G_END_DECLS

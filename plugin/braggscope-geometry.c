@@ -1,0 +1,163 @@
+/* braggscope-geometry.c: BraggscopeGeometry, a GObject face on the engine's nb_geometry. */
+#include "braggscope-geometry.h"
+#include "braggscope-private.h"
+
+#include <math.h>
+
+struct _BraggscopeGeometry
+{
+  gatomicrefcount ref_count;
+  nb_geometry *geom;
+};
+
+G_DEFINE_BOXED_TYPE (BraggscopeGeometry,
+                     braggscope_geometry,
+                     braggscope_geometry_ref,
+                     braggscope_geometry_unref)
+G_DEFINE_BOXED_TYPE (BraggscopePixelInfo,
+                     braggscope_pixel_info,
+                     braggscope_pixel_info_copy,
+                     braggscope_pixel_info_free)
+
+/* Takes over the caller's reference to @geom. */
+BraggscopeGeometry *
+_braggscope_geometry_new_take (nb_geometry *geom)
+{
+  BraggscopeGeometry *self = g_new0 (BraggscopeGeometry, 1);
+
+  g_atomic_ref_count_init (&self->ref_count);
+  self->geom = geom;
+  return self;
+}
+
+nb_geometry *
+_braggscope_geometry_peek (BraggscopeGeometry *self)
+{
+  return self->geom;
+}
+
+/**
+ * braggscope_geometry_ref:
+ * @self: a geometry
+ *
+ * Returns: (transfer full): @self, with one more reference
+ */
+BraggscopeGeometry *
+braggscope_geometry_ref (BraggscopeGeometry *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  g_atomic_ref_count_inc (&self->ref_count);
+  return self;
+}
+
+/**
+ * braggscope_geometry_unref:
+ * @self: (transfer full): a geometry
+ *
+ * Drops a reference; the last one frees the snapshot.
+ */
+void
+braggscope_geometry_unref (BraggscopeGeometry *self)
+{
+  g_return_if_fail (self != NULL);
+
+  if (g_atomic_ref_count_dec (&self->ref_count))
+    {
+      nb_geometry_unref (self->geom);
+      g_free (self);
+    }
+}
+
+/**
+ * braggscope_geometry_get_size:
+ * @self: a geometry
+ * @width: (out) (optional): pixels along the fast axis
+ * @height: (out) (optional): pixels along the slow axis
+ *
+ * The detector's pixel counts.
+ */
+void
+braggscope_geometry_get_size (BraggscopeGeometry *self, int *width, int *height)
+{
+  int f = 0, s = 0;
+
+  g_return_if_fail (self != NULL);
+
+  nb_geometry_size (self->geom, &f, &s);
+  if (width != NULL)
+    *width = f;
+  if (height != NULL)
+    *height = s;
+}
+
+/**
+ * braggscope_geometry_query:
+ * @self: a geometry
+ * @x: position along the fast axis in pixels: pixel i spans [i, i + 1), so
+ *   its centre is i + 0.5; points off the detector are allowed
+ * @y: position along the slow axis in pixels
+ * @info: (out caller-allocates): what that point sees
+ * @error: a #GError, %BRAGGSCOPE_ERROR_INVALID for a non-finite coordinate
+ *
+ * Resolution, scattering angle, |q|, azimuth and the (fractional and nearest)
+ * Miller indices with their structure factor at a detector point, for the
+ * central wavelength and the first source's direction (the engine's
+ * nb_geometry_query).
+ *
+ * Returns: (skip): %TRUE on success (bindings raise the error instead)
+ */
+gboolean
+braggscope_geometry_query (
+    BraggscopeGeometry *self, double x, double y, BraggscopePixelInfo *info, GError **error)
+{
+  nb_pixel_query q;
+  nb_error err = { 0 };
+
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (info != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (nb_geometry_query (self->geom, x, y, &q, &err) != NB_OK)
+    {
+      _braggscope_propagate_nb (error, &err);
+      return FALSE;
+    }
+  info->d_spacing = q.d;
+  info->two_theta = q.two_theta * (180.0 / G_PI);
+  info->q = q.q;
+  info->azimuth = q.azimuth * (180.0 / G_PI);
+  info->h = q.hkl[0];
+  info->k = q.hkl[1];
+  info->l = q.hkl[2];
+  info->nearest_h = q.h;
+  info->nearest_k = q.k;
+  info->nearest_l = q.l;
+  info->structure_factor = q.F;
+  info->from_file = q.F_from_file != 0;
+  return TRUE;
+}
+
+/**
+ * braggscope_pixel_info_copy:
+ * @info: a pixel info
+ *
+ * Returns: (transfer full): a copy, freed with braggscope_pixel_info_free()
+ */
+BraggscopePixelInfo *
+braggscope_pixel_info_copy (const BraggscopePixelInfo *info)
+{
+  g_return_val_if_fail (info != NULL, NULL);
+
+  return g_memdup2 (info, sizeof *info);
+}
+
+/**
+ * braggscope_pixel_info_free:
+ * @info: (transfer full) (nullable): a pixel info from braggscope_pixel_info_copy()
+ */
+void
+braggscope_pixel_info_free (BraggscopePixelInfo *info)
+{
+  g_free (info);
+}

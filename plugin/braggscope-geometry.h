@@ -1,0 +1,71 @@
+/* braggscope-geometry.h: what a detector pixel sees: resolution, angles, Miller indices. */
+#pragma once
+
+#include <glib-object.h>
+
+G_BEGIN_DECLS
+
+#define BRAGGSCOPE_TYPE_GEOMETRY   (braggscope_geometry_get_type ())
+#define BRAGGSCOPE_TYPE_PIXEL_INFO (braggscope_pixel_info_get_type ())
+
+/**
+ * BraggscopeGeometry:
+ *
+ * An immutable, reference-counted snapshot of the detector geometry, crystal
+ * orientation and structure factors a frame was rendered with (the engine's
+ * nb_geometry).  Safe to query from any thread while the simulation goes on.
+ */
+typedef struct _BraggscopeGeometry BraggscopeGeometry;
+
+/**
+ * BraggscopePixelInfo:
+ * @d_spacing: resolution d = lambda / (2 sin theta), Angstrom; `INFINITY` at
+ *   the direct beam (2 theta = 0)
+ * @two_theta: scattering angle 2 theta to the direct beam, degrees
+ * @q: |q| = 4 pi sin(theta) / lambda, 1/Angstrom
+ * @azimuth: angle of the scattered ray about the beam, degrees in -180..180,
+ *   0 along the polarization (E-vector) direction
+ * @h: fractional Miller index h (real cell vector a . (s - s0) / lambda, the
+ *   crystal at the middle of the first phi step)
+ * @k: fractional Miller index k
+ * @l: fractional Miller index l
+ * @nearest_h: nearest whole h (nanoBragg's rounding, ceil (h - 0.5))
+ * @nearest_k: nearest whole k
+ * @nearest_l: nearest whole l
+ * @structure_factor: structure factor |F| of (nearest_h, nearest_k,
+ *   nearest_l): from the file, else the default F
+ * @from_file: %TRUE when that reflection is one of the file's
+ *
+ * What the pixel under a point of the detector sees, computed by the engine
+ * (nb_geometry_query; physics.md sec. 13) with the central wavelength.
+ */
+typedef struct
+{
+  double d_spacing;
+  double two_theta;
+  double q;
+  double azimuth;
+  double h, k, l;
+  int nearest_h, nearest_k, nearest_l;
+  double structure_factor;
+  gboolean from_file;
+} BraggscopePixelInfo;
+
+GType braggscope_geometry_get_type (void) G_GNUC_CONST;
+GType braggscope_pixel_info_get_type (void) G_GNUC_CONST;
+
+BraggscopeGeometry *braggscope_geometry_ref (BraggscopeGeometry *self);
+void braggscope_geometry_unref (BraggscopeGeometry *self);
+
+void braggscope_geometry_get_size (BraggscopeGeometry *self, int *width, int *height);
+
+gboolean braggscope_geometry_query (
+    BraggscopeGeometry *self, double x, double y, BraggscopePixelInfo *info, GError **error);
+
+BraggscopePixelInfo *braggscope_pixel_info_copy (const BraggscopePixelInfo *info);
+void braggscope_pixel_info_free (BraggscopePixelInfo *info);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (BraggscopeGeometry, braggscope_geometry_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (BraggscopePixelInfo, braggscope_pixel_info_free)
+
+G_END_DECLS

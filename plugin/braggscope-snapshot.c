@@ -1,0 +1,405 @@
+/* braggscope-snapshot.c: PNG snapshots through libpng, with the parameters in text chunks.
+ *
+ * A snapshot holds the picture as shown (RGBA, 8 bits per channel) and three
+ * text chunks written before the image data, so a loader finds them without
+ * decoding it:
+ *   Software                  "Braggscope <version>" (tEXt)
+ *   braggscope:command-line   the equivalent nanobragg command line (iTXt, UTF-8)
+ *   braggscope:args           braggscope_simulation_to_args(), one per line (iTXt)
+ * Files are written to a temporary name in the target folder and renamed, so
+ * a failed or interrupted save never leaves half a PNG under the name.
+ */
+#include "braggscope-snapshot.h"
+#include "braggscope-private.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <png.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define ARGS_KEY         "braggscope:args"
+#define COMMAND_LINE_KEY "braggscope:command-line"
+
+typedef struct
+{
+  jmp_buf jump;
+  char message[256];
+} png_failure;
+
+static void
+on_png_error (png_structp png, png_const_charp message)
+{
+  png_failure *f = png_get_error_ptr (png);
+
+  g_strlcpy (f->message, message, sizeof f->message);
+  longjmp (f->jump, 1);
+}
+
+static void
+on_png_warning (png_structp png, png_const_charp message)
+{
+  /* the library never prints; a warning does not stop the file */
+}
+
+/* Writes the PNG to the open @fp; FALSE with @error set on failure. */
+static gboolean
+write_png (FILE *fp,
+           const char *path,
+           const guint8 *rgba,
+           int width,
+           int height,
+           char *command_line,
+           char *args,
+           GError **error)
+{
+  png_failure failure = { .message = "" };
+  png_structp png;
+  png_infop info = NULL;
+  png_text text[3];
+  int n_text = 0;
+  char software[64];
+
+  png = png_create_write_struct (PNG_LIBPNG_VER_STRING, &failure, on_png_error, on_png_warning);
+  if (png == NULL || (info = png_create_info_struct (png)) == NULL)
+    {
+      png_destroy_write_struct (&png, NULL);
+      g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_NOMEM,
+                   "%s: out of memory for the PNG writer", path);
+      return FALSE;
+    }
+  if (setjmp (failure.jump))
+    {
+      png_destroy_write_struct (&png, &info);
+      g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_IO, "%s: %s", path, failure.message);
+      return FALSE;
+    }
+
+  png_init_io (png, fp);
+  png_set_IHDR (png, info, (png_uint_32) width, (png_uint_32) height, 8, PNG_COLOR_TYPE_RGB_ALPHA,
+                PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+
+  memset (text, 0, sizeof text);
+  g_snprintf (software, sizeof software, "Braggscope %s", BRAGGSCOPE_VERSION);
+  text[n_text].compression = PNG_TEXT_COMPRESSION_NONE;
+  text[n_text].key = (char *) "Software";
+  text[n_text].text = software;
+  n_text++;
+  if (command_line != NULL)
+    {
+      text[n_text].compression = PNG_ITXT_COMPRESSION_NONE;
+      text[n_text].key = (char *) COMMAND_LINE_KEY;
+      text[n_text].text = command_line;
+      n_text++;
+    }
+  if (args != NULL)
+    {
+      text[n_text].compression = PNG_ITXT_COMPRESSION_NONE;
+      text[n_text].key = (char *) ARGS_KEY;
+      text[n_text].text = args;
+      n_text++;
+    }
+  png_set_text (png, info, text, n_text);
+
+  png_write_info (png, info);
+  for (int y = 0; y < height; y++)
+    png_write_row (png, rgba + (gsize) y * (gsize) width * 4);
+  png_write_end (png, info);
+  png_destroy_write_struct (&png, &info);
+  return TRUE;
+}
+
+/**
+ * braggscope_snapshot_save: (skip)
+ * @path: (type filename): the PNG to write (replaced atomically)
+ * @rgba: @width * @height pixels of 4 bytes, R G B A, rows top to bottom
+ * @width: pixels per row, >= 1
+ * @height: rows, >= 1
+ * @sim: (nullable): the simulation whose parameters the picture shows, saved
+ *   in text chunks for braggscope_simulation_load_snapshot()
+ * @error: a #GError: %BRAGGSCOPE_ERROR_IO when the file cannot be written,
+ *   %BRAGGSCOPE_ERROR_INVALID for a parameter that cannot be stored (an
+ *   argument containing a line break)
+ *
+ * Writes a PNG snapshot, with the simulation's nanobragg command line and
+ * parameters, to a temporary file in the target folder, then renames it.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+braggscope_snapshot_save (const char *path,
+                          const guint8 *rgba,
+                          int width,
+                          int height,
+                          BraggscopeSimulation *sim,
+                          GError **error)
+{
+  g_autofree char *dir = NULL, *base = NULL, *tmp = NULL;
+  g_autofree char *command_line = NULL, *args_text = NULL;
+  FILE *fp;
+  int fd;
+  gboolean ok;
+
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (rgba != NULL, FALSE);
+  g_return_val_if_fail (sim == NULL || BRAGGSCOPE_IS_SIMULATION (sim), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (width < 1 || height < 1 || width > 1000000 || height > 1000000)
+    {
+      g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_INVALID,
+                   "%s: image size %d x %d (allowed: 1 to 1000000 per side)", path, width, height);
+      return FALSE;
+    }
+  if (sim != NULL)
+    {
+      g_auto (GStrv) args = braggscope_simulation_to_args (sim);
+
+      for (guint i = 0; args[i] != NULL; i++)
+        if (strchr (args[i], '\n') != NULL)
+          {
+            g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_INVALID,
+                         "%s: argument '%s' contains a line break and cannot be stored", path,
+                         args[i]);
+            return FALSE;
+          }
+      args_text = g_strjoinv ("\n", args);
+      command_line = braggscope_simulation_to_command_line (sim);
+    }
+
+  dir = g_path_get_dirname (path);
+  base = g_path_get_basename (path);
+  tmp = g_strdup_printf ("%s%c.%s.XXXXXX", dir, G_DIR_SEPARATOR, base);
+  fd = g_mkstemp_full (tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+  if (fd < 0)
+    {
+      int saved = errno;
+      g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_IO,
+                   "%s: cannot create a file in %s: %s", path, dir, g_strerror (saved));
+      return FALSE;
+    }
+  fp = fdopen (fd, "wb");
+  if (fp == NULL)
+    {
+      int saved = errno;
+      close (fd);
+      g_unlink (tmp);
+      g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_IO, "%s: %s", path,
+                   g_strerror (saved));
+      return FALSE;
+    }
+
+  ok = write_png (fp, path, rgba, width, height, command_line, args_text, error);
+  if (fflush (fp) != 0 || ferror (fp))
+    {
+      if (ok)
+        g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_IO, "%s: %s", path,
+                     g_strerror (errno));
+      ok = FALSE;
+    }
+  if (fclose (fp) != 0 && ok)
+    {
+      g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_IO, "%s: %s", path,
+                   g_strerror (errno));
+      ok = FALSE;
+    }
+  if (ok && g_rename (tmp, path) != 0)
+    {
+      g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_IO, "%s: cannot rename %s: %s", path,
+                   tmp, g_strerror (errno));
+      ok = FALSE;
+    }
+  if (!ok)
+    g_unlink (tmp);
+  return ok;
+}
+
+/**
+ * braggscope_snapshot_save_bytes: (rename-to braggscope_snapshot_save)
+ * @path: (type filename): the PNG to write (replaced atomically)
+ * @rgba: @width * @height pixels of 4 bytes, R G B A, rows top to bottom
+ * @width: pixels per row, >= 1
+ * @height: rows, >= 1
+ * @sim: (nullable): the simulation whose parameters the picture shows
+ * @error: a #GError, as braggscope_snapshot_save(), or
+ *   %BRAGGSCOPE_ERROR_INVALID when @rgba is not @width * @height * 4 bytes
+ *
+ * braggscope_snapshot_save() with the pixels in a #GBytes, for bindings.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+braggscope_snapshot_save_bytes (const char *path,
+                                GBytes *rgba,
+                                int width,
+                                int height,
+                                BraggscopeSimulation *sim,
+                                GError **error)
+{
+  gsize size = 0;
+  const guint8 *data;
+
+  g_return_val_if_fail (rgba != NULL, FALSE);
+
+  data = g_bytes_get_data (rgba, &size);
+  if (width < 1 || height < 1 || size != (gsize) width * (gsize) height * 4)
+    {
+      g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_INVALID,
+                   "%s: %zu bytes of pixels for a %d x %d RGBA image", path, size, width, height);
+      return FALSE;
+    }
+  return braggscope_snapshot_save (path, data, width, height, sim, error);
+}
+
+static const char *
+find_text (png_structp png, png_infop info, const char *key)
+{
+  png_textp text = NULL;
+  int n = 0;
+
+  if (info == NULL || png_get_text (png, info, &text, &n) == 0)
+    return NULL;
+  for (int i = 0; i < n; i++)
+    if (strcmp (text[i].key, key) == 0)
+      return text[i].text;
+  return NULL;
+}
+
+/**
+ * braggscope_snapshot_load_args:
+ * @path: (type filename): a PNG written by braggscope_snapshot_save()
+ * @error: a #GError: %BRAGGSCOPE_ERROR_IO when the file cannot be read,
+ *   %BRAGGSCOPE_ERROR_PARSE when it is not a PNG or holds no parameters
+ *
+ * The parameters saved in a snapshot: its "braggscope:args" text chunk.
+ *
+ * Returns: (transfer full) (array zero-terminated=1): the arguments, the
+ *   first "nanobragg"; free with g_strfreev()
+ */
+char **
+braggscope_snapshot_load_args (const char *path, GError **error)
+{
+  png_failure failure = { .message = "" };
+  png_structp png = NULL;
+  png_infop info = NULL, end_info = NULL;
+  volatile png_bytep row = NULL;
+  const char *volatile text = NULL;
+  char **volatile args = NULL;
+  guint8 signature[8];
+  FILE *fp;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  fp = g_fopen (path, "rb");
+  if (fp == NULL)
+    {
+      int saved = errno;
+      g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_IO, "%s: %s", path,
+                   g_strerror (saved));
+      return NULL;
+    }
+  if (fread (signature, 1, sizeof signature, fp) != sizeof signature ||
+      png_sig_cmp (signature, 0, sizeof signature) != 0)
+    {
+      fclose (fp);
+      g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_PARSE, "%s: not a PNG file", path);
+      return NULL;
+    }
+
+  png = png_create_read_struct (PNG_LIBPNG_VER_STRING, &failure, on_png_error, on_png_warning);
+  if (png == NULL || (info = png_create_info_struct (png)) == NULL ||
+      (end_info = png_create_info_struct (png)) == NULL)
+    {
+      png_destroy_read_struct (&png, &info, NULL);
+      fclose (fp);
+      g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_NOMEM,
+                   "%s: out of memory for the PNG reader", path);
+      return NULL;
+    }
+  if (setjmp (failure.jump))
+    {
+      g_free (row);
+      png_destroy_read_struct (&png, &info, &end_info);
+      fclose (fp);
+      g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_PARSE, "%s: %s", path,
+                   failure.message);
+      return NULL;
+    }
+  png_init_io (png, fp);
+  png_set_sig_bytes (png, sizeof signature);
+  png_read_info (png, info);
+  text = find_text (png, info, ARGS_KEY);
+  if (text == NULL)
+    {
+      /* another writer may have put the chunk after the image data */
+      int passes = png_set_interlace_handling (png);
+      png_uint_32 height = png_get_image_height (png, info);
+
+      png_read_update_info (png, info);
+      row = g_malloc (png_get_rowbytes (png, info));
+      for (int pass = 0; pass < passes; pass++)
+        for (png_uint_32 y = 0; y < height; y++)
+          png_read_row (png, row, NULL);
+      png_read_end (png, end_info);
+      text = find_text (png, end_info, ARGS_KEY);
+    }
+  if (text != NULL)
+    {
+      args = g_strsplit (text, "\n", -1);
+      /* a trailing line break leaves an empty last element */
+      for (guint n = g_strv_length (args); n > 0 && args[n - 1][0] == '\0'; n--)
+        {
+          g_free (args[n - 1]);
+          args[n - 1] = NULL;
+        }
+    }
+  g_free (row);
+  png_destroy_read_struct (&png, &info, &end_info);
+  fclose (fp);
+
+  if (args == NULL || args[0] == NULL)
+    {
+      g_strfreev (args);
+      g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_PARSE,
+                   "%s: no '%s' text chunk: not a Braggscope snapshot", path, ARGS_KEY);
+      return NULL;
+    }
+  return args;
+}
+
+/**
+ * braggscope_simulation_load_snapshot:
+ * @self: a simulation
+ * @path: (type filename): a PNG written by braggscope_snapshot_save()
+ * @error: a #GError, as braggscope_snapshot_load_args(), or
+ *   %BRAGGSCOPE_ERROR_INVALID for parameters the engine rejects
+ *
+ * Restores the parameters saved in a snapshot: nanoBragg's defaults with the
+ * saved flags applied, so the simulation ends up as the one that was saved.
+ * Nothing changes on error.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+braggscope_simulation_load_snapshot (BraggscopeSimulation *self, const char *path, GError **error)
+{
+  g_auto (GStrv) args = NULL;
+
+  g_return_val_if_fail (BRAGGSCOPE_IS_SIMULATION (self), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  args = braggscope_snapshot_load_args (path, error);
+  if (args == NULL)
+    return FALSE;
+  if (!_braggscope_simulation_restore_args (self, (const char *const *) args, error))
+    {
+      g_prefix_error (error, "%s: ", path);
+      return FALSE;
+    }
+  return TRUE;
+}

@@ -1,0 +1,813 @@
+/* braggscope-controls.c: the simulation's parameters as sliders, spin buttons,
+ * drop-downs and entries, in the groups crystal, beam, detector and sampling.
+ *
+ * SPDX-License-Identifier: BSD-3-Clause
+ */
+#include "braggscope-controls.h"
+
+#include <math.h>
+
+/**
+ * BraggscopeControls:
+ *
+ * A vertical box of expanders (crystal, beam, detector, sampling) whose
+ * widgets are bound to a #BraggscopeSimulation's properties with
+ * g_object_bind_property(): moving a slider sets the property (and so starts
+ * a render), and a property set elsewhere moves the slider.
+ *
+ * Each widget is named after its property and kind: "misset-x-scale" and
+ * "misset-x-spin" for a number, "convention-dropdown", "preview-while-dragging-switch",
+ * "structure-factors-entry", "fluence-entry"; find one with
+ * braggscope_controls_get_widget().  Properties the simulation does not have
+ * are left out.  The slider ranges are what is useful to drag through; a value
+ * set outside one widens it rather than being clamped.
+ */
+
+typedef enum
+{
+  KIND_NUMBER, /* a slider and a spin button (slider FALSE: spin button only) */
+  KIND_CHOICE, /* a drop-down: an enum property, or a string from a list */
+  KIND_SWITCH, /* a boolean */
+  KIND_FILE,   /* a path entry with a chooser button */
+  KIND_ENTRY,  /* a number too wide for a spin button (%g) */
+} Kind;
+
+typedef struct
+{
+  const char *property;
+  const char *label;
+  const char *unit;
+  Kind kind;
+  double lower, upper, step;
+  int digits;
+  gboolean slider;
+  const char *const *choices; /* KIND_CHOICE of a string property */
+} Spec;
+
+typedef struct
+{
+  const char *name;
+  const char *title;
+  gboolean expanded;
+  const Spec *specs;
+  guint n_specs;
+} Group;
+
+#define NUMBER(property, label, unit, lower, upper, step, digits, slider)                          \
+  {                                                                                                \
+    property, label, unit, KIND_NUMBER, lower, upper, step, digits, slider, NULL                   \
+  }
+#define CHOICE(property, label, choices)                                                           \
+  {                                                                                                \
+    property, label, "", KIND_CHOICE, 0, 0, 0, 0, FALSE, choices                                   \
+  }
+#define SWITCH(property, label)                                                                    \
+  {                                                                                                \
+    property, label, "", KIND_SWITCH, 0, 0, 0, 0, FALSE, NULL                                      \
+  }
+#define FILE_ENTRY(property, label)                                                                \
+  {                                                                                                \
+    property, label, "", KIND_FILE, 0, 0, 0, 0, FALSE, NULL                                        \
+  }
+#define NUMBER_ENTRY(property, label, unit)                                                        \
+  {                                                                                                \
+    property, label, unit, KIND_ENTRY, 0, 0, 0, 0, FALSE, NULL                                     \
+  }
+
+static const char *const backend_choices[] = { "auto", "cpu", "cuda", NULL };
+
+/* The slider settings come first in their groups, which start expanded: the
+ * parameters one drags (misset, mosaic spread, wavelength). */
+static const Spec crystal_specs[] = {
+  NUMBER ("misset-x", "Misset x", "\u00b0", -180, 180, 0.1, 2, TRUE),
+  NUMBER ("misset-y", "Misset y", "\u00b0", -180, 180, 0.1, 2, TRUE),
+  NUMBER ("misset-z", "Misset z", "\u00b0", -180, 180, 0.1, 2, TRUE),
+  NUMBER ("mosaic-spread", "Mosaic spread", "\u00b0", 0, 5, 0.01, 3, TRUE),
+  NUMBER ("mosaic-domains", "Mosaic domains", "", 1, 200, 1, 0, TRUE),
+  NUMBER ("n-cells", "Unit cells per edge", "", 1, 100, 1, 0, TRUE),
+  NUMBER ("cell-a", "Cell a", "\u00c5", 2, 500, 0.1, 2, FALSE),
+  NUMBER ("cell-b", "Cell b", "\u00c5", 2, 500, 0.1, 2, FALSE),
+  NUMBER ("cell-c", "Cell c", "\u00c5", 2, 500, 0.1, 2, FALSE),
+  NUMBER ("cell-alpha", "Cell \u03b1", "\u00b0", 20, 160, 0.1, 2, FALSE),
+  NUMBER ("cell-beta", "Cell \u03b2", "\u00b0", 20, 160, 0.1, 2, FALSE),
+  NUMBER ("cell-gamma", "Cell \u03b3", "\u00b0", 20, 160, 0.1, 2, FALSE),
+  CHOICE ("crystal-shape", "Crystal shape", NULL),
+  FILE_ENTRY ("structure-factors", "Structure factors"),
+  NUMBER ("default-f", "Default F", "", 0, 10000, 1, 1, FALSE),
+};
+
+static const Spec beam_specs[] = {
+  NUMBER ("wavelength", "Wavelength", "\u00c5", 0.2, 4, 0.001, 4, TRUE),
+  NUMBER ("dispersion", "Dispersion", "%", 0, 10, 0.01, 2, TRUE),
+  NUMBER ("divergence", "Divergence", "mrad", 0, 10, 0.01, 2, TRUE),
+  NUMBER ("polarization", "Polarization (Kahn)", "", -1, 1, 0.01, 2, FALSE),
+  NUMBER_ENTRY ("fluence", "Fluence", "photons/m\u00b2"),
+};
+
+static const Spec detector_specs[] = {
+  NUMBER ("distance", "Distance", "mm", 10, 1000, 0.1, 1, TRUE),
+  NUMBER ("beam-center-x", "Beam centre x", "mm", 0, 400, 0.01, 2, TRUE),
+  NUMBER ("beam-center-y", "Beam centre y", "mm", 0, 400, 0.01, 2, TRUE),
+  NUMBER ("two-theta", "Detector 2\u03b8", "\u00b0", -90, 90, 0.1, 2, TRUE),
+  NUMBER ("detector-rotx", "Rotation x", "\u00b0", -90, 90, 0.1, 2, FALSE),
+  NUMBER ("detector-roty", "Rotation y", "\u00b0", -90, 90, 0.1, 2, FALSE),
+  NUMBER ("detector-rotz", "Rotation z", "\u00b0", -180, 180, 0.1, 2, FALSE),
+  NUMBER ("pixel-size", "Pixel size", "mm", 0.01, 1, 0.001, 4, FALSE),
+  NUMBER ("detector-pixels-fast", "Pixels (fast)", "", 16, 4096, 1, 0, FALSE),
+  NUMBER ("detector-pixels-slow", "Pixels (slow)", "", 16, 4096, 1, 0, FALSE),
+  CHOICE ("convention", "Convention", NULL),
+};
+
+static const Spec sampling_specs[] = {
+  NUMBER ("oversample", "Oversample (0 = auto)", "", 0, 16, 1, 0, FALSE),
+  NUMBER ("phi", "\u03c6 start", "\u00b0", -360, 360, 0.1, 2, TRUE),
+  NUMBER ("osc", "Oscillation", "\u00b0", 0, 10, 0.01, 2, TRUE),
+  CHOICE ("precision", "Precision", NULL),
+  CHOICE ("backend", "Backend", backend_choices),
+  SWITCH ("preview-while-dragging", "Preview while dragging"),
+  NUMBER ("preview-stride", "Preview stride", "px", 1, 16, 1, 0, FALSE),
+};
+
+static const Group groups[] = {
+  { "crystal", "Crystal", TRUE, crystal_specs, G_N_ELEMENTS (crystal_specs) },
+  { "beam", "Beam", TRUE, beam_specs, G_N_ELEMENTS (beam_specs) },
+  { "detector", "Detector", FALSE, detector_specs, G_N_ELEMENTS (detector_specs) },
+  { "sampling", "Sampling", FALSE, sampling_specs, G_N_ELEMENTS (sampling_specs) },
+};
+
+struct _BraggscopeControls
+{
+  GtkWidget parent_instance;
+
+  BraggscopeSimulation *simulation;
+  GHashTable *widgets;        /* name -> GtkWidget (borrowed: children of the groups) */
+  GPtrArray *notify_handlers; /* handler ids on the simulation for entries */
+};
+
+G_DEFINE_FINAL_TYPE (BraggscopeControls, braggscope_controls, GTK_TYPE_WIDGET)
+
+enum
+{
+  PROP_0,
+  PROP_SIMULATION,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+/* ------------------------------------------------------------------------- */
+/* Numbers */
+
+static gboolean
+value_as_double (const GValue *value, double *out)
+{
+  GValue d = G_VALUE_INIT;
+
+  g_value_init (&d, G_TYPE_DOUBLE);
+  if (!g_value_transform (value, &d))
+    return FALSE;
+  *out = g_value_get_double (&d);
+  g_value_unset (&d);
+  return TRUE;
+}
+
+/* simulation -> adjustment; a value outside the adjustment widens it, so it is
+ * shown as it is instead of being clamped (and written back clamped). */
+static gboolean
+number_to_adjustment (GBinding *binding, const GValue *from, GValue *to, gpointer user_data)
+{
+  GtkAdjustment *adjustment = GTK_ADJUSTMENT (g_binding_dup_target (binding));
+  double v;
+
+  if (adjustment == NULL || !value_as_double (from, &v) || !isfinite (v))
+    {
+      g_clear_object (&adjustment);
+      return FALSE;
+    }
+  if (v < gtk_adjustment_get_lower (adjustment))
+    gtk_adjustment_set_lower (adjustment, v);
+  if (v > gtk_adjustment_get_upper (adjustment))
+    gtk_adjustment_set_upper (adjustment, v);
+  g_value_set_double (to, v);
+  g_object_unref (adjustment);
+  return TRUE;
+}
+
+/* adjustment -> simulation; integers are rounded, not truncated. */
+static gboolean
+adjustment_to_number (GBinding *binding, const GValue *from, GValue *to, gpointer user_data)
+{
+  double v = g_value_get_double (from);
+  GValue d = G_VALUE_INIT;
+  gboolean ok;
+
+  if (G_VALUE_TYPE (to) != G_TYPE_DOUBLE && G_VALUE_TYPE (to) != G_TYPE_FLOAT)
+    v = round (v);
+  g_value_init (&d, G_TYPE_DOUBLE);
+  g_value_set_double (&d, v);
+  ok = g_value_transform (&d, to);
+  g_value_unset (&d);
+  return ok;
+}
+
+/* Integer properties: the widgets show whole numbers too (the binding rounds
+ * what it passes on, but cannot write back to the adjustment it came from). */
+static void
+on_integer_value_changed (GtkAdjustment *adjustment, gpointer user_data)
+{
+  double v = gtk_adjustment_get_value (adjustment);
+
+  if (v != round (v))
+    gtk_adjustment_set_value (adjustment, round (v));
+}
+
+/* The pspec's own limits, where it has them. */
+static void
+pspec_limits (GParamSpec *pspec, double *lower, double *upper)
+{
+  *lower = -G_MAXDOUBLE;
+  *upper = G_MAXDOUBLE;
+  if (G_IS_PARAM_SPEC_DOUBLE (pspec))
+    {
+      *lower = G_PARAM_SPEC_DOUBLE (pspec)->minimum;
+      *upper = G_PARAM_SPEC_DOUBLE (pspec)->maximum;
+    }
+  else if (G_IS_PARAM_SPEC_FLOAT (pspec))
+    {
+      *lower = G_PARAM_SPEC_FLOAT (pspec)->minimum;
+      *upper = G_PARAM_SPEC_FLOAT (pspec)->maximum;
+    }
+  else if (G_IS_PARAM_SPEC_INT (pspec))
+    {
+      *lower = G_PARAM_SPEC_INT (pspec)->minimum;
+      *upper = G_PARAM_SPEC_INT (pspec)->maximum;
+    }
+  else if (G_IS_PARAM_SPEC_UINT (pspec))
+    {
+      *lower = G_PARAM_SPEC_UINT (pspec)->minimum;
+      *upper = G_PARAM_SPEC_UINT (pspec)->maximum;
+    }
+}
+
+static void
+add_number (BraggscopeControls *self, GtkGrid *grid, int row, const Spec *spec, GParamSpec *pspec)
+{
+  double lower, upper;
+  GtkAdjustment *adjustment;
+  GtkWidget *spin;
+  g_autofree char *spin_name = g_strconcat (spec->property, "-spin", NULL);
+
+  pspec_limits (pspec, &lower, &upper);
+  lower = MAX (lower, spec->lower);
+  upper = MIN (upper, spec->upper);
+  if (!(upper > lower))
+    upper = lower + spec->step;
+  adjustment = gtk_adjustment_new (lower, lower, upper, spec->step, spec->step * 10, 0);
+  if (G_IS_PARAM_SPEC_INT (pspec) || G_IS_PARAM_SPEC_UINT (pspec))
+    g_signal_connect (adjustment, "value-changed", G_CALLBACK (on_integer_value_changed), NULL);
+
+  if (spec->slider)
+    {
+      GtkWidget *scale = gtk_scale_new (GTK_ORIENTATION_HORIZONTAL, adjustment);
+      g_autofree char *scale_name = g_strconcat (spec->property, "-scale", NULL);
+
+      gtk_scale_set_draw_value (GTK_SCALE (scale), FALSE);
+      gtk_range_set_round_digits (GTK_RANGE (scale), spec->digits);
+      gtk_widget_set_hexpand (scale, TRUE);
+      gtk_widget_set_size_request (scale, 160, -1);
+      gtk_widget_set_name (scale, scale_name);
+      gtk_widget_set_tooltip_text (scale, g_param_spec_get_blurb (pspec));
+      gtk_accessible_update_property (GTK_ACCESSIBLE (scale), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                      spec->label, -1);
+      gtk_grid_attach (grid, scale, 1, row, 1, 1);
+      g_hash_table_insert (self->widgets, g_steal_pointer (&scale_name), scale);
+    }
+
+  spin = gtk_spin_button_new (adjustment, spec->step, spec->digits);
+  gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (spin), TRUE);
+  gtk_editable_set_width_chars (GTK_EDITABLE (spin), 8);
+  gtk_widget_set_name (spin, spin_name);
+  gtk_widget_set_tooltip_text (spin, g_param_spec_get_blurb (pspec));
+  gtk_widget_set_halign (spin, spec->slider ? GTK_ALIGN_END : GTK_ALIGN_FILL);
+  gtk_grid_attach (grid, spin, spec->slider ? 2 : 1, row, spec->slider ? 1 : 2, 1);
+  g_hash_table_insert (self->widgets, g_steal_pointer (&spin_name), spin);
+
+  g_object_bind_property_full (self->simulation, spec->property, adjustment, "value",
+                               G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE,
+                               number_to_adjustment, adjustment_to_number, NULL, NULL);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Choices */
+
+typedef struct
+{
+  GType enum_type;            /* or G_TYPE_INVALID for a string list */
+  const char *const *strings; /* the choices of a string property */
+} ChoiceMap;
+
+static gboolean
+choice_to_selected (GBinding *binding, const GValue *from, GValue *to, gpointer user_data)
+{
+  const ChoiceMap *map = user_data;
+
+  if (map->enum_type != G_TYPE_INVALID)
+    {
+      g_autoptr (GEnumClass) klass = g_type_class_ref (map->enum_type);
+      int value = g_value_get_enum (from);
+
+      for (guint i = 0; i < klass->n_values; i++)
+        if (klass->values[i].value == value)
+          {
+            g_value_set_uint (to, i);
+            return TRUE;
+          }
+      return FALSE;
+    }
+
+  for (guint i = 0; map->strings[i] != NULL; i++)
+    if (g_strcmp0 (map->strings[i], g_value_get_string (from)) == 0)
+      {
+        g_value_set_uint (to, i);
+        return TRUE;
+      }
+  return FALSE;
+}
+
+static gboolean
+selected_to_choice (GBinding *binding, const GValue *from, GValue *to, gpointer user_data)
+{
+  const ChoiceMap *map = user_data;
+  guint selected = g_value_get_uint (from);
+
+  if (map->enum_type != G_TYPE_INVALID)
+    {
+      g_autoptr (GEnumClass) klass = g_type_class_ref (map->enum_type);
+
+      if (selected >= klass->n_values)
+        return FALSE;
+      g_value_set_enum (to, klass->values[selected].value);
+      return TRUE;
+    }
+
+  if (selected >= g_strv_length ((char **) map->strings))
+    return FALSE;
+  g_value_set_string (to, map->strings[selected]);
+  return TRUE;
+}
+
+static void
+add_choice (BraggscopeControls *self, GtkGrid *grid, int row, const Spec *spec, GParamSpec *pspec)
+{
+  g_autoptr (GtkStringList) list = gtk_string_list_new (NULL);
+  g_autofree char *name = g_strconcat (spec->property, "-dropdown", NULL);
+  ChoiceMap *map = g_new0 (ChoiceMap, 1);
+  GtkWidget *dropdown;
+
+  if (G_IS_PARAM_SPEC_ENUM (pspec))
+    {
+      GEnumClass *klass = G_PARAM_SPEC_ENUM (pspec)->enum_class;
+
+      map->enum_type = G_TYPE_FROM_CLASS (klass);
+      for (guint i = 0; i < klass->n_values; i++)
+        gtk_string_list_append (list, klass->values[i].value_nick);
+    }
+  else if (G_IS_PARAM_SPEC_STRING (pspec) && spec->choices != NULL)
+    {
+      map->strings = spec->choices;
+      for (guint i = 0; spec->choices[i] != NULL; i++)
+        gtk_string_list_append (list, spec->choices[i]);
+    }
+  else
+    {
+      g_free (map);
+      return;
+    }
+
+  dropdown = gtk_drop_down_new (G_LIST_MODEL (g_steal_pointer (&list)), NULL);
+  gtk_widget_set_name (dropdown, name);
+  gtk_widget_set_tooltip_text (dropdown, g_param_spec_get_blurb (pspec));
+  gtk_grid_attach (grid, dropdown, 1, row, 2, 1);
+  g_hash_table_insert (self->widgets, g_steal_pointer (&name), dropdown);
+
+  g_object_bind_property_full (self->simulation, spec->property, dropdown, "selected",
+                               G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE, choice_to_selected,
+                               selected_to_choice, map, g_free);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Switches */
+
+static void
+add_switch (BraggscopeControls *self, GtkGrid *grid, int row, const Spec *spec, GParamSpec *pspec)
+{
+  g_autofree char *name = g_strconcat (spec->property, "-switch", NULL);
+  GtkWidget *toggle = gtk_switch_new ();
+
+  gtk_widget_set_halign (toggle, GTK_ALIGN_START);
+  gtk_widget_set_name (toggle, name);
+  gtk_widget_set_tooltip_text (toggle, g_param_spec_get_blurb (pspec));
+  gtk_grid_attach (grid, toggle, 1, row, 2, 1);
+  g_hash_table_insert (self->widgets, g_steal_pointer (&name), toggle);
+
+  g_object_bind_property (self->simulation, spec->property, toggle, "active",
+                          G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Entries: committed on Enter (or when focus leaves), so a half-typed path or
+ * number never reaches the simulation. */
+
+typedef struct
+{
+  BraggscopeControls *self;
+  const char *property; /* static, from the spec table */
+  GtkWidget *entry;
+} EntryBinding;
+
+static void
+entry_show (EntryBinding *binding)
+{
+  GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (binding->self->simulation),
+                                                    binding->property);
+  GValue value = G_VALUE_INIT;
+  g_autofree char *text = NULL;
+
+  g_value_init (&value, pspec->value_type);
+  g_object_get_property (G_OBJECT (binding->self->simulation), binding->property, &value);
+  if (G_VALUE_HOLDS_STRING (&value))
+    text = g_value_dup_string (&value);
+  else
+    {
+      double v = 0.0;
+      char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+
+      value_as_double (&value, &v);
+      text = g_strdup (g_ascii_formatd (buffer, sizeof buffer, "%.6g", v));
+    }
+  g_value_unset (&value);
+
+  gtk_editable_set_text (GTK_EDITABLE (binding->entry), text != NULL ? text : "");
+  gtk_widget_remove_css_class (binding->entry, "error");
+}
+
+static void
+on_entry_property_notify (GObject *object, GParamSpec *pspec, EntryBinding *binding)
+{
+  entry_show (binding);
+}
+
+static void
+entry_commit (EntryBinding *binding)
+{
+  GObject *simulation = G_OBJECT (binding->self->simulation);
+  GParamSpec *pspec =
+      g_object_class_find_property (G_OBJECT_GET_CLASS (simulation), binding->property);
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (binding->entry));
+
+  if (G_IS_PARAM_SPEC_STRING (pspec))
+    {
+      g_autofree char *current = NULL;
+
+      g_object_get (simulation, binding->property, &current, NULL);
+      if (g_strcmp0 (current != NULL ? current : "", text) != 0)
+        g_object_set (simulation, binding->property, *text != '\0' ? text : NULL, NULL);
+      return;
+    }
+
+  {
+    char *end = NULL;
+    double v = g_ascii_strtod (text, &end);
+    double lower, upper;
+    GValue d = G_VALUE_INIT, value = G_VALUE_INIT;
+
+    pspec_limits (pspec, &lower, &upper);
+    if (end == text || *g_strchug (end) != '\0' || !isfinite (v) || v < lower || v > upper)
+      {
+        gtk_widget_add_css_class (binding->entry, "error");
+        return;
+      }
+    gtk_widget_remove_css_class (binding->entry, "error");
+    g_value_init (&d, G_TYPE_DOUBLE);
+    g_value_set_double (&d, v);
+    g_value_init (&value, pspec->value_type);
+    if (g_value_transform (&d, &value))
+      g_object_set_property (simulation, binding->property, &value);
+    g_value_unset (&value);
+    g_value_unset (&d);
+  }
+}
+
+static void
+on_entry_activate (GtkEntry *entry, EntryBinding *binding)
+{
+  entry_commit (binding);
+}
+
+static void
+on_entry_focus_leave (GtkEventControllerFocus *controller, EntryBinding *binding)
+{
+  entry_commit (binding);
+}
+
+/* @entry is a reference the dialog held: the controls may be gone by now. */
+static void
+on_file_chosen (GtkNativeDialog *dialog, int response, GtkWidget *entry)
+{
+  EntryBinding *binding = g_object_get_data (G_OBJECT (entry), "braggscope-entry-binding");
+
+  if (response == GTK_RESPONSE_ACCEPT && binding != NULL && gtk_widget_get_root (entry) != NULL)
+    {
+      G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      G_GNUC_END_IGNORE_DEPRECATIONS
+      g_autofree char *path = file != NULL ? g_file_get_path (file) : NULL;
+
+      if (path != NULL)
+        {
+          gtk_editable_set_text (GTK_EDITABLE (binding->entry), path);
+          entry_commit (binding);
+        }
+    }
+  g_object_unref (entry);
+  g_object_unref (dialog);
+}
+
+static void
+on_choose_file (GtkButton *button, EntryBinding *binding)
+{
+  GtkNative *native = gtk_widget_get_native (GTK_WIDGET (button));
+  GtkNativeDialog *dialog;
+
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  dialog = GTK_NATIVE_DIALOG (gtk_file_chooser_native_new (
+      "Structure factors", GTK_IS_WINDOW (native) ? GTK_WINDOW (native) : NULL,
+      GTK_FILE_CHOOSER_ACTION_OPEN, "_Open", "_Cancel"));
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  gtk_native_dialog_set_modal (dialog, TRUE);
+  g_signal_connect (dialog, "response", G_CALLBACK (on_file_chosen), g_object_ref (binding->entry));
+  gtk_native_dialog_show (dialog);
+}
+
+static void
+add_entry (BraggscopeControls *self, GtkGrid *grid, int row, const Spec *spec, GParamSpec *pspec)
+{
+  g_autofree char *name = g_strconcat (spec->property, "-entry", NULL);
+  g_autofree char *signal = g_strconcat ("notify::", spec->property, NULL);
+  EntryBinding *binding = g_new0 (EntryBinding, 1);
+  GtkEventController *focus;
+  gulong handler;
+
+  binding->self = self;
+  binding->property = spec->property;
+  binding->entry = gtk_entry_new ();
+  gtk_widget_set_name (binding->entry, name);
+  gtk_widget_set_tooltip_text (binding->entry, g_param_spec_get_blurb (pspec));
+  gtk_widget_set_hexpand (binding->entry, TRUE);
+  g_object_set_data_full (G_OBJECT (binding->entry), "braggscope-entry-binding", binding, g_free);
+  g_signal_connect (binding->entry, "activate", G_CALLBACK (on_entry_activate), binding);
+  focus = gtk_event_controller_focus_new ();
+  g_signal_connect (focus, "leave", G_CALLBACK (on_entry_focus_leave), binding);
+  gtk_widget_add_controller (binding->entry, focus);
+  g_hash_table_insert (self->widgets, g_steal_pointer (&name), binding->entry);
+
+  if (spec->kind == KIND_FILE)
+    {
+      GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 4);
+      GtkWidget *button = gtk_button_new_from_icon_name ("document-open-symbolic");
+      g_autofree char *button_name = g_strconcat (spec->property, "-button", NULL);
+
+      gtk_widget_set_name (button, button_name);
+      gtk_widget_set_tooltip_text (button, "Choose a file of structure factors (HKL)");
+      g_signal_connect (button, "clicked", G_CALLBACK (on_choose_file), binding);
+      gtk_box_append (GTK_BOX (box), binding->entry);
+      gtk_box_append (GTK_BOX (box), button);
+      gtk_grid_attach (grid, box, 1, row, 2, 1);
+      g_hash_table_insert (self->widgets, g_steal_pointer (&button_name), button);
+    }
+  else
+    gtk_grid_attach (grid, binding->entry, 1, row, 2, 1);
+
+  entry_show (binding);
+  handler =
+      g_signal_connect (self->simulation, signal, G_CALLBACK (on_entry_property_notify), binding);
+  /* The handler holds the binding, which the entry owns: disconnect it with
+   * the controls (dispose), before the entry goes. */
+  g_ptr_array_add (self->notify_handlers, GSIZE_TO_POINTER ((gsize) handler));
+}
+
+/* ------------------------------------------------------------------------- */
+
+static void
+build (BraggscopeControls *self)
+{
+  GObjectClass *klass = G_OBJECT_GET_CLASS (self->simulation);
+
+  for (guint g = 0; g < G_N_ELEMENTS (groups); g++)
+    {
+      const Group *group = &groups[g];
+      GtkWidget *expander = gtk_expander_new (group->title);
+      GtkWidget *grid = gtk_grid_new ();
+      g_autofree char *expander_name = g_strconcat (group->name, "-group", NULL);
+      int row = 0;
+
+      gtk_widget_set_name (expander, expander_name);
+      gtk_expander_set_expanded (GTK_EXPANDER (expander), group->expanded);
+      gtk_grid_set_row_spacing (GTK_GRID (grid), 4);
+      gtk_grid_set_column_spacing (GTK_GRID (grid), 8);
+      gtk_widget_set_margin_start (grid, 12);
+      gtk_widget_set_margin_top (grid, 4);
+      gtk_widget_set_margin_bottom (grid, 8);
+
+      for (guint i = 0; i < group->n_specs; i++)
+        {
+          const Spec *spec = &group->specs[i];
+          GParamSpec *pspec = g_object_class_find_property (klass, spec->property);
+          g_autofree char *text = NULL;
+          GtkWidget *label;
+
+          if (pspec == NULL || !(pspec->flags & G_PARAM_WRITABLE) ||
+              (pspec->flags & G_PARAM_CONSTRUCT_ONLY))
+            continue;
+
+          text = *spec->unit != '\0' ? g_strdup_printf ("%s (%s)", spec->label, spec->unit)
+                                     : g_strdup (spec->label);
+          label = gtk_label_new (text);
+          gtk_label_set_xalign (GTK_LABEL (label), 0.0f);
+          gtk_grid_attach (GTK_GRID (grid), label, 0, row, 1, 1);
+
+          switch (spec->kind)
+            {
+              case KIND_NUMBER:
+                add_number (self, GTK_GRID (grid), row, spec, pspec);
+                break;
+              case KIND_CHOICE:
+                add_choice (self, GTK_GRID (grid), row, spec, pspec);
+                break;
+              case KIND_SWITCH:
+                add_switch (self, GTK_GRID (grid), row, spec, pspec);
+                break;
+              case KIND_FILE:
+              case KIND_ENTRY:
+                add_entry (self, GTK_GRID (grid), row, spec, pspec);
+                break;
+            }
+          row++;
+        }
+
+      gtk_expander_set_child (GTK_EXPANDER (expander), grid);
+      gtk_widget_set_parent (expander, GTK_WIDGET (self));
+      g_hash_table_insert (self->widgets, g_steal_pointer (&expander_name), expander);
+    }
+}
+
+static void
+braggscope_controls_constructed (GObject *object)
+{
+  BraggscopeControls *self = BRAGGSCOPE_CONTROLS (object);
+
+  G_OBJECT_CLASS (braggscope_controls_parent_class)->constructed (object);
+
+  if (self->simulation == NULL)
+    self->simulation = braggscope_simulation_new ();
+  build (self);
+}
+
+static void
+braggscope_controls_dispose (GObject *object)
+{
+  BraggscopeControls *self = BRAGGSCOPE_CONTROLS (object);
+  GtkWidget *child;
+
+  if (self->simulation != NULL && self->notify_handlers != NULL)
+    for (guint i = 0; i < self->notify_handlers->len; i++)
+      g_signal_handler_disconnect (self->simulation, (gulong) GPOINTER_TO_SIZE (g_ptr_array_index (
+                                                         self->notify_handlers, i)));
+  g_clear_pointer (&self->notify_handlers, g_ptr_array_unref);
+  g_clear_pointer (&self->widgets, g_hash_table_unref);
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
+  g_clear_object (&self->simulation);
+
+  G_OBJECT_CLASS (braggscope_controls_parent_class)->dispose (object);
+}
+
+static void
+braggscope_controls_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  BraggscopeControls *self = BRAGGSCOPE_CONTROLS (object);
+
+  switch (prop_id)
+    {
+      case PROP_SIMULATION:
+        g_value_set_object (value, self->simulation);
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+braggscope_controls_set_property (GObject *object,
+                                  guint prop_id,
+                                  const GValue *value,
+                                  GParamSpec *pspec)
+{
+  BraggscopeControls *self = BRAGGSCOPE_CONTROLS (object);
+
+  switch (prop_id)
+    {
+      case PROP_SIMULATION:
+        self->simulation = g_value_dup_object (value);
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+braggscope_controls_class_init (BraggscopeControlsClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->constructed = braggscope_controls_constructed;
+  object_class->dispose = braggscope_controls_dispose;
+  object_class->get_property = braggscope_controls_get_property;
+  object_class->set_property = braggscope_controls_set_property;
+
+  /**
+   * BraggscopeControls:simulation:
+   *
+   * The simulation whose properties the widgets are bound to (a new one with
+   * nanoBragg's defaults when none is given).
+   */
+  properties[PROP_SIMULATION] = g_param_spec_object (
+      "simulation", "Simulation", "The simulation whose properties the widgets edit",
+      BRAGGSCOPE_TYPE_SIMULATION,
+      G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "braggscope-controls");
+}
+
+static void
+braggscope_controls_init (BraggscopeControls *self)
+{
+  GtkLayoutManager *layout = gtk_widget_get_layout_manager (GTK_WIDGET (self));
+
+  gtk_orientable_set_orientation (GTK_ORIENTABLE (layout), GTK_ORIENTATION_VERTICAL);
+  gtk_box_layout_set_spacing (GTK_BOX_LAYOUT (layout), 6);
+  self->widgets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->notify_handlers = g_ptr_array_new ();
+}
+
+/**
+ * braggscope_controls_new:
+ * @simulation: the simulation to edit
+ *
+ * Creates the controls, bound to @simulation's properties.
+ *
+ * Returns: (transfer floating): a new #BraggscopeControls
+ */
+GtkWidget *
+braggscope_controls_new (BraggscopeSimulation *simulation)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_SIMULATION (simulation), NULL);
+
+  return g_object_new (BRAGGSCOPE_TYPE_CONTROLS, "simulation", simulation, NULL);
+}
+
+/**
+ * braggscope_controls_get_simulation:
+ * @self: the controls
+ *
+ * Returns: (transfer none): the simulation the widgets edit
+ */
+BraggscopeSimulation *
+braggscope_controls_get_simulation (BraggscopeControls *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_CONTROLS (self), NULL);
+
+  return self->simulation;
+}
+
+/**
+ * braggscope_controls_get_widget:
+ * @self: the controls
+ * @name: a widget name: property + "-scale", "-spin", "-dropdown", "-switch",
+ *   "-entry" or "-button", or a group + "-group" ("crystal-group")
+ *
+ * Returns: (transfer none) (nullable): the widget, or %NULL if there is none
+ *   of that name
+ */
+GtkWidget *
+braggscope_controls_get_widget (BraggscopeControls *self, const char *name)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_CONTROLS (self), NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+
+  return self->widgets != NULL ? g_hash_table_lookup (self->widgets, name) : NULL;
+}

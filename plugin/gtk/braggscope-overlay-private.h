@@ -1,0 +1,82 @@
+/* braggscope-overlay-private.h: where the direct beam and resolution rings lie
+ * on a frame, and drawing them with cairo.  Shared by the view's on-screen
+ * overlays and its frame-resolution renderings.
+ *
+ * SPDX-License-Identifier: BSD-3-Clause
+ */
+#pragma once
+
+#include <cairo.h>
+#include <pango/pango.h>
+
+#include "braggscope.h"
+
+G_BEGIN_DECLS
+
+#define BRAGGSCOPE_OVERLAY_MAX_RINGS 6
+
+/* The detector plane seen from the sample: pixel coordinates (x, y, 1) map to
+ * the direction of the ray through them by a 3 x 3 matrix (a homography),
+ * recovered from the geometry's answers (2 theta, azimuth) at four points, so
+ * no detector vector has to be known.  Exact for flat detectors; for others
+ * @projective is FALSE and nothing is drawn. */
+typedef struct
+{
+  int width, height;         /* frame pixels */
+  gboolean projective;       /* the homography reproduces a fifth point */
+  double to_direction[3][3]; /* pixel (x, y, 1) -> direction (beam along +z) */
+  double to_pixel[3][3];     /* its inverse */
+  double wavelength;         /* Angstrom, from d and 2 theta */
+  gboolean has_beam_center;  /* the beam meets the detector plane in front of the sample */
+  double beam_x, beam_y;     /* pixel coordinates of the direct beam */
+  int n_rings;
+  double ring_d[BRAGGSCOPE_OVERLAY_MAX_RINGS];         /* Angstrom */
+  double ring_two_theta[BRAGGSCOPE_OVERLAY_MAX_RINGS]; /* radians */
+} BraggscopeOverlayGeometry;
+
+/* Fills @out for a frame of @width x @height pixels rendered with @geometry.
+ * Returns FALSE (and @out->projective FALSE) when the geometry cannot be
+ * queried or is not a flat detector. */
+gboolean _braggscope_overlay_geometry_init (BraggscopeOverlayGeometry *out,
+                                            BraggscopeGeometry *geometry,
+                                            int width,
+                                            int height);
+
+/* The pixel coordinates where the ray at @two_theta, @azimuth (radians) meets
+ * the detector plane; FALSE when it does not (parallel or behind). */
+gboolean _braggscope_overlay_ray_to_pixel (
+    const BraggscopeOverlayGeometry *geom, double two_theta, double azimuth, double *x, double *y);
+
+typedef struct
+{
+  gboolean rings;
+  gboolean beam_center;
+  /* frame pixel (x, y) is drawn at (x * scale + offset_x, y * scale + offset_y) */
+  double scale, offset_x, offset_y;
+  double line_width; /* in the target's units */
+  double cross_size; /* half length of the beam centre cross, target units */
+  double font_size;  /* points of the ring labels, target units */
+  double color[4];   /* RGBA of lines and labels */
+} BraggscopeOverlayStyle;
+
+/* A colour that stands out on @map. */
+void _braggscope_overlay_color_for (BraggscopeColormap map, double rgba[4]);
+
+/* Draws rings (with their d in Angstrom) and the beam centre cross on @cr. */
+void _braggscope_overlay_draw (const BraggscopeOverlayGeometry *geom,
+                               const BraggscopeOverlayStyle *style,
+                               cairo_t *cr);
+
+/* Draws the overlays switched on into @rgba, an opaque image of the frame
+ * (width x height RGBA, row-major) at frame resolution, in the style of the
+ * view's snapshots: lines, cross and labels scaled with the frame's size,
+ * the colour of _braggscope_overlay_color_for (@map).  Needs no display. */
+void _braggscope_overlay_draw_into_rgba (const BraggscopeOverlayGeometry *geom,
+                                         gboolean rings,
+                                         gboolean beam_center,
+                                         BraggscopeColormap map,
+                                         guint8 *rgba,
+                                         int width,
+                                         int height);
+
+G_END_DECLS

@@ -1,0 +1,128 @@
+/* braggscope-view.h: a GTK 4 widget that shows a simulation's frames.
+ *
+ * SPDX-License-Identifier: BSD-3-Clause
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "braggscope.h"
+#include "braggscope-gtk-export.h"
+
+G_BEGIN_DECLS
+
+#define BRAGGSCOPE_TYPE_VIEW (braggscope_view_get_type ())
+
+BRAGGSCOPE_GTK_EXPORT
+G_DECLARE_FINAL_TYPE (BraggscopeView, braggscope_view, BRAGGSCOPE, VIEW, GtkWidget)
+
+BRAGGSCOPE_GTK_EXPORT
+GtkWidget *braggscope_view_new (BraggscopeSimulation *simulation);
+
+BRAGGSCOPE_GTK_EXPORT
+BraggscopeSimulation *braggscope_view_get_simulation (BraggscopeView *self);
+BRAGGSCOPE_GTK_EXPORT
+void braggscope_view_set_simulation (BraggscopeView *self, BraggscopeSimulation *simulation);
+
+BRAGGSCOPE_GTK_EXPORT
+BraggscopeFrame *braggscope_view_get_frame (BraggscopeView *self);
+
+BRAGGSCOPE_GTK_EXPORT
+BraggscopeColormap braggscope_view_get_colormap (BraggscopeView *self);
+BRAGGSCOPE_GTK_EXPORT
+void braggscope_view_set_colormap (BraggscopeView *self, BraggscopeColormap colormap);
+BRAGGSCOPE_GTK_EXPORT
+BraggscopeScale braggscope_view_get_scale (BraggscopeView *self);
+BRAGGSCOPE_GTK_EXPORT
+void braggscope_view_set_scale (BraggscopeView *self, BraggscopeScale scale);
+BRAGGSCOPE_GTK_EXPORT
+double braggscope_view_get_gamma (BraggscopeView *self);
+BRAGGSCOPE_GTK_EXPORT
+void braggscope_view_set_gamma (BraggscopeView *self, double gamma);
+BRAGGSCOPE_GTK_EXPORT
+gboolean braggscope_view_get_auto_contrast (BraggscopeView *self);
+BRAGGSCOPE_GTK_EXPORT
+void braggscope_view_set_auto_contrast (BraggscopeView *self, gboolean auto_contrast);
+BRAGGSCOPE_GTK_EXPORT
+double braggscope_view_get_low (BraggscopeView *self);
+BRAGGSCOPE_GTK_EXPORT
+void braggscope_view_set_low (BraggscopeView *self, double low);
+BRAGGSCOPE_GTK_EXPORT
+double braggscope_view_get_high (BraggscopeView *self);
+BRAGGSCOPE_GTK_EXPORT
+void braggscope_view_set_high (BraggscopeView *self, double high);
+BRAGGSCOPE_GTK_EXPORT
+void braggscope_view_get_display (BraggscopeView *self, BraggscopeDisplay *display);
+
+BRAGGSCOPE_GTK_EXPORT
+gboolean braggscope_view_get_show_rings (BraggscopeView *self);
+BRAGGSCOPE_GTK_EXPORT
+void braggscope_view_set_show_rings (BraggscopeView *self, gboolean show_rings);
+BRAGGSCOPE_GTK_EXPORT
+gboolean braggscope_view_get_show_beam_center (BraggscopeView *self);
+BRAGGSCOPE_GTK_EXPORT
+void braggscope_view_set_show_beam_center (BraggscopeView *self, gboolean show_beam_center);
+
+BRAGGSCOPE_GTK_EXPORT
+double braggscope_view_get_zoom (BraggscopeView *self);
+BRAGGSCOPE_GTK_EXPORT
+void braggscope_view_set_zoom (BraggscopeView *self, double zoom);
+BRAGGSCOPE_GTK_EXPORT
+void braggscope_view_get_center (BraggscopeView *self, double *x, double *y);
+BRAGGSCOPE_GTK_EXPORT
+void braggscope_view_set_center (BraggscopeView *self, double x, double y);
+BRAGGSCOPE_GTK_EXPORT
+void braggscope_view_fit (BraggscopeView *self);
+BRAGGSCOPE_GTK_EXPORT
+gboolean braggscope_view_widget_to_frame (
+    BraggscopeView *self, double x, double y, double *frame_x, double *frame_y);
+BRAGGSCOPE_GTK_EXPORT
+gboolean braggscope_view_frame_to_widget (
+    BraggscopeView *self, double frame_x, double frame_y, double *x, double *y);
+
+BRAGGSCOPE_GTK_EXPORT
+const char *braggscope_view_get_renderer (BraggscopeView *self);
+BRAGGSCOPE_GTK_EXPORT
+gboolean braggscope_view_get_force_software (BraggscopeView *self);
+
+BRAGGSCOPE_GTK_EXPORT
+gboolean braggscope_view_get_beam_center (BraggscopeView *self, double *x, double *y);
+
+BRAGGSCOPE_GTK_EXPORT
+void braggscope_view_set_readout_point (BraggscopeView *self, double x, double y);
+BRAGGSCOPE_GTK_EXPORT
+void braggscope_view_clear_readout (BraggscopeView *self);
+BRAGGSCOPE_GTK_EXPORT
+gboolean braggscope_view_get_readout (BraggscopeView *self,
+                                      double *frame_x,
+                                      double *frame_y,
+                                      int *pixel_x,
+                                      int *pixel_y,
+                                      float *value,
+                                      BraggscopePixelInfo *info);
+BRAGGSCOPE_GTK_EXPORT
+char *braggscope_view_format_readout (BraggscopeView *self);
+
+BRAGGSCOPE_GTK_EXPORT
+GdkTexture *braggscope_view_snapshot_texture (BraggscopeView *self);
+BRAGGSCOPE_GTK_EXPORT
+guint8 *braggscope_view_render_rgba (BraggscopeView *self, int *width, int *height);
+BRAGGSCOPE_GTK_EXPORT
+GBytes *braggscope_view_render_bytes (BraggscopeView *self, int *width, int *height);
+
+BRAGGSCOPE_GTK_EXPORT
+guint8 *braggscope_render_rgba (BraggscopeFrame *frame,
+                                const BraggscopeDisplay *display,
+                                gboolean show_rings,
+                                gboolean show_beam_center,
+                                int *width,
+                                int *height);
+BRAGGSCOPE_GTK_EXPORT
+GBytes *braggscope_render_bytes (BraggscopeFrame *frame,
+                                 const BraggscopeDisplay *display,
+                                 gboolean show_rings,
+                                 gboolean show_beam_center,
+                                 int *width,
+                                 int *height);
+
+G_END_DECLS

@@ -1,0 +1,268 @@
+/* test-cli-errors.c: every row of bad-inputs.h through the nanobragg CLI
+ * ($NB_CLI).  For each: the exit status is the table's (1 or 2, never a
+ * signal), stderr is exactly one line naming the input, and the output files
+ * that existed before the run (float, SMV, PGM, noise) are byte-identical
+ * afterwards, with no temporary file left beside them.
+ *
+ * Also: a clean run in the same setting replaces them, so those checks can
+ * fail. */
+#include <fcntl.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bad-inputs.h"
+
+static const char *cli;
+
+/* The outputs every run names, with what they hold before it. */
+static const struct
+{
+  const char *flag;
+  const char *name;
+  const char *contents;
+} outputs[] = {
+  { "-floatfile", "existing.bin", "float image from an earlier run\n" },
+  { "-intfile", "existing.img", "SMV image from an earlier run\n" },
+  { "-pgmfile", "existing.pgm", "PGM image from an earlier run\n" },
+  { "-noisefile", "existing.noise", "noise image from an earlier run\n" },
+};
+
+typedef struct
+{
+  char *dir;
+  char *out;
+  char *err;
+  int wait_status;
+} run_result;
+
+static void
+run_result_clear (run_result *r)
+{
+  g_autoptr (GDir) d = g_dir_open (r->dir, 0, NULL);
+  const char *name;
+
+  /* one level: the fixtures and the "adir" folder */
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (r->dir, name, NULL);
+
+      if (g_file_test (path, G_FILE_TEST_IS_DIR))
+        g_rmdir (path);
+      else
+        g_remove (path);
+    }
+  g_rmdir (r->dir);
+  g_free (r->dir);
+  g_free (r->out);
+  g_free (r->err);
+}
+
+static long child_fsize = -1;
+static gboolean child_stdout_full;
+
+static void
+child_setup (gpointer user_data)
+{
+  if (child_stdout_full)
+    {
+      int fd = open ("/dev/full", O_WRONLY);
+
+      if (fd >= 0)
+        dup2 (fd, 1);
+    }
+  if (child_fsize >= 0)
+    {
+      struct rlimit rl = { (rlim_t) child_fsize, (rlim_t) child_fsize };
+
+      /* a write past the limit then fails with EFBIG, as on a full disk */
+      signal (SIGXFSZ, SIG_IGN);
+      setrlimit (RLIMIT_FSIZE, &rl);
+    }
+}
+
+/* Runs the CLI in a fresh folder of fixtures and pre-existing outputs. */
+static void
+run_cli (const char *args, long fsize, run_result *r)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_auto (GStrv) parts = NULL;
+  g_auto (GStrv) env = g_environ_setenv (g_get_environ (), "OMP_NUM_THREADS", "1", TRUE);
+  int argc = 0;
+
+  memset (r, 0, sizeof *r);
+  r->dir = g_dir_make_tmp ("test-cli-XXXXXX", &error);
+  g_assert_no_error (error);
+  bad_inputs_write_fixtures (r->dir);
+  for (gsize i = 0; i < G_N_ELEMENTS (outputs); i++)
+    {
+      g_autofree char *path = g_build_filename (r->dir, outputs[i].name, NULL);
+
+      g_file_set_contents (path, outputs[i].contents, -1, &error);
+      g_assert_no_error (error);
+    }
+
+  g_assert_true (g_shell_parse_argv (args, &argc, &parts, &error));
+  g_assert_no_error (error);
+  g_ptr_array_add (argv, (gpointer) cli);
+  for (gsize i = 0; i < G_N_ELEMENTS (outputs); i++)
+    {
+      g_ptr_array_add (argv, (gpointer) outputs[i].flag);
+      g_ptr_array_add (argv, (gpointer) outputs[i].name);
+    }
+  g_ptr_array_add (argv, (gpointer) "-noprogress");
+  for (int i = 0; i < argc; i++)
+    g_ptr_array_add (argv, parts[i]);
+  g_ptr_array_add (argv, NULL);
+
+  child_fsize = fsize;
+  if (!g_spawn_sync (r->dir, (char **) argv->pdata, env, G_SPAWN_DEFAULT, child_setup, NULL,
+                     &r->out, &r->err, &r->wait_status, &error))
+    g_error ("cannot run %s: %s", cli, error->message);
+  child_fsize = -1;
+}
+
+/* The outputs are as they were, and no temporary file was left. */
+static void
+assert_outputs_untouched (const run_result *r, const char *id)
+{
+  g_autoptr (GDir) d = g_dir_open (r->dir, 0, NULL);
+  const char *name;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (outputs); i++)
+    {
+      g_autofree char *path = g_build_filename (r->dir, outputs[i].name, NULL);
+      g_autofree char *now = NULL;
+      g_autoptr (GError) error = NULL;
+
+      if (!g_file_get_contents (path, &now, NULL, &error))
+        g_error ("%s: %s is gone: %s", id, outputs[i].name, error->message);
+      if (strcmp (now, outputs[i].contents) != 0)
+        g_error ("%s: %s was changed by a failed run", id, outputs[i].name);
+    }
+  while ((name = g_dir_read_name (d)) != NULL)
+    if (name[0] == '.')
+      g_error ("%s: temporary file %s left behind", id, name);
+}
+
+static void
+test_bad_input (gconstpointer data)
+{
+  const bad_input *b = data;
+  g_autofree char *args = g_strconcat ((b->flags & BAD_NO_SCENE) ? "" : BAD_SCENE, b->args, NULL);
+  run_result r;
+  const char *nl;
+
+  if (cli == NULL)
+    {
+      g_test_skip ("NB_CLI is not set");
+      return;
+    }
+  g_test_message ("nanobragg %s", args);
+  run_cli (args, (b->flags & BAD_FSIZE) ? b->fsize : -1, &r);
+
+  if (!WIFEXITED (r.wait_status))
+    g_error ("%s: killed by signal %d; stderr: %s", b->id, WTERMSIG (r.wait_status), r.err);
+  if (WEXITSTATUS (r.wait_status) != b->status)
+    g_error ("%s: exit status %d, expected %d; stderr: %s", b->id, WEXITSTATUS (r.wait_status),
+             b->status, r.err);
+  g_test_message ("exit %d: %s", WEXITSTATUS (r.wait_status), r.err);
+  /* exactly one line, from the program, naming the input */
+  nl = strchr (r.err, '\n');
+  if (nl == NULL || nl[1] != '\0' || !g_str_has_prefix (r.err, "nanobragg: "))
+    g_error ("%s: stderr is not one 'nanobragg: ...' line: '%s'", b->id, r.err);
+  if (strstr (r.err, b->names) == NULL)
+    g_error ("%s: the message does not name '%s': %s", b->id, b->names, r.err);
+  assert_outputs_untouched (&r, b->id);
+  run_result_clear (&r);
+}
+
+/* The same folder and flags with nothing wrong: the outputs are replaced, so
+ * the untouched-file checks above are not vacuous. */
+static void
+test_good_run_replaces (void)
+{
+  run_result r;
+
+  if (cli == NULL)
+    {
+      g_test_skip ("NB_CLI is not set");
+      return;
+    }
+  run_cli (BAD_SCENE "-hkl good.hkl -pngfile new.png -seed 1", -1, &r);
+  g_assert_true (WIFEXITED (r.wait_status));
+  if (WEXITSTATUS (r.wait_status) != 0)
+    g_error ("exit status %d: %s", WEXITSTATUS (r.wait_status), r.err);
+  g_assert_cmpstr (r.err, ==, "");
+  for (gsize i = 0; i < G_N_ELEMENTS (outputs); i++)
+    {
+      g_autofree char *path = g_build_filename (r.dir, outputs[i].name, NULL);
+      g_autofree char *now = NULL;
+
+      g_assert_true (g_file_get_contents (path, &now, NULL, NULL));
+      g_assert_cmpstr (now, !=, outputs[i].contents);
+    }
+  run_result_clear (&r);
+}
+
+/* The log is an output too: stdout on a full device is a failure, reported. */
+static void
+test_stdout_full (void)
+{
+  run_result r;
+
+  if (cli == NULL || !g_file_test ("/dev/full", G_FILE_TEST_EXISTS))
+    {
+      g_test_skip (cli == NULL ? "NB_CLI is not set" : "no /dev/full");
+      return;
+    }
+  child_stdout_full = TRUE;
+  run_cli (BAD_SCENE, -1, &r);
+  child_stdout_full = FALSE;
+  g_assert_true (WIFEXITED (r.wait_status));
+  g_assert_cmpint (WEXITSTATUS (r.wait_status), ==, 1);
+  g_assert_true (g_str_has_prefix (r.err, "nanobragg: cannot write the log to standard output"));
+  g_assert_nonnull (strstr (r.err, "No space left on device"));
+  g_assert_true (strchr (r.err, '\n')[1] == '\0');
+  run_result_clear (&r);
+}
+
+/* The table's rows are distinct inputs. */
+static void
+test_table_distinct (void)
+{
+  g_autoptr (GHashTable) ids = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr (GHashTable) lines = g_hash_table_new (g_str_hash, g_str_equal);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (bad_inputs); i++)
+    {
+      g_assert_true (g_hash_table_add (ids, (gpointer) bad_inputs[i].id));
+      g_assert_true (g_hash_table_add (lines, (gpointer) bad_inputs[i].args));
+      g_assert_true (bad_inputs[i].status == 1 || bad_inputs[i].status == 2);
+    }
+  g_assert_cmpuint (G_N_ELEMENTS (bad_inputs), >=, 40);
+  g_test_message ("%u bad inputs", (guint) G_N_ELEMENTS (bad_inputs));
+}
+
+int
+main (int argc, char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  cli = g_getenv ("NB_CLI");
+  g_test_add_func ("/cli/table-distinct", test_table_distinct);
+  g_test_add_func ("/cli/good-run-replaces", test_good_run_replaces);
+  g_test_add_func ("/cli/stdout-full", test_stdout_full);
+  for (gsize i = 0; i < G_N_ELEMENTS (bad_inputs); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/cli/bad/%s", bad_inputs[i].id);
+
+      g_test_add_data_func (path, &bad_inputs[i], test_bad_input);
+    }
+  return g_test_run ();
+}

@@ -1,0 +1,288 @@
+/* test-controls.c: BraggscopeControls' widgets, found by name, bound both
+ * ways to the simulation's properties.  Runs under build-aux/xvfb-test.sh.
+ *
+ * SPDX-License-Identifier: BSD-3-Clause
+ */
+#include <math.h>
+#include <string.h>
+
+#include "braggscope-gtk.h"
+
+/* Searches the widget tree itself, so the names are the widgets' own. */
+static GtkWidget *
+find_named (GtkWidget *root, const char *name)
+{
+  if (g_strcmp0 (gtk_widget_get_name (root), name) == 0)
+    return root;
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_named (child, name);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static GtkWidget *
+widget (BraggscopeControls *controls, const char *name, GType type)
+{
+  GtkWidget *w = braggscope_controls_get_widget (controls, name);
+
+  if (w == NULL)
+    g_error ("no widget named %s", name);
+  g_assert_true (find_named (GTK_WIDGET (controls), name) == w);
+  g_assert_true (G_TYPE_CHECK_INSTANCE_TYPE (w, type));
+  return w;
+}
+
+/* New controls with every group open (a closed GtkExpander takes its child
+ * out of the widget tree). */
+static BraggscopeControls *
+new_controls (BraggscopeSimulation *sim)
+{
+  BraggscopeControls *controls =
+      g_object_ref_sink (BRAGGSCOPE_CONTROLS (braggscope_controls_new (sim)));
+
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (controls)); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    gtk_expander_set_expanded (GTK_EXPANDER (child), TRUE);
+  return controls;
+}
+
+/* The simulation keeps its own units inside (radians, metres): values come
+ * back within rounding. */
+static void
+assert_close (double a, double b)
+{
+  g_assert_cmpfloat_with_epsilon (a, b, 1e-9 * MAX (1.0, fabs (b)));
+}
+
+static double
+get_double (BraggscopeSimulation *sim, const char *property)
+{
+  double v;
+
+  g_object_get (sim, property, &v, NULL);
+  return v;
+}
+
+static void
+test_names_and_groups (void)
+{
+  g_autoptr (BraggscopeSimulation) sim = braggscope_simulation_new ();
+  BraggscopeControls *controls =
+      g_object_ref_sink (BRAGGSCOPE_CONTROLS (braggscope_controls_new (sim)));
+  const char *groups[] = { "crystal", "beam", "detector", "sampling" };
+  /* The drag sliders, and where each belongs. */
+  const char *sliders[][2] = {
+    { "misset-x-scale", "crystal-group" },       { "misset-y-scale", "crystal-group" },
+    { "misset-z-scale", "crystal-group" },       { "mosaic-spread-scale", "crystal-group" },
+    { "wavelength-scale", "beam-group" },        { "distance-scale", "detector-group" },
+    { "beam-center-x-scale", "detector-group" }, { "phi-scale", "sampling-group" },
+  };
+  const char *spins[] = { "misset-x-spin",      "wavelength-spin",
+                          "mosaic-spread-spin", "mosaic-domains-spin",
+                          "n-cells-spin",       "cell-a-spin",
+                          "cell-gamma-spin",    "distance-spin",
+                          "pixel-size-spin",    "detector-pixels-fast-spin",
+                          "oversample-spin",    "default-f-spin" };
+  GtkWidget *child;
+  int n_children = 0;
+
+  g_assert_true (braggscope_controls_get_simulation (controls) == sim);
+
+  /* A vertical box of the four groups, in order; the dragged ones open. */
+  child = gtk_widget_get_first_child (GTK_WIDGET (controls));
+  for (guint g = 0; g < G_N_ELEMENTS (groups); g++, child = gtk_widget_get_next_sibling (child))
+    {
+      g_autofree char *name = g_strconcat (groups[g], "-group", NULL);
+
+      g_assert_nonnull (child);
+      g_assert_true (widget (controls, name, GTK_TYPE_EXPANDER) == child);
+      g_assert_cmpint (gtk_expander_get_expanded (GTK_EXPANDER (child)), ==, g < 2);
+      n_children++;
+    }
+  g_assert_null (child);
+  g_assert_cmpint (n_children, ==, 4);
+  for (guint g = 0; g < G_N_ELEMENTS (groups); g++)
+    {
+      g_autofree char *name = g_strconcat (groups[g], "-group", NULL);
+      gtk_expander_set_expanded (GTK_EXPANDER (braggscope_controls_get_widget (controls, name)),
+                                 TRUE);
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (sliders); i++)
+    {
+      GtkWidget *scale = widget (controls, sliders[i][0], GTK_TYPE_SCALE);
+      g_assert_true (
+          gtk_widget_is_ancestor (scale, braggscope_controls_get_widget (controls, sliders[i][1])));
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (spins); i++)
+    widget (controls, spins[i], GTK_TYPE_SPIN_BUTTON);
+  widget (controls, "convention-dropdown", GTK_TYPE_DROP_DOWN);
+  widget (controls, "crystal-shape-dropdown", GTK_TYPE_DROP_DOWN);
+  widget (controls, "precision-dropdown", GTK_TYPE_DROP_DOWN);
+  widget (controls, "backend-dropdown", GTK_TYPE_DROP_DOWN);
+  widget (controls, "preview-while-dragging-switch", GTK_TYPE_SWITCH);
+  widget (controls, "structure-factors-entry", GTK_TYPE_ENTRY);
+  widget (controls, "fluence-entry", GTK_TYPE_ENTRY);
+  g_assert_null (braggscope_controls_get_widget (controls, "no-such-scale"));
+
+  /* The misset sliders come first in their group. */
+  {
+    GtkWidget *grid = gtk_expander_get_child (
+        GTK_EXPANDER (braggscope_controls_get_widget (controls, "crystal-group")));
+    GtkWidget *first = gtk_grid_get_child_at (GTK_GRID (grid), 1, 0);
+    g_assert_cmpstr (gtk_widget_get_name (first), ==, "misset-x-scale");
+  }
+
+  g_object_unref (controls);
+}
+
+static void
+test_numbers (void)
+{
+  g_autoptr (BraggscopeSimulation) sim = braggscope_simulation_new ();
+  BraggscopeControls *controls = new_controls (sim);
+  GtkRange *misset = GTK_RANGE (widget (controls, "misset-x-scale", GTK_TYPE_SCALE));
+  GtkSpinButton *misset_spin =
+      GTK_SPIN_BUTTON (widget (controls, "misset-x-spin", GTK_TYPE_SPIN_BUTTON));
+  GtkRange *wavelength = GTK_RANGE (widget (controls, "wavelength-scale", GTK_TYPE_SCALE));
+  GtkRange *mosaic = GTK_RANGE (widget (controls, "mosaic-spread-scale", GTK_TYPE_SCALE));
+  GtkSpinButton *cells = GTK_SPIN_BUTTON (widget (controls, "n-cells-spin", GTK_TYPE_SPIN_BUTTON));
+  guint64 sequence;
+  int n;
+
+  /* The widgets start at the simulation's values. */
+  assert_close (gtk_range_get_value (wavelength), get_double (sim, "wavelength"));
+  assert_close (gtk_range_get_value (misset), get_double (sim, "misset-x"));
+
+  /* simulation -> slider and spin button */
+  g_object_set (sim, "misset-x", 12.5, NULL);
+  assert_close (gtk_range_get_value (misset), 12.5);
+  assert_close (gtk_spin_button_get_value (misset_spin), 12.5);
+
+  /* slider -> simulation, which counts it as a change */
+  sequence = braggscope_simulation_get_sequence (sim);
+  gtk_range_set_value (wavelength, 1.234);
+  assert_close (get_double (sim, "wavelength"), 1.234);
+  g_assert_cmpuint (braggscope_simulation_get_sequence (sim), >, sequence);
+  gtk_range_set_value (mosaic, 0.35);
+  assert_close (get_double (sim, "mosaic-spread"), 0.35);
+  gtk_spin_button_set_value (misset_spin, -7.25);
+  assert_close (get_double (sim, "misset-x"), -7.25);
+  assert_close (gtk_range_get_value (misset), -7.25);
+
+  /* An integer property takes the rounded value. */
+  gtk_spin_button_set_value (cells, 7.6);
+  g_object_get (sim, "n-cells", &n, NULL);
+  g_assert_cmpint (n, ==, 8);
+  assert_close (gtk_spin_button_get_value (cells), 8.0);
+
+  /* A value beyond the slider's range widens it instead of being clamped. */
+  g_object_set (sim, "wavelength", 6.5, NULL);
+  assert_close (gtk_range_get_value (wavelength), 6.5);
+  g_assert_cmpfloat (gtk_adjustment_get_upper (gtk_range_get_adjustment (wavelength)), >=,
+                     6.5 - 1e-9);
+  assert_close (get_double (sim, "wavelength"), 6.5);
+
+  g_object_unref (controls);
+}
+
+static void
+test_choices_and_entries (void)
+{
+  g_autoptr (BraggscopeSimulation) sim = braggscope_simulation_new ();
+  BraggscopeControls *controls = new_controls (sim);
+  GtkDropDown *convention =
+      GTK_DROP_DOWN (widget (controls, "convention-dropdown", GTK_TYPE_DROP_DOWN));
+  GtkDropDown *backend = GTK_DROP_DOWN (widget (controls, "backend-dropdown", GTK_TYPE_DROP_DOWN));
+  GtkSwitch *preview =
+      GTK_SWITCH (widget (controls, "preview-while-dragging-switch", GTK_TYPE_SWITCH));
+  GtkWidget *fluence = widget (controls, "fluence-entry", GTK_TYPE_ENTRY);
+  GtkWidget *hkl = widget (controls, "structure-factors-entry", GTK_TYPE_ENTRY);
+  GListModel *items = gtk_drop_down_get_model (convention);
+  g_autofree char *path = NULL, *current = NULL;
+  g_autofree char *backend_now = NULL;
+  GtkStringObject *item;
+  int value;
+  gboolean active;
+  double flux;
+
+  /* Enum: the drop-down lists the nicks and follows the property. */
+  g_object_set (sim, "convention", BRAGGSCOPE_CONVENTION_XDS, NULL);
+  item = GTK_STRING_OBJECT (gtk_drop_down_get_selected_item (convention));
+  g_assert_cmpstr (gtk_string_object_get_string (item), ==, "xds");
+  for (guint i = 0; i < g_list_model_get_n_items (items); i++)
+    {
+      g_autoptr (GtkStringObject) s = g_list_model_get_item (items, i);
+      if (g_strcmp0 (gtk_string_object_get_string (s), "mosflm") == 0)
+        gtk_drop_down_set_selected (convention, i);
+    }
+  g_object_get (sim, "convention", &value, NULL);
+  g_assert_cmpint (value, ==, BRAGGSCOPE_CONVENTION_MOSFLM);
+
+  /* A string from a list. */
+  gtk_drop_down_set_selected (backend, 1);
+  g_object_get (sim, "backend", &backend_now, NULL);
+  g_assert_cmpstr (backend_now, ==, "cpu");
+  g_object_set (sim, "backend", "auto", NULL);
+  g_assert_cmpuint (gtk_drop_down_get_selected (backend), ==, 0);
+
+  /* A switch. */
+  g_object_set (sim, "preview-while-dragging", FALSE, NULL);
+  g_assert_false (gtk_switch_get_active (preview));
+  gtk_switch_set_active (preview, TRUE);
+  g_object_get (sim, "preview-while-dragging", &active, NULL);
+  g_assert_true (active);
+
+  /* A number in an entry: committed on Enter, refused when not a number. */
+  gtk_editable_set_text (GTK_EDITABLE (fluence), "2.5e24");
+  g_object_get (sim, "fluence", &flux, NULL);
+  g_assert_cmpfloat (flux, !=, 2.5e24); /* typing alone does not commit */
+  g_signal_emit_by_name (fluence, "activate");
+  g_object_get (sim, "fluence", &flux, NULL);
+  assert_close (flux, 2.5e24);
+  gtk_editable_set_text (GTK_EDITABLE (fluence), "lots");
+  g_signal_emit_by_name (fluence, "activate");
+  g_assert_true (gtk_widget_has_css_class (fluence, "error"));
+  g_object_get (sim, "fluence", &flux, NULL);
+  assert_close (flux, 2.5e24);
+  g_object_set (sim, "fluence", 1e20, NULL);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (fluence)), ==, "1e+20");
+  g_assert_false (gtk_widget_has_css_class (fluence, "error"));
+
+  /* A file. */
+  path = g_build_filename (g_getenv ("NB_DATA_DIR") != NULL ? g_getenv ("NB_DATA_DIR") : ".",
+                           "1hpv_p1.hkl", NULL);
+  gtk_editable_set_text (GTK_EDITABLE (hkl), path);
+  g_signal_emit_by_name (hkl, "activate");
+  g_object_get (sim, "structure-factors", &current, NULL);
+  g_assert_cmpstr (current, ==, path);
+  g_object_set (sim, "structure-factors", NULL, NULL);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (hkl)), ==, "");
+
+  g_object_unref (controls);
+  /* The simulation outlives the controls and stays usable. */
+  g_object_set (sim, "misset-x", 3.0, "fluence", 2e20, NULL);
+  assert_close (get_double (sim, "misset-x"), 3.0);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  if (!gtk_init_check ())
+    {
+      g_print ("1..0 # SKIP no display (run under build-aux/xvfb-test.sh)\n");
+      return 0;
+    }
+
+  g_test_add_func ("/controls/names-and-groups", test_names_and_groups);
+  g_test_add_func ("/controls/numbers", test_numbers);
+  g_test_add_func ("/controls/choices-and-entries", test_choices_and_entries);
+
+  return g_test_run ();
+}

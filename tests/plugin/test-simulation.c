@@ -1,0 +1,426 @@
+/* test-simulation.c: BraggscopeSimulation's parameters, flags and frames; pixel queries. */
+#include "plugin-test-util.h"
+
+/* Properties read back what was set, in the units of their blurbs, and say
+ * the same as the equivalent flag. */
+static void
+test_properties (void)
+{
+  g_autoptr (BraggscopeSimulation) sim = braggscope_simulation_new ();
+  g_autoptr (BraggscopeSimulation) by_flags = NULL;
+  g_auto (GStrv) a = NULL, b = NULL;
+  double misset_x, wavelength, distance, pixel, mosaic, twotheta, divergence, bx;
+  int domains, n, fast, slow, oversample;
+  BraggscopeConvention convention;
+  BraggscopePrecision precision;
+  BraggscopeShape shape;
+
+  g_object_get (sim, "detector-pixels-fast", &fast, "detector-pixels-slow", &slow, "wavelength",
+                &wavelength, "distance", &distance, "pixel-size", &pixel, "convention", &convention,
+                "precision", &precision, "n-cells", &n, "oversample", &oversample, NULL);
+  /* nanoBragg's defaults on a 512 x 512 detector */
+  g_assert_cmpint (fast, ==, 512);
+  g_assert_cmpint (slow, ==, 512);
+  g_assert_cmpfloat_with_epsilon (wavelength, 1.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (distance, 100.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (pixel, 0.1, 1e-12);
+  g_assert_cmpint (convention, ==, BRAGGSCOPE_CONVENTION_MOSFLM);
+  g_assert_cmpint (precision, ==, BRAGGSCOPE_PRECISION_DOUBLE);
+  g_assert_cmpint (n, ==, 1);
+  g_assert_cmpint (oversample, ==, 0);
+
+  g_object_set (sim, "misset-x", 12.5, "wavelength", 1.54, "distance", 150.0, "pixel-size", 0.172,
+                "mosaic-spread", 0.3, "mosaic-domains", 7, "n-cells", 9, "two-theta", 5.0,
+                "divergence", 0.4, "beam-center-x", 40.0, "convention", BRAGGSCOPE_CONVENTION_XDS,
+                "precision", BRAGGSCOPE_PRECISION_SINGLE, "crystal-shape", BRAGGSCOPE_SHAPE_GAUSS,
+                "cell-a", 63.4, "cell-b", 63.4, "cell-c", 83.8, "cell-alpha", 90.0, "cell-beta",
+                90.0, "cell-gamma", 120.0, "oversample", 2, NULL);
+  g_object_get (sim, "misset-x", &misset_x, "wavelength", &wavelength, "distance", &distance,
+                "pixel-size", &pixel, "mosaic-spread", &mosaic, "mosaic-domains", &domains,
+                "n-cells", &n, "two-theta", &twotheta, "divergence", &divergence, "beam-center-x",
+                &bx, "convention", &convention, "precision", &precision, "crystal-shape", &shape,
+                "oversample", &oversample, NULL);
+  g_assert_cmpfloat_with_epsilon (misset_x, 12.5, 1e-12);
+  g_assert_cmpfloat_with_epsilon (wavelength, 1.54, 1e-12);
+  g_assert_cmpfloat_with_epsilon (distance, 150.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (pixel, 0.172, 1e-12);
+  g_assert_cmpfloat_with_epsilon (mosaic, 0.3, 1e-12);
+  g_assert_cmpint (domains, ==, 7);
+  g_assert_cmpint (n, ==, 9);
+  g_assert_cmpfloat_with_epsilon (twotheta, 5.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (divergence, 0.4, 1e-12);
+  g_assert_cmpfloat_with_epsilon (bx, 40.0, 1e-12);
+  g_assert_cmpint (convention, ==, BRAGGSCOPE_CONVENTION_XDS);
+  g_assert_cmpint (precision, ==, BRAGGSCOPE_PRECISION_SINGLE);
+  g_assert_cmpint (shape, ==, BRAGGSCOPE_SHAPE_GAUSS);
+  g_assert_cmpint (oversample, ==, 2);
+
+  /* the same settings as flags, in the same order, give the same parameters */
+  by_flags = simulation_from_cmdline (
+      "-detpixels 512 -misset 12.5 0 0 -lambda 1.54 -distance 150 -pixel 0.172 -mosaic 0.3 "
+      "-mosaic_domains 7 -N 9 -twotheta 5 -divergence 0.4 -Xbeam 40 -xds -precision single "
+      "-gauss_xtal -cell 63.4 63.4 83.8 90 90 120 -oversample 2");
+  a = braggscope_simulation_to_args (sim);
+  b = braggscope_simulation_to_args (by_flags);
+  /* the seeds differ (time-based defaults): compare up to them */
+  for (guint i = 0; a[i] != NULL && !g_str_equal (a[i], "-mosaic_seed"); i++)
+    g_assert_cmpstr (a[i], ==, b[i]);
+  g_assert_cmpuint (g_strv_length (a), ==, g_strv_length (b));
+
+  /* every parameter property has its unit (or "count") in the blurb */
+  {
+    static const char *const props[] = { "misset-x",      "wavelength",
+                                         "mosaic-spread", "mosaic-domains",
+                                         "n-cells",       "distance",
+                                         "beam-center-x", "beam-center-y",
+                                         "pixel-size",    "detector-pixels-fast",
+                                         "two-theta",     "oversample",
+                                         "phi",           "osc",
+                                         "dispersion",    "divergence",
+                                         "fluence" };
+    for (gsize i = 0; i < G_N_ELEMENTS (props); i++)
+      {
+        GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (sim), props[i]);
+
+        g_assert_nonnull (pspec);
+        g_assert_nonnull (strchr (g_param_spec_get_blurb (pspec), '('));
+      }
+  }
+}
+
+static guint notifications;
+
+static void
+on_notify (GObject *object, GParamSpec *pspec, gpointer data)
+{
+  notifications++;
+}
+
+static void
+test_notify_and_sequence (void)
+{
+  g_autoptr (BraggscopeSimulation) sim = braggscope_simulation_new ();
+  guint64 seq = braggscope_simulation_get_sequence (sim);
+
+  g_signal_connect (sim, "notify::misset-y", G_CALLBACK (on_notify), NULL);
+  g_object_set (sim, "misset-y", 3.0, NULL);
+  g_assert_cmpuint (notifications, ==, 1);
+  g_assert_cmpuint (braggscope_simulation_get_sequence (sim), ==, seq + 1);
+  /* the same value again is no change */
+  g_object_set (sim, "misset-y", 3.0, NULL);
+  g_assert_cmpuint (notifications, ==, 1);
+  g_assert_cmpuint (braggscope_simulation_get_sequence (sim), ==, seq + 1);
+  /* flags notify the properties they change */
+  {
+    const char *args[] = { "-misset", "1", "4", "0", NULL };
+    g_autoptr (GError) error = NULL;
+
+    g_assert_true (braggscope_simulation_set_from_args (sim, args, &error));
+    g_assert_no_error (error);
+    g_assert_cmpuint (notifications, ==, 2);
+    g_assert_cmpuint (braggscope_simulation_get_sequence (sim), ==, seq + 2);
+  }
+}
+
+static void
+test_invalid_values (void)
+{
+  g_autoptr (BraggscopeSimulation) sim = simulation_from_cmdline ("-cell 100 100 100 90 90 90");
+  g_autoptr (GError) error = NULL;
+  Watch w;
+  guint64 seq;
+  double wavelength;
+  int pixels;
+
+  watch_init (&w, sim);
+  seq = braggscope_simulation_get_sequence (sim);
+
+  /* rejected synchronously, the property unchanged, no new sequence */
+  g_object_set (sim, "wavelength", -1.0, NULL);
+  g_assert_cmpuint (w.errors->len, ==, 1);
+  g_assert_error (watch_error (&w, 0), BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_INVALID);
+  g_assert_nonnull (strstr (watch_error (&w, 0)->message, "wavelength"));
+  g_object_get (sim, "wavelength", &wavelength, NULL);
+  g_assert_cmpfloat (wavelength, ==, 1.0);
+  g_object_set (sim, "detector-pixels-fast", 0, NULL);
+  g_object_set (sim, "detector-pixels-fast", 100000, NULL);
+  g_object_get (sim, "detector-pixels-fast", &pixels, NULL);
+  g_assert_cmpint (pixels, ==, 512);
+  g_object_set (sim, "misset-x", NAN, NULL);
+  g_object_set (sim, "cell-alpha", 200.0, NULL);
+  g_object_set (sim, "polarization", 3.0, NULL);
+  g_object_set (sim, "backend", "no-such-backend", NULL);
+  g_object_set (sim, "structure-factors", "/nonexistent/file.hkl", NULL);
+  g_assert_cmpuint (w.errors->len, ==, 8);
+  g_assert_error (watch_error (&w, 7), BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_IO);
+  g_assert_cmpuint (braggscope_simulation_get_sequence (sim), ==, seq);
+
+  /* flags: an unknown one, a bad value, an invalid one; nothing applied */
+  {
+    const char *unknown[] = { "-lambda", "2", "-no-such-flag", NULL };
+    const char *bad[] = { "-distance", "far", NULL };
+    const char *invalid[] = { "-lambda", "2", "-pixel", "0", NULL };
+
+    g_assert_false (braggscope_simulation_set_from_args (sim, unknown, &error));
+    g_assert_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_INVALID);
+    g_assert_nonnull (strstr (error->message, "-no-such-flag"));
+    g_clear_error (&error);
+    g_assert_false (braggscope_simulation_set_from_args (sim, bad, &error));
+    g_assert_nonnull (strstr (error->message, "far"));
+    g_clear_error (&error);
+    g_assert_false (braggscope_simulation_set_from_args (sim, invalid, &error));
+    g_assert_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_INVALID);
+    g_clear_error (&error);
+    g_object_get (sim, "wavelength", &wavelength, NULL);
+    g_assert_cmpfloat (wavelength, ==, 1.0);
+  }
+  g_assert_cmpuint (braggscope_simulation_get_sequence (sim), ==, seq);
+  watch_clear (&w);
+}
+
+/* Errors the engine finds while rendering (a file it cannot parse, no cell)
+ * arrive as signals; the frames keep answering the last accepted parameters. */
+static void
+test_render_errors (void)
+{
+  g_autoptr (BraggscopeSimulation) sim = braggscope_simulation_new ();
+  g_autoptr (BraggscopeSimulation) scene = simulation_from_cmdline (SMALL_SCENE);
+  g_autofree char *bad = NULL;
+  GError *e;
+  Watch w, ws;
+  int fd;
+
+  /* nanoBragg's defaults have no cell: rendering says so */
+  watch_init (&w, sim);
+  braggscope_simulation_render (sim);
+  while (w.errors->len == 0)
+    g_main_context_iteration (NULL, TRUE);
+  e = g_ptr_array_index (w.errors, 0);
+  g_assert_error (e, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_INVALID);
+  g_assert_nonnull (strstr (e->message, "cell"));
+  g_assert_false (braggscope_simulation_get_busy (sim));
+  watch_clear (&w);
+
+  /* a malformed structure-factor file */
+  watch_init (&ws, scene);
+  braggscope_simulation_render (scene);
+  watch_wait_full (&ws, 30);
+  fd = g_file_open_tmp ("braggscope-bad-XXXXXX.hkl", &bad, NULL);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_true (write (fd, "1 2 3 x\nnot a reflection\n", 25) == 25);
+  close (fd);
+  g_object_set (scene, "structure-factors", bad, NULL);
+  while (ws.errors->len == 0)
+    g_main_context_iteration (NULL, TRUE);
+  e = g_ptr_array_index (ws.errors, 0);
+  g_assert_true (e->domain == BRAGGSCOPE_ERROR);
+  g_assert_nonnull (strstr (e->message, bad));
+  spin (0.05);
+  /* no frame of the rejected parameters */
+  {
+    g_autofree char *last_args = g_strjoinv (" ", braggscope_frame_get_args (watch_last (&ws)));
+    g_assert_null (strstr (last_args, bad));
+  }
+  /* and the simulation renders again once the file is gone */
+  g_object_set (scene, "structure-factors", NULL, NULL);
+  watch_wait_full (&ws, 30);
+  g_unlink (bad);
+  watch_clear (&ws);
+}
+
+static void
+test_args_round_trip (void)
+{
+  g_autoptr (BraggscopeSimulation) sim = simulation_from_cmdline (
+      "-hkl '/path with space/x.hkl' -cell 70 80 90 85 95 105 -misset 10 5 3 -lambda 1.5 -N 8 "
+      "-distance 100 -detpixels 256 -pixel 0.2 -xds -ORGX 100 -ORGY 140 -seed 7 -mosaic_seed 9 "
+      "-misset_seed 11 -backend cpu");
+  g_autoptr (BraggscopeSimulation) copy = braggscope_simulation_new ();
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) args = braggscope_simulation_to_args (sim), again = NULL;
+  g_autofree char *line = braggscope_simulation_to_command_line (sim);
+  g_auto (GStrv) parsed = NULL;
+  g_autofree char *backend = NULL;
+
+  g_assert_cmpstr (args[0], ==, "nanobragg");
+  g_assert_true (g_strv_contains ((const char *const *) args, "/path with space/x.hkl"));
+  /* -backend before the final -misset_seed, which must stay last */
+  g_assert_cmpstr (args[g_strv_length (args) - 2], ==, "-misset_seed");
+  g_assert_true (g_strv_contains ((const char *const *) args, "-backend"));
+
+  /* applying the flags (without the program name) to a new simulation */
+  g_assert_true (
+      braggscope_simulation_set_from_args (copy, (const char *const *) args + 1, &error));
+  g_assert_no_error (error);
+  again = braggscope_simulation_to_args (copy);
+  g_assert_true (g_strv_equal ((const char *const *) args, (const char *const *) again));
+  g_object_get (copy, "backend", &backend, NULL);
+  g_assert_cmpstr (backend, ==, "cpu");
+
+  /* the command line is the same arguments, quoted for a shell */
+  g_assert_nonnull (strstr (line, "'/path with space/x.hkl'"));
+  g_assert_true (g_shell_parse_argv (line, NULL, &parsed, &error));
+  g_assert_true (g_strv_equal ((const char *const *) parsed, (const char *const *) args));
+}
+
+/* Pixel queries agree with the engine's on the same parameters; the beam
+ * centre scatters at 2theta 0, a Bragg spot sits on whole h k l. */
+static void
+test_geometry (void)
+{
+  const char *cmdline = "-default_F 100 -cell 50 60 70 90 90 90 -misset 5 10 15 -lambda 1 -N 8 "
+                        "-distance 100 -detpixels 256 -pixel 0.1 -precision single";
+  g_autoptr (BraggscopeSimulation) sim = simulation_from_cmdline (cmdline);
+  g_autoptr (GError) error = NULL;
+  BraggscopeFrame *frame;
+  BraggscopeGeometry *geom;
+  BraggscopePixelInfo info, centre;
+  nb_params p;
+  nb_plan *plan = NULL;
+  nb_geometry *g;
+  nb_pixel_query q;
+  nb_error err = { 0 };
+  char **args;
+  const float *data;
+  gsize n, brightest = 0;
+  int width, height;
+  Watch w;
+
+  watch_init (&w, sim);
+  braggscope_simulation_render (sim);
+  frame = watch_wait_full (&w, 30);
+  geom = braggscope_frame_get_geometry (frame);
+  g_assert_nonnull (geom);
+  braggscope_geometry_get_size (geom, &width, &height);
+  g_assert_cmpint (width, ==, 256);
+  g_assert_cmpint (height, ==, 256);
+
+  /* the engine's own answer, from the frame's parameters */
+  args = braggscope_frame_get_args (frame);
+  nb_params_init (&p);
+  g_assert_cmpint (
+      nb_params_parse_argv (&p, (int) g_strv_length (args), (const char *const *) args, &err), ==,
+      NB_OK);
+  g_assert_cmpint (nb_plan_create (&p, &plan, &err), ==, NB_OK);
+  g = nb_plan_ref_geometry (plan);
+
+  /* where the direct beam meets the detector (the plan's Fbeam, Sbeam),
+   * near the middle for MOSFLM's default centre */
+  {
+    const nb_plan_info *in = nb_plan_get_info (plan);
+    double bx = in->Fbeam / in->pixel_size, by = in->Sbeam / in->pixel_size;
+
+    g_assert_cmpfloat (fabs (bx - 128), <, 2);
+    g_assert_cmpfloat (fabs (by - 128), <, 2);
+    g_assert_true (braggscope_geometry_query (geom, bx, by, &centre, &error));
+    g_assert_no_error (error);
+    g_assert_cmpfloat (centre.two_theta, <, 1e-6);
+    g_assert_cmpfloat (centre.d_spacing, >, 1e6);
+    g_assert_cmpfloat (centre.q, <, 1e-6);
+    /* one pixel away: 2theta = atan (0.1 mm / 100 mm) */
+    g_assert_true (braggscope_geometry_query (geom, bx + 1, by, &centre, &error));
+    g_assert_cmpfloat_with_epsilon (centre.two_theta, atan (0.1 / 100) * 180 / G_PI, 1e-6);
+  }
+
+  /* the brightest pixel is on a reflection */
+  data = braggscope_frame_get_data (frame, &n);
+  for (gsize i = 1; i < n; i++)
+    if (data[i] > data[brightest])
+      brightest = i;
+  g_assert_cmpfloat (data[brightest], ==, braggscope_frame_get_max_value (frame));
+  {
+    double x = brightest % 256 + 0.5, y = brightest / 256 + 0.5;
+
+    g_assert_true (braggscope_geometry_query (geom, x, y, &info, &error));
+    g_assert_cmpfloat (fabs (info.h - info.nearest_h), <, 0.2);
+    g_assert_cmpfloat (fabs (info.k - info.nearest_k), <, 0.2);
+    g_assert_cmpfloat (fabs (info.l - info.nearest_l), <, 0.2);
+    g_assert_true (info.nearest_h != 0 || info.nearest_k != 0 || info.nearest_l != 0);
+    g_assert_cmpfloat (info.structure_factor, ==, 100.0);
+    g_assert_false (info.from_file);
+    /* Bragg's law: d = lambda / (2 sin theta), q = 2 pi / d */
+    g_assert_cmpfloat_with_epsilon (info.d_spacing,
+                                    1.0 / (2 * sin (info.two_theta / 2 * G_PI / 180)), 1e-9);
+    g_assert_cmpfloat_with_epsilon (info.q, 2 * G_PI / info.d_spacing, 1e-9);
+
+    g_assert_cmpint (nb_geometry_query (g, x, y, &q, &err), ==, NB_OK);
+    g_assert_cmpfloat (info.h, ==, q.hkl[0]);
+    g_assert_cmpfloat (info.k, ==, q.hkl[1]);
+    g_assert_cmpfloat (info.l, ==, q.hkl[2]);
+    g_assert_cmpfloat (info.d_spacing, ==, q.d);
+    g_assert_cmpfloat (info.q, ==, q.q);
+    g_assert_cmpfloat_with_epsilon (info.two_theta, q.two_theta * 180 / G_PI, 1e-12);
+    g_assert_cmpfloat_with_epsilon (info.azimuth, q.azimuth * 180 / G_PI, 1e-12);
+  }
+
+  /* a bad coordinate */
+  g_assert_false (braggscope_geometry_query (geom, NAN, 3.0, &info, &error));
+  g_assert_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_INVALID);
+
+  /* the geometry outlives the frame and the simulation */
+  braggscope_geometry_ref (geom);
+  watch_clear (&w);
+  g_clear_object (&sim);
+  g_assert_true (braggscope_geometry_query (geom, 10.0, 20.0, &info, NULL));
+  braggscope_geometry_unref (geom);
+
+  nb_geometry_unref (g);
+  nb_plan_destroy (plan);
+  nb_params_clear (&p);
+}
+
+/* The default scene: 1HPV, 1024 x 1024, single precision, rendering at once;
+ * a spot's structure factor comes from the file. */
+static void
+test_default_scene (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (BraggscopeSimulation) sim = braggscope_simulation_new_default_scene (&error);
+  g_autofree char *hkl = NULL;
+  BraggscopeFrame *frame;
+  BraggscopePixelInfo info;
+  BraggscopePrecision precision;
+  const float *data;
+  gsize n, brightest = 0;
+  int fast;
+  Watch w;
+
+  g_assert_no_error (error);
+  g_object_get (sim, "detector-pixels-fast", &fast, "precision", &precision, "structure-factors",
+                &hkl, NULL);
+  g_assert_cmpint (fast, ==, 1024);
+  g_assert_cmpint (precision, ==, BRAGGSCOPE_PRECISION_SINGLE);
+  g_assert_true (g_str_has_suffix (hkl, "1hpv_p1.hkl"));
+  g_assert_true (braggscope_simulation_get_busy (sim));
+
+  watch_init (&w, sim);
+  /* smaller, to be quick */
+  g_object_set (sim, "detector-pixels-fast", 256, "detector-pixels-slow", 256, "pixel-size", 0.4,
+                NULL);
+  frame = watch_wait_full (&w, 60);
+  data = braggscope_frame_get_data (frame, &n);
+  for (gsize i = 1; i < n; i++)
+    if (data[i] > data[brightest])
+      brightest = i;
+  g_assert_true (braggscope_geometry_query (braggscope_frame_get_geometry (frame),
+                                            brightest % 256 + 0.5, brightest / 256 + 0.5, &info,
+                                            NULL));
+  g_assert_true (info.from_file);
+  g_assert_cmpfloat (info.structure_factor, >, 0.0);
+  watch_clear (&w);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/simulation/properties", test_properties);
+  g_test_add_func ("/simulation/notify-and-sequence", test_notify_and_sequence);
+  g_test_add_func ("/simulation/invalid-values", test_invalid_values);
+  g_test_add_func ("/simulation/render-errors", test_render_errors);
+  g_test_add_func ("/simulation/args-round-trip", test_args_round_trip);
+  g_test_add_func ("/simulation/geometry", test_geometry);
+  g_test_add_func ("/simulation/default-scene", test_default_scene);
+  return g_test_run ();
+}

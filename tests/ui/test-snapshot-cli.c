@@ -1,0 +1,318 @@
+/* test-snapshot-cli.c: `braggscope --snapshot FILE.png [flags]` with and
+ * without a display, its display options, its errors and exit statuses.
+ *
+ * The program is $BRAGGSCOPE_EXE.  Cases that need a display use $DISPLAY
+ * (the harness runs this test under xvfb-run); the others remove it.
+ *
+ * SPDX-License-Identifier: BSD-3-Clause
+ */
+#include "braggscope-config.h"
+
+#include "ui-test-util.h"
+
+#include <braggscope.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+/* A small, quick scene: the default crystal on 256 x 256 pixels of 0.4 mm. */
+#define SMALL "-detpixels", "256", "-pixel", "0.4"
+
+static char *tmpdir;
+
+typedef struct
+{
+  int status;
+  char *out;
+  char *err;
+} Run;
+
+static void
+run_clear (Run *run)
+{
+  g_free (run->out);
+  g_free (run->err);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
+
+/* Runs braggscope with @args; without a display unless @display. */
+static void
+run_braggscope (Run *run, gboolean display, const char *const *env_extra, const char *const *args)
+{
+  const char *exe = g_getenv ("BRAGGSCOPE_EXE");
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_auto (GStrv) envp = g_get_environ ();
+  g_autoptr (GError) error = NULL;
+
+  g_assert_nonnull (exe);
+  if (!display)
+    {
+      envp = g_environ_unsetenv (envp, "DISPLAY");
+      envp = g_environ_unsetenv (envp, "WAYLAND_DISPLAY");
+    }
+  for (int i = 0; env_extra != NULL && env_extra[i] != NULL; i += 2)
+    envp = g_environ_setenv (envp, env_extra[i], env_extra[i + 1], TRUE);
+
+  g_ptr_array_add (argv, (gpointer) exe);
+  for (int i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+
+  memset (run, 0, sizeof *run);
+  g_assert_true (g_spawn_sync (tmpdir, (char **) argv->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL,
+                               &run->out, &run->err, &run->status, &error));
+  g_assert_no_error (error);
+  run->status = WIFEXITED (run->status) ? WEXITSTATUS (run->status) : 128 + WTERMSIG (run->status);
+}
+
+static guint8 *
+read_snapshot (const char *path, int *width, int *height, GHashTable **text)
+{
+  g_autoptr (GError) error = NULL;
+  guint8 *pixels = ui_test_read_png (path, width, height, text, &error);
+
+  g_assert_no_error (error);
+  return pixels;
+}
+
+static void
+test_no_display (void)
+{
+  g_autofree char *path = g_build_filename (tmpdir, "no-display.png", NULL);
+  const char *args[] = { "--snapshot", path, SMALL, "-misset", "12", "20", "30", NULL };
+  g_auto (Run) run;
+  g_autoptr (GHashTable) text = NULL;
+  g_autofree guint8 *pixels = NULL;
+  g_auto (GStrv) saved = NULL;
+  int width = 0, height = 0;
+
+  run_braggscope (&run, FALSE, NULL, args);
+  g_assert_cmpstr (run.err, ==, "");
+  g_assert_cmpint (run.status, ==, 0);
+
+  pixels = read_snapshot (path, &width, &height, &text);
+  g_assert_cmpint (width, ==, 256);
+  g_assert_cmpint (height, ==, 256);
+  g_assert_true (g_str_has_prefix (g_hash_table_lookup (text, "Software"), "Braggscope "));
+  g_assert_nonnull (
+      strstr (g_hash_table_lookup (text, "braggscope:command-line"), "-misset 12 20 30"));
+  saved = braggscope_snapshot_load_args (path, NULL);
+  g_assert_nonnull (saved);
+  g_assert_true (g_strv_contains ((const char *const *) saved, "-detpixels"));
+  /* Not a blank picture: inverted grey with automatic contrast spans light to dark. */
+  {
+    int lightest = 0, darkest = 255;
+
+    for (int i = 0; i < width * height; i++)
+      {
+        lightest = MAX (lightest, pixels[4 * i + 1]);
+        darkest = MIN (darkest, pixels[4 * i + 1]);
+      }
+    g_assert_cmpint (lightest - darkest, >, 128);
+  }
+}
+
+static void
+test_display_matches (void)
+{
+  g_autofree char *with = g_build_filename (tmpdir, "with-display.png", NULL);
+  g_autofree char *without = g_build_filename (tmpdir, "without-display.png", NULL);
+  /* Over 512 pixels, so that the overlays' line width and font grow with the frame. */
+  const char *args_with[] = { "--snapshot", with, "-detpixels", "640", "-pixel", "0.16", NULL };
+  const char *args_without[] = {
+    "--snapshot", without, "-detpixels", "640", "-pixel", "0.16", NULL
+  };
+  g_auto (Run) run_with;
+  g_auto (Run) run_without;
+  g_autofree guint8 *a = NULL, *b = NULL;
+  int wa, ha, wb, hb;
+
+  if (g_getenv ("DISPLAY") == NULL && g_getenv ("WAYLAND_DISPLAY") == NULL)
+    {
+      g_test_skip ("no display (run under xvfb-run)");
+      return;
+    }
+
+  run_braggscope (&run_with, TRUE, NULL, args_with);
+  g_assert_cmpstr (run_with.err, ==, "");
+  g_assert_cmpint (run_with.status, ==, 0);
+  run_braggscope (&run_without, FALSE, NULL, args_without);
+  g_assert_cmpint (run_without.status, ==, 0);
+
+  /* The view's rendering (display) and the display-free path agree exactly. */
+  a = read_snapshot (with, &wa, &ha, NULL);
+  b = read_snapshot (without, &wb, &hb, NULL);
+  g_assert_cmpint (wa, ==, wb);
+  g_assert_cmpint (ha, ==, hb);
+  g_assert_cmpmem (a, (gsize) wa * ha * 4, b, (gsize) wb * hb * 4);
+}
+
+static gboolean
+in_lut (const guint8 *pixel, const guint8 *lut)
+{
+  for (int i = 0; i < 256; i++)
+    if (memcmp (pixel, lut + 4 * i, 3) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static void
+test_display_options (void)
+{
+  g_autofree char *plain = g_build_filename (tmpdir, "viridis-plain.png", NULL);
+  g_autofree char *rings = g_build_filename (tmpdir, "viridis-rings.png", NULL);
+  const char *args_plain[] = { "--snapshot", plain,        "--colormap",       "viridis", "--scale",
+                               "linear",     "--no-rings", "--no-beam-center", SMALL,     NULL };
+  const char *args_rings[] = {
+    "--snapshot", rings, "--colormap=viridis", "--scale=linear", "--rings", "--no-beam-center",
+    SMALL,        NULL
+  };
+  guint8 lut[256 * 4];
+  g_auto (Run) run;
+  g_auto (Run) run2;
+  g_autofree guint8 *a = NULL, *b = NULL;
+  int w, h, outside = 0, distinct = 0;
+
+  braggscope_colormap_lut (BRAGGSCOPE_COLORMAP_VIRIDIS, lut);
+
+  run_braggscope (&run, FALSE, NULL, args_plain);
+  g_assert_cmpint (run.status, ==, 0);
+  a = read_snapshot (plain, &w, &h, NULL);
+  /* Without overlays every pixel is a colour of the viridis table. */
+  for (int i = 0; i < w * h; i++)
+    g_assert_true (in_lut (a + 4 * i, lut));
+  for (int i = 0; i < 256; i++)
+    for (int p = 0; p < w * h; p++)
+      if (memcmp (a + 4 * p, lut + 4 * i, 3) == 0)
+        {
+          distinct++;
+          break;
+        }
+  g_assert_cmpint (distinct, >, 8);
+
+  run_braggscope (&run2, FALSE, NULL, args_rings);
+  g_assert_cmpint (run2.status, ==, 0);
+  b = read_snapshot (rings, &w, &h, NULL);
+  /* The rings add colours of their own. */
+  for (int i = 0; i < w * h; i++)
+    outside += !in_lut (b + 4 * i, lut);
+  g_assert_cmpint (outside, >, 50);
+}
+
+typedef struct
+{
+  const char *args[12];
+  int status;
+  const char *mention;
+} ErrorCase;
+
+static void
+test_errors (void)
+{
+  g_autofree char *out = g_build_filename (tmpdir, "error.png", NULL);
+  const ErrorCase cases[] = {
+    { { "--snapshot", out, "-nonsense", "1", NULL }, 2, "-nonsense" },
+    { { "--snapshot", out, "-lambda", "blue", NULL }, 2, "blue" },
+    { { "--snapshot", out, "--gamma", "abc", NULL }, 2, "abc" },
+    { { "--snapshot", out, "--colormap", "rainbow", NULL }, 2, "rainbow" },
+    { { "--snapshot", NULL }, 2, "--snapshot" },
+    { { "--colormap", "grey", NULL }, 2, "--snapshot" },
+    { { "--frobnicate", NULL }, 2, "--frobnicate" },
+    /* The window needs a display; the message points at --snapshot. */
+    { { "-lambda", "1.2", NULL }, 1, "--snapshot" },
+    { { "--snapshot", out, SMALL, "-hkl", "/nonexistent/x.hkl", NULL }, 1, "/nonexistent/x.hkl" },
+    { { "--snapshot", "/nonexistent-folder/x.png", SMALL, NULL }, 1, "/nonexistent-folder/x.png" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_auto (Run) run;
+      const char *newline;
+
+      run_braggscope (&run, FALSE, NULL, cases[i].args);
+      g_test_message ("case %" G_GSIZE_FORMAT ": status %d, stderr: %s", i, run.status, run.err);
+      g_assert_cmpint (run.status, ==, cases[i].status);
+      /* One line, "braggscope: ...", naming the input. */
+      g_assert_true (g_str_has_prefix (run.err, "braggscope: "));
+      newline = strchr (run.err, '\n');
+      g_assert_nonnull (newline);
+      g_assert_cmpstr (newline + 1, ==, "");
+      g_assert_nonnull (strstr (run.err, cases[i].mention));
+      g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+    }
+}
+
+static void
+test_help_version (void)
+{
+  const char *help[] = { "--help", NULL };
+  const char *version[] = { "--version", NULL };
+  g_auto (Run) run;
+  g_auto (Run) run2;
+
+  run_braggscope (&run, FALSE, NULL, help);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_nonnull (strstr (run.out, "--snapshot FILE.png"));
+  run_braggscope (&run2, FALSE, NULL, version);
+  g_assert_cmpint (run2.status, ==, 0);
+  g_assert_true (g_str_has_prefix (run2.out, "braggscope " PACKAGE_VERSION));
+}
+
+/* The German catalogue, compiled into the build tree, is used at run time. */
+static void
+test_german (void)
+{
+  const char *mo = g_getenv ("BRAGGSCOPE_TEST_MO");
+  g_autofree char *localedir = g_build_filename (tmpdir, "locale", NULL);
+  g_autofree char *messages = g_build_filename (localedir, "de", "LC_MESSAGES", NULL);
+  g_autofree char *target = g_build_filename (messages, "braggscope.mo", NULL);
+  g_autofree char *de = g_build_filename (localedir, "de", NULL);
+  g_autofree char *contents = NULL;
+  gsize length = 0;
+  const char *env[] = { "LANGUAGE", "de", "LC_ALL", "C.UTF-8", "BRAGGSCOPE_LOCALEDIR",
+                        localedir,  NULL };
+  const char *help[] = { "--help", NULL };
+  const char *bad[] = { "--frobnicate", NULL };
+  g_auto (Run) run;
+  g_auto (Run) run2;
+
+  /* The catalogue msgfmt compiled from po/de.po, in a locale folder of its own. */
+  g_assert_nonnull (mo);
+  g_assert_true (g_file_get_contents (mo, &contents, &length, NULL));
+  g_assert_cmpint (g_mkdir_with_parents (messages, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (target, contents, length, NULL));
+  run_braggscope (&run, FALSE, env, help);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_nonnull (strstr (run.out, "Aufruf:"));
+  g_assert_null (strstr (run.out, "Usage:"));
+  run_braggscope (&run2, FALSE, env, bad);
+  g_assert_cmpint (run2.status, ==, 2);
+  g_assert_nonnull (strstr (run2.err, "unbekannte Option"));
+  g_remove (target);
+  g_rmdir (messages);
+  g_rmdir (de);
+  g_rmdir (localedir);
+}
+
+int
+main (int argc, char *argv[])
+{
+  g_autoptr (GError) error = NULL;
+  int status;
+
+  g_test_init (&argc, &argv, NULL);
+  tmpdir = g_dir_make_tmp ("braggscope-cli-XXXXXX", &error);
+  g_assert_no_error (error);
+
+  g_test_add_func ("/ui/snapshot/no-display", test_no_display);
+  g_test_add_func ("/ui/snapshot/display-matches", test_display_matches);
+  g_test_add_func ("/ui/snapshot/display-options", test_display_options);
+  g_test_add_func ("/ui/snapshot/errors", test_errors);
+  g_test_add_func ("/ui/snapshot/help-version", test_help_version);
+  g_test_add_func ("/ui/snapshot/german", test_german);
+
+  status = g_test_run ();
+  ui_test_remove_dir (tmpdir);
+  g_free (tmpdir);
+  return status;
+}

@@ -1,0 +1,737 @@
+/* test-window.c: the viewer's window, driven through its actions and
+ * widgets under Xvfb: the picture follows the misset, snapshots carry and
+ * restore their parameters, exports match the nanobragg CLI, the display
+ * choices reach the view and the settings.
+ *
+ * SPDX-License-Identifier: BSD-3-Clause
+ */
+#include "braggscope-config.h"
+
+#include "braggscope-application.h"
+#include "braggscope-window.h"
+#include "ui-test-util.h"
+
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+static BraggscopeApplication *app;
+
+/* The default scene on a 512 x 512 detector of the same size: the same
+ * pattern at a quarter of the cost. */
+static const char *const small_scene[] = { "-detpixels", "512", "-pixel", "0.2", NULL };
+
+typedef struct
+{
+  BraggscopeWindow *window;
+  char *tmpdir;
+} Fixture;
+
+static BraggscopeSimulation *
+sim_of (Fixture *f)
+{
+  return braggscope_window_get_simulation (f->window);
+}
+
+static BraggscopeView *
+view_of (Fixture *f)
+{
+  return braggscope_window_get_view (f->window);
+}
+
+/* The newest frame is a full frame of the current parameters and the view
+ * shows it. */
+static gboolean
+full_frame_shown (gpointer data)
+{
+  Fixture *f = data;
+  BraggscopeSimulation *sim = sim_of (f);
+  BraggscopeFrame *frame = braggscope_simulation_get_last_frame (sim);
+
+  return frame != NULL && !braggscope_frame_get_is_preview (frame) &&
+         braggscope_frame_get_sequence (frame) >= braggscope_simulation_get_sequence (sim) &&
+         braggscope_view_get_frame (view_of (f)) == frame;
+}
+
+static BraggscopeFrame *
+wait_full_frame (Fixture *f)
+{
+  g_assert_true (ui_test_wait (full_frame_shown, f, 120.0));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (view_of (f)));
+  return braggscope_simulation_get_last_frame (sim_of (f));
+}
+
+static void
+fixture_setup (Fixture *f, gconstpointer data)
+{
+  g_autoptr (BraggscopeSimulation) sim = NULL;
+  g_autoptr (GError) error = NULL;
+
+  sim = braggscope_simulation_new_default_scene (&error);
+  g_assert_no_error (error);
+  g_assert_true (braggscope_simulation_set_from_args (sim, small_scene, &error));
+  g_assert_no_error (error);
+
+  /* A reference of our own: a test may close (destroy) the window. */
+  f->window = g_object_ref (braggscope_window_new (app, sim));
+  gtk_window_set_default_size (GTK_WINDOW (f->window), 1200, 800);
+  gtk_window_present (GTK_WINDOW (f->window));
+  f->tmpdir = g_dir_make_tmp ("braggscope-ui-XXXXXX", &error);
+  g_assert_no_error (error);
+  wait_full_frame (f);
+}
+
+static void
+fixture_teardown (Fixture *f, gconstpointer data)
+{
+  gtk_window_destroy (GTK_WINDOW (f->window));
+  g_object_unref (f->window);
+  ui_test_remove_dir (f->tmpdir);
+  g_free (f->tmpdir);
+  /* The memory backend lives as long as the process: start each test afresh. */
+  if (braggscope_application_get_settings (app) != NULL)
+    {
+      GSettings *settings = braggscope_application_get_settings (app);
+      g_autoptr (GSettingsSchema) schema = NULL;
+      g_auto (GStrv) keys = NULL;
+
+      g_object_get (settings, "settings-schema", &schema, NULL);
+      keys = g_settings_schema_list_keys (schema);
+      for (int i = 0; keys[i] != NULL; i++)
+        g_settings_reset (settings, keys[i]);
+    }
+}
+
+static gboolean
+file_exists (gpointer data)
+{
+  return g_file_test (data, G_FILE_TEST_IS_REGULAR);
+}
+
+static void
+activate (Fixture *f, const char *action, GVariant *parameter)
+{
+  g_assert_true (g_action_group_has_action (G_ACTION_GROUP (f->window), action));
+  g_action_group_activate_action (G_ACTION_GROUP (f->window), action, parameter);
+}
+
+static guint8 *
+screenshot_rgba (Fixture *f, int *width, int *height)
+{
+  g_autoptr (GdkTexture) texture = ui_test_screenshot (GTK_WIDGET (view_of (f)));
+
+  *width = gdk_texture_get_width (texture);
+  *height = gdk_texture_get_height (texture);
+  return ui_test_texture_rgba (texture);
+}
+
+static int
+compare_floats (const void *a, const void *b)
+{
+  float x = *(const float *) a, y = *(const float *) b;
+
+  return (x > y) - (x < y);
+}
+
+/* The brightest 0.5 % of a frame's pixels, as a set of indices. */
+static GHashTable *
+bright_pixels (BraggscopeFrame *frame)
+{
+  gsize n = 0;
+  const float *data = braggscope_frame_get_data (frame, &n);
+  g_autofree float *sorted = g_memdup2 (data, n * sizeof (float));
+  GHashTable *set = g_hash_table_new (g_direct_hash, g_direct_equal);
+  float cut;
+
+  qsort (sorted, n, sizeof (float), compare_floats);
+  cut = sorted[n - n / 200];
+  for (gsize i = 0; i < n; i++)
+    if (data[i] > cut)
+      g_hash_table_add (set, GSIZE_TO_POINTER (i + 1));
+  return set;
+}
+
+/* |A ∩ B| / |A ∪ B|: 1 when the spots stayed, near 0 when they all moved. */
+static double
+overlap (GHashTable *a, GHashTable *b)
+{
+  GHashTableIter iter;
+  gpointer key;
+  guint both = 0;
+
+  g_hash_table_iter_init (&iter, a);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    both += g_hash_table_contains (b, key);
+  return (double) both / (g_hash_table_size (a) + g_hash_table_size (b) - both);
+}
+
+/* Changes the misset with @change, then checks that the next full frame and
+ * the view's pixels on screen differ from before where the spots moved. */
+static void
+check_picture_follows (Fixture *f, void (*change) (Fixture *f))
+{
+  BraggscopeFrame *frame = braggscope_simulation_get_last_frame (sim_of (f));
+  g_autoptr (BraggscopeFrame) before = g_object_ref (frame);
+  g_autoptr (GHashTable) spots_before = bright_pixels (before);
+  g_autoptr (GHashTable) spots_after = NULL;
+  g_autofree guint8 *shot_a = NULL, *shot_a2 = NULL, *shot_b = NULL;
+  int w, h, w2, h2;
+  gsize changed;
+  double same;
+
+  shot_a = screenshot_rgba (f, &w, &h);
+  shot_a2 = screenshot_rgba (f, &w2, &h2);
+  g_assert_cmpint (w, >, 100);
+  g_assert_cmpint (h, >, 100);
+  /* The control: nothing changes on screen without a change of parameters. */
+  g_assert_cmpint (w2, ==, w);
+  g_assert_cmpint (h2, ==, h);
+  g_assert_cmpuint (ui_test_count_differences (shot_a, shot_a2, (gsize) w * h, 0), ==, 0);
+
+  change (f);
+  frame = wait_full_frame (f);
+  g_assert_cmpuint (braggscope_frame_get_sequence (frame), >,
+                    braggscope_frame_get_sequence (before));
+
+  spots_after = bright_pixels (frame);
+  same = overlap (spots_before, spots_after);
+  g_test_message ("bright pixels kept in place: %.1f %%", 100.0 * same);
+  g_assert_cmpfloat (same, <, 0.5);
+
+  shot_b = screenshot_rgba (f, &w2, &h2);
+  g_assert_cmpint (w2, ==, w);
+  g_assert_cmpint (h2, ==, h);
+  changed = ui_test_count_differences (shot_a, shot_b, (gsize) w * h, 16);
+  g_test_message ("screen pixels changed: %" G_GSIZE_FORMAT " of %d", changed, w * h);
+  g_assert_cmpuint (changed, >, (gsize) w * h / 200);
+
+  /* Where a spot arrived, the screen changed: the frame pixels bright now and
+   * not before, mapped to the widget, mostly show a changed colour. */
+  {
+    GHashTableIter iter;
+    gpointer key;
+    guint arrived = 0, seen = 0;
+    int width = braggscope_frame_get_width (frame);
+
+    g_hash_table_iter_init (&iter, spots_after);
+    while (g_hash_table_iter_next (&iter, &key, NULL))
+      {
+        gsize index = GPOINTER_TO_SIZE (key) - 1;
+        double x, y;
+        int px, py;
+
+        if (g_hash_table_contains (spots_before, key) ||
+            !braggscope_view_frame_to_widget (view_of (f), index % width + 0.5, index / width + 0.5,
+                                              &x, &y))
+          continue;
+        px = (int) x;
+        py = (int) y;
+        if (px < 0 || py < 0 || px >= w || py >= h)
+          continue;
+        arrived++;
+        seen += ui_test_count_differences (shot_a + 4 * ((gsize) py * w + px),
+                                           shot_b + 4 * ((gsize) py * w + px), 1, 16);
+      }
+    g_test_message ("arrived spot pixels on screen: %u, changed there: %u", arrived, seen);
+    g_assert_cmpuint (arrived, >, 100);
+    g_assert_cmpuint (seen, >, arrived / 2);
+  }
+}
+
+static void
+change_by_action (Fixture *f)
+{
+  double before = 0.0, after = 0.0;
+
+  g_object_get (sim_of (f), "misset-x", &before, NULL);
+  activate (f, "misset-step", g_variant_new ("(sd)", "x", 2.0));
+  g_object_get (sim_of (f), "misset-x", &after, NULL);
+  g_assert_cmpfloat_with_epsilon (after, before + 2.0, 1e-9);
+}
+
+static void
+change_by_widget (Fixture *f)
+{
+  GtkWidget *controls = braggscope_window_get_controls (f->window);
+  GtkWidget *scale = ui_test_find_widget (controls, "misset-x-scale");
+  double before = 0.0, after = 0.0;
+
+  g_assert_nonnull (scale);
+  g_assert_true (GTK_IS_RANGE (scale));
+  g_object_get (sim_of (f), "misset-x", &before, NULL);
+  gtk_range_set_value (GTK_RANGE (scale), before - 3.0);
+  g_object_get (sim_of (f), "misset-x", &after, NULL);
+  g_assert_cmpfloat_with_epsilon (after, before - 3.0, 1e-6);
+}
+
+static void
+test_misset_action (Fixture *f, gconstpointer data)
+{
+  check_picture_follows (f, change_by_action);
+}
+
+static void
+test_misset_widget (Fixture *f, gconstpointer data)
+{
+  check_picture_follows (f, change_by_widget);
+}
+
+static void
+test_parts (Fixture *f, gconstpointer data)
+{
+  static const char *const actions[] = { "open-structure-factors",
+                                         "open-structure-factors-file",
+                                         "open-snapshot",
+                                         "open-snapshot-file",
+                                         "save-snapshot",
+                                         "save-snapshot-file",
+                                         "export-float",
+                                         "export-float-file",
+                                         "export-smv",
+                                         "export-smv-file",
+                                         "copy-command-line",
+                                         "reset-scene",
+                                         "misset-step",
+                                         "show-help-overlay",
+                                         NULL };
+  g_auto (GStrv) accels = NULL;
+  GtkShortcutsWindow *overlay;
+  GtkWidget *status;
+
+  for (int i = 0; actions[i] != NULL; i++)
+    g_assert_true (g_action_group_has_action (G_ACTION_GROUP (f->window), actions[i]));
+  g_assert_true (g_action_group_has_action (G_ACTION_GROUP (app), "quit"));
+
+  accels = gtk_application_get_accels_for_action (GTK_APPLICATION (app), "win.save-snapshot");
+  g_assert_true (g_strv_contains ((const char *const *) accels, "<Control>s"));
+  g_clear_pointer (&accels, g_strfreev);
+  accels = gtk_application_get_accels_for_action (GTK_APPLICATION (app), "app.quit");
+  g_assert_true (g_strv_contains ((const char *const *) accels, "<Control>q"));
+  g_clear_pointer (&accels, g_strfreev);
+  accels = gtk_application_get_accels_for_action (GTK_APPLICATION (app), "win.copy-command-line");
+  g_assert_true (g_strv_contains ((const char *const *) accels, "<Shift><Control>c"));
+  g_clear_pointer (&accels, g_strfreev);
+  /* The keyboard turns the crystal. */
+  accels =
+      gtk_application_get_accels_for_action (GTK_APPLICATION (app), "win.misset-step(('x', 1.0))");
+  g_assert_true (g_strv_contains ((const char *const *) accels, "<Alt>Down"));
+
+  /* The shortcuts window comes from the resources (gtk/help-overlay.ui) and opens. */
+  overlay = gtk_application_window_get_help_overlay (GTK_APPLICATION_WINDOW (f->window));
+  g_assert_nonnull (overlay);
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (overlay)));
+  activate (f, "show-help-overlay", NULL);
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (overlay)));
+  gtk_window_close (GTK_WINDOW (overlay));
+
+  /* The about dialog names the program and its version. */
+  g_action_group_activate_action (G_ACTION_GROUP (app), "about", NULL);
+  {
+    GListModel *toplevels = gtk_window_get_toplevels ();
+    GtkAboutDialog *about = NULL;
+
+    for (guint i = 0; i < g_list_model_get_n_items (toplevels) && about == NULL; i++)
+      {
+        g_autoptr (GObject) item = g_list_model_get_item (toplevels, i);
+
+        if (GTK_IS_ABOUT_DIALOG (item))
+          about = GTK_ABOUT_DIALOG (item);
+      }
+    g_assert_nonnull (about);
+    g_assert_cmpstr (gtk_about_dialog_get_program_name (about), ==, "Braggscope");
+    g_assert_cmpstr (gtk_about_dialog_get_version (about), ==, PACKAGE_VERSION);
+    gtk_window_destroy (GTK_WINDOW (about));
+  }
+
+  /* The prominent sliders of the controls, found by their names. */
+  g_assert_nonnull (
+      ui_test_find_widget (braggscope_window_get_controls (f->window), "misset-x-scale"));
+  g_assert_nonnull (
+      ui_test_find_widget (braggscope_window_get_controls (f->window), "wavelength-scale"));
+  g_assert_nonnull (
+      ui_test_find_widget (braggscope_window_get_controls (f->window), "mosaic-spread-scale"));
+
+  /* The status line describes the full frame on show. */
+  status = ui_test_find_widget (GTK_WIDGET (f->window), "frame-time-label");
+  g_assert_nonnull (status);
+  g_assert_true (strstr (gtk_label_get_text (GTK_LABEL (status)), "ms") != NULL);
+  status = ui_test_find_widget (GTK_WIDGET (f->window), "backend-label");
+  g_assert_true (strstr (gtk_label_get_text (GTK_LABEL (status)),
+                         braggscope_frame_get_backend (
+                             braggscope_simulation_get_last_frame (sim_of (f)))) != NULL);
+  status = ui_test_find_widget (GTK_WIDGET (f->window), "cache-label");
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (status)), !=, "");
+
+  /* The whole window as it looks, for people reading the build's docs/. */
+  if (g_getenv ("BRAGGSCOPE_WINDOW_SCREENSHOT") != NULL)
+    {
+      const char *path = g_getenv ("BRAGGSCOPE_WINDOW_SCREENSHOT");
+      g_autofree char *dir = g_path_get_dirname (path);
+      g_autoptr (GdkTexture) shot = NULL;
+
+      gtk_test_widget_wait_for_draw (GTK_WIDGET (f->window));
+      shot = ui_test_screenshot (GTK_WIDGET (f->window));
+      g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+      g_assert_true (gdk_texture_save_to_png (shot, path));
+    }
+}
+
+static void
+test_snapshot (Fixture *f, gconstpointer data)
+{
+  g_autofree char *path = g_build_filename (f->tmpdir, "snapshot.png", NULL);
+  g_autofree char *command_line = braggscope_simulation_to_command_line (sim_of (f));
+  g_auto (GStrv) args = braggscope_simulation_to_args (sim_of (f));
+  g_auto (GStrv) loaded = NULL;
+  g_autoptr (GHashTable) text = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree guint8 *pixels = NULL, *shown = NULL;
+  g_autofree float *saved_data = NULL;
+  g_autoptr (GString) args_lines = g_string_new (NULL);
+  BraggscopeFrame *frame = braggscope_simulation_get_last_frame (sim_of (f));
+  gsize n = 0;
+  const float *values = braggscope_frame_get_data (frame, &n);
+  const char *software;
+  int width = 0, height = 0, shown_w = 0, shown_h = 0;
+  double misset = 0.0;
+
+  saved_data = g_memdup2 (values, n * sizeof (float));
+
+  activate (f, "save-snapshot-file", g_variant_new_string (path));
+  g_assert_true (ui_test_wait (file_exists, path, 30.0));
+  g_assert_nonnull (strstr (braggscope_window_get_message (f->window), path));
+
+  /* The picture is what the view renders, at frame resolution. */
+  pixels = ui_test_read_png (path, &width, &height, &text, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (width, ==, braggscope_frame_get_width (frame));
+  g_assert_cmpint (height, ==, braggscope_frame_get_height (frame));
+  shown = braggscope_view_render_rgba (view_of (f), &shown_w, &shown_h);
+  g_assert_cmpint (shown_w, ==, width);
+  g_assert_cmpint (shown_h, ==, height);
+  g_assert_cmpmem (pixels, (gsize) width * height * 4, shown, (gsize) width * height * 4);
+
+  /* The text chunks: the program, the command line, the flags one per line. */
+  software = g_hash_table_lookup (text, "Software");
+  g_assert_nonnull (software);
+  g_assert_true (g_str_has_prefix (software, "Braggscope "));
+  g_assert_cmpstr (g_hash_table_lookup (text, "braggscope:command-line"), ==, command_line);
+  g_assert_nonnull (g_hash_table_lookup (text, "braggscope:args"));
+  for (int i = 0; args[i] != NULL; i++)
+    g_string_append_printf (args_lines, "%s\n", args[i]);
+  g_assert_true (strstr (args_lines->str, "-detpixels\n512\n") != NULL);
+  loaded = braggscope_snapshot_load_args (path, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_strv_equal ((const char *const *) loaded, (const char *const *) args));
+
+  /* Turn the crystal away, then restore the snapshot's parameters. */
+  activate (f, "misset-step", g_variant_new ("(sd)", "y", 5.0));
+  frame = wait_full_frame (f);
+  g_assert_false (
+      memcmp (braggscope_frame_get_data (frame, NULL), saved_data, n * sizeof (float)) == 0);
+  activate (f, "open-snapshot-file", g_variant_new_string (path));
+  g_object_get (sim_of (f), "misset-y", &misset, NULL);
+  g_assert_cmpfloat_with_epsilon (misset, 20.0, 1e-9);
+  {
+    g_auto (GStrv) restored = braggscope_simulation_to_args (sim_of (f));
+
+    g_assert_true (g_strv_equal ((const char *const *) restored, (const char *const *) args));
+  }
+  frame = wait_full_frame (f);
+  g_assert_cmpmem (braggscope_frame_get_data (frame, NULL), n * sizeof (float), saved_data,
+                   n * sizeof (float));
+}
+
+static void
+test_snapshot_errors (Fixture *f, gconstpointer data)
+{
+  g_autofree char *missing = g_build_filename (f->tmpdir, "no-such-folder", "x.png", NULL);
+  g_autofree char *not_png = g_build_filename (f->tmpdir, "not.png", NULL);
+  g_auto (GStrv) args = braggscope_simulation_to_args (sim_of (f));
+  g_auto (GStrv) after = NULL;
+  GtkWidget *label = ui_test_find_widget (GTK_WIDGET (f->window), "message-label");
+
+  activate (f, "save-snapshot-file", g_variant_new_string (missing));
+  g_assert_false (g_file_test (missing, G_FILE_TEST_EXISTS));
+  g_assert_nonnull (strstr (braggscope_window_get_message (f->window), "no-such-folder"));
+  g_assert_true (gtk_widget_has_css_class (label, "error"));
+
+  /* A file that is no snapshot changes nothing. */
+  g_assert_true (g_file_set_contents (not_png, "hello", -1, NULL));
+  activate (f, "open-snapshot-file", g_variant_new_string (not_png));
+  g_assert_nonnull (strstr (braggscope_window_get_message (f->window), "not.png"));
+  g_assert_true (gtk_widget_has_css_class (label, "error"));
+  after = braggscope_simulation_to_args (sim_of (f));
+  g_assert_true (g_strv_equal ((const char *const *) after, (const char *const *) args));
+}
+
+typedef struct
+{
+  GdkClipboard *clipboard;
+  char *text;
+  gboolean done;
+} ClipboardRead;
+
+static void
+clipboard_read (GObject *source, GAsyncResult *result, gpointer data)
+{
+  ClipboardRead *read = data;
+
+  read->text = gdk_clipboard_read_text_finish (GDK_CLIPBOARD (source), result, NULL);
+  read->done = TRUE;
+}
+
+static gboolean
+clipboard_done (gpointer data)
+{
+  return ((ClipboardRead *) data)->done;
+}
+
+static void
+test_copy_command_line (Fixture *f, gconstpointer data)
+{
+  g_autofree char *expected = braggscope_simulation_to_command_line (sim_of (f));
+  ClipboardRead read = { gtk_widget_get_clipboard (GTK_WIDGET (f->window)), NULL, FALSE };
+
+  activate (f, "copy-command-line", NULL);
+  gdk_clipboard_read_text_async (read.clipboard, NULL, clipboard_read, &read);
+  g_assert_true (ui_test_wait (clipboard_done, &read, 10.0));
+  g_assert_cmpstr (read.text, ==, expected);
+  g_assert_true (g_str_has_prefix (read.text, "nanobragg "));
+  g_free (read.text);
+}
+
+/* Runs the nanobragg CLI ($NB_CLI) on the frame's flags in @dir. */
+static void
+run_cli (BraggscopeFrame *frame, const char *dir)
+{
+  const char *cli = g_getenv ("NB_CLI");
+  char **args = braggscope_frame_get_args (frame);
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  g_autofree char *err_text = NULL;
+  int status = 0;
+
+  g_assert_nonnull (cli);
+  g_ptr_array_add (argv, (gpointer) cli);
+  /* The output flags first: the frame's flags end with -misset_seed, which
+   * nanoBragg also reads as the start of misset angles when three more
+   * tokens follow (quirk Q-29). */
+  for (const char *const *extra =
+           (const char *const[]){ "-floatfile", "cli.float", "-intfile", "cli.img", "-nonoise",
+                                  "-nopgm", "-noprogress", NULL };
+       *extra != NULL; extra++)
+    g_ptr_array_add (argv, (gpointer) *extra);
+  for (int i = 1; args[i] != NULL; i++)
+    g_ptr_array_add (argv, args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_assert_true (g_spawn_sync (dir, (char **) argv->pdata, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
+                               NULL, NULL, &err_text, &status, &error));
+  g_assert_no_error (error);
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("nanobragg failed: %s", err_text);
+}
+
+static void
+test_exports (Fixture *f, gconstpointer data)
+{
+  g_autofree char *float_path = g_build_filename (f->tmpdir, "frame.float", NULL);
+  g_autofree char *smv_path = g_build_filename (f->tmpdir, "frame.img", NULL);
+  g_autofree char *cli_float = g_build_filename (f->tmpdir, "cli.float", NULL);
+  g_autofree char *cli_smv = g_build_filename (f->tmpdir, "cli.img", NULL);
+  g_autofree char *contents = NULL, *cli_contents = NULL;
+  g_autofree char *smv = NULL, *cli_smv_contents = NULL;
+  g_autoptr (GError) error = NULL;
+  BraggscopeFrame *frame = braggscope_simulation_get_last_frame (sim_of (f));
+  gsize n = 0, length = 0, cli_length = 0, smv_length = 0;
+  const float *values = braggscope_frame_get_data (frame, &n);
+
+  activate (f, "export-float-file", g_variant_new_string (float_path));
+  g_assert_true (g_file_get_contents (float_path, &contents, &length, &error));
+  g_assert_no_error (error);
+  g_assert_cmpmem (contents, length, values, n * sizeof (float));
+
+  activate (f, "export-smv-file", g_variant_new_string (smv_path));
+  g_assert_true (ui_test_wait (file_exists, smv_path, 60.0));
+  g_assert_true (g_file_get_contents (smv_path, &smv, &smv_length, &error));
+  g_assert_true (g_str_has_prefix (smv, "{\nHEADER_BYTES=512;\n"));
+  g_assert_nonnull (strstr (smv, "SIZE1=512;"));
+  g_assert_nonnull (strstr (smv, "SIZE2=512;"));
+  g_assert_nonnull (strstr (smv, "PIXEL_SIZE=0.2;"));
+  g_assert_nonnull (strstr (smv, "WAVELENGTH=1;"));
+  g_assert_cmpuint (smv_length, ==, 512 + n * 2);
+
+  /* The same flags through the nanobragg CLI give the same files, byte for byte. */
+  run_cli (frame, f->tmpdir);
+  g_assert_true (g_file_get_contents (cli_float, &cli_contents, &cli_length, &error));
+  g_assert_cmpmem (contents, length, cli_contents, cli_length);
+  g_clear_pointer (&cli_contents, g_free);
+  g_assert_true (g_file_get_contents (cli_smv, &cli_contents, &cli_length, &error));
+  g_assert_cmpmem (smv, smv_length, cli_contents, cli_length);
+}
+
+static void
+test_display_settings (Fixture *f, gconstpointer data)
+{
+  GSettings *settings = braggscope_application_get_settings (app);
+  BraggscopeView *view = view_of (f);
+  GtkWidget *colormap = ui_test_find_widget (GTK_WIDGET (f->window), "colormap-dropdown");
+  GtkWidget *scale = ui_test_find_widget (GTK_WIDGET (f->window), "scale-dropdown");
+  GtkWidget *gamma = ui_test_find_widget (GTK_WIDGET (f->window), "gamma-scale");
+  GtkWidget *rings = ui_test_find_widget (GTK_WIDGET (f->window), "show-rings-check");
+  g_autofree char *value = NULL;
+  g_autofree guint8 *before = NULL, *after = NULL;
+  int w, h;
+
+  g_assert_nonnull (settings);
+  g_assert_nonnull (colormap);
+
+  /* The defaults of the schema reach the view and the widgets. */
+  g_assert_cmpint (braggscope_view_get_colormap (view), ==, BRAGGSCOPE_COLORMAP_INVERTED_GREY);
+  g_assert_cmpint (braggscope_view_get_scale (view), ==, BRAGGSCOPE_SCALE_LINEAR);
+  g_assert_cmpuint (gtk_drop_down_get_selected (GTK_DROP_DOWN (colormap)), ==,
+                    BRAGGSCOPE_COLORMAP_INVERTED_GREY);
+  g_assert_false (gtk_widget_get_sensitive (gamma));
+
+  /* Widget -> view -> settings, and the picture changes without a new frame. */
+  before = screenshot_rgba (f, &w, &h);
+  gtk_drop_down_set_selected (GTK_DROP_DOWN (colormap), BRAGGSCOPE_COLORMAP_VIRIDIS);
+  g_assert_cmpint (braggscope_view_get_colormap (view), ==, BRAGGSCOPE_COLORMAP_VIRIDIS);
+  value = g_settings_get_string (settings, "colormap");
+  g_assert_cmpstr (value, ==, "viridis");
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (view));
+  after = screenshot_rgba (f, &w, &h);
+  g_assert_cmpuint (ui_test_count_differences (before, after, (gsize) w * h, 16), >,
+                    (gsize) w * h / 4);
+
+  /* Settings -> view -> widgets. */
+  g_settings_set_string (settings, "scale", "gamma");
+  g_assert_cmpint (braggscope_view_get_scale (view), ==, BRAGGSCOPE_SCALE_GAMMA);
+  g_assert_cmpuint (gtk_drop_down_get_selected (GTK_DROP_DOWN (scale)), ==, 2);
+  g_assert_true (gtk_widget_get_sensitive (gamma));
+  g_settings_set_double (settings, "gamma", 3.0);
+  g_assert_cmpfloat (braggscope_view_get_gamma (view), ==, 3.0);
+  g_assert_cmpfloat (gtk_range_get_value (GTK_RANGE (gamma)), ==, 3.0);
+
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (rings), FALSE);
+  g_assert_false (braggscope_view_get_show_rings (view));
+  g_assert_false (g_settings_get_boolean (settings, "show-rings"));
+}
+
+static void
+test_close_saves_scene (Fixture *f, gconstpointer data)
+{
+  GSettings *settings = braggscope_application_get_settings (app);
+  g_auto (GStrv) args = NULL;
+  g_auto (GStrv) saved = NULL;
+  g_autoptr (BraggscopeSimulation) sim = NULL;
+  g_autoptr (GError) error = NULL;
+
+  activate (f, "misset-step", g_variant_new ("(sd)", "z", -4.0));
+  args = braggscope_simulation_to_args (sim_of (f));
+  gtk_window_close (GTK_WINDOW (f->window));
+  saved = g_settings_get_strv (settings, "last-scene");
+  g_assert_true (g_strv_equal ((const char *const *) saved, (const char *const *) args + 1));
+
+  /* What was saved rebuilds the scene on a new simulation. */
+  sim = braggscope_simulation_new ();
+  g_assert_true (braggscope_simulation_set_from_args (sim, (const char *const *) saved, &error));
+  g_assert_no_error (error);
+  {
+    g_auto (GStrv) again = braggscope_simulation_to_args (sim);
+
+    g_assert_true (g_strv_equal ((const char *const *) again, (const char *const *) args));
+  }
+  /* closed, not destroyed: the fixture's teardown destroys it */
+}
+
+static void
+test_reset_scene (Fixture *f, gconstpointer data)
+{
+  BraggscopeSimulation *old = sim_of (f);
+  int pixels = 0;
+  double misset = 0.0;
+
+  activate (f, "misset-step", g_variant_new ("(sd)", "x", 7.0));
+  activate (f, "reset-scene", NULL);
+  g_assert_true (sim_of (f) != old);
+  g_object_get (sim_of (f), "detector-pixels-fast", &pixels, "misset-x", &misset, NULL);
+  g_assert_cmpint (pixels, ==, 1024);
+  g_assert_cmpfloat_with_epsilon (misset, 10.0, 1e-9);
+  g_assert_true (braggscope_view_get_simulation (view_of (f)) == sim_of (f));
+  wait_full_frame (f);
+}
+
+static void
+test_structure_factors (Fixture *f, gconstpointer data)
+{
+  g_autofree char *path = g_build_filename (f->tmpdir, "few.hkl", NULL);
+  g_autofree char *file = NULL;
+  BraggscopeFrame *frame;
+  gsize n = 0;
+  const float *values;
+  float max = 0.0f;
+
+  /* Three reflections: a new file is read and the frame comes from it. */
+  g_assert_true (g_file_set_contents (path, "1 0 0 1000\n0 1 0 1000\n0 0 1 1000\n", -1, NULL));
+  activate (f, "open-structure-factors-file", g_variant_new_string (path));
+  g_object_get (sim_of (f), "structure-factors", &file, NULL);
+  g_assert_cmpstr (file, ==, path);
+  frame = wait_full_frame (f);
+  values = braggscope_frame_get_data (frame, &n);
+  for (gsize i = 0; i < n; i++)
+    max = MAX (max, values[i]);
+  g_assert_cmpfloat (max, ==, braggscope_frame_get_max_value (frame));
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (
+                                ui_test_find_widget (GTK_WIDGET (f->window), "message-label"))),
+                            "few.hkl"));
+}
+
+static gboolean
+has_error_class (gpointer data)
+{
+  return gtk_widget_has_css_class (data, "error");
+}
+
+static void
+test_structure_factors_missing (Fixture *f, gconstpointer data)
+{
+  g_autofree char *missing = g_build_filename (f->tmpdir, "missing.hkl", NULL);
+  GtkWidget *label = ui_test_find_widget (GTK_WIDGET (f->window), "message-label");
+
+  activate (f, "open-structure-factors-file", g_variant_new_string (missing));
+  g_assert_true (ui_test_wait (has_error_class, label, 60.0));
+  g_assert_nonnull (strstr (braggscope_window_get_message (f->window), "missing.hkl"));
+}
+
+int
+main (int argc, char *argv[])
+{
+  g_autoptr (GError) error = NULL;
+  int status;
+
+  gtk_test_init (&argc, &argv, NULL);
+
+  app = braggscope_application_new (G_APPLICATION_NON_UNIQUE);
+  g_application_register (G_APPLICATION (app), NULL, &error);
+  g_assert_no_error (error);
+
+#define ADD(path, func) g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown)
+  ADD ("/ui/window/parts", test_parts);
+  ADD ("/ui/window/misset-action", test_misset_action);
+  ADD ("/ui/window/misset-widget", test_misset_widget);
+  ADD ("/ui/window/snapshot", test_snapshot);
+  ADD ("/ui/window/snapshot-errors", test_snapshot_errors);
+  ADD ("/ui/window/copy-command-line", test_copy_command_line);
+  ADD ("/ui/window/exports", test_exports);
+  ADD ("/ui/window/display-settings", test_display_settings);
+  ADD ("/ui/window/close-saves-scene", test_close_saves_scene);
+  ADD ("/ui/window/reset-scene", test_reset_scene);
+  ADD ("/ui/window/structure-factors", test_structure_factors);
+  ADD ("/ui/window/structure-factors-missing", test_structure_factors_missing);
+#undef ADD
+
+  status = g_test_run ();
+  g_clear_object (&app);
+  return status;
+}

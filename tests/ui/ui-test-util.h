@@ -1,0 +1,37 @@
+/* ui-test-util.h: helpers shared by the viewer's tests.
+ *
+ * SPDX-License-Identifier: BSD-3-Clause
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+/* Reads a PNG as 8-bit RGBA rows (width * 4 bytes each, no padding).  Its
+ * text chunks go into @text (key -> value, owned) when non-NULL.  NULL with
+ * @error set when the file is not a readable PNG. */
+guint8 *
+ui_test_read_png (const char *path, int *width, int *height, GHashTable **text, GError **error);
+
+/* Iterates the default main context until @done (@data) is TRUE or
+ * @seconds pass; returns whether @done became TRUE. */
+gboolean ui_test_wait (gboolean (*done) (gpointer data), gpointer data, double seconds);
+
+/* The first widget named @name in the tree under @root (depth first), or NULL. */
+GtkWidget *ui_test_find_widget (GtkWidget *root, const char *name);
+
+/* What @widget shows now, rendered by its window's renderer as on screen. */
+GdkTexture *ui_test_screenshot (GtkWidget *widget);
+
+/* @texture's pixels as 8-bit RGBA rows (width * 4 bytes); free with g_free. */
+guint8 *ui_test_texture_rgba (GdkTexture *texture);
+
+/* Number of pixels whose channels differ by more than @tolerance in
+ * two RGBA buffers of @n_pixels pixels. */
+gsize ui_test_count_differences (const guint8 *a, const guint8 *b, gsize n_pixels, int tolerance);
+
+/* Removes @dir and the files in it (one level, as the tests create them). */
+void ui_test_remove_dir (const char *dir);
+
+G_END_DECLS

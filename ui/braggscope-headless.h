@@ -1,0 +1,28 @@
+/* braggscope-headless.h: `braggscope --snapshot FILE.png [flags]`.
+ *
+ * SPDX-License-Identifier: BSD-3-Clause
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "braggscope-options.h"
+
+G_BEGIN_DECLS
+
+/* braggscope_headless_snapshot: renders the default scene with @opts->nb_args
+ * applied, as the window would show it (colormap, scale, automatic contrast,
+ * resolution rings and beam centre from @settings when non-NULL, else the
+ * schema's defaults; @opts' display options override both), to the PNG
+ * @opts->snapshot with the parameters in its text chunks.  Waits for the full
+ * frame.  Works with or without a display: with one the BraggscopeView
+ * renders (unrealized), without one the same colormap and overlay code runs
+ * on the frame directly.
+ *
+ * Returns the exit status: 0 on success; 2 when the nanoBragg flags are
+ * rejected; 1 when the scene cannot be simulated or the file not written,
+ * with @error set (its message names the input and value). */
+int
+braggscope_headless_snapshot (const BraggscopeOptions *opts, GSettings *settings, GError **error);
+
+G_END_DECLS

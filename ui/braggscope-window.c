@@ -1,0 +1,451 @@
+/* braggscope-window.c: the main window: layout from braggscope-window.ui,
+ * the display group bound to the view and to the settings, the status line.
+ *
+ * SPDX-License-Identifier: BSD-3-Clause
+ */
+#include "braggscope-config.h"
+
+#include "braggscope-window-private.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+
+G_DEFINE_FINAL_TYPE (BraggscopeWindow, braggscope_window, GTK_TYPE_APPLICATION_WINDOW)
+
+enum
+{
+  PROP_0,
+  PROP_SIMULATION,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+BraggscopeFrame *
+_braggscope_window_get_current_frame (BraggscopeWindow *self)
+{
+  BraggscopeFrame *frame = braggscope_simulation_get_last_frame (self->sim);
+
+  if (frame == NULL || braggscope_frame_get_is_preview (frame))
+    return NULL;
+  return braggscope_frame_get_sequence (frame) >= braggscope_simulation_get_sequence (self->sim)
+             ? frame
+             : NULL;
+}
+
+/* ---- the status line ---- */
+
+void
+braggscope_window_show_message (BraggscopeWindow *self, const char *text, gboolean is_error)
+{
+  g_return_if_fail (BRAGGSCOPE_IS_WINDOW (self));
+
+  gtk_label_set_text (self->message_label, text != NULL ? text : "");
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->message_label), text);
+  if (is_error)
+    gtk_widget_add_css_class (GTK_WIDGET (self->message_label), "error");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (self->message_label), "error");
+}
+
+const char *
+braggscope_window_get_message (BraggscopeWindow *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_WINDOW (self), NULL);
+
+  return gtk_label_get_text (self->message_label);
+}
+
+static void
+show_frame_status (BraggscopeWindow *self, BraggscopeFrame *frame)
+{
+  g_autofree char *time = NULL;
+  g_autofree char *cache = NULL;
+  g_autofree char *backend = NULL;
+  g_autofree char *tooltip = NULL;
+
+  if (frame == NULL)
+    return;
+
+  gtk_label_set_text (self->frame_kind_label, braggscope_frame_get_is_preview (frame)
+                                                  ? C_ ("frame", "Preview")
+                                                  : C_ ("frame", "Full frame"));
+  /* Translators: the first number is the time from a parameter change to the
+   * frame on screen, the second the part spent simulating it. */
+  time = g_strdup_printf (_ ("%.1f ms (simulation %.1f ms)"), braggscope_frame_get_total_ms (frame),
+                          braggscope_frame_get_execute_ms (frame));
+  gtk_label_set_text (self->frame_time_label, time);
+  backend = g_strdup_printf (_ ("Backend: %s"), braggscope_frame_get_backend (frame));
+  gtk_label_set_text (self->backend_label, backend);
+  cache =
+      g_strdup_printf (_ ("Cache hits: %d, rebuilds: %d"), braggscope_frame_get_cache_hits (frame),
+                       braggscope_frame_get_cache_rebuilds (frame));
+  gtk_label_set_text (self->cache_label, cache);
+  tooltip =
+      g_strdup_printf (_ ("Frame %llu, %d × %d pixels, brightest pixel %.4g photons"),
+                       (unsigned long long) braggscope_frame_get_sequence (frame),
+                       braggscope_frame_get_width (frame), braggscope_frame_get_height (frame),
+                       braggscope_frame_get_max_value (frame));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->frame_kind_label), tooltip);
+}
+
+static void
+on_frame_ready (BraggscopeSimulation *sim, BraggscopeFrame *frame, BraggscopeWindow *self)
+{
+  show_frame_status (self, frame);
+  _braggscope_window_run_pending (self, NULL);
+}
+
+static void
+on_simulation_error (BraggscopeSimulation *sim, GError *error, BraggscopeWindow *self)
+{
+  braggscope_window_show_message (self, error->message, TRUE);
+  _braggscope_window_run_pending (self, error);
+}
+
+static void
+update_subtitle (BraggscopeWindow *self)
+{
+  g_autofree char *file = NULL;
+  g_autofree char *base = NULL;
+  g_autofree char *text = NULL;
+  double lambda = 0.0;
+  double default_f = 0.0;
+
+  g_object_get (self->sim, "structure-factors", &file, "wavelength", &lambda, "default-f",
+                &default_f, NULL);
+  if (file != NULL && *file != '\0')
+    base = g_path_get_basename (file);
+  else
+    base = g_strdup_printf (_ ("F = %g everywhere"), default_f);
+  /* Translators: structure factors (a file name), then the wavelength. */
+  text = g_strdup_printf (_ ("%s · λ %.4g Å"), base, lambda);
+  gtk_label_set_text (self->subtitle_label, text);
+}
+
+/* ---- the readout under the pointer ---- */
+
+static void
+on_readout_changed (BraggscopeView *view, gboolean inside, BraggscopeWindow *self)
+{
+  BraggscopePixelInfo info;
+  g_autofree char *text = NULL;
+  g_autofree char *d = NULL;
+  double x = 0.0, y = 0.0;
+  int pixel_x = 0, pixel_y = 0;
+  float value = 0.0f;
+
+  if (!inside || !braggscope_view_get_readout (view, &x, &y, &pixel_x, &pixel_y, &value, &info))
+    {
+      gtk_label_set_text (self->readout_label,
+                          _ ("Point at the image to read the resolution and the Miller indices"));
+      return;
+    }
+
+  if (isfinite (info.d_spacing))
+    d = g_strdup_printf ("%.3f Å", info.d_spacing);
+  else
+    d = g_strdup ("∞");
+  /* Translators: the readout under the pointer: pixel, intensity, resolution d,
+   * scattering angle 2θ, |q|, the nearest Miller indices and their structure factor. */
+  text = g_strdup_printf (_ ("pixel %d, %d   %.4g photons   d %s   2θ %.2f°   q %.3f Å⁻¹   "
+                             "h k l %d %d %d (%.2f %.2f %.2f)   F %.4g%s"),
+                          pixel_x, pixel_y, (double) value, d, info.two_theta, info.q,
+                          info.nearest_h, info.nearest_k, info.nearest_l, info.h, info.k, info.l,
+                          info.structure_factor, info.from_file ? "" : _ (" (default F)"));
+  gtk_label_set_text (self->readout_label, text);
+}
+
+/* ---- the display group ---- */
+
+static gboolean
+enum_to_position (GBinding *binding, const GValue *from, GValue *to, gpointer user_data)
+{
+  g_value_set_uint (to, (guint) g_value_get_enum (from));
+  return TRUE;
+}
+
+static gboolean
+position_to_enum (GBinding *binding, const GValue *from, GValue *to, gpointer user_data)
+{
+  guint position = g_value_get_uint (from);
+
+  if (position == GTK_INVALID_LIST_POSITION)
+    return FALSE;
+  g_value_set_enum (to, (int) position);
+  return TRUE;
+}
+
+static void
+update_gamma_sensitivity (BraggscopeWindow *self)
+{
+  BraggscopeScale scale = BRAGGSCOPE_SCALE_LINEAR;
+
+  g_object_get (self->view, "scale", &scale, NULL);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->gamma_scale), scale == BRAGGSCOPE_SCALE_GAMMA);
+}
+
+static void
+bind_display (BraggscopeWindow *self)
+{
+  GObject *view = G_OBJECT (self->view);
+  const GBindingFlags both = G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE;
+
+  /* The settings first, so that the widgets below start from the saved choices. */
+  if (self->settings != NULL)
+    {
+      /* A locked key must not make the whole view insensitive. */
+      const GSettingsBindFlags flags = G_SETTINGS_BIND_DEFAULT | G_SETTINGS_BIND_NO_SENSITIVITY;
+
+      g_settings_bind (self->settings, "colormap", view, "colormap", flags);
+      g_settings_bind (self->settings, "scale", view, "scale", flags);
+      g_settings_bind (self->settings, "gamma", view, "gamma", flags);
+      g_settings_bind (self->settings, "auto-contrast", view, "auto-contrast", flags);
+      g_settings_bind (self->settings, "show-rings", view, "show-rings", flags);
+      g_settings_bind (self->settings, "show-beam-center", view, "show-beam-center", flags);
+    }
+
+  g_object_bind_property_full (view, "colormap", self->colormap_dropdown, "selected", both,
+                               enum_to_position, position_to_enum, NULL, NULL);
+  g_object_bind_property_full (view, "scale", self->scale_dropdown, "selected", both,
+                               enum_to_position, position_to_enum, NULL, NULL);
+  g_object_bind_property (view, "gamma", self->gamma_adjustment, "value", both);
+  g_object_bind_property (view, "auto-contrast", self->auto_contrast_check, "active", both);
+  /* Setting low or high switches automatic contrast off: the spin buttons are
+   * insensitive (cannot take the focus and re-round their value) while it is on. */
+  g_object_bind_property (view, "auto-contrast", self->low_spin, "sensitive",
+                          G_BINDING_SYNC_CREATE | G_BINDING_INVERT_BOOLEAN);
+  g_object_bind_property (view, "auto-contrast", self->high_spin, "sensitive",
+                          G_BINDING_SYNC_CREATE | G_BINDING_INVERT_BOOLEAN);
+  g_object_bind_property (view, "low", self->low_adjustment, "value", both);
+  g_object_bind_property (view, "high", self->high_adjustment, "value", both);
+  g_object_bind_property (view, "show-rings", self->rings_check, "active", both);
+  g_object_bind_property (view, "show-beam-center", self->beam_center_check, "active", both);
+
+  g_signal_connect_object (view, "notify::scale", G_CALLBACK (update_gamma_sensitivity), self,
+                           G_CONNECT_SWAPPED);
+  update_gamma_sensitivity (self);
+}
+
+void
+_braggscope_window_set_simulation (BraggscopeWindow *self, BraggscopeSimulation *sim)
+{
+  g_return_if_fail (BRAGGSCOPE_IS_SIMULATION (sim));
+
+  if (self->sim != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (self->sim, self);
+      g_clear_pointer (&self->busy_binding, g_binding_unbind);
+      gtk_box_remove (self->view_slot, GTK_WIDGET (self->view));
+      gtk_box_remove (self->controls_slot, self->controls);
+      self->view = NULL;
+      self->controls = NULL;
+      g_clear_object (&self->sim);
+    }
+
+  self->sim = g_object_ref (sim);
+  self->view = BRAGGSCOPE_VIEW (braggscope_view_new (sim));
+  gtk_widget_set_hexpand (GTK_WIDGET (self->view), TRUE);
+  gtk_widget_set_vexpand (GTK_WIDGET (self->view), TRUE);
+  gtk_box_append (self->view_slot, GTK_WIDGET (self->view));
+  self->controls = braggscope_controls_new (sim);
+  gtk_box_append (self->controls_slot, self->controls);
+
+  bind_display (self);
+  g_signal_connect (self->view, "readout-changed", G_CALLBACK (on_readout_changed), self);
+  on_readout_changed (self->view, FALSE, self);
+
+  /* Connected after the view's own handler, so the view holds the frame when
+   * the pending snapshots run. */
+  g_signal_connect (sim, "frame-ready", G_CALLBACK (on_frame_ready), self);
+  g_signal_connect (sim, "error", G_CALLBACK (on_simulation_error), self);
+  g_signal_connect_swapped (sim, "notify::structure-factors", G_CALLBACK (update_subtitle), self);
+  g_signal_connect_swapped (sim, "notify::wavelength", G_CALLBACK (update_subtitle), self);
+  g_signal_connect_swapped (sim, "notify::default-f", G_CALLBACK (update_subtitle), self);
+  self->busy_binding =
+      g_object_bind_property (sim, "busy", self->busy_spinner, "spinning", G_BINDING_SYNC_CREATE);
+
+  update_subtitle (self);
+  show_frame_status (self, braggscope_simulation_get_last_frame (sim));
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SIMULATION]);
+}
+
+/* ---- window state ---- */
+
+static void
+restore_window_state (BraggscopeWindow *self)
+{
+  if (self->settings == NULL)
+    return;
+  gtk_window_set_default_size (GTK_WINDOW (self),
+                               g_settings_get_int (self->settings, "window-width"),
+                               g_settings_get_int (self->settings, "window-height"));
+  if (g_settings_get_boolean (self->settings, "window-maximized"))
+    gtk_window_maximize (GTK_WINDOW (self));
+}
+
+static void
+save_window_state (BraggscopeWindow *self)
+{
+  g_auto (GStrv) args = NULL;
+  int width = 0, height = 0;
+
+  if (self->settings == NULL)
+    return;
+
+  gtk_window_get_default_size (GTK_WINDOW (self), &width, &height);
+  g_settings_delay (self->settings);
+  if (width > 0 && height > 0)
+    {
+      g_settings_set_int (self->settings, "window-width", MAX (width, 320));
+      g_settings_set_int (self->settings, "window-height", MAX (height, 240));
+    }
+  g_settings_set_boolean (self->settings, "window-maximized",
+                          gtk_window_is_maximized (GTK_WINDOW (self)));
+  /* The scene without the program name that to_args() puts first. */
+  args = braggscope_simulation_to_args (self->sim);
+  if (args != NULL && args[0] != NULL)
+    g_settings_set_strv (self->settings, "last-scene", (const char *const *) args + 1);
+  g_settings_apply (self->settings);
+}
+
+static gboolean
+braggscope_window_close_request (GtkWindow *window)
+{
+  save_window_state (BRAGGSCOPE_WINDOW (window));
+  return GTK_WINDOW_CLASS (braggscope_window_parent_class)->close_request (window);
+}
+
+/* ---- GObject ---- */
+
+BraggscopeSimulation *
+braggscope_window_get_simulation (BraggscopeWindow *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_WINDOW (self), NULL);
+
+  return self->sim;
+}
+
+BraggscopeView *
+braggscope_window_get_view (BraggscopeWindow *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_WINDOW (self), NULL);
+
+  return self->view;
+}
+
+GtkWidget *
+braggscope_window_get_controls (BraggscopeWindow *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_WINDOW (self), NULL);
+
+  return self->controls;
+}
+
+static void
+braggscope_window_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  BraggscopeWindow *self = BRAGGSCOPE_WINDOW (object);
+
+  switch (prop_id)
+    {
+      case PROP_SIMULATION:
+        g_value_set_object (value, self->sim);
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+braggscope_window_dispose (GObject *object)
+{
+  BraggscopeWindow *self = BRAGGSCOPE_WINDOW (object);
+
+  g_cancellable_cancel (self->cancellable);
+  g_queue_clear_full (&self->pending, (GDestroyNotify) _braggscope_pending_free);
+  if (self->sim != NULL)
+    g_signal_handlers_disconnect_by_data (self->sim, self);
+  g_clear_pointer (&self->busy_binding, g_binding_unbind);
+  gtk_widget_dispose_template (GTK_WIDGET (self), BRAGGSCOPE_TYPE_WINDOW);
+  self->view = NULL;
+  self->controls = NULL;
+  g_clear_object (&self->sim);
+  g_clear_object (&self->settings);
+  g_clear_object (&self->cancellable);
+
+  G_OBJECT_CLASS (braggscope_window_parent_class)->dispose (object);
+}
+
+static void
+braggscope_window_class_init (BraggscopeWindowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  GtkWindowClass *window_class = GTK_WINDOW_CLASS (klass);
+
+  object_class->get_property = braggscope_window_get_property;
+  object_class->dispose = braggscope_window_dispose;
+  window_class->close_request = braggscope_window_close_request;
+
+  /**
+   * BraggscopeWindow:simulation:
+   *
+   * The simulation shown; win.reset-scene replaces it (and the view and
+   * controls with it).
+   */
+  properties[PROP_SIMULATION] =
+      g_param_spec_object ("simulation", NULL, NULL, BRAGGSCOPE_TYPE_SIMULATION,
+                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  gtk_widget_class_set_template_from_resource (
+      widget_class, "/io/github/braggscope/Braggscope/braggscope-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, subtitle_label);
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, paned);
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, controls_slot);
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, view_slot);
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, colormap_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, scale_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, gamma_scale);
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, gamma_adjustment);
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, auto_contrast_check);
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, low_spin);
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, high_spin);
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, low_adjustment);
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, high_adjustment);
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, rings_check);
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, beam_center_check);
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, readout_label);
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, busy_spinner);
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, frame_kind_label);
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, frame_time_label);
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, backend_label);
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, cache_label);
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, message_label);
+}
+
+static void
+braggscope_window_init (BraggscopeWindow *self)
+{
+  g_queue_init (&self->pending);
+  self->cancellable = g_cancellable_new ();
+  gtk_widget_init_template (GTK_WIDGET (self));
+  _braggscope_window_init_actions (self);
+}
+
+BraggscopeWindow *
+braggscope_window_new (BraggscopeApplication *app, BraggscopeSimulation *sim)
+{
+  BraggscopeWindow *self;
+
+  g_return_val_if_fail (BRAGGSCOPE_IS_APPLICATION (app), NULL);
+  g_return_val_if_fail (BRAGGSCOPE_IS_SIMULATION (sim), NULL);
+
+  self = g_object_new (BRAGGSCOPE_TYPE_WINDOW, "application", app, NULL);
+  if (braggscope_application_get_settings (app) != NULL)
+    self->settings = g_object_ref (braggscope_application_get_settings (app));
+  restore_window_state (self);
+  _braggscope_window_set_simulation (self, sim);
+  return self;
+}

@@ -1,0 +1,53 @@
+/* braggscope-window.h: the viewer's main window: the simulation's controls
+ * and display choices on the left, the BraggscopeView on the right, a status
+ * line below.
+ *
+ * SPDX-License-Identifier: BSD-3-Clause
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include <braggscope.h>
+#include <braggscope-gtk.h>
+
+#include "braggscope-application.h"
+
+G_BEGIN_DECLS
+
+#define BRAGGSCOPE_TYPE_WINDOW (braggscope_window_get_type ())
+G_DECLARE_FINAL_TYPE (BraggscopeWindow, braggscope_window, BRAGGSCOPE, WINDOW, GtkApplicationWindow)
+
+/* braggscope_window_new: a window showing @sim (a new reference is taken).
+ * Its display choices and size are bound to the application's settings when
+ * the schema is installed.
+ *
+ * Window actions (all also reachable from the menu or a shortcut):
+ *   win.open-structure-factors       choose an HKL file (Ctrl+O)
+ *   win.open-structure-factors-file  (s) path: load it without asking
+ *   win.open-snapshot                choose a Braggscope PNG and restore its parameters
+ *   win.open-snapshot-file           (s) path
+ *   win.save-snapshot                choose a PNG file name and save what is shown (Ctrl+S)
+ *   win.save-snapshot-file           (s) path: saved once the full frame of the current
+ *                                    parameters is shown
+ *   win.export-float, win.export-float-file (s)   the frame as raw float32 (photons/pixel)
+ *   win.export-smv, win.export-smv-file (s)       the frame as an SMV image, as nanobragg -intfile
+ *   win.copy-command-line            the equivalent nanobragg command line, to the clipboard
+ *   win.reset-scene                  back to the default 1HPV scene
+ *   win.misset-step                  ((sd) axis "x", "y" or "z", degrees) turn the crystal */
+BraggscopeWindow *braggscope_window_new (BraggscopeApplication *app, BraggscopeSimulation *sim);
+
+/* The window's parts (transfer none); the simulation changes on win.reset-scene,
+ * and the view and controls with it. */
+BraggscopeSimulation *braggscope_window_get_simulation (BraggscopeWindow *self);
+BraggscopeView *braggscope_window_get_view (BraggscopeWindow *self);
+GtkWidget *braggscope_window_get_controls (BraggscopeWindow *self);
+
+/* braggscope_window_show_message: @text in the status line, styled as an
+ * error when @is_error.  Also what the file actions report ("Saved …"). */
+void braggscope_window_show_message (BraggscopeWindow *self, const char *text, gboolean is_error);
+
+/* braggscope_window_get_message: the status line's current message (transfer none). */
+const char *braggscope_window_get_message (BraggscopeWindow *self);
+
+G_END_DECLS
