@@ -322,7 +322,7 @@ nb_backend_cuda_execute (nb_plan *plan, float *image, const nb_exec_options *opt
   double omega = 0.0;
 
   nb_error_clear (err);
-  if (opts && opts->cancel && *opts->cancel)
+  if (nb_cancel_requested (opts))
     return nb_error_set (err, NB_ERR_CANCELLED, "cancelled");
 
   nb_cuda_get_stats (c->ctx, &before);
@@ -360,7 +360,7 @@ nb_backend_cuda_execute (nb_plan *plan, float *image, const nb_exec_options *opt
           opts->progress (opts->user, (int) done, rows);
           reported = (int) done;
         }
-      cancelled = opts && opts->cancel && *opts->cancel;
+      cancelled = nb_cancel_requested (opts);
     }
   if (!nb_cuda_run_end (c->ctx, &omega, why, sizeof why))
     goto failed;

@@ -380,7 +380,7 @@ nb_kernel_execute_fast (nb_plan *plan, float *image, const nb_exec_options *opts
         int s1 = s0 + tile < s_end ? s0 + tile : s_end;
         int stop, done;
 
-        if (opts && opts->cancel && *opts->cancel)
+        if (nb_cancel_requested (opts))
           {
 #pragma omp atomic write
             cancelled = 1;

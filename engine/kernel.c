@@ -318,7 +318,7 @@ execute_preview (nb_plan *plan, float *image, const nb_exec_options *opts, nb_er
     {
       int s1 = s0 + tile < spixels ? s0 + tile : spixels;
 
-      if (opts->cancel && *opts->cancel)
+      if (nb_cancel_requested (opts))
         return nb_error_set (err, NB_ERR_CANCELLED, "cancelled");
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads > 0 ? threads : omp_get_max_threads()) if (s1 - s0 > k)
       for (int b = s0; b < s1; b += k)
@@ -366,7 +366,7 @@ nb_kernel_execute (nb_plan *plan, float *image, const nb_exec_options *opts, nb_
       int s1 = s0 + ROW_TILE < spixels ? s0 + ROW_TILE : spixels;
       long tile_oor = -1;
 
-      if (opts && opts->cancel && *opts->cancel)
+      if (nb_cancel_requested (opts))
         return nb_error_set (err, NB_ERR_CANCELLED, "cancelled");
       if (s0 > d->roi_ymax || s1 <= d->roi_ymin)
         continue;
@@ -426,7 +426,7 @@ nb_kernel_execute (nb_plan *plan, float *image, const nb_exec_options *opts, nb_
         {
           int s1 = s0 + ROW_TILE < spixels ? s0 + ROW_TILE : spixels;
 
-          if (opts && opts->cancel && *opts->cancel)
+          if (nb_cancel_requested (opts))
             return nb_error_set (err, NB_ERR_CANCELLED, "cancelled");
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads > 0 ? threads : omp_get_max_threads()) if (s1 - s0 > 1)
           for (int s = s0; s < s1; s++)

@@ -319,7 +319,10 @@ void nb_plan_destroy (nb_plan *plan);
 
 typedef struct
 {
-  const volatile int *cancel; /* if non-NULL and becomes non-zero, execute stops (NB_ERR_CANCELLED) */
+  const volatile int *cancel; /* if non-NULL and becomes non-zero, execute stops (NB_ERR_CANCELLED)
+                                 within one row tile; execute reads it with an atomic load, so
+                                 set it from another thread with an atomic store
+                                 (__atomic_store_n, g_atomic_int_set) */
   void (*progress) (void *user, int rows_done, int rows_total); /* called from the calling thread */
   void *user;
   int threads;                /* OpenMP threads; 0 = default */

@@ -114,6 +114,20 @@ nb_rotate_umat (const double v[3], const double u[9], double out[3])
   out[2] = t2;
 }
 
+/* nb_cancel_requested: the caller's cancel flag (nb_exec_options.cancel),
+ * raised from another thread, read with an atomic load. */
+static inline int
+nb_cancel_requested (const nb_exec_options *opts)
+{
+  if (opts == NULL || opts->cancel == NULL)
+    return 0;
+#if defined(__GNUC__) || defined(__clang__)
+  return __atomic_load_n (opts->cancel, __ATOMIC_RELAXED) != 0;
+#else
+  return *opts->cancel != 0;
+#endif
+}
+
 /* nb_reserve: makes *@ptr hold at least @bytes, reallocating only when it
  * must grow (so an unchanged plan shape never allocates); *@cap tracks the
  * capacity.  Returns 0 when out of memory (the old buffer is kept). */

@@ -146,6 +146,7 @@ run_size (int size, double seconds, double rate, int stride, gboolean json)
   g_autoptr (GError) error = NULL;
   Bench b = { 0 };
   DragSource *drag;
+  gint64 start_us;
   guint timeout;
   double drag_s;
 
@@ -181,7 +182,7 @@ run_size (int size, double seconds, double rate, int stride, gboolean json)
   drag->period_us = (gint64) (1e6 / rate);
   drag->ticks = (guint) MAX (1, (int) (seconds * rate + 0.5));
   drag->degrees_per_tick = 0.05;
-  drag->start_us = g_get_monotonic_time ();
+  drag->start_us = start_us = g_get_monotonic_time ();
   g_source_set_ready_time ((GSource *) drag, drag->start_us);
   g_source_attach ((GSource *) drag, NULL);
   g_source_unref ((GSource *) drag);
@@ -190,7 +191,8 @@ run_size (int size, double seconds, double rate, int stride, gboolean json)
   g_main_loop_run (b.loop);
   if (b.errors == 0)
     g_source_remove (timeout);
-  drag_s = (b.drag_end_us - drag->start_us) / 1e6 + 1.0 / rate;
+  /* the drag source is gone by now (it removes itself after its last tick) */
+  drag_s = (b.drag_end_us - start_us) / 1e6 + 1.0 / rate;
 
   {
     guint previews = b.preview_ms->len, fulls = b.full_ms->len;
