@@ -39,11 +39,12 @@ FN (render_chunk) (const NB_CTX *c, int spixel, int f0, int fstride, int n, floa
                    double *omega_sum)
 {
   R acc[CH], polar[CH], omega[CH], capture[CH], osum[CH];
-  R dx[CH], dy[CH], dz[CH], rr[CH];
+  R dx[CH], dy[CH], dz[CH], rr[CH], rinv[CH];
   R qx[CH], qy[CH], qz[CH], keep[CH];
   R hh[CH], kk[CH], ll[CH], term[CH], Fv[CH];
   int cell[CH];
   const int N = c->oversample;
+  const R omega_scale = c->pixel_size * c->pixel_size * c->close_distance;
 
   for (int l = 0; l < CH; l++)
     {
@@ -77,6 +78,7 @@ FN (render_chunk) (const NB_CTX *c, int spixel, int f0, int fstride, int n, floa
                 R r = sqrt (px * px + py * py + pz * pz);
                 R inv = K (1.0) / r;
                 rr[l] = r;
+                rinv[l] = inv;
                 dx[l] = px * inv;
                 dy[l] = py * inv;
                 dz[l] = pz * inv;
@@ -93,6 +95,7 @@ FN (render_chunk) (const NB_CTX *c, int spixel, int f0, int fstride, int n, floa
                   nb_rotate_axis (v, sd, p[1] / c->distance, nv);
                   nb_rotate_axis (nv, fd, p[2] / c->distance, p);
                   rr[l] = (R) nb_magnitude (p);
+                  rinv[l] = K (1.0) / rr[l];
                   dx[l] = (R) (p[0] / rr[l]);
                   dy[l] = (R) (p[1] / rr[l]);
                   dz[l] = (R) (p[2] / rr[l]);
@@ -100,9 +103,9 @@ FN (render_chunk) (const NB_CTX *c, int spixel, int f0, int fstride, int n, floa
 
             for (int l = 0; l < CH; l++)
               {
-                R r = rr[l];
-                R w = c->point_pixel ? K (1.0) / (r * r)
-                                     : c->pixel_size * c->pixel_size / (r * r) * c->close_distance / r;
+                /* pixel_size^2 close_distance / r^3, or 1/r^2 for a point pixel */
+                R i2 = rinv[l] * rinv[l];
+                R w = c->point_pixel ? i2 : omega_scale * i2 * rinv[l];
                 omega[l] = (omega[l] == K (0.0) || c->os_omega) ? w : omega[l];
                 osum[l] += omega[l];
               }
