@@ -103,9 +103,7 @@ FN (render_chunk) (const NB_CTX *c, int spixel, int f0, int fstride, int n, floa
 
             for (int l = 0; l < CH; l++)
               {
-                /* pixel_size^2 close_distance / r^3, or 1/r^2 for a point pixel */
-                R i2 = rinv[l] * rinv[l];
-                R w = c->point_pixel ? i2 : omega_scale * i2 * rinv[l];
+                R w = NB_PHYS (nb_solid_angle) (rinv[l], omega_scale, c->point_pixel);
                 omega[l] = (omega[l] == K (0.0) || c->os_omega) ? w : omega[l];
                 osum[l] += omega[l];
               }

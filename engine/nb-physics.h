@@ -27,6 +27,17 @@
 #define NBP_R NB_REAL
 #define NBP_K(x) ((NBP_R) (x))
 
+/* The solid angle of a (sub-)pixel at distance r = 1/@rinv: pixel_size^2
+ * close_distance / r^3 (@omega_scale = pixel_size^2 close_distance), or 1/r^2
+ * for a point pixel (physics.md sec. 13.2, without divisions). */
+NB_HD NBP_R
+NB_PHYS (nb_solid_angle) (NBP_R rinv, NBP_R omega_scale, int point_pixel)
+{
+  NBP_R i2 = rinv * rinv;
+
+  return point_pixel ? i2 : omega_scale * i2 * rinv;
+}
+
 /* sin(pi x) for |x| <= 1/2: its Taylor polynomial, to x^11 in float and x^21
  * in double (truncation error below half an ulp in either). */
 NB_HD NBP_R

@@ -75,6 +75,11 @@ template <typename R> struct phys;
 template <> struct phys<float>
 {
   static HD float
+  solid_angle (float rinv, float omega_scale, int point_pixel)
+  {
+    return nb_solid_angle_cuda_f32 (rinv, omega_scale, point_pixel);
+  }
+  static HD float
   square2 (float h, float k, float l, float Na, float Nb, float Nc)
   {
     return nb_lattice_square2_cuda_f32 (h, k, l, Na, Nb, Nc);
@@ -117,6 +122,11 @@ template <> struct phys<float>
 
 template <> struct phys<double>
 {
+  static HD double
+  solid_angle (double rinv, double omega_scale, int point_pixel)
+  {
+    return nb_solid_angle_cuda_f64 (rinv, omega_scale, point_pixel);
+  }
   static HD double
   square2 (double h, double k, double l, double Na, double Nb, double Nc)
   {
@@ -223,9 +233,8 @@ render_pixel (const scene<R> &s, int fpixel, int spixel, R *osum_out)
             const R r = sqrt (px * px + py * py + pz * pz);
             const R inv = R (1.0) / r;
             const R d[3] = { px * inv, py * inv, pz * inv };
-            const R w = s.point_pixel
-                            ? R (1.0) / (r * r)
-                            : s.pixel_size * s.pixel_size / (r * r) * s.close_distance / r;
+            const R w = P::solid_angle (inv, s.pixel_size * s.pixel_size * s.close_distance,
+                                        s.point_pixel);
 
             omega = (omega == R (0.0) || s.os_omega) ? w : omega;
             osum += omega;
