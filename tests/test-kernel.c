@@ -557,8 +557,10 @@ test_cancel (void)
   g_assert_cmpstr (err.message, !=, "");
 
   /* cancelled while running (from the progress callback, after the first
-   * rows): stops before the last row */
+   * rows): stops before the last row.  One thread, so that no other thread
+   * can take every remaining tile before the first report. */
   cancel = 0;
+  opts.threads = 1;
   log.cancel_after_first = &cancel;
   opts.progress = on_progress;
   opts.user = &log;
