@@ -30,6 +30,15 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 say () { printf '%s\n' "fuzz.sh: $*"; }
 die () { printf '%s\n' "fuzz.sh: $*" >&2; exit 1; }
 
+# has_findings DIR: whether libFuzzer left a crash, leak, timeout or oom input in DIR
+has_findings () {
+  local f
+  for f in "$1"/crash-* "$1"/leak-* "$1"/timeout-* "$1"/oom-*; do
+    [ -e "$f" ] && return 0
+  done
+  return 1
+}
+
 run_one () {
   local fuzzer corpus=$2 regressions=$3 work stats start
   # absolute: the argv target changes folder, and fork mode starts the fuzzer again
@@ -61,7 +70,7 @@ run_one () {
   if ! timeout $((FUZZ_SECONDS + 300)) "$fuzzer" "${mode[@]}" -max_total_time="$FUZZ_SECONDS" \
        -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
        -artifact_prefix="$work/" "$work/corpus" >"$work/fuzz.log" 2>&1 \
-     || ls "$work"/crash-* "$work"/leak-* "$work"/timeout-* "$work"/oom-* >/dev/null 2>&1; then
+     || has_findings "$work"; then
     tail -n 80 "$work/fuzz.log" >&2
     ls "$work"/crash-* "$work"/leak-* "$work"/timeout-* "$work"/oom-* 2>/dev/null >&2 || true
     die "$name: finding (inputs saved in $work)"

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs Braggscope's build dependencies (Debian 12, as root), configures and builds it, and
-# then renders the default scene or runs the test suites.  Safe to run again: it installs only
-# what is missing and reconfigures an existing build folder.
+# then opens the viewer on the default scene or runs the test suites.  Safe to run again: it
+# installs only what is missing and reconfigures an existing build folder.
 #
 # usage: bash build-aux/setup.sh [build|run|test]
 #   build   install dependencies, configure, compile (the default)
-#   run     build, then render the default scene (1HPV) to a PNG and print its path
+#   run     build, then launch the viewer (braggscope) on the default scene (1HPV); without a
+#           display, write the viewer's picture of it (braggscope --snapshot) to
+#           $OUT_DIR/1hpv.png and print its path (the CLI renders it where no viewer was built)
 #   test    build, then run every test suite; then, in two more build folders, the engine,
 #           cli, plugin and fuzz-replay suites under AddressSanitizer + UndefinedBehaviorSanitizer
 #           and the worker suite under ThreadSanitizer (the slow parity suite only runs in the
@@ -30,7 +32,7 @@ export DEBIAN_FRONTEND=noninteractive
 PACKAGES=(gcc libc6-dev meson ninja-build pkg-config libglib2.0-dev libpng-dev python3-numpy
           libgtk-4-dev libepoxy-dev gobject-introspection libgirepository1.0-dev gir1.2-gtk-4.0
           python3-gi xvfb xauth desktop-file-utils appstream gettext clang valgrind
-          libccp4-dev)
+          libccp4-dev locales-all)
 
 # The default scene: HIV-1 protease (PDB 1HPV) on a 1024 x 1024 detector.
 SCENE=(-hkl "$ROOT/data/1hpv_p1.hkl"

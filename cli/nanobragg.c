@@ -18,8 +18,6 @@
 #include <omp.h>
 #endif
 
-#define RTD (180.0 * M_1_PI)
-
 static const char usage_text[] =
   "usage: nanobragg -cell a b c alpha beta gamma (or -mat FILE) -hkl FILE (or -default_F F) [options]\n"
   "\n"
@@ -240,36 +238,6 @@ first_non_finite (const float *image, size_t n, size_t *count)
   return first;
 }
 
-static void
-fill_smv_header (const nb_plan *plan, nb_smv_header *h)
-{
-  const nb_plan_info *in = nb_plan_get_info (plan);
-  const nb_params *p = nb_plan_get_params (plan);
-
-  memset (h, 0, sizeof *h);
-  h->size1 = in->fpixels;
-  h->size2 = in->spixels;
-  h->pixel_size_mm = in->pixel_size * 1000.0;
-  h->distance_mm = in->distance * 1000.0;
-  h->wavelength_A = in->lambda0 * 1e10;
-  h->beam_center_x_mm = in->Xbeam * 1000.0;
-  h->beam_center_y_mm = in->Ybeam * 1000;
-  h->adxv_center_x_mm = in->Fbeam * 1000.0;
-  h->adxv_center_y_mm = (in->detsize_s - in->Sbeam) * 1000;
-  h->mosflm_center_x_mm = (in->Sbeam - 0.5 * in->pixel_size) * 1000.0;
-  h->mosflm_center_y_mm = (in->Fbeam - 0.5 * in->pixel_size) * 1000;
-  h->denzo_x_beam_mm = (in->Sbeam - 0.0 * in->pixel_size) * 1000.0;
-  h->denzo_y_beam_mm = (in->Fbeam - 0.0 * in->pixel_size) * 1000;
-  memcpy (h->dials_origin_mm, in->dials_origin, sizeof h->dials_origin_mm);
-  h->xds_orgx_px = in->ORGX;
-  h->xds_orgy_px = in->ORGY;
-  h->close_distance_mm = in->close_distance * 1000.0;
-  h->phi_deg = in->phi0 * RTD;
-  h->osc_start_deg = in->phi0 * RTD;
-  h->osc_range_deg = in->osc * RTD;
-  h->twotheta_deg = p->twotheta * RTD;
-}
-
 static char *
 join_command_line (int argc, char **argv)
 {
@@ -476,7 +444,7 @@ main (int argc, char **argv)
 
     intfile_scale = nb_image_to_smv (plan, image, &stats, params.intfile_scale, params.adc, intimage);
     printf ("intfile_scale = %g\n", intfile_scale);
-    fill_smv_header (plan, &h);
+    nb_smv_header_from_info (in, &h);
     printf ("writing %s as %zu-byte integers\n", params.intfile, sizeof (uint16_t));
     if ((st = nb_write_smv (params.intfile, &h, intimage, &err)) != NB_OK)
       {

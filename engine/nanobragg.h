@@ -220,9 +220,15 @@ nb_status nb_params_validate (const nb_params *p, nb_error *err);
 
 /* nb_params_to_argv: a nanoBragg command line that reproduces @p: argv[0] is
  * "nanobragg", then the flags of every field that differs from
- * nb_params_init()'s defaults (seeds always, since those defaults depend on
- * the time), in the units the parser takes, so that nb_params_parse_argv() on
- * a fresh nb_params gives back an equal set (round trip tested).  The array
+ * nb_params_init()'s defaults, in the units the parser takes, so that
+ * nb_params_parse_argv() on a fresh nb_params gives back a set that renders
+ * the same (round trip tested): equal in every field except those without
+ * effect, which are left out.  Those are the seeds that do not matter (their
+ * defaults depend on the time): the misset seed without -misset random, the
+ * mosaic seed unless several domains with a spread are drawn or a noise image
+ * continues its generator, the noise seed without a noise image; and the
+ * misset angles with -misset random.  Flags appended to the result keep
+ * their meaning (-misset_seed is never last: Q-29).  The array
  * and its strings are malloc'ed and NULL-terminated; free with nb_argv_free().
  * Sets *@argc when @argc is non-NULL.  NULL when out of memory. */
 char **nb_params_to_argv (const nb_params *p, int *argc);

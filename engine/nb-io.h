@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nanobragg.h"
 #include "nb-status.h"
 
 #ifdef __cplusplus
@@ -66,6 +67,25 @@ typedef struct
   double osc_range_deg;
   double twotheta_deg;
 } nb_smv_header;
+
+/* nb_smv_header_from_info: the header nanoBragg writes for an image of a plan
+ * whose derived values are @info (nb_plan_get_info(), or a copy of it kept
+ * with the image): detector size, pixel size, distance, wavelength, the beam
+ * centre in the convention's, ADXV's, MOSFLM's and DENZO's frames, the DIALS
+ * and XDS origins, close distance, phi, oscillation and two-theta.  The one
+ * place this header is made (the CLI's -intfile/-noisefile, the plugin's SMV
+ * export). */
+void nb_smv_header_from_info (const nb_plan_info *info, nb_smv_header *h);
+
+/* nb_write_smv_image: what `nanobragg -intfile @path` writes for @image
+ * (info->fpixels x info->spixels floats, fast index first, rendered by a plan
+ * with derived values @info and -mask pixels @mask, NULL for none): the
+ * statistics of nb_image_statistics(), pixels as nb_image_to_smv() makes them
+ * with @scale (<= 0: auto) and @adc, the header of nb_smv_header_from_info(),
+ * written by nb_write_smv().  Needs no plan, so a copy of @info taken when the
+ * image was rendered will do.  Errors: those of nb_write_smv(), NB_ERR_NOMEM. */
+nb_status nb_write_smv_image (const char *path, const nb_plan_info *info, const uint16_t *mask,
+                              const float *image, double scale, double adc, nb_error *err);
 
 /* nb_smv_format_header: writes the exact 512-byte header nanoBragg writes
  * (keys in its order, "%g" numbers, "}\f", space padding) into @out.

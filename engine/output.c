@@ -4,6 +4,7 @@
  * Source: nanoBragg.c main(), statistics after the pixel loop and the output
  * section; physics.md §19 and §12.5.
  */
+#include "nb-io.h"
 #include "nb-private.h"
 
 #include <string.h>
@@ -14,12 +15,13 @@ in_roi (const nb_plan_info *in, int f, int s)
   return !(f < in->roi[0] || f > in->roi[1] || s < in->roi[2] || s > in->roi[3]);
 }
 
-void
-nb_image_statistics (const nb_plan *plan, const float *image, nb_image_stats *st)
+/* The statistics of nb_image_statistics() from what a plan derived: @in, the
+ * -mask pixels (or NULL), and the sub-pixel grid (for the position of the
+ * maximum only). */
+static void
+statistics (const nb_plan_info *in, const uint16_t *mask, int oversample, double subpixel_size,
+            const float *image, nb_image_stats *st)
 {
-  const nb_plan_info *in = &plan->info;
-  const nb_detector *d = &plan->det;
-  const uint16_t *mask = plan->mask;
   double sum = 0.0, sumsqr = 0.0, max_I = 0.0;
   long sumn = 0;
 
@@ -34,11 +36,11 @@ nb_image_statistics (const nb_plan *plan, const float *image, nb_image_stats *st
           continue;
         if (v > max_I)
           {
-            int N = d->oversample;
+            int N = oversample;
             max_I = v;
             /* the last sub-pixel the reference evaluated for this pixel */
-            st->max_I_x = d->subpixel_size * (f * N + N - 1) + d->subpixel_size / 2.0;
-            st->max_I_y = d->subpixel_size * (s * N + N - 1) + d->subpixel_size / 2.0;
+            st->max_I_x = subpixel_size * (f * N + N - 1) + subpixel_size / 2.0;
+            st->max_I_y = subpixel_size * (s * N + N - 1) + subpixel_size / 2.0;
           }
         sum += v;
         sumsqr += v * v; /* a float product, as in the reference */
@@ -72,12 +74,16 @@ nb_image_statistics (const nb_plan *plan, const float *image, nb_image_stats *st
   st->rmsd = sqrt (sumsqr / (sumn - 1));
 }
 
-double
-nb_image_to_smv (const nb_plan *plan, const float *image, const nb_image_stats *st, double scale,
-                 double adc, uint16_t *out)
+void
+nb_image_statistics (const nb_plan *plan, const float *image, nb_image_stats *st)
 {
-  const nb_plan_info *in = &plan->info;
+  statistics (&plan->info, plan->mask, plan->det.oversample, plan->det.subpixel_size, image, st);
+}
 
+static double
+image_to_smv (const nb_plan_info *in, const float *image, const nb_image_stats *st, double scale,
+              double adc, uint16_t *out)
+{
   if (scale <= 0.0)
     {
       scale = 1.0;
@@ -101,6 +107,68 @@ nb_image_to_smv (const nb_plan *plan, const float *image, const nb_image_stats *
         out[idx] = (uint16_t) floorf ((float) (t + 0.5));
       }
   return scale;
+}
+
+double
+nb_image_to_smv (const nb_plan *plan, const float *image, const nb_image_stats *st, double scale,
+                 double adc, uint16_t *out)
+{
+  return image_to_smv (&plan->info, image, st, scale, adc, out);
+}
+
+void
+nb_smv_header_from_info (const nb_plan_info *in, nb_smv_header *h)
+{
+  memset (h, 0, sizeof *h);
+  h->size1 = in->fpixels;
+  h->size2 = in->spixels;
+  h->pixel_size_mm = in->pixel_size * 1000.0;
+  h->distance_mm = in->distance * 1000.0;
+  h->wavelength_A = in->lambda0 * 1e10;
+  h->beam_center_x_mm = in->Xbeam * 1000.0;
+  h->beam_center_y_mm = in->Ybeam * 1000.0;
+  /* ADXV counts slow pixels from the other edge; MOSFLM and DENZO swap the
+   * axes, and MOSFLM measures from the first pixel's centre, not its corner */
+  h->adxv_center_x_mm = in->Fbeam * 1000.0;
+  h->adxv_center_y_mm = (in->detsize_s - in->Sbeam) * 1000.0;
+  h->mosflm_center_x_mm = (in->Sbeam - 0.5 * in->pixel_size) * 1000.0;
+  h->mosflm_center_y_mm = (in->Fbeam - 0.5 * in->pixel_size) * 1000.0;
+  h->denzo_x_beam_mm = in->Sbeam * 1000.0;
+  h->denzo_y_beam_mm = in->Fbeam * 1000.0;
+  memcpy (h->dials_origin_mm, in->dials_origin, sizeof h->dials_origin_mm);
+  h->xds_orgx_px = in->ORGX;
+  h->xds_orgy_px = in->ORGY;
+  h->close_distance_mm = in->close_distance * 1000.0;
+  h->phi_deg = in->phi0 * NB_RTD;
+  h->osc_start_deg = in->phi0 * NB_RTD;
+  h->osc_range_deg = in->osc * NB_RTD;
+  h->twotheta_deg = in->twotheta * NB_RTD;
+}
+
+nb_status
+nb_write_smv_image (const char *path, const nb_plan_info *info, const uint16_t *mask,
+                    const float *image, double scale, double adc, nb_error *err)
+{
+  size_t n = (size_t) info->fpixels * (size_t) info->spixels;
+  uint16_t *pixels;
+  nb_image_stats st;
+  nb_smv_header h;
+  nb_status status;
+
+  if (image == NULL || info->fpixels <= 0 || info->spixels <= 0)
+    return nb_error_set (err, NB_ERR_INVALID, "cannot write %s: bad image size %d x %d",
+                         path != NULL ? path : "(null)", info->fpixels, info->spixels);
+  pixels = malloc (n * sizeof (uint16_t));
+  if (pixels == NULL)
+    return nb_error_set (err, NB_ERR_NOMEM, "out of memory writing %s", path);
+  statistics (info, mask, info->oversample > 0 ? info->oversample : 1,
+              info->oversample > 0 ? info->pixel_size / info->oversample : info->pixel_size, image,
+              &st);
+  image_to_smv (info, image, &st, scale, adc, pixels);
+  nb_smv_header_from_info (info, &h);
+  status = nb_write_smv (path, &h, pixels, err);
+  free (pixels);
+  return status;
 }
 
 double

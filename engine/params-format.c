@@ -14,9 +14,16 @@
  *    clears -nopolar, -noisefile sets noise output on, -twotheta_axis also
  *    sets two-theta unless -physical: Q-30).  Flags are emitted in an order
  *    where later flags repair what earlier ones implied, tracked below.
- *  - -misset_seed.  Unless -physical, the parser also reads the three tokens
- *    after its value as misset angles (Q-29) when three follow; it is written
- *    last, where none follow.
+ *  - Seeds.  A seed is written only where it changes the result: the misset
+ *    seed with -misset random, the mosaic seed when several mosaic domains
+ *    with a spread are drawn (or a noise image continues its generator), the
+ *    noise seed when a noise image is written.  Their defaults depend on the
+ *    time, so an omitted seed is one that does not matter.  -misset_seed is
+ *    never the last flag: unless -physical, its handler also reads its value
+ *    and the next two tokens as misset angles when two more follow (Q-29), so
+ *    a command line ending in it would change when flags are appended.  It is
+ *    written just before "-misset random", which makes the angles irrelevant,
+ *    and those angles are not written at all.
  *
  * Fields without a flag (dispstep, detector_thickstep) and values the parser
  * cannot produce (a fractional -N, a file name starting with '-') are not
@@ -24,6 +31,7 @@
  */
 #include "nanobragg.h"
 
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -234,6 +242,19 @@ same_string (const char *a, const char *b)
   return (a == NULL && b == NULL) || (a != NULL && b != NULL && strcmp (a, b) == 0);
 }
 
+/* Whether the mosaic seed changes anything.  It draws the domains'
+ * orientations, which matter when there is more than one domain with a
+ * spread (a spread without a domain count means 10 domains, sources.c); and
+ * a noise image whose seed is positive (given negative: -seed -N) continues
+ * the generator table the mosaic draws left (nb_image_to_noise). */
+static int
+mosaic_seed_matters (const nb_params *p)
+{
+  if (p->mosaic_spread > 0.0 && p->mosaic_domains != 1)
+    return 1;
+  return p->calculate_noise && p->seed > 0;
+}
+
 /* A double field: its flag when it differs from the default. */
 #define DOUBLE_FLAG(flag, field, u)                                                                \
   do                                                                                               \
@@ -298,8 +319,8 @@ pair_flags (argv_builder *b,
     }
 }
 
-char **
-nb_params_to_argv (const nb_params *p, int *argc)
+static char **
+format_argv (const nb_params *p, int *argc)
 {
   argv_builder b = { 0 };
   nb_params d;
@@ -344,16 +365,18 @@ nb_params_to_argv (const nb_params *p, int *argc)
       }
   }
   STRING_FLAG ("-mat", mat_file);
-  if (!same_vector (p->misset, d.misset))
+  if (p->misset_random)
+    {
+      /* the angles are drawn from the seed: the ones Q-29 sets here are not used */
+      flag_long (&b, "-misset_seed", -p->misset_seed);
+      push (&b, "-misset");
+      push (&b, "random");
+    }
+  else if (!same_vector (p->misset, d.misset))
     {
       push (&b, "-misset");
       for (int k = 0; k < 3; k++)
         push_number (&b, p->misset[k], DEG);
-    }
-  if (p->misset_random)
-    {
-      push (&b, "-misset");
-      push (&b, "random");
     }
   if (same_double (p->Na, p->Nb) && same_double (p->Na, p->Nc))
     DOUBLE_FLAG ("-N", Na, ONE);
@@ -383,7 +406,8 @@ nb_params_to_argv (const nb_params *p, int *argc)
   DOUBLE_FLAG ("-fudge", fudge, ONE);
   DOUBLE_FLAG ("-mosaic", mosaic_spread, DEG);
   INT_FLAG ("-mosaic_domains", mosaic_domains);
-  flag_long (&b, "-mosaic_seed", -p->mosaic_seed);
+  if (mosaic_seed_matters (p))
+    flag_long (&b, "-mosaic_seed", -p->mosaic_seed);
   if (p->interpolate == 0)
     push (&b, "-nointerpolate");
   else if (p->interpolate == 1)
@@ -560,6 +584,8 @@ nb_params_to_argv (const nb_params *p, int *argc)
   DOUBLE_FLAG ("-dmin", dmin, ANG_MUL);
 
   /* ---- output: names first, since -pgmfile/-noisefile/-pgmscale switch output on ---- */
+  if (p->calculate_noise)
+    flag_long (&b, "-seed", -p->seed);
   STRING_FLAG ("-floatfile", floatfile);
   STRING_FLAG ("-intfile", intfile);
   STRING_FLAG ("-pgmfile", pgmfile);
@@ -572,7 +598,6 @@ nb_params_to_argv (const nb_params *p, int *argc)
   if (!p->calculate_noise)
     push (&b, "-nonoise");
   DOUBLE_FLAG ("-adc", adc, ONE);
-  flag_long (&b, "-seed", -p->seed);
   if (p->printout_fpixel != d.printout_fpixel || p->printout_spixel != d.printout_spixel)
     {
       push (&b, "-printout_pixel");
@@ -597,9 +622,6 @@ nb_params_to_argv (const nb_params *p, int *argc)
                                                  : "auto");
   SWITCH_FLAG ("-stats", stats);
 
-  /* last: nothing follows it for Q-29 to read as angles */
-  flag_long (&b, "-misset_seed", -p->misset_seed);
-
   nb_params_clear (&d);
   if (b.oom)
     {
@@ -615,6 +637,24 @@ nb_params_to_argv (const nb_params *p, int *argc)
 #undef INT_FLAG
 #undef STRING_FLAG
 #undef SWITCH_FLAG
+
+char **
+nb_params_to_argv (const nb_params *p, int *argc)
+{
+  /* "1.5", never "1,5": snprintf() and strtod() follow the thread's locale,
+   * which a GUI host may have set to one with a decimal comma; uselocale()
+   * changes only this thread. */
+  locale_t c = newlocale (LC_NUMERIC_MASK, "C", (locale_t) 0);
+  locale_t old = c != (locale_t) 0 ? uselocale (c) : (locale_t) 0;
+  char **argv = format_argv (p, argc);
+
+  if (c != (locale_t) 0)
+    {
+      uselocale (old);
+      freelocale (c);
+    }
+  return argv;
+}
 
 void
 nb_argv_free (char **argv)

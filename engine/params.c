@@ -14,7 +14,9 @@
 #include "nb-io.h"
 
 #include <errno.h>
+#include <locale.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -155,6 +157,7 @@ nb_params_copy (nb_params *dst, const nb_params *src, nb_error *err)
 #define MAX_LAYERS 1000        /* sensor layers */
 #define MAX_SAMPLE 1.0         /* crystal size (m) */
 #define MAX_CELL_LENGTH 1e6    /* Angstrom: 0.1 mm, far beyond any crystal's cell */
+#define MAX_PIXEL_SIZE 1.0     /* m */
 
 /* The number of steps nanoBragg's count/range/step rule gives before its
  * sanity pass (sources.c, physics.md §10.2), as a double so that a huge
@@ -398,8 +401,9 @@ check_detector (const nb_params *p, nb_error *err)
   double nf, ns;
   nb_status st;
 
-  if (!(isfinite (p->pixel_size) && p->pixel_size > 0.0))
-    return nb_error_set (err, NB_ERR_INVALID, "-pixel %g mm: allowed > 0", p->pixel_size * 1000);
+  if (!(p->pixel_size > 0.0 && p->pixel_size <= MAX_PIXEL_SIZE))
+    return nb_error_set (err, NB_ERR_INVALID, "-pixel %g mm: allowed > 0, up to %g mm",
+                         p->pixel_size * 1000, MAX_PIXEL_SIZE * 1000);
   if (p->fpixels < 0 || p->fpixels > MAX_PIXELS)
     return nb_error_set (err, NB_ERR_INVALID, "-detpixels_f %d: allowed 1 to %d pixels",
                          p->fpixels, MAX_PIXELS);
@@ -783,6 +787,30 @@ find_option (const char *arg)
   return best;
 }
 
+/* strtod() with '.' as the decimal point whatever locale the host chose (a
+ * GTK or Python program in a comma-decimal locale), as hkl.c reads files:
+ * strtod_l() in the C locale, made once and kept for the process.  Without
+ * it (out of memory) plain strtod(), right in the C locale the CLI runs in. */
+static double
+c_strtod (const char *s, char **end)
+{
+  static _Atomic (locale_t) shared;
+  locale_t c = atomic_load (&shared), expected = (locale_t) 0;
+
+  if (c == (locale_t) 0)
+    {
+      c = newlocale (LC_NUMERIC_MASK, "C", (locale_t) 0);
+      if (c == (locale_t) 0)
+        return strtod (s, end);
+      if (!atomic_compare_exchange_strong (&shared, &expected, c))
+        {
+          freelocale (c);
+          c = expected;
+        }
+    }
+  return strtod_l (s, end, c);
+}
+
 /* A token is a value, not a flag, if it does not start with '-' or it is a
  * number ("-5", "-.5", "-1e3"). */
 static int
@@ -793,7 +821,7 @@ is_number_token (const char *s)
   if (s == NULL || *s == '\0')
     return 0;
   errno = 0;
-  strtod (s, &end);
+  c_strtod (s, &end);
   return end != s && *end == '\0';
 }
 
@@ -803,7 +831,7 @@ get_double (const char *flag, const char *value, double *out, nb_error *err)
   char *end;
 
   errno = 0;
-  double v = strtod (value, &end);
+  double v = c_strtod (value, &end);
   if (end == value || *end != '\0')
     return nb_error_set (err, NB_ERR_USAGE, "%s: '%s' is not a number", flag, value);
   if (!isfinite (v))
@@ -1253,9 +1281,9 @@ nb_params_parse_argv (nb_params *p, int argc, const char *const *argv, nb_error 
               /* Q-29: the reference's "-misset" handler also fires, reading the
                * seed and the next two tokens as angles (atof semantics). */
               p->misset_random = 0;
-              p->misset[0] = atof (argv[i + 1]) / RTD;
-              p->misset[1] = atof (argv[i + 2]) / RTD;
-              p->misset[2] = atof (argv[i + 3]) / RTD;
+              p->misset[0] = c_strtod (argv[i + 1], NULL) / RTD;
+              p->misset[1] = c_strtod (argv[i + 2], NULL) / RTD;
+              p->misset[2] = c_strtod (argv[i + 3], NULL) / RTD;
               /* numbers after the seed were stray tokens to the reference */
               if (is_number_token (argv[i + 2]) && is_number_token (argv[i + 3]))
                 i += 2;

@@ -437,9 +437,14 @@ plan_build (nb_plan *plan, unsigned rebuild, nb_error *err)
     if (xmax < C)
       xmax = C;
     rps = p->lambda0 * d->distance / d->pixel_size;
-    /* fmin before the conversion: a huge crystal over a tiny reciprocal pixel
-     * is far beyond an int (and then refused below) */
-    recommended = (int) fmin (ceil (3.0 * xmax / rps), 1e9);
+    /* bounded before the conversion: a huge crystal over a tiny (or, with an
+     * odd geometry, negative) reciprocal pixel is far beyond an int; more than
+     * 1000 is refused below */
+    {
+      double r = ceil (3.0 * xmax / rps);
+
+      recommended = r <= 0.0 ? 1 : r < 1e9 ? (int) r : 1000000000;
+    }
     if (recommended <= 0)
       recommended = 1;
     nb_log_printf (&plan->log, "crystal is %g x %g x %g microns\n", A * 1e6, B * 1e6, C * 1e6);

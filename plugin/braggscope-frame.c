@@ -9,6 +9,8 @@
 #include "braggscope-frame.h"
 #include "braggscope-private.h"
 
+#include "nb-io.h"
+
 /* ---- buffer pool ---- */
 
 #define POOL_KEEP 4 /* free buffers kept: the last frame, the one in flight, a host's two */
@@ -99,6 +101,71 @@ _braggscope_frame_pool_get_allocated (BraggscopeFramePool *pool)
   return n;
 }
 
+/* ---- what the plan knew, shared by a plan update's preview and full frame ---- */
+
+struct _BraggscopeFrameSource
+{
+  gatomicrefcount ref_count;
+  nb_plan_info info;
+  nb_params params;
+  GBytes *mask;
+  char **args;
+};
+
+BraggscopeFrameSource *
+_braggscope_frame_source_new (const nb_plan_info *info,
+                              const nb_params *params,
+                              GBytes *mask,
+                              char **args)
+{
+  BraggscopeFrameSource *self = g_new0 (BraggscopeFrameSource, 1);
+  nb_error err = { 0 };
+
+  if (nb_params_copy (&self->params, params, &err) != NB_OK)
+    {
+      g_strfreev (args);
+      g_free (self);
+      return NULL;
+    }
+  g_atomic_ref_count_init (&self->ref_count);
+  self->info = *info;
+  self->mask = mask != NULL ? g_bytes_ref (mask) : NULL;
+  self->args = args;
+  return self;
+}
+
+BraggscopeFrameSource *
+_braggscope_frame_source_ref (BraggscopeFrameSource *self)
+{
+  if (self != NULL)
+    g_atomic_ref_count_inc (&self->ref_count);
+  return self;
+}
+
+void
+_braggscope_frame_source_unref (BraggscopeFrameSource *self)
+{
+  if (self != NULL && g_atomic_ref_count_dec (&self->ref_count))
+    {
+      nb_params_clear (&self->params);
+      g_clear_pointer (&self->mask, g_bytes_unref);
+      g_strfreev (self->args);
+      g_free (self);
+    }
+}
+
+char **
+_braggscope_frame_source_peek_args (BraggscopeFrameSource *self)
+{
+  return self != NULL ? self->args : NULL;
+}
+
+GBytes *
+_braggscope_frame_source_peek_mask (BraggscopeFrameSource *self)
+{
+  return self != NULL ? self->mask : NULL;
+}
+
 /* ---- the frame ---- */
 
 struct _BraggscopeFrame
@@ -114,7 +181,7 @@ struct _BraggscopeFrame
   const char *backend; /* static string */
   int cache_hits, cache_rebuilds;
   float max_value;
-  BraggscopeArgs *args;
+  BraggscopeFrameSource *source;
   BraggscopeGeometry *geometry;
 };
 
@@ -139,7 +206,7 @@ enum
 
 static GParamSpec *properties[N_PROPS];
 
-/* Takes over @data (from @pool); refs @pool, @args and @geometry. */
+/* Takes over @data (from @pool); refs @pool, @source and @geometry. */
 BraggscopeFrame *
 _braggscope_frame_new (const BraggscopeFrameInit *init)
 {
@@ -158,7 +225,7 @@ _braggscope_frame_new (const BraggscopeFrameInit *init)
   self->cache_hits = init->cache_hits;
   self->cache_rebuilds = init->cache_rebuilds;
   self->max_value = init->max_value;
-  self->args = _braggscope_args_ref (init->args);
+  self->source = _braggscope_frame_source_ref (init->source);
   self->geometry = braggscope_geometry_ref (init->geometry);
   return self;
 }
@@ -172,7 +239,7 @@ braggscope_frame_finalize (GObject *object)
     _braggscope_frame_pool_release (self->pool, self->data,
                                     (gsize) self->width * (gsize) self->height);
   _braggscope_frame_pool_unref (self->pool);
-  _braggscope_args_unref (self->args);
+  _braggscope_frame_source_unref (self->source);
   if (self->geometry != NULL)
     braggscope_geometry_unref (self->geometry);
   G_OBJECT_CLASS (braggscope_frame_parent_class)->finalize (object);
@@ -521,7 +588,7 @@ char **
 braggscope_frame_get_args (BraggscopeFrame *self)
 {
   g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (self), NULL);
-  return _braggscope_args_peek (self->args);
+  return _braggscope_frame_source_peek_args (self->source);
 }
 
 /**
@@ -539,44 +606,77 @@ braggscope_frame_get_geometry (BraggscopeFrame *self)
   return self->geometry;
 }
 
-/* ---- the flags a frame was made from, shared by a request's preview and full frame ---- */
-
-struct _BraggscopeArgs
+/**
+ * braggscope_frame_save_float:
+ * @self: a frame
+ * @path: (type filename): the file to write
+ * @error: a #GError: %BRAGGSCOPE_ERROR_IO naming @path when it cannot be
+ *   written
+ *
+ * Writes the image as `nanobragg -floatfile` does: width * height native
+ * 32-bit floats, photons per pixel, fast index first, no header.  The file is
+ * written under a temporary name in the target folder, flushed and checked,
+ * then renamed over @path: on failure an existing file of that name is left
+ * untouched.
+ *
+ * Returns: %TRUE when the file was written
+ */
+gboolean
+braggscope_frame_save_float (BraggscopeFrame *self, const char *path, GError **error)
 {
-  gatomicrefcount ref_count;
-  char **args;
-};
+  nb_error err = { 0 };
 
-BraggscopeArgs *
-_braggscope_args_new_take (char **args)
-{
-  BraggscopeArgs *self = g_new0 (BraggscopeArgs, 1);
+  g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (self), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  g_atomic_ref_count_init (&self->ref_count);
-  self->args = args;
-  return self;
-}
-
-BraggscopeArgs *
-_braggscope_args_ref (BraggscopeArgs *self)
-{
-  if (self != NULL)
-    g_atomic_ref_count_inc (&self->ref_count);
-  return self;
-}
-
-void
-_braggscope_args_unref (BraggscopeArgs *self)
-{
-  if (self != NULL && g_atomic_ref_count_dec (&self->ref_count))
+  if (nb_write_float_image (path, self->data, self->width, self->height, &err) != NB_OK)
     {
-      g_strfreev (self->args);
-      g_free (self);
+      _braggscope_propagate_nb (error, &err);
+      return FALSE;
     }
+  return TRUE;
 }
 
-char **
-_braggscope_args_peek (BraggscopeArgs *self)
+/**
+ * braggscope_frame_save_smv:
+ * @self: a frame
+ * @path: (type filename): the file to write
+ * @error: a #GError: %BRAGGSCOPE_ERROR_IO naming @path when it cannot be
+ *   written, %BRAGGSCOPE_ERROR_NOMEM
+ *
+ * Writes the image as `nanobragg -intfile` does, byte for byte: an SMV (ADSC)
+ * file with nanoBragg's 512-byte header (detector size, pixel size,
+ * distance, wavelength, beam centre in every convention, XDS and DIALS
+ * origins, phi, oscillation, two-theta: the values the simulation derived
+ * for this frame) and little-endian unsigned 16-bit pixels, each
+ * floor (photons * scale + adc + 0.5) clamped to 0..65535, where scale is
+ * the frame's `-scale` flag or else 55000 / the brightest pixel, and adc its
+ * `-adc` offset.  Written atomically as braggscope_frame_save_float().
+ * Cheap: no simulation runs and no input file is read.
+ *
+ * Returns: %TRUE when the file was written
+ */
+gboolean
+braggscope_frame_save_smv (BraggscopeFrame *self, const char *path, GError **error)
 {
-  return self != NULL ? self->args : NULL;
+  const nb_plan_info *info;
+  const nb_params *params;
+  GBytes *mask;
+  nb_error err = { 0 };
+
+  g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (self), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  info = &self->source->info;
+  params = &self->source->params;
+  mask = self->source->mask;
+  if (nb_write_smv_image (path, info, mask != NULL ? g_bytes_get_data (mask, NULL) : NULL,
+                          self->data, params->intfile_scale, params->adc, &err) != NB_OK)
+    {
+      _braggscope_propagate_nb (error, &err);
+      return FALSE;
+    }
+  return TRUE;
 }

@@ -28,4 +28,7 @@ GBytes *braggscope_frame_get_bytes (BraggscopeFrame *self);
 char **braggscope_frame_get_args (BraggscopeFrame *self);
 BraggscopeGeometry *braggscope_frame_get_geometry (BraggscopeFrame *self);
 
+gboolean braggscope_frame_save_float (BraggscopeFrame *self, const char *path, GError **error);
+gboolean braggscope_frame_save_smv (BraggscopeFrame *self, const char *path, GError **error);
+
 G_END_DECLS

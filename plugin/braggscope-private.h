@@ -35,13 +35,22 @@ float *_braggscope_frame_pool_acquire (BraggscopeFramePool *pool, gsize n_floats
 void _braggscope_frame_pool_release (BraggscopeFramePool *pool, float *buffer, gsize n_floats);
 guint _braggscope_frame_pool_get_allocated (BraggscopeFramePool *pool);
 
-/* a reference-counted, immutable string vector */
-typedef struct _BraggscopeArgs BraggscopeArgs;
+/* What the worker's plan knew when it rendered a frame, for the frame's
+ * flags and file exports without a plan: reference-counted, immutable, shared
+ * by the preview and full frames of one plan update. */
+typedef struct _BraggscopeFrameSource BraggscopeFrameSource;
 
-BraggscopeArgs *_braggscope_args_new_take (char **args);
-BraggscopeArgs *_braggscope_args_ref (BraggscopeArgs *self);
-void _braggscope_args_unref (BraggscopeArgs *self);
-char **_braggscope_args_peek (BraggscopeArgs *self);
+/* Copies @info and @params; takes @args (the flags, args[0] "nanobragg") and
+ * a reference to @mask (the -mask pixels, fpixels * spixels guint16, or
+ * NULL).  NULL when out of memory (@args is freed then). */
+BraggscopeFrameSource *_braggscope_frame_source_new (const nb_plan_info *info,
+                                                     const nb_params *params,
+                                                     GBytes *mask,
+                                                     char **args);
+BraggscopeFrameSource *_braggscope_frame_source_ref (BraggscopeFrameSource *self);
+void _braggscope_frame_source_unref (BraggscopeFrameSource *self);
+char **_braggscope_frame_source_peek_args (BraggscopeFrameSource *self);
+GBytes *_braggscope_frame_source_peek_mask (BraggscopeFrameSource *self);
 
 typedef struct
 {
@@ -54,7 +63,7 @@ typedef struct
   const char *backend; /* static */
   int cache_hits, cache_rebuilds;
   float max_value;
-  BraggscopeArgs *args;
+  BraggscopeFrameSource *source;
   BraggscopeGeometry *geometry;
 } BraggscopeFrameInit;
 

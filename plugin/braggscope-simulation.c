@@ -75,7 +75,7 @@ typedef struct
   int hits, rebuilds;   /* stage counters of that update */
   nb_geometry *geometry_key;
   BraggscopeGeometry *geometry;
-  BraggscopeArgs *args;
+  BraggscopeFrameSource *source;
 
   /* owner thread only */
   guint64 last_id;      /* newest request posted */
@@ -176,13 +176,33 @@ sum_stats (const nb_plan_stats *before, const nb_plan_stats *after, int *hits, i
     }
 }
 
+/* The plan's -mask pixels for a frame source: those of the previous source
+ * when they did not change (a mask is copied once, not per update). */
+static GBytes *
+worker_mask (Worker *w)
+{
+  const nb_plan_info *info = nb_plan_get_info (w->plan);
+  const guint16 *mask = nb_plan_get_mask (w->plan);
+  gsize size = (gsize) info->fpixels * (gsize) info->spixels * sizeof (guint16);
+  GBytes *previous = _braggscope_frame_source_peek_mask (w->source);
+
+  if (mask == NULL)
+    return NULL;
+  if (previous != NULL && g_bytes_get_size (previous) == size &&
+      memcmp (g_bytes_get_data (previous, NULL), mask, size) == 0)
+    return g_bytes_ref (previous);
+  return g_bytes_new (mask, size);
+}
+
 /* Brings the plan to @req's parameters (creating it the first time). */
 static nb_status
 worker_update_plan (Worker *w, const Request *req, nb_error *err)
 {
   nb_plan_stats before = { 0 }, after;
+  BraggscopeFrameSource *source = NULL;
   nb_geometry *geom;
   char **args;
+  g_autoptr (GBytes) mask = NULL;
   nb_status st;
 
   if (w->plan == NULL)
@@ -205,10 +225,15 @@ worker_update_plan (Worker *w, const Request *req, nb_error *err)
   /* the snapshot is shared until an update changes what it holds */
   geom = nb_plan_ref_geometry (w->plan);
   args = _braggscope_params_to_strv (&req->params);
-  if (geom == NULL || args == NULL)
+  if (args != NULL)
+    {
+      mask = worker_mask (w);
+      source = _braggscope_frame_source_new (nb_plan_get_info (w->plan), &req->params, mask, args);
+    }
+  if (geom == NULL || source == NULL)
     {
       nb_geometry_unref (geom);
-      g_strfreev (args);
+      _braggscope_frame_source_unref (source);
       w->plan_request = 0;
       return nb_error_set (err, NB_ERR_NOMEM, "out of memory for a frame's geometry");
     }
@@ -221,8 +246,8 @@ worker_update_plan (Worker *w, const Request *req, nb_error *err)
       w->geometry = _braggscope_geometry_new_take (geom);
       w->geometry_key = geom;
     }
-  _braggscope_args_unref (w->args);
-  w->args = _braggscope_args_new_take (args);
+  _braggscope_frame_source_unref (w->source);
+  w->source = source;
   return NB_OK;
 }
 
@@ -281,7 +306,7 @@ worker_run (Worker *w, const Request *req, gboolean preview)
   init.cache_hits = w->hits;
   init.cache_rebuilds = w->rebuilds;
   init.max_value = max_value;
-  init.args = w->args;
+  init.source = w->source;
   init.geometry = w->geometry;
 
   d = g_new0 (Delivery, 1);
@@ -347,8 +372,8 @@ worker_thread (gpointer data)
     braggscope_geometry_unref (w->geometry);
   w->geometry = NULL;
   w->geometry_key = NULL;
-  _braggscope_args_unref (w->args);
-  w->args = NULL;
+  _braggscope_frame_source_unref (w->source);
+  w->source = NULL;
   g_main_context_pop_thread_default (own);
   g_main_context_unref (own);
   worker_unref (w);

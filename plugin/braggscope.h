@@ -5,14 +5,10 @@
  */
 #pragma once
 
+#include "braggscope-colormap.h"
 #include "braggscope-enums.h"
 #include "braggscope-error.h"
 #include "braggscope-frame.h"
 #include "braggscope-geometry.h"
 #include "braggscope-simulation.h"
 #include "braggscope-snapshot.h"
-#if defined(__has_include)
-#if __has_include("braggscope-colormap.h")
-#include "braggscope-colormap.h"
-#endif
-#endif

@@ -1,14 +1,12 @@
 /* braggscope-headless.c: `braggscope --snapshot FILE.png [flags]`: the
  * window's picture without a window.
  *
- * With a display, an unrealized BraggscopeView renders the frame
- * (braggscope_view_render_rgba), exactly as Ctrl+S in the window.  Without
- * one no GtkWidget can exist (GTK 4 needs a GdkDisplay), so the frame is
- * colour-mapped with libbraggscope and the view's overlay code
- * (plugin/gtk/braggscope-overlay.c, compiled into this program) draws the
- * rings and beam centre with the same style the view uses for its
- * frame-resolution renderings; tests/ui/test-snapshot-cli.c checks that both
- * paths give the same pixels.
+ * The full frame is rendered by libbraggscope-gtk's display-free
+ * braggscope_render_rgba() (colormap, scale, the view's automatic contrast
+ * window, resolution rings and beam centre), which gives the same pixels as
+ * a BraggscopeView showing the frame (its Ctrl+S picture) and needs no
+ * display, so the result does not depend on whether one is present;
+ * tests/ui/test-snapshot-cli.c checks that.
  *
  * SPDX-License-Identifier: BSD-3-Clause
  */
@@ -18,15 +16,7 @@
 
 #include <braggscope-gtk.h>
 #include <braggscope.h>
-#include <cairo.h>
 #include <glib/gi18n.h>
-#include <gtk/gtk.h>
-
-#include "braggscope-overlay-private.h"
-
-/* The view's automatic contrast window (percentiles of the frame). */
-#define AUTO_LOW_PERCENTILE  1.0
-#define AUTO_HIGH_PERCENTILE 99.5
 
 typedef struct
 {
@@ -134,100 +124,6 @@ render_full_frame (BraggscopeSimulation *sim, GError **error)
   return wait.frame;
 }
 
-/* With a display: the view itself, unrealized. */
-static guint8 *
-render_with_view (BraggscopeSimulation *sim, const Look *look, int *width, int *height)
-{
-  GtkWidget *view = g_object_ref_sink (braggscope_view_new (sim));
-  guint8 *rgba;
-
-  g_object_set (view, "colormap", look->display.colormap, "scale", look->display.scale, "gamma",
-                look->display.gamma, "auto-contrast", look->auto_contrast, "show-rings",
-                look->show_rings, "show-beam-center", look->show_beam_center, NULL);
-  rgba = braggscope_view_render_rgba (BRAGGSCOPE_VIEW (view), width, height);
-  g_object_unref (view);
-  return rgba;
-}
-
-/* Without a display: the view's steps on the frame (see the file comment). */
-static guint8 *
-render_without_view (BraggscopeFrame *frame, const Look *look, int *width, int *height)
-{
-  BraggscopeDisplay display = look->display;
-  BraggscopeOverlayGeometry geom;
-  BraggscopeOverlayStyle style = { 0 };
-  gsize n = 0;
-  const float *data = braggscope_frame_get_data (frame, &n);
-  int w = braggscope_frame_get_width (frame);
-  int h = braggscope_frame_get_height (frame);
-  double size = MIN (w, h);
-  cairo_surface_t *surface;
-  guint8 *rgba = g_malloc (n * 4);
-  guint8 *pixels;
-  int stride;
-  cairo_t *cr;
-
-  if (look->auto_contrast)
-    braggscope_auto_contrast (data, n, AUTO_LOW_PERCENTILE, AUTO_HIGH_PERCENTILE, &display.low,
-                              &display.high);
-  braggscope_colormap_apply (&display, data, n, rgba);
-  *width = w;
-  *height = h;
-
-  if (!(look->show_rings || look->show_beam_center) ||
-      braggscope_frame_get_geometry (frame) == NULL ||
-      !_braggscope_overlay_geometry_init (&geom, braggscope_frame_get_geometry (frame), w, h))
-    return rgba;
-
-  surface = cairo_image_surface_create (CAIRO_FORMAT_RGB24, w, h);
-  if (cairo_surface_status (surface) != CAIRO_STATUS_SUCCESS)
-    {
-      cairo_surface_destroy (surface);
-      return rgba;
-    }
-  stride = cairo_image_surface_get_stride (surface);
-  pixels = cairo_image_surface_get_data (surface);
-  for (int j = 0; j < h; j++)
-    {
-      guint32 *row = (guint32 *) (pixels + (gsize) j * stride);
-      const guint8 *in = rgba + (gsize) j * w * 4;
-
-      for (int i = 0; i < w; i++)
-        row[i] =
-            0xff000000u | (guint32) in[4 * i] << 16 | (guint32) in[4 * i + 1] << 8 | in[4 * i + 2];
-    }
-  cairo_surface_mark_dirty (surface);
-
-  /* The view's style for renderings at frame resolution. */
-  style.rings = look->show_rings;
-  style.beam_center = look->show_beam_center;
-  style.scale = 1.0;
-  style.line_width = MAX (1.0, size / 512.0);
-  style.cross_size = MAX (6.0, size / 40.0);
-  style.font_size = MAX (9.0, size / 50.0);
-  _braggscope_overlay_color_for (display.colormap, style.color);
-  cr = cairo_create (surface);
-  _braggscope_overlay_draw (&geom, &style, cr);
-  cairo_destroy (cr);
-  cairo_surface_flush (surface);
-
-  for (int j = 0; j < h; j++)
-    {
-      const guint32 *row = (const guint32 *) (pixels + (gsize) j * stride);
-      guint8 *out = rgba + (gsize) j * w * 4;
-
-      for (int i = 0; i < w; i++)
-        {
-          out[4 * i] = row[i] >> 16 & 0xff;
-          out[4 * i + 1] = row[i] >> 8 & 0xff;
-          out[4 * i + 2] = row[i] & 0xff;
-          out[4 * i + 3] = 255;
-        }
-    }
-  cairo_surface_destroy (surface);
-  return rgba;
-}
-
 int
 braggscope_headless_snapshot (const BraggscopeOptions *opts, GSettings *settings, GError **error)
 {
@@ -249,18 +145,17 @@ braggscope_headless_snapshot (const BraggscopeOptions *opts, GSettings *settings
   frame = render_full_frame (sim, error);
   if (frame == NULL)
     return 1;
-
-  /* gtk_init_check() fails cleanly when there is no display to open. */
-  if (gtk_init_check ())
-    rgba = render_with_view (sim, &look, &width, &height);
-  else
-    rgba = render_without_view (frame, &look, &width, &height);
-  if (rgba == NULL)
+  if (braggscope_frame_get_width (frame) < 1 || braggscope_frame_get_height (frame) < 1)
     {
       g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_FAILED,
                    _ ("%s: the simulation gave no image"), opts->snapshot);
       return 1;
     }
+
+  if (look.auto_contrast)
+    braggscope_render_auto_window (frame, &look.display);
+  rgba = braggscope_render_rgba (frame, &look.display, look.show_rings, look.show_beam_center,
+                                 &width, &height);
 
   if (!braggscope_snapshot_save (opts->snapshot, rgba, width, height, sim, error))
     return 1;

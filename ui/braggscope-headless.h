@@ -15,9 +15,8 @@ G_BEGIN_DECLS
  * resolution rings and beam centre from @settings when non-NULL, else the
  * schema's defaults; @opts' display options override both), to the PNG
  * @opts->snapshot with the parameters in its text chunks.  Waits for the full
- * frame.  Works with or without a display: with one the BraggscopeView
- * renders (unrealized), without one the same colormap and overlay code runs
- * on the frame directly.
+ * frame.  Needs no display: the frame is drawn by braggscope_render_rgba(),
+ * as a BraggscopeView would show it.
  *
  * Returns the exit status: 0 on success; 2 when the nanoBragg flags are
  * rejected; 1 when the scene cannot be simulated or the file not written,

@@ -12,8 +12,6 @@
 
 #include "braggscope-window-private.h"
 
-#include "braggscope-export.h"
-
 #include <glib/gi18n.h>
 #include <math.h>
 
@@ -33,7 +31,7 @@ smv_thread (GTask *task, gpointer source_object, gpointer task_data, GCancellabl
   const char *path = g_object_get_data (G_OBJECT (task), "path");
   GError *error = NULL;
 
-  if (braggscope_export_smv (frame, path, &error))
+  if (braggscope_frame_save_smv (frame, path, &error))
     g_task_return_boolean (task, TRUE);
   else
     g_task_return_error (task, error);
@@ -83,7 +81,7 @@ write_output (BraggscopeWindow *self, BraggscopeFrame *frame, BraggscopePending 
         break;
 
       case BRAGGSCOPE_PENDING_FLOAT:
-        if (braggscope_export_float (frame, pending->path, &error))
+        if (braggscope_frame_save_float (frame, pending->path, &error))
           text = g_strdup_printf (
               _ ("Exported the float image (%d × %d float32, photons per pixel) to %s"),
               braggscope_frame_get_width (frame), braggscope_frame_get_height (frame),
@@ -92,7 +90,7 @@ write_output (BraggscopeWindow *self, BraggscopeFrame *frame, BraggscopePending 
 
       case BRAGGSCOPE_PENDING_SMV:
         {
-          /* Builds an engine plan (reads the structure factors): off the main thread. */
+          /* Written and synced to the disk: off the main thread. */
           g_autoptr (GTask) task = g_task_new (self, self->cancellable, smv_done, NULL);
 
           g_task_set_source_tag (task, write_output);

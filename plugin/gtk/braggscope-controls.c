@@ -5,6 +5,7 @@
  */
 #include "braggscope-controls.h"
 
+#include <glib/gi18n-lib.h>
 #include <math.h>
 
 /**
@@ -79,60 +80,60 @@ static const char *const backend_choices[] = { "auto", "cpu", "cuda", NULL };
 /* The slider settings come first in their groups, which start expanded: the
  * parameters one drags (misset, mosaic spread, wavelength). */
 static const Spec crystal_specs[] = {
-  NUMBER ("misset-x", "Misset x", "\u00b0", -180, 180, 0.1, 2, TRUE),
-  NUMBER ("misset-y", "Misset y", "\u00b0", -180, 180, 0.1, 2, TRUE),
-  NUMBER ("misset-z", "Misset z", "\u00b0", -180, 180, 0.1, 2, TRUE),
-  NUMBER ("mosaic-spread", "Mosaic spread", "\u00b0", 0, 5, 0.01, 3, TRUE),
-  NUMBER ("mosaic-domains", "Mosaic domains", "", 1, 200, 1, 0, TRUE),
-  NUMBER ("n-cells", "Unit cells per edge", "", 1, 100, 1, 0, TRUE),
-  NUMBER ("cell-a", "Cell a", "\u00c5", 2, 500, 0.1, 2, FALSE),
-  NUMBER ("cell-b", "Cell b", "\u00c5", 2, 500, 0.1, 2, FALSE),
-  NUMBER ("cell-c", "Cell c", "\u00c5", 2, 500, 0.1, 2, FALSE),
-  NUMBER ("cell-alpha", "Cell \u03b1", "\u00b0", 20, 160, 0.1, 2, FALSE),
-  NUMBER ("cell-beta", "Cell \u03b2", "\u00b0", 20, 160, 0.1, 2, FALSE),
-  NUMBER ("cell-gamma", "Cell \u03b3", "\u00b0", 20, 160, 0.1, 2, FALSE),
-  CHOICE ("crystal-shape", "Crystal shape", NULL),
-  FILE_ENTRY ("structure-factors", "Structure factors"),
-  NUMBER ("default-f", "Default F", "", 0, 10000, 1, 1, FALSE),
+  NUMBER ("misset-x", N_ ("Misset x"), "\u00b0", -180, 180, 0.1, 2, TRUE),
+  NUMBER ("misset-y", N_ ("Misset y"), "\u00b0", -180, 180, 0.1, 2, TRUE),
+  NUMBER ("misset-z", N_ ("Misset z"), "\u00b0", -180, 180, 0.1, 2, TRUE),
+  NUMBER ("mosaic-spread", N_ ("Mosaic spread"), "\u00b0", 0, 5, 0.01, 3, TRUE),
+  NUMBER ("mosaic-domains", N_ ("Mosaic domains"), "", 1, 200, 1, 0, TRUE),
+  NUMBER ("n-cells", N_ ("Unit cells per edge"), "", 1, 100, 1, 0, TRUE),
+  NUMBER ("cell-a", N_ ("Cell a"), "\u00c5", 2, 500, 0.1, 2, FALSE),
+  NUMBER ("cell-b", N_ ("Cell b"), "\u00c5", 2, 500, 0.1, 2, FALSE),
+  NUMBER ("cell-c", N_ ("Cell c"), "\u00c5", 2, 500, 0.1, 2, FALSE),
+  NUMBER ("cell-alpha", N_ ("Cell \u03b1"), "\u00b0", 20, 160, 0.1, 2, FALSE),
+  NUMBER ("cell-beta", N_ ("Cell \u03b2"), "\u00b0", 20, 160, 0.1, 2, FALSE),
+  NUMBER ("cell-gamma", N_ ("Cell \u03b3"), "\u00b0", 20, 160, 0.1, 2, FALSE),
+  CHOICE ("crystal-shape", N_ ("Crystal shape"), NULL),
+  FILE_ENTRY ("structure-factors", N_ ("Structure factors")),
+  NUMBER ("default-f", N_ ("Default F"), "", 0, 10000, 1, 1, FALSE),
 };
 
 static const Spec beam_specs[] = {
-  NUMBER ("wavelength", "Wavelength", "\u00c5", 0.2, 4, 0.001, 4, TRUE),
-  NUMBER ("dispersion", "Dispersion", "%", 0, 10, 0.01, 2, TRUE),
-  NUMBER ("divergence", "Divergence", "mrad", 0, 10, 0.01, 2, TRUE),
-  NUMBER ("polarization", "Polarization (Kahn)", "", -1, 1, 0.01, 2, FALSE),
-  NUMBER_ENTRY ("fluence", "Fluence", "photons/m\u00b2"),
+  NUMBER ("wavelength", N_ ("Wavelength"), "\u00c5", 0.2, 4, 0.001, 4, TRUE),
+  NUMBER ("dispersion", N_ ("Dispersion"), "%", 0, 10, 0.01, 2, TRUE),
+  NUMBER ("divergence", N_ ("Divergence"), "mrad", 0, 10, 0.01, 2, TRUE),
+  NUMBER ("polarization", N_ ("Polarization (Kahn)"), "", -1, 1, 0.01, 2, FALSE),
+  NUMBER_ENTRY ("fluence", N_ ("Fluence"), N_ ("photons/m\u00b2")),
 };
 
 static const Spec detector_specs[] = {
-  NUMBER ("distance", "Distance", "mm", 10, 1000, 0.1, 1, TRUE),
-  NUMBER ("beam-center-x", "Beam centre x", "mm", 0, 400, 0.01, 2, TRUE),
-  NUMBER ("beam-center-y", "Beam centre y", "mm", 0, 400, 0.01, 2, TRUE),
-  NUMBER ("two-theta", "Detector 2\u03b8", "\u00b0", -90, 90, 0.1, 2, TRUE),
-  NUMBER ("detector-rotx", "Rotation x", "\u00b0", -90, 90, 0.1, 2, FALSE),
-  NUMBER ("detector-roty", "Rotation y", "\u00b0", -90, 90, 0.1, 2, FALSE),
-  NUMBER ("detector-rotz", "Rotation z", "\u00b0", -180, 180, 0.1, 2, FALSE),
-  NUMBER ("pixel-size", "Pixel size", "mm", 0.01, 1, 0.001, 4, FALSE),
-  NUMBER ("detector-pixels-fast", "Pixels (fast)", "", 16, 4096, 1, 0, FALSE),
-  NUMBER ("detector-pixels-slow", "Pixels (slow)", "", 16, 4096, 1, 0, FALSE),
-  CHOICE ("convention", "Convention", NULL),
+  NUMBER ("distance", N_ ("Distance"), "mm", 10, 1000, 0.1, 1, TRUE),
+  NUMBER ("beam-center-x", N_ ("Beam centre x"), "mm", 0, 400, 0.01, 2, TRUE),
+  NUMBER ("beam-center-y", N_ ("Beam centre y"), "mm", 0, 400, 0.01, 2, TRUE),
+  NUMBER ("two-theta", N_ ("Detector 2\u03b8"), "\u00b0", -90, 90, 0.1, 2, TRUE),
+  NUMBER ("detector-rotx", N_ ("Rotation x"), "\u00b0", -90, 90, 0.1, 2, FALSE),
+  NUMBER ("detector-roty", N_ ("Rotation y"), "\u00b0", -90, 90, 0.1, 2, FALSE),
+  NUMBER ("detector-rotz", N_ ("Rotation z"), "\u00b0", -180, 180, 0.1, 2, FALSE),
+  NUMBER ("pixel-size", N_ ("Pixel size"), "mm", 0.01, 1, 0.001, 4, FALSE),
+  NUMBER ("detector-pixels-fast", N_ ("Pixels (fast)"), "", 16, 4096, 1, 0, FALSE),
+  NUMBER ("detector-pixels-slow", N_ ("Pixels (slow)"), "", 16, 4096, 1, 0, FALSE),
+  CHOICE ("convention", N_ ("Convention"), NULL),
 };
 
 static const Spec sampling_specs[] = {
-  NUMBER ("oversample", "Oversample (0 = auto)", "", 0, 16, 1, 0, FALSE),
-  NUMBER ("phi", "\u03c6 start", "\u00b0", -360, 360, 0.1, 2, TRUE),
-  NUMBER ("osc", "Oscillation", "\u00b0", 0, 10, 0.01, 2, TRUE),
-  CHOICE ("precision", "Precision", NULL),
-  CHOICE ("backend", "Backend", backend_choices),
-  SWITCH ("preview-while-dragging", "Preview while dragging"),
-  NUMBER ("preview-stride", "Preview stride", "px", 1, 16, 1, 0, FALSE),
+  NUMBER ("oversample", N_ ("Oversample (0 = auto)"), "", 0, 16, 1, 0, FALSE),
+  NUMBER ("phi", N_ ("\u03c6 start"), "\u00b0", -360, 360, 0.1, 2, TRUE),
+  NUMBER ("osc", N_ ("Oscillation"), "\u00b0", 0, 10, 0.01, 2, TRUE),
+  CHOICE ("precision", N_ ("Precision"), NULL),
+  CHOICE ("backend", N_ ("Backend"), backend_choices),
+  SWITCH ("preview-while-dragging", N_ ("Preview while dragging")),
+  NUMBER ("preview-stride", N_ ("Preview stride"), "px", 1, 16, 1, 0, FALSE),
 };
 
 static const Group groups[] = {
-  { "crystal", "Crystal", TRUE, crystal_specs, G_N_ELEMENTS (crystal_specs) },
-  { "beam", "Beam", TRUE, beam_specs, G_N_ELEMENTS (beam_specs) },
-  { "detector", "Detector", FALSE, detector_specs, G_N_ELEMENTS (detector_specs) },
-  { "sampling", "Sampling", FALSE, sampling_specs, G_N_ELEMENTS (sampling_specs) },
+  { "crystal", N_ ("Crystal"), TRUE, crystal_specs, G_N_ELEMENTS (crystal_specs) },
+  { "beam", N_ ("Beam"), TRUE, beam_specs, G_N_ELEMENTS (beam_specs) },
+  { "detector", N_ ("Detector"), FALSE, detector_specs, G_N_ELEMENTS (detector_specs) },
+  { "sampling", N_ ("Sampling"), FALSE, sampling_specs, G_N_ELEMENTS (sampling_specs) },
 };
 
 struct _BraggscopeControls
@@ -541,8 +542,8 @@ on_choose_file (GtkButton *button, EntryBinding *binding)
 
   G_GNUC_BEGIN_IGNORE_DEPRECATIONS
   dialog = GTK_NATIVE_DIALOG (gtk_file_chooser_native_new (
-      "Structure factors", GTK_IS_WINDOW (native) ? GTK_WINDOW (native) : NULL,
-      GTK_FILE_CHOOSER_ACTION_OPEN, "_Open", "_Cancel"));
+      _ ("Structure factors"), GTK_IS_WINDOW (native) ? GTK_WINDOW (native) : NULL,
+      GTK_FILE_CHOOSER_ACTION_OPEN, _ ("_Open"), _ ("_Cancel")));
   G_GNUC_END_IGNORE_DEPRECATIONS
   gtk_native_dialog_set_modal (dialog, TRUE);
   g_signal_connect (dialog, "response", G_CALLBACK (on_file_chosen), g_object_ref (binding->entry));
@@ -578,7 +579,7 @@ add_entry (BraggscopeControls *self, GtkGrid *grid, int row, const Spec *spec, G
       g_autofree char *button_name = g_strconcat (spec->property, "-button", NULL);
 
       gtk_widget_set_name (button, button_name);
-      gtk_widget_set_tooltip_text (button, "Choose a file of structure factors (HKL)");
+      gtk_widget_set_tooltip_text (button, _ ("Choose a file of structure factors (HKL)"));
       g_signal_connect (button, "clicked", G_CALLBACK (on_choose_file), binding);
       gtk_box_append (GTK_BOX (box), binding->entry);
       gtk_box_append (GTK_BOX (box), button);
@@ -606,7 +607,7 @@ build (BraggscopeControls *self)
   for (guint g = 0; g < G_N_ELEMENTS (groups); g++)
     {
       const Group *group = &groups[g];
-      GtkWidget *expander = gtk_expander_new (group->title);
+      GtkWidget *expander = gtk_expander_new (_ (group->title));
       GtkWidget *grid = gtk_grid_new ();
       g_autofree char *expander_name = g_strconcat (group->name, "-group", NULL);
       int row = 0;
@@ -630,8 +631,10 @@ build (BraggscopeControls *self)
               (pspec->flags & G_PARAM_CONSTRUCT_ONLY))
             continue;
 
-          text = *spec->unit != '\0' ? g_strdup_printf ("%s (%s)", spec->label, spec->unit)
-                                     : g_strdup (spec->label);
+          /* Translators: a control's label and its unit, as "Wavelength (Å)" */
+          text = *spec->unit != '\0'
+                     ? g_strdup_printf (_ ("%s (%s)"), _ (spec->label), _ (spec->unit))
+                     : g_strdup (_ (spec->label));
           label = gtk_label_new (text);
           gtk_label_set_xalign (GTK_LABEL (label), 0.0f);
           gtk_grid_attach (GTK_GRID (grid), label, 0, row, 1, 1);

@@ -8,6 +8,7 @@
 #include "braggscope-view.h"
 
 #include <epoxy/gl.h>
+#include <glib/gi18n-lib.h>
 #include <math.h>
 #include <string.h>
 
@@ -825,15 +826,12 @@ set_window (BraggscopeView *self, double low, double high)
 static void
 apply_auto_contrast (BraggscopeView *self)
 {
-  const float *data;
-  double low, high;
-  gsize n;
+  BraggscopeDisplay display = self->display;
 
   if (self->frame == NULL)
     return;
-  data = braggscope_frame_get_data (self->frame, &n);
-  braggscope_auto_contrast (data, n, AUTO_LOW_PERCENTILE, AUTO_HIGH_PERCENTILE, &low, &high);
-  set_window (self, low, high);
+  braggscope_render_auto_window (self->frame, &display);
+  set_window (self, display.low, display.high);
 }
 
 static void
@@ -1999,8 +1997,11 @@ braggscope_view_format_readout (BraggscopeView *self)
     return NULL;
   d = isfinite (info->d_spacing) ? g_strdup_printf ("%.3f \u00c5", info->d_spacing)
                                  : g_strdup ("\u221e");
-  return g_strdup_printf ("pixel %d, %d   I %.4g photons   d %s   2\u03b8 %.3f\u00b0   "
-                          "hkl %.2f %.2f %.2f (%d %d %d)",
+  /* Translators: the readout under the pointer: pixel x, y, its intensity,
+   * the resolution d (a number and Å, or ∞), the scattering angle 2θ, the
+   * fractional Miller indices h k l and the nearest whole ones */
+  return g_strdup_printf (_ ("pixel %d, %d   I %.4g photons   d %s   2\u03b8 %.3f\u00b0   "
+                             "hkl %.2f %.2f %.2f (%d %d %d)"),
                           self->readout_pixel_x, self->readout_pixel_y, self->readout_value, d,
                           info->two_theta, info->h, info->k, info->l, info->nearest_h,
                           info->nearest_k, info->nearest_l);
@@ -2164,6 +2165,30 @@ braggscope_render_rgba (BraggscopeFrame *frame,
   *width = w;
   *height = h;
   return rgba;
+}
+
+/**
+ * braggscope_render_auto_window:
+ * @frame: a frame
+ * @display: (inout): the display whose window to set
+ *
+ * Sets @display's window (low and high) to the one #BraggscopeView:auto-contrast
+ * chooses for @frame: its 1st and 99.5th percentiles
+ * (braggscope_auto_contrast()).  With braggscope_render_rgba() a headless
+ * program renders a frame exactly as a view with automatic contrast shows it.
+ */
+void
+braggscope_render_auto_window (BraggscopeFrame *frame, BraggscopeDisplay *display)
+{
+  const float *data;
+  gsize n = 0;
+
+  g_return_if_fail (BRAGGSCOPE_IS_FRAME (frame));
+  g_return_if_fail (display != NULL);
+
+  data = braggscope_frame_get_data (frame, &n);
+  braggscope_auto_contrast (data, n, AUTO_LOW_PERCENTILE, AUTO_HIGH_PERCENTILE, &display->low,
+                            &display->high);
 }
 
 /**

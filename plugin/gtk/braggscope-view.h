@@ -111,6 +111,8 @@ BRAGGSCOPE_GTK_EXPORT
 GBytes *braggscope_view_render_bytes (BraggscopeView *self, int *width, int *height);
 
 BRAGGSCOPE_GTK_EXPORT
+void braggscope_render_auto_window (BraggscopeFrame *frame, BraggscopeDisplay *display);
+BRAGGSCOPE_GTK_EXPORT
 guint8 *braggscope_render_rgba (BraggscopeFrame *frame,
                                 const BraggscopeDisplay *display,
                                 gboolean show_rings,

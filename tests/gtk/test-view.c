@@ -134,6 +134,15 @@ test_render_rgba (void)
   g_assert_cmpfloat (braggscope_view_get_low (view), ==, low);
   g_assert_cmpfloat (braggscope_view_get_high (view), ==, high);
   g_assert_cmpfloat (high, >, low);
+  /* and the same window without a view, for headless renderings */
+  {
+    BraggscopeDisplay display;
+
+    braggscope_display_init (&display);
+    braggscope_render_auto_window (frame, &display);
+    g_assert_cmpfloat (display.low, ==, low);
+    g_assert_cmpfloat (display.high, ==, high);
+  }
 
   /* Without overlays the rendering is the CPU colormap, byte for byte. */
   braggscope_view_set_show_rings (view, FALSE);

@@ -4,7 +4,10 @@
  * defaults must give back the same parameters, bit for bit, over the golden
  * cases' command lines, hand-picked flag sets that exercise the parser's side
  * effects (pivots, conventions, Q-29, Q-30, output switches) and thousands of
- * random flag sets from a seeded generator.
+ * random flag sets from a seeded generator.  Fields without effect are left
+ * out of the command line and of the comparison (see assert_params_equal).
+ * Flags appended to a formatted command line must act as they act on the
+ * parameters it came from (Q-29 must not turn them into misset angles).
  */
 #include <glib.h>
 #include <math.h>
@@ -23,7 +26,40 @@ strings_of (nb_params *p, char ***out)
   memcpy (out, s, sizeof s);
 }
 
-/* Asserts @a and @b hold the same numbers (bit for bit) and strings. */
+/* Whether the mosaic seed changes a rendering of @p: with more than one
+ * mosaic domain and a spread (a spread without a domain count gives 10
+ * domains), or for a noise image whose positive stored seed (-seed -N)
+ * continues the generator table the mosaic draws leave. */
+static gboolean
+mosaic_seed_matters (const nb_params *p)
+{
+  return (p->mosaic_spread > 0.0 && p->mosaic_domains != 1) || (p->calculate_noise && p->seed > 0);
+}
+
+/* Sets the fields of @p that have no effect to one value, so that two sets
+ * differing only there compare equal:
+ *   misset_seed  without -misset random (no orientation is drawn);
+ *   misset[]     with -misset random (the drawn angles replace them);
+ *   mosaic_seed  when mosaic_seed_matters() is false;
+ *   seed         without a noise image (the only user of the noise seed).
+ * Their defaults come from the clock, so nb_params_to_argv() leaves them out. */
+static void
+clear_ineffective (nb_params *p)
+{
+  gboolean mosaic_seed = mosaic_seed_matters (p);
+
+  if (!p->misset_random)
+    p->misset_seed = 0;
+  else
+    p->misset[0] = p->misset[1] = p->misset[2] = 0.0;
+  if (!mosaic_seed)
+    p->mosaic_seed = 0;
+  if (!p->calculate_noise)
+    p->seed = 0;
+}
+
+/* Asserts @a and @b hold the same numbers (bit for bit) and strings, but
+ * for the fields without effect (clear_ineffective()). */
 static void
 assert_params_equal (const nb_params *a, const nb_params *b, const char *what)
 {
@@ -32,6 +68,8 @@ assert_params_equal (const nb_params *a, const nb_params *b, const char *what)
 
   memcpy (&ca, a, sizeof ca);
   memcpy (&cb, b, sizeof cb);
+  clear_ineffective (&ca);
+  clear_ineffective (&cb);
   strings_of (&ca, sa);
   strings_of (&cb, sb);
   for (int i = 0; i < N_STRINGS; i++)
@@ -61,7 +99,13 @@ parse_or_die (nb_params *p, int argc, const char *const *argv, const char *what)
     g_error ("%s: %s", what, err.message);
 }
 
-/* Parses "nanobragg @cmdline", formats, re-parses, compares. */
+/* Flags a user appends to a copied command line: numbers after a trailing
+ * -misset_seed would become misset angles (Q-29). */
+static const char *const appended[] = { "-distance", "123.5", "-N", "3" };
+
+/* Parses "nanobragg @cmdline", formats, re-parses, compares; then appends
+ * flags to the formatted line and compares with them applied to the first
+ * parse. */
 static void
 check_round_trip_argv (int argc, const char *const *argv, const char *what)
 {
@@ -78,9 +122,27 @@ check_round_trip_argv (int argc, const char *const *argv, const char *what)
   {
     g_autofree char *joined = g_strjoinv (" ", formatted);
     g_autofree char *context = g_strdup_printf ("%s -> %s", what, joined);
+    g_autofree char *context2 = g_strdup_printf ("%s + appended flags", context);
+    g_autoptr (GPtrArray) longer = g_ptr_array_new ();
+    const char *extra[G_N_ELEMENTS (appended) + 1] = { "nanobragg" };
+    nb_error err = { 0 };
 
     parse_or_die (&second, n, (const char *const *) formatted, context);
     assert_params_equal (&first, &second, context);
+    nb_params_clear (&second);
+
+    for (int i = 0; i < n; i++)
+      g_ptr_array_add (longer, formatted[i]);
+    for (gsize i = 0; i < G_N_ELEMENTS (appended); i++)
+      {
+        g_ptr_array_add (longer, (gpointer) appended[i]);
+        extra[i + 1] = appended[i];
+      }
+    g_ptr_array_add (longer, NULL);
+    parse_or_die (&second, (int) longer->len - 1, (const char *const *) longer->pdata, context2);
+    if (nb_params_parse_argv (&first, G_N_ELEMENTS (extra), extra, &err) != NB_OK)
+      g_error ("%s: %s", context2, err.message);
+    assert_params_equal (&first, &second, context2);
   }
   nb_argv_free (formatted);
   nb_params_clear (&first);
@@ -108,15 +170,64 @@ test_defaults (void)
 
   nb_params_init (&p);
   argv = nb_params_to_argv (&p, &n);
-  /* only the seeds, which always go out */
-  g_assert_cmpint (n, ==, 7);
-  g_assert_cmpstr (argv[1], ==, "-mosaic_seed");
-  g_assert_cmpstr (argv[2], ==, "12345678");
-  g_assert_cmpstr (argv[3], ==, "-seed");
-  g_assert_cmpstr (argv[5], ==, "-misset_seed");
+  /* only the noise seed: nanoBragg writes a noise image by default */
+  g_assert_cmpint (n, ==, 3);
+  g_assert_cmpstr (argv[1], ==, "-seed");
   nb_argv_free (argv);
   nb_params_clear (&p);
   nb_argv_free (NULL);
+}
+
+/* Each seed is written exactly when it changes the result, and -misset_seed
+ * is never the last flag. */
+static void
+test_seeds (void)
+{
+  static const struct
+  {
+    const char *cmdline;
+    gboolean misset_seed, mosaic_seed, seed;
+  } cases[] = {
+    { "-nonoise", FALSE, FALSE, FALSE },
+    { "-nonoise -misset_seed 7 -mosaic_seed 8 -seed 9", FALSE, FALSE, FALSE },
+    { "-nonoise -misset random -misset_seed 7", TRUE, FALSE, FALSE },
+    { "-nonoise -misset_seed 7 -misset random", TRUE, FALSE, FALSE },
+    { "-nonoise -mosaic 0.5 -mosaic_seed 8", FALSE, TRUE, FALSE },
+    { "-nonoise -mosaic 0.5 -mosaic_domains 4", FALSE, TRUE, FALSE },
+    { "-nonoise -mosaic 0.5 -mosaic_domains 1", FALSE, FALSE, FALSE },
+    { "-nonoise -mosaic 0 -mosaic_domains 5", FALSE, FALSE, FALSE },
+    { "-nonoise -mosaic_domains 5", FALSE, FALSE, FALSE },
+    { "-noisefile n.img -seed 9", FALSE, FALSE, TRUE },
+    { "-seed -9", FALSE, TRUE, TRUE }, /* a positive stored seed continues the mosaic draws */
+    { "-physical -nonoise -misset random", TRUE, FALSE, FALSE },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *full = g_strconcat ("nanobragg ", cases[i].cmdline, NULL);
+      g_auto (GStrv) in = NULL;
+      g_autoptr (GError) error = NULL;
+      g_autofree char *joined = NULL;
+      nb_params p;
+      char **out;
+      int argc = 0, n = 0;
+
+      g_assert_true (g_shell_parse_argv (full, &argc, &in, &error));
+      parse_or_die (&p, argc, (const char *const *) in, cases[i].cmdline);
+      out = nb_params_to_argv (&p, &n);
+      joined = g_strjoinv (" ", out);
+      g_test_message ("%s -> %s", cases[i].cmdline, joined);
+      g_assert_cmpint (g_strv_contains ((const char *const *) out, "-misset_seed"), ==,
+                       cases[i].misset_seed);
+      g_assert_cmpint (g_strv_contains ((const char *const *) out, "-mosaic_seed"), ==,
+                       cases[i].mosaic_seed);
+      g_assert_cmpint (g_strv_contains ((const char *const *) out, "-seed"), ==, cases[i].seed);
+      if (cases[i].misset_seed)
+        g_assert_nonnull (strstr (joined, " -misset random"));
+      g_assert_cmpstr (out[n - 2], !=, "-misset_seed");
+      nb_argv_free (out);
+      nb_params_clear (&p);
+    }
 }
 
 static void
@@ -490,6 +601,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/params-format/defaults", test_defaults);
+  g_test_add_func ("/params-format/seeds", test_seeds);
   g_test_add_func ("/params-format/readable-numbers", test_readable_numbers);
   g_test_add_func ("/params-format/golden-cases", test_golden_cases);
   g_test_add_func ("/params-format/side-effects", test_side_effects);

@@ -234,7 +234,7 @@ test_args_round_trip (void)
   g_autoptr (BraggscopeSimulation) sim = simulation_from_cmdline (
       "-hkl '/path with space/x.hkl' -cell 70 80 90 85 95 105 -misset 10 5 3 -lambda 1.5 -N 8 "
       "-distance 100 -detpixels 256 -pixel 0.2 -xds -ORGX 100 -ORGY 140 -seed 7 -mosaic_seed 9 "
-      "-misset_seed 11 -backend cpu");
+      "-misset_seed 11 -misset random -backend cpu");
   g_autoptr (BraggscopeSimulation) copy = braggscope_simulation_new ();
   g_autoptr (GError) error = NULL;
   g_auto (GStrv) args = braggscope_simulation_to_args (sim), again = NULL;
@@ -244,8 +244,21 @@ test_args_round_trip (void)
 
   g_assert_cmpstr (args[0], ==, "nanobragg");
   g_assert_true (g_strv_contains ((const char *const *) args, "/path with space/x.hkl"));
-  /* -backend before the final -misset_seed, which must stay last */
-  g_assert_cmpstr (args[g_strv_length (args) - 2], ==, "-misset_seed");
+  /* the seeds that matter (misset: random orientation; noise: nanoBragg writes a noise image
+   * by default), not the mosaic seed of a crystal without mosaic domains; -misset_seed
+   * right before "-misset random", never where appended numbers would become angles (Q-29) */
+  g_assert_true (g_strv_contains ((const char *const *) args, "-seed"));
+  g_assert_false (g_strv_contains ((const char *const *) args, "-mosaic_seed"));
+  for (guint i = 0;; i++)
+    {
+      g_assert_nonnull (args[i]);
+      if (strcmp (args[i], "-misset_seed") != 0)
+        continue;
+      g_assert_cmpstr (args[i + 1], ==, "11");
+      g_assert_cmpstr (args[i + 2], ==, "-misset");
+      g_assert_cmpstr (args[i + 3], ==, "random");
+      break;
+    }
   g_assert_true (g_strv_contains ((const char *const *) args, "-backend"));
 
   /* applying the flags (without the program name) to a new simulation */

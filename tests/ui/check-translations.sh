@@ -31,10 +31,11 @@ while read -r f; do
 done <"$tmp/listed"
 if [ -z "$missing" ]; then ok "POTFILES.in lists existing files"; else not_ok "POTFILES.in lists missing files:$missing"; fi
 
-# Files that hold translatable strings: gettext calls in C, translatable
-# attributes in .ui files, and the desktop, metainfo and schema sources.
+# Files that hold translatable strings: gettext calls in C (the viewer's and
+# libbraggscope-gtk's), translatable attributes in .ui files, and the desktop,
+# metainfo and schema sources.
 ( cd "$src" && {
-    grep -l -E '(^|[^A-Za-z0-9_])(_|N_|C_|NC_|g_dngettext)\(' ui/*.c 2>/dev/null
+    grep -l -E '(^|[^A-Za-z0-9_])(_|N_|C_|NC_|g_dngettext) ?\(' ui/*.c plugin/gtk/*.c 2>/dev/null
     grep -l 'translatable="yes"' ui/*.ui 2>/dev/null
     ls data/*.desktop.in data/*.metainfo.xml.in data/*.gschema.xml 2>/dev/null
   } ) | sort -u >"$tmp/translatable"
