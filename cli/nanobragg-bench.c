@@ -100,11 +100,11 @@ typedef struct
   int repeat;
   int repeat_given;
   int json;
-  char *reference; /* absolute path or NULL (owned) */
-  char *cli;       /* absolute path or NULL (owned) */
+  char *reference;           /* absolute path or NULL (owned) */
+  char *cli;                 /* absolute path or NULL (owned) */
   const char *cli_precision; /* -precision given to the CLI process */
   nb_backend backend;        /* the engine's (NB_BACKEND_CPU or NB_BACKEND_CUDA) */
-  char *data_dir;  /* absolute path (owned) */
+  char *data_dir;            /* absolute path (owned) */
 } bench_options;
 
 /* One (workload, size): the command lines and the samples of every round. */
@@ -301,8 +301,8 @@ parse_options (int argc, char **argv, bench_options *o)
         }
       else if (strcmp (name, "--precision") == 0)
         {
-          if (strcmp (value, "double") == 0 || strcmp (value, "single") == 0
-              || strcmp (value, "exact") == 0)
+          if (strcmp (value, "double") == 0 || strcmp (value, "single") == 0 ||
+              strcmp (value, "exact") == 0)
             {
               o->precisions[0] = strcmp (value, "double") == 0   ? NB_PRECISION_DOUBLE
                                  : strcmp (value, "single") == 0 ? NB_PRECISION_SINGLE
@@ -340,8 +340,8 @@ parse_options (int argc, char **argv, bench_options *o)
         }
       else if (strcmp (name, "--cli-precision") == 0)
         {
-          if (strcmp (value, "single") != 0 && strcmp (value, "double") != 0
-              && strcmp (value, "exact") != 0)
+          if (strcmp (value, "single") != 0 && strcmp (value, "double") != 0 &&
+              strcmp (value, "exact") != 0)
             return usage_error (name, "'%s' is not single, double or exact", value);
           o->cli_precision = value;
         }
@@ -561,8 +561,10 @@ run_engine (const bench_case *c,
     {
       in = nb_plan_get_info (plan);
       if (backend == NB_BACKEND_CUDA && strcmp (nb_plan_get_backend (plan), "cuda") != 0)
-        fprintf (stderr, "nanobragg-bench: workload %s size %d %s: the plan runs on the CPU "
-                 "(its log says why)\n", c->workload, c->size, precision_name (precision));
+        fprintf (stderr,
+                 "nanobragg-bench: workload %s size %d %s: the plan runs on the CPU "
+                 "(its log says why)\n",
+                 c->workload, c->size, precision_name (precision));
       if (in->fpixels != c->size || in->spixels != c->size)
         {
           fprintf (stderr, "nanobragg-bench: workload %s size %d: the plan has %dx%d pixels\n",
@@ -655,8 +657,8 @@ print_child_stderr (const char *dir)
 /* Runs @exe on the case's command line in a fresh empty folder (the HKL file
  * linked in), stdout to /dev/null; *ms is spawn to exit. */
 static int
-run_process (const bench_case *c, const char *exe, const char *precision, const char *data_dir,
-             double *ms)
+run_process (
+    const bench_case *c, const char *exe, const char *precision, const char *data_dir, double *ms)
 {
   const char *tmp = getenv ("TMPDIR");
   char dir[PATH_MAX];

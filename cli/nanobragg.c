@@ -20,72 +20,73 @@
 #endif
 
 static const char usage_text[] =
-  "usage: nanobragg -cell a b c alpha beta gamma (or -mat FILE) -hkl FILE (or -default_F F) [options]\n"
-  "\n"
-  "Simulates the diffraction image of a small crystal, as James Holton's nanoBragg does, and\n"
-  "takes nanoBragg's flags (see its documentation for all of them).  The most used:\n"
-  "\t-cell a b c al be ga\tunit cell (Angstrom, degrees)\n"
-  "\t-mat FILE\t\tMOSFLM orientation matrix instead of / with -cell\n"
-  "\t-misset rx ry rz\tcrystal rotation about X, Y, Z (degrees), or 'random' with -misset_seed\n"
-  "\t-hkl FILE\t\tstructure factors: lines of h k l F (more columns are ignored), or an\n"
+    "usage: nanobragg -cell a b c alpha beta gamma (or -mat FILE) -hkl FILE (or -default_F F) "
+    "[options]\n"
+    "\n"
+    "Simulates the diffraction image of a small crystal, as James Holton's nanoBragg does, and\n"
+    "takes nanoBragg's flags (see its documentation for all of them).  The most used:\n"
+    "\t-cell a b c al be ga\tunit cell (Angstrom, degrees)\n"
+    "\t-mat FILE\t\tMOSFLM orientation matrix instead of / with -cell\n"
+    "\t-misset rx ry rz\tcrystal rotation about X, Y, Z (degrees), or 'random' with -misset_seed\n"
+    "\t-hkl FILE\t\tstructure factors: lines of h k l F (more columns are ignored), or an\n"
     "\t\t\tMTZ file (recognised by its contents; its first amplitude column, expanded\n"
     "\t\t\tfrom its space group to P1)\n"
-  "\t-default_F F\t\tF of reflections not in the file\n"
-  "\t-N n, -Na/-Nb/-Nc n\tunit cells per crystal axis; -xtalsize mm instead\n"
-  "\t-mosaic deg -mosaic_domains n -mosaic_seed s\tmosaic spread\n"
-  "\t-lambda A | -energy eV, -dispersion %, -dispsteps n\tspectrum\n"
-  "\t-divergence mrad, -hdivrange/-vdivrange mrad, -hdivstep/-vdivstep mrad, -divsteps n\n"
-  "\t-distance mm -pixel mm -detpixels n (-detpixels_x/_y) -detsize mm\tdetector\n"
-  "\t-Xbeam -Ybeam mm, -ORGX -ORGY px, -mosflm -xds -adxv -denzo -dials\tconventions\n"
-  "\t-detector_rotx/y/z deg -twotheta deg -pivot beam|sample\tdetector orientation\n"
-  "\t-fdet_vector -sdet_vector -odet_vector -beam_vector -polar_vector -spindle_axis\n"
-  "\t-phi deg -osc deg -phisteps n\tspindle rotation\n"
-  "\t-oversample n (-oversample_thick/_polar/_omega), -roi x0 x1 y0 y1, -dmin A\n"
-  "\t-fluence ph/m^2 | -flux ph/s -exposure s -beamsize mm, -water um, -polar K, -nopolar\n"
-  "\t-floatfile F -intfile F -noisefile F -pgmfile F -pngfile F, -nonoise -nopgm\n"
-  "\t-scale s -pgmscale s -adc counts -seed n\n"
-  "\n"
-  "Braggscope additions:\n"
-  "\t-pngfile FILE\t8-bit PNG scaled like the PGM, with the parameters and the command line\n"
-  "\t\t\tin its text chunks\n"
-  "\t-precision double|single|exact\tthe kernel: double (default) and single are the fast\n"
+    "\t-default_F F\t\tF of reflections not in the file\n"
+    "\t-N n, -Na/-Nb/-Nc n\tunit cells per crystal axis; -xtalsize mm instead\n"
+    "\t-mosaic deg -mosaic_domains n -mosaic_seed s\tmosaic spread\n"
+    "\t-lambda A | -energy eV, -dispersion %, -dispsteps n\tspectrum\n"
+    "\t-divergence mrad, -hdivrange/-vdivrange mrad, -hdivstep/-vdivstep mrad, -divsteps n\n"
+    "\t-distance mm -pixel mm -detpixels n (-detpixels_x/_y) -detsize mm\tdetector\n"
+    "\t-Xbeam -Ybeam mm, -ORGX -ORGY px, -mosflm -xds -adxv -denzo -dials\tconventions\n"
+    "\t-detector_rotx/y/z deg -twotheta deg -pivot beam|sample\tdetector orientation\n"
+    "\t-fdet_vector -sdet_vector -odet_vector -beam_vector -polar_vector -spindle_axis\n"
+    "\t-phi deg -osc deg -phisteps n\tspindle rotation\n"
+    "\t-oversample n (-oversample_thick/_polar/_omega), -roi x0 x1 y0 y1, -dmin A\n"
+    "\t-fluence ph/m^2 | -flux ph/s -exposure s -beamsize mm, -water um, -polar K, -nopolar\n"
+    "\t-floatfile F -intfile F -noisefile F -pgmfile F -pngfile F, -nonoise -nopgm\n"
+    "\t-scale s -pgmscale s -adc counts -seed n\n"
+    "\n"
+    "Braggscope additions:\n"
+    "\t-pngfile FILE\t8-bit PNG scaled like the PGM, with the parameters and the command line\n"
+    "\t\t\tin its text chunks\n"
+    "\t-precision double|single|exact\tthe kernel: double (default) and single are the fast\n"
     "\t\t\tvectorised kernels (double matches nanoBragg to 1e-12, most images bit for\n"
     "\t\t\tbit; single to ~1e-4); exact is nanoBragg's own arithmetic and loop order\n"
-  "\t-backend auto|cpu|cuda\twhere the image is computed (default auto: the GPU when this\n"
-  "\t\t\tbuild has CUDA and a device and driver are present, else the CPU, with one line\n"
-  "\t\t\tsaying why); cuda without a device is an error (exit 1).  -precision exact,\n"
-  "\t\t\ttricubic interpolation and -curved_det always run on the CPU\n"
-  "\t-physical\tcorrect the reference's bugs instead of reproducing them: the phi = 0\n"
-  "\t\t\tcarry-over of the previous orientation (Q-3), the triclinic c* formula (Q-5),\n"
-  "\t\t\tthe water background scaled by r_e^2*fluence twice (Q-14), two-theta left out\n"
-  "\t\t\tof the detector's distance ratio (Q-2), and -misset_seed/-twotheta_axis also\n"
-  "\t\t\tsetting misset angles/two-theta (Q-29/Q-30)\n"
-  "\t-stats\t\tprint the plan's cache counters\n"
-  "\t-memory_budget MB\tmost memory one run may plan for (default: half of the physical\n"
-  "\t\t\tmemory); a detector, structure-factor grid or sampling that needs more is\n"
-  "\t\t\trefused before anything is allocated (exit 1)\n"
-  "\n"
-  "Where nanoBragg is dangerous, this program is safe:\n"
-  "\t- an unknown flag, a stray argument or a missing or non-numeric value is an error\n"
-  "\t  naming it (exit 2); nanoBragg ignores them silently\n"
-  "\t- values outside what the physics allows are errors naming the flag, the value and the\n"
-  "\t  allowed range (exit 2): a wavelength <= 0, negative sizes, counts or distances, an\n"
-  "\t  impossible cell, an ROI outside the detector, grids of more than 100000 steps...\n"
-  "\t- settings that leave no divergence sources are errors, not NaN images (exit 1); an\n"
-  "\t  image with a non-finite pixel is never written (exit 1)\n"
-  "\t- malformed input files (-hkl, -mat, -sourcefile, -stol, -img/-mask headers, -dump)\n"
-  "\t  are errors naming the file and line (exit 1); Miller indices beyond +-1024 are refused\n"
-  "\t- an output that is also an input, or two outputs of the same name, is an error (exit 2)\n"
-  "\t- Fdump.bin is neither written nor read unless -dump FILE is given (nanoBragg reads a\n"
-  "\t  leftover cache silently)\n"
-  "\t- HKL files are read line by line: extra columns are ignored, '#' lines are comments,\n"
-  "\t  a malformed line is an error naming the file and line\n"
-  "\t- every output is written under a temporary name, flushed and checked (a full disk is\n"
-  "\t  an error), and all are renamed together once every one is complete: a failed run\n"
-  "\t  leaves no partial file and every existing file untouched\n"
-  "\n"
-  "Exit status: 0 success, 1 failure (files, memory, output), 2 bad command line.\n"
-  "\t- the image does not depend on the number of threads\n";
+    "\t-backend auto|cpu|cuda\twhere the image is computed (default auto: the GPU when this\n"
+    "\t\t\tbuild has CUDA and a device and driver are present, else the CPU, with one line\n"
+    "\t\t\tsaying why); cuda without a device is an error (exit 1).  -precision exact,\n"
+    "\t\t\ttricubic interpolation and -curved_det always run on the CPU\n"
+    "\t-physical\tcorrect the reference's bugs instead of reproducing them: the phi = 0\n"
+    "\t\t\tcarry-over of the previous orientation (Q-3), the triclinic c* formula (Q-5),\n"
+    "\t\t\tthe water background scaled by r_e^2*fluence twice (Q-14), two-theta left out\n"
+    "\t\t\tof the detector's distance ratio (Q-2), and -misset_seed/-twotheta_axis also\n"
+    "\t\t\tsetting misset angles/two-theta (Q-29/Q-30)\n"
+    "\t-stats\t\tprint the plan's cache counters\n"
+    "\t-memory_budget MB\tmost memory one run may plan for (default: half of the physical\n"
+    "\t\t\tmemory); a detector, structure-factor grid or sampling that needs more is\n"
+    "\t\t\trefused before anything is allocated (exit 1)\n"
+    "\n"
+    "Where nanoBragg is dangerous, this program is safe:\n"
+    "\t- an unknown flag, a stray argument or a missing or non-numeric value is an error\n"
+    "\t  naming it (exit 2); nanoBragg ignores them silently\n"
+    "\t- values outside what the physics allows are errors naming the flag, the value and the\n"
+    "\t  allowed range (exit 2): a wavelength <= 0, negative sizes, counts or distances, an\n"
+    "\t  impossible cell, an ROI outside the detector, grids of more than 100000 steps...\n"
+    "\t- settings that leave no divergence sources are errors, not NaN images (exit 1); an\n"
+    "\t  image with a non-finite pixel is never written (exit 1)\n"
+    "\t- malformed input files (-hkl, -mat, -sourcefile, -stol, -img/-mask headers, -dump)\n"
+    "\t  are errors naming the file and line (exit 1); Miller indices beyond +-1024 are refused\n"
+    "\t- an output that is also an input, or two outputs of the same name, is an error (exit 2)\n"
+    "\t- Fdump.bin is neither written nor read unless -dump FILE is given (nanoBragg reads a\n"
+    "\t  leftover cache silently)\n"
+    "\t- HKL files are read line by line: extra columns are ignored, '#' lines are comments,\n"
+    "\t  a malformed line is an error naming the file and line\n"
+    "\t- every output is written under a temporary name, flushed and checked (a full disk is\n"
+    "\t  an error), and all are renamed together once every one is complete: a failed run\n"
+    "\t  leaves no partial file and every existing file untouched\n"
+    "\n"
+    "Exit status: 0 success, 1 failure (files, memory, output), 2 bad command line.\n"
+    "\t- the image does not depend on the number of threads\n";
 
 /* Prints @err as one line on stderr; returns the exit status: 2 when the
  * command line is wrong (@usage_codes: NB_ERR_USAGE, and NB_ERR_INVALID while the
@@ -155,21 +156,21 @@ check_outputs (const nb_params *p, nb_error *err)
   named_file out[5], in[7];
   int n_out = 0, n_in = 0;
 
-  out[n_out++] = (named_file) { "-floatfile", p->floatfile };
-  out[n_out++] = (named_file) { "-intfile", p->intfile };
+  out[n_out++] = (named_file){ "-floatfile", p->floatfile };
+  out[n_out++] = (named_file){ "-intfile", p->intfile };
   if (p->write_pgm)
-    out[n_out++] = (named_file) { "-pgmfile", p->pgmfile };
+    out[n_out++] = (named_file){ "-pgmfile", p->pgmfile };
   if (p->calculate_noise)
-    out[n_out++] = (named_file) { "-noisefile", p->noisefile };
+    out[n_out++] = (named_file){ "-noisefile", p->noisefile };
   if (p->pngfile != NULL)
-    out[n_out++] = (named_file) { "-pngfile", p->pngfile };
-  in[n_in++] = (named_file) { "-hkl", p->hkl_file };
-  in[n_in++] = (named_file) { "-mat", p->mat_file };
-  in[n_in++] = (named_file) { "-dump", p->dump_file };
-  in[n_in++] = (named_file) { "-stol", p->stol_file };
-  in[n_in++] = (named_file) { "-sourcefile", p->source_file };
-  in[n_in++] = (named_file) { "-img", p->img_file };
-  in[n_in++] = (named_file) { "-mask", p->mask_file };
+    out[n_out++] = (named_file){ "-pngfile", p->pngfile };
+  in[n_in++] = (named_file){ "-hkl", p->hkl_file };
+  in[n_in++] = (named_file){ "-mat", p->mat_file };
+  in[n_in++] = (named_file){ "-dump", p->dump_file };
+  in[n_in++] = (named_file){ "-stol", p->stol_file };
+  in[n_in++] = (named_file){ "-sourcefile", p->source_file };
+  in[n_in++] = (named_file){ "-img", p->img_file };
+  in[n_in++] = (named_file){ "-mask", p->mask_file };
 
   for (int i = 0; i < n_out; i++)
     {
@@ -259,8 +260,7 @@ join_command_line (int argc, char **argv)
     {
       const char *a = argv[i];
       int plain = *a != '\0' && strspn (a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                           "0123456789-_.,/+=:")
-                                  == strlen (a);
+                                           "0123456789-_.,/+=:") == strlen (a);
       if (i)
         strcat (s, " ");
       if (plain)
@@ -285,8 +285,13 @@ join_command_line (int argc, char **argv)
 }
 
 static int
-write_png (const nb_plan *plan, const char *path, const uint8_t *bytes, double pgm_scale,
-           int argc, char **argv, nb_error *err)
+write_png (const nb_plan *plan,
+           const char *path,
+           const uint8_t *bytes,
+           double pgm_scale,
+           int argc,
+           char **argv,
+           nb_error *err)
 {
   const nb_plan_info *in = nb_plan_get_info (plan);
   char params[1024];
@@ -300,8 +305,8 @@ write_png (const nb_plan *plan, const char *path, const uint8_t *bytes, double p
             "Fbeam_mm=%.9g Sbeam_mm=%.9g Na=%g Nb=%g Nc=%g oversample=%d sources=%d "
             "mosaic_domains=%d phisteps=%d fluence=%.9g pgm_scale=%.9g",
             in->lambda0 * 1e10, in->distance * 1000, in->pixel_size * 1000, in->fpixels,
-            in->spixels, in->Fbeam * 1000, in->Sbeam * 1000, in->Na, in->Nb, in->Nc,
-            in->oversample, in->sources, in->mosaic_domains, in->phisteps, in->fluence, pgm_scale);
+            in->spixels, in->Fbeam * 1000, in->Sbeam * 1000, in->Na, in->Nb, in->Nc, in->oversample,
+            in->sources, in->mosaic_domains, in->phisteps, in->fluence, pgm_scale);
   values[0] = "Braggscope nanobragg";
   values[1] = "simulated diffraction image";
   values[2] = cmd ? cmd : "";
@@ -349,8 +354,8 @@ main (int argc, char **argv)
   int rc = 1;
 
   for (int i = 1; i < argc; i++)
-    if (strcmp (argv[i], "--help") == 0 || strcmp (argv[i], "-h") == 0
-        || strcmp (argv[i], "-help") == 0)
+    if (strcmp (argv[i], "--help") == 0 || strcmp (argv[i], "-h") == 0 ||
+        strcmp (argv[i], "-help") == 0)
       {
         fputs (usage_text, stdout);
         return 0;
@@ -457,7 +462,8 @@ main (int argc, char **argv)
   }
 
   printf ("writing %s as %zu %zu-byte floats\n", params.floatfile, npix, sizeof (float));
-  if ((st = nb_write_float_image (params.floatfile, image, in->fpixels, in->spixels, &err)) != NB_OK)
+  if ((st = nb_write_float_image (params.floatfile, image, in->fpixels, in->spixels, &err)) !=
+      NB_OK)
     {
       rc = report (&err, 0);
       goto out;
@@ -468,7 +474,8 @@ main (int argc, char **argv)
   {
     nb_smv_header h;
 
-    intfile_scale = nb_image_to_smv (plan, image, &stats, params.intfile_scale, params.adc, intimage);
+    intfile_scale =
+        nb_image_to_smv (plan, image, &stats, params.intfile_scale, params.adc, intimage);
     printf ("intfile_scale = %g\n", intfile_scale);
     nb_smv_header_from_info (in, &h);
     printf ("writing %s as %zu-byte integers\n", params.intfile, sizeof (uint16_t));
@@ -484,8 +491,8 @@ main (int argc, char **argv)
       {
         printf ("pgm_scale = %g\n", pgm_scale);
         printf ("writing %s as %zu-byte integers\n", params.pgmfile, sizeof (unsigned char));
-        if ((st = nb_write_pgm (params.pgmfile, bytes, in->fpixels, in->spixels, pgm_scale, &err))
-            != NB_OK)
+        if ((st = nb_write_pgm (params.pgmfile, bytes, in->fpixels, in->spixels, pgm_scale,
+                                &err)) != NB_OK)
           {
             rc = report (&err, 0);
             goto out;
@@ -504,8 +511,8 @@ main (int argc, char **argv)
     if (params.calculate_noise)
       {
         int overloads;
-        double photons = nb_image_to_noise (plan, image, params.seed, params.adc, intimage,
-                                            &overloads);
+        double photons =
+            nb_image_to_noise (plan, image, params.seed, params.adc, intimage, &overloads);
 
         printf ("%.0f photons on noise image (%d overloads)\n", photons, overloads);
         printf ("writing %s as %zu-byte integers\n", params.noisefile, sizeof (uint16_t));

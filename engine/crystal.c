@@ -124,7 +124,8 @@ nb_crystal_setup (nb_plan *plan, nb_error *err)
       nb_scale (c_star, 1e-10 / p->lambda0, c_star);
     }
   else if (!user_cell)
-    return nb_error_set (err, NB_ERR_USAGE, "no unit cell: give -cell a b c alpha beta gamma or -mat FILE");
+    return nb_error_set (err, NB_ERR_USAGE,
+                         "no unit cell: give -cell a b c alpha beta gamma or -mat FILE");
 
   if (p->misset_random)
     {
@@ -336,8 +337,8 @@ nb_orient_setup (nb_plan *plan, nb_error *err)
   int last_nonzero = -1;
 
   o->n = x->phisteps * x->mosaic_domains;
-  if (!nb_reserve (&o->first, &o->cap_first, (size_t) o->n * 9 * sizeof (double))
-      || !nb_reserve (&o->rest, &o->cap_rest, (size_t) o->n * 9 * sizeof (double)))
+  if (!nb_reserve (&o->first, &o->cap_first, (size_t) o->n * 9 * sizeof (double)) ||
+      !nb_reserve (&o->rest, &o->cap_rest, (size_t) o->n * 9 * sizeof (double)))
     return nb_error_set (err, NB_ERR_NOMEM, "out of memory for orientation tables");
   memcpy (start, x->a0, sizeof x->a0);
   memcpy (start + 3, x->b0, sizeof x->b0);

@@ -55,12 +55,18 @@ convention_name (nb_convention c)
 {
   switch (c)
     {
-    case NB_CONVENTION_ADXV: return "adxv";
-    case NB_CONVENTION_MOSFLM: return "mosflm";
-    case NB_CONVENTION_XDS: return "xds";
-    case NB_CONVENTION_DIALS: return "dials";
-    case NB_CONVENTION_DENZO: return "denzo";
-    case NB_CONVENTION_CUSTOM: return "custom";
+      case NB_CONVENTION_ADXV:
+        return "adxv";
+      case NB_CONVENTION_MOSFLM:
+        return "mosflm";
+      case NB_CONVENTION_XDS:
+        return "xds";
+      case NB_CONVENTION_DIALS:
+        return "dials";
+      case NB_CONVENTION_DENZO:
+        return "denzo";
+      case NB_CONVENTION_CUSTOM:
+        return "custom";
     }
   return "custom";
 }
@@ -90,8 +96,8 @@ nb_detector_setup (nb_plan *plan, nb_error *err)
     double ns = ceil (d->detsize_s / d->pixel_size - 0.5);
     if (!(nf >= 1) || !(ns >= 1))
       return nb_error_set (err, NB_ERR_INVALID,
-                           "detector has no pixels (%g x %g): check -detpixels/-detsize/-pixel",
-                           nf, ns);
+                           "detector has no pixels (%g x %g): check -detpixels/-detsize/-pixel", nf,
+                           ns);
     if (nf > 65536 || ns > 65536)
       return nb_error_set (err, NB_ERR_INVALID,
                            "detector of %g x %g pixels is larger than 65536 x 65536", nf, ns);
@@ -135,84 +141,84 @@ nb_detector_setup (nb_plan *plan, nb_error *err)
 
   switch (p->convention)
     {
-    case NB_CONVENTION_ADXV:
-      if (isnan (d->Xbeam))
-        d->Xbeam = (d->detsize_f + d->pixel_size) / 2.0;
-      if (isnan (d->Ybeam))
-        d->Ybeam = (d->detsize_s - d->pixel_size) / 2.0;
-      set3 (d->beam, 0, 0, 1);
-      set3 (d->fdet, 1, 0, 0);
-      set3 (d->sdet, 0, -1, 0);
-      set3 (d->odet, 0, 0, 1);
-      set3 (d->twotheta_axis, -1, 0, 0);
-      set3 (d->polar_vector, 1, 0, 0);
-      set3 (d->spindle, 1, 0, 0);
-      Fbeam = d->Xbeam;
-      Sbeam = d->detsize_s - d->Ybeam;
-      d->pivot = NB_PIVOT_BEAM;
-      break;
-    case NB_CONVENTION_MOSFLM:
-    case NB_CONVENTION_DENZO:
-      /* X is the slow coordinate and Y the fast one in these conventions */
-      if (isnan (d->Xbeam))
-        d->Xbeam = (d->detsize_s + d->pixel_size) / 2.0;
-      if (isnan (d->Ybeam))
-        d->Ybeam = (d->detsize_f + d->pixel_size) / 2.0;
-      set3 (d->beam, 1, 0, 0);
-      set3 (d->odet, 1, 0, 0);
-      set3 (d->fdet, 0, 0, 1);
-      set3 (d->sdet, 0, -1, 0);
-      set3 (d->twotheta_axis, 0, 0, -1);
-      set3 (d->polar_vector, 0, 0, 1);
-      set3 (d->spindle, 0, 0, 1);
-      if (p->convention == NB_CONVENTION_MOSFLM)
-        {
-          Fbeam = d->Ybeam + 0.5 * d->pixel_size;
-          Sbeam = d->Xbeam + 0.5 * d->pixel_size;
-        }
-      else
-        {
-          Fbeam = d->Ybeam + 0.0 * d->pixel_size;
-          Sbeam = d->Xbeam + 0.0 * d->pixel_size;
-        }
-      d->pivot = NB_PIVOT_BEAM;
-      break;
-    case NB_CONVENTION_XDS:
-    case NB_CONVENTION_DIALS:
-      if (isnan (d->Xbeam))
-        d->Xbeam = d->Xclose;
-      if (isnan (d->Ybeam))
-        d->Ybeam = d->Yclose;
-      set3 (d->beam, 0, 0, 1);
-      set3 (d->fdet, 1, 0, 0);
-      set3 (d->sdet, 0, 1, 0);
-      set3 (d->odet, 0, 0, 1);
-      if (p->convention == NB_CONVENTION_XDS)
-        {
-          set3 (d->twotheta_axis, 1, 0, 0);
-          set3 (d->polar_vector, 1, 0, 0);
-          set3 (d->spindle, 1, 0, 0);
-        }
-      else
-        {
-          set3 (d->twotheta_axis, 0, 1, 0);
-          set3 (d->polar_vector, 0, 1, 0);
-          set3 (d->spindle, 0, 1, 0);
-        }
-      Fbeam = d->Xbeam;
-      Sbeam = d->Ybeam;
-      d->pivot = NB_PIVOT_SAMPLE;
-      break;
-    case NB_CONVENTION_CUSTOM:
-      if (isnan (d->Xbeam))
-        d->Xbeam = d->Xclose;
-      if (isnan (d->Ybeam))
-        d->Ybeam = d->Yclose;
-      Fbeam = d->Xbeam;
-      Sbeam = d->Ybeam;
-      Fclose = d->Xbeam;
-      Sclose = d->Ybeam;
-      break;
+      case NB_CONVENTION_ADXV:
+        if (isnan (d->Xbeam))
+          d->Xbeam = (d->detsize_f + d->pixel_size) / 2.0;
+        if (isnan (d->Ybeam))
+          d->Ybeam = (d->detsize_s - d->pixel_size) / 2.0;
+        set3 (d->beam, 0, 0, 1);
+        set3 (d->fdet, 1, 0, 0);
+        set3 (d->sdet, 0, -1, 0);
+        set3 (d->odet, 0, 0, 1);
+        set3 (d->twotheta_axis, -1, 0, 0);
+        set3 (d->polar_vector, 1, 0, 0);
+        set3 (d->spindle, 1, 0, 0);
+        Fbeam = d->Xbeam;
+        Sbeam = d->detsize_s - d->Ybeam;
+        d->pivot = NB_PIVOT_BEAM;
+        break;
+      case NB_CONVENTION_MOSFLM:
+      case NB_CONVENTION_DENZO:
+        /* X is the slow coordinate and Y the fast one in these conventions */
+        if (isnan (d->Xbeam))
+          d->Xbeam = (d->detsize_s + d->pixel_size) / 2.0;
+        if (isnan (d->Ybeam))
+          d->Ybeam = (d->detsize_f + d->pixel_size) / 2.0;
+        set3 (d->beam, 1, 0, 0);
+        set3 (d->odet, 1, 0, 0);
+        set3 (d->fdet, 0, 0, 1);
+        set3 (d->sdet, 0, -1, 0);
+        set3 (d->twotheta_axis, 0, 0, -1);
+        set3 (d->polar_vector, 0, 0, 1);
+        set3 (d->spindle, 0, 0, 1);
+        if (p->convention == NB_CONVENTION_MOSFLM)
+          {
+            Fbeam = d->Ybeam + 0.5 * d->pixel_size;
+            Sbeam = d->Xbeam + 0.5 * d->pixel_size;
+          }
+        else
+          {
+            Fbeam = d->Ybeam + 0.0 * d->pixel_size;
+            Sbeam = d->Xbeam + 0.0 * d->pixel_size;
+          }
+        d->pivot = NB_PIVOT_BEAM;
+        break;
+      case NB_CONVENTION_XDS:
+      case NB_CONVENTION_DIALS:
+        if (isnan (d->Xbeam))
+          d->Xbeam = d->Xclose;
+        if (isnan (d->Ybeam))
+          d->Ybeam = d->Yclose;
+        set3 (d->beam, 0, 0, 1);
+        set3 (d->fdet, 1, 0, 0);
+        set3 (d->sdet, 0, 1, 0);
+        set3 (d->odet, 0, 0, 1);
+        if (p->convention == NB_CONVENTION_XDS)
+          {
+            set3 (d->twotheta_axis, 1, 0, 0);
+            set3 (d->polar_vector, 1, 0, 0);
+            set3 (d->spindle, 1, 0, 0);
+          }
+        else
+          {
+            set3 (d->twotheta_axis, 0, 1, 0);
+            set3 (d->polar_vector, 0, 1, 0);
+            set3 (d->spindle, 0, 1, 0);
+          }
+        Fbeam = d->Xbeam;
+        Sbeam = d->Ybeam;
+        d->pivot = NB_PIVOT_SAMPLE;
+        break;
+      case NB_CONVENTION_CUSTOM:
+        if (isnan (d->Xbeam))
+          d->Xbeam = d->Xclose;
+        if (isnan (d->Ybeam))
+          d->Ybeam = d->Yclose;
+        Fbeam = d->Xbeam;
+        Sbeam = d->Ybeam;
+        Fclose = d->Xbeam;
+        Sclose = d->Ybeam;
+        break;
     }
   d->Fbeam = Fbeam;
   d->Sbeam = Sbeam;
@@ -222,8 +228,8 @@ nb_detector_setup (nb_plan *plan, nb_error *err)
   nb_unitize (d->beam, d->beam);
   nb_unitize (d->fdet, d->fdet);
   nb_unitize (d->sdet, d->sdet);
-  if (nb_magnitude (d->beam) == 0.0 || nb_magnitude (d->fdet) == 0.0
-      || nb_magnitude (d->sdet) == 0.0)
+  if (nb_magnitude (d->beam) == 0.0 || nb_magnitude (d->fdet) == 0.0 ||
+      nb_magnitude (d->sdet) == 0.0)
     return nb_error_set (err, NB_ERR_INVALID,
                          "-beam_vector/-fdet_vector/-sdet_vector: a zero vector has no direction");
   if (nb_unitize (d->odet, d->odet) != 1.0)

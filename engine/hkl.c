@@ -214,8 +214,13 @@ parse_line (const char *path, long line, char *p, locale_t c_locale, hkl_record 
 /* parse_records: every data line of @text, in file order (duplicates kept:
  * the later one must win when the grid is filled). */
 static nb_status
-parse_records (const char *path, char *text, size_t len, size_t max_bytes, hkl_record **records,
-               long *count, nb_error *err)
+parse_records (const char *path,
+               char *text,
+               size_t len,
+               size_t max_bytes,
+               hkl_record **records,
+               long *count,
+               nb_error *err)
 {
   locale_t c_locale;
   hkl_record *recs = NULL;
@@ -330,11 +335,16 @@ grid_index (const nb_hkl_grid *g, int h, int k, int l)
  * naming @path, the index ranges and the sizes.  Checked before the grid is
  * allocated. */
 static int
-grid_fits (const char *path, const nb_hkl_grid *g, size_t cells, size_t cell_bytes, size_t held,
-           size_t max_bytes, nb_error *err)
+grid_fits (const char *path,
+           const nb_hkl_grid *g,
+           size_t cells,
+           size_t cell_bytes,
+           size_t held,
+           size_t max_bytes,
+           nb_error *err)
 {
-  if (cells != 0 && cells <= (SIZE_MAX - held) / cell_bytes
-      && cells * cell_bytes + held <= max_bytes)
+  if (cells != 0 && cells <= (SIZE_MAX - held) / cell_bytes &&
+      cells * cell_bytes + held <= max_bytes)
     return 1;
   nb_error_set (err, NB_ERR_NOMEM,
                 "%s: Miller indices h %d..%d, k %d..%d, l %d..%d need a %d x %d x %d "
@@ -342,8 +352,8 @@ grid_fits (const char *path, const nb_hkl_grid *g, size_t cells, size_t cell_byt
                 "for it (see -memory_budget)",
                 path, g->h_min, g->h_max, g->k_min, g->k_max, g->l_min, g->l_max, g->h_range + 1,
                 g->k_range + 1, g->l_range + 1,
-                ((double) g->h_range + 1) * ((double) g->k_range + 1) * ((double) g->l_range + 1)
-                    * (double) cell_bytes / 1e6,
+                ((double) g->h_range + 1) * ((double) g->k_range + 1) * ((double) g->l_range + 1) *
+                    (double) cell_bytes / 1e6,
                 (double) (max_bytes > held ? max_bytes - held : 0) / 1e6);
   return 0;
 }
@@ -355,8 +365,12 @@ nb_hkl_read (const char *path, double default_F, nb_hkl_grid *out, nb_error *err
 }
 
 nb_status
-nb_hkl_read_limited (const char *path, double default_F, size_t max_bytes, size_t cell_bytes,
-                     nb_hkl_grid *out, nb_error *err)
+nb_hkl_read_limited (const char *path,
+                     double default_F,
+                     size_t max_bytes,
+                     size_t cell_bytes,
+                     nb_hkl_grid *out,
+                     nb_error *err)
 {
   char *text;
   size_t len, cells;
@@ -514,8 +528,8 @@ nb_hkl_read_dump (const char *path, nb_hkl_grid *out, nb_error *err)
 }
 
 nb_status
-nb_hkl_read_dump_limited (const char *path, size_t max_bytes, size_t cell_bytes,
-                          nb_hkl_grid *out, nb_error *err)
+nb_hkl_read_dump_limited (
+    const char *path, size_t max_bytes, size_t cell_bytes, nb_hkl_grid *out, nb_error *err)
 {
   FILE *f;
   char head[128];
@@ -566,9 +580,9 @@ nb_hkl_read_dump_limited (const char *path, size_t max_bytes, size_t cell_bytes,
   cells = grid_cells (g.h_range, g.k_range, g.l_range);
   /* A header alone must not make us allocate: a regular file has to hold the
    * grid it announces. */
-  if (cells != 0 && fstat (fileno (f), &st) == 0 && S_ISREG (st.st_mode)
-      && ((uintmax_t) st.st_size < offset
-          || ((uintmax_t) st.st_size - offset) / sizeof (double) < cells))
+  if (cells != 0 && fstat (fileno (f), &st) == 0 && S_ISREG (st.st_mode) &&
+      ((uintmax_t) st.st_size < offset ||
+       ((uintmax_t) st.st_size - offset) / sizeof (double) < cells))
     {
       fclose (f);
       return nb_error_set (err, NB_ERR_PARSE,

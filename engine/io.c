@@ -19,8 +19,8 @@
 /* nanoBragg's header is 512 bytes; a text that does not fit is written with
  * the next multiple of 512 instead (see nb_write_smv). */
 #define SMV_HEADER_BYTES 512
-#define SMV_HEADER_MAX 1024
-#define SMV_MAGIC "{\nHEADER_BYTES="
+#define SMV_HEADER_MAX   1024
+#define SMV_MAGIC        "{\nHEADER_BYTES="
 
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                   */
@@ -110,8 +110,7 @@ splitmix64 (uint64_t *state)
 static int
 open_temp (char *tmpl)
 {
-  static const char letters[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  static const char letters[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
   static atomic_uint_fast64_t counter;
   char *x = tmpl + strlen (tmpl) - 6;
   struct timespec ts;
@@ -119,8 +118,8 @@ open_temp (char *tmpl)
   int attempt;
 
   clock_gettime (CLOCK_REALTIME, &ts);
-  state = (uint64_t) ts.tv_nsec ^ ((uint64_t) ts.tv_sec << 20) ^ ((uint64_t) getpid () << 40)
-          ^ (uint64_t) (uintptr_t) tmpl ^ atomic_fetch_add (&counter, 1) * 0x2545f4914f6cdd1dULL;
+  state = (uint64_t) ts.tv_nsec ^ ((uint64_t) ts.tv_sec << 20) ^ ((uint64_t) getpid () << 40) ^
+          (uint64_t) (uintptr_t) tmpl ^ atomic_fetch_add (&counter, 1) * 0x2545f4914f6cdd1dULL;
 
   for (attempt = 0; attempt < 100; attempt++)
     {
@@ -283,8 +282,8 @@ stage_file (char *tmp, const char *path, char *dir)
 }
 
 nb_status
-nb_write_file_atomic (const char *path, const void *const *chunks, const size_t *sizes,
-                      int n_chunks, nb_error *err)
+nb_write_file_atomic (
+    const char *path, const void *const *chunks, const size_t *sizes, int n_chunks, nb_error *err)
 {
   struct stat target;
   const char *slash, *name;
@@ -296,8 +295,7 @@ nb_write_file_atomic (const char *path, const void *const *chunks, const size_t 
   if (path == NULL || path[0] == '\0')
     return nb_error_set (err, NB_ERR_IO, "cannot write a file with an empty name");
   if (n_chunks < 0 || (n_chunks > 0 && (chunks == NULL || sizes == NULL)))
-    return nb_error_set (err, NB_ERR_INVALID, "nb_write_file_atomic: bad chunk list for %s",
-                         path);
+    return nb_error_set (err, NB_ERR_INVALID, "nb_write_file_atomic: bad chunk list for %s", path);
 
   slash = strrchr (path, '/');
   name = slash != NULL ? slash + 1 : path;
@@ -397,8 +395,7 @@ out:
 /* Raw float                                                                 */
 
 nb_status
-nb_write_float_image (const char *path, const float *image, int fpixels, int spixels,
-                      nb_error *err)
+nb_write_float_image (const char *path, const float *image, int fpixels, int spixels, nb_error *err)
 {
   const void *chunks[1] = { image };
   size_t sizes[1];
@@ -421,29 +418,29 @@ smv_header_text (const nb_smv_header *h, int header_bytes, char *buf, size_t n)
   int len;
 
   c_numeric_push (&loc);
-  len = snprintf (buf, n,
-                  "{\nHEADER_BYTES=%d;\nDIM=2;\nBYTE_ORDER=little_endian;\nTYPE=unsigned_short;\n"
-                  "SIZE1=%d;\nSIZE2=%d;\nPIXEL_SIZE=%g;\nDISTANCE=%g;\n"
-                  "WAVELENGTH=%g;\n"
-                  "BEAM_CENTER_X=%g;\nBEAM_CENTER_Y=%g;\n"
-                  "ADXV_CENTER_X=%g;\nADXV_CENTER_Y=%g;\n"
-                  "MOSFLM_CENTER_X=%g;\nMOSFLM_CENTER_Y=%g;\n"
-                  "DENZO_X_BEAM=%g;\nDENZO_Y_BEAM=%g;\n"
-                  "DIALS_ORIGIN=%g,%g,%g\n"
-                  "XDS_ORGX=%g;\nXDS_ORGY=%g;\n"
-                  "CLOSE_DISTANCE=%g;\n"
-                  "PHI=%g;\nOSC_START=%g;\nOSC_RANGE=%g;\n"
-                  "TWOTHETA=%g;\n"
-                  "DETECTOR_SN=000;\n"
-                  "BEAMLINE=fake;\n"
-                  "}\f",
-                  header_bytes, h->size1, h->size2, h->pixel_size_mm, h->distance_mm,
-                  h->wavelength_A, h->beam_center_x_mm, h->beam_center_y_mm,
-                  h->adxv_center_x_mm, h->adxv_center_y_mm, h->mosflm_center_x_mm,
-                  h->mosflm_center_y_mm, h->denzo_x_beam_mm, h->denzo_y_beam_mm,
-                  h->dials_origin_mm[0], h->dials_origin_mm[1], h->dials_origin_mm[2],
-                  h->xds_orgx_px, h->xds_orgy_px, h->close_distance_mm, h->phi_deg,
-                  h->osc_start_deg, h->osc_range_deg, h->twotheta_deg);
+  len =
+      snprintf (buf, n,
+                "{\nHEADER_BYTES=%d;\nDIM=2;\nBYTE_ORDER=little_endian;\nTYPE=unsigned_short;\n"
+                "SIZE1=%d;\nSIZE2=%d;\nPIXEL_SIZE=%g;\nDISTANCE=%g;\n"
+                "WAVELENGTH=%g;\n"
+                "BEAM_CENTER_X=%g;\nBEAM_CENTER_Y=%g;\n"
+                "ADXV_CENTER_X=%g;\nADXV_CENTER_Y=%g;\n"
+                "MOSFLM_CENTER_X=%g;\nMOSFLM_CENTER_Y=%g;\n"
+                "DENZO_X_BEAM=%g;\nDENZO_Y_BEAM=%g;\n"
+                "DIALS_ORIGIN=%g,%g,%g\n"
+                "XDS_ORGX=%g;\nXDS_ORGY=%g;\n"
+                "CLOSE_DISTANCE=%g;\n"
+                "PHI=%g;\nOSC_START=%g;\nOSC_RANGE=%g;\n"
+                "TWOTHETA=%g;\n"
+                "DETECTOR_SN=000;\n"
+                "BEAMLINE=fake;\n"
+                "}\f",
+                header_bytes, h->size1, h->size2, h->pixel_size_mm, h->distance_mm, h->wavelength_A,
+                h->beam_center_x_mm, h->beam_center_y_mm, h->adxv_center_x_mm, h->adxv_center_y_mm,
+                h->mosflm_center_x_mm, h->mosflm_center_y_mm, h->denzo_x_beam_mm,
+                h->denzo_y_beam_mm, h->dials_origin_mm[0], h->dials_origin_mm[1],
+                h->dials_origin_mm[2], h->xds_orgx_px, h->xds_orgy_px, h->close_distance_mm,
+                h->phi_deg, h->osc_start_deg, h->osc_range_deg, h->twotheta_deg);
   c_numeric_pop (&loc);
   return len < 0 ? 0 : (size_t) len;
 }
@@ -469,8 +466,8 @@ nb_write_smv (const char *path, const nb_smv_header *h, const uint16_t *pixels, 
   uint16_t *swapped = NULL;
   nb_status status;
 
-  if (h == NULL || pixels == NULL
-      || !image_bytes (h->size1, h->size2, sizeof (uint16_t), &sizes[1]))
+  if (h == NULL || pixels == NULL ||
+      !image_bytes (h->size1, h->size2, sizeof (uint16_t), &sizes[1]))
     return nb_error_set (err, NB_ERR_INVALID, "cannot write %s: bad SMV image size",
                          path != NULL ? path : "(null)");
   n_pixels = sizes[1] / sizeof (uint16_t);
@@ -550,8 +547,8 @@ smv_text_value (const char *text, const char *key)
 }
 
 int
-nb_smv_lookup (const nb_smv_file *f, const char *key, double *value, long *line, char *raw,
-               size_t raw_size)
+nb_smv_lookup (
+    const nb_smv_file *f, const char *key, double *value, long *line, char *raw, size_t raw_size)
 {
   const char *at, *eq, *start;
   char *end;
@@ -578,10 +575,10 @@ nb_smv_lookup (const nb_smv_file *f, const char *key, double *value, long *line,
   /* the number must end the field: "0.1;", "0.1" at a line end, "0.1 mm;" is not one */
   while (*end == ' ' || *end == '\t')
     end++;
-  status = end > start && (*end == ';' || *end == '\n' || *end == '\r' || *end == '\0')
-               && isfinite (*value)
-             ? 1
-             : -1;
+  status = end > start && (*end == ';' || *end == '\n' || *end == '\r' || *end == '\0') &&
+                   isfinite (*value)
+               ? 1
+               : -1;
   if (status < 0)
     *value = NAN;
   if (raw_size > 0)
@@ -677,7 +674,8 @@ nb_read_smv (const char *path, nb_smv_file *out, nb_error *err)
     {
       status = nb_error_set (err, NB_ERR_PARSE,
                              "%s: not an SMV (ADSC) image: it does not start with "
-                             "\"{\" and HEADER_BYTES=", path);
+                             "\"{\" and HEADER_BYTES=",
+                             path);
       goto fail;
     }
 
@@ -686,7 +684,8 @@ nb_read_smv (const char *path, nb_smv_file *out, nb_error *err)
     {
       status = nb_error_set (err, NB_ERR_PARSE,
                              "%s: HEADER_BYTES=%g is not a header size within the file "
-                             "(%lld bytes)", path, hb, (long long) st.st_size);
+                             "(%lld bytes)",
+                             path, hb, (long long) st.st_size);
       goto fail;
     }
   header_bytes = (size_t) hb;
@@ -706,8 +705,10 @@ nb_read_smv (const char *path, nb_smv_file *out, nb_error *err)
   if (got < 0 || (size_t) got != header_bytes)
     {
       status = got < 0 ? io_error (err, errno, "cannot read", path)
-                       : nb_error_set (err, NB_ERR_PARSE, "%s: header shorter than "
-                                       "HEADER_BYTES=%zu", path, header_bytes);
+                       : nb_error_set (err, NB_ERR_PARSE,
+                                       "%s: header shorter than "
+                                       "HEADER_BYTES=%zu",
+                                       path, header_bytes);
       goto fail;
     }
   out->text[header_bytes] = '\0';
@@ -723,14 +724,14 @@ nb_read_smv (const char *path, nb_smv_file *out, nb_error *err)
     file_little = 0;
   else
     {
-      status = nb_error_set (err, NB_ERR_PARSE,
-                             "%s: BYTE_ORDER is missing or neither little_endian nor big_endian",
-                             path);
+      status =
+          nb_error_set (err, NB_ERR_PARSE,
+                        "%s: BYTE_ORDER is missing or neither little_endian nor big_endian", path);
       goto fail;
     }
 
-  if (!smv_dimension (nb_smv_value (out, "SIZE1"), &out->size1)
-      || !smv_dimension (nb_smv_value (out, "SIZE2"), &out->size2))
+  if (!smv_dimension (nb_smv_value (out, "SIZE1"), &out->size1) ||
+      !smv_dimension (nb_smv_value (out, "SIZE2"), &out->size2))
     {
       double d = nb_smv_value (out, "DETECTOR_DIMENSIONS");
 
@@ -739,7 +740,8 @@ nb_read_smv (const char *path, nb_smv_file *out, nb_error *err)
         {
           status = nb_error_set (err, NB_ERR_PARSE,
                                  "%s: SIZE1/SIZE2 (or DETECTOR_DIMENSIONS) missing or not a "
-                                 "positive pixel count", path);
+                                 "positive pixel count",
+                                 path);
           goto fail;
         }
       out->size2 = out->size1;
@@ -755,8 +757,8 @@ nb_read_smv (const char *path, nb_smv_file *out, nb_error *err)
     {
       status = nb_error_set (err, NB_ERR_PARSE,
                              "%s: truncated: SIZE1=%d x SIZE2=%d needs %zu bytes of pixels "
-                             "after the %zu-byte header, the file has %lld", path, out->size1,
-                             out->size2, data_bytes, header_bytes,
+                             "after the %zu-byte header, the file has %lld",
+                             path, out->size1, out->size2, data_bytes, header_bytes,
                              (long long) st.st_size - (long long) header_bytes);
       goto fail;
     }
@@ -801,8 +803,8 @@ fail:
 /* PGM                                                                       */
 
 nb_status
-nb_write_pgm (const char *path, const uint8_t *bytes, int width, int height, double scale,
-              nb_error *err)
+nb_write_pgm (
+    const char *path, const uint8_t *bytes, int width, int height, double scale, nb_error *err)
 {
   char header[128];
   const void *chunks[2];
@@ -815,8 +817,8 @@ nb_write_pgm (const char *path, const uint8_t *bytes, int width, int height, dou
                          path != NULL ? path : "(null)", width, height);
 
   c_numeric_push (&loc);
-  len = snprintf (header, sizeof header, "P5\n%d %d\n# pixels scaled by %g\n255\n", width,
-                  height, scale);
+  len = snprintf (header, sizeof header, "P5\n%d %d\n# pixels scaled by %g\n255\n", width, height,
+                  scale);
   c_numeric_pop (&loc);
   if (len < 0 || (size_t) len >= sizeof header)
     return nb_error_set (err, NB_ERR_INVALID, "cannot write %s: PGM header", path);

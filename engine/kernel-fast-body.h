@@ -23,11 +23,11 @@
  */
 
 #define NB_CAT2(a, b) a##b
-#define NB_CAT(a, b) NB_CAT2 (a, b)
-#define FN(name) NB_CAT (name, NB_SUFFIX)
-#define R NB_REAL
-#define K(x) ((R) (x))
-#define CH NB_FAST_CHUNK
+#define NB_CAT(a, b)  NB_CAT2 (a, b)
+#define FN(name)      NB_CAT (name, NB_SUFFIX)
+#define R             NB_REAL
+#define K(x)          ((R) (x))
+#define CH            NB_FAST_CHUNK
 
 #define NB_PHYS(name) NB_CAT (name, NB_PHYS_SUFFIX)
 #include "nb-physics.h"
@@ -35,8 +35,8 @@
 /* All loops run over the whole chunk (CH pixels, constant trip counts that
  * vectorise without remainders); only the first @n results are stored. */
 static void
-FN (render_chunk) (const NB_CTX *c, int spixel, int f0, int fstride, int n, float *out,
-                   double *omega_sum)
+FN (render_chunk) (
+    const NB_CTX *c, int spixel, int f0, int fstride, int n, float *out, double *omega_sum)
 {
   R acc[CH], polar[CH], omega[CH], capture[CH], osum[CH];
   R dx[CH], dy[CH], dz[CH], rr[CH], rinv[CH];
@@ -112,8 +112,8 @@ FN (render_chunk) (const NB_CTX *c, int spixel, int f0, int fstride, int n, floa
                 if (capture[l] == K (0.0) || c->os_thick)
                   {
                     R par = dx[l] * c->odet[0] + dy[l] * c->odet[1] + dz[l] * c->odet[2];
-                    capture[l] = exp (-t * c->thickstep * c->mu / par)
-                                 - exp (-(t + 1) * c->thickstep * c->mu / par);
+                    capture[l] = exp (-t * c->thickstep * c->mu / par) -
+                                 exp (-(t + 1) * c->thickstep * c->mu / par);
                   }
 
             for (int src = 0; src < c->nsources; src++)
@@ -162,13 +162,13 @@ FN (render_chunk) (const NB_CTX *c, int spixel, int f0, int fstride, int n, floa
                     /* lattice factor squared */
                     if (c->shape == NB_SHAPE_SQUARE)
                       for (int l = 0; l < CH; l++)
-                        term[l] = NB_PHYS (nb_lattice_square2) (hh[l], kk[l], ll[l], c->Na, c->Nb,
-                                                                c->Nc);
+                        term[l] =
+                            NB_PHYS (nb_lattice_square2) (hh[l], kk[l], ll[l], c->Na, c->Nb, c->Nc);
                     else
                       for (int l = 0; l < CH; l++)
-                        term[l] = NB_PHYS (nb_lattice_shape2) ((int) c->shape, hh[l], kk[l], ll[l],
-                                                               c->Na, c->Nb, c->Nc, c->fudge,
-                                                               c->astar);
+                        term[l] =
+                            NB_PHYS (nb_lattice_shape2) ((int) c->shape, hh[l], kk[l], ll[l], c->Na,
+                                                         c->Nb, c->Nc, c->fudge, c->astar);
 
                     /* structure factor squared */
                     if (c->F != NULL)
@@ -235,8 +235,8 @@ FN (render_chunk) (const NB_CTX *c, int spixel, int f0, int fstride, int n, floa
 /* Renders @count pixels of row @spixel, fast indices f_first + j * fstride,
  * into out[j]; adds the sub-pixel solid angles to *omega_sum. */
 void
-FN (nb_fast_render_row) (const NB_CTX *c, int spixel, int f_first, int count, int fstride,
-                         float *out, double *omega_sum)
+FN (nb_fast_render_row) (
+    const NB_CTX *c, int spixel, int f_first, int count, int fstride, float *out, double *omega_sum)
 {
   for (int j0 = 0; j0 < count; j0 += CH)
     {

@@ -4,13 +4,13 @@
 #include <tgmath.h>
 
 #define NB_ISA_SUFFIX2(p, isa) _##p##_##isa
-#define NB_ISA_SUFFIX(p, isa) NB_ISA_SUFFIX2 (p, isa)
+#define NB_ISA_SUFFIX(p, isa)  NB_ISA_SUFFIX2 (p, isa)
 
-#define NB_CTX nb_f32_ctx
-#define NB_REAL float
+#define NB_CTX            nb_f32_ctx
+#define NB_REAL           float
 #define NB_REAL_IS_DOUBLE 0
-#define NB_SUFFIX NB_ISA_SUFFIX (f32, NB_ISA)
-#define NB_PHYS_SUFFIX NB_ISA_SUFFIX (f32, NB_ISA)
+#define NB_SUFFIX         NB_ISA_SUFFIX (f32, NB_ISA)
+#define NB_PHYS_SUFFIX    NB_ISA_SUFFIX (f32, NB_ISA)
 #include "kernel-fast-body.h"
 #undef NB_CTX
 #undef NB_REAL
@@ -18,9 +18,9 @@
 #undef NB_SUFFIX
 #undef NB_PHYS_SUFFIX
 
-#define NB_CTX nb_f64_ctx
-#define NB_REAL double
+#define NB_CTX            nb_f64_ctx
+#define NB_REAL           double
 #define NB_REAL_IS_DOUBLE 1
-#define NB_SUFFIX NB_ISA_SUFFIX (f64, NB_ISA)
-#define NB_PHYS_SUFFIX NB_ISA_SUFFIX (f64, NB_ISA)
+#define NB_SUFFIX         NB_ISA_SUFFIX (f64, NB_ISA)
+#define NB_PHYS_SUFFIX    NB_ISA_SUFFIX (f64, NB_ISA)
 #include "kernel-fast-body.h"

@@ -13,7 +13,11 @@
 #ifdef _OPENMP
 #include <omp.h>
 #else
-static inline int omp_get_thread_num (void) { return 0; }
+static inline int
+omp_get_thread_num (void)
+{
+  return 0;
+}
 #endif
 
 int
@@ -24,11 +28,11 @@ nb_fast_select (const char **name)
 
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_cpu_init ();
-  if ((force == NULL || strcmp (force, "avx512") == 0) && __builtin_cpu_supports ("avx512f")
-      && __builtin_cpu_supports ("avx512dq") && __builtin_cpu_supports ("avx512vl"))
+  if ((force == NULL || strcmp (force, "avx512") == 0) && __builtin_cpu_supports ("avx512f") &&
+      __builtin_cpu_supports ("avx512dq") && __builtin_cpu_supports ("avx512vl"))
     isa = 2;
-  if (isa == 0 && (force == NULL || strcmp (force, "avx2") == 0)
-      && __builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma"))
+  if (isa == 0 && (force == NULL || strcmp (force, "avx2") == 0) &&
+      __builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma"))
     isa = 1;
 #endif
   if (force != NULL && strcmp (force, "generic") == 0)
@@ -49,17 +53,17 @@ nb_kernel_variant (void)
 
 /* Table preparation, once per precision: NB_PREPARE (T, ctx) defines
  * prepare_##ctx (nb_plan *, nb_##ctx##_ctx *, int with_F, nb_error *). */
-#define NB_FREE_CTX(c)                                                                        \
-  do                                                                                          \
-    {                                                                                         \
-      free ((c)->inc);                                                                        \
-      free ((c)->inv_lambda);                                                                 \
-      free ((c)->pol);                                                                        \
-      free ((c)->abc);                                                                        \
-      if ((c)->F_owned)                                                                       \
-        free ((c)->F);                                                                        \
-      memset ((c), 0, sizeof *(c));                                                           \
-    }                                                                                         \
+#define NB_FREE_CTX(c)                                                                             \
+  do                                                                                               \
+    {                                                                                              \
+      free ((c)->inc);                                                                             \
+      free ((c)->inv_lambda);                                                                      \
+      free ((c)->pol);                                                                             \
+      free ((c)->abc);                                                                             \
+      if ((c)->F_owned)                                                                            \
+        free ((c)->F);                                                                             \
+      memset ((c), 0, sizeof *(c));                                                                \
+    }                                                                                              \
   while (0)
 
 void
@@ -69,124 +73,124 @@ nb_fast_free (nb_plan *plan)
   NB_FREE_CTX (&plan->f64);
 }
 
-#define NB_PREPARE(T, CTX)                                                                    \
-  static nb_status prepare_##CTX (nb_plan *plan, nb_##CTX##_ctx *c, int with_F, nb_error *err) \
-  {                                                                                           \
-    const nb_params *p = &plan->params;                                                       \
-    const nb_detector *d = &plan->det;                                                        \
-    const nb_crystal *x = &plan->xtal;                                                        \
-                                                                                              \
-    for (int k = 0; k < 3; k++)                                                               \
-      {                                                                                       \
-        c->pix0[k] = (T) d->pix0[k];                                                          \
-        c->fdet[k] = (T) d->fdet[k];                                                          \
-        c->sdet[k] = (T) d->sdet[k];                                                          \
-        c->odet[k] = (T) d->odet[k];                                                          \
-        c->beam[k] = (T) d->beam[k];                                                          \
-      }                                                                                       \
-    c->subpix = (T) d->subpixel_size;                                                         \
-    c->pixel_size = (T) d->pixel_size;                                                        \
-    c->close_distance = (T) d->close_distance;                                                \
-    c->distance = (T) d->distance;                                                            \
-    c->thick = (T) d->thick;                                                                  \
-    c->thickstep = (T) d->thickstep;                                                          \
-    c->mu = (T) d->mu;                                                                        \
-    c->oversample = d->oversample;                                                            \
-    c->thicksteps = d->thicksteps;                                                            \
-    c->curved = d->curved;                                                                    \
-    c->point_pixel = d->point_pixel;                                                          \
-    c->os_thick = p->oversample_thick;                                                        \
-    c->os_polar = p->oversample_polar;                                                        \
-    c->os_omega = p->oversample_omega;                                                        \
-    c->os_any = c->os_thick || c->os_polar || c->os_omega;                                    \
-    c->nopolar = p->nopolar;                                                                  \
-    c->water = p->water_size != 0.0;                                                          \
-    c->shape = p->shape;                                                                      \
-    c->kahn = (T) p->polarization;                                                            \
-    c->fudge = (T) p->fudge;                                                                  \
-    c->dmin = (T) (p->dmin * 1e10);                                                           \
-                                                                                              \
-    c->nsources = plan->src.count;                                                            \
-    c->nsteps = plan->orient.n;                                                               \
-    if (!nb_reserve (&c->inc, &c->cap_inc, (size_t) c->nsources * 3 * sizeof (T))             \
-        || !nb_reserve (&c->inv_lambda, &c->cap_inv_lambda, (size_t) c->nsources * sizeof (T)) \
-        || !nb_reserve (&c->pol, &c->cap_pol, (size_t) c->nsources * 6 * sizeof (T))          \
-        || !nb_reserve (&c->abc, &c->cap_abc, (size_t) c->nsteps * 9 * sizeof (T)))           \
-      return nb_error_set (err, NB_ERR_NOMEM, "out of memory for the kernel's tables");        \
-    for (int s = 0; s < c->nsources; s++)                                                     \
-      {                                                                                       \
-        double inc[3], B[3], E[3];                                                            \
-        for (int k = 0; k < 3; k++)                                                           \
-          inc[k] = -plan->src.dir[3 * s + k];                                                 \
-        nb_unitize (inc, inc);                                                                \
-        nb_cross (d->polar_vector, inc, B);                                                   \
-        nb_unitize (B, B);                                                                    \
-        nb_cross (inc, B, E);                                                                 \
-        nb_unitize (E, E);                                                                    \
-        for (int k = 0; k < 3; k++)                                                           \
-          {                                                                                   \
-            c->inc[3 * s + k] = (T) -plan->src.dir[3 * s + k];                                \
-            c->pol[6 * s + k] = (T) B[k];                                                     \
-            c->pol[6 * s + 3 + k] = (T) E[k];                                                 \
-          }                                                                                   \
-        c->inv_lambda[s] = (T) (1.0 / (plan->src.lambda[s] * 1e10));                          \
-      }                                                                                       \
-    for (int j = 0; j < 9 * c->nsteps; j++)                                                   \
-      c->abc[j] = (T) (plan->orient.rest[j] * 1e10);                                          \
-    c->Na = (T) x->Na;                                                                        \
-    c->Nb = (T) x->Nb;                                                                        \
-    c->Nc = (T) x->Nc;                                                                        \
-    for (int k = 0; k < 3; k++)                                                               \
-      {                                                                                       \
-        c->astar[k] = (T) x->a_star[k];                                                       \
-        c->astar[3 + k] = (T) x->b_star[k];                                                   \
-        c->astar[6 + k] = (T) x->c_star[k];                                                   \
-      }                                                                                       \
-    c->default_F = (T) plan->default_F;                                                       \
-    if (with_F || (c->F == NULL && plan->hkl.F != NULL))                                      \
-      {                                                                                       \
-        const nb_hkl_grid *g = &plan->hkl;                                                    \
-                                                                                              \
-        if (c->F_owned)                                                                       \
-          free (c->F);                                                                        \
-        c->F = NULL;                                                                          \
-        c->F_owned = 0;                                                                       \
-        if (g->hkls != 0 && g->F != NULL)                                                     \
-          {                                                                                   \
-            size_t ncells = (size_t) (g->h_range + 1) * (g->k_range + 1) * (g->l_range + 1);  \
-            if (sizeof (T) == sizeof (double))                                                \
-              c->F = (T *) (void *) g->F;                                                     \
-            else                                                                              \
-              {                                                                               \
-                if ((c->F = malloc (ncells * sizeof (T))) == NULL)                            \
-                  return nb_error_set (err, NB_ERR_NOMEM,                                     \
-                                       "out of memory for the structure factors");            \
-                c->F_owned = 1;                                                               \
-                for (size_t i = 0; i < ncells; i++)                                           \
-                  c->F[i] = (T) g->F[i];                                                      \
-              }                                                                               \
-            c->h_min = g->h_min;                                                              \
-            c->k_min = g->k_min;                                                              \
-            c->l_min = g->l_min;                                                              \
-            c->h_count = g->h_max - g->h_min + 1;                                             \
-            c->k_count = g->k_max - g->k_min + 1;                                             \
-            c->l_count = g->l_max - g->l_min + 1;                                             \
-            c->k_stride = g->k_range + 1;                                                     \
-            c->l_stride = g->l_range + 1;                                                     \
-          }                                                                                   \
-      }                                                                                       \
-    c->scale = (T) (7.94079248018965e-30 * plan->fluence / plan->steps);                      \
-    if (p->physical)                                                                          \
-      {                                                                                       \
-        c->I_start = (T) 0.0;                                                                 \
-        c->physical_bg = (T) (plan->I_bg * plan->steps);                                      \
-      }                                                                                       \
-    else                                                                                      \
-      {                                                                                       \
-        c->I_start = (T) plan->I_bg;                                                          \
-        c->physical_bg = (T) 0.0;                                                             \
-      }                                                                                       \
-    return NB_OK;                                                                             \
+#define NB_PREPARE(T, CTX)                                                                         \
+  static nb_status prepare_##CTX (nb_plan *plan, nb_##CTX##_ctx *c, int with_F, nb_error *err)     \
+  {                                                                                                \
+    const nb_params *p = &plan->params;                                                            \
+    const nb_detector *d = &plan->det;                                                             \
+    const nb_crystal *x = &plan->xtal;                                                             \
+                                                                                                   \
+    for (int k = 0; k < 3; k++)                                                                    \
+      {                                                                                            \
+        c->pix0[k] = (T) d->pix0[k];                                                               \
+        c->fdet[k] = (T) d->fdet[k];                                                               \
+        c->sdet[k] = (T) d->sdet[k];                                                               \
+        c->odet[k] = (T) d->odet[k];                                                               \
+        c->beam[k] = (T) d->beam[k];                                                               \
+      }                                                                                            \
+    c->subpix = (T) d->subpixel_size;                                                              \
+    c->pixel_size = (T) d->pixel_size;                                                             \
+    c->close_distance = (T) d->close_distance;                                                     \
+    c->distance = (T) d->distance;                                                                 \
+    c->thick = (T) d->thick;                                                                       \
+    c->thickstep = (T) d->thickstep;                                                               \
+    c->mu = (T) d->mu;                                                                             \
+    c->oversample = d->oversample;                                                                 \
+    c->thicksteps = d->thicksteps;                                                                 \
+    c->curved = d->curved;                                                                         \
+    c->point_pixel = d->point_pixel;                                                               \
+    c->os_thick = p->oversample_thick;                                                             \
+    c->os_polar = p->oversample_polar;                                                             \
+    c->os_omega = p->oversample_omega;                                                             \
+    c->os_any = c->os_thick || c->os_polar || c->os_omega;                                         \
+    c->nopolar = p->nopolar;                                                                       \
+    c->water = p->water_size != 0.0;                                                               \
+    c->shape = p->shape;                                                                           \
+    c->kahn = (T) p->polarization;                                                                 \
+    c->fudge = (T) p->fudge;                                                                       \
+    c->dmin = (T) (p->dmin * 1e10);                                                                \
+                                                                                                   \
+    c->nsources = plan->src.count;                                                                 \
+    c->nsteps = plan->orient.n;                                                                    \
+    if (!nb_reserve (&c->inc, &c->cap_inc, (size_t) c->nsources * 3 * sizeof (T)) ||               \
+        !nb_reserve (&c->inv_lambda, &c->cap_inv_lambda, (size_t) c->nsources * sizeof (T)) ||     \
+        !nb_reserve (&c->pol, &c->cap_pol, (size_t) c->nsources * 6 * sizeof (T)) ||               \
+        !nb_reserve (&c->abc, &c->cap_abc, (size_t) c->nsteps * 9 * sizeof (T)))                   \
+      return nb_error_set (err, NB_ERR_NOMEM, "out of memory for the kernel's tables");            \
+    for (int s = 0; s < c->nsources; s++)                                                          \
+      {                                                                                            \
+        double inc[3], B[3], E[3];                                                                 \
+        for (int k = 0; k < 3; k++)                                                                \
+          inc[k] = -plan->src.dir[3 * s + k];                                                      \
+        nb_unitize (inc, inc);                                                                     \
+        nb_cross (d->polar_vector, inc, B);                                                        \
+        nb_unitize (B, B);                                                                         \
+        nb_cross (inc, B, E);                                                                      \
+        nb_unitize (E, E);                                                                         \
+        for (int k = 0; k < 3; k++)                                                                \
+          {                                                                                        \
+            c->inc[3 * s + k] = (T) -plan->src.dir[3 * s + k];                                     \
+            c->pol[6 * s + k] = (T) B[k];                                                          \
+            c->pol[6 * s + 3 + k] = (T) E[k];                                                      \
+          }                                                                                        \
+        c->inv_lambda[s] = (T) (1.0 / (plan->src.lambda[s] * 1e10));                               \
+      }                                                                                            \
+    for (int j = 0; j < 9 * c->nsteps; j++)                                                        \
+      c->abc[j] = (T) (plan->orient.rest[j] * 1e10);                                               \
+    c->Na = (T) x->Na;                                                                             \
+    c->Nb = (T) x->Nb;                                                                             \
+    c->Nc = (T) x->Nc;                                                                             \
+    for (int k = 0; k < 3; k++)                                                                    \
+      {                                                                                            \
+        c->astar[k] = (T) x->a_star[k];                                                            \
+        c->astar[3 + k] = (T) x->b_star[k];                                                        \
+        c->astar[6 + k] = (T) x->c_star[k];                                                        \
+      }                                                                                            \
+    c->default_F = (T) plan->default_F;                                                            \
+    if (with_F || (c->F == NULL && plan->hkl.F != NULL))                                           \
+      {                                                                                            \
+        const nb_hkl_grid *g = &plan->hkl;                                                         \
+                                                                                                   \
+        if (c->F_owned)                                                                            \
+          free (c->F);                                                                             \
+        c->F = NULL;                                                                               \
+        c->F_owned = 0;                                                                            \
+        if (g->hkls != 0 && g->F != NULL)                                                          \
+          {                                                                                        \
+            size_t ncells = (size_t) (g->h_range + 1) * (g->k_range + 1) * (g->l_range + 1);       \
+            if (sizeof (T) == sizeof (double))                                                     \
+              c->F = (T *) (void *) g->F;                                                          \
+            else                                                                                   \
+              {                                                                                    \
+                if ((c->F = malloc (ncells * sizeof (T))) == NULL)                                 \
+                  return nb_error_set (err, NB_ERR_NOMEM,                                          \
+                                       "out of memory for the structure factors");                 \
+                c->F_owned = 1;                                                                    \
+                for (size_t i = 0; i < ncells; i++)                                                \
+                  c->F[i] = (T) g->F[i];                                                           \
+              }                                                                                    \
+            c->h_min = g->h_min;                                                                   \
+            c->k_min = g->k_min;                                                                   \
+            c->l_min = g->l_min;                                                                   \
+            c->h_count = g->h_max - g->h_min + 1;                                                  \
+            c->k_count = g->k_max - g->k_min + 1;                                                  \
+            c->l_count = g->l_max - g->l_min + 1;                                                  \
+            c->k_stride = g->k_range + 1;                                                          \
+            c->l_stride = g->l_range + 1;                                                          \
+          }                                                                                        \
+      }                                                                                            \
+    c->scale = (T) (7.94079248018965e-30 * plan->fluence / plan->steps);                           \
+    if (p->physical)                                                                               \
+      {                                                                                            \
+        c->I_start = (T) 0.0;                                                                      \
+        c->physical_bg = (T) (plan->I_bg * plan->steps);                                           \
+      }                                                                                            \
+    else                                                                                           \
+      {                                                                                            \
+        c->I_start = (T) plan->I_bg;                                                               \
+        c->physical_bg = (T) 0.0;                                                                  \
+      }                                                                                            \
+    return NB_OK;                                                                                  \
   }
 
 NB_PREPARE (float, f32)
@@ -198,15 +202,15 @@ nb_fast_prepare (nb_plan *plan, int with_F, nb_error *err)
   /* only the plan's precision keeps tables (the other's F may be stale) */
   switch (plan->params.precision)
     {
-    case NB_PRECISION_SINGLE:
-      NB_FREE_CTX (&plan->f64);
-      return prepare_f32 (plan, &plan->f32, with_F, err);
-    case NB_PRECISION_DOUBLE:
-      NB_FREE_CTX (&plan->f32);
-      return prepare_f64 (plan, &plan->f64, with_F, err);
-    default:
-      nb_fast_free (plan);
-      return NB_OK;
+      case NB_PRECISION_SINGLE:
+        NB_FREE_CTX (&plan->f64);
+        return prepare_f32 (plan, &plan->f32, with_F, err);
+      case NB_PRECISION_DOUBLE:
+        NB_FREE_CTX (&plan->f32);
+        return prepare_f64 (plan, &plan->f64, with_F, err);
+      default:
+        nb_fast_free (plan);
+        return NB_OK;
     }
 }
 
@@ -236,7 +240,12 @@ row_renderer_for (const nb_plan *plan)
 }
 
 static inline void
-render_row (const row_renderer *r, int spixel, int f_first, int count, int fstride, float *out,
+render_row (const row_renderer *r,
+            int spixel,
+            int f_first,
+            int count,
+            int fstride,
+            float *out,
             double *omega_sum)
 {
   if (r->f32 != NULL)
@@ -255,8 +264,8 @@ static int
 tile_rows (const nb_plan *plan, int width)
 {
   const nb_detector *d = &plan->det;
-  double per_row = (double) width * d->oversample * d->oversample * d->thicksteps
-                   * plan->src.count * plan->orient.n;
+  double per_row = (double) width * d->oversample * d->oversample * d->thicksteps *
+                   plan->src.count * plan->orient.n;
   double rows = TILE_WORK / (per_row > 1.0 ? per_row : 1.0);
 
   return rows >= ROW_TILE ? ROW_TILE : rows >= 1.0 ? (int) rows : 1;
@@ -291,13 +300,14 @@ preview_row (const row_renderer *r, int s, int f_begin, int f_end, int k, float 
 
 /* Zeroes what execute does not write: rows and columns outside the ROI. */
 static void
-clear_outside_roi (float *image, int fpixels, int spixels, int f_begin, int f_end, int s_begin,
-                   int s_end)
+clear_outside_roi (
+    float *image, int fpixels, int spixels, int f_begin, int f_end, int s_begin, int s_end)
 {
   if (s_begin > 0)
     memset (image, 0, (size_t) s_begin * fpixels * sizeof (float));
   if (s_end < spixels)
-    memset (image + (size_t) s_end * fpixels, 0, (size_t) (spixels - s_end) * fpixels * sizeof (float));
+    memset (image + (size_t) s_end * fpixels, 0,
+            (size_t) (spixels - s_end) * fpixels * sizeof (float));
   if (f_begin > 0 || f_end < fpixels)
     for (int s = s_begin; s < s_end; s++)
       {
@@ -311,8 +321,14 @@ clear_outside_roi (float *image, int fpixels, int spixels, int f_begin, int f_en
 /* Renders tile @t (rows [s0, s1)): whole rows, or blocks of k x k for a
  * preview; masked pixels are zeroed. */
 static void
-render_tile (nb_plan *plan, const row_renderer *r, float *image, int s0, int s1, int f_begin,
-             int f_end, int k)
+render_tile (nb_plan *plan,
+             const row_renderer *r,
+             float *image,
+             int s0,
+             int s1,
+             int f_begin,
+             int f_end,
+             int k)
 {
   const int fpixels = plan->det.fpixels;
 
@@ -404,8 +420,8 @@ nb_kernel_execute_fast (nb_plan *plan, float *image, const nb_exec_options *opts
   if (opts && opts->progress)
     opts->progress (opts->user, s_end - s_begin, s_end - s_begin);
   if (k == 1 && (first = nb_kernel_first_phi_pixel (plan)) >= 0)
-    image[first] = (float) nb_kernel_render_pixel (plan, (int) (first % fpixels),
-                                                   (int) (first / fpixels), 1);
+    image[first] =
+        (float) nb_kernel_render_pixel (plan, (int) (first % fpixels), (int) (first / fpixels), 1);
   for (int s = 0; s < spixels; s++)
     plan->omega_sum += plan->row_omega[s];
   return NB_OK;

@@ -22,7 +22,9 @@
 #define R_E_SQR 7.94079248018965e-30
 
 double
-nb_polarization_factor (double kahn, const double incident_in[3], double diffracted[3],
+nb_polarization_factor (double kahn,
+                        const double incident_in[3],
+                        double diffracted[3],
                         const double axis[3])
 {
   double incident[3], psi = 0.0, c2, c2sq, s2sq;
@@ -75,8 +77,7 @@ typedef struct
  * pixel of the image to reach the phi loop.  @interp: start with tricubic
  * interpolation on. */
 static double
-render_pixel (const nb_plan *plan, int fpixel, int spixel, int fresh, int interp,
-              pixel_report *rep)
+render_pixel (const nb_plan *plan, int fpixel, int spixel, int fresh, int interp, pixel_report *rep)
 {
   const nb_params *p = &plan->params;
   const nb_detector *d = &plan->det;
@@ -125,8 +126,8 @@ render_pixel (const nb_plan *plan, int fpixel, int spixel, int fresh, int interp
 
             if (omega == 0.0 || os_omega)
               {
-                omega = d->pixel_size * d->pixel_size / airpath / airpath * d->close_distance
-                        / airpath;
+                omega =
+                    d->pixel_size * d->pixel_size / airpath / airpath * d->close_distance / airpath;
                 if (d->point_pixel)
                   omega = 1.0 / airpath / airpath;
               }
@@ -136,8 +137,8 @@ render_pixel (const nb_plan *plan, int fpixel, int spixel, int fresh, int interp
               {
                 double parallax = nb_dot (diffracted, d->odet);
 
-                capture = exp (-t * d->thickstep * d->mu / parallax)
-                          - exp (-(t + 1) * d->thickstep * d->mu / parallax);
+                capture = exp (-t * d->thickstep * d->mu / parallax) -
+                          exp (-(t + 1) * d->thickstep * d->mu / parallax);
               }
 
             for (int s = 0; s < src->count; s++)
@@ -185,16 +186,16 @@ render_pixel (const nb_plan *plan, int fpixel, int spixel, int fresh, int interp
                         double dx = (h - h0) * as[0] + (k - k0) * bs[0] + (l - l0) * cs[0];
                         double dy = (h - h0) * as[1] + (k - k0) * bs[1] + (l - l0) * cs[1];
                         double dz = (h - h0) * as[2] + (k - k0) * bs[2] + (l - l0) * cs[2];
-                        double rad_star_sqr = (dx * dx + dy * dy + dz * dz) * Na * Na * Nb * Nb
-                                              * Nc * Nc;
+                        double rad_star_sqr =
+                            (dx * dx + dy * dy + dz * dz) * Na * Na * Nb * Nb * Nc * Nc;
 
                         if (p->shape == NB_SHAPE_ROUND)
                           {
-                            double hrad_sqr = (h - h0) * (h - h0) * Na * Na
-                                              + (k - k0) * (k - k0) * Nb * Nb
-                                              + (l - l0) * (l - l0) * Nc * Nc;
-                            F_latt = Na * Nb * Nc * 0.723601254558268
-                                     * sinc3 (M_PI * sqrt (hrad_sqr * p->fudge));
+                            double hrad_sqr = (h - h0) * (h - h0) * Na * Na +
+                                              (k - k0) * (k - k0) * Nb * Nb +
+                                              (l - l0) * (l - l0) * Nc * Nc;
+                            F_latt = Na * Nb * Nc * 0.723601254558268 *
+                                     sinc3 (M_PI * sqrt (hrad_sqr * p->fudge));
                           }
                         else if (p->shape == NB_SHAPE_GAUSS)
                           F_latt = Na * Nb * Nc * exp (-(rad_star_sqr / 0.63 * p->fudge));
@@ -320,7 +321,8 @@ execute_preview (nb_plan *plan, float *image, const nb_exec_options *opts, nb_er
 
       if (nb_cancel_requested (opts))
         return nb_error_set (err, NB_ERR_CANCELLED, "cancelled");
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads > 0 ? threads : omp_get_max_threads()) if (s1 - s0 > k)
+#pragma omp parallel for schedule(dynamic, 1)                                                      \
+    num_threads(threads > 0 ? threads : omp_get_max_threads()) if (s1 - s0 > k)
       for (int b = s0; b < s1; b += k)
         {
           int b1 = b + k < s1 ? b + k : s1;
@@ -370,7 +372,8 @@ nb_kernel_execute (nb_plan *plan, float *image, const nb_exec_options *opts, nb_
         return nb_error_set (err, NB_ERR_CANCELLED, "cancelled");
       if (s0 > d->roi_ymax || s1 <= d->roi_ymin)
         continue;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads > 0 ? threads : omp_get_max_threads()) if (s1 - s0 > 1)
+#pragma omp parallel for schedule(dynamic, 1)                                                      \
+    num_threads(threads > 0 ? threads : omp_get_max_threads()) if (s1 - s0 > 1)
       for (int s = s0; s < s1; s++)
         {
           double row_omega = 0.0;
@@ -428,7 +431,8 @@ nb_kernel_execute (nb_plan *plan, float *image, const nb_exec_options *opts, nb_
 
           if (nb_cancel_requested (opts))
             return nb_error_set (err, NB_ERR_CANCELLED, "cancelled");
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads > 0 ? threads : omp_get_max_threads()) if (s1 - s0 > 1)
+#pragma omp parallel for schedule(dynamic, 1)                                                      \
+    num_threads(threads > 0 ? threads : omp_get_max_threads()) if (s1 - s0 > 1)
           for (int s = s0; s < s1; s++)
             {
               double row_omega = 0.0;

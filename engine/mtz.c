@@ -13,8 +13,13 @@
 #endif
 
 nb_status
-nb_hkl_grid_build (const char *source, const int *hkl, const double *F, long n, double default_F,
-                   nb_hkl_grid *out, nb_error *err)
+nb_hkl_grid_build (const char *source,
+                   const int *hkl,
+                   const double *F,
+                   long n,
+                   double default_F,
+                   nb_hkl_grid *out,
+                   nb_error *err)
 {
   nb_hkl_grid g;
   size_t nh, nk, nl;
@@ -32,9 +37,8 @@ nb_hkl_grid_build (const char *source, const int *hkl, const double *F, long n, 
 
       for (int a = 0; a < 3; a++)
         if (r[a] > NB_HKL_INDEX_MAX || r[a] < -NB_HKL_INDEX_MAX)
-          return nb_error_set (err, NB_ERR_INVALID,
-                               "%s: Miller index %d %d %d beyond +-%d", source, r[0], r[1], r[2],
-                               NB_HKL_INDEX_MAX);
+          return nb_error_set (err, NB_ERR_INVALID, "%s: Miller index %d %d %d beyond +-%d", source,
+                               r[0], r[1], r[2], NB_HKL_INDEX_MAX);
       g.h_min = r[0] < g.h_min ? r[0] : g.h_min;
       g.h_max = r[0] > g.h_max ? r[0] : g.h_max;
       g.k_min = r[1] < g.k_min ? r[1] : g.k_min;
@@ -62,8 +66,8 @@ nb_hkl_grid_build (const char *source, const int *hkl, const double *F, long n, 
     {
       const int *r = hkl + 3 * i;
 
-      g.F[((size_t) (r[0] - g.h_min) * nk + (size_t) (r[1] - g.k_min)) * nl
-          + (size_t) (r[2] - g.l_min)] = F[i];
+      g.F[((size_t) (r[0] - g.h_min) * nk + (size_t) (r[1] - g.k_min)) * nl +
+          (size_t) (r[2] - g.l_min)] = F[i];
     }
   *out = g;
   return NB_OK;
@@ -123,8 +127,12 @@ find_index (MTZ *mtz, const char *label)
 }
 
 nb_status
-nb_mtz_read (const char *path, const char *column, double default_F, nb_hkl_grid *out,
-             char column_used[32], nb_error *err)
+nb_mtz_read (const char *path,
+             const char *column,
+             double default_F,
+             nb_hkl_grid *out,
+             char column_used[32],
+             nb_error *err)
 {
   FILE *probe;
   MTZ *mtz;
@@ -196,8 +204,8 @@ nb_mtz_read (const char *path, const char *column, double default_F, nb_hkl_grid
 
           /* indices transform as a row vector by the rotation: h' = h R */
           for (int c = 0; c < 3; c++)
-            hp[c] = (int) lrintf (h[0] * sg->sym[s][0][c] + h[1] * sg->sym[s][1][c]
-                                  + h[2] * sg->sym[s][2][c]);
+            hp[c] = (int) lrintf (h[0] * sg->sym[s][0][c] + h[1] * sg->sym[s][1][c] +
+                                  h[2] * sg->sym[s][2][c]);
           for (int sign = 1; sign >= -1; sign -= 2)
             {
               for (int c = 0; c < 3; c++)
@@ -222,8 +230,12 @@ nb_mtz_supported (void)
 }
 
 nb_status
-nb_mtz_read (const char *path, const char *column, double default_F, nb_hkl_grid *out,
-             char column_used[32], nb_error *err)
+nb_mtz_read (const char *path,
+             const char *column,
+             double default_F,
+             nb_hkl_grid *out,
+             char column_used[32],
+             nb_error *err)
 {
   memset (out, 0, sizeof *out);
   return nb_error_set (err, NB_ERR_UNSUPPORTED,

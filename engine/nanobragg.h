@@ -30,182 +30,184 @@
 #include "nb-status.h"
 
 #ifdef __cplusplus
-extern "C" {
+extern "C"
+{
 #endif
 
-typedef enum
-{
-  NB_CONVENTION_CUSTOM = 0,
-  NB_CONVENTION_ADXV,
-  NB_CONVENTION_MOSFLM,
-  NB_CONVENTION_XDS,
-  NB_CONVENTION_DIALS,
-  NB_CONVENTION_DENZO,
-} nb_convention;
+  typedef enum
+  {
+    NB_CONVENTION_CUSTOM = 0,
+    NB_CONVENTION_ADXV,
+    NB_CONVENTION_MOSFLM,
+    NB_CONVENTION_XDS,
+    NB_CONVENTION_DIALS,
+    NB_CONVENTION_DENZO,
+  } nb_convention;
 
-typedef enum
-{
-  NB_PIVOT_SAMPLE = 0,
-  NB_PIVOT_BEAM,
-} nb_pivot;
+  typedef enum
+  {
+    NB_PIVOT_SAMPLE = 0,
+    NB_PIVOT_BEAM,
+  } nb_pivot;
 
-typedef enum
-{
-  NB_SHAPE_SQUARE = 0, /* parallelepiped: product of sincg (grating) functions */
-  NB_SHAPE_ROUND,      /* sphere: sinc3 */
-  NB_SHAPE_GAUSS,      /* Gaussian spots */
-  NB_SHAPE_TOPHAT,     /* flat-top spots */
-} nb_shape;
+  typedef enum
+  {
+    NB_SHAPE_SQUARE = 0, /* parallelepiped: product of sincg (grating) functions */
+    NB_SHAPE_ROUND,      /* sphere: sinc3 */
+    NB_SHAPE_GAUSS,      /* Gaussian spots */
+    NB_SHAPE_TOPHAT,     /* flat-top spots */
+  } nb_shape;
 
-typedef enum
-{
-  NB_PRECISION_DOUBLE = 0, /* fast kernel in double precision: the golden images to ~1e-12 */
-  NB_PRECISION_SINGLE,     /* fast kernel in single precision: the interactive path */
-  NB_PRECISION_EXACT,      /* the reference's own arithmetic and loop order, bit for bit */
-} nb_precision;
+  typedef enum
+  {
+    NB_PRECISION_DOUBLE = 0, /* fast kernel in double precision: the golden images to ~1e-12 */
+    NB_PRECISION_SINGLE,     /* fast kernel in single precision: the interactive path */
+    NB_PRECISION_EXACT,      /* the reference's own arithmetic and loop order, bit for bit */
+  } nb_precision;
 
-/* Where nb_plan_execute() runs (-backend auto|cpu|cuda). */
-typedef enum
-{
-  NB_BACKEND_CPU = 0, /* the CPU kernels (OpenMP) */
-  NB_BACKEND_AUTO,    /* the GPU when this build has CUDA and a device and driver are
+  /* Where nb_plan_execute() runs (-backend auto|cpu|cuda). */
+  typedef enum
+  {
+    NB_BACKEND_CPU = 0, /* the CPU kernels (OpenMP) */
+    NB_BACKEND_AUTO,    /* the GPU when this build has CUDA and a device and driver are
                          present, else the CPU (the plan log says which, and why) */
-  NB_BACKEND_CUDA,    /* the GPU; nb_plan_create() fails with NB_ERR_UNSUPPORTED
+    NB_BACKEND_CUDA,    /* the GPU; nb_plan_create() fails with NB_ERR_UNSUPPORTED
                          without a usable device or in a build without CUDA */
-} nb_backend;
+  } nb_backend;
 
-typedef enum
-{
-  NB_STOL_NONE = 0,
-  NB_STOL_STOL,  /* -stol: sin(theta)/lambda in 1/Angstrom */
-  NB_STOL_4STOL, /* -4stol */
-  NB_STOL_Q,     /* -Q: 4 pi sin(theta)/lambda */
-} nb_stol_kind;
+  typedef enum
+  {
+    NB_STOL_NONE = 0,
+    NB_STOL_STOL,  /* -stol: sin(theta)/lambda in 1/Angstrom */
+    NB_STOL_4STOL, /* -4stol */
+    NB_STOL_Q,     /* -Q: 4 pi sin(theta)/lambda */
+  } nb_stol_kind;
 
-/* Sentinel meaning "not given": counts use -1, lengths/angles NAN or -1 as the
+  /* Sentinel meaning "not given": counts use -1, lengths/angles NAN or -1 as the
  * reference does; each field says which. */
 
-typedef struct
-{
-  /* ---- crystal ---- */
-  double cell[6];        /* a, b, c (Angstrom), alpha, beta, gamma (rad); a == 0: no -cell */
-  char *mat_file;        /* -mat: MOSFLM orientation matrix file, or NULL (owned) */
-  double misset[3];      /* -misset: XYZ rotation of the reciprocal cell (rad) */
-  int misset_random;     /* -misset random: orientation drawn from misset_seed */
-  long misset_seed;      /* stored negated, as the reference: -misset_seed N -> -N */
-  double Na, Nb, Nc;     /* unit cells along a, b, c (whole numbers) */
-  double sample_x, sample_y, sample_z; /* crystal size (m); 0 = use Na/Nb/Nc */
-  nb_shape shape;
-  double fudge;          /* shape parameter for ROUND/GAUSS/TOPHAT (dimensionless) */
-  double mosaic_spread;  /* isotropic mosaic spread (rad); -1 = not given */
-  int mosaic_domains;    /* number of mosaic domains; -1 = not given */
-  long mosaic_seed;      /* stored negated; default -12345678 */
-  int interpolate;       /* structure factors: 0 nearest, 1 tricubic, 2 auto */
-  char *hkl_file;        /* -hkl: text file of h k l F, or NULL (owned) */
-  char *dump_file;       /* -dump: Fdump cache written after -hkl, read without it (owned) */
-  double default_F;      /* F of reflections not in the file */
-  char *stol_file;       /* -stol/-4stol/-Q table: read and reported, unused (owned) */
-  nb_stol_kind stol_kind;
+  typedef struct
+  {
+    /* ---- crystal ---- */
+    double cell[6];    /* a, b, c (Angstrom), alpha, beta, gamma (rad); a == 0: no -cell */
+    char *mat_file;    /* -mat: MOSFLM orientation matrix file, or NULL (owned) */
+    double misset[3];  /* -misset: XYZ rotation of the reciprocal cell (rad) */
+    int misset_random; /* -misset random: orientation drawn from misset_seed */
+    long misset_seed;  /* stored negated, as the reference: -misset_seed N -> -N */
+    double Na, Nb, Nc; /* unit cells along a, b, c (whole numbers) */
+    double sample_x, sample_y, sample_z; /* crystal size (m); 0 = use Na/Nb/Nc */
+    nb_shape shape;
+    double fudge;         /* shape parameter for ROUND/GAUSS/TOPHAT (dimensionless) */
+    double mosaic_spread; /* isotropic mosaic spread (rad); -1 = not given */
+    int mosaic_domains;   /* number of mosaic domains; -1 = not given */
+    long mosaic_seed;     /* stored negated; default -12345678 */
+    int interpolate;      /* structure factors: 0 nearest, 1 tricubic, 2 auto */
+    char *hkl_file;       /* -hkl: text file of h k l F, or NULL (owned) */
+    char *dump_file;      /* -dump: Fdump cache written after -hkl, read without it (owned) */
+    double default_F;     /* F of reflections not in the file */
+    char *stol_file;      /* -stol/-4stol/-Q table: read and reported, unused (owned) */
+    nb_stol_kind stol_kind;
 
-  /* ---- beam ---- */
-  double lambda0;        /* central wavelength (m) */
-  double dispersion;     /* full spectral width (fraction); 0 = monochromatic */
-  double dispstep;       /* -1 = auto */
-  int dispsteps;         /* number of wavelengths; -1 = auto */
-  double hdivrange, vdivrange; /* full divergence ranges (rad); -1 = not given */
-  double hdivstep, vdivstep;   /* divergence step sizes (rad); -1 = not given */
-  int hdivsteps, vdivsteps;    /* divergence counts; -1 = not given */
-  int round_div;         /* 1: cull the divergence grid to an ellipse */
-  char *source_file;     /* -sourcefile: X Y Z weight lambda(m) table (owned) */
-  double fluence;        /* photons/m^2 */
-  double flux;           /* photons/s; non-zero: fluence = flux*exposure/beamsize^2 */
-  double exposure;       /* s */
-  double beamsize;       /* m; also clips sample_y/z (quirk Q-21) */
-  double polarization;   /* Kahn factor K */
-  int nopolar;           /* 1: polarization factor 1 */
-  double water_size;     /* water background thickness (m) */
+    /* ---- beam ---- */
+    double lambda0;              /* central wavelength (m) */
+    double dispersion;           /* full spectral width (fraction); 0 = monochromatic */
+    double dispstep;             /* -1 = auto */
+    int dispsteps;               /* number of wavelengths; -1 = auto */
+    double hdivrange, vdivrange; /* full divergence ranges (rad); -1 = not given */
+    double hdivstep, vdivstep;   /* divergence step sizes (rad); -1 = not given */
+    int hdivsteps, vdivsteps;    /* divergence counts; -1 = not given */
+    int round_div;               /* 1: cull the divergence grid to an ellipse */
+    char *source_file;           /* -sourcefile: X Y Z weight lambda(m) table (owned) */
+    double fluence;              /* photons/m^2 */
+    double flux;                 /* photons/s; non-zero: fluence = flux*exposure/beamsize^2 */
+    double exposure;             /* s */
+    double beamsize;             /* m; also clips sample_y/z (quirk Q-21) */
+    double polarization;         /* Kahn factor K */
+    int nopolar;                 /* 1: polarization factor 1 */
+    double water_size;           /* water background thickness (m) */
 
-  /* ---- detector ---- */
-  double pixel_size;     /* m */
-  int fpixels, spixels;  /* pixel counts; 0 = from detsize */
-  double detsize_f, detsize_s; /* m */
-  double distance;       /* sample to beam spot (m) */
-  double close_distance; /* sample to detector plane along its normal (m); NAN = not given */
-  double Xbeam, Ybeam;   /* beam centre in the convention's frame (m); NAN = not given */
-  double Xclose, Yclose; /* near point (m); NAN = not given */
-  double ORGX, ORGY;     /* XDS origin (pixels); NAN = not given */
-  nb_pivot pivot;
-  nb_convention convention;
-  double fdet[3], sdet[3], odet[3]; /* CUSTOM detector fast, slow, normal unit vectors */
-  double beam[3];        /* CUSTOM beam direction (source to sample) */
-  double polar_vector[3];/* CUSTOM polarization (E-vector) direction */
-  double spindle[3];     /* CUSTOM rotation axis */
-  double twotheta_axis[3]; /* CUSTOM two-theta axis (used as given, not normalised: Q-10) */
-  double pix0[3];        /* -pix0_vector: recorded, unused by the reference (Q-13) */
-  double rotx, roty, rotz; /* detector rotations about lab X, Y, Z (rad) */
-  double twotheta;       /* detector two-theta (rad) */
-  int curved_det;        /* spherical detector */
-  int point_pixel;       /* solid angle 1/R^2 */
-  double detector_mu;    /* attenuation (1/m); -1 = not given */
-  double detector_thick; /* sensor thickness (m) */
-  double detector_thickstep; /* -1 = auto */
-  int detector_thicksteps;   /* sensor layers; -1 = auto */
-  int roi[4];            /* xmin xmax ymin ymax (inclusive pixels); -1 = whole detector */
-  char *img_file;        /* -img: SMV header read for defaults (owned) */
-  char *mask_file;       /* -mask: SMV file, zero pixels skipped (owned) */
+    /* ---- detector ---- */
+    double pixel_size;           /* m */
+    int fpixels, spixels;        /* pixel counts; 0 = from detsize */
+    double detsize_f, detsize_s; /* m */
+    double distance;             /* sample to beam spot (m) */
+    double close_distance; /* sample to detector plane along its normal (m); NAN = not given */
+    double Xbeam, Ybeam;   /* beam centre in the convention's frame (m); NAN = not given */
+    double Xclose, Yclose; /* near point (m); NAN = not given */
+    double ORGX, ORGY;     /* XDS origin (pixels); NAN = not given */
+    nb_pivot pivot;
+    nb_convention convention;
+    double fdet[3], sdet[3], odet[3]; /* CUSTOM detector fast, slow, normal unit vectors */
+    double beam[3];                   /* CUSTOM beam direction (source to sample) */
+    double polar_vector[3];           /* CUSTOM polarization (E-vector) direction */
+    double spindle[3];                /* CUSTOM rotation axis */
+    double twotheta_axis[3];   /* CUSTOM two-theta axis (used as given, not normalised: Q-10) */
+    double pix0[3];            /* -pix0_vector: recorded, unused by the reference (Q-13) */
+    double rotx, roty, rotz;   /* detector rotations about lab X, Y, Z (rad) */
+    double twotheta;           /* detector two-theta (rad) */
+    int curved_det;            /* spherical detector */
+    int point_pixel;           /* solid angle 1/R^2 */
+    double detector_mu;        /* attenuation (1/m); -1 = not given */
+    double detector_thick;     /* sensor thickness (m) */
+    double detector_thickstep; /* -1 = auto */
+    int detector_thicksteps;   /* sensor layers; -1 = auto */
+    int roi[4];                /* xmin xmax ymin ymax (inclusive pixels); -1 = whole detector */
+    char *img_file;            /* -img: SMV header read for defaults (owned) */
+    char *mask_file;           /* -mask: SMV file, zero pixels skipped (owned) */
 
-  /* ---- sampling ---- */
-  double phi0;           /* start spindle angle (rad) */
-  double osc;            /* oscillation range (rad); -1 = not given */
-  double phistep;        /* (rad); -1 = not given */
-  int phisteps;          /* -1 = not given */
-  int oversample;        /* sub-pixels per axis; <= 0 = auto */
-  int oversample_thick, oversample_polar, oversample_omega;
-  double dmin;           /* resolution cut-off (m); 0 = off */
+    /* ---- sampling ---- */
+    double phi0;    /* start spindle angle (rad) */
+    double osc;     /* oscillation range (rad); -1 = not given */
+    double phistep; /* (rad); -1 = not given */
+    int phisteps;   /* -1 = not given */
+    int oversample; /* sub-pixels per axis; <= 0 = auto */
+    int oversample_thick, oversample_polar, oversample_omega;
+    double dmin; /* resolution cut-off (m); 0 = off */
 
-  /* ---- output (used by the CLI) ---- */
-  char *floatfile, *intfile, *pgmfile, *noisefile, *pngfile; /* owned */
-  int write_pgm;         /* 1: write pgmfile */
-  int calculate_noise;   /* 1: write noisefile */
-  double intfile_scale;  /* <= 0: auto 55000/max */
-  double pgm_scale;      /* <= 0: auto */
-  double adc;            /* offset added to SMV pixels */
-  long seed;             /* noise seed, stored negated; default -time() */
-  int printout;
-  int printout_fpixel, printout_spixel;
-  int progress;
+    /* ---- output (used by the CLI) ---- */
+    char *floatfile, *intfile, *pgmfile, *noisefile, *pngfile; /* owned */
+    int write_pgm;                                             /* 1: write pgmfile */
+    int calculate_noise;                                       /* 1: write noisefile */
+    double intfile_scale;                                      /* <= 0: auto 55000/max */
+    double pgm_scale;                                          /* <= 0: auto */
+    double adc;                                                /* offset added to SMV pixels */
+    long seed; /* noise seed, stored negated; default -time() */
+    int printout;
+    int printout_fpixel, printout_spixel;
+    int progress;
 
-  /* ---- Braggscope ---- */
-  nb_precision precision;
-  int physical;          /* 1: correct the reference's bugs (see nb_params_parse_argv) */
-  int stats;             /* -stats: print plan cache counters */
-  double memory_budget;  /* bytes a plan may use (-memory_budget MB); 0 = half of physical memory */
-  nb_backend backend;    /* -backend; nb_params_init() sets NB_BACKEND_AUTO.  -precision exact
+    /* ---- Braggscope ---- */
+    nb_precision precision;
+    int physical; /* 1: correct the reference's bugs (see nb_params_parse_argv) */
+    int stats;    /* -stats: print plan cache counters */
+    double
+        memory_budget;  /* bytes a plan may use (-memory_budget MB); 0 = half of physical memory */
+    nb_backend backend; /* -backend; nb_params_init() sets NB_BACKEND_AUTO.  -precision exact
                             and tricubic interpolation always run on the CPU, and so does a
                             curved detector (the plan log says so) */
-} nb_params;
+  } nb_params;
 
-/* nb_params_init: the reference's defaults (cli.md §4); strings NULL except the
+  /* nb_params_init: the reference's defaults (cli.md §4); strings NULL except the
  * output names (floatimage.bin, intimage.img, image.pgm, noiseimage.img).
  * The noise seed and the misset seed default to -time(NULL), as the reference. */
-void nb_params_init (nb_params *p);
+  void nb_params_init (nb_params *p);
 
-/* nb_params_clear: frees the owned strings; @p may be re-initialised after. */
-void nb_params_clear (nb_params *p);
+  /* nb_params_clear: frees the owned strings; @p may be re-initialised after. */
+  void nb_params_clear (nb_params *p);
 
-/* nb_params_copy: deep copy of @src into uninitialised @dst.  NB_ERR_NOMEM. */
-nb_status nb_params_copy (nb_params *dst, const nb_params *src, nb_error *err);
+  /* nb_params_copy: deep copy of @src into uninitialised @dst.  NB_ERR_NOMEM. */
+  nb_status nb_params_copy (nb_params *dst, const nb_params *src, nb_error *err);
 
-/* nb_params_parse_argv: applies nanoBragg command-line flags (argv[0] is the
+  /* nb_params_parse_argv: applies nanoBragg command-line flags (argv[0] is the
  * program name and is skipped) on top of @p, in argv order, last wins, with the
  * reference's spellings, aliases and precedence (cli.md).  Unlike the
  * reference, an unknown flag, a stray argument or a missing or non-numeric value
  * is an NB_ERR_USAGE error naming it.  -img/-mask headers are read first (mask,
  * then image) as the reference does.  Returns NB_OK, NB_ERR_USAGE, or errors of
  * reading -img/-mask. */
-nb_status nb_params_parse_argv (nb_params *p, int argc, const char *const *argv, nb_error *err);
+  nb_status nb_params_parse_argv (nb_params *p, int argc, const char *const *argv, nb_error *err);
 
-/* nb_params_validate: checks every field of @p against what the physics and
+  /* nb_params_validate: checks every field of @p against what the physics and
  * the engine allow, without touching files: numbers must be finite and in
  * range (wavelength > 0, cell lengths > 0 and angles that close a cell, no
  * negative sizes, counts within their limits, divergence/phi/sensor grids of a
@@ -216,9 +218,9 @@ nb_status nb_params_parse_argv (nb_params *p, int argc, const char *const *argv,
  * naming the parameter as its command-line flag, the value in the flag's units
  * and what is allowed.  nb_plan_create() and nb_plan_update() call it first;
  * nb_params_parse_argv() does not (it checks syntax only). */
-nb_status nb_params_validate (const nb_params *p, nb_error *err);
+  nb_status nb_params_validate (const nb_params *p, nb_error *err);
 
-/* nb_params_to_argv: a nanoBragg command line that reproduces @p: argv[0] is
+  /* nb_params_to_argv: a nanoBragg command line that reproduces @p: argv[0] is
  * "nanobragg", then the flags of every field that differs from
  * nb_params_init()'s defaults, in the units the parser takes, so that
  * nb_params_parse_argv() on a fresh nb_params gives back a set that renders
@@ -231,47 +233,47 @@ nb_status nb_params_validate (const nb_params *p, nb_error *err);
  * their meaning (-misset_seed is never last: Q-29).  The array
  * and its strings are malloc'ed and NULL-terminated; free with nb_argv_free().
  * Sets *@argc when @argc is non-NULL.  NULL when out of memory. */
-char **nb_params_to_argv (const nb_params *p, int *argc);
+  char **nb_params_to_argv (const nb_params *p, int *argc);
 
-/* nb_argv_free: frees an array from nb_params_to_argv() (NULL allowed). */
-void nb_argv_free (char **argv);
+  /* nb_argv_free: frees an array from nb_params_to_argv() (NULL allowed). */
+  void nb_argv_free (char **argv);
 
-/* ------------------------------------------------------------------------- */
+  /* ------------------------------------------------------------------------- */
 
-typedef struct nb_plan nb_plan;
+  typedef struct nb_plan nb_plan;
 
-/* Derived geometry and bookkeeping, valid for the plan's life (until update). */
-typedef struct
-{
-  int fpixels, spixels;
-  double pixel_size;           /* m */
-  int oversample;
-  int thicksteps;
-  int sources, mosaic_domains, phisteps;
-  int steps;                   /* sources * domains * phisteps * oversample^2 */
-  double lambda0;              /* m */
-  double distance;             /* post-geometry (m) */
-  double close_distance;       /* m */
-  double Xbeam, Ybeam;         /* convention-level beam centre (m) */
-  double Fbeam, Sbeam, Fclose, Sclose; /* post-geometry (m) */
-  double ORGX, ORGY;           /* pixels */
-  double dials_origin[3];      /* mm */
-  double detsize_f, detsize_s; /* m */
-  double fdet[3], sdet[3], odet[3], beam[3], pix0[3], spindle[3], polar_vector[3];
-  double phi0, osc, phistep;   /* rad, after auto-selection */
-  double twotheta;             /* rad (as given) */
-  double a_star[3], b_star[3], c_star[3]; /* 1/Angstrom, misset applied */
-  double a0[3], b0[3], c0[3];  /* real cell vectors (m), misset applied, phi = 0 */
-  double Na, Nb, Nc;
-  double fluence;
-  int roi[4];
-  nb_convention convention;
-  nb_pivot pivot;
-  int interpolate;             /* 0/1 as used */
-  double default_F;
-} nb_plan_info;
+  /* Derived geometry and bookkeeping, valid for the plan's life (until update). */
+  typedef struct
+  {
+    int fpixels, spixels;
+    double pixel_size; /* m */
+    int oversample;
+    int thicksteps;
+    int sources, mosaic_domains, phisteps;
+    int steps;                           /* sources * domains * phisteps * oversample^2 */
+    double lambda0;                      /* m */
+    double distance;                     /* post-geometry (m) */
+    double close_distance;               /* m */
+    double Xbeam, Ybeam;                 /* convention-level beam centre (m) */
+    double Fbeam, Sbeam, Fclose, Sclose; /* post-geometry (m) */
+    double ORGX, ORGY;                   /* pixels */
+    double dials_origin[3];              /* mm */
+    double detsize_f, detsize_s;         /* m */
+    double fdet[3], sdet[3], odet[3], beam[3], pix0[3], spindle[3], polar_vector[3];
+    double phi0, osc, phistep;              /* rad, after auto-selection */
+    double twotheta;                        /* rad (as given) */
+    double a_star[3], b_star[3], c_star[3]; /* 1/Angstrom, misset applied */
+    double a0[3], b0[3], c0[3];             /* real cell vectors (m), misset applied, phi = 0 */
+    double Na, Nb, Nc;
+    double fluence;
+    int roi[4];
+    nb_convention convention;
+    nb_pivot pivot;
+    int interpolate; /* 0/1 as used */
+    double default_F;
+  } nb_plan_info;
 
-/* The plan's stages (its warm cache).  Each is recomputed only when one of its
+  /* The plan's stages (its warm cache).  Each is recomputed only when one of its
  * inputs changed:
  *   DETECTOR     pixel size and counts, distance, beam centre, convention,
  *                pivot, vectors, rotations, two-theta, sensor, ROI
@@ -285,186 +287,201 @@ typedef struct
  *   BUFFERS      the cache key: pixel counts, counts of sources, domains and
  *                phi steps, the mask, the precision; reallocated only when a
  *                table or row buffer must grow */
-typedef enum
-{
-  NB_STAGE_DETECTOR = 0,
-  NB_STAGE_CRYSTAL,
-  NB_STAGE_STRUCTURE_FACTORS,
-  NB_STAGE_SOURCES,
-  NB_STAGE_ORIENTATION,
-  NB_STAGE_BUFFERS,
-  NB_N_STAGES
-} nb_stage;
+  typedef enum
+  {
+    NB_STAGE_DETECTOR = 0,
+    NB_STAGE_CRYSTAL,
+    NB_STAGE_STRUCTURE_FACTORS,
+    NB_STAGE_SOURCES,
+    NB_STAGE_ORIENTATION,
+    NB_STAGE_BUFFERS,
+    NB_N_STAGES
+  } nb_stage;
 
-typedef struct
-{
-  long hits[NB_N_STAGES];     /* updates that reused the stage */
-  long rebuilds[NB_N_STAGES]; /* creations and updates that recomputed it */
-} nb_plan_stats;
+  typedef struct
+  {
+    long hits[NB_N_STAGES];     /* updates that reused the stage */
+    long rebuilds[NB_N_STAGES]; /* creations and updates that recomputed it */
+  } nb_plan_stats;
 
-/* nb_stage_name: "detector", "crystal", ... */
-const char *nb_stage_name (nb_stage stage);
+  /* nb_stage_name: "detector", "crystal", ... */
+  const char *nb_stage_name (nb_stage stage);
 
-/* nb_plan_get_stats: the hit/rebuild counters since the plan was created. */
-void nb_plan_get_stats (const nb_plan *plan, nb_plan_stats *stats);
+  /* nb_plan_get_stats: the hit/rebuild counters since the plan was created. */
+  void nb_plan_get_stats (const nb_plan *plan, nb_plan_stats *stats);
 
-/* nb_plan_create: derives everything from @params in the reference's order
+  /* nb_plan_create: derives everything from @params in the reference's order
  * (physics.md §2): detector, sources, orientation, structure factors (reads
  * -hkl/-mat/-sourcefile/-stol/-mask files), and allocates the buffers.  The
  * params are copied; @params may be freed after.  Errors: NB_ERR_INVALID (a
  * setting that leaves no sources or pixels, an impossible cell...), NB_ERR_IO
  * and NB_ERR_PARSE for input files, NB_ERR_NOMEM. */
-nb_status nb_plan_create (const nb_params *params, nb_plan **out, nb_error *err);
+  nb_status nb_plan_create (const nb_params *params, nb_plan **out, nb_error *err);
 
-/* nb_plan_update: replaces the plan's parameters by @params, recomputing only
+  /* nb_plan_update: replaces the plan's parameters by @params, recomputing only
  * the stages whose inputs changed.  On error the plan keeps its old state. */
-nb_status nb_plan_update (nb_plan *plan, const nb_params *params, nb_error *err);
+  nb_status nb_plan_update (nb_plan *plan, const nb_params *params, nb_error *err);
 
-/* nb_plan_destroy: frees the plan (NULL allowed). */
-void nb_plan_destroy (nb_plan *plan);
+  /* nb_plan_destroy: frees the plan (NULL allowed). */
+  void nb_plan_destroy (nb_plan *plan);
 
-typedef struct
-{
-  const volatile int *cancel; /* if non-NULL and becomes non-zero, execute stops (NB_ERR_CANCELLED)
+  typedef struct
+  {
+    const volatile int
+        *cancel; /* if non-NULL and becomes non-zero, execute stops (NB_ERR_CANCELLED)
                                  within one row tile; execute reads it with an atomic load, so
                                  set it from another thread with an atomic store
                                  (__atomic_store_n, g_atomic_int_set) */
-  void (*progress) (void *user, int rows_done, int rows_total); /* called from the calling thread */
-  void *user;
-  int threads;                /* OpenMP threads; 0 = default */
-  int preview_stride;         /* 0 or 1: full image.  k >= 2: a preview: one pixel per k x k
+    void (*progress) (void *user,
+                      int rows_done,
+                      int rows_total); /* called from the calling thread */
+    void *user;
+    int threads;        /* OpenMP threads; 0 = default */
+    int preview_stride; /* 0 or 1: full image.  k >= 2: a preview: one pixel per k x k
                                  block (its centre, pixel f0 + k/2, s0 + k/2, clipped to the
                                  ROI) is simulated and copied to the whole block, so the
                                  image is full size at about 1/k^2 of the cost */
-} nb_exec_options;
+  } nb_exec_options;
 
-/* nb_plan_execute: renders the image into @image (caller-owned,
+  /* nb_plan_execute: renders the image into @image (caller-owned,
  * fpixels*spixels floats, fast index first), in photons per pixel.  Pixels
  * outside the ROI or masked are 0.  @opts may be NULL. */
-nb_status nb_plan_execute (nb_plan *plan, float *image, const nb_exec_options *opts,
-                           nb_error *err);
+  nb_status
+  nb_plan_execute (nb_plan *plan, float *image, const nb_exec_options *opts, nb_error *err);
 
-/* nb_kernel_variant: the instruction set the single-precision kernel uses on
+  /* nb_kernel_variant: the instruction set the single-precision kernel uses on
  * this CPU now ("avx512", "avx2" or "generic"); the environment variable
  * NB_KERNEL=generic|avx2|avx512 forces one (falling back when unsupported). */
-const char *nb_kernel_variant (void);
+  const char *nb_kernel_variant (void);
 
-/* nb_plan_get_backend: where the plan's execute runs now: "cuda" or "cpu".
+  /* nb_plan_get_backend: where the plan's execute runs now: "cuda" or "cpu".
  * A plan asked for auto or cuda runs on the CPU when the device is missing,
  * for -precision exact, tricubic interpolation or a curved detector, and
  * after a CUDA error in one of its runs (that run and the later ones fall
  * back to the CPU kernel; the plan log has the error).  A constant string. */
-const char *nb_plan_get_backend (const nb_plan *plan);
+  const char *nb_plan_get_backend (const nb_plan *plan);
 
-/* nb_cuda_device_available: 1 when this build has the CUDA backend and a
+  /* nb_cuda_device_available: 1 when this build has the CUDA backend and a
  * device of compute capability 8.0 or newer and its driver are present, else
  * 0.  @why (if non-NULL, @n bytes) receives the device's name, or the reason
  * there is none (no driver, no device, a build without CUDA...).  The probe
  * runs once per process; thread-safe. */
-int nb_cuda_device_available (char *why, size_t n);
+  int nb_cuda_device_available (char *why, size_t n);
 
-/* nb_plan_get_info: derived values (geometry, counts) of the current plan. */
-const nb_plan_info *nb_plan_get_info (const nb_plan *plan);
+  /* nb_plan_get_info: derived values (geometry, counts) of the current plan. */
+  const nb_plan_info *nb_plan_get_info (const nb_plan *plan);
 
-/* nb_plan_get_params: the parameters the plan was built from (owned by the plan). */
-const nb_params *nb_plan_get_params (const nb_plan *plan);
+  /* nb_plan_get_params: the parameters the plan was built from (owned by the plan). */
+  const nb_params *nb_plan_get_params (const nb_plan *plan);
 
-/* nb_plan_get_log: the lines the reference prints while setting up (convention,
+  /* nb_plan_get_log: the lines the reference prints while setting up (convention,
  * cell, sources, summary...), for the CLI to print; NUL-terminated, owned by
  * the plan.  Also any lines execute adds (interpolation warning). */
-const char *nb_plan_get_log (const nb_plan *plan);
+  const char *nb_plan_get_log (const nb_plan *plan);
 
-/* nb_plan_get_mask: the -mask pixels (1 = use), or NULL. */
-const uint16_t *nb_plan_get_mask (const nb_plan *plan);
+  /* nb_plan_get_mask: the -mask pixels (1 = use), or NULL. */
+  const uint16_t *nb_plan_get_mask (const nb_plan *plan);
 
-/* nb_plan_get_omega_sum: the sum of the solid angles (sr) of every sub-pixel
+  /* nb_plan_get_omega_sum: the sum of the solid angles (sr) of every sub-pixel
  * of the last execute; divided by steps it is the reference's "solid angle
  * subtended by detector". */
-double nb_plan_get_omega_sum (const nb_plan *plan);
+  double nb_plan_get_omega_sum (const nb_plan *plan);
 
-/* ------------------------------------------------------------------------- */
-/* Pixel queries: what a viewer shows under the cursor. */
+  /* ------------------------------------------------------------------------- */
+  /* Pixel queries: what a viewer shows under the cursor. */
 
-/* An immutable, reference-counted snapshot of the plan's geometry, crystal
+  /* An immutable, reference-counted snapshot of the plan's geometry, crystal
  * orientation and structure factors, safe to query from any thread while the
  * plan itself is updated or destroyed. */
-typedef struct nb_geometry nb_geometry;
+  typedef struct nb_geometry nb_geometry;
 
-typedef struct
-{
-  double fdet, sdet;  /* position on the detector along fdet and sdet from pix0's corner (m) */
-  double lab[3];      /* position in the lab frame (m), sample at the origin */
-  double two_theta;   /* scattering angle 2 theta (rad) to the central beam */
-  double azimuth;     /* angle about the beam of the scattered ray (rad, -pi..pi):
+  typedef struct
+  {
+    double fdet, sdet;  /* position on the detector along fdet and sdet from pix0's corner (m) */
+    double lab[3];      /* position in the lab frame (m), sample at the origin */
+    double two_theta;   /* scattering angle 2 theta (rad) to the central beam */
+    double azimuth;     /* angle about the beam of the scattered ray (rad, -pi..pi):
                          atan2 of its components along (beam x polar_vector) and
                          polar_vector, so 0 is the polarization direction */
-  double d;           /* resolution d = lambda / (2 sin theta) (Angstrom); INFINITY at 2theta 0 */
-  double q;           /* |q| = 4 pi sin(theta) / lambda (1/Angstrom) */
-  double stol;        /* sin(theta) / lambda (1/Angstrom) */
-  double hkl[3];      /* fractional Miller indices h k l: real cell vectors . (s - s0)/lambda,
+    double d;           /* resolution d = lambda / (2 sin theta) (Angstrom); INFINITY at 2theta 0 */
+    double q;           /* |q| = 4 pi sin(theta) / lambda (1/Angstrom) */
+    double stol;        /* sin(theta) / lambda (1/Angstrom) */
+    double hkl[3];      /* fractional Miller indices h k l: real cell vectors . (s - s0)/lambda,
                          crystal at the middle of the first phi step (physics.md sec. 13) */
-  int h, k, l;        /* nearest whole indices (the reference's rounding, ceil(x - 0.5)) */
-  double F;           /* structure factor of (h, k, l): from the file, else default_F */
-  int F_from_file;    /* 1 when (h, k, l) is one of the file's reflections */
-  double solid_angle; /* solid angle of the pixel (sr), flat or point-pixel as the plan */
-} nb_pixel_query;
+    int h, k, l;        /* nearest whole indices (the reference's rounding, ceil(x - 0.5)) */
+    double F;           /* structure factor of (h, k, l): from the file, else default_F */
+    int F_from_file;    /* 1 when (h, k, l) is one of the file's reflections */
+    double solid_angle; /* solid angle of the pixel (sr), flat or point-pixel as the plan */
+  } nb_pixel_query;
 
-/* nb_plan_ref_geometry: a new reference to the snapshot of the plan's current
+  /* nb_plan_ref_geometry: a new reference to the snapshot of the plan's current
  * state (shared until the next update changes the detector, crystal,
  * orientation, sources or structure factors).  NULL only when out of memory.
  * Release with nb_geometry_unref(). */
-nb_geometry *nb_plan_ref_geometry (nb_plan *plan);
+  nb_geometry *nb_plan_ref_geometry (nb_plan *plan);
 
-/* nb_geometry_ref / nb_geometry_unref: atomic reference counting (NULL allowed). */
-nb_geometry *nb_geometry_ref (nb_geometry *geom);
-void nb_geometry_unref (nb_geometry *geom);
+  /* nb_geometry_ref / nb_geometry_unref: atomic reference counting (NULL allowed). */
+  nb_geometry *nb_geometry_ref (nb_geometry *geom);
+  void nb_geometry_unref (nb_geometry *geom);
 
-/* nb_geometry_size: the detector's pixel counts. */
-void nb_geometry_size (const nb_geometry *geom, int *fpixels, int *spixels);
+  /* nb_geometry_size: the detector's pixel counts. */
+  void nb_geometry_size (const nb_geometry *geom, int *fpixels, int *spixels);
 
-/* nb_geometry_query: the quantities of nb_pixel_query at the detector point
+  /* nb_geometry_query: the quantities of nb_pixel_query at the detector point
  * (@fpixel, @spixel) in pixel units: pixel (i, j) spans [i, i+1) x [j, j+1) and
  * its centre is (i + 0.5, j + 0.5); points off the detector are allowed.  The
  * central wavelength and the first source's direction are used.  Errors:
  * NB_ERR_INVALID for a non-finite coordinate. */
-nb_status nb_geometry_query (const nb_geometry *geom, double fpixel, double spixel,
-                             nb_pixel_query *out, nb_error *err);
+  nb_status nb_geometry_query (
+      const nb_geometry *geom, double fpixel, double spixel, nb_pixel_query *out, nb_error *err);
 
-/* ------------------------------------------------------------------------- */
-/* Statistics and conversions of a float image, as the reference computes them
+  /* ------------------------------------------------------------------------- */
+  /* Statistics and conversions of a float image, as the reference computes them
  * (physics.md §19). */
 
-typedef struct
-{
-  double max_I;
-  double max_I_x, max_I_y; /* Fdet, Sdet (m) of the last sub-pixel of the max pixel */
-  double mean, rms, rmsd;
-  double sum;
-  long n;
-} nb_image_stats;
+  typedef struct
+  {
+    double max_I;
+    double max_I_x, max_I_y; /* Fdet, Sdet (m) of the last sub-pixel of the max pixel */
+    double mean, rms, rmsd;
+    double sum;
+    long n;
+  } nb_image_stats;
 
-/* nb_image_statistics: over ROI pixels not masked (rmsd over all ROI pixels,
+  /* nb_image_statistics: over ROI pixels not masked (rmsd over all ROI pixels,
  * quirk Q-25).  @mask may be NULL. */
-void nb_image_statistics (const nb_plan *plan, const float *image, nb_image_stats *st);
+  void nb_image_statistics (const nb_plan *plan, const float *image, nb_image_stats *st);
 
-/* nb_image_to_smv: uint16 pixels: ROI pixels floorf(v*scale + adc + 0.5)
+  /* nb_image_to_smv: uint16 pixels: ROI pixels floorf(v*scale + adc + 0.5)
  * clamped to [0, 65535] (Q-31), others 0.  @scale <= 0 means auto
  * (55000/max_I, 1 when max_I is 0).  Returns the scale used. */
-double nb_image_to_smv (const nb_plan *plan, const float *image, const nb_image_stats *st,
-                        double scale, double adc, uint16_t *out);
+  double nb_image_to_smv (const nb_plan *plan,
+                          const float *image,
+                          const nb_image_stats *st,
+                          double scale,
+                          double adc,
+                          uint16_t *out);
 
-/* nb_image_to_pgm: bytes min(255, v*scale) for ROI pixels.  @scale <= 0: auto
+  /* nb_image_to_pgm: bytes min(255, v*scale) for ROI pixels.  @scale <= 0: auto
  * (250/(5 rmsd), else @int_scale).  Returns the scale used. */
-double nb_image_to_pgm (const nb_plan *plan, const float *image, const nb_image_stats *st,
-                        double scale, double int_scale, uint8_t *out);
+  double nb_image_to_pgm (const nb_plan *plan,
+                          const float *image,
+                          const nb_image_stats *st,
+                          double scale,
+                          double int_scale,
+                          uint8_t *out);
 
-/* nb_image_to_noise: Poisson noise image with the reference's generator
+  /* nb_image_to_noise: Poisson noise image with the reference's generator
  * (seed @seed, stored negated as -seed N gives; the generator table continues
  * from the plan's misset and mosaic draws, as the reference shares it), ROI
  * pixels only, + adc, upper clamp 65535 (overloads counted).  Returns the
  * total photons. */
-double nb_image_to_noise (const nb_plan *plan, const float *image, long seed, double adc,
-                          uint16_t *out, int *overloads);
+  double nb_image_to_noise (const nb_plan *plan,
+                            const float *image,
+                            long seed,
+                            double adc,
+                            uint16_t *out,
+                            int *overloads);
 
 #ifdef __cplusplus
 }

@@ -12,17 +12,18 @@
 #include "nb-status.h"
 
 #ifdef __cplusplus
-extern "C" {
+extern "C"
+{
 #endif
 
-/* nb_mtz_supported: 1 when this build reads MTZ files (libccp4 was found). */
-int nb_mtz_supported (void);
+  /* nb_mtz_supported: 1 when this build reads MTZ files (libccp4 was found). */
+  int nb_mtz_supported (void);
 
-/* nb_file_is_mtz: 1 when @path starts with the MTZ magic "MTZ ", 0 otherwise
+  /* nb_file_is_mtz: 1 when @path starts with the MTZ magic "MTZ ", 0 otherwise
  * (including when it cannot be read: the caller's reader reports that). */
-int nb_file_is_mtz (const char *path);
+  int nb_file_is_mtz (const char *path);
 
-/* nb_mtz_read: the amplitudes of the first column of type F (or of the
+  /* nb_mtz_read: the amplitudes of the first column of type F (or of the
  * column labelled @column when non-NULL) of the MTZ file @path, expanded to
  * P1 with Friedel mates, in the padded grid layout of nb_hkl_read() (cells
  * not listed hold @default_F).  Missing values are skipped.  @column_used,
@@ -30,16 +31,25 @@ int nb_file_is_mtz (const char *path);
  * NB_ERR_IO (cannot open), NB_ERR_PARSE (not MTZ, no amplitude column, no
  * reflections), NB_ERR_INVALID (an index beyond NB_HKL_INDEX_MAX),
  * NB_ERR_NOMEM, NB_ERR_UNSUPPORTED (built without libccp4). */
-nb_status nb_mtz_read (const char *path, const char *column, double default_F, nb_hkl_grid *out,
-                       char column_used[32], nb_error *err);
+  nb_status nb_mtz_read (const char *path,
+                         const char *column,
+                         double default_F,
+                         nb_hkl_grid *out,
+                         char column_used[32],
+                         nb_error *err);
 
-/* nb_hkl_grid_build: the padded grid of @n reflections (@hkl: 3n indices,
+  /* nb_hkl_grid_build: the padded grid of @n reflections (@hkl: 3n indices,
  * @F: n amplitudes), later duplicates overwriting earlier ones, other cells
  * @default_F (padding planes 0), as nb_hkl_read() lays it out.  @source
  * names the input in messages.  Errors: NB_ERR_INVALID (n == 0 or an index
  * beyond NB_HKL_INDEX_MAX), NB_ERR_NOMEM. */
-nb_status nb_hkl_grid_build (const char *source, const int *hkl, const double *F, long n,
-                             double default_F, nb_hkl_grid *out, nb_error *err);
+  nb_status nb_hkl_grid_build (const char *source,
+                               const int *hkl,
+                               const double *F,
+                               long n,
+                               double default_F,
+                               nb_hkl_grid *out,
+                               nb_error *err);
 
 #ifdef __cplusplus
 }

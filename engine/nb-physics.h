@@ -24,7 +24,7 @@
 #endif
 #endif
 
-#define NBP_R NB_REAL
+#define NBP_R    NB_REAL
 #define NBP_K(x) ((NBP_R) (x))
 
 /* The solid angle of a (sub-)pixel at distance r = 1/@rinv: pixel_size^2
@@ -133,9 +133,9 @@ NB_PHYS (nb_sinc3) (NBP_R x)
 #endif
 
   if (x < small)
-    return NBP_K (1.0)
-           + x2 * (NBP_K (-0.1) + x2 * (NBP_K (1.0 / 280.0)
-                                        + x2 * (NBP_K (-1.0 / 15120.0) + x2 * NBP_K (1.0 / 1330560.0))));
+    return NBP_K (1.0) +
+           x2 * (NBP_K (-0.1) + x2 * (NBP_K (1.0 / 280.0) + x2 * (NBP_K (-1.0 / 15120.0) +
+                                                                  x2 * NBP_K (1.0 / 1330560.0))));
   return NBP_K (3.0) * (sin (x) / x - cos (x)) / x2;
 }
 
@@ -145,7 +145,14 @@ NB_PHYS (nb_sinc3) (NBP_R x)
  * rad*^2 fudge < 0.3969; rad* is |dh a* + dk b* + dl c*| NaNbNc (physics.md
  * sec. 14.3).  @astar: a*, b*, c* (1/Angstrom). */
 NB_HD NBP_R
-NB_PHYS (nb_lattice_shape2) (int shape, NBP_R h, NBP_R k, NBP_R l, NBP_R Na, NBP_R Nb, NBP_R Nc, NBP_R fudge,
+NB_PHYS (nb_lattice_shape2) (int shape,
+                             NBP_R h,
+                             NBP_R k,
+                             NBP_R l,
+                             NBP_R Na,
+                             NBP_R Nb,
+                             NBP_R Nc,
+                             NBP_R fudge,
                              const NBP_R *astar)
 {
   NBP_R h0 = ceil (h - NBP_K (0.5)), k0 = ceil (k - NBP_K (0.5)), l0 = ceil (l - NBP_K (0.5));
@@ -178,7 +185,8 @@ NB_PHYS (nb_lattice_shape2) (int shape, NBP_R h, NBP_R k, NBP_R l, NBP_R Na, NBP
  * projections on the source's unit vectors @B = unit(axis x inc) and
  * @E = unit(inc x B) (polarization_factor() of nanoBragg.c, without atan2). */
 NB_HD NBP_R
-NB_PHYS (nb_kahn_factor) (NBP_R kahn, const NBP_R *inc, const NBP_R *B, const NBP_R *E, NBP_R dx, NBP_R dy, NBP_R dz)
+NB_PHYS (nb_kahn_factor) (
+    NBP_R kahn, const NBP_R *inc, const NBP_R *B, const NBP_R *E, NBP_R dx, NBP_R dy, NBP_R dz)
 {
   NBP_R c2 = inc[0] * dx + inc[1] * dy + inc[2] * dz;
   NBP_R c2sq = c2 * c2;
@@ -195,15 +203,23 @@ NB_PHYS (nb_kahn_factor) (NBP_R kahn, const NBP_R *inc, const NBP_R *B, const NB
  * grid's counts, -1 outside (the reference's Fhkl lookup without
  * interpolation). */
 NB_HD int
-NB_PHYS (nb_structure_factor_cell) (int h_min, int k_min, int l_min, int h_count, int k_count,
-                                    int l_count, int k_stride, int l_stride, NBP_R h, NBP_R k,
+NB_PHYS (nb_structure_factor_cell) (int h_min,
+                                    int k_min,
+                                    int l_min,
+                                    int h_count,
+                                    int k_count,
+                                    int l_count,
+                                    int k_stride,
+                                    int l_stride,
+                                    NBP_R h,
+                                    NBP_R k,
                                     NBP_R l)
 {
   int h0 = (int) ceil (h - NBP_K (0.5)) - h_min;
   int k0 = (int) ceil (k - NBP_K (0.5)) - k_min;
   int l0 = (int) ceil (l - NBP_K (0.5)) - l_min;
-  int in = ((unsigned) h0 < (unsigned) h_count) & ((unsigned) k0 < (unsigned) k_count)
-           & ((unsigned) l0 < (unsigned) l_count);
+  int in = ((unsigned) h0 < (unsigned) h_count) & ((unsigned) k0 < (unsigned) k_count) &
+           ((unsigned) l0 < (unsigned) l_count);
 
   return in ? (h0 * k_stride + k0) * l_stride + l0 : -1;
 }
@@ -211,9 +227,19 @@ NB_PHYS (nb_structure_factor_cell) (int h_min, int k_min, int l_min, int h_count
 /* The structure factor of the nearest reflection: F at its cell, @default_F
  * outside the grid. */
 NB_HD NBP_R
-NB_PHYS (nb_structure_factor) (const NBP_R *F, int h_min, int k_min, int l_min, int h_count,
-                               int k_count, int l_count, int k_stride, int l_stride,
-                               NBP_R default_F, NBP_R h, NBP_R k, NBP_R l)
+NB_PHYS (nb_structure_factor) (const NBP_R *F,
+                               int h_min,
+                               int k_min,
+                               int l_min,
+                               int h_count,
+                               int k_count,
+                               int l_count,
+                               int k_stride,
+                               int l_stride,
+                               NBP_R default_F,
+                               NBP_R h,
+                               NBP_R k,
+                               NBP_R l)
 {
   int cell = NB_PHYS (nb_structure_factor_cell) (h_min, k_min, l_min, h_count, k_count, l_count,
                                                  k_stride, l_stride, h, k, l);

@@ -160,9 +160,9 @@ typedef struct
 
 void nb_log_printf (nb_log *log, const char *fmt, ...)
 #if defined(__GNUC__)
-  __attribute__ ((format (printf, 2, 3)))
+    __attribute__ ((format (printf, 2, 3)))
 #endif
-  ;
+    ;
 void nb_log_free (nb_log *log);
 
 /* ------------------------------------------------------------------------- */
@@ -205,7 +205,7 @@ typedef struct
 
 typedef struct
 {
-  double a0[3], b0[3], c0[3];            /* real cell (m), phi = 0 */
+  double a0[3], b0[3], c0[3];             /* real cell (m), phi = 0 */
   double a_star[3], b_star[3], c_star[3]; /* 1/Angstrom (shapes) */
   double V_cell;
   double Na, Nb, Nc;
@@ -226,10 +226,10 @@ typedef struct
  * evaluation of the image sees, "rest" what every later one sees. */
 typedef struct
 {
-  int n;          /* phisteps * domains */
-  double *first;  /* 9 * n: a, b, c */
-  double *rest;   /* 9 * n */
-  int same;       /* first == rest */
+  int n;         /* phisteps * domains */
+  double *first; /* 9 * n: a, b, c */
+  double *rest;  /* 9 * n */
+  int same;      /* first == rest */
   size_t cap_first, cap_rest;
 } nb_orient;
 
@@ -237,27 +237,27 @@ typedef struct
  * (nb_f64_ctx): lengths of the crystal in Angstrom and of q in 1/Angstrom
  * (kernel-fast-body.h). */
 #define NB_FAST_CHUNK 64
-#define NB_FAST_CTX_FIELDS(T)                                                      \
-  T pix0[3], fdet[3], sdet[3], odet[3], beam[3];                                   \
-  T subpix, pixel_size, close_distance, distance;                                  \
-  T thick, thickstep, mu;                                                          \
-  int oversample, thicksteps, curved, point_pixel;                                 \
-  int os_thick, os_polar, os_omega, os_any, nopolar, water;                        \
-  nb_shape shape;                                                                  \
-  T kahn, fudge, dmin; /* dmin in Angstrom */                                      \
-  int nsources;                                                                    \
-  size_t cap_inc, cap_inv_lambda, cap_pol, cap_abc;                                \
-  T *inc;        /* 3 * nsources: incident unit vectors */                         \
-  T *inv_lambda; /* nsources: 1/Angstrom */                                        \
-  T *pol;        /* 6 * nsources: unit B = axis x inc and E = inc x B (or 0) */    \
-  int nsteps;                                                                      \
-  T *abc;        /* 9 * nsteps: a, b, c in Angstrom (the "rest" table) */          \
-  T Na, Nb, Nc;                                                                    \
-  T astar[9];    /* a*, b*, c* (1/Angstrom) */                                     \
-  T *F;          /* structure factors, or NULL when there are none */              \
-  int F_owned;   /* F is a converted copy (else it is the plan's grid) */          \
-  int h_min, k_min, l_min, h_count, k_count, l_count, k_stride, l_stride;          \
-  T default_F;                                                                     \
+#define NB_FAST_CTX_FIELDS(T)                                                                      \
+  T pix0[3], fdet[3], sdet[3], odet[3], beam[3];                                                   \
+  T subpix, pixel_size, close_distance, distance;                                                  \
+  T thick, thickstep, mu;                                                                          \
+  int oversample, thicksteps, curved, point_pixel;                                                 \
+  int os_thick, os_polar, os_omega, os_any, nopolar, water;                                        \
+  nb_shape shape;                                                                                  \
+  T kahn, fudge, dmin; /* dmin in Angstrom */                                                      \
+  int nsources;                                                                                    \
+  size_t cap_inc, cap_inv_lambda, cap_pol, cap_abc;                                                \
+  T *inc;        /* 3 * nsources: incident unit vectors */                                         \
+  T *inv_lambda; /* nsources: 1/Angstrom */                                                        \
+  T *pol;        /* 6 * nsources: unit B = axis x inc and E = inc x B (or 0) */                    \
+  int nsteps;                                                                                      \
+  T *abc; /* 9 * nsteps: a, b, c in Angstrom (the "rest" table) */                                 \
+  T Na, Nb, Nc;                                                                                    \
+  T astar[9];  /* a*, b*, c* (1/Angstrom) */                                                       \
+  T *F;        /* structure factors, or NULL when there are none */                                \
+  int F_owned; /* F is a converted copy (else it is the plan's grid) */                            \
+  int h_min, k_min, l_min, h_count, k_count, l_count, k_stride, l_stride;                          \
+  T default_F;                                                                                     \
   T I_start, scale, physical_bg;
 
 typedef struct
@@ -273,14 +273,24 @@ typedef struct
 /* A row function renders @count pixels of row @spixel at fast indices
  * f_first + j * fstride into out[j] and adds their sub-pixel solid angles to
  * *@omega_sum. */
-typedef void (*nb_f32_row_fn) (const nb_f32_ctx *c, int spixel, int f_first, int count,
-                               int fstride, float *out, double *omega_sum);
-typedef void (*nb_f64_row_fn) (const nb_f64_ctx *c, int spixel, int f_first, int count,
-                               int fstride, float *out, double *omega_sum);
-#define NB_FAST_DECLARE(isa)                                                                   \
-  void nb_fast_render_row_f32_##isa (const nb_f32_ctx *c, int spixel, int f_first, int count,  \
-                                     int fstride, float *out, double *omega_sum);              \
-  void nb_fast_render_row_f64_##isa (const nb_f64_ctx *c, int spixel, int f_first, int count,  \
+typedef void (*nb_f32_row_fn) (const nb_f32_ctx *c,
+                               int spixel,
+                               int f_first,
+                               int count,
+                               int fstride,
+                               float *out,
+                               double *omega_sum);
+typedef void (*nb_f64_row_fn) (const nb_f64_ctx *c,
+                               int spixel,
+                               int f_first,
+                               int count,
+                               int fstride,
+                               float *out,
+                               double *omega_sum);
+#define NB_FAST_DECLARE(isa)                                                                       \
+  void nb_fast_render_row_f32_##isa (const nb_f32_ctx *c, int spixel, int f_first, int count,      \
+                                     int fstride, float *out, double *omega_sum);                  \
+  void nb_fast_render_row_f64_##isa (const nb_f64_ctx *c, int spixel, int f_first, int count,      \
                                      int fstride, float *out, double *omega_sum);
 NB_FAST_DECLARE (generic)
 NB_FAST_DECLARE (avx2)
@@ -328,11 +338,11 @@ struct nb_plan
   nb_shared_F *hkl_shared; /* owns hkl.F, shared with nb_geometry snapshots */
 
   /* Input files read once per name: a parameter change never re-reads them. */
-  char *mat_path;       /* -mat file whose matrix is in mat[], or NULL */
+  char *mat_path; /* -mat file whose matrix is in mat[], or NULL */
   double mat[9];
-  char *source_path;    /* -sourcefile whose rows are in source_table, or NULL */
+  char *source_path; /* -sourcefile whose rows are in source_table, or NULL */
   nb_table source_table;
-  nb_geometry *geometry;   /* snapshot for pixel queries; NULL until asked, dropped on update */
+  nb_geometry *geometry;     /* snapshot for pixel queries; NULL until asked, dropped on update */
   struct nb_cuda_plan *cuda; /* backend-cuda.c: the GPU side of a plan asked for -backend
                                 auto|cuda, or NULL */
 };
@@ -346,8 +356,8 @@ void nb_shared_F_unref (nb_shared_F *s);
  * changes; the structure factors only with @with_F) and their execute. */
 nb_status nb_fast_prepare (nb_plan *plan, int with_F, nb_error *err);
 void nb_fast_free (nb_plan *plan);
-nb_status nb_kernel_execute_fast (nb_plan *plan, float *image, const nb_exec_options *opts,
-                                  nb_error *err);
+nb_status
+nb_kernel_execute_fast (nb_plan *plan, float *image, const nb_exec_options *opts, nb_error *err);
 double nb_kernel_render_pixel (const nb_plan *plan, int fpixel, int spixel, int fresh);
 long nb_kernel_first_phi_pixel (const nb_plan *plan);
 
@@ -365,11 +375,13 @@ void nb_crystal_free (nb_crystal *c);
 void nb_orient_free (nb_orient *o);
 
 /* kernel.c */
-nb_status nb_kernel_execute (nb_plan *plan, float *image, const nb_exec_options *opts,
-                             nb_error *err);
+nb_status
+nb_kernel_execute (nb_plan *plan, float *image, const nb_exec_options *opts, nb_error *err);
 
 /* Kahn polarization factor; unitizes copies of @incident and @diffracted and
  * writes the unitized diffracted vector back (the reference does this in
  * place, and the next sources see it). */
-double nb_polarization_factor (double kahn, const double incident[3], double diffracted[3],
+double nb_polarization_factor (double kahn,
+                               const double incident[3],
+                               double diffracted[3],
                                const double axis[3]);

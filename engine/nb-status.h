@@ -9,42 +9,43 @@
 #include <stddef.h>
 
 #ifdef __cplusplus
-extern "C" {
+extern "C"
+{
 #endif
 
-typedef enum
-{
-  NB_OK = 0,
-  NB_ERR_USAGE,       /* bad command line: unknown flag, missing argument */
-  NB_ERR_INVALID,     /* a parameter value outside what the physics allows */
-  NB_ERR_IO,          /* a file could not be opened, read or written */
-  NB_ERR_PARSE,       /* a file's contents are malformed (message names file:line) */
-  NB_ERR_NOMEM,       /* allocation failed or the plan exceeds its memory budget */
-  NB_ERR_CANCELLED,   /* execute was cancelled through its cancel flag */
-  NB_ERR_UNSUPPORTED, /* the request needs a feature this build lacks */
-} nb_status;
+  typedef enum
+  {
+    NB_OK = 0,
+    NB_ERR_USAGE,       /* bad command line: unknown flag, missing argument */
+    NB_ERR_INVALID,     /* a parameter value outside what the physics allows */
+    NB_ERR_IO,          /* a file could not be opened, read or written */
+    NB_ERR_PARSE,       /* a file's contents are malformed (message names file:line) */
+    NB_ERR_NOMEM,       /* allocation failed or the plan exceeds its memory budget */
+    NB_ERR_CANCELLED,   /* execute was cancelled through its cancel flag */
+    NB_ERR_UNSUPPORTED, /* the request needs a feature this build lacks */
+  } nb_status;
 
 #define NB_ERROR_MESSAGE_MAX 512
 
-typedef struct
-{
-  nb_status code;
-  char message[NB_ERROR_MESSAGE_MAX];
-} nb_error;
+  typedef struct
+  {
+    nb_status code;
+    char message[NB_ERROR_MESSAGE_MAX];
+  } nb_error;
 
-/* nb_error_set: records @code and a printf-style message in @err (if non-NULL)
+  /* nb_error_set: records @code and a printf-style message in @err (if non-NULL)
  * and returns @code, so callers can write `return nb_error_set (err, ...)`. */
-nb_status nb_error_set (nb_error *err, nb_status code, const char *fmt, ...)
+  nb_status nb_error_set (nb_error *err, nb_status code, const char *fmt, ...)
 #if defined(__GNUC__)
-  __attribute__ ((format (printf, 3, 4)))
+      __attribute__ ((format (printf, 3, 4)))
 #endif
-  ;
+      ;
 
-/* nb_error_clear: resets @err to NB_OK with an empty message.  NULL is allowed. */
-void nb_error_clear (nb_error *err);
+  /* nb_error_clear: resets @err to NB_OK with an empty message.  NULL is allowed. */
+  void nb_error_clear (nb_error *err);
 
-/* nb_status_name: a constant English name for @code ("ok", "usage", ...). */
-const char *nb_status_name (nb_status code);
+  /* nb_status_name: a constant English name for @code ("ok", "usage", ...). */
+  const char *nb_status_name (nb_status code);
 
 #ifdef __cplusplus
 }

@@ -11,35 +11,36 @@
 #include "nb-status.h"
 
 #ifdef __cplusplus
-extern "C" {
+extern "C"
+{
 #endif
 
-/* A table of @rows rows and @cols columns, row-major in @v (owned).  Missing
+  /* A table of @rows rows and @cols columns, row-major in @v (owned).  Missing
  * trailing columns of a row are NAN (the reference's convention, which the
  * callers then replace with their defaults). */
-typedef struct
-{
-  int rows;
-  int cols;
-  double *v;
-  long *lines; /* rows: the 1-based file line of each row, for messages (owned) */
-} nb_table;
+  typedef struct
+  {
+    int rows;
+    int cols;
+    double *v;
+    long *lines; /* rows: the 1-based file line of each row, for messages (owned) */
+  } nb_table;
 
-/* nb_table_read: reads a text table of up to @cols numbers per line.  Fields
+  /* nb_table_read: reads a text table of up to @cols numbers per line.  Fields
  * are separated by any of " \t,;:!" (the reference's delimiters); blank lines
  * and '#' comment lines are skipped; more than @cols numbers on a line, or a
  * field that is not a finite number, is NB_ERR_PARSE "FILE:LINE: ...".
  * An empty table is NB_ERR_PARSE ("no data").  Free with nb_table_clear(). */
-nb_status nb_table_read (const char *path, int cols, nb_table *out, nb_error *err);
-void nb_table_clear (nb_table *t);
+  nb_status nb_table_read (const char *path, int cols, nb_table *out, nb_error *err);
+  void nb_table_clear (nb_table *t);
 
-/* nb_matrix_read: the first nine numbers of a MOSFLM-style matrix file (line
+  /* nb_matrix_read: the first nine numbers of a MOSFLM-style matrix file (line
  * breaks do not matter; the rest of the file is ignored; a singular matrix is
  * NB_ERR_PARSE).  @m receives them in
  * file order: m[0..2] are the X components of a*, b*, c* (in 1/Angstrom times
  * the wavelength), m[3..5] the Y components, m[6..8] the Z components.
  * Errors: NB_ERR_IO, NB_ERR_PARSE when fewer than nine numbers come first. */
-nb_status nb_matrix_read (const char *path, double m[9], nb_error *err);
+  nb_status nb_matrix_read (const char *path, double m[9], nb_error *err);
 
 #ifdef __cplusplus
 }

@@ -19,8 +19,12 @@ in_roi (const nb_plan_info *in, int f, int s)
  * -mask pixels (or NULL), and the sub-pixel grid (for the position of the
  * maximum only). */
 static void
-statistics (const nb_plan_info *in, const uint16_t *mask, int oversample, double subpixel_size,
-            const float *image, nb_image_stats *st)
+statistics (const nb_plan_info *in,
+            const uint16_t *mask,
+            int oversample,
+            double subpixel_size,
+            const float *image,
+            nb_image_stats *st)
 {
   double sum = 0.0, sumsqr = 0.0, max_I = 0.0;
   long sumn = 0;
@@ -81,8 +85,12 @@ nb_image_statistics (const nb_plan *plan, const float *image, nb_image_stats *st
 }
 
 static double
-image_to_smv (const nb_plan_info *in, const float *image, const nb_image_stats *st, double scale,
-              double adc, uint16_t *out)
+image_to_smv (const nb_plan_info *in,
+              const float *image,
+              const nb_image_stats *st,
+              double scale,
+              double adc,
+              uint16_t *out)
 {
   if (scale <= 0.0)
     {
@@ -110,8 +118,12 @@ image_to_smv (const nb_plan_info *in, const float *image, const nb_image_stats *
 }
 
 double
-nb_image_to_smv (const nb_plan *plan, const float *image, const nb_image_stats *st, double scale,
-                 double adc, uint16_t *out)
+nb_image_to_smv (const nb_plan *plan,
+                 const float *image,
+                 const nb_image_stats *st,
+                 double scale,
+                 double adc,
+                 uint16_t *out)
 {
   return image_to_smv (&plan->info, image, st, scale, adc, out);
 }
@@ -146,8 +158,13 @@ nb_smv_header_from_info (const nb_plan_info *in, nb_smv_header *h)
 }
 
 nb_status
-nb_write_smv_image (const char *path, const nb_plan_info *info, const uint16_t *mask,
-                    const float *image, double scale, double adc, nb_error *err)
+nb_write_smv_image (const char *path,
+                    const nb_plan_info *info,
+                    const uint16_t *mask,
+                    const float *image,
+                    double scale,
+                    double adc,
+                    nb_error *err)
 {
   size_t n = (size_t) info->fpixels * (size_t) info->spixels;
   uint16_t *pixels;
@@ -172,8 +189,12 @@ nb_write_smv_image (const char *path, const nb_plan_info *info, const uint16_t *
 }
 
 double
-nb_image_to_pgm (const nb_plan *plan, const float *image, const nb_image_stats *st, double scale,
-                 double int_scale, uint8_t *out)
+nb_image_to_pgm (const nb_plan *plan,
+                 const float *image,
+                 const nb_image_stats *st,
+                 double scale,
+                 double int_scale,
+                 uint8_t *out)
 {
   const nb_plan_info *in = &plan->info;
 
@@ -203,8 +224,8 @@ nb_image_to_pgm (const nb_plan *plan, const float *image, const nb_image_stats *
 }
 
 double
-nb_image_to_noise (const nb_plan *plan, const float *image, long seed, double adc, uint16_t *out,
-                   int *overloads)
+nb_image_to_noise (
+    const nb_plan *plan, const float *image, long seed, double adc, uint16_t *out, int *overloads)
 {
   const nb_plan_info *in = &plan->info;
   nb_noise_state ns;

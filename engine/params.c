@@ -106,10 +106,10 @@ nb_params_init (nb_params *p)
   p->backend = NB_BACKEND_AUTO;
 }
 
-#define OWNED_STRINGS(p)                                                                          \
+#define OWNED_STRINGS(p)                                                                           \
   &(p)->mat_file, &(p)->hkl_file, &(p)->dump_file, &(p)->stol_file, &(p)->source_file,             \
-    &(p)->img_file, &(p)->mask_file, &(p)->floatfile, &(p)->intfile, &(p)->pgmfile,                \
-    &(p)->noisefile, &(p)->pngfile
+      &(p)->img_file, &(p)->mask_file, &(p)->floatfile, &(p)->intfile, &(p)->pgmfile,              \
+      &(p)->noisefile, &(p)->pngfile
 
 void
 nb_params_clear (nb_params *p)
@@ -148,16 +148,16 @@ nb_params_copy (nb_params *dst, const nb_params *src, nb_error *err)
 /* Validation.  Every message names the parameter as its command-line flag and
  * gives the value in the flag's units, then what is allowed. */
 
-#define MAX_CELLS 1e6          /* unit cells along one axis */
-#define MAX_PIXELS 65536       /* pixels along one detector axis */
-#define MAX_OVERSAMPLE 1000    /* sub-pixels along one pixel axis */
-#define MAX_STEPS 100000       /* phi steps, wavelengths, divergence steps per axis */
-#define MAX_DIV_GRID 1e7       /* divergence grid points (h x v) */
-#define MAX_DOMAINS 1000000    /* mosaic domains */
-#define MAX_LAYERS 1000        /* sensor layers */
-#define MAX_SAMPLE 1.0         /* crystal size (m) */
-#define MAX_CELL_LENGTH 1e6    /* Angstrom: 0.1 mm, far beyond any crystal's cell */
-#define MAX_PIXEL_SIZE 1.0     /* m */
+#define MAX_CELLS       1e6     /* unit cells along one axis */
+#define MAX_PIXELS      65536   /* pixels along one detector axis */
+#define MAX_OVERSAMPLE  1000    /* sub-pixels along one pixel axis */
+#define MAX_STEPS       100000  /* phi steps, wavelengths, divergence steps per axis */
+#define MAX_DIV_GRID    1e7     /* divergence grid points (h x v) */
+#define MAX_DOMAINS     1000000 /* mosaic domains */
+#define MAX_LAYERS      1000    /* sensor layers */
+#define MAX_SAMPLE      1.0     /* crystal size (m) */
+#define MAX_CELL_LENGTH 1e6     /* Angstrom: 0.1 mm, far beyond any crystal's cell */
+#define MAX_PIXEL_SIZE  1.0     /* m */
 
 /* The number of steps nanoBragg's count/range/step rule gives before its
  * sanity pass (sources.c, physics.md §10.2), as a double so that a huge
@@ -203,31 +203,32 @@ check_cell (const nb_params *p, nb_error *err)
     return NB_OK; /* no -cell */
   for (int k = 0; k < 6; k++)
     if (!isfinite (p->cell[k]))
-      return nb_error_set (err, NB_ERR_INVALID, "-cell: %s = %g is not a finite number",
-                           names[k], k < 3 ? p->cell[k] : p->cell[k] * RTD);
+      return nb_error_set (err, NB_ERR_INVALID, "-cell: %s = %g is not a finite number", names[k],
+                           k < 3 ? p->cell[k] : p->cell[k] * RTD);
   if (p->cell[0] < 0.0 || p->cell[0] > MAX_CELL_LENGTH)
     return nb_error_set (err, NB_ERR_INVALID, "-cell: a = %g Angstrom (allowed: > 0, up to %g)",
                          p->cell[0], MAX_CELL_LENGTH);
   for (int k = 1; k < 3; k++)
     if (p->cell[k] < 0.0 || p->cell[k] > MAX_CELL_LENGTH)
-      return nb_error_set (err, NB_ERR_INVALID,
-                           "-cell: %s = %g Angstrom (allowed: > 0 up to %g, or 0 for the same as a)",
-                           names[k], p->cell[k], MAX_CELL_LENGTH);
+      return nb_error_set (
+          err, NB_ERR_INVALID,
+          "-cell: %s = %g Angstrom (allowed: > 0 up to %g, or 0 for the same as a)", names[k],
+          p->cell[k], MAX_CELL_LENGTH);
   for (int k = 0; k < 3; k++)
     {
       double deg = p->cell[3 + k] * RTD;
 
       if (deg < 0.0 || deg >= 180.0)
         return nb_error_set (err, NB_ERR_INVALID,
-                             "-cell: %s = %g deg (allowed: 0 < %s < 180, or 0 for 90)", names[3 + k],
-                             deg, names[3 + k]);
+                             "-cell: %s = %g deg (allowed: 0 < %s < 180, or 0 for 90)",
+                             names[3 + k], deg, names[3 + k]);
       ang[k] = deg == 0.0 ? 90.0 : deg;
     }
   /* The three angles close a cell only as the sides of a spherical triangle:
    * each smaller than the sum of the others, and all three below 360.  The
    * reference takes |volume^2| and quietly simulates an impossible cell. */
-  if (ang[0] >= ang[1] + ang[2] - 1e-9 || ang[1] >= ang[0] + ang[2] - 1e-9
-      || ang[2] >= ang[0] + ang[1] - 1e-9 || ang[0] + ang[1] + ang[2] >= 360.0 - 1e-9)
+  if (ang[0] >= ang[1] + ang[2] - 1e-9 || ang[1] >= ang[0] + ang[2] - 1e-9 ||
+      ang[2] >= ang[0] + ang[1] - 1e-9 || ang[0] + ang[1] + ang[2] >= 360.0 - 1e-9)
     return nb_error_set (err, NB_ERR_INVALID,
                          "-cell: angles %g %g %g deg make no unit cell (allowed: each angle "
                          "smaller than the sum of the other two, all three below 360)",
@@ -249,8 +250,15 @@ check_count (const char *flag, long n, int zero_ok, long max, const char *what, 
  * sensor layers): the "not given" sentinel -1 or a finite value >= 0 (step >
  * 0), and a bounded number of steps. */
 static nb_status
-check_grid (const char *range_flag, double range, double range_scale, const char *step_flag,
-            double step, const char *unit, int n, double max_steps, nb_error *err)
+check_grid (const char *range_flag,
+            double range,
+            double range_scale,
+            const char *step_flag,
+            double step,
+            const char *unit,
+            int n,
+            double max_steps,
+            nb_error *err)
 {
   double steps;
 
@@ -264,8 +272,8 @@ check_grid (const char *range_flag, double range, double range_scale, const char
   if (!(steps <= max_steps))
     return nb_error_set (err, NB_ERR_INVALID,
                          "%s %g %s with %s %g %s gives %.0f steps (allowed: up to %.0f)",
-                         range_flag, range * range_scale, unit, step_flag, step * range_scale,
-                         unit, steps, max_steps);
+                         range_flag, range * range_scale, unit, step_flag, step * range_scale, unit,
+                         steps, max_steps);
   return NB_OK;
 }
 
@@ -294,12 +302,11 @@ check_crystal (const nb_params *p, nb_error *err)
        * background alone is simulated) */
       if (!(N[k] >= 0.0 && N[k] <= MAX_CELLS) || N[k] != floor (N[k]))
         return nb_error_set (err, NB_ERR_INVALID,
-                             "%s %.10g: allowed a whole number of unit cells, 0 to %.0f", N_flags[k],
-                             N[k], MAX_CELLS);
+                             "%s %.10g: allowed a whole number of unit cells, 0 to %.0f",
+                             N_flags[k], N[k], MAX_CELLS);
       if (!(size[k] >= 0.0 && size[k] <= MAX_SAMPLE))
-        return nb_error_set (err, NB_ERR_INVALID,
-                             "%s %g mm: allowed 0 (use -N) to %g mm", size_flags[k],
-                             size[k] * 1000.0, MAX_SAMPLE * 1000.0);
+        return nb_error_set (err, NB_ERR_INVALID, "%s %g mm: allowed 0 (use -N) to %g mm",
+                             size_flags[k], size[k] * 1000.0, MAX_SAMPLE * 1000.0);
     }
   if ((int) p->shape < NB_SHAPE_SQUARE || p->shape > NB_SHAPE_TOPHAT)
     return nb_error_set (err, NB_ERR_INVALID, "crystal shape %d: allowed 0 to 3", (int) p->shape);
@@ -308,8 +315,8 @@ check_crystal (const nb_params *p, nb_error *err)
   if (p->mosaic_spread != -1.0 && !(p->mosaic_spread >= 0.0 && p->mosaic_spread <= M_PI))
     return nb_error_set (err, NB_ERR_INVALID, "-mosaic %g deg: allowed 0 to 180 deg",
                          p->mosaic_spread * RTD);
-  if ((st = check_count ("-mosaic_domains", p->mosaic_domains, 0, MAX_DOMAINS, "domains", err))
-      != NB_OK)
+  if ((st = check_count ("-mosaic_domains", p->mosaic_domains, 0, MAX_DOMAINS, "domains", err)) !=
+      NB_OK)
     return st;
   if (p->interpolate < 0 || p->interpolate > 2)
     return nb_error_set (err, NB_ERR_INVALID, "interpolation mode %d: allowed 0, 1 or 2 (auto)",
@@ -336,16 +343,16 @@ check_beam (const nb_params *p, nb_error *err)
   if (!(p->dispersion >= 0.0 && p->dispersion < 2.0))
     return nb_error_set (err, NB_ERR_INVALID, "-dispersion %g%%: allowed 0 to below 200%%",
                          p->dispersion * 100.0);
-  if ((st = check_count ("-dispsteps", p->dispsteps, 0, MAX_STEPS, "wavelengths", err)) != NB_OK
-      || (st = check_grid ("-dispersion", p->dispersion, 100.0, "dispstep", p->dispstep, "%",
-                           p->dispsteps, MAX_STEPS, err)) != NB_OK)
+  if ((st = check_count ("-dispsteps", p->dispsteps, 0, MAX_STEPS, "wavelengths", err)) != NB_OK ||
+      (st = check_grid ("-dispersion", p->dispersion, 100.0, "dispstep", p->dispstep, "%",
+                        p->dispsteps, MAX_STEPS, err)) != NB_OK)
     return st;
-  if ((st = check_count ("-hdivsteps", p->hdivsteps, 0, MAX_STEPS, "steps", err)) != NB_OK
-      || (st = check_count ("-vdivsteps", p->vdivsteps, 0, MAX_STEPS, "steps", err)) != NB_OK
-      || (st = check_grid ("-hdivrange", p->hdivrange, 1000.0, "-hdivstep", p->hdivstep, "mrad",
-                           p->hdivsteps, MAX_STEPS, err)) != NB_OK
-      || (st = check_grid ("-vdivrange", p->vdivrange, 1000.0, "-vdivstep", p->vdivstep, "mrad",
-                           p->vdivsteps, MAX_STEPS, err)) != NB_OK)
+  if ((st = check_count ("-hdivsteps", p->hdivsteps, 0, MAX_STEPS, "steps", err)) != NB_OK ||
+      (st = check_count ("-vdivsteps", p->vdivsteps, 0, MAX_STEPS, "steps", err)) != NB_OK ||
+      (st = check_grid ("-hdivrange", p->hdivrange, 1000.0, "-hdivstep", p->hdivstep, "mrad",
+                        p->hdivsteps, MAX_STEPS, err)) != NB_OK ||
+      (st = check_grid ("-vdivrange", p->vdivrange, 1000.0, "-vdivstep", p->vdivstep, "mrad",
+                        p->vdivsteps, MAX_STEPS, err)) != NB_OK)
     return st;
   if (p->hdivrange > M_PI || p->vdivrange > M_PI)
     return nb_error_set (err, NB_ERR_INVALID, "%s %g mrad: allowed 0 to %g mrad (pi)",
@@ -371,7 +378,8 @@ check_beam (const nb_params *p, nb_error *err)
   if (p->flux != 0.0 && !(p->exposure > 0.0 && p->beamsize > 0.0))
     return nb_error_set (err, NB_ERR_INVALID,
                          "-flux %g photons/s needs -exposure > 0 s and -beamsize > 0 mm (got %g s, "
-                         "%g mm)", p->flux, p->exposure, p->beamsize * 1000.0);
+                         "%g mm)",
+                         p->flux, p->exposure, p->beamsize * 1000.0);
   if (!(p->polarization >= -1.0 && p->polarization <= 1.0))
     return nb_error_set (err, NB_ERR_INVALID, "-polar %g: allowed a Kahn factor from -1 to 1",
                          p->polarization);
@@ -390,14 +398,14 @@ pixel_count (int n, double detsize, double pixel_size)
 static nb_status
 check_detector (const nb_params *p, nb_error *err)
 {
-  static const char *const vec_flags[] = { "-fdet_vector", "-sdet_vector", "-odet_vector",
-                                           "-beam_vector", "-polar_vector", "-spindle_axis",
+  static const char *const vec_flags[] = { "-fdet_vector",   "-sdet_vector",  "-odet_vector",
+                                           "-beam_vector",   "-polar_vector", "-spindle_axis",
                                            "-twotheta_axis", "-pix0_vector" };
-  const double *vecs[] = { p->fdet, p->sdet, p->odet, p->beam, p->polar_vector, p->spindle,
-                           p->twotheta_axis, p->pix0 };
+  const double *vecs[] = { p->fdet,         p->sdet,    p->odet,          p->beam,
+                           p->polar_vector, p->spindle, p->twotheta_axis, p->pix0 };
   const char *beam_flags[] = { "-Xbeam", "-Ybeam", "-Xclose", "-Yclose", "-ORGX", "-ORGY" };
-  const double beam_values[] = { p->Xbeam * 1000, p->Ybeam * 1000, p->Xclose * 1000,
-                                 p->Yclose * 1000, p->ORGX, p->ORGY };
+  const double beam_values[] = { p->Xbeam * 1000,  p->Ybeam * 1000, p->Xclose * 1000,
+                                 p->Yclose * 1000, p->ORGX,         p->ORGY };
   double nf, ns;
   nb_status st;
 
@@ -405,17 +413,15 @@ check_detector (const nb_params *p, nb_error *err)
     return nb_error_set (err, NB_ERR_INVALID, "-pixel %g mm: allowed > 0, up to %g mm",
                          p->pixel_size * 1000, MAX_PIXEL_SIZE * 1000);
   if (p->fpixels < 0 || p->fpixels > MAX_PIXELS)
-    return nb_error_set (err, NB_ERR_INVALID, "-detpixels_f %d: allowed 1 to %d pixels",
-                         p->fpixels, MAX_PIXELS);
+    return nb_error_set (err, NB_ERR_INVALID, "-detpixels_f %d: allowed 1 to %d pixels", p->fpixels,
+                         MAX_PIXELS);
   if (p->spixels < 0 || p->spixels > MAX_PIXELS)
-    return nb_error_set (err, NB_ERR_INVALID, "-detpixels_s %d: allowed 1 to %d pixels",
-                         p->spixels, MAX_PIXELS);
+    return nb_error_set (err, NB_ERR_INVALID, "-detpixels_s %d: allowed 1 to %d pixels", p->spixels,
+                         MAX_PIXELS);
   if (p->fpixels == 0 && !(isfinite (p->detsize_f) && p->detsize_f > 0.0))
-    return nb_error_set (err, NB_ERR_INVALID, "-detsize_f %g mm: allowed > 0",
-                         p->detsize_f * 1000);
+    return nb_error_set (err, NB_ERR_INVALID, "-detsize_f %g mm: allowed > 0", p->detsize_f * 1000);
   if (p->spixels == 0 && !(isfinite (p->detsize_s) && p->detsize_s > 0.0))
-    return nb_error_set (err, NB_ERR_INVALID, "-detsize_s %g mm: allowed > 0",
-                         p->detsize_s * 1000);
+    return nb_error_set (err, NB_ERR_INVALID, "-detsize_s %g mm: allowed > 0", p->detsize_s * 1000);
   nf = pixel_count (p->fpixels, p->detsize_f, p->pixel_size);
   ns = pixel_count (p->spixels, p->detsize_s, p->pixel_size);
   if (!(nf >= 1 && nf <= MAX_PIXELS && ns >= 1 && ns <= MAX_PIXELS))
@@ -437,8 +443,7 @@ check_detector (const nb_params *p, nb_error *err)
     return nb_error_set (err, NB_ERR_INVALID, "-pivot %d: allowed sample (0) or beam (1)",
                          (int) p->pivot);
   if ((int) p->convention < NB_CONVENTION_CUSTOM || p->convention > NB_CONVENTION_DENZO)
-    return nb_error_set (err, NB_ERR_INVALID, "convention %d: allowed 0 to 5",
-                         (int) p->convention);
+    return nb_error_set (err, NB_ERR_INVALID, "convention %d: allowed 0 to 5", (int) p->convention);
   for (size_t k = 0; k < sizeof vecs / sizeof vecs[0]; k++)
     if (!vec_finite (vecs[k]))
       return nb_error_set (err, NB_ERR_INVALID, "%s %g %g %g: allowed finite components",
@@ -461,8 +466,9 @@ check_detector (const nb_params *p, nb_error *err)
       if (sqrt (cross[0] * cross[0] + cross[1] * cross[1] + cross[2] * cross[2]) <= 1e-9 * lf * ls)
         return nb_error_set (err, NB_ERR_INVALID,
                              "-fdet_vector %g %g %g and -sdet_vector %g %g %g are parallel: the "
-                             "detector has no plane", p->fdet[0], p->fdet[1], p->fdet[2],
-                             p->sdet[0], p->sdet[1], p->sdet[2]);
+                             "detector has no plane",
+                             p->fdet[0], p->fdet[1], p->fdet[2], p->sdet[0], p->sdet[1],
+                             p->sdet[2]);
       if (p->twotheta != 0.0 && vec_zero (p->twotheta_axis))
         return nb_error_set (err, NB_ERR_INVALID,
                              "-twotheta_axis 0 0 0 with -twotheta %g deg: allowed a non-zero axis",
@@ -480,9 +486,10 @@ check_detector (const nb_params *p, nb_error *err)
     return nb_error_set (err, NB_ERR_INVALID, "-detector_thick %g um: allowed >= 0",
                          p->detector_thick * 1e6);
   if ((st = check_count ("-detector_thicksteps", p->detector_thicksteps, 0, MAX_LAYERS, "layers",
-                         err)) != NB_OK
-      || (st = check_grid ("-detector_thick", p->detector_thick, 1e6, "thickstep",
-                           p->detector_thickstep, "um", p->detector_thicksteps, MAX_LAYERS, err)) != NB_OK)
+                         err)) != NB_OK ||
+      (st = check_grid ("-detector_thick", p->detector_thick, 1e6, "thickstep",
+                        p->detector_thickstep, "um", p->detector_thicksteps, MAX_LAYERS, err)) !=
+          NB_OK)
     return st;
 
   /* -roi xmin xmax ymin ymax, inclusive; -1 = that edge of the detector */
@@ -511,9 +518,9 @@ check_sampling (const nb_params *p, nb_error *err)
 
   if (!isfinite (p->phi0))
     return nb_error_set (err, NB_ERR_INVALID, "-phi %g deg: allowed a finite angle", p->phi0 * RTD);
-  if ((st = check_count ("-phisteps", p->phisteps, 1, MAX_STEPS, "phi steps", err)) != NB_OK
-      || (st = check_grid ("-osc", p->osc, RTD, "-phistep", p->phistep, "deg", p->phisteps,
-                           MAX_STEPS, err)) != NB_OK)
+  if ((st = check_count ("-phisteps", p->phisteps, 1, MAX_STEPS, "phi steps", err)) != NB_OK ||
+      (st = check_grid ("-osc", p->osc, RTD, "-phistep", p->phistep, "deg", p->phisteps, MAX_STEPS,
+                        err)) != NB_OK)
     return st;
   if (p->oversample < -1 || p->oversample > MAX_OVERSAMPLE)
     return nb_error_set (err, NB_ERR_INVALID,
@@ -528,12 +535,12 @@ check_sampling (const nb_params *p, nb_error *err)
 static nb_status
 check_output (const nb_params *p, nb_error *err)
 {
-  static const char *const flags[] = { "-mat", "-hkl", "-dump", "-stol", "-sourcefile", "-img",
-                                       "-mask", "-floatfile", "-intfile", "-pgmfile",
-                                       "-noisefile", "-pngfile" };
-  const char *const names[] = { p->mat_file, p->hkl_file, p->dump_file, p->stol_file,
+  static const char *const flags[] = { "-mat",        "-hkl",     "-dump",      "-stol",
+                                       "-sourcefile", "-img",     "-mask",      "-floatfile",
+                                       "-intfile",    "-pgmfile", "-noisefile", "-pngfile" };
+  const char *const names[] = { p->mat_file,    p->hkl_file, p->dump_file, p->stol_file,
                                 p->source_file, p->img_file, p->mask_file, p->floatfile,
-                                p->intfile, p->pgmfile, p->noisefile, p->pngfile };
+                                p->intfile,     p->pgmfile,  p->noisefile, p->pngfile };
 
   for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
     if (names[k] != NULL && names[k][0] == '\0')
@@ -570,9 +577,9 @@ nb_params_validate (const nb_params *p, nb_error *err)
 
   if (p == NULL)
     return nb_error_set (err, NB_ERR_INVALID, "no parameters");
-  if ((st = check_crystal (p, err)) != NB_OK || (st = check_beam (p, err)) != NB_OK
-      || (st = check_detector (p, err)) != NB_OK || (st = check_sampling (p, err)) != NB_OK
-      || (st = check_output (p, err)) != NB_OK)
+  if ((st = check_crystal (p, err)) != NB_OK || (st = check_beam (p, err)) != NB_OK ||
+      (st = check_detector (p, err)) != NB_OK || (st = check_sampling (p, err)) != NB_OK ||
+      (st = check_output (p, err)) != NB_OK)
     return st;
   return NB_OK;
 }
@@ -587,21 +594,129 @@ typedef enum
 
 typedef enum
 {
-  O_NA, O_NB, O_NC, O_N, O_CELL, O_MISSET, O_SAMPLESIZE, O_SAMPLE_X, O_SAMPLE_Y, O_SAMPLE_Z,
-  O_IGNORED_1, O_XBEAM, O_YBEAM, O_XCLOSE, O_YCLOSE, O_ORGX, O_ORGY, O_PIVOT, O_MOSFLM, O_XDS,
-  O_ADXV, O_DENZO, O_DIALS, O_FDET, O_SDET, O_ODET, O_BEAMVEC, O_POLARVEC, O_SPINDLE, O_TTAXIS,
-  O_PIX0, O_DISTANCE, O_CLOSE_DISTANCE, O_DET_ABS, O_DET_THICK, O_DET_THICKSTEPS, O_TWOTHETA,
-  O_ROTX, O_ROTY, O_ROTZ, O_DETSIZE, O_DETSIZE_F, O_DETSIZE_S, O_DETPIXELS, O_DETPIXELS_F,
-  O_DETPIXELS_S, O_CURVED, O_PIXEL, O_POINT_PIXEL, O_POLAR, O_NOPOLAR, O_OS_THICK, O_OS_POLAR,
-  O_OS_OMEGA, O_OVERSAMPLE, O_ROI, O_LAMBDA, O_ENERGY, O_FLUENCE, O_FLUX, O_EXPOSURE,
-  O_BEAMSIZE, O_MOSAIC, O_MOSAIC_DOM, O_DISPERSION, O_DISPSTEPS, O_DIVERGENCE, O_HDIVRANGE,
-  O_VDIVRANGE, O_HDIVSTEP, O_HDIVSTEPS, O_VDIVSTEP, O_VDIVSTEPS, O_DIVSTEPS, O_ROUND_DIV,
-  O_SQUARE_DIV, O_ADC, O_PHI, O_OSC, O_PHISTEP, O_PHISTEPS, O_DMIN, O_MAT, O_HKL, O_DEFAULT_F,
-  O_DUMP, O_IMG, O_MASK, O_STOLOUT, O_STOL, O_4STOL, O_Q, O_SOURCEFILE, O_FLOATFILE, O_INTFILE,
-  O_PGMFILE, O_NOISEFILE, O_PNGFILE, O_NONOISE, O_NOPGM, O_SCALE, O_PGMSCALE, O_COHERENT,
-  O_PRINTOUT, O_PRINTOUT_PIXEL, O_NOPROGRESS, O_PROGRESS, O_INTERPOLATE, O_NOINTERPOLATE,
-  O_ROUND_XTAL, O_SQUARE_XTAL, O_GAUSS_XTAL, O_TOPHAT, O_FUDGE, O_SEED, O_MOSAIC_SEED,
-  O_MISSET_SEED, O_WATER, O_PRECISION, O_PHYSICAL, O_STATS, O_BACKEND, O_MEMORY_BUDGET,
+  O_NA,
+  O_NB,
+  O_NC,
+  O_N,
+  O_CELL,
+  O_MISSET,
+  O_SAMPLESIZE,
+  O_SAMPLE_X,
+  O_SAMPLE_Y,
+  O_SAMPLE_Z,
+  O_IGNORED_1,
+  O_XBEAM,
+  O_YBEAM,
+  O_XCLOSE,
+  O_YCLOSE,
+  O_ORGX,
+  O_ORGY,
+  O_PIVOT,
+  O_MOSFLM,
+  O_XDS,
+  O_ADXV,
+  O_DENZO,
+  O_DIALS,
+  O_FDET,
+  O_SDET,
+  O_ODET,
+  O_BEAMVEC,
+  O_POLARVEC,
+  O_SPINDLE,
+  O_TTAXIS,
+  O_PIX0,
+  O_DISTANCE,
+  O_CLOSE_DISTANCE,
+  O_DET_ABS,
+  O_DET_THICK,
+  O_DET_THICKSTEPS,
+  O_TWOTHETA,
+  O_ROTX,
+  O_ROTY,
+  O_ROTZ,
+  O_DETSIZE,
+  O_DETSIZE_F,
+  O_DETSIZE_S,
+  O_DETPIXELS,
+  O_DETPIXELS_F,
+  O_DETPIXELS_S,
+  O_CURVED,
+  O_PIXEL,
+  O_POINT_PIXEL,
+  O_POLAR,
+  O_NOPOLAR,
+  O_OS_THICK,
+  O_OS_POLAR,
+  O_OS_OMEGA,
+  O_OVERSAMPLE,
+  O_ROI,
+  O_LAMBDA,
+  O_ENERGY,
+  O_FLUENCE,
+  O_FLUX,
+  O_EXPOSURE,
+  O_BEAMSIZE,
+  O_MOSAIC,
+  O_MOSAIC_DOM,
+  O_DISPERSION,
+  O_DISPSTEPS,
+  O_DIVERGENCE,
+  O_HDIVRANGE,
+  O_VDIVRANGE,
+  O_HDIVSTEP,
+  O_HDIVSTEPS,
+  O_VDIVSTEP,
+  O_VDIVSTEPS,
+  O_DIVSTEPS,
+  O_ROUND_DIV,
+  O_SQUARE_DIV,
+  O_ADC,
+  O_PHI,
+  O_OSC,
+  O_PHISTEP,
+  O_PHISTEPS,
+  O_DMIN,
+  O_MAT,
+  O_HKL,
+  O_DEFAULT_F,
+  O_DUMP,
+  O_IMG,
+  O_MASK,
+  O_STOLOUT,
+  O_STOL,
+  O_4STOL,
+  O_Q,
+  O_SOURCEFILE,
+  O_FLOATFILE,
+  O_INTFILE,
+  O_PGMFILE,
+  O_NOISEFILE,
+  O_PNGFILE,
+  O_NONOISE,
+  O_NOPGM,
+  O_SCALE,
+  O_PGMSCALE,
+  O_COHERENT,
+  O_PRINTOUT,
+  O_PRINTOUT_PIXEL,
+  O_NOPROGRESS,
+  O_PROGRESS,
+  O_INTERPOLATE,
+  O_NOINTERPOLATE,
+  O_ROUND_XTAL,
+  O_SQUARE_XTAL,
+  O_GAUSS_XTAL,
+  O_TOPHAT,
+  O_FUDGE,
+  O_SEED,
+  O_MOSAIC_SEED,
+  O_MISSET_SEED,
+  O_WATER,
+  O_PRECISION,
+  O_PHYSICAL,
+  O_STATS,
+  O_BACKEND,
+  O_MEMORY_BUDGET,
 } option_id;
 
 typedef struct
@@ -870,8 +985,13 @@ set_string (char **slot, const char *value, nb_error *err)
  * finite number (1) that must also be positive when @positive; any other value
  * is an error naming the file, the line and the key. */
 static nb_status
-smv_key (const nb_smv_file *f, const char *path, const char *key, int positive, double *out,
-         int *found, nb_error *err)
+smv_key (const nb_smv_file *f,
+         const char *path,
+         const char *key,
+         int positive,
+         double *out,
+         int *found,
+         nb_error *err)
 {
   char raw[48];
   long line;
@@ -899,11 +1019,24 @@ apply_smv_header (nb_params *p, const char *path, int is_mask, nb_error *err)
     const char *key;
     int positive;
   } keys[] = {
-    { "PIXEL_SIZE", 1 }, { "DISTANCE", 1 }, { "CLOSE_DISTANCE", 1 }, { "WAVELENGTH", 1 },
-    { "BEAM_CENTER_X", 0 }, { "BEAM_CENTER_Y", 0 }, { "ORGX", 0 }, { "ORGY", 0 },
-    { "PHI", 0 }, { "OSC_RANGE", 0 },
+    { "PIXEL_SIZE", 1 },    { "DISTANCE", 1 },      { "CLOSE_DISTANCE", 1 }, { "WAVELENGTH", 1 },
+    { "BEAM_CENTER_X", 0 }, { "BEAM_CENTER_Y", 0 }, { "ORGX", 0 },           { "ORGY", 0 },
+    { "PHI", 0 },           { "OSC_RANGE", 0 },
   };
-  enum { K_PIXEL, K_DISTANCE, K_CLOSE, K_WAVE, K_BCX, K_BCY, K_ORGX, K_ORGY, K_PHI, K_OSC, K_N };
+  enum
+  {
+    K_PIXEL,
+    K_DISTANCE,
+    K_CLOSE,
+    K_WAVE,
+    K_BCX,
+    K_BCY,
+    K_ORGX,
+    K_ORGY,
+    K_PHI,
+    K_OSC,
+    K_N
+  };
   double v[K_N];
   int found[K_N];
   nb_smv_file f;
@@ -919,8 +1052,9 @@ apply_smv_header (nb_params *p, const char *path, int is_mask, nb_error *err)
       }
   if (f.size1 > MAX_PIXELS || f.size2 > MAX_PIXELS)
     {
-      nb_error_set (err, NB_ERR_PARSE, "%s: SIZE1=%d x SIZE2=%d pixels (allowed: up to %d per axis)",
-                    path, f.size1, f.size2, MAX_PIXELS);
+      nb_error_set (err, NB_ERR_PARSE,
+                    "%s: SIZE1=%d x SIZE2=%d pixels (allowed: up to %d per axis)", path, f.size1,
+                    f.size2, MAX_PIXELS);
       nb_smv_file_clear (&f);
       return NB_ERR_PARSE;
     }
@@ -1017,26 +1151,27 @@ nb_params_parse_argv (nb_params *p, int argc, const char *const *argv, nb_error 
       int have;
 
       if (arg[0] != '-' || is_number_token (arg))
-        return nb_error_set (err, NB_ERR_USAGE, "unexpected argument '%s' (not after a flag that takes it)", arg);
+        return nb_error_set (err, NB_ERR_USAGE,
+                             "unexpected argument '%s' (not after a flag that takes it)", arg);
       o = find_option (arg);
       if (o == NULL)
         return nb_error_set (err, NB_ERR_USAGE, "unknown flag '%s' (see --help)", arg);
 
       have = 0;
-      while (i + 1 + have < argc && have < 6
-             && (argv[i + 1 + have][0] != '-' || is_number_token (argv[i + 1 + have])))
+      while (i + 1 + have < argc && have < 6 &&
+             (argv[i + 1 + have][0] != '-' || is_number_token (argv[i + 1 + have])))
         have++;
       if (o->nargs > 0 && have < o->nargs)
         return nb_error_set (err, NB_ERR_USAGE, "%s needs %d value%s, got %d", arg, o->nargs,
                              o->nargs > 1 ? "s" : "", have);
 
-      /* numeric flags: convert their values up front */
-#define DBL(k)                                                                                    \
+        /* numeric flags: convert their values up front */
+#define DBL(k)                                                                                     \
   do                                                                                               \
     if ((st = get_double (arg, argv[i + 1 + (k)], &d[k], err)) != NB_OK)                           \
       return st;                                                                                   \
   while (0)
-#define INT(k)                                                                                    \
+#define INT(k)                                                                                     \
   do                                                                                               \
     if ((st = get_int (arg, argv[i + 1 + (k)], &n[k], err)) != NB_OK)                              \
       return st;                                                                                   \
@@ -1044,284 +1179,601 @@ nb_params_parse_argv (nb_params *p, int argc, const char *const *argv, nb_error 
 /* Flags whose negative values would read as "not given" (-1) or switch to an
  * automatic choice: a sign error is refused here, where the typed value is
  * known; nb_params_validate() checks the ranges. */
-#define NONNEG_DBL(k)                                                                             \
+#define NONNEG_DBL(k)                                                                              \
   do                                                                                               \
     if (d[k] < 0.0)                                                                                \
-      return nb_error_set (err, NB_ERR_USAGE, "%s: '%s' must not be negative", arg,               \
+      return nb_error_set (err, NB_ERR_USAGE, "%s: '%s' must not be negative", arg,                \
                            argv[i + 1 + (k)]);                                                     \
   while (0)
-#define NONNEG_INT(k)                                                                             \
+#define NONNEG_INT(k)                                                                              \
   do                                                                                               \
     if (n[k] < 0)                                                                                  \
-      return nb_error_set (err, NB_ERR_USAGE, "%s: '%s' must not be negative", arg,               \
+      return nb_error_set (err, NB_ERR_USAGE, "%s: '%s' must not be negative", arg,                \
                            argv[i + 1 + (k)]);                                                     \
   while (0)
 /* 0 pixels in nb_params means "from -detsize": not what -detpixels 0 asks */
-#define POSITIVE_PIXELS                                                                           \
+#define POSITIVE_PIXELS                                                                            \
   do                                                                                               \
     if (n[0] < 1)                                                                                  \
-      return nb_error_set (err, NB_ERR_USAGE, "%s: '%s' must be at least 1 pixel", arg,           \
+      return nb_error_set (err, NB_ERR_USAGE, "%s: '%s' must be at least 1 pixel", arg,            \
                            argv[i + 1]);                                                           \
   while (0)
 
       switch (o->id)
         {
-        case O_NA: INT (0); p->Na = n[0]; break;
-        case O_NB: INT (0); p->Nb = n[0]; break;
-        case O_NC: INT (0); p->Nc = n[0]; break;
-        case O_N: INT (0); p->Na = p->Nb = p->Nc = n[0]; break;
-        case O_CELL:
-          if (have < 1)
-            return nb_error_set (err, NB_ERR_USAGE, "-cell needs a b c alpha beta gamma");
-          for (int k = 0; k < have; k++)
-            DBL (k);
-          p->cell[0] = d[0];
-          p->cell[1] = have > 1 ? d[1] : 0.0;
-          p->cell[2] = have > 2 ? d[2] : 0.0;
-          p->cell[3] = have > 3 ? d[3] / RTD : 0.0;
-          p->cell[4] = have > 4 ? d[4] / RTD : 0.0;
-          p->cell[5] = have > 5 ? d[5] / RTD : 0.0;
-          i += have;
-          continue;
-        case O_MISSET:
-          if (i + 1 < argc && strstr (argv[i + 1], "rand") != NULL)
-            {
-              p->misset_random = 1;
-              i += 1;
-              continue;
-            }
-          if (have < 3)
-            return nb_error_set (err, NB_ERR_USAGE, "-misset needs three angles (degrees) or 'random'");
-          DBL (0); DBL (1); DBL (2);
-          p->misset_random = 0;
-          p->misset[0] = d[0] / RTD;
-          p->misset[1] = d[1] / RTD;
-          p->misset[2] = d[2] / RTD;
-          i += 3;
-          continue;
-        case O_SAMPLESIZE: DBL (0); p->sample_x = p->sample_y = p->sample_z = d[0] / 1000; break;
-        case O_SAMPLE_X: DBL (0); p->sample_x = d[0] / 1000; break;
-        case O_SAMPLE_Y: DBL (0); p->sample_y = d[0] / 1000; break;
-        case O_SAMPLE_Z: DBL (0); p->sample_z = d[0] / 1000; break;
-        case O_IGNORED_1: DBL (0); break;
-        case O_XBEAM: DBL (0); p->Xbeam = d[0] / 1000.0; p->pivot = NB_PIVOT_BEAM; break;
-        case O_YBEAM: DBL (0); p->Ybeam = d[0] / 1000.0; p->pivot = NB_PIVOT_BEAM; break;
-        case O_XCLOSE: DBL (0); p->Xclose = d[0] / 1000.0; p->pivot = NB_PIVOT_SAMPLE; break;
-        case O_YCLOSE: DBL (0); p->Yclose = d[0] / 1000.0; p->pivot = NB_PIVOT_SAMPLE; break;
-        case O_ORGX: DBL (0); p->ORGX = d[0]; p->pivot = NB_PIVOT_SAMPLE; break;
-        case O_ORGY: DBL (0); p->ORGY = d[0]; p->pivot = NB_PIVOT_SAMPLE; break;
-        case O_PIVOT:
-          if (strstr (argv[i + 1], "sample"))
-            p->pivot = NB_PIVOT_SAMPLE;
-          else if (strstr (argv[i + 1], "beam"))
-            p->pivot = NB_PIVOT_BEAM;
-          else
-            return nb_error_set (err, NB_ERR_USAGE, "-pivot: '%s' is neither 'beam' nor 'sample'", argv[i + 1]);
-          break;
-        case O_MOSFLM: set_convention (p, NB_CONVENTION_MOSFLM, NB_PIVOT_BEAM); break;
-        case O_XDS: set_convention (p, NB_CONVENTION_XDS, NB_PIVOT_SAMPLE); break;
-        case O_ADXV: set_convention (p, NB_CONVENTION_ADXV, NB_PIVOT_BEAM); break;
-        case O_DENZO: set_convention (p, NB_CONVENTION_DENZO, NB_PIVOT_BEAM); break;
-        case O_DIALS: set_convention (p, NB_CONVENTION_DIALS, NB_PIVOT_BEAM); break;
-        case O_FDET: case O_SDET: case O_ODET: case O_BEAMVEC: case O_POLARVEC: case O_SPINDLE:
-        case O_TTAXIS: case O_PIX0:
-          {
-            double *v = o->id == O_FDET       ? p->fdet
-                        : o->id == O_SDET     ? p->sdet
-                        : o->id == O_ODET     ? p->odet
-                        : o->id == O_BEAMVEC  ? p->beam
-                        : o->id == O_POLARVEC ? p->polar_vector
-                        : o->id == O_SPINDLE  ? p->spindle
-                        : o->id == O_TTAXIS   ? p->twotheta_axis
-                                              : p->pix0;
-            DBL (0); DBL (1); DBL (2);
-            p->convention = NB_CONVENTION_CUSTOM;
-            v[0] = d[0];
-            v[1] = d[1];
-            v[2] = d[2];
-            if (o->id == O_TTAXIS && !p->physical)
+          case O_NA:
+            INT (0);
+            p->Na = n[0];
+            break;
+          case O_NB:
+            INT (0);
+            p->Nb = n[0];
+            break;
+          case O_NC:
+            INT (0);
+            p->Nc = n[0];
+            break;
+          case O_N:
+            INT (0);
+            p->Na = p->Nb = p->Nc = n[0];
+            break;
+          case O_CELL:
+            if (have < 1)
+              return nb_error_set (err, NB_ERR_USAGE, "-cell needs a b c alpha beta gamma");
+            for (int k = 0; k < have; k++)
+              DBL (k);
+            p->cell[0] = d[0];
+            p->cell[1] = have > 1 ? d[1] : 0.0;
+            p->cell[2] = have > 2 ? d[2] : 0.0;
+            p->cell[3] = have > 3 ? d[3] / RTD : 0.0;
+            p->cell[4] = have > 4 ? d[4] / RTD : 0.0;
+            p->cell[5] = have > 5 ? d[5] / RTD : 0.0;
+            i += have;
+            continue;
+          case O_MISSET:
+            if (i + 1 < argc && strstr (argv[i + 1], "rand") != NULL)
               {
-                /* the reference's "-twotheta" handler also fires */
-                p->twotheta = d[0] / RTD;
-                p->pivot = NB_PIVOT_SAMPLE;
+                p->misset_random = 1;
+                i += 1;
+                continue;
               }
-          }
-          break;
-        case O_DISTANCE: DBL (0); p->distance = d[0] / 1000.0; p->pivot = NB_PIVOT_BEAM; break;
-        case O_CLOSE_DISTANCE:
-          DBL (0); p->close_distance = d[0] / 1000.0; p->pivot = NB_PIVOT_SAMPLE; break;
-        case O_DET_ABS:
-          if (strstr (argv[i + 1], "inf") != NULL)
-            d[0] = 0.0;
-          else
+            if (have < 3)
+              return nb_error_set (err, NB_ERR_USAGE,
+                                   "-misset needs three angles (degrees) or 'random'");
             DBL (0);
-          if (d[0] < 0.0)
-            return nb_error_set (err, NB_ERR_USAGE,
-                                 "%s: '%s' is not an attenuation depth (um > 0, or 0 or inf for "
-                                 "none)", arg, argv[i + 1]);
-          if (d[0] == 0.0)
+            DBL (1);
+            DBL (2);
+            p->misset_random = 0;
+            p->misset[0] = d[0] / RTD;
+            p->misset[1] = d[1] / RTD;
+            p->misset[2] = d[2] / RTD;
+            i += 3;
+            continue;
+          case O_SAMPLESIZE:
+            DBL (0);
+            p->sample_x = p->sample_y = p->sample_z = d[0] / 1000;
+            break;
+          case O_SAMPLE_X:
+            DBL (0);
+            p->sample_x = d[0] / 1000;
+            break;
+          case O_SAMPLE_Y:
+            DBL (0);
+            p->sample_y = d[0] / 1000;
+            break;
+          case O_SAMPLE_Z:
+            DBL (0);
+            p->sample_z = d[0] / 1000;
+            break;
+          case O_IGNORED_1:
+            DBL (0);
+            break;
+          case O_XBEAM:
+            DBL (0);
+            p->Xbeam = d[0] / 1000.0;
+            p->pivot = NB_PIVOT_BEAM;
+            break;
+          case O_YBEAM:
+            DBL (0);
+            p->Ybeam = d[0] / 1000.0;
+            p->pivot = NB_PIVOT_BEAM;
+            break;
+          case O_XCLOSE:
+            DBL (0);
+            p->Xclose = d[0] / 1000.0;
+            p->pivot = NB_PIVOT_SAMPLE;
+            break;
+          case O_YCLOSE:
+            DBL (0);
+            p->Yclose = d[0] / 1000.0;
+            p->pivot = NB_PIVOT_SAMPLE;
+            break;
+          case O_ORGX:
+            DBL (0);
+            p->ORGX = d[0];
+            p->pivot = NB_PIVOT_SAMPLE;
+            break;
+          case O_ORGY:
+            DBL (0);
+            p->ORGY = d[0];
+            p->pivot = NB_PIVOT_SAMPLE;
+            break;
+          case O_PIVOT:
+            if (strstr (argv[i + 1], "sample"))
+              p->pivot = NB_PIVOT_SAMPLE;
+            else if (strstr (argv[i + 1], "beam"))
+              p->pivot = NB_PIVOT_BEAM;
+            else
+              return nb_error_set (err, NB_ERR_USAGE, "-pivot: '%s' is neither 'beam' nor 'sample'",
+                                   argv[i + 1]);
+            break;
+          case O_MOSFLM:
+            set_convention (p, NB_CONVENTION_MOSFLM, NB_PIVOT_BEAM);
+            break;
+          case O_XDS:
+            set_convention (p, NB_CONVENTION_XDS, NB_PIVOT_SAMPLE);
+            break;
+          case O_ADXV:
+            set_convention (p, NB_CONVENTION_ADXV, NB_PIVOT_BEAM);
+            break;
+          case O_DENZO:
+            set_convention (p, NB_CONVENTION_DENZO, NB_PIVOT_BEAM);
+            break;
+          case O_DIALS:
+            set_convention (p, NB_CONVENTION_DIALS, NB_PIVOT_BEAM);
+            break;
+          case O_FDET:
+          case O_SDET:
+          case O_ODET:
+          case O_BEAMVEC:
+          case O_POLARVEC:
+          case O_SPINDLE:
+          case O_TTAXIS:
+          case O_PIX0:
             {
-              p->detector_mu = 0.0;
-              p->detector_thick = 0.0; /* */
+              double *v = o->id == O_FDET       ? p->fdet
+                          : o->id == O_SDET     ? p->sdet
+                          : o->id == O_ODET     ? p->odet
+                          : o->id == O_BEAMVEC  ? p->beam
+                          : o->id == O_POLARVEC ? p->polar_vector
+                          : o->id == O_SPINDLE  ? p->spindle
+                          : o->id == O_TTAXIS   ? p->twotheta_axis
+                                                : p->pix0;
+              DBL (0);
+              DBL (1);
+              DBL (2);
+              p->convention = NB_CONVENTION_CUSTOM;
+              v[0] = d[0];
+              v[1] = d[1];
+              v[2] = d[2];
+              if (o->id == O_TTAXIS && !p->physical)
+                {
+                  /* the reference's "-twotheta" handler also fires */
+                  p->twotheta = d[0] / RTD;
+                  p->pivot = NB_PIVOT_SAMPLE;
+                }
             }
-          else
-            p->detector_mu = 1.0 / (d[0] * 1e-6);
-          break;
-        case O_DET_THICK: DBL (0); p->detector_thick = d[0] * 1e-6; break;
-        case O_DET_THICKSTEPS: INT (0); NONNEG_INT (0); p->detector_thicksteps = (int) n[0]; break;
-        case O_TWOTHETA: DBL (0); p->twotheta = d[0] / RTD; p->pivot = NB_PIVOT_SAMPLE; break;
-        case O_ROTX: DBL (0); p->rotx = d[0] / RTD; break;
-        case O_ROTY: DBL (0); p->roty = d[0] / RTD; break;
-        case O_ROTZ: DBL (0); p->rotz = d[0] / RTD; break;
-        case O_DETSIZE: DBL (0); p->detsize_f = p->detsize_s = d[0] / 1000.0; break;
-        case O_DETSIZE_F: DBL (0); p->detsize_f = d[0] / 1000.0; break;
-        case O_DETSIZE_S: DBL (0); p->detsize_s = d[0] / 1000.0; break;
-        case O_DETPIXELS: INT (0); POSITIVE_PIXELS; p->fpixels = p->spixels = (int) n[0]; break;
-        case O_DETPIXELS_F: INT (0); POSITIVE_PIXELS; p->fpixels = (int) n[0]; break;
-        case O_DETPIXELS_S: INT (0); POSITIVE_PIXELS; p->spixels = (int) n[0]; break;
-        case O_CURVED: p->curved_det = 1; break;
-        case O_PIXEL: DBL (0); p->pixel_size = d[0] / 1000.0; break;
-        case O_POINT_PIXEL: p->point_pixel = 1; break;
-        case O_POLAR: DBL (0); p->polarization = d[0]; p->nopolar = 0; break;
-        case O_NOPOLAR: p->nopolar = 1; break;
-        case O_OS_THICK: p->oversample_thick = 1; break;
-        case O_OS_POLAR: p->oversample_polar = 1; break;
-        case O_OS_OMEGA: p->oversample_omega = 1; break;
-        case O_OVERSAMPLE: INT (0); NONNEG_INT (0); p->oversample = (int) n[0]; break;
-        case O_ROI:
-          INT (0); INT (1); INT (2); INT (3);
-          for (int k = 0; k < 4; k++)
-            p->roi[k] = (int) n[k];
-          break;
-        case O_LAMBDA: DBL (0); p->lambda0 = d[0] / 1.0e10; break;
-        case O_ENERGY:
-          DBL (0);
-          if (d[0] == 0.0)
-            return nb_error_set (err, NB_ERR_USAGE, "-energy: must not be 0 eV");
-          p->lambda0 = (12398.42 / d[0]) / 1.0e10;
-          break;
-        case O_FLUENCE: DBL (0); p->fluence = d[0]; break;
-        case O_FLUX: DBL (0); p->flux = d[0]; break;
-        case O_EXPOSURE: DBL (0); p->exposure = d[0]; break;
-        case O_BEAMSIZE: DBL (0); p->beamsize = d[0] / 1000; break;
-        case O_MOSAIC: DBL (0); NONNEG_DBL (0); p->mosaic_spread = d[0] / RTD; break;
-        case O_MOSAIC_DOM: INT (0); NONNEG_INT (0); p->mosaic_domains = (int) n[0]; break;
-        case O_DISPERSION: DBL (0); p->dispersion = d[0] / 100.0; break;
-        case O_DISPSTEPS: INT (0); NONNEG_INT (0); p->dispsteps = (int) n[0]; break;
-        case O_DIVERGENCE: DBL (0); NONNEG_DBL (0); p->hdivrange = p->vdivrange = d[0] / 1000.0; break;
-        case O_HDIVRANGE: DBL (0); NONNEG_DBL (0); p->hdivrange = d[0] / 1000.0; break;
-        case O_VDIVRANGE: DBL (0); NONNEG_DBL (0); p->vdivrange = d[0] / 1000.0; break;
-        case O_HDIVSTEP: DBL (0); NONNEG_DBL (0); p->hdivstep = d[0] / 1000.0; break;
-        case O_HDIVSTEPS: INT (0); NONNEG_INT (0); p->hdivsteps = (int) n[0]; break;
-        case O_VDIVSTEP: DBL (0); NONNEG_DBL (0); p->vdivstep = d[0] / 1000.0; break;
-        case O_VDIVSTEPS: INT (0); NONNEG_INT (0); p->vdivsteps = (int) n[0]; break;
-        case O_DIVSTEPS: INT (0); NONNEG_INT (0); p->hdivsteps = p->vdivsteps = (int) n[0]; break;
-        case O_ROUND_DIV: p->round_div = 1; break;
-        case O_SQUARE_DIV: p->round_div = 0; break;
-        case O_ADC: DBL (0); p->adc = d[0]; break;
-        case O_PHI: DBL (0); p->phi0 = d[0] / RTD; break;
-        case O_OSC: DBL (0); NONNEG_DBL (0); p->osc = d[0] / RTD; break;
-        case O_PHISTEP: DBL (0); NONNEG_DBL (0); p->phistep = d[0] / RTD; break;
-        case O_PHISTEPS: INT (0); NONNEG_INT (0); p->phisteps = (int) n[0]; break;
-        case O_DMIN: DBL (0); p->dmin = d[0] * 1e-10; break;
-        case O_MAT: if ((st = set_string (&p->mat_file, argv[i + 1], err))) return st; break;
-        case O_HKL: if ((st = set_string (&p->hkl_file, argv[i + 1], err))) return st; break;
-        case O_DEFAULT_F: DBL (0); p->default_F = d[0]; break;
-        case O_DUMP: if ((st = set_string (&p->dump_file, argv[i + 1], err))) return st; break;
-        case O_IMG: if ((st = set_string (&p->img_file, argv[i + 1], err))) return st; break;
-        case O_MASK: if ((st = set_string (&p->mask_file, argv[i + 1], err))) return st; break;
-        case O_STOLOUT: break; /* the reference never writes it */
-        case O_STOL: case O_4STOL: case O_Q:
-          if ((st = set_string (&p->stol_file, argv[i + 1], err)))
-            return st;
-          p->stol_kind = o->id == O_STOL ? NB_STOL_STOL : o->id == O_4STOL ? NB_STOL_4STOL : NB_STOL_Q;
-          break;
-        case O_SOURCEFILE: if ((st = set_string (&p->source_file, argv[i + 1], err))) return st; break;
-        case O_FLOATFILE: if ((st = set_string (&p->floatfile, argv[i + 1], err))) return st; break;
-        case O_INTFILE: if ((st = set_string (&p->intfile, argv[i + 1], err))) return st; break;
-        case O_PGMFILE:
-          if ((st = set_string (&p->pgmfile, argv[i + 1], err)))
-            return st;
-          p->write_pgm = 1;
-          break;
-        case O_NOISEFILE:
-          if ((st = set_string (&p->noisefile, argv[i + 1], err)))
-            return st;
-          p->calculate_noise = 1;
-          break;
-        case O_PNGFILE: if ((st = set_string (&p->pngfile, argv[i + 1], err))) return st; break;
-        case O_NONOISE: p->calculate_noise = 0; break;
-        case O_NOPGM: p->write_pgm = 0; break;
-        case O_SCALE: DBL (0); p->intfile_scale = d[0]; break;
-        case O_PGMSCALE: DBL (0); p->pgm_scale = d[0]; p->write_pgm = 1; break;
-        case O_COHERENT: break; /* parsed, no effect in the reference */
-        case O_PRINTOUT: p->printout = 1; break;
-        case O_PRINTOUT_PIXEL:
-          INT (0); INT (1);
-          p->printout = 1;
-          p->printout_fpixel = (int) n[0];
-          p->printout_spixel = (int) n[1];
-          break;
-        case O_NOPROGRESS: p->progress = 0; break;
-        case O_PROGRESS: p->progress = 1; break;
-        case O_INTERPOLATE: p->interpolate = 1; break;
-        case O_NOINTERPOLATE: p->interpolate = 0; break;
-        case O_ROUND_XTAL: p->shape = NB_SHAPE_ROUND; break;
-        case O_SQUARE_XTAL: p->shape = NB_SHAPE_SQUARE; break;
-        case O_GAUSS_XTAL: p->shape = NB_SHAPE_GAUSS; break;
-        case O_TOPHAT: p->shape = NB_SHAPE_TOPHAT; break;
-        case O_FUDGE: DBL (0); p->fudge = d[0]; break;
-        case O_SEED: INT (0); p->seed = -n[0]; break;
-        case O_MOSAIC_SEED: INT (0); p->mosaic_seed = -n[0]; break;
-        case O_MISSET_SEED:
-          INT (0);
-          p->misset_seed = -n[0];
-          if (!p->physical && i + 3 < argc)
-            {
-              /* Q-29: the reference's "-misset" handler also fires, reading the
+            break;
+          case O_DISTANCE:
+            DBL (0);
+            p->distance = d[0] / 1000.0;
+            p->pivot = NB_PIVOT_BEAM;
+            break;
+          case O_CLOSE_DISTANCE:
+            DBL (0);
+            p->close_distance = d[0] / 1000.0;
+            p->pivot = NB_PIVOT_SAMPLE;
+            break;
+          case O_DET_ABS:
+            if (strstr (argv[i + 1], "inf") != NULL)
+              d[0] = 0.0;
+            else
+              DBL (0);
+            if (d[0] < 0.0)
+              return nb_error_set (err, NB_ERR_USAGE,
+                                   "%s: '%s' is not an attenuation depth (um > 0, or 0 or inf for "
+                                   "none)",
+                                   arg, argv[i + 1]);
+            if (d[0] == 0.0)
+              {
+                p->detector_mu = 0.0;
+                p->detector_thick = 0.0; /* */
+              }
+            else
+              p->detector_mu = 1.0 / (d[0] * 1e-6);
+            break;
+          case O_DET_THICK:
+            DBL (0);
+            p->detector_thick = d[0] * 1e-6;
+            break;
+          case O_DET_THICKSTEPS:
+            INT (0);
+            NONNEG_INT (0);
+            p->detector_thicksteps = (int) n[0];
+            break;
+          case O_TWOTHETA:
+            DBL (0);
+            p->twotheta = d[0] / RTD;
+            p->pivot = NB_PIVOT_SAMPLE;
+            break;
+          case O_ROTX:
+            DBL (0);
+            p->rotx = d[0] / RTD;
+            break;
+          case O_ROTY:
+            DBL (0);
+            p->roty = d[0] / RTD;
+            break;
+          case O_ROTZ:
+            DBL (0);
+            p->rotz = d[0] / RTD;
+            break;
+          case O_DETSIZE:
+            DBL (0);
+            p->detsize_f = p->detsize_s = d[0] / 1000.0;
+            break;
+          case O_DETSIZE_F:
+            DBL (0);
+            p->detsize_f = d[0] / 1000.0;
+            break;
+          case O_DETSIZE_S:
+            DBL (0);
+            p->detsize_s = d[0] / 1000.0;
+            break;
+          case O_DETPIXELS:
+            INT (0);
+            POSITIVE_PIXELS;
+            p->fpixels = p->spixels = (int) n[0];
+            break;
+          case O_DETPIXELS_F:
+            INT (0);
+            POSITIVE_PIXELS;
+            p->fpixels = (int) n[0];
+            break;
+          case O_DETPIXELS_S:
+            INT (0);
+            POSITIVE_PIXELS;
+            p->spixels = (int) n[0];
+            break;
+          case O_CURVED:
+            p->curved_det = 1;
+            break;
+          case O_PIXEL:
+            DBL (0);
+            p->pixel_size = d[0] / 1000.0;
+            break;
+          case O_POINT_PIXEL:
+            p->point_pixel = 1;
+            break;
+          case O_POLAR:
+            DBL (0);
+            p->polarization = d[0];
+            p->nopolar = 0;
+            break;
+          case O_NOPOLAR:
+            p->nopolar = 1;
+            break;
+          case O_OS_THICK:
+            p->oversample_thick = 1;
+            break;
+          case O_OS_POLAR:
+            p->oversample_polar = 1;
+            break;
+          case O_OS_OMEGA:
+            p->oversample_omega = 1;
+            break;
+          case O_OVERSAMPLE:
+            INT (0);
+            NONNEG_INT (0);
+            p->oversample = (int) n[0];
+            break;
+          case O_ROI:
+            INT (0);
+            INT (1);
+            INT (2);
+            INT (3);
+            for (int k = 0; k < 4; k++)
+              p->roi[k] = (int) n[k];
+            break;
+          case O_LAMBDA:
+            DBL (0);
+            p->lambda0 = d[0] / 1.0e10;
+            break;
+          case O_ENERGY:
+            DBL (0);
+            if (d[0] == 0.0)
+              return nb_error_set (err, NB_ERR_USAGE, "-energy: must not be 0 eV");
+            p->lambda0 = (12398.42 / d[0]) / 1.0e10;
+            break;
+          case O_FLUENCE:
+            DBL (0);
+            p->fluence = d[0];
+            break;
+          case O_FLUX:
+            DBL (0);
+            p->flux = d[0];
+            break;
+          case O_EXPOSURE:
+            DBL (0);
+            p->exposure = d[0];
+            break;
+          case O_BEAMSIZE:
+            DBL (0);
+            p->beamsize = d[0] / 1000;
+            break;
+          case O_MOSAIC:
+            DBL (0);
+            NONNEG_DBL (0);
+            p->mosaic_spread = d[0] / RTD;
+            break;
+          case O_MOSAIC_DOM:
+            INT (0);
+            NONNEG_INT (0);
+            p->mosaic_domains = (int) n[0];
+            break;
+          case O_DISPERSION:
+            DBL (0);
+            p->dispersion = d[0] / 100.0;
+            break;
+          case O_DISPSTEPS:
+            INT (0);
+            NONNEG_INT (0);
+            p->dispsteps = (int) n[0];
+            break;
+          case O_DIVERGENCE:
+            DBL (0);
+            NONNEG_DBL (0);
+            p->hdivrange = p->vdivrange = d[0] / 1000.0;
+            break;
+          case O_HDIVRANGE:
+            DBL (0);
+            NONNEG_DBL (0);
+            p->hdivrange = d[0] / 1000.0;
+            break;
+          case O_VDIVRANGE:
+            DBL (0);
+            NONNEG_DBL (0);
+            p->vdivrange = d[0] / 1000.0;
+            break;
+          case O_HDIVSTEP:
+            DBL (0);
+            NONNEG_DBL (0);
+            p->hdivstep = d[0] / 1000.0;
+            break;
+          case O_HDIVSTEPS:
+            INT (0);
+            NONNEG_INT (0);
+            p->hdivsteps = (int) n[0];
+            break;
+          case O_VDIVSTEP:
+            DBL (0);
+            NONNEG_DBL (0);
+            p->vdivstep = d[0] / 1000.0;
+            break;
+          case O_VDIVSTEPS:
+            INT (0);
+            NONNEG_INT (0);
+            p->vdivsteps = (int) n[0];
+            break;
+          case O_DIVSTEPS:
+            INT (0);
+            NONNEG_INT (0);
+            p->hdivsteps = p->vdivsteps = (int) n[0];
+            break;
+          case O_ROUND_DIV:
+            p->round_div = 1;
+            break;
+          case O_SQUARE_DIV:
+            p->round_div = 0;
+            break;
+          case O_ADC:
+            DBL (0);
+            p->adc = d[0];
+            break;
+          case O_PHI:
+            DBL (0);
+            p->phi0 = d[0] / RTD;
+            break;
+          case O_OSC:
+            DBL (0);
+            NONNEG_DBL (0);
+            p->osc = d[0] / RTD;
+            break;
+          case O_PHISTEP:
+            DBL (0);
+            NONNEG_DBL (0);
+            p->phistep = d[0] / RTD;
+            break;
+          case O_PHISTEPS:
+            INT (0);
+            NONNEG_INT (0);
+            p->phisteps = (int) n[0];
+            break;
+          case O_DMIN:
+            DBL (0);
+            p->dmin = d[0] * 1e-10;
+            break;
+          case O_MAT:
+            if ((st = set_string (&p->mat_file, argv[i + 1], err)))
+              return st;
+            break;
+          case O_HKL:
+            if ((st = set_string (&p->hkl_file, argv[i + 1], err)))
+              return st;
+            break;
+          case O_DEFAULT_F:
+            DBL (0);
+            p->default_F = d[0];
+            break;
+          case O_DUMP:
+            if ((st = set_string (&p->dump_file, argv[i + 1], err)))
+              return st;
+            break;
+          case O_IMG:
+            if ((st = set_string (&p->img_file, argv[i + 1], err)))
+              return st;
+            break;
+          case O_MASK:
+            if ((st = set_string (&p->mask_file, argv[i + 1], err)))
+              return st;
+            break;
+          case O_STOLOUT:
+            break; /* the reference never writes it */
+          case O_STOL:
+          case O_4STOL:
+          case O_Q:
+            if ((st = set_string (&p->stol_file, argv[i + 1], err)))
+              return st;
+            p->stol_kind = o->id == O_STOL    ? NB_STOL_STOL
+                           : o->id == O_4STOL ? NB_STOL_4STOL
+                                              : NB_STOL_Q;
+            break;
+          case O_SOURCEFILE:
+            if ((st = set_string (&p->source_file, argv[i + 1], err)))
+              return st;
+            break;
+          case O_FLOATFILE:
+            if ((st = set_string (&p->floatfile, argv[i + 1], err)))
+              return st;
+            break;
+          case O_INTFILE:
+            if ((st = set_string (&p->intfile, argv[i + 1], err)))
+              return st;
+            break;
+          case O_PGMFILE:
+            if ((st = set_string (&p->pgmfile, argv[i + 1], err)))
+              return st;
+            p->write_pgm = 1;
+            break;
+          case O_NOISEFILE:
+            if ((st = set_string (&p->noisefile, argv[i + 1], err)))
+              return st;
+            p->calculate_noise = 1;
+            break;
+          case O_PNGFILE:
+            if ((st = set_string (&p->pngfile, argv[i + 1], err)))
+              return st;
+            break;
+          case O_NONOISE:
+            p->calculate_noise = 0;
+            break;
+          case O_NOPGM:
+            p->write_pgm = 0;
+            break;
+          case O_SCALE:
+            DBL (0);
+            p->intfile_scale = d[0];
+            break;
+          case O_PGMSCALE:
+            DBL (0);
+            p->pgm_scale = d[0];
+            p->write_pgm = 1;
+            break;
+          case O_COHERENT:
+            break; /* parsed, no effect in the reference */
+          case O_PRINTOUT:
+            p->printout = 1;
+            break;
+          case O_PRINTOUT_PIXEL:
+            INT (0);
+            INT (1);
+            p->printout = 1;
+            p->printout_fpixel = (int) n[0];
+            p->printout_spixel = (int) n[1];
+            break;
+          case O_NOPROGRESS:
+            p->progress = 0;
+            break;
+          case O_PROGRESS:
+            p->progress = 1;
+            break;
+          case O_INTERPOLATE:
+            p->interpolate = 1;
+            break;
+          case O_NOINTERPOLATE:
+            p->interpolate = 0;
+            break;
+          case O_ROUND_XTAL:
+            p->shape = NB_SHAPE_ROUND;
+            break;
+          case O_SQUARE_XTAL:
+            p->shape = NB_SHAPE_SQUARE;
+            break;
+          case O_GAUSS_XTAL:
+            p->shape = NB_SHAPE_GAUSS;
+            break;
+          case O_TOPHAT:
+            p->shape = NB_SHAPE_TOPHAT;
+            break;
+          case O_FUDGE:
+            DBL (0);
+            p->fudge = d[0];
+            break;
+          case O_SEED:
+            INT (0);
+            p->seed = -n[0];
+            break;
+          case O_MOSAIC_SEED:
+            INT (0);
+            p->mosaic_seed = -n[0];
+            break;
+          case O_MISSET_SEED:
+            INT (0);
+            p->misset_seed = -n[0];
+            if (!p->physical && i + 3 < argc)
+              {
+                /* Q-29: the reference's "-misset" handler also fires, reading the
                * seed and the next two tokens as angles (atof semantics). */
-              p->misset_random = 0;
-              p->misset[0] = c_strtod (argv[i + 1], NULL) / RTD;
-              p->misset[1] = c_strtod (argv[i + 2], NULL) / RTD;
-              p->misset[2] = c_strtod (argv[i + 3], NULL) / RTD;
-              /* numbers after the seed were stray tokens to the reference */
-              if (is_number_token (argv[i + 2]) && is_number_token (argv[i + 3]))
-                i += 2;
-            }
-          break;
-        case O_WATER: DBL (0); p->water_size = d[0] / 1e6; break;
-        case O_PRECISION:
-          if (strcmp (argv[i + 1], "double") == 0)
-            p->precision = NB_PRECISION_DOUBLE;
-          else if (strcmp (argv[i + 1], "single") == 0)
-            p->precision = NB_PRECISION_SINGLE;
-          else if (strcmp (argv[i + 1], "exact") == 0)
-            p->precision = NB_PRECISION_EXACT;
-          else
-            return nb_error_set (err, NB_ERR_USAGE,
-                                 "-precision: '%s' is not one of double, single, exact", argv[i + 1]);
-          break;
-        case O_PHYSICAL: p->physical = 1; break;
-        case O_STATS: p->stats = 1; break;
-        case O_MEMORY_BUDGET:
-          DBL (0);
-          if (!(d[0] > 0.0))
-            return nb_error_set (err, NB_ERR_USAGE, "%s: '%s' is not a positive number of MB", arg,
-                                 argv[i + 1]);
-          p->memory_budget = d[0] * 1e6;
-          break;
-        case O_BACKEND:
-          /* whether this build and machine can run cuda is the plan's question */
-          if (strcmp (argv[i + 1], "auto") == 0)
-            p->backend = NB_BACKEND_AUTO;
-          else if (strcmp (argv[i + 1], "cpu") == 0)
-            p->backend = NB_BACKEND_CPU;
-          else if (strcmp (argv[i + 1], "cuda") == 0)
-            p->backend = NB_BACKEND_CUDA;
-          else
-            return nb_error_set (err, NB_ERR_UNSUPPORTED,
-                                 "-backend: '%s' is not one of auto, cpu, cuda", argv[i + 1]);
-          break;
+                p->misset_random = 0;
+                p->misset[0] = c_strtod (argv[i + 1], NULL) / RTD;
+                p->misset[1] = c_strtod (argv[i + 2], NULL) / RTD;
+                p->misset[2] = c_strtod (argv[i + 3], NULL) / RTD;
+                /* numbers after the seed were stray tokens to the reference */
+                if (is_number_token (argv[i + 2]) && is_number_token (argv[i + 3]))
+                  i += 2;
+              }
+            break;
+          case O_WATER:
+            DBL (0);
+            p->water_size = d[0] / 1e6;
+            break;
+          case O_PRECISION:
+            if (strcmp (argv[i + 1], "double") == 0)
+              p->precision = NB_PRECISION_DOUBLE;
+            else if (strcmp (argv[i + 1], "single") == 0)
+              p->precision = NB_PRECISION_SINGLE;
+            else if (strcmp (argv[i + 1], "exact") == 0)
+              p->precision = NB_PRECISION_EXACT;
+            else
+              return nb_error_set (err, NB_ERR_USAGE,
+                                   "-precision: '%s' is not one of double, single, exact",
+                                   argv[i + 1]);
+            break;
+          case O_PHYSICAL:
+            p->physical = 1;
+            break;
+          case O_STATS:
+            p->stats = 1;
+            break;
+          case O_MEMORY_BUDGET:
+            DBL (0);
+            if (!(d[0] > 0.0))
+              return nb_error_set (err, NB_ERR_USAGE, "%s: '%s' is not a positive number of MB",
+                                   arg, argv[i + 1]);
+            p->memory_budget = d[0] * 1e6;
+            break;
+          case O_BACKEND:
+            /* whether this build and machine can run cuda is the plan's question */
+            if (strcmp (argv[i + 1], "auto") == 0)
+              p->backend = NB_BACKEND_AUTO;
+            else if (strcmp (argv[i + 1], "cpu") == 0)
+              p->backend = NB_BACKEND_CPU;
+            else if (strcmp (argv[i + 1], "cuda") == 0)
+              p->backend = NB_BACKEND_CUDA;
+            else
+              return nb_error_set (err, NB_ERR_UNSUPPORTED,
+                                   "-backend: '%s' is not one of auto, cpu, cuda", argv[i + 1]);
+            break;
         }
 #undef DBL
 #undef INT

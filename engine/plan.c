@@ -19,7 +19,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-
 void
 nb_log_printf (nb_log *log, const char *fmt, ...)
 {
@@ -76,8 +75,7 @@ load_mask (nb_plan *plan, nb_error *err)
   if (f.size1 != plan->det.fpixels || f.size2 != plan->det.spixels)
     {
       nb_error_set (err, NB_ERR_INVALID, "-mask %s: %dx%d pixels, but the detector has %dx%d",
-                    plan->params.mask_file, f.size1, f.size2, plan->det.fpixels,
-                    plan->det.spixels);
+                    plan->params.mask_file, f.size1, f.size2, plan->det.fpixels, plan->det.spixels);
       nb_smv_file_clear (&f);
       return NB_ERR_INVALID;
     }
@@ -121,7 +119,8 @@ share_structure_factors (nb_plan *plan, nb_error *err)
  * memory_budget, default half of physical memory) instead of being killed, or
  * crashing, half way. */
 
-#define SF_CELL_BYTES (sizeof (double) + sizeof (float)) /* the grid and its single-precision copy */
+#define SF_CELL_BYTES                                                                              \
+  (sizeof (double) + sizeof (float)) /* the grid and its single-precision copy */
 
 static double
 memory_budget (const nb_params *p)
@@ -160,9 +159,9 @@ estimate_memory (const nb_plan *plan, memory_estimate *m)
   /* the float image a caller renders into and its 16-bit and 8-bit
    * conversions (the CLI's SMV and PGM/PNG), the mask and the SMV file it is
    * read from, a row of solid angles */
-  m->image = pixels * (sizeof (float) + sizeof (uint16_t) + sizeof (uint8_t))
-             + (p->mask_file != NULL ? pixels * 2 * sizeof (uint16_t) : 0.0)
-             + (double) d->spixels * sizeof (double);
+  m->image = pixels * (sizeof (float) + sizeof (uint16_t) + sizeof (uint8_t)) +
+             (p->mask_file != NULL ? pixels * 2 * sizeof (uint16_t) : 0.0) +
+             (double) d->spixels * sizeof (double);
   /* a source file's rows are bounded by its size ("1\n" is the shortest) */
   if (p->source_file != NULL)
     {
@@ -176,9 +175,9 @@ estimate_memory (const nb_plan *plan, memory_estimate *m)
   m->sources = sources * (5 * sizeof (double) + 4 * sizeof (float) + 5 * sizeof (double) + 96);
   steps = (double) x->phisteps * (double) x->mosaic_domains;
   /* a, b, c per step in two double tables and a float one; a rotation per domain */
-  m->orient = steps * (2 * 9 * sizeof (double) + 9 * sizeof (float))
-              + (double) x->mosaic_domains * 9 * sizeof (double)
-              + ((double) x->phisteps + d->thicksteps) * 32;
+  m->orient = steps * (2 * 9 * sizeof (double) + 9 * sizeof (float)) +
+              (double) x->mosaic_domains * 9 * sizeof (double) +
+              ((double) x->phisteps + d->thicksteps) * 32;
   /* the plan itself and its log */
   m->total = m->image + m->sources + m->orient + (1 << 20);
 }
@@ -193,16 +192,15 @@ check_memory (const nb_plan *plan, nb_error *err)
   estimate_memory (plan, &m);
   if (m.total <= budget)
     return NB_OK;
-  return nb_error_set (err, NB_ERR_NOMEM,
-                       "memory budget: this plan needs about %.1f MB (%d x %d pixels: %.1f MB, "
-                       "up to %.0f sources: %.1f MB, %d phi steps x %d mosaic domains: %.1f MB) "
-                       "before any structure factors, more than the budget of %.1f MB (%s)",
-                       m.total / 1e6, plan->det.fpixels, plan->det.spixels, m.image / 1e6,
-                       m.sources / (5 * sizeof (double) + 4 * sizeof (float) + 5 * sizeof (double) + 96),
-                       m.sources / 1e6, plan->xtal.phisteps, plan->xtal.mosaic_domains,
-                       m.orient / 1e6, budget / 1e6,
-                       p->memory_budget > 0.0 ? "-memory_budget"
-                                              : "half of physical memory; see -memory_budget");
+  return nb_error_set (
+      err, NB_ERR_NOMEM,
+      "memory budget: this plan needs about %.1f MB (%d x %d pixels: %.1f MB, "
+      "up to %.0f sources: %.1f MB, %d phi steps x %d mosaic domains: %.1f MB) "
+      "before any structure factors, more than the budget of %.1f MB (%s)",
+      m.total / 1e6, plan->det.fpixels, plan->det.spixels, m.image / 1e6,
+      m.sources / (5 * sizeof (double) + 4 * sizeof (float) + 5 * sizeof (double) + 96),
+      m.sources / 1e6, plan->xtal.phisteps, plan->xtal.mosaic_domains, m.orient / 1e6, budget / 1e6,
+      p->memory_budget > 0.0 ? "-memory_budget" : "half of physical memory; see -memory_budget");
 }
 
 /* What the budget leaves for the structure factors (text, records, grid). */
@@ -233,9 +231,9 @@ load_structure_factors (nb_plan *plan, nb_error *err)
         {
           char column[32] = "";
 
-          if ((st = nb_mtz_read (p->hkl_file, NULL, p->default_F, &plan->hkl, column, err))
-                  != NB_OK
-              || (st = share_structure_factors (plan, err)) != NB_OK)
+          if ((st = nb_mtz_read (p->hkl_file, NULL, p->default_F, &plan->hkl, column, err)) !=
+                  NB_OK ||
+              (st = share_structure_factors (plan, err)) != NB_OK)
             return st;
           nb_log_printf (&plan->log, "read %s (MTZ column %s, expanded to P1)\n", p->hkl_file,
                          column);
@@ -243,10 +241,9 @@ load_structure_factors (nb_plan *plan, nb_error *err)
       else
         {
           nb_log_printf (&plan->log, "counting entries in %s\n", p->hkl_file);
-          if ((st = nb_hkl_read_limited (p->hkl_file, p->default_F,
-                                         structure_factor_budget (plan), SF_CELL_BYTES,
-                                         &plan->hkl, err)) != NB_OK
-              || (st = share_structure_factors (plan, err)) != NB_OK)
+          if ((st = nb_hkl_read_limited (p->hkl_file, p->default_F, structure_factor_budget (plan),
+                                         SF_CELL_BYTES, &plan->hkl, err)) != NB_OK ||
+              (st = share_structure_factors (plan, err)) != NB_OK)
             return st;
         }
       if (p->dump_file != NULL)
@@ -260,8 +257,8 @@ load_structure_factors (nb_plan *plan, nb_error *err)
     {
       nb_log_printf (&plan->log, "reading Fs from %s\n", p->dump_file);
       if ((st = nb_hkl_read_dump_limited (p->dump_file, structure_factor_budget (plan),
-                                          SF_CELL_BYTES, &plan->hkl, err)) != NB_OK
-          || (st = share_structure_factors (plan, err)) != NB_OK)
+                                          SF_CELL_BYTES, &plan->hkl, err)) != NB_OK ||
+          (st = share_structure_factors (plan, err)) != NB_OK)
         return st;
     }
   else if (p->default_F == 0.0)
@@ -321,17 +318,21 @@ log_summary (nb_plan *plan)
   nb_log_printf (log, "  Fbeam=%lg Sbeam=%lg\n", d->Fbeam, d->Sbeam);
   nb_log_printf (log, "  Xclose=%lg Yclose=%lg\n", d->Xclose, d->Yclose);
   nb_log_printf (log, "  Fclose=%lg Sclose=%lg\n", d->Fclose, d->Sclose);
-  nb_log_printf (log, "  DIRECTION_OF_DETECTOR_X-AXIS= %g %g %g\n", d->fdet[0], d->fdet[1], d->fdet[2]);
-  nb_log_printf (log, "  DIRECTION_OF_DETECTOR_Y-AXIS= %g %g %g\n", d->sdet[0], d->sdet[1], d->sdet[2]);
-  nb_log_printf (log, "  DIRECTION_OF_DETECTOR_Z-AXIS= %g %g %g\n", d->odet[0], d->odet[1], d->odet[2]);
+  nb_log_printf (log, "  DIRECTION_OF_DETECTOR_X-AXIS= %g %g %g\n", d->fdet[0], d->fdet[1],
+                 d->fdet[2]);
+  nb_log_printf (log, "  DIRECTION_OF_DETECTOR_Y-AXIS= %g %g %g\n", d->sdet[0], d->sdet[1],
+                 d->sdet[2]);
+  nb_log_printf (log, "  DIRECTION_OF_DETECTOR_Z-AXIS= %g %g %g\n", d->odet[0], d->odet[1],
+                 d->odet[2]);
   nb_log_printf (log, "  INCIDENT_BEAM_DIRECTION= %g %g %g\n", d->beam[0], d->beam[1], d->beam[2]);
-  nb_log_printf (log, "  spindle ROTATION_AXIS= %g %g %g\n", d->spindle[0], d->spindle[1], d->spindle[2]);
+  nb_log_printf (log, "  spindle ROTATION_AXIS= %g %g %g\n", d->spindle[0], d->spindle[1],
+                 d->spindle[2]);
   nb_cross (d->beam, d->polar_vector, v);
   nb_log_printf (log, "  POLARIZATION_PLANE_NORMAL= %g %g %g\n", v[0], v[1], v[2]);
   nb_log_printf (log, "  dials origin= %g %g %g\n", d->dials_origin[0], d->dials_origin[1],
                  d->dials_origin[2]);
-  nb_log_printf (log, "  roi: %d < x < %d && %d < y < %d\n", d->roi_xmin, d->roi_xmax,
-                 d->roi_ymin, d->roi_ymax);
+  nb_log_printf (log, "  roi: %d < x < %d && %d < y < %d\n", d->roi_xmin, d->roi_xmax, d->roi_ymin,
+                 d->roi_ymax);
   nb_log_printf (log, "  hdivrange=%g hdivstep=%g  radians\n", s->hdivrange, s->hdivstep);
   nb_log_printf (log, "  vdivrange=%g vdivstep=%g  radians\n", s->vdivrange, s->vdivstep);
   nb_log_printf (log, "  %d divergence steps\n", s->divsteps);
@@ -353,7 +354,7 @@ log_summary (nb_plan *plan)
     }
 }
 
-#define STAGE(s) (1u << (s))
+#define STAGE(s)   (1u << (s))
 #define ALL_STAGES (STAGE (NB_N_STAGES) - 1)
 
 static nb_status
@@ -387,20 +388,24 @@ plan_build (nb_plan *plan, unsigned rebuild, nb_error *err)
         }
     }
   if (!isfinite (plan->fluence))
-    return nb_error_set (err, NB_ERR_INVALID, "fluence %g photons/m^2 is not finite (check -flux/-beamsize)",
+    return nb_error_set (err, NB_ERR_INVALID,
+                         "fluence %g photons/m^2 is not finite (check -flux/-beamsize)",
                          plan->fluence);
 
-  nb_log_printf (&plan->log,
-                 "nanoBragg nanocrystal diffraction simulator - James Holton and Ken Frankel 5-17-17\n");
+  nb_log_printf (
+      &plan->log,
+      "nanoBragg nanocrystal diffraction simulator - James Holton and Ken Frankel 5-17-17\n");
   if (p->cell[0] == 0.0 && p->mat_file == NULL)
-    return nb_error_set (err, NB_ERR_USAGE, "no unit cell: give -cell a b c alpha beta gamma or -mat FILE");
+    return nb_error_set (err, NB_ERR_USAGE,
+                         "no unit cell: give -cell a b c alpha beta gamma or -mat FILE");
   if (p->hkl_file == NULL && p->dump_file == NULL && p->default_F == 0.0)
     return nb_error_set (err, NB_ERR_USAGE,
                          "no structure factors: give -hkl FILE, -dump FILE (an Fdump cache) or "
                          "-default_F F");
 
-  if ((rebuild & (STAGE (NB_STAGE_DETECTOR) | STAGE (NB_STAGE_SOURCES) | STAGE (NB_STAGE_ORIENTATION)))
-      && (st = nb_sampling_setup (plan, err)) != NB_OK)
+  if ((rebuild &
+       (STAGE (NB_STAGE_DETECTOR) | STAGE (NB_STAGE_SOURCES) | STAGE (NB_STAGE_ORIENTATION))) &&
+      (st = nb_sampling_setup (plan, err)) != NB_OK)
     return st;
   if ((rebuild & STAGE (NB_STAGE_DETECTOR)) && (st = nb_detector_orient (plan, err)) != NB_OK)
     return st;
@@ -426,49 +431,49 @@ plan_build (nb_plan *plan, unsigned rebuild, nb_error *err)
   if ((rebuild & STAGE (NB_STAGE_CRYSTAL)) && (st = nb_crystal_setup (plan, err)) != NB_OK)
     return st;
   if (rebuild & STAGE (NB_STAGE_CRYSTAL))
-  {
-    nb_crystal_size (plan, p->sample_x, sample_y, sample_z);
-    double A = nb_magnitude (x->a0) * x->Na, B = nb_magnitude (x->b0) * x->Nb;
-    double C = nb_magnitude (x->c0) * x->Nc, xmax = A, rps;
-    int recommended;
+    {
+      nb_crystal_size (plan, p->sample_x, sample_y, sample_z);
+      double A = nb_magnitude (x->a0) * x->Na, B = nb_magnitude (x->b0) * x->Nb;
+      double C = nb_magnitude (x->c0) * x->Nc, xmax = A, rps;
+      int recommended;
 
-    if (xmax < B)
-      xmax = B;
-    if (xmax < C)
-      xmax = C;
-    rps = p->lambda0 * d->distance / d->pixel_size;
-    /* bounded before the conversion: a huge crystal over a tiny (or, with an
+      if (xmax < B)
+        xmax = B;
+      if (xmax < C)
+        xmax = C;
+      rps = p->lambda0 * d->distance / d->pixel_size;
+      /* bounded before the conversion: a huge crystal over a tiny (or, with an
      * odd geometry, negative) reciprocal pixel is far beyond an int; more than
      * 1000 is refused below */
-    {
-      double r = ceil (3.0 * xmax / rps);
-
-      recommended = r <= 0.0 ? 1 : r < 1e9 ? (int) r : 1000000000;
-    }
-    if (recommended <= 0)
-      recommended = 1;
-    nb_log_printf (&plan->log, "crystal is %g x %g x %g microns\n", A * 1e6, B * 1e6, C * 1e6);
-    d->oversample = p->oversample;
-    if (d->oversample <= 0)
       {
-        d->oversample = recommended;
-        nb_log_printf (&plan->log, "auto-selected %d-fold oversampling\n", d->oversample);
-      }
-    if (d->oversample < recommended)
-      nb_log_printf (&plan->log,
-                     "WARNING: maximum dimension of sample is %g A\n"
-                     "         but reciprocal pixel size is %g A\n"
-                     "         intensity may vary significantly across a pixel!\n"
-                     "         recommend -oversample %d to work around this\n",
-                     xmax * 1e10, rps * 1e10, recommended);
-    if (d->oversample > 1000)
-      return nb_error_set (err, NB_ERR_INVALID,
-                           "automatic oversampling chose %d sub-pixels per axis; give -oversample",
-                           d->oversample);
-  }
+        double r = ceil (3.0 * xmax / rps);
 
-  if ((rebuild & STAGE (NB_STAGE_STRUCTURE_FACTORS))
-      && (st = load_structure_factors (plan, err)) != NB_OK)
+        recommended = r <= 0.0 ? 1 : r < 1e9 ? (int) r : 1000000000;
+      }
+      if (recommended <= 0)
+        recommended = 1;
+      nb_log_printf (&plan->log, "crystal is %g x %g x %g microns\n", A * 1e6, B * 1e6, C * 1e6);
+      d->oversample = p->oversample;
+      if (d->oversample <= 0)
+        {
+          d->oversample = recommended;
+          nb_log_printf (&plan->log, "auto-selected %d-fold oversampling\n", d->oversample);
+        }
+      if (d->oversample < recommended)
+        nb_log_printf (&plan->log,
+                       "WARNING: maximum dimension of sample is %g A\n"
+                       "         but reciprocal pixel size is %g A\n"
+                       "         intensity may vary significantly across a pixel!\n"
+                       "         recommend -oversample %d to work around this\n",
+                       xmax * 1e10, rps * 1e10, recommended);
+      if (d->oversample > 1000)
+        return nb_error_set (
+            err, NB_ERR_INVALID,
+            "automatic oversampling chose %d sub-pixels per axis; give -oversample", d->oversample);
+    }
+
+  if ((rebuild & STAGE (NB_STAGE_STRUCTURE_FACTORS)) &&
+      (st = load_structure_factors (plan, err)) != NB_OK)
     return st;
   if (plan->hkl.hkls == 0)
     plan->interpolate = 0;
@@ -496,8 +501,8 @@ plan_build (nb_plan *plan, unsigned rebuild, nb_error *err)
   if (d->oversample <= 0)
     d->oversample = 1;
   {
-    double steps = (double) plan->src.count * x->mosaic_domains * x->phisteps * d->oversample
-                   * d->oversample;
+    double steps =
+        (double) plan->src.count * x->mosaic_domains * x->phisteps * d->oversample * d->oversample;
     if (steps > 2147483647.0)
       return nb_error_set (err, NB_ERR_INVALID,
                            "%d sources x %d domains x %d phi steps x %d^2 sub-pixels is too many",
@@ -508,14 +513,14 @@ plan_build (nb_plan *plan, unsigned rebuild, nb_error *err)
 
   log_summary (plan);
   if (p->physical)
-    plan->I_bg = 2.57 * 2.57 * p->water_size * p->water_size * p->water_size * 1e6 * 6.02214179e23
-                 / 18.0;
+    plan->I_bg =
+        2.57 * 2.57 * p->water_size * p->water_size * p->water_size * 1e6 * 6.02214179e23 / 18.0;
   else
-    plan->I_bg = 2.57 * 2.57 * 7.94079248018965e-30 * plan->fluence * p->water_size * p->water_size
-                 * p->water_size * 1e6 * 6.02214179e23 / 18.0;
+    plan->I_bg = 2.57 * 2.57 * 7.94079248018965e-30 * plan->fluence * p->water_size *
+                 p->water_size * p->water_size * 1e6 * 6.02214179e23 / 18.0;
 
-  if ((st = nb_fast_prepare (plan, (rebuild & STAGE (NB_STAGE_STRUCTURE_FACTORS)) != 0, err))
-      != NB_OK)
+  if ((st = nb_fast_prepare (plan, (rebuild & STAGE (NB_STAGE_STRUCTURE_FACTORS)) != 0, err)) !=
+      NB_OK)
     return st;
   if (!nb_reserve (&plan->row_omega, &plan->cap_row_omega, (size_t) d->spixels * sizeof (double)))
     return nb_error_set (err, NB_ERR_NOMEM, "out of memory");
@@ -650,36 +655,36 @@ stages_to_rebuild (const nb_params *a, const nb_params *b)
 {
   unsigned r = 0;
 
-  if (!(SAME (pixel_size) && SAME (fpixels) && SAME (spixels) && SAME (detsize_f)
-        && SAME (detsize_s) && SAME (distance) && SAME (close_distance) && SAME (Xbeam)
-        && SAME (Ybeam) && SAME (Xclose) && SAME (Yclose) && SAME (ORGX) && SAME (ORGY)
-        && SAME (pivot) && SAME (convention) && SAME (fdet) && SAME (sdet) && SAME (odet)
-        && SAME (beam) && SAME (polar_vector) && SAME (spindle) && SAME (twotheta_axis)
-        && SAME (rotx) && SAME (roty) && SAME (rotz) && SAME (twotheta) && SAME (curved_det)
-        && SAME (point_pixel) && SAME (detector_mu) && SAME (detector_thick)
-        && SAME (detector_thickstep) && SAME (detector_thicksteps) && SAME (roi)
-        && SAME (oversample) && SAME (physical)))
+  if (!(SAME (pixel_size) && SAME (fpixels) && SAME (spixels) && SAME (detsize_f) &&
+        SAME (detsize_s) && SAME (distance) && SAME (close_distance) && SAME (Xbeam) &&
+        SAME (Ybeam) && SAME (Xclose) && SAME (Yclose) && SAME (ORGX) && SAME (ORGY) &&
+        SAME (pivot) && SAME (convention) && SAME (fdet) && SAME (sdet) && SAME (odet) &&
+        SAME (beam) && SAME (polar_vector) && SAME (spindle) && SAME (twotheta_axis) &&
+        SAME (rotx) && SAME (roty) && SAME (rotz) && SAME (twotheta) && SAME (curved_det) &&
+        SAME (point_pixel) && SAME (detector_mu) && SAME (detector_thick) &&
+        SAME (detector_thickstep) && SAME (detector_thicksteps) && SAME (roi) &&
+        SAME (oversample) && SAME (physical)))
     r |= STAGE (NB_STAGE_DETECTOR);
-  if (!(SAME (cell) && same_string (a->mat_file, b->mat_file) && SAME (misset)
-        && SAME (misset_random) && SAME (misset_seed) && SAME (Na) && SAME (Nb) && SAME (Nc)
-        && SAME (sample_x) && SAME (sample_y) && SAME (sample_z) && SAME (beamsize)
-        && SAME (lambda0) && SAME (physical)))
+  if (!(SAME (cell) && same_string (a->mat_file, b->mat_file) && SAME (misset) &&
+        SAME (misset_random) && SAME (misset_seed) && SAME (Na) && SAME (Nb) && SAME (Nc) &&
+        SAME (sample_x) && SAME (sample_y) && SAME (sample_z) && SAME (beamsize) &&
+        SAME (lambda0) && SAME (physical)))
     r |= STAGE (NB_STAGE_CRYSTAL);
-  if (!(same_string (a->hkl_file, b->hkl_file) && same_string (a->dump_file, b->dump_file)
-        && same_string (a->stol_file, b->stol_file) && SAME (default_F)))
+  if (!(same_string (a->hkl_file, b->hkl_file) && same_string (a->dump_file, b->dump_file) &&
+        same_string (a->stol_file, b->stol_file) && SAME (default_F)))
     r |= STAGE (NB_STAGE_STRUCTURE_FACTORS);
-  if (!(same_string (a->source_file, b->source_file) && SAME (lambda0) && SAME (dispersion)
-        && SAME (dispstep) && SAME (dispsteps) && SAME (hdivrange) && SAME (vdivrange)
-        && SAME (hdivstep) && SAME (vdivstep) && SAME (hdivsteps) && SAME (vdivsteps)
-        && SAME (round_div)))
+  if (!(same_string (a->source_file, b->source_file) && SAME (lambda0) && SAME (dispersion) &&
+        SAME (dispstep) && SAME (dispsteps) && SAME (hdivrange) && SAME (vdivrange) &&
+        SAME (hdivstep) && SAME (vdivstep) && SAME (hdivsteps) && SAME (vdivsteps) &&
+        SAME (round_div)))
     r |= STAGE (NB_STAGE_SOURCES);
-  if (!(SAME (phi0) && SAME (osc) && SAME (phistep) && SAME (phisteps) && SAME (mosaic_spread)
-        && SAME (mosaic_domains) && SAME (mosaic_seed)))
+  if (!(SAME (phi0) && SAME (osc) && SAME (phistep) && SAME (phisteps) && SAME (mosaic_spread) &&
+        SAME (mosaic_domains) && SAME (mosaic_seed)))
     r |= STAGE (NB_STAGE_ORIENTATION);
   /* the cache key: pixel counts (image, mask), the precision (the kernel's
    * tables); new counts of sources or steps are added after the build */
-  if (!same_string (a->mask_file, b->mask_file) || !SAME (precision) || !SAME (pixel_size)
-      || !SAME (fpixels) || !SAME (spixels) || !SAME (detsize_f) || !SAME (detsize_s))
+  if (!same_string (a->mask_file, b->mask_file) || !SAME (precision) || !SAME (pixel_size) ||
+      !SAME (fpixels) || !SAME (spixels) || !SAME (detsize_f) || !SAME (detsize_s))
     r |= STAGE (NB_STAGE_BUFFERS);
 
   /* dependencies */
@@ -698,12 +703,12 @@ static nb_status
 params_assign (nb_params *dst, const nb_params *src, nb_error *err)
 {
   nb_params tmp = *src;
-  char **ds[] = { &dst->mat_file, &dst->hkl_file, &dst->dump_file, &dst->stol_file,
+  char **ds[] = { &dst->mat_file,    &dst->hkl_file, &dst->dump_file, &dst->stol_file,
                   &dst->source_file, &dst->img_file, &dst->mask_file, &dst->floatfile,
-                  &dst->intfile, &dst->pgmfile, &dst->noisefile, &dst->pngfile };
-  char **ts[] = { &tmp.mat_file, &tmp.hkl_file, &tmp.dump_file, &tmp.stol_file,
+                  &dst->intfile,     &dst->pgmfile,  &dst->noisefile, &dst->pngfile };
+  char **ts[] = { &tmp.mat_file,    &tmp.hkl_file, &tmp.dump_file, &tmp.stol_file,
                   &tmp.source_file, &tmp.img_file, &tmp.mask_file, &tmp.floatfile,
-                  &tmp.intfile, &tmp.pgmfile, &tmp.noisefile, &tmp.pngfile };
+                  &tmp.intfile,     &tmp.pgmfile,  &tmp.noisefile, &tmp.pngfile };
 
   for (size_t i = 0; i < sizeof ds / sizeof ds[0]; i++)
     if (same_string (*ds[i], *ts[i]))
@@ -726,22 +731,21 @@ nb_status
 nb_plan_update (nb_plan *plan, const nb_params *params, nb_error *err)
 {
   unsigned rebuild = stages_to_rebuild (&plan->params, params);
-  int old_counts[4] = { plan->det.fpixels, plan->det.spixels, plan->src.count,
-                        plan->orient.n };
+  int old_counts[4] = { plan->det.fpixels, plan->det.spixels, plan->src.count, plan->orient.n };
   const nb_params *cur = &plan->params;
   /* an update of numbers alone shares the strings, and so allocates nothing */
-  int deep = !(same_string (cur->mat_file, params->mat_file)
-               && same_string (cur->hkl_file, params->hkl_file)
-               && same_string (cur->dump_file, params->dump_file)
-               && same_string (cur->stol_file, params->stol_file)
-               && same_string (cur->source_file, params->source_file)
-               && same_string (cur->img_file, params->img_file)
-               && same_string (cur->mask_file, params->mask_file)
-               && same_string (cur->floatfile, params->floatfile)
-               && same_string (cur->intfile, params->intfile)
-               && same_string (cur->pgmfile, params->pgmfile)
-               && same_string (cur->noisefile, params->noisefile)
-               && same_string (cur->pngfile, params->pngfile));
+  int deep = !(same_string (cur->mat_file, params->mat_file) &&
+               same_string (cur->hkl_file, params->hkl_file) &&
+               same_string (cur->dump_file, params->dump_file) &&
+               same_string (cur->stol_file, params->stol_file) &&
+               same_string (cur->source_file, params->source_file) &&
+               same_string (cur->img_file, params->img_file) &&
+               same_string (cur->mask_file, params->mask_file) &&
+               same_string (cur->floatfile, params->floatfile) &&
+               same_string (cur->intfile, params->intfile) &&
+               same_string (cur->pgmfile, params->pgmfile) &&
+               same_string (cur->noisefile, params->noisefile) &&
+               same_string (cur->pngfile, params->pngfile));
   nb_params saved = plan->params;
   nb_status st;
 
@@ -782,8 +786,8 @@ nb_plan_update (nb_plan *plan, const nb_params *params, nb_error *err)
     }
   if (deep)
     nb_params_clear (&saved);
-  if (plan->det.fpixels != old_counts[0] || plan->det.spixels != old_counts[1]
-      || plan->src.count != old_counts[2] || plan->orient.n != old_counts[3])
+  if (plan->det.fpixels != old_counts[0] || plan->det.spixels != old_counts[1] ||
+      plan->src.count != old_counts[2] || plan->orient.n != old_counts[3])
     rebuild |= STAGE (NB_STAGE_BUFFERS);
   for (int i = 0; i < NB_N_STAGES; i++)
     if (rebuild & STAGE (i))
@@ -796,8 +800,8 @@ nb_plan_update (nb_plan *plan, const nb_params *params, nb_error *err)
 const char *
 nb_stage_name (nb_stage stage)
 {
-  static const char *names[] = { "detector", "crystal", "structure factors", "sources",
-                                 "orientation", "buffers" };
+  static const char *names[] = { "detector", "crystal",     "structure factors",
+                                 "sources",  "orientation", "buffers" };
   return stage < NB_N_STAGES ? names[stage] : "unknown";
 }
 

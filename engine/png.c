@@ -129,8 +129,8 @@ utf8_to_latin1 (const char *in, char *latin1)
           cp = (cp << 6) | (p[i] & 0x3f);
         }
       /* overlong forms, surrogates and values past U+10FFFF */
-      if ((extra == 1 && cp < 0x80) || (extra == 2 && cp < 0x800)
-          || (extra == 3 && cp < 0x10000) || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+      if ((extra == 1 && cp < 0x80) || (extra == 2 && cp < 0x800) || (extra == 3 && cp < 0x10000) ||
+          (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
         return -1;
       if (cp > 0xff)
         fits = 0;
@@ -145,8 +145,8 @@ utf8_to_latin1 (const char *in, char *latin1)
 /* Encodes the image into @sink.  Kept apart from the caller so that the only
  * locals alive across setjmp() are never changed after it. */
 static int
-encode_png (png_sink *sink, const uint8_t *bytes, int width, int height, png_textp texts,
-            int n_text)
+encode_png (
+    png_sink *sink, const uint8_t *bytes, int width, int height, png_textp texts, int n_text)
 {
   png_structp png;
   png_infop info;
@@ -190,8 +190,13 @@ nb_png_available (void)
 }
 
 nb_status
-nb_write_png_gray8 (const char *path, const uint8_t *bytes, int width, int height,
-                    const char *const *keys, const char *const *values, int n_text,
+nb_write_png_gray8 (const char *path,
+                    const uint8_t *bytes,
+                    int width,
+                    int height,
+                    const char *const *keys,
+                    const char *const *values,
+                    int n_text,
                     nb_error *err)
 {
   png_sink sink = { 0 };
@@ -200,8 +205,8 @@ nb_write_png_gray8 (const char *path, const uint8_t *bytes, int width, int heigh
   nb_status status = NB_OK;
   int i;
 
-  if (path == NULL || bytes == NULL || width <= 0 || height <= 0 || n_text < 0
-      || (n_text > 0 && (keys == NULL || values == NULL)))
+  if (path == NULL || bytes == NULL || width <= 0 || height <= 0 || n_text < 0 ||
+      (n_text > 0 && (keys == NULL || values == NULL)))
     return nb_error_set (err, NB_ERR_INVALID, "cannot write PNG %s: bad arguments (%d x %d)",
                          path != NULL ? path : "(null)", width, height);
 
@@ -290,8 +295,13 @@ nb_png_available (void)
 }
 
 nb_status
-nb_write_png_gray8 (const char *path, const uint8_t *bytes, int width, int height,
-                    const char *const *keys, const char *const *values, int n_text,
+nb_write_png_gray8 (const char *path,
+                    const uint8_t *bytes,
+                    int width,
+                    int height,
+                    const char *const *keys,
+                    const char *const *values,
+                    int n_text,
                     nb_error *err)
 {
   (void) bytes;
@@ -302,7 +312,8 @@ nb_write_png_gray8 (const char *path, const uint8_t *bytes, int width, int heigh
   (void) n_text;
   return nb_error_set (err, NB_ERR_UNSUPPORTED,
                        "cannot write PNG %s: this build has no libpng (reconfigure with "
-                       "-Dpng=enabled)", path != NULL ? path : "(null)");
+                       "-Dpng=enabled)",
+                       path != NULL ? path : "(null)");
 }
 
 #endif

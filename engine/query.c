@@ -26,9 +26,9 @@ struct nb_geometry
   double pixel_size, close_distance;
   int point_pixel;
   double pix0[3], fdet[3], sdet[3], beam[3], polar[3], perp[3];
-  double lambda;     /* m */
-  double abc[9];     /* real cell vectors a, b, c (m) at phi0, misset applied */
-  nb_hkl_grid grid;  /* F shared with the plan through @shared (may be empty) */
+  double lambda;    /* m */
+  double abc[9];    /* real cell vectors a, b, c (m) at phi0, misset applied */
+  nb_hkl_grid grid; /* F shared with the plan through @shared (may be empty) */
   struct nb_shared_F *shared;
   double default_F;
 };
@@ -123,8 +123,8 @@ nb_geometry_size (const nb_geometry *geom, int *fpixels, int *spixels)
 }
 
 nb_status
-nb_geometry_query (const nb_geometry *g, double fpixel, double spixel, nb_pixel_query *q,
-                   nb_error *err)
+nb_geometry_query (
+    const nb_geometry *g, double fpixel, double spixel, nb_pixel_query *q, nb_error *err)
 {
   double pos[3], dir[3], S[3], r, cos2t, sin_theta;
 
@@ -162,8 +162,8 @@ nb_geometry_query (const nb_geometry *g, double fpixel, double spixel, nb_pixel_
     {
       const nb_hkl_grid *h = &g->grid;
 
-      q->F_from_file = q->h >= h->h_min && q->h <= h->h_max && q->k >= h->k_min
-                       && q->k <= h->k_max && q->l >= h->l_min && q->l <= h->l_max;
+      q->F_from_file = q->h >= h->h_min && q->h <= h->h_max && q->k >= h->k_min &&
+                       q->k <= h->k_max && q->l >= h->l_min && q->l <= h->l_max;
       q->F = nb_hkl_lookup_nearest (h, q->h, q->k, q->l, g->default_F);
     }
   else

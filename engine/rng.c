@@ -20,8 +20,8 @@ enum
   RAN1_NTAB = 32,
 };
 
-#define RAN1_IM 2147483647L
-#define RAN1_AM (1.0 / RAN1_IM)
+#define RAN1_IM   2147483647L
+#define RAN1_AM   (1.0 / RAN1_IM)
 #define RAN1_NDIV (1 + (RAN1_IM - 1) / RAN1_NTAB)
 #define RAN1_RNMX (1.0 - 1.2e-7)
 
@@ -92,9 +92,8 @@ float
 nb_gammln (float xx)
 {
   static const double cof[6] = {
-    76.18009172947146,     -86.50532032941677,
-    24.01409824083091,     -1.231739572450155,
-    0.1208650973866179e-2, -0.5395239384953e-5,
+    76.18009172947146,  -86.50532032941677,    24.01409824083091,
+    -1.231739572450155, 0.1208650973866179e-2, -0.5395239384953e-5,
   };
   double x, y, tmp, ser;
   int j;
@@ -178,8 +177,8 @@ nb_poidev (nb_noise_state *s, float xm, long *idum)
         }
       while (em < 0.0);
       em = (float) floor (em);
-      t = (float) (0.9 * (1.0 + y * y)
-                   * exp (em * s->alxm - nb_gammln ((float) (em + 1.0)) - s->g));
+      t = (float) (0.9 * (1.0 + y * y) *
+                   exp (em * s->alxm - nb_gammln ((float) (em + 1.0)) - s->g));
     }
   while (nb_ran1_next (&s->ran, idum) > t);
 

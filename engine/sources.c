@@ -223,19 +223,23 @@ nb_sampling_setup (nb_plan *plan, nb_error *err)
         x->mosaic_domains = 1;
       else
         {
-          nb_log_printf (&plan->log, "WARNING: finite mosaicity with only one domain! upping to 10 mosaic domains\n");
+          nb_log_printf (
+              &plan->log,
+              "WARNING: finite mosaicity with only one domain! upping to 10 mosaic domains\n");
           x->mosaic_domains = 10;
         }
     }
   else if (x->mosaic_spread < 0.0)
     {
-      nb_log_printf (&plan->log, "WARNING: no mosaic spread specified.  setting mosaic_domains = 1\n");
+      nb_log_printf (&plan->log,
+                     "WARNING: no mosaic spread specified.  setting mosaic_domains = 1\n");
       x->mosaic_spread = 0.0;
       x->mosaic_domains = 1;
     }
   else if (x->mosaic_spread == 0.0)
     {
-      nb_log_printf (&plan->log, "WARNING: zero mosaic spread specified.  setting mosaic_domains = 1\n");
+      nb_log_printf (&plan->log,
+                     "WARNING: zero mosaic spread specified.  setting mosaic_domains = 1\n");
       x->mosaic_domains = 1;
     }
   if (x->mosaic_domains > 1000000)
@@ -247,7 +251,8 @@ nb_sampling_setup (nb_plan *plan, nb_error *err)
   sanity (&s->dispsteps, &s->dispersion, &s->dispstep);
   sanity (&n, &range, &step);
   if (n > 1000)
-    return nb_error_set (err, NB_ERR_INVALID, "-detector_thicksteps: %d layers (allowed: 1 to 1000)", n);
+    return nb_error_set (err, NB_ERR_INVALID,
+                         "-detector_thicksteps: %d layers (allowed: 1 to 1000)", n);
   d->thicksteps = n;
   d->thick = range;
   d->thickstep = step;
@@ -258,25 +263,25 @@ static nb_status
 sources_alloc (nb_sources *s, int count, nb_error *err)
 {
   s->count = count;
-  if (!nb_reserve (&s->dir, &s->cap_dir, (size_t) count * 3 * sizeof (double))
-      || !nb_reserve (&s->lambda, &s->cap_lambda, (size_t) count * sizeof (double))
-      || !nb_reserve (&s->weight, &s->cap_weight, (size_t) count * sizeof (double)))
+  if (!nb_reserve (&s->dir, &s->cap_dir, (size_t) count * 3 * sizeof (double)) ||
+      !nb_reserve (&s->lambda, &s->cap_lambda, (size_t) count * sizeof (double)) ||
+      !nb_reserve (&s->weight, &s->cap_weight, (size_t) count * sizeof (double)))
     return nb_error_set (err, NB_ERR_NOMEM, "out of memory for %d sources", count);
   return NB_OK;
 }
 
 static int
-keep_divergence_point (const nb_sources *s, int round_div, int ih, int iv, double *hdiv,
-                       double *vdiv)
+keep_divergence_point (
+    const nb_sources *s, int round_div, int ih, int iv, double *hdiv, double *vdiv)
 {
   double test;
 
   *hdiv = s->hdivstep * ih - s->hdivrange / 2.0;
   *vdiv = s->vdivstep * iv - s->vdivrange / 2.0;
-  test = (*hdiv * *hdiv - s->hdivstep * s->hdivstep / 4.0 * (1 - s->hdivsteps % 2)) / s->hdivrange
-         / s->hdivrange;
-  test += (*vdiv * *vdiv - s->vdivstep * s->vdivstep / 4.0 * (1 - s->vdivsteps % 2))
-          / s->vdivrange / s->vdivrange;
+  test = (*hdiv * *hdiv - s->hdivstep * s->hdivstep / 4.0 * (1 - s->hdivsteps % 2)) / s->hdivrange /
+         s->hdivrange;
+  test += (*vdiv * *vdiv - s->vdivstep * s->vdivstep / 4.0 * (1 - s->vdivsteps % 2)) /
+          s->vdivrange / s->vdivrange;
   return !(round_div && test * 4.0 > 1.1);
 }
 

@@ -34,22 +34,22 @@ nb_status_name (nb_status code)
 {
   switch (code)
     {
-    case NB_OK:
-      return "ok";
-    case NB_ERR_USAGE:
-      return "usage";
-    case NB_ERR_INVALID:
-      return "invalid";
-    case NB_ERR_IO:
-      return "io";
-    case NB_ERR_PARSE:
-      return "parse";
-    case NB_ERR_NOMEM:
-      return "nomem";
-    case NB_ERR_CANCELLED:
-      return "cancelled";
-    case NB_ERR_UNSUPPORTED:
-      return "unsupported";
+      case NB_OK:
+        return "ok";
+      case NB_ERR_USAGE:
+        return "usage";
+      case NB_ERR_INVALID:
+        return "invalid";
+      case NB_ERR_IO:
+        return "io";
+      case NB_ERR_PARSE:
+        return "parse";
+      case NB_ERR_NOMEM:
+        return "nomem";
+      case NB_ERR_CANCELLED:
+        return "cancelled";
+      case NB_ERR_UNSUPPORTED:
+        return "unsupported";
     }
   return "unknown";
 }

@@ -39,8 +39,8 @@ static const char table_delimiters[] = " \t,;:!\r\v\f";
  * read.  Reading stops at the first NUL byte, which the callers report by its
  * line, so a binary file or /dev/zero costs one chunk. */
 static nb_status
-read_text (const char *path, size_t max_bytes, int prefix_ok, char **text, size_t *len,
-           nb_error *err)
+read_text (
+    const char *path, size_t max_bytes, int prefix_ok, char **text, size_t *len, nb_error *err)
 {
   FILE *f;
   struct stat st;
@@ -271,9 +271,9 @@ nb_table_read (const char *path, int cols, nb_table *out, nb_error *err)
       if (row == NULL)
         {
           st = t.rows >= TABLE_ROWS_MAX
-                 ? nb_error_set (err, NB_ERR_NOMEM, "%s:%ld: more than %d rows", path, line,
-                                 TABLE_ROWS_MAX)
-                 : nb_error_set (err, NB_ERR_NOMEM, "%s:%ld: out of memory", path, line);
+                   ? nb_error_set (err, NB_ERR_NOMEM, "%s:%ld: more than %d rows", path, line,
+                                   TABLE_ROWS_MAX)
+                   : nb_error_set (err, NB_ERR_NOMEM, "%s:%ld: out of memory", path, line);
           break;
         }
       st = table_parse_line (path, line, first, cols, c_locale, row, err);
@@ -346,14 +346,17 @@ nb_matrix_read (const char *path, double m[9], nb_error *err)
       p = end + strspn (end, space);
     }
   if (st == NB_OK && n < 9)
-    st = nb_error_set (err, NB_ERR_PARSE, "%s:%ld: the file ends after %d numbers; a matrix needs "
-                       "nine", path, line_of (text, text + strlen (text)), n);
+    st = nb_error_set (err, NB_ERR_PARSE,
+                       "%s:%ld: the file ends after %d numbers; a matrix needs "
+                       "nine",
+                       path, line_of (text, text + strlen (text)), n);
   if (st == NB_OK)
     {
       /* columns a*, b*, c*: a singular matrix has no real cell, and with -cell
        * the plan would rescale its zero vectors into a silent blank image */
-      double det = v9[0] * (v9[4] * v9[8] - v9[5] * v9[7]) - v9[1] * (v9[3] * v9[8] - v9[5] * v9[6])
-                   + v9[2] * (v9[3] * v9[7] - v9[4] * v9[6]);
+      double det = v9[0] * (v9[4] * v9[8] - v9[5] * v9[7]) -
+                   v9[1] * (v9[3] * v9[8] - v9[5] * v9[6]) +
+                   v9[2] * (v9[3] * v9[7] - v9[4] * v9[6]);
       double norm = 1.0;
 
       for (int c = 0; c < 3; c++)
@@ -361,7 +364,8 @@ nb_matrix_read (const char *path, double m[9], nb_error *err)
       if (!(fabs (det) > 1e-9 * norm) || !isfinite (det))
         st = nb_error_set (err, NB_ERR_PARSE,
                            "%s: the matrix is singular (determinant %g): its columns a*, b*, c* "
-                           "span no cell", path, det);
+                           "span no cell",
+                           path, det);
     }
   /* @m is left alone on failure: callers may keep the orientation from -cell. */
   if (st == NB_OK)

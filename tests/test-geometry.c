@@ -13,7 +13,6 @@
 /* A crystal and structure factors, so that a plan can be made. */
 #define XTAL "-default_F 100 -cell 100 100 100 90 90 90 "
 
-
 /* plan_fails: "nanobragg @cmdline" parses but nb_plan_create() fails with
  * @code; returns the message. */
 static char *
@@ -35,8 +34,8 @@ plan_fails (const char *cmdline, nb_status code)
   nb_params_clear (&p);
   g_assert_null (plan);
   if (st != code)
-    g_error ("'%s': expected %s, got %s (%s)", cmdline, nb_status_name (code),
-             nb_status_name (st), err.message);
+    g_error ("'%s': expected %s, got %s (%s)", cmdline, nb_status_name (code), nb_status_name (st),
+             err.message);
   g_assert_cmpstr (err.message, !=, "");
   return g_strdup (err.message);
 }
@@ -193,15 +192,12 @@ test_default_beam_centres (void)
   static const struct
   {
     const char *flags;
-    double centre; /* Fbeam = Sbeam (mm) */
+    double centre;       /* Fbeam = Sbeam (mm) */
     double Xbeam, Ybeam; /* convention values (mm) */
   } cases[] = {
-    { "-adxv", 3.25, 3.25, 3.15 },
-    { "-mosflm", 3.3, 3.25, 3.25 },
-    { "-denzo", 3.25, 3.25, 3.25 },
-    { "-xds", 3.2, 3.2, 3.2 },
-    { "-dials", 3.2, 3.2, 3.2 },
-    { "-pix0_vector 0 0 0", 3.2, 3.2, 3.2 },
+    { "-adxv", 3.25, 3.25, 3.15 },  { "-mosflm", 3.3, 3.25, 3.25 },
+    { "-denzo", 3.25, 3.25, 3.25 }, { "-xds", 3.2, 3.2, 3.2 },
+    { "-dials", 3.2, 3.2, 3.2 },    { "-pix0_vector 0 0 0", 3.2, 3.2, 3.2 },
   };
 
   for (size_t i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -238,27 +234,81 @@ test_convention_vectors (void)
     const char *name;
     double b[3], f[3], s[3], o[3], t[3], p[3], u[3];
   } cases[] = {
-    { "-adxv", NB_CONVENTION_ADXV, NB_PIVOT_BEAM, "adxv",
-      { 0, 0, 1 }, { 1, 0, 0 }, { 0, -1, 0 }, { 0, 0, 1 }, { -1, 0, 0 }, { 1, 0, 0 }, { 1, 0, 0 } },
-    { "-mosflm", NB_CONVENTION_MOSFLM, NB_PIVOT_BEAM, "mosflm",
-      { 1, 0, 0 }, { 0, 0, 1 }, { 0, -1, 0 }, { 1, 0, 0 }, { 0, 0, -1 }, { 0, 0, 1 }, { 0, 0, 1 } },
-    { "-denzo", NB_CONVENTION_DENZO, NB_PIVOT_BEAM, "denzo",
-      { 1, 0, 0 }, { 0, 0, 1 }, { 0, -1, 0 }, { 1, 0, 0 }, { 0, 0, -1 }, { 0, 0, 1 }, { 0, 0, 1 } },
-    { "-xds", NB_CONVENTION_XDS, NB_PIVOT_SAMPLE, "xds",
-      { 0, 0, 1 }, { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 }, { 1, 0, 0 }, { 1, 0, 0 }, { 1, 0, 0 } },
-    { "-dials", NB_CONVENTION_DIALS, NB_PIVOT_SAMPLE, "dials",
-      { 0, 0, 1 }, { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 }, { 0, 1, 0 }, { 0, 1, 0 }, { 0, 1, 0 } },
-    { "-pix0_vector 0 0 0", NB_CONVENTION_CUSTOM, NB_PIVOT_BEAM, "custom",
-      { 1, 0, 0 }, { 0, 0, 1 }, { 0, -1, 0 }, { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 }, { 0, 0, 1 } },
+    { "-adxv",
+      NB_CONVENTION_ADXV,
+      NB_PIVOT_BEAM,
+      "adxv",
+      { 0, 0, 1 },
+      { 1, 0, 0 },
+      { 0, -1, 0 },
+      { 0, 0, 1 },
+      { -1, 0, 0 },
+      { 1, 0, 0 },
+      { 1, 0, 0 } },
+    { "-mosflm",
+      NB_CONVENTION_MOSFLM,
+      NB_PIVOT_BEAM,
+      "mosflm",
+      { 1, 0, 0 },
+      { 0, 0, 1 },
+      { 0, -1, 0 },
+      { 1, 0, 0 },
+      { 0, 0, -1 },
+      { 0, 0, 1 },
+      { 0, 0, 1 } },
+    { "-denzo",
+      NB_CONVENTION_DENZO,
+      NB_PIVOT_BEAM,
+      "denzo",
+      { 1, 0, 0 },
+      { 0, 0, 1 },
+      { 0, -1, 0 },
+      { 1, 0, 0 },
+      { 0, 0, -1 },
+      { 0, 0, 1 },
+      { 0, 0, 1 } },
+    { "-xds",
+      NB_CONVENTION_XDS,
+      NB_PIVOT_SAMPLE,
+      "xds",
+      { 0, 0, 1 },
+      { 1, 0, 0 },
+      { 0, 1, 0 },
+      { 0, 0, 1 },
+      { 1, 0, 0 },
+      { 1, 0, 0 },
+      { 1, 0, 0 } },
+    { "-dials",
+      NB_CONVENTION_DIALS,
+      NB_PIVOT_SAMPLE,
+      "dials",
+      { 0, 0, 1 },
+      { 1, 0, 0 },
+      { 0, 1, 0 },
+      { 0, 0, 1 },
+      { 0, 1, 0 },
+      { 0, 1, 0 },
+      { 0, 1, 0 } },
+    { "-pix0_vector 0 0 0",
+      NB_CONVENTION_CUSTOM,
+      NB_PIVOT_BEAM,
+      "custom",
+      { 1, 0, 0 },
+      { 0, 0, 1 },
+      { 0, -1, 0 },
+      { 1, 0, 0 },
+      { 0, 1, 0 },
+      { 0, 0, 1 },
+      { 0, 0, 1 } },
   };
   const double tt = 30 / RTD;
 
   for (size_t i = 0; i < G_N_ELEMENTS (cases); i++)
     {
-      g_autofree char *cmd = g_strdup_printf (XTAL "-detpixels 64 -pivot sample %s",
-                                              cases[i].flags);
-      g_autofree char *cmd2 = g_strdup_printf (XTAL "-detpixels 64 %s -twotheta 30",
-                                               cases[i].flags);
+      g_autofree char *cmd =
+          g_strdup_printf (XTAL "-detpixels 64 -pivot sample %s", cases[i].flags);
+      g_autofree char *cmd2 =
+          g_strdup_printf (XTAL "-detpixels 64 %s -twotheta 30", cases[i].flags);
       g_autofree char *logline = g_strdup_printf ("%s convention selected.\n", cases[i].name);
       nb_plan *plan = plan_new (cmd);
       const nb_plan_info *in = nb_plan_get_info (plan);
@@ -331,8 +381,9 @@ test_rotation_order (void)
   matvec (R, f0, want);
   assert_vec_close (in->fdet, want[0], want[1], want[2], 1e-12);
   matvec (Rwrong, f0, wrong);
-  g_assert_cmpfloat (fabs (in->fdet[0] - wrong[0]) + fabs (in->fdet[1] - wrong[1])
-                       + fabs (in->fdet[2] - wrong[2]), >, 1e-3);
+  g_assert_cmpfloat (fabs (in->fdet[0] - wrong[0]) + fabs (in->fdet[1] - wrong[1]) +
+                         fabs (in->fdet[2] - wrong[2]),
+                     >, 1e-3);
   matvec (R, s0, want);
   assert_vec_close (in->sdet, want[0], want[1], want[2], 1e-12);
   matvec (R, o0, want);
@@ -402,7 +453,8 @@ test_pivots (void)
     for (size_t i = 0; i < G_N_ELEMENTS (rotations); i++)
       {
         g_autofree char *cmd = g_strdup_printf (XTAL "-xds -detpixels 64 -ORGX 20 -ORGY 40 "
-                                                     "-close_distance 80 %s", rotations[i]);
+                                                     "-close_distance 80 %s",
+                                                rotations[i]);
 
         plan = plan_new (cmd);
         in = nb_plan_get_info (plan);
@@ -580,8 +632,8 @@ test_sampling_phi (void)
       assert_close (in->osc * RTD, cases[i].osc, 1e-12);
       assert_close (in->phistep * RTD, cases[i].step, 1e-12);
       g_assert_cmpint (in->steps, ==,
-                       in->sources * in->mosaic_domains * in->phisteps * in->oversample
-                         * in->oversample);
+                       in->sources * in->mosaic_domains * in->phisteps * in->oversample *
+                           in->oversample);
       nb_plan_destroy (plan);
     }
 
@@ -657,9 +709,8 @@ test_sampling_sources (void)
 static void
 test_sampling_no_sources (void)
 {
-  g_autofree char *msg =
-    plan_fails (XTAL "-detpixels 64 -hdivrange 1 -hdivstep 1 -vdivrange 1 -vdivstep 1",
-                NB_ERR_INVALID);
+  g_autofree char *msg = plan_fails (
+      XTAL "-detpixels 64 -hdivrange 1 -hdivstep 1 -vdivrange 1 -vdivstep 1", NB_ERR_INVALID);
   nb_plan *plan;
 
   g_assert_nonnull (strstr (msg, "div"));
@@ -715,21 +766,24 @@ test_sampling_mosaic (void)
     const char *warning;
   } cases[] = {
     { "", 1, NULL },
-    { "-mosaic 0.5", 10, "WARNING: finite mosaicity with only one domain! upping to 10 mosaic domains\n" },
+    { "-mosaic 0.5", 10,
+      "WARNING: finite mosaicity with only one domain! upping to 10 mosaic domains\n" },
     { "-mosaic 0", 1, NULL },
-    { "-mosaic_domains 5", 1, "WARNING: no mosaic spread specified.  setting mosaic_domains = 1\n" },
-    { "-mosaic 0 -mosaic_domains 5", 1, "WARNING: zero mosaic spread specified.  setting mosaic_domains = 1\n" },
+    { "-mosaic_domains 5", 1,
+      "WARNING: no mosaic spread specified.  setting mosaic_domains = 1\n" },
+    { "-mosaic 0 -mosaic_domains 5", 1,
+      "WARNING: zero mosaic spread specified.  setting mosaic_domains = 1\n" },
     { "-mosaic 0.5 -mosaic_domains 5", 5, NULL },
   };
 
   for (size_t i = 0; i < G_N_ELEMENTS (cases); i++)
     {
-      g_autofree char *cmd = g_strdup_printf (XTAL "-detpixels 64 -oversample 1 %s",
-                                              cases[i].flags);
+      g_autofree char *cmd =
+          g_strdup_printf (XTAL "-detpixels 64 -oversample 1 %s", cases[i].flags);
       nb_plan *plan = plan_new (cmd);
       const nb_plan_info *in = nb_plan_get_info (plan);
       g_autofree char *created =
-        g_strdup_printf ("  created a total of %d mosaic domains\n", cases[i].domains);
+          g_strdup_printf ("  created a total of %d mosaic domains\n", cases[i].domains);
 
       g_test_message ("%s", cases[i].flags);
       g_assert_cmpint (in->mosaic_domains, ==, cases[i].domains);
@@ -769,12 +823,9 @@ static void
 test_invalid (void)
 {
   static const char *const lines[] = {
-    XTAL "-detpixels 64 -lambda 0",
-    XTAL "-detpixels 64 -distance 0",
-    XTAL "-detpixels 64 -pixel 0",
-    XTAL "-detpixels 64 -cell 100 100 100 120 60 60",
-    XTAL "-detpixels 64 -water -5",
-    XTAL "-detpixels 64 -dispersion 300",
+    XTAL "-detpixels 64 -lambda 0", XTAL "-detpixels 64 -distance 0",
+    XTAL "-detpixels 64 -pixel 0",  XTAL "-detpixels 64 -cell 100 100 100 120 60 60",
+    XTAL "-detpixels 64 -water -5", XTAL "-detpixels 64 -dispersion 300",
   };
 
   for (size_t i = 0; i < G_N_ELEMENTS (lines); i++)

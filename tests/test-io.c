@@ -141,12 +141,12 @@ static const nb_smv_header example_header = {
 };
 
 static const char example_text[] =
-  "{\nHEADER_BYTES=512;\nDIM=2;\nBYTE_ORDER=little_endian;\nTYPE=unsigned_short;\n"
-  "SIZE1=64;\nSIZE2=64;\nPIXEL_SIZE=0.1;\nDISTANCE=100;\nWAVELENGTH=1;\n"
-  "BEAM_CENTER_X=3.25;\nBEAM_CENTER_Y=3.25;\nADXV_CENTER_X=3.3;\nADXV_CENTER_Y=3.1;\n"
-  "MOSFLM_CENTER_X=3.25;\nMOSFLM_CENTER_Y=3.25;\nDENZO_X_BEAM=3.3;\nDENZO_Y_BEAM=3.3;\n"
-  "DIALS_ORIGIN=-3.3,3.3,-100\nXDS_ORGX=33.5;\nXDS_ORGY=33.5;\nCLOSE_DISTANCE=100;\n"
-  "PHI=0;\nOSC_START=0;\nOSC_RANGE=0;\nTWOTHETA=0;\nDETECTOR_SN=000;\nBEAMLINE=fake;\n}\f";
+    "{\nHEADER_BYTES=512;\nDIM=2;\nBYTE_ORDER=little_endian;\nTYPE=unsigned_short;\n"
+    "SIZE1=64;\nSIZE2=64;\nPIXEL_SIZE=0.1;\nDISTANCE=100;\nWAVELENGTH=1;\n"
+    "BEAM_CENTER_X=3.25;\nBEAM_CENTER_Y=3.25;\nADXV_CENTER_X=3.3;\nADXV_CENTER_Y=3.1;\n"
+    "MOSFLM_CENTER_X=3.25;\nMOSFLM_CENTER_Y=3.25;\nDENZO_X_BEAM=3.3;\nDENZO_Y_BEAM=3.3;\n"
+    "DIALS_ORIGIN=-3.3,3.3,-100\nXDS_ORGX=33.5;\nXDS_ORGY=33.5;\nCLOSE_DISTANCE=100;\n"
+    "PHI=0;\nOSC_START=0;\nOSC_RANGE=0;\nTWOTHETA=0;\nDETECTOR_SN=000;\nBEAMLINE=fake;\n}\f";
 
 static void
 assert_padded_header (const char out[512], const char *text)
@@ -215,11 +215,22 @@ static void
 test_smv_header_golden (void)
 {
   static const nb_smv_header h = {
-    .size1 = 256, .size2 = 256, .pixel_size_mm = 0.2, .distance_mm = 100,
-    .wavelength_A = 1, .beam_center_x_mm = 25.7, .beam_center_y_mm = 25.7,
-    .adxv_center_x_mm = 25.8, .adxv_center_y_mm = 25.4, .mosflm_center_x_mm = 25.7,
-    .mosflm_center_y_mm = 25.7, .denzo_x_beam_mm = 25.8, .denzo_y_beam_mm = 25.8,
-    .dials_origin_mm = { -25.8, 25.8, -100 }, .xds_orgx_px = 129.5, .xds_orgy_px = 129.5,
+    .size1 = 256,
+    .size2 = 256,
+    .pixel_size_mm = 0.2,
+    .distance_mm = 100,
+    .wavelength_A = 1,
+    .beam_center_x_mm = 25.7,
+    .beam_center_y_mm = 25.7,
+    .adxv_center_x_mm = 25.8,
+    .adxv_center_y_mm = 25.4,
+    .mosflm_center_x_mm = 25.7,
+    .mosflm_center_y_mm = 25.7,
+    .denzo_x_beam_mm = 25.8,
+    .denzo_y_beam_mm = 25.8,
+    .dials_origin_mm = { -25.8, 25.8, -100 },
+    .xds_orgx_px = 129.5,
+    .xds_orgy_px = 129.5,
     .close_distance_mm = 100,
   };
   const char *golden_dir = g_getenv ("NB_GOLDEN_DIR");
@@ -269,11 +280,13 @@ test_smv_header_long (Fixture *f, gconstpointer data)
 {
   nb_smv_header h = example_header;
   double *fields[] = {
-    &h.pixel_size_mm, &h.distance_mm, &h.wavelength_A, &h.beam_center_x_mm,
-    &h.beam_center_y_mm, &h.adxv_center_x_mm, &h.adxv_center_y_mm, &h.mosflm_center_x_mm,
-    &h.mosflm_center_y_mm, &h.denzo_x_beam_mm, &h.denzo_y_beam_mm, &h.dials_origin_mm[0],
-    &h.dials_origin_mm[1], &h.dials_origin_mm[2], &h.xds_orgx_px, &h.xds_orgy_px,
-    &h.close_distance_mm, &h.phi_deg, &h.osc_start_deg, &h.osc_range_deg, &h.twotheta_deg,
+    &h.pixel_size_mm,      &h.distance_mm,        &h.wavelength_A,
+    &h.beam_center_x_mm,   &h.beam_center_y_mm,   &h.adxv_center_x_mm,
+    &h.adxv_center_y_mm,   &h.mosflm_center_x_mm, &h.mosflm_center_y_mm,
+    &h.denzo_x_beam_mm,    &h.denzo_y_beam_mm,    &h.dials_origin_mm[0],
+    &h.dials_origin_mm[1], &h.dials_origin_mm[2], &h.xds_orgx_px,
+    &h.xds_orgy_px,        &h.close_distance_mm,  &h.phi_deg,
+    &h.osc_start_deg,      &h.osc_range_deg,      &h.twotheta_deg,
   };
   uint16_t pixels[6] = { 1, 2, 3, 4, 5, 65535 };
   char out[512];
@@ -304,8 +317,8 @@ static void
 test_smv_round_trip (Fixture *f, gconstpointer data)
 {
   nb_smv_header h = example_header;
-  uint16_t pixels[5 * 3] = { 0, 1, 2, 255, 256, 0x1234, 65535, 40, 41, 42, 1000, 2000, 3000,
-                             4000, 65534 };
+  uint16_t pixels[5 * 3] = { 0,  1,  2,    255,  256,  0x1234, 65535, 40,
+                             41, 42, 1000, 2000, 3000, 4000,   65534 };
   char *path = g_build_filename (f->dir, "round.img", NULL);
   nb_smv_file smv;
   nb_error err;
@@ -579,12 +592,10 @@ test_atomic_missing_dir (Fixture *f, gconstpointer data)
   g_free (listing);
 
   /* each writer reports the same way */
-  g_assert_cmpint (nb_write_smv (path, &example_header, (const uint16_t[64 * 64]) { 0 }, &err),
-                   ==, NB_ERR_IO);
-  g_assert_cmpint (nb_write_pgm (path, (const uint8_t[1]) { 0 }, 1, 1, 1.0, &err), ==,
+  g_assert_cmpint (nb_write_smv (path, &example_header, (const uint16_t[64 * 64]){ 0 }, &err), ==,
                    NB_ERR_IO);
-  g_assert_cmpint (nb_write_float_image (path, (const float[1]) { 0 }, 1, 1, &err), ==,
-                   NB_ERR_IO);
+  g_assert_cmpint (nb_write_pgm (path, (const uint8_t[1]){ 0 }, 1, 1, 1.0, &err), ==, NB_ERR_IO);
+  g_assert_cmpint (nb_write_float_image (path, (const float[1]){ 0 }, 1, 1, &err), ==, NB_ERR_IO);
   g_free (path);
 }
 
@@ -773,7 +784,11 @@ png_read_file (const char *path, PngRead *r)
 static void
 test_png (Fixture *f, gconstpointer data)
 {
-  enum { W = 7, H = 5 };
+  enum
+  {
+    W = 7,
+    H = 5
+  };
   const char *keys[3] = { "Software", "Title", "Comment" };
   /* ASCII and Latin-1 text go in tEXt (Latin-1 bytes), anything else in iTXt */
   const char *values[3] = { "Braggscope", "Lysozyme \xc3\x85", "\xce\xbb = 1 \xc3\x85" };
@@ -846,8 +861,7 @@ test_png_errors (Fixture *f, gconstpointer data)
 
   g_assert_cmpint (nb_write_png_gray8 (path, px, 2, 2, bad_key, ok_value, 1, &err), ==,
                    NB_ERR_INVALID);
-  g_assert_cmpint (nb_write_png_gray8 (path, px, 0, 2, NULL, NULL, 0, &err), ==,
-                   NB_ERR_INVALID);
+  g_assert_cmpint (nb_write_png_gray8 (path, px, 0, 2, NULL, NULL, 0, &err), ==, NB_ERR_INVALID);
   g_assert_cmpint (nb_write_png_gray8 (missing, px, 2, 2, NULL, NULL, 0, &err), ==, NB_ERR_IO);
   g_assert_nonnull (strstr (err.message, missing));
   listing = dir_listing (f->dir);

@@ -40,7 +40,8 @@ static const kat kats[] = {
     "fe73c4bb42656ee0fe6c2baa1ba6e3a2de3482a5b5459a51e4f3e71a40077d31",
     "655e4d308d4b25215c7d20714323563bcc68b920771e520f50e738640c7ac8eb",
     { "\nmax_I = 0.576827  at ", "\nmean= 0.0347728 ", "\n84 photons on noise image (" } },
-  { "kat4", "-hkl grid.hkl -cell 50 50 50 90 90 90 -N 2 -lambda 1 -distance 60 -detpixels 48 -seed 3",
+  { "kat4",
+    "-hkl grid.hkl -cell 50 50 50 90 90 90 -N 2 -lambda 1 -distance 60 -detpixels 48 -seed 3",
     "c72457d627847363cbb463289b44fa7895b3320c0399bdb035737311f659219a",
     "1dc8228bcfb1486e09b7f1b5144dc423da3b1e9a1c144e01ee9157ebd6d8f212",
     "c5be253487a691e28963dd663f6a8c348968c80b58aca3bb75db59e85f12e00b",
@@ -82,7 +83,8 @@ static const kat kats[] = {
     "3a328f12a3d3a125e36b0aca81ffa11ec991b226841a5396354cc5b1e1934922",
     "85005187507eb9a4e44f9ac65790a1705a76e5e8e116ed8f01790faac26024d3",
     "cd9ba4173d3acd38bde86cffeefa250faf3548913ddd67cfd72234b370f8000f",
-    { "\nmax_I = 4.96844  at ", "\n1992 photons on noise image (", "  created a total of 3 sources:\n" } },
+    { "\nmax_I = 4.96844  at ", "\n1992 photons on noise image (",
+      "  created a total of 3 sources:\n" } },
 };
 
 static const char *cli;
@@ -156,8 +158,8 @@ run_cli (const char *dir, const char *args, const char *suffix)
     g_ptr_array_add (argv, parts[i]);
   g_ptr_array_add (argv, NULL);
 
-  if (!g_spawn_sync (dir, (char **) argv->pdata, env, G_SPAWN_DEFAULT, NULL, NULL, &out,
-                     &err_text, &status, &error))
+  if (!g_spawn_sync (dir, (char **) argv->pdata, env, G_SPAWN_DEFAULT, NULL, NULL, &out, &err_text,
+                     &status, &error))
     g_error ("cannot run %s: %s", cli, error->message);
   if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
     g_error ("%s %s: exit status %d\nstderr: %s", cli, cmd,

@@ -11,14 +11,13 @@
 #include "nanobragg.h"
 #include "nb-test-util.h"
 
-#define RTD (180.0 * M_1_PI)
+#define RTD     (180.0 * M_1_PI)
 #define R_E_SQR 7.94079248018965e-30
 
 /* kat1 of physics.md §23: a cubic 100 A crystal, 5 cells a side, 64 px */
 #define KAT1 "-default_F 100 -cell 100 100 100 90 90 90 -detpixels 64 -distance 100 -lambda 1 -N 5 "
 
 static char *scratch_dir;
-
 
 static size_t
 n_pixels (const nb_plan *plan)
@@ -122,13 +121,14 @@ test_on_bragg (void)
     {
       /* MOSFLM: Fbeam = Ybeam + pixel/2 = 3.25 mm, the centre of pixel 32 */
       g_autofree char *cmd =
-        g_strdup_printf ("-default_F 100 -cell 100 100 100 90 90 90 -detpixels 64 -distance 100 "
-                         "-lambda 1 -oversample 1 -Xbeam 3.2 -Ybeam 3.2 %s", cases[i].N);
+          g_strdup_printf ("-default_F 100 -cell 100 100 100 90 90 90 -detpixels 64 -distance 100 "
+                           "-lambda 1 -oversample 1 -Xbeam 3.2 -Ybeam 3.2 %s",
+                           cases[i].N);
       nb_plan *plan;
       g_autofree float *image = render (cmd, &plan);
       const nb_plan_info *in = nb_plan_get_info (plan);
-      double want = R_E_SQR * in->fluence * 100.0 * 100.0 * cases[i].NaNbNc * cases[i].NaNbNc
-                    * (1e-4 * 1e-4 / (0.1 * 0.1));
+      double want = R_E_SQR * in->fluence * 100.0 * 100.0 * cases[i].NaNbNc * cases[i].NaNbNc *
+                    (1e-4 * 1e-4 / (0.1 * 0.1));
       size_t centre = 32 * 64 + 32, imax = 0;
 
       g_test_message ("%s: %g", cases[i].N, image[centre]);
@@ -152,7 +152,7 @@ test_independent_pixels (void)
 {
   nb_plan *plan;
   g_autofree float *image =
-    render (KAT1 "-oversample 1 -misset 10 20 30 -detector_rotx 3 -detector_roty 2", &plan);
+      render (KAT1 "-oversample 1 -misset 10 20 30 -detector_rotx 3 -detector_roty 2", &plan);
   const nb_plan_info *in = nb_plan_get_info (plan);
   double max = 0.0;
   size_t bad = 0;
@@ -235,17 +235,18 @@ test_threads_interpolation_fallback (void)
 {
   g_autofree char *hkl = write_small_hkl ();
   g_autofree char *cmd =
-    g_strdup_printf ("-hkl %s -cell 40 40 40 90 90 90 -N 2 -lambda 1 -distance 100 "
-                     "-detpixels 48 -pixel 0.1 -Xbeam 0.5 -Ybeam 0.5", hkl);
+      g_strdup_printf ("-hkl %s -cell 40 40 40 90 90 90 -N 2 -lambda 1 -distance 100 "
+                       "-detpixels 48 -pixel 0.1 -Xbeam 0.5 -Ybeam 0.5",
+                       hkl);
   nb_plan *plan = plan_new (cmd);
   g_autofree float *one = execute (plan, 1);
   g_autofree float *two = execute (plan, 2);
 
   g_assert_cmpint (nb_plan_get_info (plan)->interpolate, ==, 1);
-  g_assert_nonnull (strstr (nb_plan_get_log (plan),
-                            "WARNING: out of range for three point interpolation: "));
-  g_assert_nonnull (strstr (nb_plan_get_log (plan),
-                            "WARNING: further warnings will not be printed! "));
+  g_assert_nonnull (
+      strstr (nb_plan_get_log (plan), "WARNING: out of range for three point interpolation: "));
+  g_assert_nonnull (
+      strstr (nb_plan_get_log (plan), "WARNING: further warnings will not be printed! "));
   assert_same_image (one, two, n_pixels (plan));
   nb_plan_destroy (plan);
 
@@ -269,8 +270,9 @@ test_threads_interpolation_fallback (void)
   /* kat8's geometry: the very first pixel is out of range */
   {
     g_autofree char *cmd3 =
-      g_strdup_printf ("-hkl %s -cell 40 40 40 90 90 90 -N 1 -lambda 1 -distance 50 "
-                       "-detpixels 48 -pixel 0.2", hkl);
+        g_strdup_printf ("-hkl %s -cell 40 40 40 90 90 90 -N 1 -lambda 1 -distance 50 "
+                         "-detpixels 48 -pixel 0.2",
+                         hkl);
 
     check_threads (cmd3);
     plan = plan_new (cmd3);
@@ -325,8 +327,9 @@ test_phi_carry_over (void)
  * twice and divides it by steps; -physical should give the formula.  The
  * scene: top-hat spots, so most pixels hold background only; the same scene
  * without -water gives the spots alone. */
-#define WATER_SCENE "-tophat_spots -cell 80 80 80 90 90 90 -N 6 -default_F 10 -lambda 1.3 " \
-                    "-distance 90 -detpixels 48 -misset 3 4 5 -fluence 1e24 -oversample 2 "
+#define WATER_SCENE                                                                                \
+  "-tophat_spots -cell 80 80 80 90 90 90 -N 6 -default_F 10 -lambda 1.3 "                          \
+  "-distance 90 -detpixels 48 -misset 3 4 5 -fluence 1e24 -oversample 2 "
 
 /* water_expected: the physical background of every pixel of @plan for a
  * -water size of @ws metres, omega and polarization taken at the first
@@ -353,7 +356,7 @@ water_expected (const nb_plan *plan, double ws)
         polar = 0.5 * (1.0 + c2 * c2);
         omega = in->pixel_size * in->pixel_size / R / R * in->close_distance / R;
         want[(size_t) s * in->fpixels + f] =
-          R_E_SQR * in->fluence * 2.57 * 2.57 * molecules * polar * omega;
+            R_E_SQR * in->fluence * 2.57 * 2.57 * molecules * polar * omega;
       }
   return want;
 }
@@ -376,8 +379,8 @@ test_water_background (void)
 
       background += dry[k] == 0.0f;
       if (!close_rel (wet[k], want, 1e-5, 0))
-        g_error ("pixel %zu: %.9g, expected %.9g (spots %.9g + background %.9g)", k, wet[k],
-                 want, dry[k], bg[k] * scale);
+        g_error ("pixel %zu: %.9g, expected %.9g (spots %.9g + background %.9g)", k, wet[k], want,
+                 dry[k], bg[k] * scale);
     }
   g_test_message ("%zu background-only pixels", background);
   g_assert_cmpuint (background, >, n_pixels (plan) / 2);
@@ -398,8 +401,8 @@ test_water_background_physical (void)
       first = k;
   if (bad)
     g_test_message ("pixel %zu: %.9g, expected %.9g (spots %.9g + background %.9g); "
-                    "%zu pixels off", first, wet[first], dry[first] + bg[first], dry[first],
-                    bg[first], bad);
+                    "%zu pixels off",
+                    first, wet[first], dry[first] + bg[first], dry[first], bg[first], bad);
   g_assert_cmpuint (bad, ==, 0);
   nb_plan_destroy (plan);
 }
@@ -586,9 +589,9 @@ test_repeat_and_update (void)
   g_autofree float *five = render (KAT1 "-phi 5", NULL);
   nb_params p;
   nb_error err = { 0 };
-  const char *argv[] = { "nanobragg", "-default_F", "100", "-cell", "100", "100", "100", "90",
-                         "90", "90", "-detpixels", "64", "-distance", "100", "-lambda", "1",
-                         "-N", "5", "-phi", "5" };
+  const char *argv[] = { "nanobragg", "-default_F", "100", "-cell",      "100",  "100",       "100",
+                         "90",        "90",         "90",  "-detpixels", "64",   "-distance", "100",
+                         "-lambda",   "1",          "-N",  "5",          "-phi", "5" };
 
   assert_same_image (a, b, n_pixels (plan));
   nb_params_init (&p);
@@ -608,8 +611,8 @@ test_repeat_and_update (void)
 static nb_plan *
 tiny_plan (const char *extra)
 {
-  g_autofree char *cmd =
-    g_strdup_printf ("-default_F 1 -cell 100 100 100 90 90 90 -detpixels 4 -oversample 1 %s", extra);
+  g_autofree char *cmd = g_strdup_printf (
+      "-default_F 1 -cell 100 100 100 90 90 90 -detpixels 4 -oversample 1 %s", extra);
 
   return plan_new (cmd);
 }

@@ -104,9 +104,10 @@ test_image_matches (void)
     }
   for (int i = 0; i < 2; i++)
     {
-      const char *argv[] = { "nanobragg", "-hkl", files[i], "-cell", "63.4", "63.4", "83.8", "90",
-                             "90", "120", "-misset", "10", "20", "30", "-lambda", "1.0", "-N",
-                             "10", "-distance", "60", "-detpixels", "128", "-pixel", "0.4",
+      const char *argv[] = { "nanobragg",  "-hkl",  files[i],     "-cell", "63.4",    "63.4",
+                             "83.8",       "90",    "90",         "120",   "-misset", "10",
+                             "20",         "30",    "-lambda",    "1.0",   "-N",      "10",
+                             "-distance",  "60",    "-detpixels", "128",   "-pixel",  "0.4",
                              "-precision", "single" };
       nb_params p;
       nb_plan *plan;

@@ -476,7 +476,7 @@ test_detpixels_beat_detsize (void)
   for (size_t i = 0; i < G_N_ELEMENTS (lines); i++)
     {
       g_autofree char *cmd =
-        g_strconcat ("-default_F 100 -cell 100 100 100 90 90 90 ", lines[i], NULL);
+          g_strconcat ("-default_F 100 -cell 100 100 100 90 90 90 ", lines[i], NULL);
       nb_params p;
       nb_plan *plan = NULL;
       nb_error err = { 0 };
@@ -582,7 +582,7 @@ static void
 test_vectors_custom (void)
 {
   static const char *const flags[] = {
-    "-fdet_vector", "-sdet_vector", "-odet_vector", "-beam_vector",
+    "-fdet_vector",  "-sdet_vector",  "-odet_vector",   "-beam_vector",
     "-polar_vector", "-spindle_axis", "-twotheta_axis", "-pix0_vector",
   };
 

@@ -10,10 +10,16 @@
 
 #include "nanobragg.h"
 
-static const char *base_args[] = { "nanobragg", "-default_F", "100", "-cell", "70", "80", "90",
-                                   "85", "95", "105", "-misset", "10", "5", "3", "-lambda",
-                                   "1.5", "-N", "6", "-distance", "100", "-detpixels", "96",
-                                   "-pixel", "0.3", "-mosaic", "0.3", "-mosaic_domains", "3" };
+static const char *base_args[] = { "nanobragg", "-default_F", "100",
+                                   "-cell",     "70",         "80",
+                                   "90",        "85",         "95",
+                                   "105",       "-misset",    "10",
+                                   "5",         "3",          "-lambda",
+                                   "1.5",       "-N",         "6",
+                                   "-distance", "100",        "-detpixels",
+                                   "96",        "-pixel",     "0.3",
+                                   "-mosaic",   "0.3",        "-mosaic_domains",
+                                   "3" };
 
 static void
 params_from (nb_params *p, const char *const *extra, int n_extra)
@@ -118,7 +124,8 @@ test_stage_misset (void)
 static void
 test_stage_wavelength (void)
 {
-  check_update ("-lambda", "1.6", B (NB_STAGE_CRYSTAL) | B (NB_STAGE_SOURCES) | B (NB_STAGE_ORIENTATION));
+  check_update ("-lambda", "1.6",
+                B (NB_STAGE_CRYSTAL) | B (NB_STAGE_SOURCES) | B (NB_STAGE_ORIENTATION));
 }
 
 static void
@@ -131,24 +138,25 @@ static void
 test_stage_distance (void)
 {
   check_update ("-distance", "110",
-                B (NB_STAGE_DETECTOR) | B (NB_STAGE_CRYSTAL) | B (NB_STAGE_SOURCES)
-                  | B (NB_STAGE_ORIENTATION));
+                B (NB_STAGE_DETECTOR) | B (NB_STAGE_CRYSTAL) | B (NB_STAGE_SOURCES) |
+                    B (NB_STAGE_ORIENTATION));
 }
 
 static void
 test_stage_beam_centre (void)
 {
-  check_update ("-Xbeam", "12", B (NB_STAGE_DETECTOR) | B (NB_STAGE_CRYSTAL) | B (NB_STAGE_SOURCES)
-                                  | B (NB_STAGE_ORIENTATION));
+  check_update ("-Xbeam", "12",
+                B (NB_STAGE_DETECTOR) | B (NB_STAGE_CRYSTAL) | B (NB_STAGE_SOURCES) |
+                    B (NB_STAGE_ORIENTATION));
 }
 
 static void
 test_stage_pixels (void)
 {
   /* a new pixel count is a new cache key */
-  check_update ("-detpixels", "80", B (NB_STAGE_DETECTOR) | B (NB_STAGE_CRYSTAL)
-                                      | B (NB_STAGE_SOURCES) | B (NB_STAGE_ORIENTATION)
-                                      | B (NB_STAGE_BUFFERS));
+  check_update ("-detpixels", "80",
+                B (NB_STAGE_DETECTOR) | B (NB_STAGE_CRYSTAL) | B (NB_STAGE_SOURCES) |
+                    B (NB_STAGE_ORIENTATION) | B (NB_STAGE_BUFFERS));
 }
 
 static void
@@ -242,8 +250,8 @@ compare (const float *ref, const float *got, size_t n, double max_rel, double *c
 static void
 test_single_vs_double (void)
 {
-  const char *extra_d[] = { "-oversample", "2", "-polar", "0.8", "-phi", "1", "-osc", "2",
-                            "-phisteps", "3" };
+  const char *extra_d[] = { "-oversample", "2",    "-polar", "0.8",       "-phi",
+                            "1",           "-osc", "2",      "-phisteps", "3" };
   nb_params p;
   nb_plan *plan;
   nb_error err;
@@ -353,7 +361,6 @@ test_cancel (void)
   nb_params_clear (&p);
 }
 
-
 /* max |a - b| / max |a| */
 static double
 max_rel (const float *a, const float *b, size_t n)
@@ -371,8 +378,8 @@ max_rel (const float *a, const float *b, size_t n)
 static void
 test_double_vs_exact (void)
 {
-  const char *extra[] = { "-oversample", "2", "-polar", "0.8", "-phi", "1", "-osc", "2",
-                          "-phisteps", "3", "-dispersion", "1", "-dispsteps", "2" };
+  const char *extra[] = { "-oversample", "2", "-polar",      "0.8", "-phi",       "1", "-osc", "2",
+                          "-phisteps",   "3", "-dispersion", "1",   "-dispsteps", "2" };
   const char *variants[] = { "generic", "avx2", "avx512" };
   nb_params p;
   nb_plan *plan;
@@ -434,7 +441,7 @@ test_preview (void)
       W = in->fpixels;
       H = in->spixels;
       full = render (plan);
-      prev = g_new (float, (gsize) W * H);
+      prev = g_new (float, (gsize) W *H);
       g_assert_cmpint (nb_plan_execute (plan, prev, &opts, &err), ==, NB_OK);
       /* every k x k block holds the full image's value at its centre pixel */
       for (int s = 0; s < H; s++)
@@ -509,9 +516,14 @@ test_cancel_during_run (void)
 static void
 test_geometry_query (void)
 {
-  const char *extra[] = { "-mosaic", "0", "-mosaic_domains", "1", "-N", "20", "-misset", "0",
-                          "0", "0", "-cell", "80", "80", "80", "90", "90", "90",
-                          "-detpixels", "256", "-pixel", "0.2", "-lambda", "1.0" };
+  const char *extra[] = { "-mosaic", "0",      "-mosaic_domains",
+                          "1",       "-N",     "20",
+                          "-misset", "0",      "0",
+                          "0",       "-cell",  "80",
+                          "80",      "80",     "90",
+                          "90",      "90",     "-detpixels",
+                          "256",     "-pixel", "0.2",
+                          "-lambda", "1.0" };
   nb_params p;
   nb_plan *plan;
   nb_geometry *geom;
@@ -530,8 +542,9 @@ test_geometry_query (void)
   g_assert_nonnull (geom);
 
   /* the direct beam: 2theta 0, d infinite, indices 0 0 0 */
-  g_assert_cmpint (nb_geometry_query (geom, in->Fbeam / in->pixel_size,
-                                      in->Sbeam / in->pixel_size, &q, &err), ==, NB_OK);
+  g_assert_cmpint (
+      nb_geometry_query (geom, in->Fbeam / in->pixel_size, in->Sbeam / in->pixel_size, &q, &err),
+      ==, NB_OK);
   g_assert_cmpfloat (q.two_theta, <, 1e-9);
   g_assert_true (isinf (q.d));
   g_assert_cmpint (abs (q.h) + abs (q.k) + abs (q.l), ==, 0);
@@ -547,8 +560,9 @@ test_geometry_query (void)
       if (fs * fs + ss * ss > 25.0 && img[i] > img[imax])
         imax = i;
     }
-  g_assert_cmpint (nb_geometry_query (geom, (double) (imax % W) + 0.5, (double) (imax / W) + 0.5,
-                                      &q, &err), ==, NB_OK);
+  g_assert_cmpint (
+      nb_geometry_query (geom, (double) (imax % W) + 0.5, (double) (imax / W) + 0.5, &q, &err), ==,
+      NB_OK);
   g_test_message ("brightest pixel %zu: hkl %.3f %.3f %.3f d %.3f A", imax, q.hkl[0], q.hkl[1],
                   q.hkl[2], q.d);
   for (int i = 0; i < 3; i++)
@@ -626,8 +640,9 @@ test_files_read_once (void)
   const char *mat_text = "-0.0123 0.0045 -0.0067\n0.0034 0.0145 0.0021\n0.0056 -0.0012 0.0110\n"
                          "0 0 0\n0 0 0\n";
   const char *src_text = "-10 0 0 1.0 1.0e-10\n-10 0.02 0 0.5 1.02e-10\n";
-  const char *argv[] = { "nanobragg", "-mat", mat, "-sourcefile", src, "-default_F", "100",
-                         "-lambda", "1.0", "-N", "5", "-distance", "100", "-detpixels", "64" };
+  const char *argv[] = { "nanobragg",  "-mat",      mat,       "-sourcefile", src,
+                         "-default_F", "100",       "-lambda", "1.0",         "-N",
+                         "5",          "-distance", "100",     "-detpixels",  "64" };
   nb_params p;
   nb_plan *plan;
   nb_plan_stats before;

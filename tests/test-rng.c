@@ -25,17 +25,27 @@ typedef struct
 
 /* reference: ./ref ran1 <seed> (five draws, then draw 1000, then idum) */
 static const Ran1Case ran1_cases[] = {
-  { -1, { 0x1.a9fbbcp-2, 0x1.78b02ep-4, 0x1.83483cp-1, 0x1.0f34dep-1, 0x1.dc622cp-1 },
-    0x1.2721d8p-1, 1222648128 },
-  { -12345678, { 0x1.882fcp-1, 0x1.8043ccp-6, 0x1.2df0a6p-1, 0x1.11f8d6p-1, 0x1.f6e70ap-1 },
-    0x1.cd14d4p-2, 206479895 },
-  { -45, { 0x1.6c7064p-1, 0x1.62bb8p-2, 0x1.70a00cp-1, 0x1.9d2092p-3, 0x1.16546p-3 },
-    0x1.9e4dc4p-3, 1332074585 },
+  { -1,
+    { 0x1.a9fbbcp-2, 0x1.78b02ep-4, 0x1.83483cp-1, 0x1.0f34dep-1, 0x1.dc622cp-1 },
+    0x1.2721d8p-1,
+    1222648128 },
+  { -12345678,
+    { 0x1.882fcp-1, 0x1.8043ccp-6, 0x1.2df0a6p-1, 0x1.11f8d6p-1, 0x1.f6e70ap-1 },
+    0x1.cd14d4p-2,
+    206479895 },
+  { -45,
+    { 0x1.6c7064p-1, 0x1.62bb8p-2, 0x1.70a00cp-1, 0x1.9d2092p-3, 0x1.16546p-3 },
+    0x1.9e4dc4p-3,
+    1332074585 },
   /* 0 and a positive seed on a fresh table both become 1, like -1. */
-  { 0, { 0x1.a9fbbcp-2, 0x1.78b02ep-4, 0x1.83483cp-1, 0x1.0f34dep-1, 0x1.dc622cp-1 },
-    0x1.2721d8p-1, 1222648128 },
-  { 7, { 0x1.a9fbbcp-2, 0x1.78b02ep-4, 0x1.83483cp-1, 0x1.0f34dep-1, 0x1.dc622cp-1 },
-    0x1.2721d8p-1, 1222648128 },
+  { 0,
+    { 0x1.a9fbbcp-2, 0x1.78b02ep-4, 0x1.83483cp-1, 0x1.0f34dep-1, 0x1.dc622cp-1 },
+    0x1.2721d8p-1,
+    1222648128 },
+  { 7,
+    { 0x1.a9fbbcp-2, 0x1.78b02ep-4, 0x1.83483cp-1, 0x1.0f34dep-1, 0x1.dc622cp-1 },
+    0x1.2721d8p-1,
+    1222648128 },
 };
 
 static void
@@ -125,11 +135,13 @@ static const PoiCase poi_cases[] = {
   { 3.5f, 100000, { 0x1.cp+2, 0x1.8p+1, 0x1p+0, 0x1.8p+2 }, 0x1.563a8p+18, 1445306794 },
   /* rejection method */
   { 50.0f, 100000, { 0x1.78p+5, 0x1.78p+5, 0x1.c8p+5, 0x1.78p+5 }, 0x1.3103e4p+22, 366991827 },
-  { 1000.0f, 100000, { 0x1.eep+9, 0x1.ed8p+9, 0x1.028p+10, 0x1.efp+9 }, 0x1.7d703bp+26,
-    438246710 },
+  { 1000.0f, 100000, { 0x1.eep+9, 0x1.ed8p+9, 0x1.028p+10, 0x1.efp+9 }, 0x1.7d703bp+26, 438246710 },
   /* Gaussian approximation above 1e6, not rounded to integers */
-  { 2e6f, 100000, { 0x1.e8340cp+20, 0x1.e87a9ap+20, 0x1.e8565p+20, 0x1.e88f2ap+20 },
-    0x1.74875de866p+37, 1445421341 },
+  { 2e6f,
+    100000,
+    { 0x1.e8340cp+20, 0x1.e87a9ap+20, 0x1.e8565p+20, 0x1.e88f2ap+20 },
+    0x1.74875de866p+37,
+    1445421341 },
 };
 
 static void
@@ -208,8 +220,8 @@ test_poidev_golden_noise (void)
     }
   fpath = g_build_filename (golden_dir, "noise_smv.float", NULL);
   npath = g_build_filename (golden_dir, "noise_smv.noise.img", NULL);
-  if (!g_file_get_contents (fpath, &fdata, &flen, NULL)
-      || !g_file_get_contents (npath, &ndata, &nlen, NULL))
+  if (!g_file_get_contents (fpath, &fdata, &flen, NULL) ||
+      !g_file_get_contents (npath, &ndata, &nlen, NULL))
     {
       g_test_skip ("golden noise_smv files not found");
       goto out;
@@ -282,9 +294,9 @@ assert_rotation (const double u[9])
 
         g_assert_cmpfloat_with_epsilon (d, i == j ? 1.0 : 0.0, 1e-12);
       }
-  g_assert_cmpfloat_with_epsilon (u[0] * (u[4] * u[8] - u[5] * u[7])
-                                    - u[1] * (u[3] * u[8] - u[5] * u[6])
-                                    + u[2] * (u[3] * u[7] - u[4] * u[6]),
+  g_assert_cmpfloat_with_epsilon (u[0] * (u[4] * u[8] - u[5] * u[7]) -
+                                      u[1] * (u[3] * u[8] - u[5] * u[6]) +
+                                      u[2] * (u[3] * u[7] - u[4] * u[6]),
                                   1.0, 1e-12);
 }
 
@@ -295,12 +307,14 @@ static void
 test_misset_random (void)
 {
   static const double expect_u[9] = {
-    0x1.906ee84c64e3dp-1,  0x1.28c63d2a793d2p-1,  -0x1.d49131f4441f3p-3,
-    0x1.7df136c64ba6p-5,   -0x1.aea4a790b2542p-2, -0x1.cfe87c58f3f3dp-1,
-    -0x1.3e299a512fd5p-1,  0x1.655bf36231b03p-1,  -0x1.6c7a565e6077ep-2,
+    0x1.906ee84c64e3dp-1, 0x1.28c63d2a793d2p-1,  -0x1.d49131f4441f3p-3,
+    0x1.7df136c64ba6p-5,  -0x1.aea4a790b2542p-2, -0x1.cfe87c58f3f3dp-1,
+    -0x1.3e299a512fd5p-1, 0x1.655bf36231b03p-1,  -0x1.6c7a565e6077ep-2,
   };
   static const double expect_m[3] = {
-    0x1.056cb76e08758p+1, 0x1.57515a3b205a3p-1, 0x1.e7c7a4debc29dp-5,
+    0x1.056cb76e08758p+1,
+    0x1.57515a3b205a3p-1,
+    0x1.e7c7a4debc29dp-5,
   };
   nb_ran1 r;
   long idum = -45;
@@ -327,15 +341,15 @@ static void
 test_mosaic_domains (void)
 {
   static const double expect[3][9] = {
-    { 0x1.fffb8f4d3b6c3p-1, 0x1.0d91bbd498edcp-7, -0x1.1dfa9eaad1f43p-12,
-      -0x1.0d9772a6ed3d8p-7, 0x1.fffb1f14ce6c3p-1, -0x1.54948e78843d5p-9,
-      0x1.078dc558c60c7p-12, 0x1.54dce4b9e6037p-9, 0x1.ffff8d79bf0d2p-1 },
-    { 0x1.fffb887ebdd5p-1, -0x1.05548f11035b3p-7, 0x1.17b36f52409a8p-9,
-      0x1.055d1ba047adfp-7, 0x1.fffbd0ecf6c1fp-1, -0x1.ec4d0608ae1dbp-12,
-      -0x1.173382eb1fe38p-9, 0x1.fe21b53447b63p-12, 0x1.ffffafe71afb3p-1 },
-    { 0x1.fffee0a3bbb92p-1, 0x1.7475c0fa827a8p-9, 0x1.8a5f439a174f4p-9,
-      -0x1.76aaddfc10948p-9, 0x1.fffd674481852p-1, 0x1.6f86d69824ecp-8,
-      -0x1.88468a989e80cp-9, -0x1.701653eb54072p-8, 0x1.fffd587802df6p-1 },
+    { 0x1.fffb8f4d3b6c3p-1, 0x1.0d91bbd498edcp-7, -0x1.1dfa9eaad1f43p-12, -0x1.0d9772a6ed3d8p-7,
+      0x1.fffb1f14ce6c3p-1, -0x1.54948e78843d5p-9, 0x1.078dc558c60c7p-12, 0x1.54dce4b9e6037p-9,
+      0x1.ffff8d79bf0d2p-1 },
+    { 0x1.fffb887ebdd5p-1, -0x1.05548f11035b3p-7, 0x1.17b36f52409a8p-9, 0x1.055d1ba047adfp-7,
+      0x1.fffbd0ecf6c1fp-1, -0x1.ec4d0608ae1dbp-12, -0x1.173382eb1fe38p-9, 0x1.fe21b53447b63p-12,
+      0x1.ffffafe71afb3p-1 },
+    { 0x1.fffee0a3bbb92p-1, 0x1.7475c0fa827a8p-9, 0x1.8a5f439a174f4p-9, -0x1.76aaddfc10948p-9,
+      0x1.fffd674481852p-1, 0x1.6f86d69824ecp-8, -0x1.88468a989e80cp-9, -0x1.701653eb54072p-8,
+      0x1.fffd587802df6p-1 },
   };
   nb_ran1 r;
   long idum = -12345678;
@@ -361,9 +375,15 @@ test_umat2misset_known (void)
   double a = 0.3, b = -0.4, c = 1.1;
   double ca = cos (a), sa = sin (a), cb = cos (b), sb = sin (b), cc = cos (c), sc = sin (c);
   double u[9] = {
-    cc * cb, cc * sb * sa - sc * ca, cc * sb * ca + sc * sa,
-    sc * cb, sc * sb * sa + cc * ca, sc * sb * ca - cc * sa,
-    -sb,     cb * sa,                cb * ca,
+    cc * cb,
+    cc * sb * sa - sc * ca,
+    cc * sb * ca + sc * sa,
+    sc * cb,
+    sc * sb * sa + cc * ca,
+    sc * sb * ca - cc * sa,
+    -sb,
+    cb * sa,
+    cb * ca,
   };
   double m[3];
   double ident[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };

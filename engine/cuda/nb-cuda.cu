@@ -233,8 +233,8 @@ render_pixel (const scene<R> &s, int fpixel, int spixel, R *osum_out)
             const R r = sqrt (px * px + py * py + pz * pz);
             const R inv = R (1.0) / r;
             const R d[3] = { px * inv, py * inv, pz * inv };
-            const R w = P::solid_angle (inv, s.pixel_size * s.pixel_size * s.close_distance,
-                                        s.point_pixel);
+            const R w =
+                P::solid_angle (inv, s.pixel_size * s.pixel_size * s.close_distance, s.point_pixel);
 
             omega = (omega == R (0.0) || s.os_omega) ? w : omega;
             osum += omega;

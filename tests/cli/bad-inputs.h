@@ -166,8 +166,8 @@ static const bad_input bad_inputs[] = {
   { "output-is-input", "-hkl good.hkl -noisefile good.hkl", 2, "good.hkl", BAD_CLI_ONLY },
   { "output-empty-name", "-floatfile ''", 2, "-floatfile", BAD_CLI_ONLY },
   /* the -dump cache is written with the images, so a failed run leaves it alone too */
-  { "dump-written-only-on-success", "-nopgm -hkl good.hkl -dump existing.pgm -mask mask32.img",
-    1, "mask32.img", BAD_CLI_ONLY },
+  { "dump-written-only-on-success", "-nopgm -hkl good.hkl -dump existing.pgm -mask mask32.img", 1,
+    "mask32.img", BAD_CLI_ONLY },
   /* the float image is staged, the SMV write fails: neither may appear */
   { "disk-full-second-file", "-detpixels_f 100 -detpixels_s 1", 1, "existing.img",
     BAD_CLI_ONLY | BAD_FSIZE, 600 },
