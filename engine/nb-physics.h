@@ -198,6 +198,17 @@ NB_PHYS (nb_kahn_factor) (
   return NBP_K (0.5) * (NBP_K (1.0) + c2sq - kahn * cos2psi * (NBP_K (1.0) - c2sq));
 }
 
+/* The reference's nearest whole index ceil(x - 0.5) (halves round down), as
+ * rint(x) with ties moved down: the same value everywhere, and unlike ceil a
+ * rounding that compilers vectorise under strict floating-point rules. */
+NB_HD NBP_R
+NB_PHYS (nb_nearest_index) (NBP_R x)
+{
+  NBP_R r = rint (x);
+
+  return r - x == NBP_K (0.5) ? r - NBP_K (1.0) : r;
+}
+
 /* The grid cell of the nearest reflection, ceil(x - 0.5) on each axis:
  * ((h0 - h_min) k_stride + (k0 - k_min)) l_stride + (l0 - l_min) inside the
  * grid's counts, -1 outside (the reference's Fhkl lookup without
@@ -215,9 +226,9 @@ NB_PHYS (nb_structure_factor_cell) (int h_min,
                                     NBP_R k,
                                     NBP_R l)
 {
-  int h0 = (int) ceil (h - NBP_K (0.5)) - h_min;
-  int k0 = (int) ceil (k - NBP_K (0.5)) - k_min;
-  int l0 = (int) ceil (l - NBP_K (0.5)) - l_min;
+  int h0 = (int) NB_PHYS (nb_nearest_index) (h) - h_min;
+  int k0 = (int) NB_PHYS (nb_nearest_index) (k) - k_min;
+  int l0 = (int) NB_PHYS (nb_nearest_index) (l) - l_min;
   int in = ((unsigned) h0 < (unsigned) h_count) & ((unsigned) k0 < (unsigned) k_count) &
            ((unsigned) l0 < (unsigned) l_count);
 
