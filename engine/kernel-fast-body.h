@@ -238,11 +238,16 @@ void
 FN (nb_fast_render_row) (
     const NB_CTX *c, int spixel, int f_first, int count, int fstride, float *out, double *omega_sum)
 {
+  /* summed here and stored once: neighbouring rows' sums share cache lines,
+   * and another thread may be writing the next row's */
+  double omega = 0.0;
+
   for (int j0 = 0; j0 < count; j0 += CH)
     {
       int n = count - j0 < CH ? count - j0 : CH;
-      FN (render_chunk) (c, spixel, f_first + j0 * fstride, fstride, n, out + j0, omega_sum);
+      FN (render_chunk) (c, spixel, f_first + j0 * fstride, fstride, n, out + j0, &omega);
     }
+  *omega_sum += omega;
 }
 
 #undef CH
