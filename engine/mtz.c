@@ -95,9 +95,10 @@ nb_mtz_supported (void)
   return 1;
 }
 
-/* The amplitude column: labelled @want, else the first of type F. */
+/* The first column labelled @label (any label when NULL) whose type is @type
+ * (any type when NULL). */
 static MTZCOL *
-find_amplitudes (MTZ *mtz, const char *want)
+find_column (MTZ *mtz, const char *label, const char *type)
 {
   for (int x = 0; x < mtz->nxtal; x++)
     for (int s = 0; s < mtz->xtal[x]->nset; s++)
@@ -105,22 +106,8 @@ find_amplitudes (MTZ *mtz, const char *want)
         {
           MTZCOL *col = mtz->xtal[x]->set[s]->col[c];
 
-          if (want != NULL ? strcmp (col->label, want) == 0 : strcmp (col->type, "F") == 0)
-            return col;
-        }
-  return NULL;
-}
-
-static MTZCOL *
-find_index (MTZ *mtz, const char *label)
-{
-  for (int x = 0; x < mtz->nxtal; x++)
-    for (int s = 0; s < mtz->xtal[x]->nset; s++)
-      for (int c = 0; c < mtz->xtal[x]->set[s]->ncol; c++)
-        {
-          MTZCOL *col = mtz->xtal[x]->set[s]->col[c];
-
-          if (strcmp (col->type, "H") == 0 && strcmp (col->label, label) == 0)
+          if ((label == NULL || strcmp (col->label, label) == 0) &&
+              (type == NULL || strcmp (col->type, type) == 0))
             return col;
         }
   return NULL;
@@ -155,10 +142,11 @@ nb_mtz_read (const char *path,
   if (mtz == NULL)
     return nb_error_set (err, NB_ERR_PARSE, "%s: unreadable MTZ file (%s)", path,
                          ccp4_strerror (ccp4_errno));
-  H = find_index (mtz, "H");
-  K = find_index (mtz, "K");
-  L = find_index (mtz, "L");
-  Fcol = find_amplitudes (mtz, column);
+  H = find_column (mtz, "H", "H");
+  K = find_column (mtz, "K", "H");
+  L = find_column (mtz, "L", "H");
+  /* the column asked for, else the first amplitude column */
+  Fcol = column != NULL ? find_column (mtz, column, NULL) : find_column (mtz, NULL, "F");
   if (H == NULL || K == NULL || L == NULL)
     {
       MtzFree (mtz);
