@@ -329,6 +329,11 @@ braggscope_snapshot_load_args (const char *path, GError **error)
                    failure.message);
       return NULL;
     }
+  /* a chunk that claims gigabytes must not make libpng allocate them: our
+   * parameter chunks are a few kB, our snapshots at most detector-sized */
+  png_set_chunk_malloc_max (png, 1 << 20);
+  png_set_chunk_cache_max (png, 64);
+  png_set_user_limits (png, 65536, 65536);
   png_init_io (png, fp);
   png_set_sig_bytes (png, sizeof signature);
   png_read_info (png, info);
