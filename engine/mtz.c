@@ -18,6 +18,8 @@ nb_hkl_grid_build (const char *source,
                    const double *F,
                    long n,
                    double default_F,
+                   size_t max_bytes,
+                   size_t cell_bytes,
                    nb_hkl_grid *out,
                    nb_error *err)
 {
@@ -54,6 +56,12 @@ nb_hkl_grid_build (const char *source,
   nh = (size_t) g.h_range + 1;
   nk = (size_t) g.k_range + 1;
   nl = (size_t) g.l_range + 1;
+  if ((double) nh * (double) nk * (double) nl * (double) cell_bytes > (double) max_bytes)
+    return nb_error_set (err, NB_ERR_NOMEM,
+                         "%s: indices %d..%d, %d..%d, %d..%d need a %.1f MB grid, more than the "
+                         "memory budget leaves for structure factors (%.1f MB; see -memory_budget)",
+                         source, g.h_min, g.h_max, g.k_min, g.k_max, g.l_min, g.l_max,
+                         (double) nh * nk * nl * cell_bytes / 1e6, max_bytes / 1e6);
   if ((g.F = calloc (nh * nk * nl, sizeof (double))) == NULL)
     return nb_error_set (err, NB_ERR_NOMEM, "%s: cannot allocate a %zu x %zu x %zu grid", source,
                          nh, nk, nl);
@@ -117,6 +125,8 @@ nb_status
 nb_mtz_read (const char *path,
              const char *column,
              double default_F,
+             size_t max_bytes,
+             size_t cell_bytes,
              nb_hkl_grid *out,
              char column_used[32],
              nb_error *err)
@@ -203,7 +213,7 @@ nb_mtz_read (const char *path,
         }
     }
   MtzFree (mtz);
-  st = nb_hkl_grid_build (path, hkl, F, n, default_F, out, err);
+  st = nb_hkl_grid_build (path, hkl, F, n, default_F, max_bytes, cell_bytes, out, err);
   free (hkl);
   free (F);
   return st;
@@ -221,6 +231,8 @@ nb_status
 nb_mtz_read (const char *path,
              const char *column,
              double default_F,
+             size_t max_bytes,
+             size_t cell_bytes,
              nb_hkl_grid *out,
              char column_used[32],
              nb_error *err)

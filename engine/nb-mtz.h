@@ -30,10 +30,13 @@ extern "C"
  * when non-NULL, receives the label read (up to 31 bytes + NUL).  Errors:
  * NB_ERR_IO (cannot open), NB_ERR_PARSE (not MTZ, no amplitude column, no
  * reflections), NB_ERR_INVALID (an index beyond NB_HKL_INDEX_MAX),
- * NB_ERR_NOMEM, NB_ERR_UNSUPPORTED (built without libccp4). */
+ * NB_ERR_NOMEM (also a grid beyond @max_bytes at @cell_bytes per cell, as
+ * nb_hkl_read_limited()), NB_ERR_UNSUPPORTED (built without libccp4). */
   nb_status nb_mtz_read (const char *path,
                          const char *column,
                          double default_F,
+                         size_t max_bytes,
+                         size_t cell_bytes,
                          nb_hkl_grid *out,
                          char column_used[32],
                          nb_error *err);
@@ -42,12 +45,15 @@ extern "C"
  * @F: n amplitudes), later duplicates overwriting earlier ones, other cells
  * @default_F (padding planes 0), as nb_hkl_read() lays it out.  @source
  * names the input in messages.  Errors: NB_ERR_INVALID (n == 0 or an index
- * beyond NB_HKL_INDEX_MAX), NB_ERR_NOMEM. */
+ * beyond NB_HKL_INDEX_MAX), NB_ERR_NOMEM (also a grid of more than @max_bytes
+ * at @cell_bytes per cell, refused before allocating). */
   nb_status nb_hkl_grid_build (const char *source,
                                const int *hkl,
                                const double *F,
                                long n,
                                double default_F,
+                               size_t max_bytes,
+                               size_t cell_bytes,
                                nb_hkl_grid *out,
                                nb_error *err);
 

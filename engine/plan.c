@@ -231,8 +231,8 @@ load_structure_factors (nb_plan *plan, nb_error *err)
         {
           char column[32] = "";
 
-          if ((st = nb_mtz_read (p->hkl_file, NULL, p->default_F, &plan->hkl, column, err)) !=
-                  NB_OK ||
+          if ((st = nb_mtz_read (p->hkl_file, NULL, p->default_F, structure_factor_budget (plan),
+                                 SF_CELL_BYTES, &plan->hkl, column, err)) != NB_OK ||
               (st = share_structure_factors (plan, err)) != NB_OK)
             return st;
           nb_log_printf (&plan->log, "read %s (MTZ column %s, expanded to P1)\n", p->hkl_file,

@@ -4,6 +4,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "nanobragg.h"
@@ -34,7 +35,8 @@ test_expansion_matches_p1 (void)
       g_test_skip ("built without libccp4");
       return;
     }
-  g_assert_cmpint (nb_mtz_read (mtz, NULL, 0.0, &a, column, &err), ==, NB_OK);
+  g_assert_cmpint (nb_mtz_read (mtz, NULL, 0.0, SIZE_MAX, sizeof (double), &a, column, &err), ==,
+                   NB_OK);
   g_assert_cmpstr (column, ==, "FC");
   g_assert_cmpint (nb_hkl_read (hkl, 0.0, &b, &err), ==, NB_OK);
   g_assert_cmpint (a.h_min, ==, b.h_min);
@@ -75,12 +77,17 @@ test_errors (void)
       g_test_skip ("built without libccp4");
       return;
     }
-  g_assert_cmpint (nb_mtz_read ("/nonexistent/x.mtz", NULL, 0.0, &g, NULL, &err), ==, NB_ERR_IO);
+  g_assert_cmpint (nb_mtz_read ("/nonexistent/x.mtz", NULL, 0.0, SIZE_MAX, 8, &g, NULL, &err), ==,
+                   NB_ERR_IO);
   g_assert_nonnull (strstr (err.message, "/nonexistent/x.mtz"));
-  g_assert_cmpint (nb_mtz_read (hkl, NULL, 0.0, &g, NULL, &err), ==, NB_ERR_PARSE);
+  g_assert_cmpint (nb_mtz_read (hkl, NULL, 0.0, SIZE_MAX, 8, &g, NULL, &err), ==, NB_ERR_PARSE);
   g_assert_nonnull (strstr (err.message, "not an MTZ file"));
-  g_assert_cmpint (nb_mtz_read (mtz, "FOBS", 0.0, &g, NULL, &err), ==, NB_ERR_PARSE);
+  g_assert_cmpint (nb_mtz_read (mtz, "FOBS", 0.0, SIZE_MAX, 8, &g, NULL, &err), ==, NB_ERR_PARSE);
   g_assert_nonnull (strstr (err.message, "FOBS"));
+  /* a budget too small for the grid is refused, naming the file and the budget */
+  g_assert_cmpint (nb_mtz_read (mtz, NULL, 0.0, 100000, 8, &g, NULL, &err), ==, NB_ERR_NOMEM);
+  g_assert_nonnull (strstr (err.message, "1hpv_fcalc.mtz"));
+  g_assert_nonnull (strstr (err.message, "memory budget"));
   g_assert_false (nb_file_is_mtz (hkl));
   g_assert_true (nb_file_is_mtz (mtz));
 }
