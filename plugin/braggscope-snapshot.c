@@ -279,6 +279,38 @@ find_text (png_structp png, png_infop info, const char *key)
  * Returns: (transfer full) (array zero-terminated=1): the arguments, the
  *   first "nanobragg"; free with g_strfreev()
  */
+
+/* PNG_CHUNK_MAX: the largest chunk other than image data a snapshot may hold
+ * (our parameter chunks are a few kB). */
+#define PNG_CHUNK_MAX (1u << 20)
+
+/* chunks_within_limit: walks the chunk headers of @fp (positioned after the
+ * signature) and refuses a chunk other than IDAT longer than PNG_CHUNK_MAX,
+ * before libpng would allocate it; leaves @fp after the signature again. */
+static gboolean
+chunks_within_limit (FILE *fp, const char *path, GError **error)
+{
+  guint8 head[8];
+
+  while (fread (head, 1, sizeof head, fp) == sizeof head)
+    {
+      guint32 length =
+          (guint32) head[0] << 24 | (guint32) head[1] << 16 | (guint32) head[2] << 8 | head[3];
+
+      if (memcmp (head + 4, "IDAT", 4) != 0 && length > PNG_CHUNK_MAX)
+        {
+          g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_PARSE,
+                       "%s: a %.4s chunk of %u bytes, more than a snapshot's %u", path,
+                       (const char *) head + 4, length, PNG_CHUNK_MAX);
+          return FALSE;
+        }
+      if (memcmp (head + 4, "IEND", 4) == 0 || fseek (fp, (long) length + 4, SEEK_CUR) != 0)
+        break;
+    }
+  clearerr (fp);
+  return fseek (fp, 8, SEEK_SET) == 0;
+}
+
 char **
 braggscope_snapshot_load_args (const char *path, GError **error)
 {
@@ -307,6 +339,11 @@ braggscope_snapshot_load_args (const char *path, GError **error)
     {
       fclose (fp);
       g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_PARSE, "%s: not a PNG file", path);
+      return NULL;
+    }
+  if (!chunks_within_limit (fp, path, error))
+    {
+      fclose (fp);
       return NULL;
     }
 
