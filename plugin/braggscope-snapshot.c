@@ -299,9 +299,17 @@ chunks_within_limit (FILE *fp, const char *path, GError **error)
 
       if (memcmp (head + 4, "IDAT", 4) != 0 && length > PNG_CHUNK_MAX)
         {
+          /* a chunk type is four ASCII letters; anything else is named by its bytes */
+          char type[16];
+
+          if (g_ascii_isalpha (head[4]) && g_ascii_isalpha (head[5]) && g_ascii_isalpha (head[6]) &&
+              g_ascii_isalpha (head[7]))
+            g_snprintf (type, sizeof type, "%.4s", (const char *) head + 4);
+          else
+            g_snprintf (type, sizeof type, "%02x%02x%02x%02x", head[4], head[5], head[6], head[7]);
           g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_PARSE,
-                       "%s: a %.4s chunk of %u bytes, more than a snapshot's %u", path,
-                       (const char *) head + 4, length, PNG_CHUNK_MAX);
+                       "%s: a %s chunk of %u bytes, more than a snapshot's %u", path, type, length,
+                       PNG_CHUNK_MAX);
           return FALSE;
         }
       if (memcmp (head + 4, "IEND", 4) == 0 || fseek (fp, (long) length + 4, SEEK_CUR) != 0)
