@@ -21,7 +21,7 @@ int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
   static int initialized;
-  char *text, *line, *save = NULL;
+  char *text;
   const char *argv[MAX_ARGS + 1];
   int argc = 0;
   nb_params p;
@@ -33,23 +33,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       LLVMFuzzerInitialize (NULL, NULL);
       initialized = 1;
     }
-  if (size > 4096)
+  if ((text = fuzz_argv (data, size, argv, MAX_ARGS, &argc)) == NULL)
     return 0;
-  text = malloc (size + 1);
-  memcpy (text, data, size);
-  text[size] = '\0';
-  argv[argc++] = "nanobragg";
-  for (line = strtok_r (text, "\n", &save); line != NULL && argc < MAX_ARGS;
-       line = strtok_r (NULL, "\n", &save))
-    {
-      if (strchr (line, '/') != NULL)
-        {
-          free (text);
-          return 0;
-        }
-      argv[argc++] = line;
-    }
-  argv[argc] = NULL;
 
   nb_params_init (&p);
   if (nb_params_parse_argv (&p, argc, argv, &err) == NB_OK &&

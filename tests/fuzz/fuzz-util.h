@@ -119,3 +119,35 @@ fuzz_plan (const nb_params *p)
       abort ();
     }
 }
+
+/* fuzz_argv: splits @data (at most 4096 bytes) at newlines into a nanoBragg
+ * argument list: argv[0] "nanobragg", then one argument per line, at most
+ * @max in all, NULL-terminated.  Inputs naming a path ('/') are skipped so
+ * that no target reads or writes outside its scratch folder.  Returns the
+ * text the arguments point into (free it after use), or NULL to skip the
+ * input. */
+static inline char *
+fuzz_argv (const uint8_t *data, size_t size, const char **argv, int max, int *argc)
+{
+  char *text, *line, *save = NULL;
+
+  if (size > 4096)
+    return NULL;
+  text = malloc (size + 1);
+  memcpy (text, data, size);
+  text[size] = '\0';
+  *argc = 0;
+  argv[(*argc)++] = "nanobragg";
+  for (line = strtok_r (text, "\n", &save); line != NULL && *argc < max;
+       line = strtok_r (NULL, "\n", &save))
+    {
+      if (strchr (line, '/') != NULL)
+        {
+          free (text);
+          return NULL;
+        }
+      argv[(*argc)++] = line;
+    }
+  argv[*argc] = NULL;
+  return text;
+}
