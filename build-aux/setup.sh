@@ -94,6 +94,11 @@ install_dependencies () {
 configure_and_build () {
   local options=(-Dtests=enabled -Dpng=enabled)
   [ -n "${GOLDEN_DIR:-}" ] && options+=("-Dgolden_dir=$(realpath -m "$GOLDEN_DIR")")
+  # Tests on a machine with nvcc must compile and link the CUDA backend: a toolkit that meson
+  # cannot use is then an error, not a quietly CPU-only build.
+  if [ "$command" = test ] && command -v nvcc >/dev/null; then
+    options+=(-Dcuda=enabled)
+  fi
 
   if [ -f "$BUILD_DIR/meson-private/coredata.dat" ]; then
     quietly meson-setup meson setup --reconfigure "$BUILD_DIR" "${options[@]}"
