@@ -87,6 +87,19 @@ load_mask (nb_plan *plan, nb_error *err)
     }
   memcpy (plan->mask, f.pixels, n * sizeof (uint16_t));
   nb_smv_file_clear (&f);
+  {
+    size_t kept = 0;
+
+    for (size_t i = 0; i < n; i++)
+      kept += plan->mask[i] != 0;
+    /* The reference renders such a mask without a word: an all-zero image is a silent
+     * wrong answer when the mask's convention (non-zero = keep) was inverted. */
+    if (kept == 0)
+      nb_log_printf (&plan->log,
+                     "WARNING: -mask %s flags no pixel (non-zero keeps a pixel): the image will "
+                     "be all zero\n",
+                     plan->params.mask_file);
+  }
   return NB_OK;
 }
 

@@ -333,12 +333,15 @@ nb_sources_setup (nb_plan *plan, nb_error *err)
           memcpy (s->dir + 3 * i, row, 3 * sizeof (double));
           s->weight[i] = row[3];
           s->lambda[i] = row[4];
+          if (row[0] == 0.0 && row[1] == 0.0 && row[2] == 0.0)
+            return nb_error_set (err, NB_ERR_INVALID,
+                                 "%s:%ld: source position 0 0 0 is the sample itself (a source "
+                                 "needs a direction)",
+                                 p->source_file, t->lines[i]);
           if (!(s->lambda[i] > 0.0))
-            {
-              return nb_error_set (err, NB_ERR_INVALID,
-                                   "%s:%d: source wavelength %g m must be positive", p->source_file,
-                                   i + 1, s->lambda[i]);
-            }
+            return nb_error_set (err, NB_ERR_INVALID,
+                                 "%s:%ld: source wavelength %g m must be positive", p->source_file,
+                                 t->lines[i], s->lambda[i]);
         }
       s->divsteps = 0;
     }

@@ -437,10 +437,10 @@ test_roi (void)
   nb_plan_destroy (plan);
 }
 
-/* mask_file: a 64 x 64 SMV mask whose zero pixels are those with
- * (f + 2 s) % 5 == 0. */
+/* write_mask: a 64 x 64 SMV mask whose zero pixels are those with
+ * (f + 2 s) % 5 == 0, or all of them when @none_kept. */
 static char *
-write_mask (void)
+write_mask (gboolean none_kept)
 {
   char header[512];
   guint16 pixels[64 * 64];
@@ -453,7 +453,7 @@ write_mask (void)
   memset (header + len, ' ', sizeof header - len);
   for (int y = 0; y < 64; y++)
     for (int x = 0; x < 64; x++)
-      pixels[y * 64 + x] = GUINT16_TO_LE ((x + 2 * y) % 5 == 0 ? 0 : 1);
+      pixels[y * 64 + x] = GUINT16_TO_LE (none_kept || (x + 2 * y) % 5 == 0 ? 0 : 1);
   g_string_append_len (s, header, sizeof header);
   g_string_append_len (s, (const char *) pixels, sizeof pixels);
   path = write_scratch ("mask.img", s->str, (gssize) s->len);
@@ -464,7 +464,7 @@ write_mask (void)
 static void
 test_mask (void)
 {
-  g_autofree char *mask = write_mask ();
+  g_autofree char *mask = write_mask (FALSE);
   g_autofree char *cmd = g_strdup_printf (KAT1 "-mask %s", mask);
   nb_plan *plan;
   g_autofree float *full = render (KAT1, NULL);
@@ -476,6 +476,7 @@ test_mask (void)
 
   g_assert_nonnull (m);
   g_assert_nonnull (strstr (nb_plan_get_log (plan), "  skipping zero-flagged pixels in "));
+  g_assert_null (strstr (nb_plan_get_log (plan), "flags no pixel"));
   for (int s = 0; s < 64; s++)
     for (int f = 0; f < 64; f++)
       {
@@ -495,6 +496,24 @@ test_mask (void)
   nb_image_statistics (plan, masked, &st);
   g_assert_cmpint (st.n, ==, n);
   g_assert_cmpfloat_with_epsilon (st.sum, sum, 1e-9 * sum);
+  nb_plan_destroy (plan);
+  g_remove (mask);
+}
+
+/* A mask that keeps no pixel renders an all-zero image, as the reference does,
+ * but the plan log says why (the usual cause is an inverted mask). */
+static void
+test_mask_none_kept (void)
+{
+  g_autofree char *mask = write_mask (TRUE);
+  g_autofree char *cmd = g_strdup_printf (KAT1 "-mask %s", mask);
+  nb_plan *plan;
+  g_autofree float *image = render (cmd, &plan);
+  g_autofree char *expected = g_strdup_printf ("WARNING: -mask %s flags no pixel", mask);
+
+  g_assert_nonnull (strstr (nb_plan_get_log (plan), expected));
+  for (int k = 0; k < 64 * 64; k++)
+    g_assert_cmpfloat (image[k], ==, 0.0f);
   nb_plan_destroy (plan);
   g_remove (mask);
 }
@@ -804,6 +823,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/kernel/quirk/water-background-physical", test_water_background_physical);
   g_test_add_func ("/kernel/roi", test_roi);
   g_test_add_func ("/kernel/mask", test_mask);
+  g_test_add_func ("/kernel/mask-none-kept", test_mask_none_kept);
   g_test_add_func ("/kernel/progress", test_progress);
   g_test_add_func ("/kernel/cancel", test_cancel);
   g_test_add_func ("/kernel/repeat-and-update", test_repeat_and_update);
