@@ -290,6 +290,26 @@ read_stol (nb_plan *plan, nb_error *err)
 
   if (p->stol_file == NULL)
     return NB_OK;
+  /* The table is read whole and dropped; its text and rows (at most one per two bytes) must
+   * fit in what the budget leaves beside the plan, as the structure factors must. */
+  {
+    struct stat sb;
+    double need, room = (double) structure_factor_budget (plan);
+
+    if (stat (p->stol_file, &sb) == 0 && sb.st_size > 0)
+      {
+        need = (double) sb.st_size +
+               ((double) sb.st_size / 2 + 1) * (2 * sizeof (double) + sizeof (long));
+        if (need > room)
+          return nb_error_set (err, NB_ERR_NOMEM,
+                               "%s: reading this %.1f MB table needs up to %.1f MB, more than "
+                               "the %.1f MB the memory budget leaves (%s)",
+                               p->stol_file, (double) sb.st_size / 1e6, need / 1e6, room / 1e6,
+                               p->memory_budget > 0.0 ? "-memory_budget"
+                                                      : "half of physical memory; see "
+                                                        "-memory_budget");
+      }
+  }
   nb_log_printf (&plan->log, "reading %s\n", p->stol_file);
   if ((st = nb_table_read (p->stol_file, 2, &t, err)) != NB_OK)
     return st;

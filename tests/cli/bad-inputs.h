@@ -143,6 +143,7 @@ static const bad_input bad_inputs[] = {
   { "sourcefile-empty", "-sourcefile empty.src", 1, "empty.src" },
   { "stol-bad-field", "-stol bad.stol", 1, "bad.stol:2" },
   { "stol-empty", "-stol empty.stol", 1, "empty.stol" },
+  { "stol-over-budget", "-stol big.stol -memory_budget 5", 1, "big.stol" },
   { "img-not-smv", "-img notsmv.img", 1, "notsmv.img" },
   { "img-bad-pixel-size", "-img badpix.img", 1, "badpix.img:8" },
   { "img-negative-distance", "-img negdist.img", 1, "negdist.img:9" },
@@ -265,5 +266,17 @@ bad_inputs_write_fixtures (const char *dir)
     g_file_set_contents (bad, "not a dump\n", -1, &error);
     g_assert_no_error (error);
     g_assert_cmpint (g_mkdir (sub, 0755), ==, 0);
+  }
+  {
+    /* a valid 2.4 MB stol table: its rows would need about 10 MB more than the text */
+    g_autofree char *path = g_build_filename (dir, "big.stol", NULL);
+    g_autoptr (GError) error = NULL;
+    GString *s = g_string_new (NULL);
+
+    for (int k = 0; k < 400000; k++)
+      g_string_append (s, "0.1 2\n");
+    g_file_set_contents (path, s->str, (gssize) s->len, &error);
+    g_assert_no_error (error);
+    g_string_free (s, TRUE);
   }
 }
