@@ -175,6 +175,10 @@ estimate_memory (const nb_plan *plan, memory_estimate *m)
   m->image = pixels * (sizeof (float) + sizeof (uint16_t) + sizeof (uint8_t)) +
              (p->mask_file != NULL ? pixels * 2 * sizeof (uint16_t) : 0.0) +
              (double) d->spixels * sizeof (double);
+  /* the CUDA backend's pinned copy of the image (its device memory is checked
+   * against the GPU's free memory when it is allocated, nb-cuda.cu) */
+  if (p->backend != NB_BACKEND_CPU)
+    m->image += pixels * sizeof (float);
   /* a source file's rows are bounded by its size ("1\n" is the shortest) */
   if (p->source_file != NULL)
     {

@@ -657,6 +657,30 @@ alloc_buffers (nb_cuda_ctx *ctx, const cache_key *key, char *why, size_t n)
       ctx->nbands = (key->spixels + ctx->band_rows - 1) / ctx->band_rows;
     }
 
+  /* What the tables below take on the device, against what it has free: a plan
+   * too large for this GPU runs on the CPU (the caller logs why) rather than
+   * failing half-way through its allocations.  A sixteenth of the free memory
+   * is left for the graphs, the kernels' stacks and other users of the GPU. */
+  {
+    const double mb = 1e6;
+    size_t free_bytes = 0, total_bytes = 0;
+    size_t need = (3 + 1 + 6) * ns * rs + 9 * nt * rs + key->F_cells * rs +
+                  (key->has_mask ? npix * sizeof (uint16_t) : 0) + npix * sizeof (float) +
+                  nblocks * sizeof (double) + sizeof (double);
+
+    CK (cudaMemGetInfo (&free_bytes, &total_bytes));
+    if (need > free_bytes - free_bytes / 16)
+      {
+        if (why != NULL && n > 0)
+          snprintf (why, n,
+                    "device memory: the plan needs %.1f MB (image %.1f MB, structure factors "
+                    "%.1f MB) and %.1f of the GPU's %.1f MB are free",
+                    (double) need / mb, (double) (npix * sizeof (float)) / mb,
+                    (double) (key->F_cells * rs) / mb, (double) free_bytes / mb,
+                    (double) total_bytes / mb);
+        return 0;
+      }
+  }
   CK (cudaMalloc (&ctx->d_inc, 3 * ns * rs));
   CK (cudaMalloc (&ctx->d_inv_lambda, ns * rs));
   CK (cudaMalloc (&ctx->d_pol, 6 * ns * rs));
