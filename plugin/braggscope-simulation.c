@@ -30,6 +30,7 @@
 #include "braggscope-enums.h"
 #include "braggscope-private.h"
 
+#include <glib/gi18n-lib.h>
 #include <math.h>
 #include <string.h>
 
@@ -1072,26 +1073,26 @@ braggscope_simulation_class_init (BraggscopeSimulationClass *klass)
    * Misset rotation of the crystal about the lab X axis, degrees (`-misset`;
    * applied X, then Y, then Z).
    */
-  properties[PROP_MISSET_X] = angle_param ("misset-x", "Misset about X (degrees)");
+  properties[PROP_MISSET_X] = angle_param ("misset-x", N_ ("Misset about X (degrees)"));
   /**
    * BraggscopeSimulation:misset-y:
    *
    * Misset rotation about the lab Y axis, degrees.
    */
-  properties[PROP_MISSET_Y] = angle_param ("misset-y", "Misset about Y (degrees)");
+  properties[PROP_MISSET_Y] = angle_param ("misset-y", N_ ("Misset about Y (degrees)"));
   /**
    * BraggscopeSimulation:misset-z:
    *
    * Misset rotation about the lab Z axis, degrees.
    */
-  properties[PROP_MISSET_Z] = angle_param ("misset-z", "Misset about Z (degrees)");
+  properties[PROP_MISSET_Z] = angle_param ("misset-z", N_ ("Misset about Z (degrees)"));
   /**
    * BraggscopeSimulation:wavelength:
    *
    * Central X-ray wavelength, Angstrom (`-lambda`), > 0.
    */
   properties[PROP_WAVELENGTH] =
-      g_param_spec_double ("wavelength", NULL, "Wavelength (Angstrom)", -INFINITY, INFINITY,
+      g_param_spec_double ("wavelength", NULL, N_ ("Wavelength (Angstrom)"), -INFINITY, INFINITY,
                            d.lambda0 * 1e10, rw_double);
   /**
    * BraggscopeSimulation:mosaic-spread:
@@ -1099,7 +1100,7 @@ braggscope_simulation_class_init (BraggscopeSimulationClass *klass)
    * Isotropic mosaic spread, degrees (`-mosaic`), 0 to 180.
    */
   properties[PROP_MOSAIC_SPREAD] = g_param_spec_double (
-      "mosaic-spread", NULL, "Mosaic spread (degrees)", -INFINITY, INFINITY, 0.0, rw_double);
+      "mosaic-spread", NULL, N_ ("Mosaic spread (degrees)"), -INFINITY, INFINITY, 0.0, rw_double);
   /**
    * BraggscopeSimulation:mosaic-domains:
    *
@@ -1107,63 +1108,64 @@ braggscope_simulation_class_init (BraggscopeSimulationClass *klass)
    * nanoBragg from the mosaic spread (1 without spread, else 10).
    */
   properties[PROP_MOSAIC_DOMAINS] =
-      g_param_spec_int ("mosaic-domains", NULL, "Mosaic domains (count; -1 = automatic)", G_MININT,
-                        G_MAXINT, d.mosaic_domains, rw);
+      g_param_spec_int ("mosaic-domains", NULL, N_ ("Mosaic domains (count; -1 = automatic)"),
+                        G_MININT, G_MAXINT, d.mosaic_domains, rw);
   /**
    * BraggscopeSimulation:n-cells:
    *
    * Unit cells along each crystal axis (`-N`: Na = Nb = Nc); reading gives Na.
    */
-  properties[PROP_N_CELLS] = g_param_spec_int (
-      "n-cells", NULL, "Unit cells along each axis (count)", G_MININT, G_MAXINT, (int) d.Na, rw);
+  properties[PROP_N_CELLS] =
+      g_param_spec_int ("n-cells", NULL, N_ ("Unit cells along each axis (count)"), G_MININT,
+                        G_MAXINT, (int) d.Na, rw);
   /**
    * BraggscopeSimulation:cell-a:
    *
    * Unit cell length a, Angstrom (`-cell`); 0 with the other cell properties:
    * no cell given.
    */
-  properties[PROP_CELL_A] = g_param_spec_double ("cell-a", NULL, "Unit cell a (Angstrom)",
+  properties[PROP_CELL_A] = g_param_spec_double ("cell-a", NULL, N_ ("Unit cell a (Angstrom)"),
                                                  -INFINITY, INFINITY, 0.0, rw_double);
   /**
    * BraggscopeSimulation:cell-b:
    *
    * Unit cell length b, Angstrom.
    */
-  properties[PROP_CELL_B] = g_param_spec_double ("cell-b", NULL, "Unit cell b (Angstrom)",
+  properties[PROP_CELL_B] = g_param_spec_double ("cell-b", NULL, N_ ("Unit cell b (Angstrom)"),
                                                  -INFINITY, INFINITY, 0.0, rw_double);
   /**
    * BraggscopeSimulation:cell-c:
    *
    * Unit cell length c, Angstrom.
    */
-  properties[PROP_CELL_C] = g_param_spec_double ("cell-c", NULL, "Unit cell c (Angstrom)",
+  properties[PROP_CELL_C] = g_param_spec_double ("cell-c", NULL, N_ ("Unit cell c (Angstrom)"),
                                                  -INFINITY, INFINITY, 0.0, rw_double);
   /**
    * BraggscopeSimulation:cell-alpha:
    *
    * Unit cell angle alpha, degrees.
    */
-  properties[PROP_CELL_ALPHA] = angle_param ("cell-alpha", "Unit cell alpha (degrees)");
+  properties[PROP_CELL_ALPHA] = angle_param ("cell-alpha", N_ ("Unit cell alpha (degrees)"));
   /**
    * BraggscopeSimulation:cell-beta:
    *
    * Unit cell angle beta, degrees.
    */
-  properties[PROP_CELL_BETA] = angle_param ("cell-beta", "Unit cell beta (degrees)");
+  properties[PROP_CELL_BETA] = angle_param ("cell-beta", N_ ("Unit cell beta (degrees)"));
   /**
    * BraggscopeSimulation:cell-gamma:
    *
    * Unit cell angle gamma, degrees.
    */
-  properties[PROP_CELL_GAMMA] = angle_param ("cell-gamma", "Unit cell gamma (degrees)");
+  properties[PROP_CELL_GAMMA] = angle_param ("cell-gamma", N_ ("Unit cell gamma (degrees)"));
   /**
    * BraggscopeSimulation:crystal-shape:
    *
    * The crystal's shape transform.
    */
   properties[PROP_CRYSTAL_SHAPE] =
-      g_param_spec_enum ("crystal-shape", NULL, "Crystal shape transform", BRAGGSCOPE_TYPE_SHAPE,
-                         BRAGGSCOPE_SHAPE_SQUARE, rw);
+      g_param_spec_enum ("crystal-shape", NULL, N_ ("Crystal shape transform"),
+                         BRAGGSCOPE_TYPE_SHAPE, BRAGGSCOPE_SHAPE_SQUARE, rw);
   /**
    * BraggscopeSimulation:distance:
    *
@@ -1171,7 +1173,7 @@ braggscope_simulation_class_init (BraggscopeSimulationClass *klass)
    * detector about the beam spot), > 0.
    */
   properties[PROP_DISTANCE] =
-      g_param_spec_double ("distance", NULL, "Detector distance (mm)", -INFINITY, INFINITY,
+      g_param_spec_double ("distance", NULL, N_ ("Detector distance (mm)"), -INFINITY, INFINITY,
                            d.distance * 1000.0, rw_double);
   /**
    * BraggscopeSimulation:beam-center-x:
@@ -1180,39 +1182,40 @@ braggscope_simulation_class_init (BraggscopeSimulationClass *klass)
    * to the convention's default; reading then gives the centre the last
    * rendered frame used (NaN before the first frame).
    */
-  properties[PROP_BEAM_CENTER_X] = g_param_spec_double ("beam-center-x", NULL, "Beam centre X (mm)",
-                                                        -INFINITY, INFINITY, 0.0, rw_double);
+  properties[PROP_BEAM_CENTER_X] = g_param_spec_double (
+      "beam-center-x", NULL, N_ ("Beam centre X (mm)"), -INFINITY, INFINITY, 0.0, rw_double);
   /**
    * BraggscopeSimulation:beam-center-y:
    *
    * Beam centre along the convention's Y, mm (`-Ybeam`); NaN as for
    * #BraggscopeSimulation:beam-center-x.
    */
-  properties[PROP_BEAM_CENTER_Y] = g_param_spec_double ("beam-center-y", NULL, "Beam centre Y (mm)",
-                                                        -INFINITY, INFINITY, 0.0, rw_double);
+  properties[PROP_BEAM_CENTER_Y] = g_param_spec_double (
+      "beam-center-y", NULL, N_ ("Beam centre Y (mm)"), -INFINITY, INFINITY, 0.0, rw_double);
   /**
    * BraggscopeSimulation:pixel-size:
    *
    * Detector pixel size, mm (`-pixel`), > 0.
    */
-  properties[PROP_PIXEL_SIZE] = g_param_spec_double (
-      "pixel-size", NULL, "Pixel size (mm)", -INFINITY, INFINITY, d.pixel_size * 1000.0, rw_double);
+  properties[PROP_PIXEL_SIZE] =
+      g_param_spec_double ("pixel-size", NULL, N_ ("Pixel size (mm)"), -INFINITY, INFINITY,
+                           d.pixel_size * 1000.0, rw_double);
   /**
    * BraggscopeSimulation:detector-pixels-fast:
    *
    * Pixels along the detector's fast axis (`-detpixels_f`), 1 to 65536.
    */
-  properties[PROP_DETECTOR_PIXELS_FAST] =
-      g_param_spec_int ("detector-pixels-fast", NULL, "Detector pixels along the fast axis (count)",
-                        G_MININT, G_MAXINT, 512, rw);
+  properties[PROP_DETECTOR_PIXELS_FAST] = g_param_spec_int (
+      "detector-pixels-fast", NULL, N_ ("Detector pixels along the fast axis (count)"), G_MININT,
+      G_MAXINT, 512, rw);
   /**
    * BraggscopeSimulation:detector-pixels-slow:
    *
    * Pixels along the detector's slow axis (`-detpixels_s`), 1 to 65536.
    */
-  properties[PROP_DETECTOR_PIXELS_SLOW] =
-      g_param_spec_int ("detector-pixels-slow", NULL, "Detector pixels along the slow axis (count)",
-                        G_MININT, G_MAXINT, 512, rw);
+  properties[PROP_DETECTOR_PIXELS_SLOW] = g_param_spec_int (
+      "detector-pixels-slow", NULL, N_ ("Detector pixels along the slow axis (count)"), G_MININT,
+      G_MAXINT, 512, rw);
   /**
    * BraggscopeSimulation:convention:
    *
@@ -1220,7 +1223,7 @@ braggscope_simulation_class_init (BraggscopeSimulationClass *klass)
    * does.
    */
   properties[PROP_CONVENTION] =
-      g_param_spec_enum ("convention", NULL, "Detector convention", BRAGGSCOPE_TYPE_CONVENTION,
+      g_param_spec_enum ("convention", NULL, N_ ("Detector convention"), BRAGGSCOPE_TYPE_CONVENTION,
                          BRAGGSCOPE_CONVENTION_MOSFLM, rw);
   /**
    * BraggscopeSimulation:two-theta:
@@ -1228,25 +1231,28 @@ braggscope_simulation_class_init (BraggscopeSimulationClass *klass)
    * Detector two-theta swing, degrees (`-twotheta`: also pivots about the
    * sample).
    */
-  properties[PROP_TWO_THETA] = angle_param ("two-theta", "Detector two-theta (degrees)");
+  properties[PROP_TWO_THETA] = angle_param ("two-theta", N_ ("Detector two-theta (degrees)"));
   /**
    * BraggscopeSimulation:detector-rotx:
    *
    * Detector rotation about the lab X axis, degrees (`-detector_rotx`).
    */
-  properties[PROP_DETECTOR_ROTX] = angle_param ("detector-rotx", "Detector rotation X (degrees)");
+  properties[PROP_DETECTOR_ROTX] =
+      angle_param ("detector-rotx", N_ ("Detector rotation X (degrees)"));
   /**
    * BraggscopeSimulation:detector-roty:
    *
    * Detector rotation about the lab Y axis, degrees.
    */
-  properties[PROP_DETECTOR_ROTY] = angle_param ("detector-roty", "Detector rotation Y (degrees)");
+  properties[PROP_DETECTOR_ROTY] =
+      angle_param ("detector-roty", N_ ("Detector rotation Y (degrees)"));
   /**
    * BraggscopeSimulation:detector-rotz:
    *
    * Detector rotation about the lab Z axis, degrees.
    */
-  properties[PROP_DETECTOR_ROTZ] = angle_param ("detector-rotz", "Detector rotation Z (degrees)");
+  properties[PROP_DETECTOR_ROTZ] =
+      angle_param ("detector-rotz", N_ ("Detector rotation Z (degrees)"));
   /**
    * BraggscopeSimulation:oversample:
    *
@@ -1254,48 +1260,49 @@ braggscope_simulation_class_init (BraggscopeSimulationClass *klass)
    * crystal size, up to 1000.
    */
   properties[PROP_OVERSAMPLE] =
-      g_param_spec_int ("oversample", NULL, "Sub-pixels per pixel axis (count; 0 = automatic)",
+      g_param_spec_int ("oversample", NULL, N_ ("Sub-pixels per pixel axis (count; 0 = automatic)"),
                         G_MININT, G_MAXINT, 0, rw);
   /**
    * BraggscopeSimulation:phi:
    *
    * Spindle angle at the start of the exposure, degrees (`-phi`).
    */
-  properties[PROP_PHI] = angle_param ("phi", "Start spindle angle phi (degrees)");
+  properties[PROP_PHI] = angle_param ("phi", N_ ("Start spindle angle phi (degrees)"));
   /**
    * BraggscopeSimulation:osc:
    *
    * Oscillation range, degrees (`-osc`), >= 0.
    */
-  properties[PROP_OSC] = angle_param ("osc", "Oscillation range (degrees)");
+  properties[PROP_OSC] = angle_param ("osc", N_ ("Oscillation range (degrees)"));
   /**
    * BraggscopeSimulation:dispersion:
    *
    * Full spectral width, percent of the wavelength (`-dispersion`).
    */
-  properties[PROP_DISPERSION] = g_param_spec_double (
-      "dispersion", NULL, "Spectral dispersion (percent)", -INFINITY, INFINITY, 0.0, rw_double);
+  properties[PROP_DISPERSION] =
+      g_param_spec_double ("dispersion", NULL, N_ ("Spectral dispersion (percent)"), -INFINITY,
+                           INFINITY, 0.0, rw_double);
   /**
    * BraggscopeSimulation:divergence:
    *
    * Beam divergence, horizontal and vertical, mrad (`-divergence`).
    */
-  properties[PROP_DIVERGENCE] = g_param_spec_double ("divergence", NULL, "Beam divergence (mrad)",
-                                                     -INFINITY, INFINITY, 0.0, rw_double);
+  properties[PROP_DIVERGENCE] = g_param_spec_double (
+      "divergence", NULL, N_ ("Beam divergence (mrad)"), -INFINITY, INFINITY, 0.0, rw_double);
   /**
    * BraggscopeSimulation:polarization:
    *
    * Kahn polarization factor (`-polar`), -1 to 1.
    */
   properties[PROP_POLARIZATION] =
-      g_param_spec_double ("polarization", NULL, "Kahn polarization factor", -INFINITY, INFINITY,
-                           d.polarization, rw_double);
+      g_param_spec_double ("polarization", NULL, N_ ("Kahn polarization factor"), -INFINITY,
+                           INFINITY, d.polarization, rw_double);
   /**
    * BraggscopeSimulation:fluence:
    *
    * Incident fluence, photons/m^2 (`-fluence`).
    */
-  properties[PROP_FLUENCE] = g_param_spec_double ("fluence", NULL, "Fluence (photons/m^2)",
+  properties[PROP_FLUENCE] = g_param_spec_double ("fluence", NULL, N_ ("Fluence (photons/m^2)"),
                                                   -INFINITY, INFINITY, d.fluence, rw_double);
   /**
    * BraggscopeSimulation:structure-factors:
@@ -1304,22 +1311,22 @@ braggscope_simulation_class_init (BraggscopeSimulationClass *klass)
    * for none (#BraggscopeSimulation:default-f for every reflection).
    */
   properties[PROP_STRUCTURE_FACTORS] = g_param_spec_string (
-      "structure-factors", NULL, "Structure factor file (HKL text; path)", NULL, rw);
+      "structure-factors", NULL, N_ ("Structure factor file (HKL text; path)"), NULL, rw);
   /**
    * BraggscopeSimulation:default-f:
    *
    * Structure factor of reflections not in the file (`-default_F`).
    */
-  properties[PROP_DEFAULT_F] =
-      g_param_spec_double ("default-f", NULL, "Structure factor of reflections not in the file",
-                           -G_MAXDOUBLE, G_MAXDOUBLE, d.default_F, rw_double);
+  properties[PROP_DEFAULT_F] = g_param_spec_double (
+      "default-f", NULL, N_ ("Structure factor of reflections not in the file"), -G_MAXDOUBLE,
+      G_MAXDOUBLE, d.default_F, rw_double);
   /**
    * BraggscopeSimulation:precision:
    *
    * Kernel arithmetic (`-precision`).
    */
   properties[PROP_PRECISION] =
-      g_param_spec_enum ("precision", NULL, "Kernel arithmetic", BRAGGSCOPE_TYPE_PRECISION,
+      g_param_spec_enum ("precision", NULL, N_ ("Kernel arithmetic"), BRAGGSCOPE_TYPE_PRECISION,
                          BRAGGSCOPE_PRECISION_DOUBLE, rw);
   /**
    * BraggscopeSimulation:backend:
@@ -1330,14 +1337,14 @@ braggscope_simulation_class_init (BraggscopeSimulationClass *klass)
    * rendering.
    */
   properties[PROP_BACKEND] =
-      g_param_spec_string ("backend", NULL, "Compute backend (auto, cpu, cuda)", "auto", rw);
+      g_param_spec_string ("backend", NULL, N_ ("Compute backend (auto, cpu, cuda)"), "auto", rw);
   /**
    * BraggscopeSimulation:preview-while-dragging:
    *
    * Render a coarse preview first for every change, then the full frame.
    */
   properties[PROP_PREVIEW_WHILE_DRAGGING] = g_param_spec_boolean (
-      "preview-while-dragging", NULL, "Render previews while parameters change", TRUE, rw);
+      "preview-while-dragging", NULL, N_ ("Render previews while parameters change"), TRUE, rw);
   /**
    * BraggscopeSimulation:preview-stride:
    *
@@ -1345,14 +1352,14 @@ braggscope_simulation_class_init (BraggscopeSimulationClass *klass)
    * (1: no previews).
    */
   properties[PROP_PREVIEW_STRIDE] =
-      g_param_spec_int ("preview-stride", NULL, "Preview block size (pixels)", 1, 64, 4, rw);
+      g_param_spec_int ("preview-stride", NULL, N_ ("Preview block size (pixels)"), 1, 64, 4, rw);
   /**
    * BraggscopeSimulation:busy:
    *
    * %TRUE from a render request until its full frame (or error) arrives.
    */
   properties[PROP_BUSY] =
-      g_param_spec_boolean ("busy", NULL, "A frame is being rendered", FALSE,
+      g_param_spec_boolean ("busy", NULL, N_ ("A frame is being rendered"), FALSE,
                             G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   /**
    * BraggscopeSimulation:sequence:
@@ -1360,9 +1367,9 @@ braggscope_simulation_class_init (BraggscopeSimulationClass *klass)
    * Incremented by every accepted parameter change; frames carry the
    * sequence they answer.
    */
-  properties[PROP_SEQUENCE] =
-      g_param_spec_uint64 ("sequence", NULL, "Accepted parameter changes (count)", 0, G_MAXUINT64,
-                           0, G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_SEQUENCE] = g_param_spec_uint64 (
+      "sequence", NULL, N_ ("Accepted parameter changes (count)"), 0, G_MAXUINT64, 0,
+      G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   nb_params_clear (&d);
   g_object_class_install_properties (object_class, N_PROPS, properties);

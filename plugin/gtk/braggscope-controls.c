@@ -277,7 +277,7 @@ add_number (BraggscopeControls *self, GtkGrid *grid, int row, const Spec *spec, 
       gtk_widget_set_hexpand (scale, TRUE);
       gtk_widget_set_size_request (scale, 160, -1);
       gtk_widget_set_name (scale, scale_name);
-      gtk_widget_set_tooltip_text (scale, g_param_spec_get_blurb (pspec));
+      gtk_widget_set_tooltip_text (scale, _ (g_param_spec_get_blurb (pspec)));
       gtk_accessible_update_property (GTK_ACCESSIBLE (scale), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                       spec->label, -1);
       gtk_grid_attach (grid, scale, 1, row, 1, 1);
@@ -288,7 +288,7 @@ add_number (BraggscopeControls *self, GtkGrid *grid, int row, const Spec *spec, 
   gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (spin), TRUE);
   gtk_editable_set_width_chars (GTK_EDITABLE (spin), 8);
   gtk_widget_set_name (spin, spin_name);
-  gtk_widget_set_tooltip_text (spin, g_param_spec_get_blurb (pspec));
+  gtk_widget_set_tooltip_text (spin, _ (g_param_spec_get_blurb (pspec)));
   gtk_widget_set_halign (spin, spec->slider ? GTK_ALIGN_END : GTK_ALIGN_FILL);
   gtk_grid_attach (grid, spin, spec->slider ? 2 : 1, row, spec->slider ? 1 : 2, 1);
   g_hash_table_insert (self->widgets, g_steal_pointer (&spin_name), spin);
@@ -387,7 +387,7 @@ add_choice (BraggscopeControls *self, GtkGrid *grid, int row, const Spec *spec, 
 
   dropdown = gtk_drop_down_new (G_LIST_MODEL (g_steal_pointer (&list)), NULL);
   gtk_widget_set_name (dropdown, name);
-  gtk_widget_set_tooltip_text (dropdown, g_param_spec_get_blurb (pspec));
+  gtk_widget_set_tooltip_text (dropdown, _ (g_param_spec_get_blurb (pspec)));
   gtk_grid_attach (grid, dropdown, 1, row, 2, 1);
   g_hash_table_insert (self->widgets, g_steal_pointer (&name), dropdown);
 
@@ -407,7 +407,7 @@ add_switch (BraggscopeControls *self, GtkGrid *grid, int row, const Spec *spec, 
 
   gtk_widget_set_halign (toggle, GTK_ALIGN_START);
   gtk_widget_set_name (toggle, name);
-  gtk_widget_set_tooltip_text (toggle, g_param_spec_get_blurb (pspec));
+  gtk_widget_set_tooltip_text (toggle, _ (g_param_spec_get_blurb (pspec)));
   gtk_grid_attach (grid, toggle, 1, row, 2, 1);
   g_hash_table_insert (self->widgets, g_steal_pointer (&name), toggle);
 
@@ -563,7 +563,7 @@ add_entry (BraggscopeControls *self, GtkGrid *grid, int row, const Spec *spec, G
   binding->property = spec->property;
   binding->entry = gtk_entry_new ();
   gtk_widget_set_name (binding->entry, name);
-  gtk_widget_set_tooltip_text (binding->entry, g_param_spec_get_blurb (pspec));
+  gtk_widget_set_tooltip_text (binding->entry, _ (g_param_spec_get_blurb (pspec)));
   gtk_widget_set_hexpand (binding->entry, TRUE);
   g_object_set_data_full (G_OBJECT (binding->entry), "braggscope-entry-binding", binding, g_free);
   g_signal_connect (binding->entry, "activate", G_CALLBACK (on_entry_activate), binding);

@@ -53,6 +53,13 @@ test_controls (void)
   g_assert_cmpstr (find_label (controls, "Mosaiz"), ==, "Mosaizität (°)");
   g_assert_cmpstr (find_label (controls, "Fluenz"), ==, "Fluenz (Photonen/m²)");
   g_assert_null (find_label (controls, "Wavelength"));
+  /* tooltips: the simulation's property blurbs, translated */
+  g_assert_cmpstr (gtk_widget_get_tooltip_text (braggscope_controls_get_widget (
+                       BRAGGSCOPE_CONTROLS (controls), "misset-x-scale")),
+                   ==, "Misset-Winkel um X (Grad)");
+  g_assert_cmpstr (gtk_widget_get_tooltip_text (braggscope_controls_get_widget (
+                       BRAGGSCOPE_CONTROLS (controls), "distance-spin")),
+                   ==, "Detektorabstand (mm)");
   g_object_unref (controls);
 }
 
