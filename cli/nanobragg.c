@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #ifdef _OPENMP
@@ -316,27 +315,6 @@ write_png (const nb_plan *plan,
   return st;
 }
 
-/* alloc_pixels: a buffer for a whole image, on transparent huge pages where
- * the kernel offers them: a 1024^2 float image then takes 2 page faults to
- * fill instead of 1024, which on a virtual machine is most of the CLI's
- * run outside the kernel.  Free with free(). */
-static void *
-alloc_pixels (size_t bytes)
-{
-  const size_t huge = (size_t) 2 << 20;
-  void *p = NULL;
-
-  if (bytes < huge)
-    return malloc (bytes);
-  bytes = (bytes + huge - 1) / huge * huge;
-  if (posix_memalign (&p, huge, bytes) != 0)
-    return NULL;
-#ifdef MADV_HUGEPAGE
-  madvise (p, bytes, MADV_HUGEPAGE); /* advice only: ignored where unsupported */
-#endif
-  return p;
-}
-
 int
 main (int argc, char **argv)
 {
@@ -404,9 +382,9 @@ main (int argc, char **argv)
 
   /* the plan's memory budget counted these (7 bytes per pixel) */
   npix = (size_t) in->fpixels * (size_t) in->spixels;
-  image = alloc_pixels (npix * sizeof (float));
-  intimage = alloc_pixels (npix * sizeof (uint16_t));
-  bytes = alloc_pixels (npix);
+  image = nb_alloc_large (npix * sizeof (float));
+  intimage = nb_alloc_large (npix * sizeof (uint16_t));
+  bytes = nb_alloc_large (npix);
   if (image == NULL || intimage == NULL || bytes == NULL)
     {
       fprintf (stderr, "nanobragg: out of memory for a %dx%d image\n", in->fpixels, in->spixels);

@@ -7,6 +7,7 @@
  */
 #include "nb-hkl.h"
 #include "nb-io.h"
+#include "nb-textfile.h"
 
 #include <errno.h>
 #include <locale.h>
@@ -25,114 +26,6 @@ typedef struct
   int h, k, l;
   double F;
 } hkl_record;
-
-/* read_text: the whole of @path, NUL-terminated, in one malloc'd buffer of at
- * most @max_bytes.  One fread and a parse in memory is several times faster
- * than stdio scanning, which matters for large P1 files.  Reading stops at the
- * first NUL byte (the caller reports binary data by its line), so /dev/zero
- * or a binary file costs one chunk, not the budget. */
-static nb_status
-read_text (const char *path, size_t max_bytes, char **text, size_t *len, nb_error *err)
-{
-  FILE *f;
-  struct stat st;
-  size_t cap, n = 0;
-  char *buf;
-
-  *text = NULL;
-  *len = 0;
-  f = fopen (path, "rb");
-  if (f == NULL)
-    return nb_error_set (err, NB_ERR_IO, "%s: %s", path, strerror (errno));
-
-  /* The size is only a hint: pipes and /proc files report 0. */
-  cap = 4096;
-  if (fstat (fileno (f), &st) == 0 && S_ISREG (st.st_mode) && st.st_size > 0)
-    {
-      if ((uintmax_t) st.st_size >= max_bytes || (uintmax_t) st.st_size >= SIZE_MAX - 1)
-        {
-          fclose (f);
-          return nb_error_set (err, NB_ERR_NOMEM,
-                               "%s: %.1f MB of text, more than the memory budget leaves for "
-                               "structure factors (%.1f MB; see -memory_budget)",
-                               path, (double) st.st_size / 1e6, (double) max_bytes / 1e6);
-        }
-      cap = (size_t) st.st_size + 1;
-    }
-  if (cap > max_bytes)
-    cap = max_bytes;
-  if (cap < 2)
-    {
-      fclose (f);
-      return nb_error_set (err, NB_ERR_NOMEM, "%s: no memory budget left for structure factors",
-                           path);
-    }
-
-  buf = malloc (cap);
-  if (buf == NULL)
-    {
-      fclose (f);
-      return nb_error_set (err, NB_ERR_NOMEM, "%s: cannot allocate %zu bytes", path, cap);
-    }
-
-  for (;;)
-    {
-      size_t got;
-
-      if (n + 1 >= cap)
-        {
-          char *bigger;
-
-          size_t new_cap = cap > SIZE_MAX / 2 ? SIZE_MAX : cap * 2;
-
-          if (new_cap > max_bytes)
-            new_cap = max_bytes;
-          if (new_cap <= cap)
-            {
-              free (buf);
-              fclose (f);
-              return nb_error_set (err, NB_ERR_NOMEM,
-                                   "%s: more than %.1f MB of text, the memory budget left for "
-                                   "structure factors (see -memory_budget)",
-                                   path, (double) max_bytes / 1e6);
-            }
-          bigger = realloc (buf, new_cap);
-          if (bigger == NULL)
-            {
-              free (buf);
-              fclose (f);
-              return nb_error_set (err, NB_ERR_NOMEM, "%s: cannot allocate %zu bytes", path,
-                                   new_cap);
-            }
-          buf = bigger;
-          cap = new_cap;
-        }
-      got = fread (buf + n, 1, cap - 1 - n, f);
-      if (got > 0 && memchr (buf + n, '\0', got) != NULL)
-        {
-          n += got;
-          break;
-        }
-      n += got;
-      if (got == 0)
-        break;
-    }
-
-  if (ferror (f))
-    {
-      int e = errno;
-
-      free (buf);
-      fclose (f);
-      return nb_error_set (err, NB_ERR_IO, "%s: read error: %s", path, strerror (e));
-    }
-  fclose (f);
-
-  buf[n] = '\0';
-  *text = buf;
-  *len = n;
-  return NB_OK;
-}
 
 static int
 is_blank (char c)
@@ -158,30 +51,96 @@ token_length (const char *p)
   return n;
 }
 
-/* parse_index: one Miller index at *@p; advances *@p past it. */
+/* parse_index: one Miller index at *@p; advances *@p past it.  Decimal digits
+ * with an optional sign, read by hand: strtol's locale and base handling cost
+ * more than the rest of a line. */
 static nb_status
 parse_index (const char *path, long line, const char *what, char **p, int *out, nb_error *err)
 {
   char *start = skip_blanks (*p);
-  char *end;
-  long v;
+  char *q = start;
+  int negative = 0;
+  long v = 0;
 
   if (*start == '\0')
     return nb_error_set (err, NB_ERR_PARSE, "%s:%ld: missing index %s (expected \"h k l F\")", path,
                          line, what);
-
-  errno = 0;
-  v = strtol (start, &end, 10);
-  if (end == start || (*end != '\0' && !is_blank (*end)))
+  if (*q == '+' || *q == '-')
+    negative = *q++ == '-';
+  if (*q < '0' || *q > '9')
     return nb_error_set (err, NB_ERR_PARSE, "%s:%ld: index %s '%.*s' is not an integer", path, line,
                          what, token_length (start), start);
-  if (errno == ERANGE || v > NB_HKL_INDEX_MAX || v < -NB_HKL_INDEX_MAX)
+  for (; *q >= '0' && *q <= '9'; q++)
+    if (v <= NB_HKL_INDEX_MAX) /* beyond it only the digits are checked */
+      v = v * 10 + (*q - '0');
+  if (*q != '\0' && !is_blank (*q))
+    return nb_error_set (err, NB_ERR_PARSE, "%s:%ld: index %s '%.*s' is not an integer", path, line,
+                         what, token_length (start), start);
+  if (v > NB_HKL_INDEX_MAX)
     return nb_error_set (err, NB_ERR_INVALID, "%s:%ld: index %s '%.*s' is outside [%d, %d]", path,
                          line, what, token_length (start), start, -NB_HKL_INDEX_MAX,
                          NB_HKL_INDEX_MAX);
-  *out = (int) v;
-  *p = end;
+  *out = negative ? (int) -v : (int) v;
+  *p = q;
   return NB_OK;
+}
+
+/* parse_decimal: the number at @p when it is a plain decimal ([sign] digits
+ * [. digits] [e [sign] digits]) whose digits, without the point, make an
+ * integer m <= 2^53 and whose power of ten e has |e| <= 22: then m and 10^|e|
+ * are exact doubles and m * 10^e (or m / 10^-e) is one correctly rounded
+ * operation, the value strtod gives (Clinger's fast path, "How to read
+ * floating point numbers accurately", PLDI 1990).  Returns the end of the
+ * number, or NULL for anything else (more digits, hexadecimal, inf, nan,
+ * malformed), which the caller gives to strtod_l. */
+static const char *
+parse_decimal (const char *p, double *out)
+{
+  static const double pow10[] = { 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                  1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                  1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
+  const uint64_t exact_max = (uint64_t) 1 << 53;
+  uint64_t m = 0;
+  int negative = 0, digits = 0, exponent = 0;
+  double v;
+
+  if (*p == '+' || *p == '-')
+    negative = *p++ == '-';
+  for (; *p >= '0' && *p <= '9'; p++, digits++)
+    {
+      if (m > (exact_max - 9) / 10)
+        return NULL;
+      m = m * 10 + (uint64_t) (*p - '0');
+    }
+  if (*p == '.')
+    for (p++; *p >= '0' && *p <= '9'; p++, digits++, exponent--)
+      {
+        if (m > (exact_max - 9) / 10)
+          return NULL;
+        m = m * 10 + (uint64_t) (*p - '0');
+      }
+  if (digits == 0)
+    return NULL;
+  if (*p == 'e' || *p == 'E')
+    {
+      int e = 0, e_negative = 0, e_digits = 0;
+
+      p++;
+      if (*p == '+' || *p == '-')
+        e_negative = *p++ == '-';
+      for (; *p >= '0' && *p <= '9'; p++, e_digits++)
+        if (e < 1000)
+          e = e * 10 + (*p - '0');
+      if (e_digits == 0)
+        return NULL;
+      exponent += e_negative ? -e : e;
+    }
+  if (exponent < -22 || exponent > 22)
+    return NULL;
+  v = (double) m;
+  v = exponent < 0 ? v / pow10[-exponent] : v * pow10[exponent];
+  *out = negative ? -v : v;
+  return p;
 }
 
 /* parse_line: fills @rec from one NUL-terminated data line.  Returns NB_OK,
@@ -203,7 +162,9 @@ parse_line (const char *path, long line, char *p, locale_t c_locale, hkl_record 
   if (*start == '\0')
     return nb_error_set (err, NB_ERR_PARSE,
                          "%s:%ld: missing structure factor (expected \"h k l F\")", path, line);
-  F = strtod_l (start, &end, c_locale);
+  end = (char *) parse_decimal (start, &F);
+  if (end == NULL || (*end != '\0' && !is_blank (*end)))
+    F = strtod_l (start, &end, c_locale); /* and everything else strtod reads (0x1p3, 1e300) */
   if (end == start || (*end != '\0' && !is_blank (*end)) || !isfinite (F))
     return nb_error_set (err, NB_ERR_PARSE, "%s:%ld: structure factor '%.*s' is not a number", path,
                          line, token_length (start), start);
@@ -248,6 +209,18 @@ parse_records (const char *path,
   c_locale = newlocale (LC_ALL_MASK, "C", (locale_t) 0);
   if (c_locale == (locale_t) 0)
     return nb_error_set (err, NB_ERR_NOMEM, "%s: cannot create the C locale", path);
+
+  /* One record per line at most: sized once, from the line count, when that
+   * fits the budget (a file of many comment lines still grows from 4096). */
+  {
+    size_t lines = 1;
+
+    for (const char *q = text; (q = memchr (q, '\n', (size_t) (text_end - q))) != NULL; q++)
+      lines++;
+    if (lines <= (max_bytes - len) / sizeof *recs &&
+        (recs = nb_alloc_large (lines * sizeof *recs)) != NULL)
+      cap = lines;
+  }
 
   while (p < text_end)
     {
@@ -383,7 +356,9 @@ nb_hkl_read_limited (const char *path,
   if (cell_bytes < sizeof (double))
     cell_bytes = sizeof (double);
 
-  st = read_text (path, max_bytes, &text, &len, err);
+  st = nb_read_text (path, max_bytes == SIZE_MAX ? SIZE_MAX - 2 : max_bytes, 0,
+                     "the memory budget leaves for structure factors (see -memory_budget)", &text,
+                     &len, err);
   if (st != NB_OK)
     return st;
   st = parse_records (path, text, len, max_bytes, &recs, &n, err);
@@ -424,7 +399,9 @@ nb_hkl_read_limited (const char *path,
       free (recs);
       return NB_ERR_NOMEM;
     }
-  g.F = calloc (cells, sizeof (double));
+  g.F = nb_alloc_large (cells * sizeof (double));
+  if (g.F != NULL)
+    memset (g.F, 0, cells * sizeof (double));
   if (g.F == NULL)
     {
       free (recs);

@@ -162,7 +162,7 @@ nb_fast_free (nb_plan *plan)
               c->F = (T *) (void *) g->F;                                                          \
             else                                                                                   \
               {                                                                                    \
-                if ((c->F = malloc (ncells * sizeof (T))) == NULL)                                 \
+                if ((c->F = nb_alloc_large (ncells * sizeof (T))) == NULL)                         \
                   return nb_error_set (err, NB_ERR_NOMEM,                                          \
                                        "out of memory for the structure factors");                 \
                 c->F_owned = 1;                                                                    \

@@ -349,6 +349,13 @@ extern "C"
   nb_status
   nb_plan_execute (nb_plan *plan, float *image, const nb_exec_options *opts, nb_error *err);
 
+  /* nb_alloc_large: malloc() for whole images and grids: a buffer of @bytes,
+ * from 2 MB up aligned to 2 MB and advised onto transparent huge pages
+ * (madvise MADV_HUGEPAGE), so filling it takes one page fault per 2 MB
+ * instead of per 4 kB.  Uninitialised; NULL when out of memory.  Free with
+ * free(). */
+  void *nb_alloc_large (size_t bytes);
+
   /* nb_kernel_variant: the instruction set the single-precision kernel uses on
  * this CPU now ("avx512", "avx2" or "generic"); the environment variable
  * NB_KERNEL=generic|avx2|avx512 forces one (falling back when unsupported). */

@@ -10,10 +10,28 @@
 
 #include "nb-status.h"
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C"
 {
 #endif
+
+  /* nb_read_text: the whole of @path, NUL-terminated, in one buffer (*@text,
+ * *@len bytes before the NUL; free with free()) of at most @max_bytes of text:
+ * more is NB_ERR_NOMEM naming the file, the size and @limit (what the limit
+ * is, "allowed for a table"), or with @prefix_ok the rest is not read.
+ * Reading stops at the first NUL byte, which the callers report by its line,
+ * so a binary file or /dev/zero costs one chunk.  The buffer comes from
+ * nb_alloc_large(): one read and a parse in memory is several times faster
+ * than stdio scanning.  Errors: NB_ERR_IO (open, read), NB_ERR_NOMEM. */
+  nb_status nb_read_text (const char *path,
+                          size_t max_bytes,
+                          int prefix_ok,
+                          const char *limit,
+                          char **text,
+                          size_t *len,
+                          nb_error *err);
 
   /* A table of @rows rows and @cols columns, row-major in @v (owned).  Missing
  * trailing columns of a row are NAN (the reference's convention, which the

@@ -8,6 +8,7 @@
  * simulate an image.
  */
 #include "nb-textfile.h"
+#include "nanobragg.h"
 
 #include <errno.h>
 #include <locale.h>
@@ -34,13 +35,14 @@ static const char table_delimiters[] = " \t,;:!\r\v\f";
  * count, so the rest is never read. */
 #define MATRIX_TEXT_MAX ((size_t) 1 << 20)
 
-/* read_text: @path, NUL-terminated, in one malloc'd buffer of at most
- * @max_bytes of text: more is an error, or with @prefix_ok the rest is not
- * read.  Reading stops at the first NUL byte, which the callers report by its
- * line, so a binary file or /dev/zero costs one chunk. */
-static nb_status
-read_text (
-    const char *path, size_t max_bytes, int prefix_ok, char **text, size_t *len, nb_error *err)
+nb_status
+nb_read_text (const char *path,
+              size_t max_bytes,
+              int prefix_ok,
+              const char *limit,
+              char **text,
+              size_t *len,
+              nb_error *err)
 {
   FILE *f;
   struct stat st;
@@ -49,24 +51,28 @@ read_text (
 
   *text = NULL;
   *len = 0;
+  if (max_bytes == 0)
+    return nb_error_set (err, NB_ERR_NOMEM, "%s: no room for its text (0 MB %s)", path, limit);
   f = fopen (path, "rb");
   if (f == NULL)
     return nb_error_set (err, NB_ERR_IO, "%s: %s", path, strerror (errno));
 
-  /* The size is only a hint: pipes and /proc files report 0. */
+  /* The size is only a hint: pipes and /proc files report 0.  Two bytes more
+   * than the file: the NUL, and room for the read that finds the end of the
+   * file without growing the buffer. */
   cap = 4096;
   if (fstat (fileno (f), &st) == 0 && S_ISREG (st.st_mode) && st.st_size > 0)
     {
       if ((uintmax_t) st.st_size > max_bytes && !prefix_ok)
         {
           fclose (f);
-          return nb_error_set (err, NB_ERR_NOMEM, "%s: %.1f MB of text (allowed: up to %.0f MB)",
-                               path, (double) st.st_size / 1e6, (double) max_bytes / 1e6);
+          return nb_error_set (err, NB_ERR_NOMEM, "%s: %.1f MB of text, more than the %.1f MB %s",
+                               path, (double) st.st_size / 1e6, (double) max_bytes / 1e6, limit);
         }
-      cap = (uintmax_t) st.st_size < max_bytes ? (size_t) st.st_size + 1 : max_bytes + 1;
+      cap = (uintmax_t) st.st_size < max_bytes ? (size_t) st.st_size + 2 : max_bytes + 1;
     }
 
-  buf = malloc (cap);
+  buf = nb_alloc_large (cap);
   if (buf == NULL)
     {
       fclose (f);
@@ -80,8 +86,7 @@ read_text (
       if (n + 1 >= cap)
         {
           char *bigger;
-
-          size_t new_cap = cap * 2 > max_bytes + 1 ? max_bytes + 1 : cap * 2;
+          size_t new_cap = cap > max_bytes / 2 ? max_bytes + 1 : cap * 2;
 
           if (new_cap <= cap)
             {
@@ -89,8 +94,8 @@ read_text (
                 break;
               free (buf);
               fclose (f);
-              return nb_error_set (err, NB_ERR_NOMEM, "%s: more than %.0f MB of text", path,
-                                   (double) max_bytes / 1e6);
+              return nb_error_set (err, NB_ERR_NOMEM, "%s: more than the %.1f MB of text %s", path,
+                                   (double) max_bytes / 1e6, limit);
             }
           if ((bigger = realloc (buf, new_cap)) == NULL)
             {
@@ -227,7 +232,7 @@ nb_table_read (const char *path, int cols, nb_table *out, nb_error *err)
     return nb_error_set (err, NB_ERR_INVALID, "%s: a table needs at least one column (got %d)",
                          path, cols);
 
-  st = read_text (path, TABLE_TEXT_MAX, 0, &text, &len, err);
+  st = nb_read_text (path, TABLE_TEXT_MAX, 0, "allowed for a table", &text, &len, err);
   if (st != NB_OK)
     return st;
   if (strlen (text) != len)
@@ -316,7 +321,7 @@ nb_matrix_read (const char *path, double m[9], nb_error *err)
   double v9[9];
   int n = 0;
 
-  st = read_text (path, MATRIX_TEXT_MAX, 1, &text, &len, err);
+  st = nb_read_text (path, MATRIX_TEXT_MAX, 1, "read of a matrix file", &text, &len, err);
   if (st != NB_OK)
     return st;
 

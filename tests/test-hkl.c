@@ -284,6 +284,91 @@ test_read_errors (void)
   }
 }
 
+/* Structure factors are read with a fast path for plain decimals and strtod
+ * for the rest: every way of writing F must give strtod's double, bit for
+ * bit (the golden images in double precision depend on it). */
+static void
+test_read_numbers (void)
+{
+  static const char *const fixed[] = {
+    "0",
+    "-0",
+    "+0.0",
+    "57.35",
+    "1.",
+    ".5",
+    "-.5",
+    "1e22",
+    "1e23",
+    "1e-22",
+    "1e-23",
+    "2.5E+3",
+    "0x1.8p3",
+    "9007199254740992",
+    "9007199254740993",
+    "123456789012345678901",
+    "0.1",
+    "0.30000000000000004",
+    "4.9e-324",
+    "1.7976931348623157e308",
+    "00012.5000",
+    "3.14159265358979323846",
+  };
+  const int n_random = 20000;
+  int n = (int) G_N_ELEMENTS (fixed) + n_random;
+  GString *text = g_string_new (NULL);
+  g_autoptr (GPtrArray) tokens = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *path = NULL;
+  nb_hkl_grid g;
+  nb_error err = { 0 };
+
+  for (int i = 0; i < n; i++)
+    {
+      char *token;
+
+      if (i < (int) G_N_ELEMENTS (fixed))
+        token = g_strdup (fixed[i]);
+      else
+        {
+          double v =
+              g_test_rand_double_range (-1.0, 1.0) * pow (10.0, g_test_rand_int_range (-8, 9));
+          int digits = g_test_rand_int_range (0, 18);
+
+          switch (g_test_rand_int_range (0, 4))
+            {
+              case 0:
+                token = g_strdup_printf ("%.*f", digits, v);
+                break;
+              case 1:
+                token = g_strdup_printf ("%.*e", digits, v);
+                break;
+              case 2:
+                token = g_strdup_printf ("%.17g", v);
+                break;
+              default:
+                token = g_strdup_printf ("%.*g", digits + 1, v);
+                break;
+            }
+        }
+      g_string_append_printf (text, "%d %d %d %s\n", i % 50, (i / 50) % 50, i / 2500, token);
+      g_ptr_array_add (tokens, token);
+    }
+  path = write_scratch ("numbers.hkl", text->str, (gssize) text->len);
+  g_string_free (text, TRUE);
+  g_assert_cmpint (nb_hkl_read (path, 0.0, &g, &err), ==, NB_OK);
+  for (int i = 0; i < n; i++)
+    {
+      const char *token = g_ptr_array_index (tokens, i);
+      double expected = g_ascii_strtod (token, NULL);
+      double got = g.F[cell (&g, i % 50, (i / 50) % 50, i / 2500)];
+
+      if (memcmp (&got, &expected, sizeof got) != 0)
+        g_error ("F '%s': read %.17g, strtod gives %.17g", token, got, expected);
+    }
+  nb_hkl_grid_clear (&g);
+  g_remove (path);
+}
+
 static char *
 data_1hpv_path (void)
 {
@@ -923,6 +1008,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/hkl/read/extra-columns", test_read_extra_columns);
   g_test_add_func ("/hkl/read/errors", test_read_errors);
   g_test_add_func ("/hkl/read/1hpv", test_read_1hpv);
+  g_test_add_func ("/hkl/read/numbers", test_read_numbers);
   g_test_add_func ("/hkl/dump/header", test_dump_header);
   g_test_add_func ("/hkl/dump/round-trip", test_dump_round_trip);
   g_test_add_func ("/hkl/dump/errors", test_dump_errors);
