@@ -1,9 +1,12 @@
 /* nb-io.h: the field's image files (raw float, SMV, PGM, PNG) and atomic output.
  *
  * Every writer creates "<dir>/.<name>.XXXXXX" next to the target, writes,
- * flushes, fsyncs and checks for errors (a full disk is an error), then
- * rename()s over the target.  On any failure the temporary file is removed and
- * an existing file of the target name is left untouched.
+ * flushes and checks for errors (a full disk is an error), then rename()s over
+ * the target.  When the target exists and is not empty, the data are fsynced
+ * before the rename and the folder after it, so that a crash leaves the old
+ * file or the new one, never an empty one (the policy of GLib's
+ * g_file_set_contents()).  On any failure the temporary file is removed and an
+ * existing file of the target name is left untouched.
  */
 #pragma once
 
