@@ -18,7 +18,8 @@
  *
  * Each widget is named after its property and kind: "misset-x-scale" and
  * "misset-x-spin" for a number, "convention-dropdown", "preview-while-dragging-switch",
- * "structure-factors-entry", "fluence-entry"; find one with
+ * "structure-factors-entry", "fluence-entry", and "energy-spin" (the wavelength
+ * as photon energy in keV); find one with
  * braggscope_controls_get_widget().  Properties the simulation does not have
  * are left out.  The slider ranges are what is useful to drag through; a value
  * set outside one widens it rather than being clamped.
@@ -31,6 +32,7 @@ typedef enum
   KIND_SWITCH, /* a boolean */
   KIND_FILE,   /* a path entry with a chooser button */
   KIND_ENTRY,  /* a number too wide for a spin button (%g) */
+  KIND_ENERGY, /* a spin button of photon energy, bound to the wavelength property */
 } Kind;
 
 typedef struct
@@ -70,6 +72,10 @@ typedef struct
   {                                                                                                \
     property, label, "", KIND_FILE, 0, 0, 0, 0, FALSE, NULL                                        \
   }
+#define ENERGY(property, label, unit, lower, upper, step, digits)                                  \
+  {                                                                                                \
+    property, label, unit, KIND_ENERGY, lower, upper, step, digits, FALSE, NULL                    \
+  }
 #define NUMBER_ENTRY(property, label, unit)                                                        \
   {                                                                                                \
     property, label, unit, KIND_ENTRY, 0, 0, 0, 0, FALSE, NULL                                     \
@@ -99,6 +105,7 @@ static const Spec crystal_specs[] = {
 
 static const Spec beam_specs[] = {
   NUMBER ("wavelength", N_ ("Wavelength"), "\u00c5", 0.2, 4, 0.001, 4, TRUE),
+  ENERGY ("wavelength", N_ ("Photon energy"), "keV", 3.1, 62, 0.01, 4),
   NUMBER ("dispersion", N_ ("Dispersion"), "%", 0, 10, 0.01, 2, TRUE),
   NUMBER ("divergence", N_ ("Divergence"), "mrad", 0, 10, 0.01, 2, TRUE),
   NUMBER ("polarization", N_ ("Polarization (Kahn)"), "", -1, 1, 0.01, 2, FALSE),
@@ -296,6 +303,69 @@ add_number (BraggscopeControls *self, GtkGrid *grid, int row, const Spec *spec, 
   g_object_bind_property_full (self->simulation, spec->property, adjustment, "value",
                                G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE,
                                number_to_adjustment, adjustment_to_number, NULL, NULL);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Photon energy */
+
+/* E = h c / lambda, with nanoBragg's constant for -energy (12398.42 eV
+ * Angstrom), so that the keV shown here and -energy agree. */
+#define KEV_ANGSTROM 12.39842
+
+static gboolean
+wavelength_to_energy (GBinding *binding, const GValue *from, GValue *to, gpointer user_data)
+{
+  double lambda = g_value_get_double (from);
+  GtkAdjustment *adjustment;
+  double e;
+
+  if (!(lambda > 0.0) || !isfinite (lambda))
+    return FALSE;
+  e = KEV_ANGSTROM / lambda;
+  adjustment = GTK_ADJUSTMENT (g_binding_dup_target (binding));
+  if (adjustment != NULL)
+    {
+      if (e < gtk_adjustment_get_lower (adjustment))
+        gtk_adjustment_set_lower (adjustment, e);
+      if (e > gtk_adjustment_get_upper (adjustment))
+        gtk_adjustment_set_upper (adjustment, e);
+      g_object_unref (adjustment);
+    }
+  g_value_set_double (to, e);
+  return TRUE;
+}
+
+static gboolean
+energy_to_wavelength (GBinding *binding, const GValue *from, GValue *to, gpointer user_data)
+{
+  double e = g_value_get_double (from);
+
+  if (!(e > 0.0))
+    return FALSE;
+  g_value_set_double (to, KEV_ANGSTROM / e);
+  return TRUE;
+}
+
+/* A spin button in keV for a wavelength property in Angstrom: typing 12.4
+ * sets 1 A, and the wavelength slider moves the energy. */
+static void
+add_energy (BraggscopeControls *self, GtkGrid *grid, int row, const Spec *spec, GParamSpec *pspec)
+{
+  GtkAdjustment *adjustment =
+      gtk_adjustment_new (spec->lower, spec->lower, spec->upper, spec->step, spec->step * 100, 0);
+  GtkWidget *spin = gtk_spin_button_new (adjustment, spec->step, spec->digits);
+
+  gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (spin), TRUE);
+  gtk_editable_set_width_chars (GTK_EDITABLE (spin), 8);
+  gtk_widget_set_name (spin, "energy-spin");
+  gtk_widget_set_tooltip_text (spin, _ ("Photon energy of the beam (keV); sets the wavelength"));
+  gtk_accessible_update_property (GTK_ACCESSIBLE (spin), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _ (spec->label), -1);
+  gtk_grid_attach (grid, spin, 1, row, 2, 1);
+  g_hash_table_insert (self->widgets, g_strdup ("energy-spin"), spin);
+  g_object_bind_property_full (self->simulation, spec->property, adjustment, "value",
+                               G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE,
+                               wavelength_to_energy, energy_to_wavelength, NULL, NULL);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -653,6 +723,9 @@ build (BraggscopeControls *self)
               case KIND_FILE:
               case KIND_ENTRY:
                 add_entry (self, GTK_GRID (grid), row, spec, pspec);
+                break;
+              case KIND_ENERGY:
+                add_energy (self, GTK_GRID (grid), row, spec, pspec);
                 break;
             }
           row++;

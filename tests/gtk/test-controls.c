@@ -190,6 +190,37 @@ test_numbers (void)
   g_object_unref (controls);
 }
 
+/* The photon energy spin button edits the wavelength in keV, with the
+ * constant of nanoBragg's -energy (12398.42 eV A). */
+static void
+test_energy (void)
+{
+  g_autoptr (BraggscopeSimulation) sim = braggscope_simulation_new ();
+  BraggscopeControls *controls = new_controls (sim);
+  GtkSpinButton *energy = GTK_SPIN_BUTTON (widget (controls, "energy-spin", GTK_TYPE_SPIN_BUTTON));
+  GtkRange *wavelength = GTK_RANGE (widget (controls, "wavelength-scale", GTK_TYPE_SCALE));
+  guint64 sequence;
+
+  assert_close (gtk_spin_button_get_value (energy), 12.39842 / get_double (sim, "wavelength"));
+  gtk_range_set_value (wavelength, 2.0);
+  assert_close (gtk_spin_button_get_value (energy), 6.19921);
+  sequence = braggscope_simulation_get_sequence (sim);
+  gtk_spin_button_set_value (energy, 12.39842);
+  assert_close (get_double (sim, "wavelength"), 1.0);
+  assert_close (gtk_range_get_value (wavelength), 1.0);
+  g_assert_cmpuint (braggscope_simulation_get_sequence (sim), >, sequence);
+  /* the same wavelength as the -energy flag gives */
+  {
+    g_autoptr (GError) error = NULL;
+    const char *args[] = { "-energy", "8000", NULL };
+
+    g_assert_true (braggscope_simulation_set_from_args (sim, args, &error));
+    g_assert_no_error (error);
+    assert_close (gtk_spin_button_get_value (energy), 8.0);
+  }
+  g_object_unref (controls);
+}
+
 static void
 test_choices_and_entries (void)
 {
@@ -282,6 +313,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/controls/names-and-groups", test_names_and_groups);
   g_test_add_func ("/controls/numbers", test_numbers);
+  g_test_add_func ("/controls/energy", test_energy);
   g_test_add_func ("/controls/choices-and-entries", test_choices_and_entries);
 
   return g_test_run ();
