@@ -304,6 +304,28 @@ env_graphs (void)
 
 #endif /* NB_HAVE_CUDA */
 
+#ifdef NB_HAVE_CUDA
+/* Progress of a CPU run that takes over a failed GPU run: the rows the GPU
+ * already reported are not reported again (a caller sees progress only grow). */
+typedef struct
+{
+  const nb_exec_options *outer;
+  int reported;
+} progress_after;
+
+static void
+forward_progress (void *user, int done, int total)
+{
+  progress_after *a = user;
+
+  if (done > a->reported)
+    {
+      a->reported = done;
+      a->outer->progress (a->outer->user, done, total);
+    }
+}
+#endif
+
 nb_status
 nb_backend_cuda_execute (nb_plan *plan, float *image, const nb_exec_options *opts, nb_error *err)
 {
@@ -322,6 +344,7 @@ nb_backend_cuda_execute (nb_plan *plan, float *image, const nb_exec_options *opt
   double omega = 0.0;
 
   nb_error_clear (err);
+  plan->omega_sum = 0.0; /* as the CPU's execute: no stale sum after a cancel */
   if (nb_cancel_requested (opts))
     return nb_error_set (err, NB_ERR_CANCELLED, "cancelled");
 
@@ -373,6 +396,15 @@ nb_backend_cuda_execute (nb_plan *plan, float *image, const nb_exec_options *opt
 failed:
   nb_cuda_run_end (c->ctx, NULL, NULL, 0);
   break_backend (plan, why);
+  if (reported > 0 && opts != NULL && opts->progress != NULL)
+    {
+      nb_exec_options cpu = *opts;
+      progress_after after_gpu = { opts, reported };
+
+      cpu.progress = forward_progress;
+      cpu.user = &after_gpu;
+      return nb_kernel_execute_fast (plan, image, &cpu, err);
+    }
   return nb_kernel_execute_fast (plan, image, opts, err);
 #else
   return nb_kernel_execute_fast (plan, image, opts, err);

@@ -860,7 +860,18 @@ nb_plan_destroy (nb_plan *plan)
 nb_status
 nb_plan_execute (nb_plan *plan, float *image, const nb_exec_options *opts, nb_error *err)
 {
+  nb_exec_options clamped;
+  const int longest = plan->det.fpixels > plan->det.spixels ? plan->det.fpixels : plan->det.spixels;
+
   nb_error_clear (err);
+  /* Any preview stride from twice the detector's longest side on renders the
+   * same one clipped pixel; clamped there, the block arithmetic cannot overflow. */
+  if (opts != NULL && opts->preview_stride > 2 * longest)
+    {
+      clamped = *opts;
+      clamped.preview_stride = 2 * longest;
+      opts = &clamped;
+    }
   if (nb_backend_cuda_active (plan))
     return nb_backend_cuda_execute (plan, image, opts, err);
   /* tricubic interpolation keeps the exact kernel (its fallback is global, Q-15) */

@@ -745,6 +745,10 @@ main (int argc, char **argv)
   g_unsetenv ("NB_CUDA_GRAPHS");
   g_unsetenv ("NB_CUDA_FAULT");
   fx.have_device = nb_cuda_device_available (fx.why, sizeof fx.why);
+  /* On a machine lent for the GPU tests a skip would hide the reason they did
+   * not run (an old driver, a build without CUDA): NB_REQUIRE_CUDA=1 fails. */
+  if (!fx.have_device && g_strcmp0 (g_getenv ("NB_REQUIRE_CUDA"), "1") == 0)
+    g_error ("NB_REQUIRE_CUDA=1 but no CUDA device can be used: %s", fx.why);
   fx.data_dir = g_getenv ("NB_DATA_DIR");
   if (fx.data_dir == NULL)
     fx.data_dir = "data";

@@ -455,6 +455,20 @@ test_preview (void)
               g_error ("precision %d: preview pixel %d,%d = %g, full image at %d,%d = %g",
                        (int) precs[i], f, s, got, fc, sc, want);
           }
+      /* a stride beyond the detector: one block, its centre clipped to the
+       * last pixel (without overflowing the block arithmetic, even at INT_MAX) */
+      for (int j = 0; j < 2; j++)
+        {
+          nb_exec_options huge = { 0 };
+          float last = full[(size_t) (H - 1) * W + (W - 1)];
+
+          huge.preview_stride = j == 0 ? 3 * MAX (W, H) : G_MAXINT;
+          g_assert_cmpint (nb_plan_execute (plan, prev, &huge, &err), ==, NB_OK);
+          for (size_t q = 0; q < (size_t) W * H; q++)
+            if (fabsf (prev[q] - last) > 1e-6f * fabsf (last))
+              g_error ("precision %d, stride %d: pixel %zu = %g, not the last pixel's %g",
+                       (int) precs[i], huge.preview_stride, q, prev[q], last);
+        }
       g_free (full);
       g_free (prev);
     }

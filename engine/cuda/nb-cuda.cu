@@ -643,6 +643,13 @@ alloc_buffers (nb_cuda_ctx *ctx, const cache_key *key, char *why, size_t n)
   ctx->grid_x = (key->fpixels + BLOCK_X - 1) / BLOCK_X;
   ctx->grid_y = (key->spixels + BLOCK_Y - 1) / BLOCK_Y;
   nblocks = (size_t) ctx->grid_x * (size_t) ctx->grid_y;
+  if (ctx->grid_y > 65535)
+    {
+      if (why != NULL && n > 0)
+        snprintf (why, n, "a detector of %d rows needs %d thread blocks in y, more than 65535",
+                  key->spixels, ctx->grid_y);
+      return 0;
+    }
   /* bands of about BAND_PIXELS, at least MIN_BANDS (the host copies one while
    * the next comes, and progress and cancel have something to go by) */
   ctx->band_rows = (int) (BAND_PIXELS / (size_t) key->fpixels);
@@ -696,7 +703,10 @@ alloc_buffers (nb_cuda_ctx *ctx, const cache_key *key, char *why, size_t n)
   CK (cudaMallocHost ((void **) &ctx->h_omega, sizeof (double)));
   for (int i = 0; i < ctx->nbands; i++)
     {
-      CK (cudaEventCreateWithFlags (&ctx->events[i], cudaEventDisableTiming));
+      /* blocking: the host thread sleeps while it waits for a band instead of
+       * spinning a core the viewer's main loop may need */
+      CK (cudaEventCreateWithFlags (&ctx->events[i],
+                                    cudaEventDisableTiming | cudaEventBlockingSync));
       ctx->nevents = i + 1;
     }
   ctx->h_inc = calloc (3 * ns, rs);
@@ -890,8 +900,13 @@ nb_cuda_ctx_new (char *why, size_t n)
       return NULL;
     }
   ctx->device = probe_device;
-  if ((e = cudaSetDevice (ctx->device)) != cudaSuccess ||
-      (e = cudaStreamCreateWithFlags (&ctx->stream, cudaStreamNonBlocking)) != cudaSuccess)
+  if ((e = cudaSetDevice (ctx->device)) != cudaSuccess)
+    {
+      fail (why, n, e, "cudaSetDevice");
+      free (ctx);
+      return NULL;
+    }
+  if ((e = cudaStreamCreateWithFlags (&ctx->stream, cudaStreamNonBlocking)) != cudaSuccess)
     {
       fail (why, n, e, "cudaStreamCreateWithFlags");
       free (ctx);
@@ -1044,6 +1059,7 @@ capture (nb_cuda_ctx *ctx, graph_slot *g, int k, int fault)
               cudaGraphKernelNodeGetParams (nodes[i], &p) == cudaSuccess && p.func == want.func)
             g->node = nodes[i];
         }
+      cudaGetLastError (); /* the probes of the other nodes' types leave nothing pending */
       if (g->node == NULL)
         ok = fail (why, n, cudaErrorInvalidValue, "cudaGraphKernelNodeGetParams");
     }
@@ -1142,8 +1158,9 @@ nb_cuda_run_wait (nb_cuda_ctx *ctx,
 extern "C" int
 nb_cuda_run_end (nb_cuda_ctx *ctx, double *omega_sum, char *why, size_t n)
 {
+  /* launch errors were checked at each launch; cudaGetLastError() here could
+   * report another library's error on this thread and break a good plan */
   CK (cudaStreamSynchronize (ctx->stream));
-  CK (cudaGetLastError ());
   if (omega_sum != NULL)
     *omega_sum = ctx->run_stride <= 1 ? *ctx->h_omega : 0.0;
   return 1;
