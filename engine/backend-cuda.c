@@ -217,12 +217,23 @@ nb_backend_sync (nb_plan *plan, unsigned rebuild, nb_error *err)
         rebuild = ~0u; /* a new context has nothing */
       }
     scene_of_plan (plan, rebuild, &sc);
-    if (!nb_cuda_ctx_sync (c->ctx, &sc, why, sizeof why))
+    switch (nb_cuda_ctx_sync (c->ctx, &sc, why, sizeof why))
       {
-        break_backend (plan, why);
-        return NB_OK;
+        case 1:
+          c->active = 1;
+          break;
+        case -1:
+          /* too large for this GPU: the CPU, until an update brings a scene
+           * that fits (a new context then starts from nothing) */
+          nb_cuda_ctx_free (c->ctx);
+          c->ctx = NULL;
+          c->active = 0;
+          nb_log_printf (&plan->log, "backend %s: %s; running on the CPU\n", name, why);
+          break;
+        default:
+          break_backend (plan, why);
+          break;
       }
-    c->active = 1;
   }
 #else
   (void) rebuild;

@@ -630,6 +630,9 @@ free_buffers (nb_cuda_ctx *ctx)
   memset (&ctx->s64, 0, sizeof ctx->s64);
 }
 
+/* Allocates the device and host buffers of @key: 1; 0 after a CUDA error;
+ * -1 when they do not fit the device (memory, grid size), before anything is
+ * allocated.  @why says why. */
 static int
 alloc_buffers (nb_cuda_ctx *ctx, const cache_key *key, char *why, size_t n)
 {
@@ -648,7 +651,7 @@ alloc_buffers (nb_cuda_ctx *ctx, const cache_key *key, char *why, size_t n)
       if (why != NULL && n > 0)
         snprintf (why, n, "a detector of %d rows needs %d thread blocks in y, more than 65535",
                   key->spixels, ctx->grid_y);
-      return 0;
+      return -1;
     }
   /* bands of about BAND_PIXELS, at least MIN_BANDS (the host copies one while
    * the next comes, and progress and cancel have something to go by) */
@@ -685,7 +688,7 @@ alloc_buffers (nb_cuda_ctx *ctx, const cache_key *key, char *why, size_t n)
                     (double) need / mb, (double) (npix * sizeof (float)) / mb,
                     (double) (key->F_cells * rs) / mb, (double) free_bytes / mb,
                     (double) total_bytes / mb);
-        return 0;
+        return -1;
       }
   }
   CK (cudaMalloc (&ctx->d_inc, 3 * ns * rs));
@@ -827,9 +830,11 @@ sync_scene (
   if (!ctx->have_key || memcmp (&key, &ctx->key, sizeof key) != 0)
     {
       CK (cudaStreamSynchronize (ctx->stream));
+      int fits;
+
       free_buffers (ctx);
-      if (!alloc_buffers (ctx, &key, why, n))
-        return 0;
+      if ((fits = alloc_buffers (ctx, &key, why, n)) <= 0)
+        return fits;
       fresh = 1;
     }
 
