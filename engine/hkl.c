@@ -21,12 +21,6 @@
 /* Longest token quoted back in an error message. */
 #define TOKEN_QUOTE_MAX 40
 
-typedef struct
-{
-  int h, k, l;
-  double F;
-} hkl_record;
-
 static int
 is_blank (char c)
 {
@@ -147,15 +141,21 @@ parse_decimal (const char *p, double *out)
  * or an error naming the line.  @c_locale keeps '.' the decimal point when a
  * GUI has called setlocale(). */
 static nb_status
-parse_line (const char *path, long line, char *p, locale_t c_locale, hkl_record *rec, nb_error *err)
+parse_line (const char *path,
+            long line,
+            char *p,
+            locale_t c_locale,
+            int hkl[3],
+            double *F_out,
+            nb_error *err)
 {
   nb_status st;
   char *start, *end;
   double F;
 
-  if ((st = parse_index (path, line, "h", &p, &rec->h, err)) != NB_OK ||
-      (st = parse_index (path, line, "k", &p, &rec->k, err)) != NB_OK ||
-      (st = parse_index (path, line, "l", &p, &rec->l, err)) != NB_OK)
+  if ((st = parse_index (path, line, "h", &p, &hkl[0], err)) != NB_OK ||
+      (st = parse_index (path, line, "k", &p, &hkl[1], err)) != NB_OK ||
+      (st = parse_index (path, line, "l", &p, &hkl[2], err)) != NB_OK)
     return st;
 
   start = skip_blanks (p);
@@ -168,29 +168,46 @@ parse_line (const char *path, long line, char *p, locale_t c_locale, hkl_record 
   if (end == start || (*end != '\0' && !is_blank (*end)) || !isfinite (F))
     return nb_error_set (err, NB_ERR_PARSE, "%s:%ld: structure factor '%.*s' is not a number", path,
                          line, token_length (start), start);
-  rec->F = F;
+  *F_out = F;
   return NB_OK;
 }
 
+/* is_data_line: whether the line at @p (ending at '\n' or NUL) holds a
+ * reflection: not blank, not a '#' or '!' comment. */
+static int
+is_data_line (const char *p)
+{
+  while (is_blank (*p))
+    p++;
+  return *p != '\0' && *p != '\n' && *p != '#' && *p != '!';
+}
+
 /* parse_records: every data line of @text, in file order (duplicates kept:
- * the later one must win when the grid is filled). */
+ * the later one must win when the grid is filled), into *@hkl (3 indices a
+ * reflection) and *@F, sized once from a count of the data lines, which must
+ * fit in what @max_bytes leaves beside the text.  Both live in one block:
+ * free *@F_out only. */
 static nb_status
 parse_records (const char *path,
                char *text,
                size_t len,
                size_t max_bytes,
-               hkl_record **records,
+               int **hkl_out,
+               double **F_out,
                long *count,
                nb_error *err)
 {
+  const size_t record_bytes = 3 * sizeof (int) + sizeof (double);
   locale_t c_locale;
-  hkl_record *recs = NULL;
-  size_t n = 0, cap = 0;
+  int *hkl = NULL;
+  double *F = NULL;
+  size_t n = 0, data_lines = 0;
   char *p = text, *text_end = text + len;
   long line = 0;
   nb_status st = NB_OK;
 
-  *records = NULL;
+  *hkl_out = NULL;
+  *F_out = NULL;
   *count = 0;
 
   /* A NUL would silently cut a line short; it also catches an Fdump.bin or
@@ -206,21 +223,34 @@ parse_records (const char *path,
                            nul_line);
     }
 
+  for (const char *q = text; q < text_end; q++)
+    {
+      data_lines += is_data_line (q);
+      if ((q = memchr (q, '\n', (size_t) (text_end - q))) == NULL)
+        break;
+    }
+  if (data_lines == 0)
+    return nb_error_set (err, NB_ERR_INVALID, "%s: no reflections", path);
+  if (data_lines > (max_bytes - len) / record_bytes)
+    return nb_error_set (err, NB_ERR_NOMEM,
+                         "%s: %zu reflections, more than the memory budget leaves for structure "
+                         "factors (%.1f MB; see -memory_budget)",
+                         path, data_lines, (double) max_bytes / 1e6);
+  /* one block, F first (8-byte aligned), then the indices: a single buffer
+   * of 3 MB (1HPV) lands on huge pages where two of 1-2 MB would fault page
+   * by page */
+  F = nb_alloc_large (data_lines * record_bytes);
+  if (F != NULL)
+    hkl = (int *) (void *) (F + data_lines);
   c_locale = newlocale (LC_ALL_MASK, "C", (locale_t) 0);
-  if (c_locale == (locale_t) 0)
-    return nb_error_set (err, NB_ERR_NOMEM, "%s: cannot create the C locale", path);
-
-  /* One record per line at most: sized once, from the line count, when that
-   * fits the budget (a file of many comment lines still grows from 4096). */
-  {
-    size_t lines = 1;
-
-    for (const char *q = text; (q = memchr (q, '\n', (size_t) (text_end - q))) != NULL; q++)
-      lines++;
-    if (lines <= (max_bytes - len) / sizeof *recs &&
-        (recs = nb_alloc_large (lines * sizeof *recs)) != NULL)
-      cap = lines;
-  }
+  if (F == NULL || c_locale == (locale_t) 0)
+    {
+      free (F);
+      if (c_locale != (locale_t) 0)
+        freelocale (c_locale);
+      return nb_error_set (err, NB_ERR_NOMEM, "%s: out of memory for %zu reflections", path,
+                           data_lines);
+    }
 
   while (p < text_end)
     {
@@ -235,31 +265,7 @@ parse_records (const char *path,
       first = skip_blanks (p);
       if (*first != '\0' && *first != '#' && *first != '!')
         {
-          if (n == cap)
-            {
-              size_t new_cap = cap ? cap * 2 : 4096;
-              hkl_record *bigger;
-
-              /* the text is still held while the records grow */
-              if (new_cap > (max_bytes - len) / sizeof *recs)
-                new_cap = (max_bytes - len) / sizeof *recs;
-              if (new_cap <= cap)
-                {
-                  st = nb_error_set (err, NB_ERR_NOMEM,
-                                     "%s:%ld: more reflections than the memory budget leaves for "
-                                     "structure factors (%.1f MB; see -memory_budget)",
-                                     path, line, (double) max_bytes / 1e6);
-                  break;
-                }
-              if ((bigger = realloc (recs, new_cap * sizeof *recs)) == NULL)
-                {
-                  st = nb_error_set (err, NB_ERR_NOMEM, "%s:%ld: out of memory", path, line);
-                  break;
-                }
-              recs = bigger;
-              cap = new_cap;
-            }
-          st = parse_line (path, line, first, c_locale, &recs[n], err);
+          st = parse_line (path, line, first, c_locale, hkl + 3 * n, F + n, err);
           if (st != NB_OK)
             break;
           n++;
@@ -270,15 +276,11 @@ parse_records (const char *path,
   freelocale (c_locale);
   if (st != NB_OK)
     {
-      free (recs);
+      free (F);
       return st;
     }
-  if (n == 0)
-    {
-      free (recs);
-      return nb_error_set (err, NB_ERR_INVALID, "%s: no reflections", path);
-    }
-  *records = recs;
+  *hkl_out = hkl;
+  *F_out = F;
   *count = (long) n;
   return NB_OK;
 }
@@ -346,46 +348,66 @@ nb_hkl_read_limited (const char *path,
                      nb_error *err)
 {
   char *text;
-  size_t len, cells;
-  hkl_record *recs;
+  size_t len;
+  int *hkl;
+  double *F;
   long n;
   nb_status st;
-  nb_hkl_grid g;
 
   memset (out, 0, sizeof *out);
-  if (cell_bytes < sizeof (double))
-    cell_bytes = sizeof (double);
-
   st = nb_read_text (path, max_bytes == SIZE_MAX ? SIZE_MAX - 2 : max_bytes, 0,
                      "the memory budget leaves for structure factors (see -memory_budget)", &text,
                      &len, err);
   if (st != NB_OK)
     return st;
-  st = parse_records (path, text, len, max_bytes, &recs, &n, err);
+  st = parse_records (path, text, len, max_bytes, &hkl, &F, &n, err);
   free (text);
   if (st != NB_OK)
     return st;
+  st = nb_hkl_grid_build (path, hkl, F, n, default_F, max_bytes, cell_bytes,
+                          (size_t) n * (3 * sizeof (int) + sizeof (double)), out, err);
+  free (F); /* and hkl, in the same block */
+  return st;
+}
 
+nb_status
+nb_hkl_grid_build (const char *source,
+                   const int *hkl,
+                   const double *F,
+                   long n,
+                   double default_F,
+                   size_t max_bytes,
+                   size_t cell_bytes,
+                   size_t held,
+                   nb_hkl_grid *out,
+                   nb_error *err)
+{
+  size_t cells;
+  nb_hkl_grid g;
+
+  memset (out, 0, sizeof *out);
+  if (cell_bytes < sizeof (double))
+    cell_bytes = sizeof (double);
+  if (n <= 0)
+    return nb_error_set (err, NB_ERR_INVALID, "%s: no reflections", source);
   memset (&g, 0, sizeof g);
-  g.h_min = g.h_max = recs[0].h;
-  g.k_min = g.k_max = recs[0].k;
-  g.l_min = g.l_max = recs[0].l;
-  for (long i = 1; i < n; i++)
+  g.h_min = g.h_max = hkl[0];
+  g.k_min = g.k_max = hkl[1];
+  g.l_min = g.l_max = hkl[2];
+  for (long i = 0; i < n; i++)
     {
-      const hkl_record *r = &recs[i];
+      const int *r = hkl + 3 * i;
 
-      if (r->h < g.h_min)
-        g.h_min = r->h;
-      if (r->h > g.h_max)
-        g.h_max = r->h;
-      if (r->k < g.k_min)
-        g.k_min = r->k;
-      if (r->k > g.k_max)
-        g.k_max = r->k;
-      if (r->l < g.l_min)
-        g.l_min = r->l;
-      if (r->l > g.l_max)
-        g.l_max = r->l;
+      for (int a = 0; a < 3; a++)
+        if (r[a] > NB_HKL_INDEX_MAX || r[a] < -NB_HKL_INDEX_MAX)
+          return nb_error_set (err, NB_ERR_INVALID, "%s: Miller index %d %d %d beyond +-%d", source,
+                               r[0], r[1], r[2], NB_HKL_INDEX_MAX);
+      g.h_min = r[0] < g.h_min ? r[0] : g.h_min;
+      g.h_max = r[0] > g.h_max ? r[0] : g.h_max;
+      g.k_min = r[1] < g.k_min ? r[1] : g.k_min;
+      g.k_max = r[1] > g.k_max ? r[1] : g.k_max;
+      g.l_min = r[2] < g.l_min ? r[2] : g.l_min;
+      g.l_max = r[2] > g.l_max ? r[2] : g.l_max;
     }
   /* Counts, not spans: the reference's h_range is one more than max - min. */
   g.h_range = g.h_max - g.h_min + 1;
@@ -394,20 +416,13 @@ nb_hkl_read_limited (const char *path,
   g.hkls = n;
 
   cells = grid_cells (g.h_range, g.k_range, g.l_range);
-  if (!grid_fits (path, &g, cells, cell_bytes, (size_t) n * sizeof *recs, max_bytes, err))
-    {
-      free (recs);
-      return NB_ERR_NOMEM;
-    }
+  if (!grid_fits (source, &g, cells, cell_bytes, held, max_bytes, err))
+    return NB_ERR_NOMEM;
   g.F = nb_alloc_large (cells * sizeof (double));
-  if (g.F != NULL)
-    memset (g.F, 0, cells * sizeof (double));
   if (g.F == NULL)
-    {
-      free (recs);
-      return nb_error_set (err, NB_ERR_NOMEM, "%s: cannot allocate a %d x %d x %d grid", path,
-                           g.h_range + 1, g.k_range + 1, g.l_range + 1);
-    }
+    return nb_error_set (err, NB_ERR_NOMEM, "%s: cannot allocate a %d x %d x %d grid", source,
+                         g.h_range + 1, g.k_range + 1, g.l_range + 1);
+  memset (g.F, 0, cells * sizeof (double));
 
   /* The padding planes stay 0, as in the reference: the tricubic range test
    * never reaches them, but a Fdump of this grid must match byte for byte. */
@@ -423,8 +438,7 @@ nb_hkl_read_limited (const char *path,
         }
 
   for (long i = 0; i < n; i++)
-    g.F[grid_index (&g, recs[i].h, recs[i].k, recs[i].l)] = recs[i].F;
-  free (recs);
+    g.F[grid_index (&g, hkl[3 * i], hkl[3 * i + 1], hkl[3 * i + 2])] = F[i];
 
   *out = g;
   return NB_OK;

@@ -1,5 +1,6 @@
 /* mtz.c: structure factors from MTZ files (libccp4), expanded to P1. */
 #include "nb-mtz.h"
+#include "nanobragg.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -11,75 +12,6 @@
 #include <ccp4/ccp4_errno.h>
 #include <ccp4/cmtzlib.h>
 #endif
-
-nb_status
-nb_hkl_grid_build (const char *source,
-                   const int *hkl,
-                   const double *F,
-                   long n,
-                   double default_F,
-                   size_t max_bytes,
-                   size_t cell_bytes,
-                   nb_hkl_grid *out,
-                   nb_error *err)
-{
-  nb_hkl_grid g;
-  size_t nh, nk, nl;
-
-  memset (out, 0, sizeof *out);
-  if (n <= 0)
-    return nb_error_set (err, NB_ERR_INVALID, "%s: no reflections", source);
-  memset (&g, 0, sizeof g);
-  g.h_min = g.h_max = hkl[0];
-  g.k_min = g.k_max = hkl[1];
-  g.l_min = g.l_max = hkl[2];
-  for (long i = 0; i < n; i++)
-    {
-      const int *r = hkl + 3 * i;
-
-      for (int a = 0; a < 3; a++)
-        if (r[a] > NB_HKL_INDEX_MAX || r[a] < -NB_HKL_INDEX_MAX)
-          return nb_error_set (err, NB_ERR_INVALID, "%s: Miller index %d %d %d beyond +-%d", source,
-                               r[0], r[1], r[2], NB_HKL_INDEX_MAX);
-      g.h_min = r[0] < g.h_min ? r[0] : g.h_min;
-      g.h_max = r[0] > g.h_max ? r[0] : g.h_max;
-      g.k_min = r[1] < g.k_min ? r[1] : g.k_min;
-      g.k_max = r[1] > g.k_max ? r[1] : g.k_max;
-      g.l_min = r[2] < g.l_min ? r[2] : g.l_min;
-      g.l_max = r[2] > g.l_max ? r[2] : g.l_max;
-    }
-  /* counts, not spans, and one zero padding plane per axis (nb_hkl_grid) */
-  g.h_range = g.h_max - g.h_min + 1;
-  g.k_range = g.k_max - g.k_min + 1;
-  g.l_range = g.l_max - g.l_min + 1;
-  g.hkls = n;
-  nh = (size_t) g.h_range + 1;
-  nk = (size_t) g.k_range + 1;
-  nl = (size_t) g.l_range + 1;
-  if ((double) nh * (double) nk * (double) nl * (double) cell_bytes > (double) max_bytes)
-    return nb_error_set (err, NB_ERR_NOMEM,
-                         "%s: indices %d..%d, %d..%d, %d..%d need a %.1f MB grid, more than the "
-                         "memory budget leaves for structure factors (%.1f MB; see -memory_budget)",
-                         source, g.h_min, g.h_max, g.k_min, g.k_max, g.l_min, g.l_max,
-                         (double) nh * nk * nl * cell_bytes / 1e6, max_bytes / 1e6);
-  if ((g.F = calloc (nh * nk * nl, sizeof (double))) == NULL)
-    return nb_error_set (err, NB_ERR_NOMEM, "%s: cannot allocate a %zu x %zu x %zu grid", source,
-                         nh, nk, nl);
-  if (default_F != 0.0)
-    for (int h = 0; h < g.h_range; h++)
-      for (int k = 0; k < g.k_range; k++)
-        for (int l = 0; l < g.l_range; l++)
-          g.F[((size_t) h * nk + (size_t) k) * nl + (size_t) l] = default_F;
-  for (long i = 0; i < n; i++)
-    {
-      const int *r = hkl + 3 * i;
-
-      g.F[((size_t) (r[0] - g.h_min) * nk + (size_t) (r[1] - g.k_min)) * nl +
-          (size_t) (r[2] - g.l_min)] = F[i];
-    }
-  *out = g;
-  return NB_OK;
-}
 
 int
 nb_file_is_mtz (const char *path)
@@ -144,6 +76,17 @@ nb_mtz_read (const char *path,
   /* our own messages for the common failures; libccp4 is kept silent */
   if ((probe = fopen (path, "rb")) == NULL)
     return nb_error_set (err, NB_ERR_IO, "%s: cannot open", path);
+  /* libccp4 holds the whole file in memory */
+  if (fseek (probe, 0, SEEK_END) == 0 && ftell (probe) > 0 && (size_t) ftell (probe) > max_bytes)
+    {
+      double mb = (double) ftell (probe) / 1e6;
+
+      fclose (probe);
+      return nb_error_set (err, NB_ERR_NOMEM,
+                           "%s: %.1f MB, more than the memory budget leaves for structure factors "
+                           "(%.1f MB; see -memory_budget)",
+                           path, mb, (double) max_bytes / 1e6);
+    }
   fclose (probe);
   if (!nb_file_is_mtz (path))
     return nb_error_set (err, NB_ERR_PARSE, "%s: not an MTZ file (no \"MTZ \" magic)", path);
@@ -177,13 +120,27 @@ nb_mtz_read (const char *path,
   if (mtz->nref > 0)
     {
       size_t cap = (size_t) mtz->nref * (size_t) nops * 2;
+      const size_t record_bytes = sizeof (double) + 3 * sizeof (int);
 
-      hkl = malloc (cap * 3 * sizeof (int));
-      F = malloc (cap * sizeof (double));
+      /* every symmetry mate and its Friedel mate, before the grid is built */
+      if (cap > max_bytes / record_bytes)
+        {
+          double mb = (double) cap * record_bytes / 1e6;
+
+          MtzFree (mtz);
+          return nb_error_set (err, NB_ERR_NOMEM,
+                               "%s: %d reflections x %d symmetry operators x 2 (Friedel) take "
+                               "%.1f MB, more than the memory budget leaves for structure factors "
+                               "(%.1f MB; see -memory_budget)",
+                               path, mtz->nref, nops, mb, (double) max_bytes / 1e6);
+        }
+      /* one block, F then the indices (on huge pages, as the HKL reader's) */
+      F = nb_alloc_large (cap * (sizeof (double) + 3 * sizeof (int)));
+      if (F != NULL)
+        hkl = (int *) (void *) (F + cap);
     }
   if (mtz->nref > 0 && (hkl == NULL || F == NULL))
     {
-      free (hkl);
       free (F);
       MtzFree (mtz);
       return nb_error_set (err, NB_ERR_NOMEM, "%s: out of memory for %d reflections", path,
@@ -213,9 +170,9 @@ nb_mtz_read (const char *path,
         }
     }
   MtzFree (mtz);
-  st = nb_hkl_grid_build (path, hkl, F, n, default_F, max_bytes, cell_bytes, out, err);
-  free (hkl);
-  free (F);
+  st = nb_hkl_grid_build (path, hkl, F, n, default_F, max_bytes, cell_bytes,
+                          (size_t) n * (3 * sizeof (int) + sizeof (double)), out, err);
+  free (F); /* and hkl */
   return st;
 }
 

@@ -56,6 +56,25 @@ extern "C"
                                  nb_hkl_grid *out,
                                  nb_error *err);
 
+  /* nb_hkl_grid_build: the padded grid of @n reflections (@hkl: 3n indices,
+ * @F: n amplitudes), later duplicates overwriting earlier ones, other cells
+ * @default_F (padding planes 0), as nb_hkl_read() lays it out; the HKL and
+ * MTZ readers both end here.  @source names the input in messages.  The grid,
+ * at @cell_bytes per cell (>= sizeof (double)), plus the @held bytes the
+ * caller keeps meanwhile, must fit in @max_bytes; it is refused before it is
+ * allocated.  Errors: NB_ERR_INVALID (n == 0 or an index beyond
+ * NB_HKL_INDEX_MAX), NB_ERR_NOMEM. */
+  nb_status nb_hkl_grid_build (const char *source,
+                               const int *hkl,
+                               const double *F,
+                               long n,
+                               double default_F,
+                               size_t max_bytes,
+                               size_t cell_bytes,
+                               size_t held,
+                               nb_hkl_grid *out,
+                               nb_error *err);
+
   /* nb_hkl_write_dump: writes @g in the reference's Fdump.bin format
  * ("%d %d %d %d %d %d\n\f" then the padded grid as native doubles), atomically. */
   nb_status nb_hkl_write_dump (const char *path, const nb_hkl_grid *g, nb_error *err);

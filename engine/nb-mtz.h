@@ -41,22 +41,6 @@ extern "C"
                          char column_used[32],
                          nb_error *err);
 
-  /* nb_hkl_grid_build: the padded grid of @n reflections (@hkl: 3n indices,
- * @F: n amplitudes), later duplicates overwriting earlier ones, other cells
- * @default_F (padding planes 0), as nb_hkl_read() lays it out.  @source
- * names the input in messages.  Errors: NB_ERR_INVALID (n == 0 or an index
- * beyond NB_HKL_INDEX_MAX), NB_ERR_NOMEM (also a grid of more than @max_bytes
- * at @cell_bytes per cell, refused before allocating). */
-  nb_status nb_hkl_grid_build (const char *source,
-                               const int *hkl,
-                               const double *F,
-                               long n,
-                               double default_F,
-                               size_t max_bytes,
-                               size_t cell_bytes,
-                               nb_hkl_grid *out,
-                               nb_error *err);
-
 #ifdef __cplusplus
 }
 #endif

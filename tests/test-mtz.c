@@ -84,10 +84,16 @@ test_errors (void)
   g_assert_nonnull (strstr (err.message, "not an MTZ file"));
   g_assert_cmpint (nb_mtz_read (mtz, "FOBS", 0.0, SIZE_MAX, 8, &g, NULL, &err), ==, NB_ERR_PARSE);
   g_assert_nonnull (strstr (err.message, "FOBS"));
-  /* a budget too small for the grid is refused, naming the file and the budget */
+  /* a budget too small for the file, for its reflections expanded to P1, or
+   * for the grid is refused, naming the file and the budget */
   g_assert_cmpint (nb_mtz_read (mtz, NULL, 0.0, 100000, 8, &g, NULL, &err), ==, NB_ERR_NOMEM);
   g_assert_nonnull (strstr (err.message, "1hpv_fcalc.mtz"));
   g_assert_nonnull (strstr (err.message, "memory budget"));
+  g_assert_cmpint (nb_mtz_read (mtz, NULL, 0.0, 2000000, 8, &g, NULL, &err), ==, NB_ERR_NOMEM);
+  g_assert_nonnull (strstr (err.message, "6 symmetry operators"));
+  g_assert_cmpint (nb_mtz_read (mtz, NULL, 0.0, 5000000, 12, &g, NULL, &err), ==, NB_ERR_NOMEM);
+  g_assert_nonnull (strstr (err.message, "64 x 64 x 84 structure-factor grid"));
+  g_assert_null (g.F);
   g_assert_false (nb_file_is_mtz (hkl));
   g_assert_true (nb_file_is_mtz (mtz));
 }
