@@ -304,13 +304,14 @@ nb_write_file_atomic (
   dir_len = slash != NULL ? (size_t) (slash - path) + 1 : 0;
   /* rename() would fail only at the very end (after a long computation, and
    * after the other files of a staged set were replaced) */
-  if (stat (path, &target) == 0 && S_ISDIR (target.st_mode))
+  replacing = stat (path, &target) == 0;
+  if (replacing && S_ISDIR (target.st_mode))
     return io_error (err, EISDIR, "cannot write", path);
   /* The data are synced before the rename only when it replaces a file with
    * something in it, which a crash must not turn into an empty one (GLib's
    * g_file_set_contents() does the same): a new file has no old version to
    * lose, and syncing a 1024^2 image took 29 ms here, more than simulating it. */
-  replacing = stat (path, &target) == 0 && target.st_size > 0;
+  replacing = replacing && target.st_size > 0;
 
   /* "<dir>/.<name>.XXXXXX" and "<dir>" ("." when the path has no slash) */
   tmp = malloc (dir_len + 1 + strlen (name) + 8);
