@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: BSD-3-Clause
  */
 #include "braggscope-controls.h"
+#include "braggscope-gtk-i18n-private.h"
 
 #include <glib/gi18n-lib.h>
 #include <math.h>
@@ -808,6 +809,7 @@ braggscope_controls_class_init (BraggscopeControlsClass *klass)
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
+  _braggscope_gtk_ensure_textdomain ();
   object_class->constructed = braggscope_controls_constructed;
   object_class->dispose = braggscope_controls_dispose;
   object_class->get_property = braggscope_controls_get_property;

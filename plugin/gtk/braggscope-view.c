@@ -6,6 +6,7 @@
  * SPDX-License-Identifier: BSD-3-Clause
  */
 #include "braggscope-view.h"
+#include "braggscope-gtk-i18n-private.h"
 
 #include <epoxy/gl.h>
 #include <glib/gi18n-lib.h>
@@ -1143,6 +1144,7 @@ braggscope_view_class_init (BraggscopeViewClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
   GParamFlags rw = G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS;
 
+  _braggscope_gtk_ensure_textdomain ();
   object_class->constructed = braggscope_view_constructed;
   object_class->dispose = braggscope_view_dispose;
   object_class->finalize = braggscope_view_finalize;

@@ -63,6 +63,29 @@ test_controls (void)
   g_object_unref (controls);
 }
 
+/* A host that never calls bindtextdomain() still gets German controls: the
+ * library binds its domain (here to $BRAGGSCOPE_LOCALEDIR, as installed to
+ * its locale folder), and a domain the host bound is left alone (above). */
+static void
+test_unbound_host (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autoptr (BraggscopeSimulation) sim = braggscope_simulation_new ();
+      GtkWidget *controls = g_object_ref_sink (braggscope_controls_new (sim));
+      GtkWidget *crystal =
+          braggscope_controls_get_widget (BRAGGSCOPE_CONTROLS (controls), "crystal-group");
+
+      g_assert_cmpstr (gtk_expander_get_label (GTK_EXPANDER (crystal)), ==, "Kristall");
+      g_assert_cmpstr (bindtextdomain (GETTEXT_PACKAGE, NULL), ==,
+                       g_getenv ("BRAGGSCOPE_LOCALEDIR"));
+      g_object_unref (controls);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -89,11 +112,17 @@ main (int argc, char *argv[])
   g_assert_true (g_file_get_contents (mo, &contents, &length, NULL));
   g_assert_cmpint (g_mkdir_with_parents (messages, 0755), ==, 0);
   g_assert_true (g_file_set_contents (target, contents, length, NULL));
-  bindtextdomain (GETTEXT_PACKAGE, localedir);
-  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
-  textdomain (GETTEXT_PACKAGE);
+  if (g_test_subprocess ())
+    g_setenv ("BRAGGSCOPE_LOCALEDIR", localedir, TRUE); /* a host that binds nothing */
+  else
+    {
+      bindtextdomain (GETTEXT_PACKAGE, localedir);
+      bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+      textdomain (GETTEXT_PACKAGE);
+    }
 
   g_test_add_func ("/ui/german/controls", test_controls);
+  g_test_add_func ("/ui/german/unbound-host", test_unbound_host);
   status = g_test_run ();
 
   g_unlink (target);
