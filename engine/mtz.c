@@ -126,13 +126,14 @@ nb_mtz_read (const char *path,
       if (cap > max_bytes / record_bytes)
         {
           double mb = (double) cap * record_bytes / 1e6;
+          int nref = mtz->nref;
 
           MtzFree (mtz);
           return nb_error_set (err, NB_ERR_NOMEM,
                                "%s: %d reflections x %d symmetry operators x 2 (Friedel) take "
                                "%.1f MB, more than the memory budget leaves for structure factors "
                                "(%.1f MB; see -memory_budget)",
-                               path, mtz->nref, nops, mb, (double) max_bytes / 1e6);
+                               path, nref, nops, mb, (double) max_bytes / 1e6);
         }
       /* one block, F then the indices (on huge pages, as the HKL reader's) */
       F = nb_alloc_large (cap * (sizeof (double) + 3 * sizeof (int)));
@@ -141,10 +142,11 @@ nb_mtz_read (const char *path,
     }
   if (mtz->nref > 0 && (hkl == NULL || F == NULL))
     {
+      int nref = mtz->nref;
+
       free (F);
       MtzFree (mtz);
-      return nb_error_set (err, NB_ERR_NOMEM, "%s: out of memory for %d reflections", path,
-                           mtz->nref);
+      return nb_error_set (err, NB_ERR_NOMEM, "%s: out of memory for %d reflections", path, nref);
     }
   for (int i = 0; i < mtz->nref; i++)
     {
