@@ -223,8 +223,8 @@ nb_backend_sync (nb_plan *plan, unsigned rebuild, nb_error *err)
           c->active = 1;
           break;
         case -1:
-          /* too large for this GPU: the CPU, until an update brings a scene
-           * that fits (a new context then starts from nothing) */
+          /* too large for this GPU's memory: the CPU, until an update brings
+           * a scene that fits (a new context then starts from nothing) */
           nb_cuda_ctx_free (c->ctx);
           c->ctx = NULL;
           c->active = 0;

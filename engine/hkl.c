@@ -100,14 +100,14 @@ parse_decimal (const char *p, double *out)
 
   if (*p == '+' || *p == '-')
     negative = *p++ == '-';
-  for (; *p >= '0' && *p <= '9'; p++, digits++)
+  for (; *p >= '0' && *p <= '9'; p++, digits += digits < 1000)
     {
       if (m > (exact_max - 9) / 10)
         return NULL;
       m = m * 10 + (uint64_t) (*p - '0');
     }
   if (*p == '.')
-    for (p++; *p >= '0' && *p <= '9'; p++, digits++, exponent--)
+    for (p++; *p >= '0' && *p <= '9'; p++, digits += digits<1000, exponent -= exponent> - 1000)
       {
         if (m > (exact_max - 9) / 10)
           return NULL;
@@ -122,7 +122,7 @@ parse_decimal (const char *p, double *out)
       p++;
       if (*p == '+' || *p == '-')
         e_negative = *p++ == '-';
-      for (; *p >= '0' && *p <= '9'; p++, e_digits++)
+      for (; *p >= '0' && *p <= '9'; p++, e_digits += e_digits < 1000)
         if (e < 1000)
           e = e * 10 + (*p - '0');
       if (e_digits == 0)
@@ -231,7 +231,7 @@ parse_records (const char *path,
     }
   if (data_lines == 0)
     return nb_error_set (err, NB_ERR_INVALID, "%s: no reflections", path);
-  if (data_lines > (max_bytes - len) / record_bytes)
+  if (len > max_bytes || data_lines > (max_bytes - len) / record_bytes)
     return nb_error_set (err, NB_ERR_NOMEM,
                          "%s: %zu reflections, more than the memory budget leaves for structure "
                          "factors (%.1f MB; see -memory_budget)",

@@ -360,8 +360,8 @@ nb_write_file_atomic (
       status = io_error (err, errno, "cannot write", path);
       goto fail;
     }
-  /* On Linux the descriptor is gone even after EINTR, and the data were
-   * already synced. */
+  /* On Linux the descriptor is gone even after EINTR (and a replacement's
+   * data were already synced). */
   rc = close (fd);
   fd = -1;
   if (rc != 0 && errno != EINTR)

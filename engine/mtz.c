@@ -70,6 +70,7 @@ nb_mtz_read (const char *path,
   int nops, *hkl = NULL;
   double *F = NULL;
   long n = 0;
+  size_t file_bytes = 0, held = 0;
   nb_status st;
 
   memset (out, 0, sizeof *out);
@@ -77,9 +78,11 @@ nb_mtz_read (const char *path,
   if ((probe = fopen (path, "rb")) == NULL)
     return nb_error_set (err, NB_ERR_IO, "%s: cannot open", path);
   /* libccp4 holds the whole file in memory */
-  if (fseek (probe, 0, SEEK_END) == 0 && ftell (probe) > 0 && (size_t) ftell (probe) > max_bytes)
+  if (fseek (probe, 0, SEEK_END) == 0 && ftell (probe) > 0)
+    file_bytes = (size_t) ftell (probe);
+  if (file_bytes > max_bytes)
     {
-      double mb = (double) ftell (probe) / 1e6;
+      double mb = (double) file_bytes / 1e6;
 
       fclose (probe);
       return nb_error_set (err, NB_ERR_NOMEM,
@@ -122,8 +125,9 @@ nb_mtz_read (const char *path,
       size_t cap = (size_t) mtz->nref * (size_t) nops * 2;
       const size_t record_bytes = sizeof (double) + 3 * sizeof (int);
 
-      /* every symmetry mate and its Friedel mate, before the grid is built */
-      if (cap > max_bytes / record_bytes)
+      /* every symmetry mate and its Friedel mate, beside the file's copy in
+       * memory, before the grid is built */
+      if (cap > (max_bytes - file_bytes) / record_bytes)
         {
           double mb = (double) cap * record_bytes / 1e6;
           int nref = mtz->nref;
@@ -136,7 +140,8 @@ nb_mtz_read (const char *path,
                                path, nref, nops, mb, (double) max_bytes / 1e6);
         }
       /* one block, F then the indices (on huge pages, as the HKL reader's) */
-      F = nb_alloc_large (cap * (sizeof (double) + 3 * sizeof (int)));
+      held = cap * record_bytes;
+      F = nb_alloc_large (held);
       if (F != NULL)
         hkl = (int *) (void *) (F + cap);
     }
@@ -172,8 +177,7 @@ nb_mtz_read (const char *path,
         }
     }
   MtzFree (mtz);
-  st = nb_hkl_grid_build (path, hkl, F, n, default_F, max_bytes, cell_bytes,
-                          (size_t) n * (3 * sizeof (int) + sizeof (double)), out, err);
+  st = nb_hkl_grid_build (path, hkl, F, n, default_F, max_bytes, cell_bytes, held, out, err);
   free (F); /* and hkl */
   return st;
 }

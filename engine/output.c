@@ -128,8 +128,8 @@ image_to_smv (const nb_plan_info *in,
         {
           double t = row[f] * scale + adc;
 
+          t = t > 0.0 ? t : 0.0; /* first: a NaN becomes 0, as the reference's cast gives */
           t = t < 65535.0 ? t : 65535.0;
-          t = t > 0.0 ? t : 0.0;
           /* the reference's floorf((float) (t + 0.5)); the argument is at least
            * 0.5, where truncation is the floor (and a loop GCC vectorises) */
           out_row[f] = (uint16_t) (int) (float) (t + 0.5);
@@ -239,8 +239,8 @@ nb_image_to_pgm (const nb_plan *plan,
         {
           double t = row[f] * scale;
 
+          t = t > 0.0 ? t : 0.0; /* negative (its cast is undefined) and NaN: 0 */
           t = t < 255.0 ? t : 255.0;
-          t = t > 0.0 ? t : 0.0; /* the reference's cast of a negative value is undefined */
           out_row[f] = (uint8_t) (int) t;
         }
     }

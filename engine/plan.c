@@ -175,9 +175,10 @@ estimate_memory (const nb_plan *plan, memory_estimate *m)
   m->image = pixels * (sizeof (float) + sizeof (uint16_t) + sizeof (uint8_t)) +
              (p->mask_file != NULL ? pixels * 2 * sizeof (uint16_t) : 0.0) +
              (double) d->spixels * sizeof (double);
-  /* the CUDA backend's pinned copy of the image (its device memory is checked
-   * against the GPU's free memory when it is allocated, nb-cuda.cu) */
-  if (p->backend != NB_BACKEND_CPU)
+  /* the CUDA backend's pinned copy of the image, where a GPU will take the
+   * plan (its device memory is checked against the GPU's free memory when it
+   * is allocated, nb-cuda.cu) */
+  if (p->backend != NB_BACKEND_CPU && nb_cuda_device_available (NULL, 0))
     m->image += pixels * sizeof (float);
   /* a source file's rows are bounded by its size ("1\n" is the shortest) */
   if (p->source_file != NULL)
@@ -295,10 +296,16 @@ read_stol (nb_plan *plan, nb_error *err)
   if (p->stol_file == NULL)
     return NB_OK;
   /* The table is read whole and dropped; its text and rows (at most one per two bytes) must
-   * fit in what the budget leaves beside the plan, as the structure factors must. */
+   * fit in what the budget leaves beside the plan and the structure factors read before it
+   * (their grid in double and the single-precision copy). */
   {
+    const nb_hkl_grid *g = &plan->hkl;
     struct stat sb;
     double need, room = (double) structure_factor_budget (plan);
+
+    if (g->F != NULL)
+      room -= ((double) g->h_range + 1) * ((double) g->k_range + 1) * ((double) g->l_range + 1) *
+              (sizeof (double) + sizeof (float));
 
     if (stat (p->stol_file, &sb) == 0 && sb.st_size > 0)
       {

@@ -71,6 +71,8 @@ nb_read_text (const char *path,
         }
       cap = (uintmax_t) st.st_size < max_bytes ? (size_t) st.st_size + 2 : max_bytes + 1;
     }
+  if (cap > max_bytes + 1) /* a pipe's first chunk, under a small budget */
+    cap = max_bytes + 1;
 
   buf = nb_alloc_large (cap);
   if (buf == NULL)

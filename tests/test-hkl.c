@@ -4,7 +4,9 @@
 #include <glib/gstdio.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "nb-hkl.h"
 #include "nb-textfile.h"
@@ -915,6 +917,38 @@ test_read_limited (void)
   g_remove (small);
 }
 
+static gpointer
+write_fifo (gpointer path)
+{
+  FILE *f = fopen (path, "w");
+
+  g_assert_nonnull (f);
+  for (int i = 0; i < 200; i++)
+    fprintf (f, "%d %d %d 10.5\n", i % 10, i / 10, 1); /* 2,000 bytes or so */
+  fclose (f);
+  return NULL;
+}
+
+/* A pipe has no size to check first: its text is still held to the budget
+ * (the first chunk read is not larger than the budget). */
+static void
+test_read_limited_pipe (void)
+{
+  g_autofree char *path = g_build_filename (scratch_dir, "hkl.fifo", NULL);
+  nb_hkl_grid g;
+  nb_error err = { 0 };
+  GThread *writer;
+
+  g_assert_cmpint (mkfifo (path, 0600), ==, 0);
+  writer = g_thread_new ("fifo", write_fifo, path);
+  g_assert_cmpint (nb_hkl_read_limited (path, 0.0, 1000, 8, &g, &err), ==, NB_ERR_NOMEM);
+  g_assert_null (g.F);
+  g_assert_nonnull (strstr (err.message, path));
+  g_assert_nonnull (strstr (err.message, "of text")); /* refused while reading, not later */
+  g_thread_join (writer);
+  g_remove (path);
+}
+
 /* An Fdump header must not make the reader allocate what the file does not
  * hold, nor more than the budget. */
 static void
@@ -1023,6 +1057,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/textfile/matrix/triclinic", test_matrix_triclinic);
   g_test_add_func ("/textfile/matrix/layout", test_matrix_layout);
   g_test_add_func ("/hkl/read/limited", test_read_limited);
+  g_test_add_func ("/hkl/read/limited-pipe", test_read_limited_pipe);
   g_test_add_func ("/hkl/dump/limited", test_dump_limited);
   g_test_add_func ("/textfile/table/lines", test_table_lines);
   g_test_add_func ("/textfile/matrix/singular", test_matrix_singular);

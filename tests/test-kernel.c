@@ -709,6 +709,7 @@ test_to_smv (void)
   image[3] = 100.0f;
   image[4] = 0.0005f; /* 0.5 + 10 + 0.5 = 11 */
   image[5] = 0.0004f; /* 10.9 */
+  image[6] = NAN;     /* 0, as the reference's conversion gives on x86 */
   scale = nb_image_to_smv (plan, image, &st, 1000.0, 10.0, out);
   g_assert_cmpfloat (scale, ==, 1000.0);
   g_assert_cmpint (out[0], ==, 0);
@@ -717,6 +718,7 @@ test_to_smv (void)
   g_assert_cmpint (out[3], ==, 65535);
   g_assert_cmpint (out[4], ==, 11);
   g_assert_cmpint (out[5], ==, 10);
+  g_assert_cmpint (out[6], ==, 0);
   nb_plan_destroy (plan);
 
   /* max_I == 0: scale 1; pixels outside the ROI are 0, not adc */
@@ -747,6 +749,10 @@ test_to_pgm (void)
   g_assert_cmpfloat (scale, ==, 20.0);
   for (int k = 0; k < 16; k++)
     g_assert_cmpint (out[k], ==, MIN (255, 20 * k));
+  image[3] = NAN; /* 0, not 255 */
+  nb_image_to_pgm (plan, image, &st, 20.0, 1.0, out);
+  g_assert_cmpint (out[3], ==, 0);
+  image[3] = 3.0f;
 
   /* auto: 250/(5 rmsd), bytes truncated */
   scale = nb_image_to_pgm (plan, image, &st, 0.0, 1.0, out);

@@ -631,7 +631,7 @@ free_buffers (nb_cuda_ctx *ctx)
 }
 
 /* Allocates the device and host buffers of @key: 1; 0 after a CUDA error;
- * -1 when they do not fit the device (memory, grid size), before anything is
+ * -1 when they do not fit the device's free memory, before anything is
  * allocated.  @why says why. */
 static int
 alloc_buffers (nb_cuda_ctx *ctx, const cache_key *key, char *why, size_t n)
@@ -646,13 +646,8 @@ alloc_buffers (nb_cuda_ctx *ctx, const cache_key *key, char *why, size_t n)
   ctx->grid_x = (key->fpixels + BLOCK_X - 1) / BLOCK_X;
   ctx->grid_y = (key->spixels + BLOCK_Y - 1) / BLOCK_Y;
   nblocks = (size_t) ctx->grid_x * (size_t) ctx->grid_y;
-  if (ctx->grid_y > 65535)
-    {
-      if (why != NULL && n > 0)
-        snprintf (why, n, "a detector of %d rows needs %d thread blocks in y, more than 65535",
-                  key->spixels, ctx->grid_y);
-      return -1;
-    }
+  /* gridDim.y <= 65535 holds: nb_params_validate allows at most 65536 rows,
+   * 16384 blocks of BLOCK_Y */
   /* bands of about BAND_PIXELS, at least MIN_BANDS (the host copies one while
    * the next comes, and progress and cancel have something to go by) */
   ctx->band_rows = (int) (BAND_PIXELS / (size_t) key->fpixels);

@@ -81,8 +81,8 @@ extern "C"
 
   /* nb_cuda_ctx_sync: makes the device state match @scene (see above).
  * Returns 1; 0 after a CUDA error; -1 when the scene does not fit this
- * device (its memory, its grid limits), which is no error of the device:
- * @why says why in both cases. */
+ * device's free memory, which is no error of the device: @why says why in
+ * both cases. */
   int nb_cuda_ctx_sync (nb_cuda_ctx *ctx, const nb_cuda_scene *scene, char *why, size_t n);
 
   /* nb_cuda_run_begin: launches a run of the synced scene: the full image

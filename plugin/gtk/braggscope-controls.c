@@ -230,6 +230,22 @@ on_integer_value_changed (GtkAdjustment *adjustment, gpointer user_data)
     gtk_adjustment_set_value (adjustment, round (v));
 }
 
+/* A spin button shows its value rounded to its digits.  When its text is
+ * still that rounding, leaving it (focus out, Enter) keeps the value as it is
+ * instead of writing the rounded one back, which would change a dragged
+ * wavelength or misset and start a render; typed text is parsed by GTK. */
+static int
+on_spin_input (GtkSpinButton *spin, double *new_value, gpointer user_data)
+{
+  double v = gtk_spin_button_get_value (spin);
+  g_autofree char *shown = g_strdup_printf ("%0.*f", gtk_spin_button_get_digits (spin), v);
+
+  if (g_strcmp0 (gtk_editable_get_text (GTK_EDITABLE (spin)), shown) != 0)
+    return FALSE;
+  *new_value = v;
+  return TRUE;
+}
+
 /* The pspec's own limits, where it has them. */
 static void
 pspec_limits (GParamSpec *pspec, double *lower, double *upper)
@@ -294,6 +310,7 @@ add_number (BraggscopeControls *self, GtkGrid *grid, int row, const Spec *spec, 
 
   spin = gtk_spin_button_new (adjustment, spec->step, spec->digits);
   gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (spin), TRUE);
+  g_signal_connect (spin, "input", G_CALLBACK (on_spin_input), NULL);
   gtk_editable_set_width_chars (GTK_EDITABLE (spin), 8);
   gtk_widget_set_name (spin, spin_name);
   gtk_widget_set_tooltip_text (spin, _ (g_param_spec_get_blurb (pspec)));
@@ -357,6 +374,7 @@ add_energy (BraggscopeControls *self, GtkGrid *grid, int row, const Spec *spec, 
   GtkWidget *spin = gtk_spin_button_new (adjustment, spec->step, spec->digits);
 
   gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (spin), TRUE);
+  g_signal_connect (spin, "input", G_CALLBACK (on_spin_input), NULL);
   gtk_editable_set_width_chars (GTK_EDITABLE (spin), 8);
   gtk_widget_set_name (spin, "energy-spin");
   gtk_widget_set_tooltip_text (spin, _ ("Photon energy of the beam (keV); sets the wavelength"));

@@ -23,9 +23,11 @@ _braggscope_gtk_ensure_textdomain (void)
        * /usr/share/locale), as an unused name shows; a host, or the
        * braggscope program, that bound it itself keeps its choice. */
       if (current == NULL || unbound == NULL || strcmp (current, unbound) == 0)
-        bindtextdomain (GETTEXT_PACKAGE,
-                        env != NULL && *env != '\0' ? env : BRAGGSCOPE_GTK_LOCALEDIR);
-      bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+        {
+          bindtextdomain (GETTEXT_PACKAGE,
+                          env != NULL && *env != '\0' ? env : BRAGGSCOPE_GTK_LOCALEDIR);
+          bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+        }
       g_once_init_leave (&bound, 1);
     }
 }

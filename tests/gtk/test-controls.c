@@ -202,6 +202,12 @@ test_energy (void)
   guint64 sequence;
 
   assert_close (gtk_spin_button_get_value (energy), 12.39842 / get_double (sim, "wavelength"));
+  /* leaving the spin button, whose text shows 8.2656 keV, keeps 1.5 A exactly */
+  gtk_range_set_value (wavelength, 1.5);
+  sequence = braggscope_simulation_get_sequence (sim);
+  gtk_spin_button_update (energy);
+  g_assert_cmpfloat (get_double (sim, "wavelength"), ==, 1.5);
+  g_assert_cmpuint (braggscope_simulation_get_sequence (sim), ==, sequence);
   gtk_range_set_value (wavelength, 2.0);
   assert_close (gtk_spin_button_get_value (energy), 6.19921);
   sequence = braggscope_simulation_get_sequence (sim);
