@@ -72,8 +72,11 @@ _braggscope_frame_pool_acquire (BraggscopeFramePool *pool, gsize n_floats)
   else
     pool->allocated++;
   g_mutex_unlock (&pool->lock);
-  if (buffer == NULL)
-    buffer = g_new (float, n_floats);
+  /* on huge pages: the first frames of a 1024^2 detector fault twice, not a
+   * thousand times (g_free, which is free(), releases them) */
+  if (buffer == NULL && (buffer = nb_alloc_large (n_floats * sizeof (float))) == NULL)
+    g_error ("%s: failed to allocate %" G_GSIZE_FORMAT " bytes", G_STRLOC,
+             n_floats * sizeof (float));
   return buffer;
 }
 
