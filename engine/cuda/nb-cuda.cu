@@ -70,109 +70,55 @@
 /* ------------------------------------------------------------------------- */
 /* Device side */
 
+/* phys<R>: the physics of nb-physics.h for precision R, under one name, so
+ * that the kernels are templates.  C has no overloading, so the header's
+ * functions carry a suffix (_cuda_f32, _cuda_f64); one macro writes both
+ * specialisations. */
 template <typename R> struct phys;
 
-template <> struct phys<float>
-{
-  static HD float
-  solid_angle (float rinv, float omega_scale, int point_pixel)
-  {
-    return nb_solid_angle_cuda_f32 (rinv, omega_scale, point_pixel);
-  }
-  static HD float
-  square2 (float h, float k, float l, float Na, float Nb, float Nc)
-  {
-    return nb_lattice_square2_cuda_f32 (h, k, l, Na, Nb, Nc);
-  }
-  static HD float
-  shape2 (int shape,
-          float h,
-          float k,
-          float l,
-          float Na,
-          float Nb,
-          float Nc,
-          float fudge,
-          const float *astar)
-  {
-    return nb_lattice_shape2_cuda_f32 (shape, h, k, l, Na, Nb, Nc, fudge, astar);
-  }
-  static HD float
-  kahn (float K, const float *inc, const float *B, const float *E, float dx, float dy, float dz)
-  {
-    return nb_kahn_factor_cuda_f32 (K, inc, B, E, dx, dy, dz);
-  }
-  static HD int
-  cell (int h_min,
-        int k_min,
-        int l_min,
-        int h_count,
-        int k_count,
-        int l_count,
-        int k_stride,
-        int l_stride,
-        float h,
-        float k,
-        float l)
-  {
-    return nb_structure_factor_cell_cuda_f32 (h_min, k_min, l_min, h_count, k_count, l_count,
-                                              k_stride, l_stride, h, k, l);
-  }
-};
+#define NB_PHYS_SPECIALISATION(R, SFX)                                                             \
+  template <> struct phys<R>                                                                       \
+  {                                                                                                \
+    static HD R                                                                                    \
+    solid_angle (R rinv, R omega_scale, int point_pixel)                                           \
+    {                                                                                              \
+      return nb_solid_angle_cuda_##SFX (rinv, omega_scale, point_pixel);                           \
+    }                                                                                              \
+    static HD R                                                                                    \
+    square2 (R h, R k, R l, R Na, R Nb, R Nc)                                                      \
+    {                                                                                              \
+      return nb_lattice_square2_cuda_##SFX (h, k, l, Na, Nb, Nc);                                  \
+    }                                                                                              \
+    static HD R                                                                                    \
+    shape2 (int shape, R h, R k, R l, R Na, R Nb, R Nc, R fudge, const R *astar)                   \
+    {                                                                                              \
+      return nb_lattice_shape2_cuda_##SFX (shape, h, k, l, Na, Nb, Nc, fudge, astar);              \
+    }                                                                                              \
+    static HD R                                                                                    \
+    kahn (R K, const R *inc, const R *B, const R *E, R dx, R dy, R dz)                             \
+    {                                                                                              \
+      return nb_kahn_factor_cuda_##SFX (K, inc, B, E, dx, dy, dz);                                 \
+    }                                                                                              \
+    static HD int                                                                                  \
+    cell (int h_min,                                                                               \
+          int k_min,                                                                               \
+          int l_min,                                                                               \
+          int h_count,                                                                             \
+          int k_count,                                                                             \
+          int l_count,                                                                             \
+          int k_stride,                                                                            \
+          int l_stride,                                                                            \
+          R h,                                                                                     \
+          R k,                                                                                     \
+          R l)                                                                                     \
+    {                                                                                              \
+      return nb_structure_factor_cell_cuda_##SFX (h_min, k_min, l_min, h_count, k_count, l_count,  \
+                                                  k_stride, l_stride, h, k, l);                    \
+    }                                                                                              \
+  };
 
-template <> struct phys<double>
-{
-  static HD double
-  solid_angle (double rinv, double omega_scale, int point_pixel)
-  {
-    return nb_solid_angle_cuda_f64 (rinv, omega_scale, point_pixel);
-  }
-  static HD double
-  square2 (double h, double k, double l, double Na, double Nb, double Nc)
-  {
-    return nb_lattice_square2_cuda_f64 (h, k, l, Na, Nb, Nc);
-  }
-  static HD double
-  shape2 (int shape,
-          double h,
-          double k,
-          double l,
-          double Na,
-          double Nb,
-          double Nc,
-          double fudge,
-          const double *astar)
-  {
-    return nb_lattice_shape2_cuda_f64 (shape, h, k, l, Na, Nb, Nc, fudge, astar);
-  }
-  static HD double
-  kahn (double K,
-        const double *inc,
-        const double *B,
-        const double *E,
-        double dx,
-        double dy,
-        double dz)
-  {
-    return nb_kahn_factor_cuda_f64 (K, inc, B, E, dx, dy, dz);
-  }
-  static HD int
-  cell (int h_min,
-        int k_min,
-        int l_min,
-        int h_count,
-        int k_count,
-        int l_count,
-        int k_stride,
-        int l_stride,
-        double h,
-        double k,
-        double l)
-  {
-    return nb_structure_factor_cell_cuda_f64 (h_min, k_min, l_min, h_count, k_count, l_count,
-                                              k_stride, l_stride, h, k, l);
-  }
-};
+NB_PHYS_SPECIALISATION (float, f32)
+NB_PHYS_SPECIALISATION (double, f64)
 
 /* The kernels' parameter, passed by value (so a graph holds it in its kernel
  * node): the scalars of nb_f32_ctx / nb_f64_ctx, the frame and the device
