@@ -85,10 +85,14 @@ install_dependencies () {
     command -v sudo >/dev/null || die "run as root to install: ${missing[*]}"
     if [ -n "${CI:-}" ]; then sudo=(sudo -n); else sudo=(sudo); fi
   fi
-  say "installing ${missing[*]}"
-  quietly apt-update "${sudo[@]}" apt-get update -qq
-  quietly apt-install "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
-    apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  # apt's own progress is shown (a first install takes a minute or more); -q keeps it to one
+  # line per download and unpack, which a log can hold.
+  say "installing ${#missing[@]} packages: ${missing[*]}"
+  "${sudo[@]}" apt-get update -q </dev/null || die "apt-get update failed"
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y -q --no-install-recommends "${missing[@]}" </dev/null \
+    || die "installing the packages failed: ${missing[*]}"
+  say "packages installed"
 }
 
 configure_and_build () {
@@ -138,6 +142,7 @@ render_default_scene () {
     fi
     ms=$(( ($(date +%s%N) - start) / 1000000 ))
     [ -f "$OUT_DIR/1hpv.png" ] || die "the viewer wrote no $OUT_DIR/1hpv.png"
+    [ -s "$OUT_DIR/1hpv.log" ] || rm -f "$OUT_DIR/1hpv.log"
     say "rendered the default scene in $((ms / 1000)).$(printf '%03d' $((ms % 1000))) s"
     say "PNG: $OUT_DIR/1hpv.png (as the viewer shows it; its text chunks hold the nanobragg command line)"
     say "on a machine with a display, the same command opens the viewer"
