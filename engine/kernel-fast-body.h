@@ -242,6 +242,13 @@ FN (nb_fast_render_row) (
    * and another thread may be writing the next row's */
   double omega = 0.0;
 
+#ifdef NB_SIMD_ISA
+  if (c->simd)
+    {
+      FN (simd_render_row) (c, spixel, f_first, count, fstride, out, omega_sum);
+      return;
+    }
+#endif
   for (int j0 = 0; j0 < count; j0 += CH)
     {
       int n = count - j0 < CH ? count - j0 : CH;

@@ -51,6 +51,17 @@ nb_kernel_variant (void)
   return name;
 }
 
+/* NB_FAST_STAGED=1 keeps every plan on the staged loops of
+ * kernel-fast-body.h, also where kernel-fast-simd.h would render it: the
+ * tests compare the two (they must agree to the bit). */
+static int
+staged_only (void)
+{
+  const char *v = getenv ("NB_FAST_STAGED");
+
+  return v != NULL && strcmp (v, "1") == 0;
+}
+
 /* Table preparation, once per precision: NB_PREPARE (T, ctx) defines
  * prepare_##ctx (nb_plan *, nb_##ctx##_ctx *, int with_F, nb_error *). */
 #define NB_FREE_CTX(c)                                                                             \
@@ -179,6 +190,9 @@ nb_fast_free (nb_plan *plan)
             c->l_stride = g->l_range + 1;                                                          \
           }                                                                                        \
       }                                                                                            \
+    c->simd = !c->curved && c->thicksteps == 1 && c->thick == (T) 0.0 &&                           \
+              c->shape == NB_SHAPE_SQUARE && !c->os_any && !(c->dmin > (T) 0.0) &&                 \
+              !staged_only ();                                                                     \
     c->scale = (T) (7.94079248018965e-30 * plan->fluence / plan->steps);                           \
     if (p->physical)                                                                               \
       {                                                                                            \

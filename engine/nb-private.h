@@ -258,7 +258,8 @@ typedef struct
   int F_owned; /* F is a converted copy (else it is the plan's grid) */                            \
   int h_min, k_min, l_min, h_count, k_count, l_count, k_stride, l_stride;                          \
   T default_F;                                                                                     \
-  T I_start, scale, physical_bg;
+  T I_start, scale, physical_bg;                                                                   \
+  int simd; /* 1: AVX2 and AVX-512 rows take kernel-fast-simd.h (nb_fast_prepare) */
 
 typedef struct
 {
