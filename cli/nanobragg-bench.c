@@ -44,6 +44,11 @@
   "-cell 63.4 63.4 83.8 90 90 120 -misset 10 20 30 -lambda 1.0 -N 10 -mosaic 0.2 "                 \
   "-mosaic_domains 10 -oversample 2 -hdivrange 0.5 -vdivrange 0.5 -hdivsteps 3 -vdivsteps 3 "      \
   "-square_div -distance 150 -pixel 0.1"
+/* The viewer's default scene (braggscope_simulation_new_default_scene() and
+ * build-aux/setup.sh's SCENE), whose automatic oversampling is 3 x 3. */
+#define WORKLOAD_C                                                                                 \
+  "-cell 63.4 63.4 83.8 90 90 120 -misset 10 20 30 -lambda 1.0 -N 10 -mosaic 0.2 "                 \
+  "-mosaic_domains 5 -distance 120 -pixel 0.1"
 #define PREVIEW_STRIDE 4
 #define PREVIEW_TEXT   "4"
 #define PROCESS_OUTPUT "-floatfile out.bin -nopgm -nonoise -noprogress"
@@ -72,9 +77,11 @@ static const char usage_text[] =
     "Workloads:\n"
     "\ta\t" WORKLOAD_A " -detpixels S, for each S of --sizes\n"
     "\tb\t-hkl DATA/" HKL_NAME " " WORKLOAD_B " -detpixels 1024\n"
+    "\tc\t-hkl DATA/" HKL_NAME " " WORKLOAD_C " -detpixels 1024 (the viewer's default\n"
+    "\t\tscene, 3 x 3 sub-pixels by the automatic oversampling)\n"
     "\n"
     "Options:\n"
-    "\t--workload a|b|all\tdefault all\n"
+    "\t--workload a|b|c|all\tdefault all\n"
     "\t--sizes S,S,...\t\tdetector sizes of workload a (default 256,512,1024,2048)\n"
     "\t--precision single|double|exact|both\tdefault both (single and double); exact is the\n"
     "\t\t\treference-exact kernel\n"
@@ -91,7 +98,7 @@ static const char usage_text[] =
 
 typedef struct
 {
-  int run_a, run_b;
+  int run_a, run_b, run_c;
   int sizes[MAX_SIZES];
   int nsizes;
   int precisions[2]; /* nb_precision values, in printing order */
@@ -118,7 +125,8 @@ typedef struct
   int process_argc;
   int uses_hkl;
   char size_text[16];
-  char words[2 * sizeof WORKLOAD_B + sizeof PROCESS_OUTPUT]; /* the argv strings */
+  char words[2 * (sizeof WORKLOAD_B > sizeof WORKLOAD_C ? sizeof WORKLOAD_B : sizeof WORKLOAD_C) +
+             sizeof PROCESS_OUTPUT]; /* the argv strings */
   double *cold[2], *warm[2], *update[2], *preview[2], *cancel[2], *reference, *cli;
   double *plain[2]; /* --backend cuda: warm with plain launches */
 } bench_case;
@@ -230,7 +238,7 @@ parse_options (int argc, char **argv, bench_options *o)
   long ncpu = sysconf (_SC_NPROCESSORS_ONLN);
 
   memset (o, 0, sizeof *o);
-  o->run_a = o->run_b = 1;
+  o->run_a = o->run_b = o->run_c = 1;
   o->sizes[0] = 256;
   o->sizes[1] = 512;
   o->sizes[2] = 1024;
@@ -290,8 +298,9 @@ parse_options (int argc, char **argv, bench_options *o)
         {
           o->run_a = strcmp (value, "a") == 0 || strcmp (value, "all") == 0;
           o->run_b = strcmp (value, "b") == 0 || strcmp (value, "all") == 0;
-          if (!o->run_a && !o->run_b)
-            return usage_error (name, "'%s' is not a, b or all", value);
+          o->run_c = strcmp (value, "c") == 0 || strcmp (value, "all") == 0;
+          if (!o->run_a && !o->run_b && !o->run_c)
+            return usage_error (name, "'%s' is not a, b, c or all", value);
         }
       else if (strcmp (name, "--sizes") == 0)
         {
@@ -365,7 +374,7 @@ parse_options (int argc, char **argv, bench_options *o)
         data = value;
     }
 
-  if (o->run_b)
+  if (o->run_b || o->run_c)
     {
       char hkl[PATH_MAX];
       const char *dir = data ? data : NB_DATA_DIR;
@@ -409,7 +418,9 @@ case_append (const char **argv, int *argc, const char *line, char *store, size_t
 static void
 case_init (bench_case *c, const char *workload, int size, const char *hkl_path)
 {
-  const char *line = strcmp (workload, "a") == 0 ? WORKLOAD_A : WORKLOAD_B;
+  const char *line = strcmp (workload, "a") == 0   ? WORKLOAD_A
+                     : strcmp (workload, "b") == 0 ? WORKLOAD_B
+                                                   : WORKLOAD_C;
   size_t used = 0;
 
   memset (c, 0, sizeof *c);
@@ -915,16 +926,17 @@ main (int argc, char **argv)
         if (!run_case (&o, &c))
           rc = 1;
       }
-  if (o.run_b && rc == 0)
-    {
-      bench_case c;
-      char hkl_path[PATH_MAX];
+  for (int k = 0; k < 2 && rc == 0; k++)
+    if (k == 0 ? o.run_b : o.run_c)
+      {
+        bench_case c;
+        char hkl_path[PATH_MAX];
 
-      snprintf (hkl_path, sizeof hkl_path, "%s/%s", o.data_dir, HKL_NAME);
-      case_init (&c, "b", 1024, hkl_path);
-      if (!run_case (&o, &c))
-        rc = 1;
-    }
+        snprintf (hkl_path, sizeof hkl_path, "%s/%s", o.data_dir, HKL_NAME);
+        case_init (&c, k == 0 ? "b" : "c", 1024, hkl_path);
+        if (!run_case (&o, &c))
+          rc = 1;
+      }
   options_clear (&o);
   return rc;
 }
