@@ -44,8 +44,9 @@
 
 /* ------------------------------------------------------------------------- */
 /* The instruction set: V (NBS_W lanes of NBS_R), M (a lane mask), VI (NBS_W
- * 32-bit integers) and the operations the kernel needs.  V and VI are GCC
- * vector types, so + - * / are the lane-wise IEEE operations. */
+ * 32-bit integers), OD (doubles: NBS_OD of them hold a V) and the operations
+ * the kernel needs.  V, VI and OD are GCC vector types, so + - * / are the
+ * lane-wise IEEE operations. */
 
 #if NB_SIMD_ISA == 2 && !NB_REAL_IS_DOUBLE
 #define V                         __m512
@@ -71,6 +72,13 @@
 #define vi_iota()                 _mm512_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
 #define v_gather(m, no, idx, tab) _mm512_mask_i32gather_ps ((no), (m), (idx), (tab), 4)
 #define v_store_float(p, v, n)    _mm512_mask_storeu_ps ((p), (__mmask16) ((1u << (n)) - 1u), (v))
+#define OD                        __m512d
+#define NBS_OD                    2
+#define od_zero()                 _mm512_setzero_pd ()
+#define od_part(v, k)                                                                              \
+  _mm512_cvtps_pd ((k) ? _mm512_extractf32x8_ps ((v), 1) : _mm512_castps512_ps256 (v))
+#define od_add_first(acc, x, n)                                                                    \
+  _mm512_mask_add_pd ((acc), (__mmask8) ((1u << (n)) - 1u), (acc), (x))
 #elif NB_SIMD_ISA == 2 && NB_REAL_IS_DOUBLE
 #define V                         __m512d
 #define M                         __mmask8
@@ -96,6 +104,12 @@
 #define v_gather(m, no, idx, tab) _mm512_mask_i32gather_pd ((no), (m), (idx), (tab), 8)
 #define v_store_float(p, v, n)                                                                     \
   _mm256_mask_storeu_ps ((p), (__mmask8) ((1u << (n)) - 1u), _mm512_cvtpd_ps (v))
+#define OD            __m512d
+#define NBS_OD        1
+#define od_zero()     _mm512_setzero_pd ()
+#define od_part(v, k) (v)
+#define od_add_first(acc, x, n)                                                                    \
+  _mm512_mask_add_pd ((acc), (__mmask8) ((1u << (n)) - 1u), (acc), (x))
 #elif NB_SIMD_ISA == 1 && !NB_REAL_IS_DOUBLE
 #define V                         __m256
 #define M                         __m256
@@ -121,6 +135,14 @@
 #define v_gather(m, no, idx, tab) _mm256_mask_i32gather_ps ((no), (tab), (idx), (m), 4)
 #define v_store_float(p, v, n)                                                                     \
   _mm256_maskstore_ps ((p), _mm256_cmpgt_epi32 (vi_set1 (n), vi_iota ()), (v))
+#define OD        __m256d
+#define NBS_OD    2
+#define od_zero() _mm256_setzero_pd ()
+#define od_part(v, k)                                                                              \
+  _mm256_cvtps_pd ((k) ? _mm256_extractf128_ps ((v), 1) : _mm256_castps256_ps128 (v))
+#define od_add_first(acc, x, n) ((acc) + _mm256_and_pd ((x), od_first (n)))
+#define od_first(n)                                                                                \
+  _mm256_castsi256_pd (_mm256_cmpgt_epi64 (_mm256_set1_epi64x (n), _mm256_setr_epi64x (0, 1, 2, 3)))
 #elif NB_SIMD_ISA == 1 && NB_REAL_IS_DOUBLE
 #define V                         __m256d
 #define M                         __m256d
@@ -146,6 +168,13 @@
 #define v_gather(m, no, idx, tab) _mm256_mask_i32gather_pd ((no), (tab), (idx), (m), 8)
 #define v_store_float(p, v, n)                                                                     \
   _mm_maskstore_ps ((p), _mm_cmpgt_epi32 (vi_set1 (n), vi_iota ()), _mm256_cvtpd_ps (v))
+#define OD                      __m256d
+#define NBS_OD                  1
+#define od_zero()               _mm256_setzero_pd ()
+#define od_part(v, k)           (v)
+#define od_add_first(acc, x, n) ((acc) + _mm256_and_pd ((x), od_first (n)))
+#define od_first(n)                                                                                \
+  _mm256_castsi256_pd (_mm256_cmpgt_epi64 (_mm256_set1_epi64x (n), _mm256_setr_epi64x (0, 1, 2, 3)))
 #else
 #error "kernel-fast-simd.h: NB_SIMD_ISA must be 1 (AVX2) or 2 (AVX-512)"
 #endif
@@ -325,7 +354,7 @@ NBS_FN (simd_render_row) (
   const int kahn0 = c->kahn == NBS_K (0.0);
   const V zero = v_set1 (NBS_K (0.0)), one = v_set1 (NBS_K (1.0));
   NBS_FN (simd_tables) t;
-  double omega_lanes[NBS_U * NBS_W];
+  OD omega_lanes[NBS_U * NBS_OD]; /* the row's solid angles, lane by lane */
   double omega_total = 0.0;
 
   memset (&t, 0, sizeof t);
@@ -362,14 +391,13 @@ NBS_FN (simd_render_row) (
       t.k_stride_r = v_set1 ((NBS_R) c->l_stride);
       t.offset_r = v_set1 ((NBS_R) offset);
     }
-  for (int l = 0; l < NBS_U * NBS_W; l++)
-    omega_lanes[l] = 0.0;
+  for (int k = 0; k < NBS_U * NBS_OD; k++)
+    omega_lanes[k] = od_zero ();
 
   for (int j0 = 0; j0 < count; j0 += NBS_U * NBS_W)
     {
       VI col[NBS_U]; /* the lanes' sub-pixel columns, (f0 + lane fstride) N */
       V acc[NBS_U], polar[NBS_U], omega[NBS_U], osum[NBS_U];
-      NBS_R lanes[NBS_U * NBS_W];
 
       EACH (u)
       {
@@ -476,14 +504,24 @@ NBS_FN (simd_render_row) (
           v = v + v_set1 (c->scale * c->physical_bg) * polar[u] * omega[u];
         if (n > 0)
           v_store_float (out + j0 + u * NBS_W, v, n);
-        memcpy (lanes + u * NBS_W, &osum[u], sizeof osum[u]);
+        for (int k = 0; k < NBS_OD; k++)
+          {
+            const int w = NBS_W / NBS_OD, m = n - k * w;
+
+            if (m > 0)
+              omega_lanes[u * NBS_OD + k] =
+                  od_add_first (omega_lanes[u * NBS_OD + k], od_part (osum[u], k), m < w ? m : w);
+          }
       }
-      for (int l = 0; l < NBS_U * NBS_W; l++)
-        if (j0 + l < count)
-          omega_lanes[l] += (double) lanes[l];
     }
-  for (int l = 0; l < NBS_U * NBS_W; l++)
-    omega_total += omega_lanes[l];
+  for (int k = 0; k < NBS_U * NBS_OD; k++)
+    {
+      double d[sizeof (OD) / sizeof (double)];
+
+      memcpy (d, &omega_lanes[k], sizeof d);
+      for (size_t l = 0; l < sizeof d / sizeof d[0]; l++)
+        omega_total += d[l];
+    }
   *omega_sum += omega_total;
 }
 
@@ -517,6 +555,12 @@ NBS_FN (simd_render_row) (
 #undef vi_iota
 #undef v_gather
 #undef v_store_float
+#undef OD
+#undef NBS_OD
+#undef od_zero
+#undef od_part
+#undef od_add_first
+#undef od_first
 #undef NBS_K
 #undef NBS_R
 #undef NBS_FN
