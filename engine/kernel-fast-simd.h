@@ -1,8 +1,8 @@
 /* kernel-fast-simd.h: the fast kernel's common case in explicit vectors
- * (AVX2 or AVX-512, single or double precision).  Included by
- * kernel-fast-variants.h once per precision in the AVX2 and AVX-512 files,
+ * (SSE4.1, AVX2 or AVX-512; single or double precision).  Included by
+ * kernel-fast-variants.h once per precision in the SSE4.1, AVX2 and AVX-512 files,
  * with NB_REAL, NB_REAL_IS_DOUBLE, NB_SUFFIX and NB_CTX as for
- * kernel-fast-body.h and NB_SIMD_ISA 1 (AVX2) or 2 (AVX-512).  V, M and VI are
+ * kernel-fast-body.h and NB_SIMD_ISA 1 (AVX2), 2 (AVX-512) or 3 (SSE4.1).  V, M and VI are
  * macros, not typedefs, so that the two precisions can share a file.
  *
  * The common case (c->simd, set by nb_fast_prepare) is a flat detector
@@ -175,15 +175,119 @@
 #define od_add_first(acc, x, n) ((acc) + _mm256_and_pd ((x), od_first (n)))
 #define od_first(n)                                                                                \
   _mm256_castsi256_pd (_mm256_cmpgt_epi64 (_mm256_set1_epi64x (n), _mm256_setr_epi64x (0, 1, 2, 3)))
+#elif NB_SIMD_ISA == 3 && !NB_REAL_IS_DOUBLE
+/* SSE4.1: no gather, no masked store, no fused multiply-add (so the
+ * polynomials round twice, as the portable kernel's: NBP_FMA), and the
+ * comparisons by name (their ordered forms give the same lanes) */
+#define V                    __m128
+#define M                    __m128
+#define VI                   __m128i
+#define NBS_W                4
+#define v_set1(x)            _mm_set1_ps (x)
+#define v_sqrt(x)            _mm_sqrt_ps (x)
+#define v_fma(a, b, c)       ((a) * (b) + (c))
+#define v_rint(x)            _mm_round_ps ((x), _MM_FROUND_CUR_DIRECTION)
+#define v_abs(x)             _mm_andnot_ps (_mm_set1_ps (-0.0f), (x))
+#define m_lt(a, b)           _mm_cmplt_ps ((a), (b))
+#define m_le(a, b)           _mm_cmple_ps ((a), (b))
+#define m_ge(a, b)           _mm_cmpge_ps ((a), (b))
+#define m_gt(a, b)           _mm_cmpgt_ps ((a), (b))
+#define m_eq(a, b)           _mm_cmpeq_ps ((a), (b))
+#define m_and(a, b)          _mm_and_ps ((a), (b))
+#define m_or(a, b)           _mm_or_ps ((a), (b))
+#define m_none()             _mm_setzero_ps ()
+#define m_any(m)             (_mm_movemask_ps (m) != 0)
+#define m_bits(m)            _mm_movemask_ps (m)
+#define v_select(m, no, yes) _mm_blendv_ps ((no), (yes), (m))
+#define v_from_int(i)        _mm_cvtepi32_ps (i)
+#define vi_trunc(x)          _mm_cvttps_epi32 (x)
+#define vi_set1(x)           _mm_set1_epi32 (x)
+#define vi_add(a, b)         _mm_add_epi32 ((a), (b))
+#define vi_mul(a, b)         _mm_mullo_epi32 ((a), (b))
+#define vi_iota()            _mm_setr_epi32 (0, 1, 2, 3)
+#define v_store_float(p, v, n)                                                                     \
+  do                                                                                               \
+    {                                                                                              \
+      float f_[4];                                                                                 \
+      _mm_storeu_ps (f_, (v));                                                                     \
+      memcpy ((p), f_, (size_t) (n) * sizeof (float));                                             \
+    }                                                                                              \
+  while (0)
+#define OD            __m128d
+#define NBS_OD        2
+#define od_zero()     _mm_setzero_pd ()
+#define od_part(v, k) _mm_cvtps_pd ((k) ? _mm_movehl_ps ((v), (v)) : (v))
+#define od_add_first(acc, x, n)                                                                    \
+  ((n) >= 2 ? (acc) + (x) : (acc) + _mm_move_sd (_mm_setzero_pd (), (x)))
+#elif NB_SIMD_ISA == 3 && NB_REAL_IS_DOUBLE
+#define V                    __m128d
+#define M                    __m128d
+#define VI                   __m128i /* two of its four lanes used */
+#define NBS_W                2
+#define v_set1(x)            _mm_set1_pd (x)
+#define v_sqrt(x)            _mm_sqrt_pd (x)
+#define v_fma(a, b, c)       ((a) * (b) + (c))
+#define v_rint(x)            _mm_round_pd ((x), _MM_FROUND_CUR_DIRECTION)
+#define v_abs(x)             _mm_andnot_pd (_mm_set1_pd (-0.0), (x))
+#define m_lt(a, b)           _mm_cmplt_pd ((a), (b))
+#define m_le(a, b)           _mm_cmple_pd ((a), (b))
+#define m_ge(a, b)           _mm_cmpge_pd ((a), (b))
+#define m_gt(a, b)           _mm_cmpgt_pd ((a), (b))
+#define m_eq(a, b)           _mm_cmpeq_pd ((a), (b))
+#define m_and(a, b)          _mm_and_pd ((a), (b))
+#define m_or(a, b)           _mm_or_pd ((a), (b))
+#define m_none()             _mm_setzero_pd ()
+#define m_any(m)             (_mm_movemask_pd (m) != 0)
+#define m_bits(m)            _mm_movemask_pd (m)
+#define v_select(m, no, yes) _mm_blendv_pd ((no), (yes), (m))
+#define v_from_int(i)        _mm_cvtepi32_pd (i)
+#define vi_trunc(x)          _mm_cvttpd_epi32 (x)
+#define vi_set1(x)           _mm_set1_epi32 (x)
+#define vi_add(a, b)         _mm_add_epi32 ((a), (b))
+#define vi_mul(a, b)         _mm_mullo_epi32 ((a), (b))
+#define vi_iota()            _mm_setr_epi32 (0, 1, 2, 3)
+#define v_store_float(p, v, n)                                                                     \
+  do                                                                                               \
+    {                                                                                              \
+      float f_[4];                                                                                 \
+      _mm_storeu_ps (f_, _mm_cvtpd_ps (v));                                                        \
+      memcpy ((p), f_, (size_t) (n) * sizeof (float));                                             \
+    }                                                                                              \
+  while (0)
+#define OD            __m128d
+#define NBS_OD        1
+#define od_zero()     _mm_setzero_pd ()
+#define od_part(v, k) (v)
+#define od_add_first(acc, x, n)                                                                    \
+  ((n) >= 2 ? (acc) + (x) : (acc) + _mm_move_sd (_mm_setzero_pd (), (x)))
 #else
-#error "kernel-fast-simd.h: NB_SIMD_ISA must be 1 (AVX2) or 2 (AVX-512)"
+#error "kernel-fast-simd.h: NB_SIMD_ISA must be 1 (AVX2), 2 (AVX-512) or 3 (SSE4.1)"
 #endif
 
+#if NB_SIMD_ISA == 3
+/* the masked gather, one lane at a time */
+static inline __attribute__ ((always_inline)) V
+NBS_FN (v_gather_lanes) (M m, V no, VI idx, const NBS_R *tab)
+{
+  int at[4], bits = m_bits (m);
+  NBS_R r[NBS_W];
+
+  _mm_storeu_si128 ((__m128i *) at, idx);
+  memcpy (r, &no, sizeof r);
+  for (int l = 0; l < NBS_W; l++)
+    if (bits & (1 << l))
+      r[l] = tab[at[l]];
+  memcpy (&no, r, sizeof r);
+  return no;
+}
+#define v_gather(m, no, idx, tab) NBS_FN (v_gather_lanes) ((m), (no), (idx), (tab))
+#else
 #define m_lt(a, b) m_cmp ((a), (b), _CMP_LT_OQ)
 #define m_le(a, b) m_cmp ((a), (b), _CMP_LE_OQ)
 #define m_ge(a, b) m_cmp ((a), (b), _CMP_GE_OQ)
 #define m_gt(a, b) m_cmp ((a), (b), _CMP_GT_OQ)
 #define m_eq(a, b) m_cmp ((a), (b), _CMP_EQ_OQ)
+#endif
 
 /* ------------------------------------------------------------------------- */
 /* The physics of nb-physics.h on vectors, operation for operation. */
@@ -554,6 +658,7 @@ NBS_FN (simd_render_row) (
 #undef vi_mul
 #undef vi_iota
 #undef v_gather
+#undef m_bits
 #undef v_store_float
 #undef OD
 #undef NBS_OD

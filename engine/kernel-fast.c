@@ -30,15 +30,18 @@ nb_fast_select (const char **name)
   __builtin_cpu_init ();
   if ((force == NULL || strcmp (force, "avx512") == 0) && __builtin_cpu_supports ("avx512f") &&
       __builtin_cpu_supports ("avx512dq") && __builtin_cpu_supports ("avx512vl"))
-    isa = 2;
+    isa = 3;
   if (isa == 0 && (force == NULL || strcmp (force, "avx2") == 0) &&
       __builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma"))
+    isa = 2;
+  if (isa == 0 && (force == NULL || strcmp (force, "sse41") == 0) &&
+      __builtin_cpu_supports ("sse4.1"))
     isa = 1;
 #endif
   if (force != NULL && strcmp (force, "generic") == 0)
     isa = 0;
   if (name != NULL)
-    *name = isa == 2 ? "avx512" : isa == 1 ? "avx2" : "generic";
+    *name = (const char *[]){ "generic", "sse41", "avx2", "avx512" }[isa];
   return isa;
 }
 
@@ -239,10 +242,10 @@ typedef struct
 static row_renderer
 row_renderer_for (const nb_plan *plan)
 {
-  static const nb_f32_row_fn f32[] = { nb_fast_render_row_f32_generic, nb_fast_render_row_f32_avx2,
-                                       nb_fast_render_row_f32_avx512 };
-  static const nb_f64_row_fn f64[] = { nb_fast_render_row_f64_generic, nb_fast_render_row_f64_avx2,
-                                       nb_fast_render_row_f64_avx512 };
+  static const nb_f32_row_fn f32[] = { nb_fast_render_row_f32_generic, nb_fast_render_row_f32_sse41,
+                                       nb_fast_render_row_f32_avx2, nb_fast_render_row_f32_avx512 };
+  static const nb_f64_row_fn f64[] = { nb_fast_render_row_f64_generic, nb_fast_render_row_f64_sse41,
+                                       nb_fast_render_row_f64_avx2, nb_fast_render_row_f64_avx512 };
   int isa = nb_fast_select (NULL);
   row_renderer r = { NULL, NULL, plan };
 

@@ -294,14 +294,15 @@ typedef void (*nb_f64_row_fn) (const nb_f64_ctx *c,
   void nb_fast_render_row_f64_##isa (const nb_f64_ctx *c, int spixel, int f_first, int count,      \
                                      int fstride, float *out, double *omega_sum);
 NB_FAST_DECLARE (generic)
+NB_FAST_DECLARE (sse41)
 NB_FAST_DECLARE (avx2)
 NB_FAST_DECLARE (avx512)
 #undef NB_FAST_DECLARE
 
 /* nb_fast_select: the instruction set for this CPU ("avx512", "avx2",
- * "generic"); the environment variable NB_KERNEL=generic|avx2|avx512 forces
- * one (an unsupported choice falls back).  Returns 0, 1, 2 for generic, avx2,
- * avx512. */
+ * "sse41", "generic"); the environment variable
+ * NB_KERNEL=generic|sse41|avx2|avx512 forces one (an unsupported choice falls
+ * back).  Returns 0, 1, 2, 3 for generic, sse41, avx2, avx512. */
 int nb_fast_select (const char **name);
 
 typedef struct nb_shared_F nb_shared_F;
