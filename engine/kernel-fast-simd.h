@@ -181,11 +181,9 @@
  * comparisons by name (their ordered forms give the same lanes) */
 #define V                    __m128
 #define M                    __m128
-#define VI                   __m128i
 #define NBS_W                4
 #define v_set1(x)            _mm_set1_ps (x)
 #define v_sqrt(x)            _mm_sqrt_ps (x)
-#define v_fma(a, b, c)       ((a) * (b) + (c))
 #define v_rint(x)            _mm_round_ps ((x), _MM_FROUND_CUR_DIRECTION)
 #define v_abs(x)             _mm_andnot_ps (_mm_set1_ps (-0.0f), (x))
 #define m_lt(a, b)           _mm_cmplt_ps ((a), (b))
@@ -196,37 +194,19 @@
 #define m_and(a, b)          _mm_and_ps ((a), (b))
 #define m_or(a, b)           _mm_or_ps ((a), (b))
 #define m_none()             _mm_setzero_ps ()
-#define m_any(m)             (_mm_movemask_ps (m) != 0)
 #define m_bits(m)            _mm_movemask_ps (m)
 #define v_select(m, no, yes) _mm_blendv_ps ((no), (yes), (m))
 #define v_from_int(i)        _mm_cvtepi32_ps (i)
 #define vi_trunc(x)          _mm_cvttps_epi32 (x)
-#define vi_set1(x)           _mm_set1_epi32 (x)
-#define vi_add(a, b)         _mm_add_epi32 ((a), (b))
-#define vi_mul(a, b)         _mm_mullo_epi32 ((a), (b))
-#define vi_iota()            _mm_setr_epi32 (0, 1, 2, 3)
-#define v_store_float(p, v, n)                                                                     \
-  do                                                                                               \
-    {                                                                                              \
-      float f_[4];                                                                                 \
-      _mm_storeu_ps (f_, (v));                                                                     \
-      memcpy ((p), f_, (size_t) (n) * sizeof (float));                                             \
-    }                                                                                              \
-  while (0)
-#define OD            __m128d
-#define NBS_OD        2
-#define od_zero()     _mm_setzero_pd ()
-#define od_part(v, k) _mm_cvtps_pd ((k) ? _mm_movehl_ps ((v), (v)) : (v))
-#define od_add_first(acc, x, n)                                                                    \
-  ((n) >= 2 ? (acc) + (x) : (acc) + _mm_move_sd (_mm_setzero_pd (), (x)))
+#define v_floats(v)          (v)
+#define NBS_OD               2
+#define od_part(v, k)        _mm_cvtps_pd ((k) ? _mm_movehl_ps ((v), (v)) : (v))
 #elif NB_SIMD_ISA == 3 && NB_REAL_IS_DOUBLE
 #define V                    __m128d
 #define M                    __m128d
-#define VI                   __m128i /* two of its four lanes used */
 #define NBS_W                2
 #define v_set1(x)            _mm_set1_pd (x)
 #define v_sqrt(x)            _mm_sqrt_pd (x)
-#define v_fma(a, b, c)       ((a) * (b) + (c))
 #define v_rint(x)            _mm_round_pd ((x), _MM_FROUND_CUR_DIRECTION)
 #define v_abs(x)             _mm_andnot_pd (_mm_set1_pd (-0.0), (x))
 #define m_lt(a, b)           _mm_cmplt_pd ((a), (b))
@@ -237,34 +217,39 @@
 #define m_and(a, b)          _mm_and_pd ((a), (b))
 #define m_or(a, b)           _mm_or_pd ((a), (b))
 #define m_none()             _mm_setzero_pd ()
-#define m_any(m)             (_mm_movemask_pd (m) != 0)
 #define m_bits(m)            _mm_movemask_pd (m)
 #define v_select(m, no, yes) _mm_blendv_pd ((no), (yes), (m))
-#define v_from_int(i)        _mm_cvtepi32_pd (i)
+#define v_from_int(i)        _mm_cvtepi32_pd (i) /* lanes 0 and 1 of i */
 #define vi_trunc(x)          _mm_cvttpd_epi32 (x)
-#define vi_set1(x)           _mm_set1_epi32 (x)
-#define vi_add(a, b)         _mm_add_epi32 ((a), (b))
-#define vi_mul(a, b)         _mm_mullo_epi32 ((a), (b))
-#define vi_iota()            _mm_setr_epi32 (0, 1, 2, 3)
-#define v_store_float(p, v, n)                                                                     \
-  do                                                                                               \
-    {                                                                                              \
-      float f_[4];                                                                                 \
-      _mm_storeu_ps (f_, _mm_cvtpd_ps (v));                                                        \
-      memcpy ((p), f_, (size_t) (n) * sizeof (float));                                             \
-    }                                                                                              \
-  while (0)
-#define OD            __m128d
-#define NBS_OD        1
-#define od_zero()     _mm_setzero_pd ()
-#define od_part(v, k) (v)
-#define od_add_first(acc, x, n)                                                                    \
-  ((n) >= 2 ? (acc) + (x) : (acc) + _mm_move_sd (_mm_setzero_pd (), (x)))
+#define v_floats(v)          _mm_cvtpd_ps (v)
+#define NBS_OD               1
+#define od_part(v, k)        (v)
 #else
 #error "kernel-fast-simd.h: NB_SIMD_ISA must be 1 (AVX2), 2 (AVX-512) or 3 (SSE4.1)"
 #endif
 
 #if NB_SIMD_ISA == 3
+/* SSE4.1, both precisions */
+#define VI             __m128i /* four 32-bit lanes; double uses two */
+#define v_fma(a, b, c) ((a) * (b) + (c))
+#define m_any(m)       (m_bits (m) != 0)
+#define vi_set1(x)     _mm_set1_epi32 (x)
+#define vi_add(a, b)   _mm_add_epi32 ((a), (b))
+#define vi_mul(a, b)   _mm_mullo_epi32 ((a), (b))
+#define vi_iota()      _mm_setr_epi32 (0, 1, 2, 3)
+#define v_store_float(p, v, n)                                                                     \
+  do                                                                                               \
+    {                                                                                              \
+      float f_[4];                                                                                 \
+      _mm_storeu_ps (f_, v_floats (v));                                                            \
+      memcpy ((p), f_, (size_t) (n) * sizeof (float));                                             \
+    }                                                                                              \
+  while (0)
+#define OD        __m128d
+#define od_zero() _mm_setzero_pd ()
+#define od_add_first(acc, x, n)                                                                    \
+  ((n) >= 2 ? (acc) + (x) : (acc) + _mm_move_sd (_mm_setzero_pd (), (x)))
+
 /* the masked gather, one lane at a time */
 static inline __attribute__ ((always_inline)) V
 NBS_FN (v_gather_lanes) (M m, V no, VI idx, const NBS_R *tab)
@@ -292,7 +277,7 @@ NBS_FN (v_gather_lanes) (M m, V no, VI idx, const NBS_R *tab)
 /* ------------------------------------------------------------------------- */
 /* The physics of nb-physics.h on vectors, operation for operation. */
 
-/* nb_sinpi_half */
+/* nb_sinpi_half (its Horner steps in NBP_FMA's rounding) */
 static inline __attribute__ ((always_inline)) V
 NBS_FN (v_sinpi_half) (V x)
 {
@@ -321,7 +306,7 @@ typedef struct
   V N[3];     /* Na, Nb, Nc */
   int use[3]; /* N > 1: the axis's grating function enters */
   int with_F;
-  int float_cell;                       /* cells are exact as NBS_R (below 2^22 in float) */
+  int float_cell;                       /* the cell's arithmetic is exact in NBS_R */
   V dF, F2;                             /* default_F, default_F^2 */
   V h_lo, h_hi, k_lo, k_hi, l_lo, l_hi; /* the grid's index bounds */
   V h_stride_r, k_stride_r, offset_r;   /* cell = h h_stride + k k_stride + l + offset */
@@ -353,7 +338,7 @@ static inline __attribute__ ((always_inline)) void
 NBS_FN (v_step) (
     const NBS_FN (simd_tables) * t, const NBS_R *a, const V *qx, const V *qy, const V *qz, V *acc)
 {
-  const V one = v_set1 (NBS_K (1.0)), half = v_set1 (NBS_K (-0.5));
+  const V one = v_set1 (NBS_K (1.0)), minus_half = v_set1 (NBS_K (-0.5));
 #if NB_REAL_IS_DOUBLE
   const V tiny = v_set1 (NBS_K (1e-10));
 #else
@@ -389,7 +374,7 @@ NBS_FN (v_step) (
         else
           sn[i][u] = sd[i][u] = one; /* not used */
         if (t->with_F)
-          rare[u] = m_or (rare[u], m_eq (delta[i][u], half));
+          rare[u] = m_or (rare[u], m_eq (delta[i][u], minus_half));
       }
     any_rare |= m_any (rare[u]);
   }
@@ -405,7 +390,7 @@ NBS_FN (v_step) (
               sn[i][u] = v_select (whole, sn[i][u], t->N[i]);
               sd[i][u] = v_select (whole, sd[i][u], one);
             }
-          near[i][u] = v_select (m_eq (delta[i][u], half), near[i][u], near[i][u] - one);
+          near[i][u] = v_select (m_eq (delta[i][u], minus_half), near[i][u], near[i][u] - one);
         }
     }
 
@@ -659,6 +644,7 @@ NBS_FN (simd_render_row) (
 #undef vi_iota
 #undef v_gather
 #undef m_bits
+#undef v_floats
 #undef v_store_float
 #undef OD
 #undef NBS_OD
