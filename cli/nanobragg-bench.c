@@ -850,7 +850,8 @@ run_case (const bench_options *o, bench_case *c)
   int repeat = o->repeat;
   int ok = 1;
 
-  image = malloc (npix * sizeof (float));
+  /* as the CLI and the library allocate theirs: 2 MB-aligned on huge pages */
+  image = nb_alloc_large (npix * sizeof (float));
   if (image == NULL || !case_alloc_samples (c, repeat))
     {
       fprintf (stderr, "nanobragg-bench: out of memory for a %dx%d image\n", c->size, c->size);

@@ -33,6 +33,7 @@
  */
 
 #include <immintrin.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,6 +73,7 @@
 #define vi_iota()                 _mm512_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
 #define v_gather(m, no, idx, tab) _mm512_mask_i32gather_ps ((no), (m), (idx), (tab), 4)
 #define v_store_float(p, v, n)    _mm512_mask_storeu_ps ((p), (__mmask16) ((1u << (n)) - 1u), (v))
+#define v_stream_float(p, v)      _mm512_stream_ps ((p), (v))
 #define OD                        __m512d
 #define NBS_OD                    2
 #define od_zero()                 _mm512_setzero_pd ()
@@ -104,10 +106,11 @@
 #define v_gather(m, no, idx, tab) _mm512_mask_i32gather_pd ((no), (m), (idx), (tab), 8)
 #define v_store_float(p, v, n)                                                                     \
   _mm256_mask_storeu_ps ((p), (__mmask8) ((1u << (n)) - 1u), _mm512_cvtpd_ps (v))
-#define OD            __m512d
-#define NBS_OD        1
-#define od_zero()     _mm512_setzero_pd ()
-#define od_part(v, k) (v)
+#define v_stream_float(p, v) _mm256_stream_ps ((p), _mm512_cvtpd_ps (v))
+#define OD                   __m512d
+#define NBS_OD               1
+#define od_zero()            _mm512_setzero_pd ()
+#define od_part(v, k)        (v)
 #define od_add_first(acc, x, n)                                                                    \
   _mm512_mask_add_pd ((acc), (__mmask8) ((1u << (n)) - 1u), (acc), (x))
 #elif NB_SIMD_ISA == 1 && !NB_REAL_IS_DOUBLE
@@ -135,9 +138,10 @@
 #define v_gather(m, no, idx, tab) _mm256_mask_i32gather_ps ((no), (tab), (idx), (m), 4)
 #define v_store_float(p, v, n)                                                                     \
   _mm256_maskstore_ps ((p), _mm256_cmpgt_epi32 (vi_set1 (n), vi_iota ()), (v))
-#define OD        __m256d
-#define NBS_OD    2
-#define od_zero() _mm256_setzero_pd ()
+#define v_stream_float(p, v) _mm256_stream_ps ((p), (v))
+#define OD                   __m256d
+#define NBS_OD               2
+#define od_zero()            _mm256_setzero_pd ()
 #define od_part(v, k)                                                                              \
   _mm256_cvtps_pd ((k) ? _mm256_extractf128_ps ((v), 1) : _mm256_castps256_ps128 (v))
 #define od_add_first(acc, x, n) ((acc) + _mm256_and_pd ((x), od_first (n)))
@@ -168,6 +172,7 @@
 #define v_gather(m, no, idx, tab) _mm256_mask_i32gather_pd ((no), (tab), (idx), (m), 8)
 #define v_store_float(p, v, n)                                                                     \
   _mm_maskstore_ps ((p), _mm_cmpgt_epi32 (vi_set1 (n), vi_iota ()), _mm256_cvtpd_ps (v))
+#define v_stream_float(p, v)    _mm_stream_ps ((p), _mm256_cvtpd_ps (v))
 #define OD                      __m256d
 #define NBS_OD                  1
 #define od_zero()               _mm256_setzero_pd ()
@@ -245,8 +250,9 @@
       memcpy ((p), f_, (size_t) (n) * sizeof (float));                                             \
     }                                                                                              \
   while (0)
-#define OD        __m128d
-#define od_zero() _mm_setzero_pd ()
+#define v_stream_float(p, v) v_store_float ((p), (v), NBS_W) /* no streaming store of 2 floats */
+#define OD                   __m128d
+#define od_zero()            _mm_setzero_pd ()
 #define od_add_first(acc, x, n)                                                                    \
   ((n) >= 2 ? (acc) + (x) : (acc) + _mm_move_sd (_mm_setzero_pd (), (x)))
 
@@ -442,6 +448,9 @@ NBS_FN (simd_render_row) (
   const NBS_R half_subpix = c->subpix * NBS_K (0.5);
   const int kahn0 = c->kahn == NBS_K (0.0);
   const V zero = v_set1 (NBS_K (0.0)), one = v_set1 (NBS_K (1.0));
+  /* a large image bypasses the caches (c->stream): its rows would only push
+   * everything else out, and a store that misses them reads the line first */
+  const int stream = c->stream && fstride == 1 && ((uintptr_t) out & 63) == 0;
   NBS_FN (simd_tables) t;
   OD omega_lanes[NBS_U * NBS_OD]; /* the row's solid angles, lane by lane */
   double omega_total = 0.0;
@@ -591,7 +600,9 @@ NBS_FN (simd_render_row) (
         v = v * omega[u];
         if (c->physical_bg != NBS_K (0.0))
           v = v + v_set1 (c->scale * c->physical_bg) * polar[u] * omega[u];
-        if (n > 0)
+        if (n == NBS_W && stream)
+          v_stream_float (out + j0 + u * NBS_W, v);
+        else if (n > 0)
           v_store_float (out + j0 + u * NBS_W, v, n);
         for (int k = 0; k < NBS_OD; k++)
           {
@@ -612,6 +623,8 @@ NBS_FN (simd_render_row) (
         omega_total += d[l];
     }
   *omega_sum += omega_total;
+  if (stream)
+    _mm_sfence (); /* the streamed rows are visible before the tile is reported done */
 }
 
 #undef EACH
@@ -646,6 +659,7 @@ NBS_FN (simd_render_row) (
 #undef m_bits
 #undef v_floats
 #undef v_store_float
+#undef v_stream_float
 #undef OD
 #undef NBS_OD
 #undef od_zero

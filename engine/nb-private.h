@@ -259,7 +259,8 @@ typedef struct
   int h_min, k_min, l_min, h_count, k_count, l_count, k_stride, l_stride;                          \
   T default_F;                                                                                     \
   T I_start, scale, physical_bg;                                                                   \
-  int simd; /* 1: AVX2 and AVX-512 rows take kernel-fast-simd.h (nb_fast_prepare) */
+  int simd;   /* 1: SSE4.1, AVX2 and AVX-512 rows take kernel-fast-simd.h (nb_fast_prepare) */     \
+  int stream; /* 1: the image is larger than the caches: streaming stores */
 
 typedef struct
 {

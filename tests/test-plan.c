@@ -338,12 +338,13 @@ test_simd_variants (void)
  * take its path: structure factors from a grid (in and outside it, with and
  * without default_F), axes of one cell, a Kahn factor, several sources,
  * mosaic domains and phi steps, sub-pixels, point pixels, -nopolar,
- * -physical, a width that is no multiple of the vector, an ROI, a preview. */
+ * -physical, a width that is no multiple of the vector, an ROI, a preview,
+ * an image large enough to be streamed. */
 static const char *const simd_scenes[] = {
   "-default_F 100 -cell 100 100 100 90 90 90 -lambda 6.2 -N 5 -distance 100 "
   "-detpixels_x 131 -detpixels_y 37",
   "-hkl @DATA@/1hpv_p1.hkl -cell 63.4 63.4 83.8 90 90 120 -misset 10 20 30 -lambda 1.0 -N 10 "
-  "-mosaic 0.2 -mosaic_domains 5 -distance 60 -detpixels 61 -pixel 0.6",
+  "-mosaic 0.2 -mosaic_domains 5 -distance 60 -detpixels 61 -pixel 0.6 -oversample 2",
   "-hkl @DATA@/1hpv_p1.hkl -default_F 7 -cell 63.4 63.4 83.8 90 90 120 -misset 10 20 30 "
   "-lambda 1.0 -Na 1 -Nb 4 -Nc 7 -distance 40 -detpixels 45 -pixel 1.2 -oversample 2",
   "-default_F 100 -cell 70 80 90 85 95 105 -misset 10 5 3 -lambda 1.5 -Na 1 -Nb 1 -Nc 9 "
@@ -355,13 +356,19 @@ static const char *const simd_scenes[] = {
   "-pixel 0.6 -nopolar -point_pixel -physical -water 0.3",
   "-default_F 100 -cell 100 100 100 90 90 90 -lambda 6.2 -N 5 -distance 100 -detpixels 96 "
   "-roi 13 70 5 41",
+  /* 32 MB: streaming stores (a band of it rendered) */
+  "-default_F 100 -cell 100 100 100 90 90 90 -lambda 6.2 -N 5 -distance 100 -detpixels_x 4096 "
+  "-detpixels_y 2048 -pixel 0.025 -roi 0 4095 1020 1027",
 };
 
+/* The image in a buffer of nb_alloc_large(): 2 MB-aligned from 2 MB on, as
+ * the CLI's and the library's, so that a large one is written with streaming
+ * stores (kernel-fast-simd.h).  Free with free(). */
 static float *
 render_with (nb_plan *plan, int preview_stride)
 {
   const nb_plan_info *in = nb_plan_get_info (plan);
-  float *img = g_new (float, (gsize) in->fpixels * in->spixels);
+  float *img = nb_alloc_large ((size_t) in->fpixels * in->spixels * sizeof (float));
   nb_exec_options opts = { 0 };
   nb_error err;
 
@@ -389,40 +396,39 @@ test_simd_vs_staged (void)
         }
       for (size_t i = 0; i < G_N_ELEMENTS (simd_scenes); i++)
         for (int prec = 0; prec < 2; prec++)
-          for (int stride = 0; stride <= 3; stride += 3)
-            {
-              g_autoptr (GString) cmd = g_string_new (simd_scenes[i]);
-              g_autofree char *args = NULL;
-              nb_plan *vector, *staged;
-              float *a, *b;
-              size_t n;
-              double wa, wb;
+          {
+            g_autoptr (GString) cmd = g_string_new (simd_scenes[i]);
+            g_autofree char *args = NULL;
+            nb_plan *vector, *staged;
+            size_t n;
 
-              g_string_replace (cmd, "@DATA@", data, 0);
-              g_string_append (cmd, prec ? " -precision single" : " -precision double");
-              args = g_string_free (g_steal_pointer (&cmd), FALSE);
-              g_setenv ("NB_FAST_STAGED", "1", TRUE);
-              staged = plan_new (args);
-              g_unsetenv ("NB_FAST_STAGED");
-              vector = plan_new (args);
-              n = (size_t) nb_plan_get_info (vector)->fpixels * nb_plan_get_info (vector)->spixels;
-              a = render_with (vector, stride);
-              b = render_with (staged, stride);
-              wa = nb_plan_get_omega_sum (vector);
-              wb = nb_plan_get_omega_sum (staged);
-              if (memcmp (a, b, n * sizeof *a) != 0)
-                for (size_t j = 0; j < n; j++)
-                  if (memcmp (&a[j], &b[j], sizeof *a) != 0)
-                    g_error ("%s, %s, preview %d: pixel %zu is %.9g, staged %.9g", variants[v],
-                             args, stride, j, a[j], b[j]);
-              /* summed in another order */
-              g_assert_cmpfloat (fabs (wa - wb), <=, 1e-12 * fabs (wb));
-              tested++;
-              g_free (a);
-              g_free (b);
-              nb_plan_destroy (vector);
-              nb_plan_destroy (staged);
-            }
+            g_string_replace (cmd, "@DATA@", data, 0);
+            g_string_append (cmd, prec ? " -precision single" : " -precision double");
+            args = g_string_free (g_steal_pointer (&cmd), FALSE);
+            g_setenv ("NB_FAST_STAGED", "1", TRUE);
+            staged = plan_new (args);
+            g_unsetenv ("NB_FAST_STAGED");
+            vector = plan_new (args);
+            n = (size_t) nb_plan_get_info (vector)->fpixels * nb_plan_get_info (vector)->spixels;
+            for (int stride = 0; stride <= 3; stride += 3)
+              {
+                float *a = render_with (vector, stride), *b = render_with (staged, stride);
+                double wa = nb_plan_get_omega_sum (vector), wb = nb_plan_get_omega_sum (staged);
+
+                if (memcmp (a, b, n * sizeof *a) != 0)
+                  for (size_t j = 0; j < n; j++)
+                    if (memcmp (&a[j], &b[j], sizeof *a) != 0)
+                      g_error ("%s, %s, preview %d: pixel %zu is %.9g, staged %.9g", variants[v],
+                               args, stride, j, a[j], b[j]);
+                /* summed in another order */
+                g_assert_cmpfloat (fabs (wa - wb), <=, 1e-12 * fabs (wb));
+                tested++;
+                free (a);
+                free (b);
+              }
+            nb_plan_destroy (vector);
+            nb_plan_destroy (staged);
+          }
     }
   g_unsetenv ("NB_KERNEL");
   if (tested == 0)
