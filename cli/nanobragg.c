@@ -6,6 +6,7 @@
  */
 #include "nanobragg.h"
 #include "nb-io.h"
+#include "nb-param.h"
 
 #include <errno.h>
 #include <math.h>
@@ -18,52 +19,16 @@
 #include <omp.h>
 #endif
 
-static const char usage_text[] =
+static const char usage_head[] =
     "usage: nanobragg -cell a b c alpha beta gamma (or -mat FILE) -hkl FILE (or -default_F F) "
-    "[options]\n"
+    "[flags]\n"
     "\n"
     "Simulates the diffraction image of a small crystal, as James Holton's nanoBragg does, and\n"
-    "takes nanoBragg's flags (see its documentation for all of them).  The most used:\n"
-    "\t-cell a b c al be ga\tunit cell (Angstrom, degrees)\n"
-    "\t-mat FILE\t\tMOSFLM orientation matrix instead of / with -cell\n"
-    "\t-misset rx ry rz\tcrystal rotation about X, Y, Z (degrees), or 'random' with -misset_seed\n"
-    "\t-hkl FILE\t\tstructure factors: lines of h k l F (more columns are ignored), or an\n"
-    "\t\t\tMTZ file (recognised by its contents; its first amplitude column, expanded\n"
-    "\t\t\tfrom its space group to P1)\n"
-    "\t-default_F F\t\tF of reflections not in the file\n"
-    "\t-N n, -Na/-Nb/-Nc n\tunit cells per crystal axis; -xtalsize mm instead\n"
-    "\t-mosaic deg -mosaic_domains n -mosaic_seed s\tmosaic spread\n"
-    "\t-lambda A | -energy eV, -dispersion %, -dispsteps n\tspectrum\n"
-    "\t-divergence mrad, -hdivrange/-vdivrange mrad, -hdivstep/-vdivstep mrad, -divsteps n\n"
-    "\t-distance mm -pixel mm -detpixels n (-detpixels_x/_y) -detsize mm\tdetector\n"
-    "\t-Xbeam -Ybeam mm, -ORGX -ORGY px, -mosflm -xds -adxv -denzo -dials\tconventions\n"
-    "\t-detector_rotx/y/z deg -twotheta deg -pivot beam|sample\tdetector orientation\n"
-    "\t-fdet_vector -sdet_vector -odet_vector -beam_vector -polar_vector -spindle_axis\n"
-    "\t-phi deg -osc deg -phisteps n\tspindle rotation\n"
-    "\t-oversample n (-oversample_thick/_polar/_omega), -roi x0 x1 y0 y1, -dmin A\n"
-    "\t-fluence ph/m^2 | -flux ph/s -exposure s -beamsize mm, -water um, -polar K, -nopolar\n"
-    "\t-floatfile F -intfile F -noisefile F -pgmfile F -pngfile F, -nonoise -nopgm\n"
-    "\t-scale s -pgmscale s -adc counts -seed n\n"
-    "\n"
-    "Braggscope additions:\n"
-    "\t-pngfile FILE\t8-bit PNG scaled like the PGM, with the parameters and the command line\n"
-    "\t\t\tin its text chunks\n"
-    "\t-precision double|single|exact\tthe kernel: double (default) and single are the fast\n"
-    "\t\t\tvectorised kernels (double matches nanoBragg to 1e-12, most images bit for\n"
-    "\t\t\tbit; single to ~1e-4); exact is nanoBragg's own arithmetic and loop order\n"
-    "\t-backend auto|cpu|cuda\twhere the image is computed (default auto: the GPU when this\n"
-    "\t\t\tbuild has CUDA and a device and driver are present, else the CPU, with one line\n"
-    "\t\t\tsaying why); cuda without a device is an error (exit 1).  -precision exact,\n"
-    "\t\t\ttricubic interpolation and -curved_det always run on the CPU\n"
-    "\t-physical\tcorrect the reference's bugs instead of reproducing them: the phi = 0\n"
-    "\t\t\tcarry-over of the previous orientation (Q-3), the triclinic c* formula (Q-5),\n"
-    "\t\t\tthe water background scaled by r_e^2*fluence twice (Q-14), two-theta left out\n"
-    "\t\t\tof the detector's distance ratio (Q-2), and -misset_seed/-twotheta_axis also\n"
-    "\t\t\tsetting misset angles/two-theta (Q-29/Q-30)\n"
-    "\t-stats\t\tprint the plan's cache counters\n"
-    "\t-memory_budget MB\tmost memory one run may plan for (default: half of the physical\n"
-    "\t\t\tmemory); a detector, structure-factor grid or sampling that needs more is\n"
-    "\t\t\trefused before anything is allocated (exit 1)\n"
+    "takes nanoBragg's flags, with its spellings, units and precedence.  -hkl also reads an MTZ\n"
+    "file (its first amplitude column, expanded from its space group to P1).\n"
+    "\n";
+
+static const char usage_tail[] =
     "\n"
     "Where nanoBragg is dangerous, this program is safe:\n"
     "\t- an unknown flag, a stray argument or a missing or non-numeric value is an error\n"
@@ -83,9 +48,22 @@ static const char usage_text[] =
     "\t- every output is written under a temporary name, flushed and checked (a full disk is\n"
     "\t  an error), and all are renamed together once every one is complete: a failed run\n"
     "\t  leaves no partial file and every existing file untouched\n"
+    "\t- the image does not depend on the number of threads\n"
     "\n"
-    "Exit status: 0 success, 1 failure (files, memory, output), 2 bad command line.\n"
-    "\t- the image does not depend on the number of threads\n";
+    "Exit status: 0 success, 1 failure (files, memory, output), 2 bad command line.\n";
+
+/* The usage: its head, the flags of the parameter table, its tail. */
+static void
+print_usage (FILE *out)
+{
+  char *flags = nb_params_help ();
+
+  fputs (usage_head, out);
+  if (flags != NULL)
+    fputs (flags, out);
+  fputs (usage_tail, out);
+  free (flags);
+}
 
 /* Prints @err as one line on stderr; returns the exit status: 2 when the
  * command line is wrong (@usage_codes: NB_ERR_USAGE, and NB_ERR_INVALID while the
@@ -335,12 +313,12 @@ main (int argc, char **argv)
     if (strcmp (argv[i], "--help") == 0 || strcmp (argv[i], "-h") == 0 ||
         strcmp (argv[i], "-help") == 0)
       {
-        fputs (usage_text, stdout);
+        print_usage (stdout);
         return 0;
       }
   if (argc < 2)
     {
-      fputs (usage_text, stdout);
+      print_usage (stdout);
       fputs ("nanobragg: no arguments: give at least -cell (or -mat) and -hkl (or -default_F)\n",
              stderr);
       return 2;

@@ -3,9 +3,12 @@
  * argument-loop quirks (Q-29, Q-30) with and without -physical.  cli.md. */
 #include <glib.h>
 #include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "nanobragg.h"
+#include "nb-param.h"
 
 /* degrees per radian, written as the engine writes it (physics.md §0) */
 #define RTD (180.0 * M_1_PI)
@@ -1091,7 +1094,7 @@ test_validate_api_values (void)
     { &p.misset[1], NAN, "-misset" },
     { &p.fdet[2], NAN, "-fdet_vector" },
     { &p.pix0[0], INFINITY, "-pix0_vector" },
-    { &p.rotz, NAN, "-detector_rotx" },
+    { &p.rotz, NAN, "-detector_rotz" },
     { &p.phi0, INFINITY, "-phi" },
     { &p.default_F, NAN, "-default_F" },
     { &p.adc, INFINITY, "-adc" },
@@ -1190,6 +1193,307 @@ test_errors_negative_sentinels (void)
   }
 }
 
+/* ------------------------------------------------------------------------- */
+/* The parameter table (nb-param.h) */
+
+static size_t
+field_size (const nb_param *row)
+{
+  switch (row->type)
+    {
+      case NB_FIELD_DOUBLE:
+        return sizeof (double);
+      case NB_FIELD_INT:
+        return sizeof (int);
+      case NB_FIELD_LONG:
+        return sizeof (long);
+      case NB_FIELD_STRING:
+        return sizeof (char *);
+    }
+  return 0;
+}
+
+/* Every byte of nb_params that holds a value belongs to a row (a field
+ * added to the struct without its row fails here), and a field named by
+ * several rows has one type and one set of stages in all of them. */
+static void
+test_table_covers_fields (void)
+{
+  size_t n;
+  const nb_param *rows = nb_param_table (&n);
+  static unsigned char covered[sizeof (nb_params)];
+  static unsigned stages[sizeof (nb_params)];
+  static int type[sizeof (nb_params)];
+
+  memset (covered, 0, sizeof covered);
+  for (size_t i = 0; i < n; i++)
+    for (int k = 0; k < rows[i].n_field; k++)
+      {
+        size_t at = rows[i].field[k], size = field_size (&rows[i]);
+
+        g_assert_cmpuint (at + size, <=, sizeof (nb_params));
+        if (covered[at] && rows[i].stages != 0 && stages[at] != 0 && stages[at] != rows[i].stages)
+          g_error ("row %s: field at %zu has stages %#x here, %#x in another row",
+                   rows[i].flag ? rows[i].flag : rows[i].name, at, rows[i].stages, stages[at]);
+        if (covered[at])
+          g_assert_cmpint (type[at], ==, rows[i].type);
+        memset (covered + at, 1, size);
+        stages[at] |= rows[i].stages;
+        type[at] = rows[i].type;
+      }
+  {
+    /* every member of nb_params (nanobragg.h), in its order */
+    size_t members[] = {
+#define M(f) offsetof (nb_params, f)
+      M (cell),
+      M (mat_file),
+      M (misset),
+      M (misset_random),
+      M (misset_seed),
+      M (Na),
+      M (Nb),
+      M (Nc),
+      M (sample_x),
+      M (sample_y),
+      M (sample_z),
+      M (shape),
+      M (fudge),
+      M (mosaic_spread),
+      M (mosaic_domains),
+      M (mosaic_seed),
+      M (interpolate),
+      M (hkl_file),
+      M (dump_file),
+      M (default_F),
+      M (stol_file),
+      M (stol_kind),
+      M (lambda0),
+      M (dispersion),
+      M (dispstep),
+      M (dispsteps),
+      M (hdivrange),
+      M (vdivrange),
+      M (hdivstep),
+      M (vdivstep),
+      M (hdivsteps),
+      M (vdivsteps),
+      M (round_div),
+      M (source_file),
+      M (fluence),
+      M (flux),
+      M (exposure),
+      M (beamsize),
+      M (polarization),
+      M (nopolar),
+      M (water_size),
+      M (pixel_size),
+      M (fpixels),
+      M (spixels),
+      M (detsize_f),
+      M (detsize_s),
+      M (distance),
+      M (close_distance),
+      M (Xbeam),
+      M (Ybeam),
+      M (Xclose),
+      M (Yclose),
+      M (ORGX),
+      M (ORGY),
+      M (pivot),
+      M (convention),
+      M (fdet),
+      M (sdet),
+      M (odet),
+      M (beam),
+      M (polar_vector),
+      M (spindle),
+      M (twotheta_axis),
+      M (pix0),
+      M (rotx),
+      M (roty),
+      M (rotz),
+      M (twotheta),
+      M (curved_det),
+      M (point_pixel),
+      M (detector_mu),
+      M (detector_thick),
+      M (detector_thickstep),
+      M (detector_thicksteps),
+      M (roi),
+      M (img_file),
+      M (mask_file),
+      M (phi0),
+      M (osc),
+      M (phistep),
+      M (phisteps),
+      M (oversample),
+      M (oversample_thick),
+      M (oversample_polar),
+      M (oversample_omega),
+      M (dmin),
+      M (floatfile),
+      M (intfile),
+      M (pgmfile),
+      M (noisefile),
+      M (pngfile),
+      M (write_pgm),
+      M (calculate_noise),
+      M (intfile_scale),
+      M (pgm_scale),
+      M (adc),
+      M (seed),
+      M (printout),
+      M (printout_fpixel),
+      M (printout_spixel),
+      M (progress),
+      M (precision),
+      M (physical),
+      M (stats),
+      M (memory_budget),
+      M (backend),
+#undef M
+    };
+
+    for (size_t i = 0; i < G_N_ELEMENTS (members); i++)
+      if (!covered[members[i]])
+        g_error ("nb_params member at offset %zu has no row in the parameter table", members[i]);
+  }
+}
+
+/* Every spelling finds its row; rows are well formed. */
+static void
+test_table_rows (void)
+{
+  size_t n;
+  const nb_param *rows = nb_param_table (&n);
+
+  for (size_t i = 0; i < n; i++)
+    {
+      const nb_param *row = &rows[i];
+
+      if (row->kind == NB_PARAM_SECTION)
+        continue;
+      if (row->flag != NULL)
+        {
+          g_assert_true (nb_param_find (row->flag) == row);
+          g_assert_nonnull (row->help);
+          if (row->aliases != NULL)
+            {
+              g_auto (GStrv) words = g_strsplit (row->aliases, " ", -1);
+
+              for (guint k = 0; words[k] != NULL; k++)
+                {
+                  g_autofree char *spelling = g_strdup (words[k]);
+                  size_t len = strlen (spelling);
+
+                  if (len > 0 && spelling[len - 1] == '*')
+                    spelling[len - 1] = '\0';
+                  if (nb_param_find (spelling) != row)
+                    g_error ("%s: alias %s finds another row", row->flag, words[k]);
+                }
+            }
+        }
+      else
+        g_assert_nonnull (row->name);
+      if (row->property != NULL)
+        {
+          g_assert_true (nb_param_find_property (row->property) == row);
+          g_assert_nonnull (row->label);
+          g_assert_nonnull (row->help);
+        }
+      if (row->flags & NB_PARAM_COMPONENT)
+        g_assert_true (nb_param_owner (row) != row);
+    }
+}
+
+/* A property reads and writes as its flag: the same value, unit and side
+ * effects. */
+static void
+test_table_properties (void)
+{
+  nb_params p, q;
+  nb_error err = { 0 };
+  const nb_param *distance = nb_param_find_property ("distance");
+  const nb_param *misset = nb_param_find_property ("misset-y");
+  const nb_param *energy = nb_param_find_property ("energy");
+  const nb_param *oversample = nb_param_find_property ("oversample");
+  const nb_param *convention = nb_param_find_property ("convention");
+
+  parse_ok (&q, "-xds -distance 150.3 -misset 0 20.5 0 -energy 12398.42");
+  parse_ok (&p, "-xds");
+  g_assert_cmpint (nb_param_set_number (distance, &p, 150.3, &err), ==, NB_OK);
+  g_assert_cmpint (nb_param_set_number (misset, &p, 20.5, &err), ==, NB_OK);
+  g_assert_cmpint (nb_param_set_number (energy, &p, 12.39842, &err), ==, NB_OK);
+  g_assert_cmpfloat (p.distance, ==, q.distance);
+  g_assert_cmpint (p.pivot, ==, q.pivot);
+  g_assert_cmpfloat (p.misset[1], ==, q.misset[1]);
+  g_assert_cmpfloat_with_epsilon (p.lambda0, q.lambda0, 1e-22);
+  g_assert_cmpfloat (nb_param_get_number (distance, &p, NULL), ==, 150.3);
+  g_assert_cmpfloat_with_epsilon (nb_param_get_number (energy, &p, NULL), 12.39842, 1e-9);
+
+  /* 0 sub-pixels is "automatic", read back as 0; -1 is what the flag refuses */
+  g_assert_cmpint (nb_param_set_number (oversample, &p, 0, &err), ==, NB_OK);
+  g_assert_cmpint (p.oversample, ==, -1);
+  g_assert_cmpfloat (nb_param_get_number (oversample, &p, NULL), ==, 0);
+  g_assert_cmpint (nb_param_set_number (oversample, &p, -1, &err), ==, NB_ERR_INVALID);
+  g_assert_nonnull (strstr (err.message, "-oversample"));
+
+  /* a convention set by word pivots as its flag does */
+  g_assert_cmpint (nb_param_set_text (convention, &p, "mosflm", &err), ==, NB_OK);
+  g_assert_cmpint (p.pivot, ==, NB_PIVOT_BEAM);
+  g_assert_cmpint (nb_param_set_text (convention, &p, "xds", &err), ==, NB_OK);
+  g_assert_cmpint (p.pivot, ==, NB_PIVOT_SAMPLE);
+  g_assert_cmpstr (nb_param_get_text (convention, &p), ==, "xds");
+  g_assert_cmpint (nb_param_set_text (convention, &p, "pixels", &err), ==, NB_ERR_INVALID);
+  g_assert_nonnull (strstr (err.message, "'pixels'"));
+  nb_params_clear (&p);
+  nb_params_clear (&q);
+}
+
+/* The stages a change invalidates (nb_plan_update) are the rows'. */
+static void
+test_table_stages (void)
+{
+  nb_params a, b;
+
+  nb_params_init (&a);
+  nb_params_init (&b);
+  g_assert_cmpuint (nb_param_changed (&a, &b), ==, 0);
+  b.distance = 0.2;
+  g_assert_cmpuint (nb_param_changed (&a, &b), ==, 1u << NB_STAGE_DETECTOR);
+  b = a;
+  b.lambda0 = 2e-10;
+  g_assert_cmpuint (nb_param_changed (&a, &b), ==,
+                    (1u << NB_STAGE_CRYSTAL) | (1u << NB_STAGE_SOURCES));
+  b = a;
+  b.precision = NB_PRECISION_SINGLE;
+  g_assert_cmpuint (nb_param_changed (&a, &b), ==, 1u << NB_STAGE_BUFFERS);
+  b = a;
+  b.water_size = 1e-6; /* read by every build: no stage */
+  g_assert_cmpuint (nb_param_changed (&a, &b), ==, 0);
+  nb_params_clear (&a);
+}
+
+/* --help lists every flag once. */
+static void
+test_table_help (void)
+{
+  char *help = nb_params_help ();
+  size_t n;
+  const nb_param *rows = nb_param_table (&n);
+
+  g_assert_nonnull (help);
+  for (size_t i = 0; i < n; i++)
+    if (rows[i].flag != NULL)
+      {
+        g_autofree char *line = g_strconcat ("\n  ", rows[i].flag, NULL);
+
+        if (strstr (help, line) == NULL)
+          g_error ("--help lacks %s", rows[i].flag);
+      }
+  free (help);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -1222,6 +1526,11 @@ main (int argc, char *argv[])
   g_test_add_func ("/params/validate/refuses", test_validate_refuses);
   g_test_add_func ("/params/validate/api-values", test_validate_api_values);
   g_test_add_func ("/params/validate/in-plan", test_validate_in_plan);
+  g_test_add_func ("/params/table/covers-fields", test_table_covers_fields);
+  g_test_add_func ("/params/table/rows", test_table_rows);
+  g_test_add_func ("/params/table/properties", test_table_properties);
+  g_test_add_func ("/params/table/stages", test_table_stages);
+  g_test_add_func ("/params/table/help", test_table_help);
 
   return g_test_run ();
 }
