@@ -38,6 +38,10 @@ nb_param_string (nb_params *p, const nb_param *row, int k)
   return (char **) (void *) ((char *) p + row->field[k]);
 }
 
+/* The strings nb_params owns (its file names), for copies and clean-up. */
+#define NB_PARAMS_N_STRINGS 12
+void nb_params_strings (nb_params *p, char **strings[NB_PARAMS_N_STRINGS]);
+
 /* The field as a double (int and long fields converted). */
 double nb_param_field (const nb_param *row, const nb_params *p, int k);
 

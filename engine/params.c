@@ -4,7 +4,7 @@
  * each field means, and how flags set it, is the parameter table's
  * (param-table.c).
  */
-#include "nanobragg.h"
+#include "nb-param-private.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -94,17 +94,23 @@ nb_params_init (nb_params *p)
   p->backend = NB_BACKEND_AUTO;
 }
 
-#define OWNED_STRINGS(p)                                                                           \
-  &(p)->mat_file, &(p)->hkl_file, &(p)->dump_file, &(p)->stol_file, &(p)->source_file,             \
-      &(p)->img_file, &(p)->mask_file, &(p)->floatfile, &(p)->intfile, &(p)->pgmfile,              \
-      &(p)->noisefile, &(p)->pngfile
+void
+nb_params_strings (nb_params *p, char **strings[NB_PARAMS_N_STRINGS])
+{
+  char **s[NB_PARAMS_N_STRINGS] = { &p->mat_file,    &p->hkl_file, &p->dump_file, &p->stol_file,
+                                    &p->source_file, &p->img_file, &p->mask_file, &p->floatfile,
+                                    &p->intfile,     &p->pgmfile,  &p->noisefile, &p->pngfile };
+
+  memcpy (strings, s, sizeof s);
+}
 
 void
 nb_params_clear (nb_params *p)
 {
-  char **strings[] = { OWNED_STRINGS (p) };
+  char **strings[NB_PARAMS_N_STRINGS];
 
-  for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++)
+  nb_params_strings (p, strings);
+  for (size_t i = 0; i < NB_PARAMS_N_STRINGS; i++)
     {
       free (*strings[i]);
       *strings[i] = NULL;
@@ -114,16 +120,17 @@ nb_params_clear (nb_params *p)
 nb_status
 nb_params_copy (nb_params *dst, const nb_params *src, nb_error *err)
 {
-  *dst = *src;
-  char **strings[] = { OWNED_STRINGS (dst) };
+  char **strings[NB_PARAMS_N_STRINGS];
 
-  for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++)
+  *dst = *src;
+  nb_params_strings (dst, strings);
+  for (size_t i = 0; i < NB_PARAMS_N_STRINGS; i++)
     if (*strings[i] != NULL)
       {
         *strings[i] = strdup (*strings[i]);
         if (*strings[i] == NULL)
           {
-            for (size_t j = i + 1; j < sizeof strings / sizeof strings[0]; j++)
+            for (size_t j = i + 1; j < NB_PARAMS_N_STRINGS; j++)
               *strings[j] = NULL;
             nb_params_clear (dst);
             return nb_error_set (err, NB_ERR_NOMEM, "out of memory copying parameters");

@@ -7,6 +7,7 @@
  */
 #include "nb-private.h"
 #include "nb-backend.h"
+#include "nb-param-private.h"
 #include "nb-mtz.h"
 #include "nb-io.h"
 #include "nb-textfile.h"
@@ -685,53 +686,20 @@ nb_plan_create (const nb_params *params, nb_plan **out, nb_error *err)
   return NB_OK;
 }
 
-#define SAME(field) (memcmp (&a->field, &b->field, sizeof a->field) == 0)
-
 static int
 same_string (const char *x, const char *y)
 {
   return (x == NULL && y == NULL) || (x != NULL && y != NULL && strcmp (x, y) == 0);
 }
 
-/* Which stages a change from @a to @b invalidates (see nb_stage). */
+/* Which stages a change from @a to @b invalidates (see nb_stage): those the
+ * parameter table names for every changed field, and the stages that depend
+ * on them. */
 static unsigned
 stages_to_rebuild (const nb_params *a, const nb_params *b)
 {
-  unsigned r = 0;
+  unsigned r = nb_param_changed (a, b);
 
-  if (!(SAME (pixel_size) && SAME (fpixels) && SAME (spixels) && SAME (detsize_f) &&
-        SAME (detsize_s) && SAME (distance) && SAME (close_distance) && SAME (Xbeam) &&
-        SAME (Ybeam) && SAME (Xclose) && SAME (Yclose) && SAME (ORGX) && SAME (ORGY) &&
-        SAME (pivot) && SAME (convention) && SAME (fdet) && SAME (sdet) && SAME (odet) &&
-        SAME (beam) && SAME (polar_vector) && SAME (spindle) && SAME (twotheta_axis) &&
-        SAME (rotx) && SAME (roty) && SAME (rotz) && SAME (twotheta) && SAME (curved_det) &&
-        SAME (point_pixel) && SAME (detector_mu) && SAME (detector_thick) &&
-        SAME (detector_thickstep) && SAME (detector_thicksteps) && SAME (roi) &&
-        SAME (oversample) && SAME (physical)))
-    r |= STAGE (NB_STAGE_DETECTOR);
-  if (!(SAME (cell) && same_string (a->mat_file, b->mat_file) && SAME (misset) &&
-        SAME (misset_random) && SAME (misset_seed) && SAME (Na) && SAME (Nb) && SAME (Nc) &&
-        SAME (sample_x) && SAME (sample_y) && SAME (sample_z) && SAME (beamsize) &&
-        SAME (lambda0) && SAME (physical)))
-    r |= STAGE (NB_STAGE_CRYSTAL);
-  if (!(same_string (a->hkl_file, b->hkl_file) && same_string (a->dump_file, b->dump_file) &&
-        same_string (a->stol_file, b->stol_file) && SAME (default_F)))
-    r |= STAGE (NB_STAGE_STRUCTURE_FACTORS);
-  if (!(same_string (a->source_file, b->source_file) && SAME (lambda0) && SAME (dispersion) &&
-        SAME (dispstep) && SAME (dispsteps) && SAME (hdivrange) && SAME (vdivrange) &&
-        SAME (hdivstep) && SAME (vdivstep) && SAME (hdivsteps) && SAME (vdivsteps) &&
-        SAME (round_div)))
-    r |= STAGE (NB_STAGE_SOURCES);
-  if (!(SAME (phi0) && SAME (osc) && SAME (phistep) && SAME (phisteps) && SAME (mosaic_spread) &&
-        SAME (mosaic_domains) && SAME (mosaic_seed)))
-    r |= STAGE (NB_STAGE_ORIENTATION);
-  /* the cache key: pixel counts (image, mask), the precision (the kernel's
-   * tables); new counts of sources or steps are added after the build */
-  if (!same_string (a->mask_file, b->mask_file) || !SAME (precision) || !SAME (pixel_size) ||
-      !SAME (fpixels) || !SAME (spixels) || !SAME (detsize_f) || !SAME (detsize_s))
-    r |= STAGE (NB_STAGE_BUFFERS);
-
-  /* dependencies */
   if (r & STAGE (NB_STAGE_DETECTOR))
     r |= STAGE (NB_STAGE_CRYSTAL) | STAGE (NB_STAGE_SOURCES) | STAGE (NB_STAGE_ORIENTATION);
   if (r & STAGE (NB_STAGE_CRYSTAL))
@@ -739,22 +707,17 @@ stages_to_rebuild (const nb_params *a, const nb_params *b)
   return r;
 }
 
-#undef SAME
-
 /* Copies the plain parameters of @src into @dst keeping @dst's strings where
  * they are equal, so an update of numbers allocates nothing. */
 static nb_status
 params_assign (nb_params *dst, const nb_params *src, nb_error *err)
 {
   nb_params tmp = *src;
-  char **ds[] = { &dst->mat_file,    &dst->hkl_file, &dst->dump_file, &dst->stol_file,
-                  &dst->source_file, &dst->img_file, &dst->mask_file, &dst->floatfile,
-                  &dst->intfile,     &dst->pgmfile,  &dst->noisefile, &dst->pngfile };
-  char **ts[] = { &tmp.mat_file,    &tmp.hkl_file, &tmp.dump_file, &tmp.stol_file,
-                  &tmp.source_file, &tmp.img_file, &tmp.mask_file, &tmp.floatfile,
-                  &tmp.intfile,     &tmp.pgmfile,  &tmp.noisefile, &tmp.pngfile };
+  char **ds[NB_PARAMS_N_STRINGS], **ts[NB_PARAMS_N_STRINGS];
 
-  for (size_t i = 0; i < sizeof ds / sizeof ds[0]; i++)
+  nb_params_strings (dst, ds);
+  nb_params_strings (&tmp, ts);
+  for (size_t i = 0; i < NB_PARAMS_N_STRINGS; i++)
     if (same_string (*ds[i], *ts[i]))
       *ts[i] = *ds[i];
     else if (*ts[i] != NULL && (*ts[i] = strdup (*ts[i])) == NULL)
@@ -764,7 +727,7 @@ params_assign (nb_params *dst, const nb_params *src, nb_error *err)
             free (*ts[j]);
         return nb_error_set (err, NB_ERR_NOMEM, "out of memory copying parameters");
       }
-  for (size_t i = 0; i < sizeof ds / sizeof ds[0]; i++)
+  for (size_t i = 0; i < NB_PARAMS_N_STRINGS; i++)
     if (*ds[i] != *ts[i])
       free (*ds[i]);
   *dst = tmp;
@@ -776,22 +739,16 @@ nb_plan_update (nb_plan *plan, const nb_params *params, nb_error *err)
 {
   unsigned rebuild = stages_to_rebuild (&plan->params, params);
   int old_counts[4] = { plan->det.fpixels, plan->det.spixels, plan->src.count, plan->orient.n };
-  const nb_params *cur = &plan->params;
-  /* an update of numbers alone shares the strings, and so allocates nothing */
-  int deep = !(same_string (cur->mat_file, params->mat_file) &&
-               same_string (cur->hkl_file, params->hkl_file) &&
-               same_string (cur->dump_file, params->dump_file) &&
-               same_string (cur->stol_file, params->stol_file) &&
-               same_string (cur->source_file, params->source_file) &&
-               same_string (cur->img_file, params->img_file) &&
-               same_string (cur->mask_file, params->mask_file) &&
-               same_string (cur->floatfile, params->floatfile) &&
-               same_string (cur->intfile, params->intfile) &&
-               same_string (cur->pgmfile, params->pgmfile) &&
-               same_string (cur->noisefile, params->noisefile) &&
-               same_string (cur->pngfile, params->pngfile));
+  char **cur[NB_PARAMS_N_STRINGS], **next[NB_PARAMS_N_STRINGS];
+  int deep = 0;
   nb_params saved = plan->params;
   nb_status st;
+
+  /* an update of numbers alone shares the strings, and so allocates nothing */
+  nb_params_strings (&plan->params, cur);
+  nb_params_strings ((nb_params *) params, next);
+  for (size_t i = 0; i < NB_PARAMS_N_STRINGS; i++)
+    deep |= !same_string (*cur[i], *next[i]);
 
   nb_error_clear (err);
   if ((st = nb_params_validate (params, err)) != NB_OK)
