@@ -26,17 +26,12 @@
  * join; results still queued on the context find no simulation and are
  * dropped.
  */
-#include "braggscope-simulation.h"
+#include "braggscope-simulation-private.h"
 #include "braggscope-enums.h"
-#include "braggscope-private.h"
 
 #include <glib/gi18n-lib.h>
 #include <math.h>
 #include <string.h>
-
-/* degrees per radian, written as the engine's parser computes it (180 M_1_PI)
- * so that a property and its flag give the same bits */
-#define RTD (180.0 * 0.31830988618379067154)
 
 #define DEFAULT_SCENE_HKL "1hpv_p1.hkl"
 
@@ -54,7 +49,7 @@ typedef struct
   int stride;
 } Request;
 
-typedef struct
+struct _BraggscopeWorker
 {
   gatomicrefcount ref_count;
   GMutex lock;
@@ -82,17 +77,17 @@ typedef struct
   guint64 last_id;      /* newest request posted */
   guint64 delivered_id; /* request of the last frame delivered */
   gboolean delivered_full;
-} Worker;
+};
 
 typedef struct
 {
-  Worker *worker;
+  BraggscopeWorker *worker;
   guint64 id;
   guint64 sequence;
   BraggscopeFrame *frame; /* or */
   GError *error;
   gboolean is_preview;
-  double beam_mm[2]; /* the plan's beam centre (convention frame) */
+  nb_plan_info info; /* the plan's derived values */
 } Delivery;
 
 static void simulation_deliver (BraggscopeSimulation *self, Delivery *d);
@@ -105,15 +100,15 @@ request_clear (Request *r)
   memset (r, 0, sizeof *r);
 }
 
-static Worker *
-worker_ref (Worker *w)
+static BraggscopeWorker *
+worker_ref (BraggscopeWorker *w)
 {
   g_atomic_ref_count_inc (&w->ref_count);
   return w;
 }
 
 static void
-worker_unref (Worker *w)
+worker_unref (BraggscopeWorker *w)
 {
   if (!g_atomic_ref_count_dec (&w->ref_count))
     return;
@@ -149,14 +144,14 @@ delivery_dispatch (gpointer data)
 }
 
 static void
-worker_post (Worker *w, Delivery *d)
+worker_post (BraggscopeWorker *w, Delivery *d)
 {
   d->worker = worker_ref (w);
   g_main_context_invoke_full (w->context, G_PRIORITY_DEFAULT, delivery_dispatch, d, delivery_free);
 }
 
 static void
-worker_post_error (Worker *w, const Request *req, const nb_error *err)
+worker_post_error (BraggscopeWorker *w, const Request *req, const nb_error *err)
 {
   Delivery *d = g_new0 (Delivery, 1);
 
@@ -180,7 +175,7 @@ sum_stats (const nb_plan_stats *before, const nb_plan_stats *after, int *hits, i
 /* The plan's -mask pixels for a frame source: those of the previous source
  * when they did not change (a mask is copied once, not per update). */
 static GBytes *
-worker_mask (Worker *w)
+worker_mask (BraggscopeWorker *w)
 {
   const nb_plan_info *info = nb_plan_get_info (w->plan);
   const guint16 *mask = nb_plan_get_mask (w->plan);
@@ -197,7 +192,7 @@ worker_mask (Worker *w)
 
 /* Brings the plan to @req's parameters (creating it the first time). */
 static nb_status
-worker_update_plan (Worker *w, const Request *req, nb_error *err)
+worker_update_plan (BraggscopeWorker *w, const Request *req, nb_error *err)
 {
   nb_plan_stats before = { 0 }, after;
   BraggscopeFrameSource *source = NULL;
@@ -256,7 +251,7 @@ worker_update_plan (Worker *w, const Request *req, nb_error *err)
  * error.  Returns NB_ERR_CANCELLED, silently, when a newer request or
  * shutdown interrupted it. */
 static nb_status
-worker_run (Worker *w, const Request *req, gboolean preview)
+worker_run (BraggscopeWorker *w, const Request *req, gboolean preview)
 {
   gint64 start = g_get_monotonic_time (), end;
   nb_exec_options opts = { 0 };
@@ -315,8 +310,7 @@ worker_run (Worker *w, const Request *req, gboolean preview)
   d->sequence = req->sequence;
   d->is_preview = preview;
   d->frame = _braggscope_frame_new (&init);
-  d->beam_mm[0] = info->Xbeam * 1000.0;
-  d->beam_mm[1] = info->Ybeam * 1000.0;
+  d->info = *info;
   worker_post (w, d);
   return NB_OK;
 }
@@ -324,7 +318,7 @@ worker_run (Worker *w, const Request *req, gboolean preview)
 static gpointer
 worker_thread (gpointer data)
 {
-  Worker *w = data;
+  BraggscopeWorker *w = data;
   /* g_main_context_invoke_full() calls back at once, on the calling thread,
    * when the target is that thread's default context and nobody owns it;
    * pushing a context of our own makes it always queue to the owner. */
@@ -381,10 +375,10 @@ worker_thread (gpointer data)
   return NULL;
 }
 
-static Worker *
+static BraggscopeWorker *
 worker_new (BraggscopeSimulation *self, GMainContext *context)
 {
-  Worker *w = g_new0 (Worker, 1);
+  BraggscopeWorker *w = g_new0 (BraggscopeWorker, 1);
 
   g_atomic_ref_count_init (&w->ref_count);
   g_mutex_init (&w->lock);
@@ -398,7 +392,7 @@ worker_new (BraggscopeSimulation *self, GMainContext *context)
 
 /* Replaces the pending request (latest wins) and cancels a full render in flight. */
 static void
-worker_submit (Worker *w, Request *req)
+worker_submit (BraggscopeWorker *w, Request *req)
 {
   Request old;
 
@@ -414,7 +408,7 @@ worker_submit (Worker *w, Request *req)
 }
 
 static void
-worker_stop (Worker *w)
+worker_stop (BraggscopeWorker *w)
 {
   g_mutex_lock (&w->lock);
   w->quit = TRUE;
@@ -429,70 +423,27 @@ worker_stop (Worker *w)
 /* ------------------------------------------------------------------------- */
 /* The simulation */
 
-struct _BraggscopeSimulation
-{
-  GObject parent_instance;
-
-  GMainContext *context;
-  nb_params params;
-  gboolean preview_while_dragging;
-  int preview_stride;
-  guint64 sequence;
-  gboolean rendering; /* changes render: set by the first render () */
-  gboolean busy;
-  BraggscopeFrame *last_frame;
-  double derived_beam_mm[2]; /* the centre the plan chose when none is given; NAN until known */
-  Worker *worker;
-};
-
+/**
+ * BraggscopeSimulation:
+ *
+ * A live nanoBragg simulation: parameters in, frames out, rendered on a
+ * worker thread (see braggscope_simulation_render()).
+ *
+ * The parameters are properties, one per nanoBragg flag a host edits, made
+ * from the engine's parameter table: each takes its flag's unit (distance in
+ * mm, misset-x, -y and -z the three angles of `-misset` in degrees, n-cells
+ * is `-N`, wavelength is `-lambda` in Angstrom, energy is `-energy` in keV),
+ * has its flag's side effects (distance also pivots the detector about the
+ * beam spot, convention sets the pivot, polarization clears `-nopolar`) and
+ * is refused where the flag is, with the same message after the property's
+ * name, through #BraggscopeSimulation::error (the property keeps its value).
+ * A property's nick is a short label and its blurb says what it is and its
+ * unit; `nanobragg --help` lists every flag.  Counts and distances given as
+ * "automatic" read as the flags say (mosaic-domains -1, oversample 0), and
+ * beam-center-x and -y read the centre the last frame's plan chose while
+ * none is given.
+ */
 G_DEFINE_FINAL_TYPE (BraggscopeSimulation, braggscope_simulation, G_TYPE_OBJECT)
-
-enum
-{
-  PROP_0,
-  PROP_MISSET_X,
-  PROP_MISSET_Y,
-  PROP_MISSET_Z,
-  PROP_WAVELENGTH,
-  PROP_MOSAIC_SPREAD,
-  PROP_MOSAIC_DOMAINS,
-  PROP_N_CELLS,
-  PROP_CELL_A,
-  PROP_CELL_B,
-  PROP_CELL_C,
-  PROP_CELL_ALPHA,
-  PROP_CELL_BETA,
-  PROP_CELL_GAMMA,
-  PROP_CRYSTAL_SHAPE,
-  PROP_DISTANCE,
-  PROP_BEAM_CENTER_X,
-  PROP_BEAM_CENTER_Y,
-  PROP_PIXEL_SIZE,
-  PROP_DETECTOR_PIXELS_FAST,
-  PROP_DETECTOR_PIXELS_SLOW,
-  PROP_CONVENTION,
-  PROP_TWO_THETA,
-  PROP_DETECTOR_ROTX,
-  PROP_DETECTOR_ROTY,
-  PROP_DETECTOR_ROTZ,
-  PROP_OVERSAMPLE,
-  PROP_PHI,
-  PROP_OSC,
-  PROP_DISPERSION,
-  PROP_DIVERGENCE,
-  PROP_POLARIZATION,
-  PROP_FLUENCE,
-  PROP_STRUCTURE_FACTORS,
-  PROP_DEFAULT_F,
-  PROP_PRECISION,
-  PROP_BACKEND,
-  PROP_PREVIEW_WHILE_DRAGGING,
-  PROP_PREVIEW_STRIDE,
-  /* read-only */
-  PROP_BUSY,
-  PROP_SEQUENCE,
-  N_PROPS
-};
 
 enum
 {
@@ -501,14 +452,10 @@ enum
   N_SIGNALS
 };
 
-static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
 
-/* by nb_backend */
-static const char *const backend_names[] = { "cpu", "auto", "cuda" };
-
-static void
-emit_error (BraggscopeSimulation *self, GError *error)
+void
+_braggscope_simulation_emit_error (BraggscopeSimulation *self, GError *error)
 {
   g_signal_emit (self, signals[SIGNAL_ERROR], 0, error);
 }
@@ -519,13 +466,13 @@ set_busy (BraggscopeSimulation *self, gboolean busy)
   if (self->busy == busy)
     return;
   self->busy = busy;
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
+  _braggscope_simulation_notify_busy (self);
 }
 
 static void
 simulation_deliver (BraggscopeSimulation *self, Delivery *d)
 {
-  Worker *w = self->worker;
+  BraggscopeWorker *w = self->worker;
 
   if (w == NULL || d->worker != w)
     return;
@@ -533,7 +480,7 @@ simulation_deliver (BraggscopeSimulation *self, Delivery *d)
     {
       if (d->id == w->last_id)
         set_busy (self, FALSE);
-      emit_error (self, d->error);
+      _braggscope_simulation_emit_error (self, d->error);
       return;
     }
   /* never backwards: an older request's frame, or a preview after its full frame */
@@ -543,15 +490,7 @@ simulation_deliver (BraggscopeSimulation *self, Delivery *d)
   w->delivered_full = !d->is_preview;
 
   g_set_object (&self->last_frame, d->frame);
-  if (d->beam_mm[0] != self->derived_beam_mm[0] || d->beam_mm[1] != self->derived_beam_mm[1])
-    {
-      self->derived_beam_mm[0] = d->beam_mm[0];
-      self->derived_beam_mm[1] = d->beam_mm[1];
-      if (isnan (self->params.Xbeam))
-        g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BEAM_CENTER_X]);
-      if (isnan (self->params.Ybeam))
-        g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BEAM_CENTER_Y]);
-    }
+  _braggscope_simulation_set_info (self, &d->info);
   if (!d->is_preview && d->id == w->last_id)
     set_busy (self, FALSE);
   g_signal_emit (self, signals[SIGNAL_FRAME_READY], 0, d->frame);
@@ -570,7 +509,7 @@ simulation_request (BraggscopeSimulation *self, gboolean interactive)
   if (nb_params_copy (&req.params, &self->params, &err) != NB_OK)
     {
       g_autoptr (GError) error = _braggscope_error_from_nb (&err);
-      emit_error (self, error);
+      _braggscope_simulation_emit_error (self, error);
       return;
     }
   if (self->worker == NULL)
@@ -585,434 +524,12 @@ simulation_request (BraggscopeSimulation *self, gboolean interactive)
   set_busy (self, TRUE);
 }
 
-/* An accepted change: a new sequence number, and a render when rendering. */
-static void
-simulation_changed (BraggscopeSimulation *self)
+void
+_braggscope_simulation_changed (BraggscopeSimulation *self)
 {
   self->sequence++;
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SEQUENCE]);
+  _braggscope_simulation_notify_sequence (self);
   simulation_request (self, TRUE);
-}
-
-/* ---- properties <-> nb_params ---- */
-
-static double
-not_given_as_zero (double v, double scale)
-{
-  return v < 0.0 ? 0.0 : v * scale;
-}
-
-static int
-pixel_count (int n, double detsize, double pixel_size)
-{
-  /* nb_detector_setup's rule when only the size is given */
-  return n > 0 ? n : (int) ceil (detsize / pixel_size - 0.5);
-}
-
-static void
-simulation_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
-{
-  BraggscopeSimulation *self = BRAGGSCOPE_SIMULATION (object);
-  const nb_params *p = &self->params;
-
-  switch (prop_id)
-    {
-      case PROP_MISSET_X:
-      case PROP_MISSET_Y:
-      case PROP_MISSET_Z:
-        g_value_set_double (value, p->misset[prop_id - PROP_MISSET_X] * RTD);
-        break;
-      case PROP_WAVELENGTH:
-        g_value_set_double (value, p->lambda0 * 1e10);
-        break;
-      case PROP_MOSAIC_SPREAD:
-        g_value_set_double (value, not_given_as_zero (p->mosaic_spread, RTD));
-        break;
-      case PROP_MOSAIC_DOMAINS:
-        g_value_set_int (value, p->mosaic_domains);
-        break;
-      case PROP_N_CELLS:
-        g_value_set_int (value, (int) p->Na);
-        break;
-      case PROP_CELL_A:
-      case PROP_CELL_B:
-      case PROP_CELL_C:
-        g_value_set_double (value, p->cell[prop_id - PROP_CELL_A]);
-        break;
-      case PROP_CELL_ALPHA:
-      case PROP_CELL_BETA:
-      case PROP_CELL_GAMMA:
-        g_value_set_double (value, p->cell[3 + prop_id - PROP_CELL_ALPHA] * RTD);
-        break;
-      case PROP_CRYSTAL_SHAPE:
-        g_value_set_enum (value, (int) p->shape);
-        break;
-      case PROP_DISTANCE:
-        g_value_set_double (value, p->distance * 1000.0);
-        break;
-      case PROP_BEAM_CENTER_X:
-        g_value_set_double (value, isnan (p->Xbeam) ? self->derived_beam_mm[0] : p->Xbeam * 1000.0);
-        break;
-      case PROP_BEAM_CENTER_Y:
-        g_value_set_double (value, isnan (p->Ybeam) ? self->derived_beam_mm[1] : p->Ybeam * 1000.0);
-        break;
-      case PROP_PIXEL_SIZE:
-        g_value_set_double (value, p->pixel_size * 1000.0);
-        break;
-      case PROP_DETECTOR_PIXELS_FAST:
-        g_value_set_int (value, pixel_count (p->fpixels, p->detsize_f, p->pixel_size));
-        break;
-      case PROP_DETECTOR_PIXELS_SLOW:
-        g_value_set_int (value, pixel_count (p->spixels, p->detsize_s, p->pixel_size));
-        break;
-      case PROP_CONVENTION:
-        g_value_set_enum (value, (int) p->convention);
-        break;
-      case PROP_TWO_THETA:
-        g_value_set_double (value, p->twotheta * RTD);
-        break;
-      case PROP_DETECTOR_ROTX:
-        g_value_set_double (value, p->rotx * RTD);
-        break;
-      case PROP_DETECTOR_ROTY:
-        g_value_set_double (value, p->roty * RTD);
-        break;
-      case PROP_DETECTOR_ROTZ:
-        g_value_set_double (value, p->rotz * RTD);
-        break;
-      case PROP_OVERSAMPLE:
-        g_value_set_int (value, p->oversample < 0 ? 0 : p->oversample);
-        break;
-      case PROP_PHI:
-        g_value_set_double (value, p->phi0 * RTD);
-        break;
-      case PROP_OSC:
-        g_value_set_double (value, not_given_as_zero (p->osc, RTD));
-        break;
-      case PROP_DISPERSION:
-        g_value_set_double (value, p->dispersion * 100.0);
-        break;
-      case PROP_DIVERGENCE:
-        g_value_set_double (value, not_given_as_zero (p->hdivrange, 1000.0));
-        break;
-      case PROP_POLARIZATION:
-        g_value_set_double (value, p->polarization);
-        break;
-      case PROP_FLUENCE:
-        g_value_set_double (value, p->fluence);
-        break;
-      case PROP_STRUCTURE_FACTORS:
-        g_value_set_string (value, p->hkl_file);
-        break;
-      case PROP_DEFAULT_F:
-        g_value_set_double (value, p->default_F);
-        break;
-      case PROP_PRECISION:
-        g_value_set_enum (value, p->precision == NB_PRECISION_SINGLE ? BRAGGSCOPE_PRECISION_SINGLE
-                                 : p->precision == NB_PRECISION_EXACT
-                                     ? BRAGGSCOPE_PRECISION_EXACT
-                                     : BRAGGSCOPE_PRECISION_DOUBLE);
-        break;
-      case PROP_BACKEND:
-        g_value_set_string (value, backend_names[p->backend]);
-        break;
-      case PROP_PREVIEW_WHILE_DRAGGING:
-        g_value_set_boolean (value, self->preview_while_dragging);
-        break;
-      case PROP_PREVIEW_STRIDE:
-        g_value_set_int (value, self->preview_stride);
-        break;
-      case PROP_BUSY:
-        g_value_set_boolean (value, self->busy);
-        break;
-      case PROP_SEQUENCE:
-        g_value_set_uint64 (value, self->sequence);
-        break;
-      default:
-        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-/* Writes the property into @p as its command-line flag would (same units and
- * side effects: -distance and -Xbeam/-Ybeam pivot about the beam, -twotheta
- * about the sample, a convention sets its pivot, -polar clears -nopolar). */
-static void
-apply_property (nb_params *p, guint prop_id, const GValue *value)
-{
-  double v = G_VALUE_HOLDS_DOUBLE (value) ? g_value_get_double (value) : 0.0;
-
-  switch (prop_id)
-    {
-      case PROP_MISSET_X:
-      case PROP_MISSET_Y:
-      case PROP_MISSET_Z:
-        p->misset[prop_id - PROP_MISSET_X] = v / RTD;
-        p->misset_random = 0;
-        break;
-      case PROP_WAVELENGTH:
-        p->lambda0 = v / 1.0e10;
-        break;
-      case PROP_MOSAIC_SPREAD:
-        p->mosaic_spread = v / RTD;
-        break;
-      case PROP_MOSAIC_DOMAINS:
-        p->mosaic_domains = g_value_get_int (value);
-        break;
-      case PROP_N_CELLS:
-        p->Na = p->Nb = p->Nc = g_value_get_int (value);
-        break;
-      case PROP_CELL_A:
-      case PROP_CELL_B:
-      case PROP_CELL_C:
-        p->cell[prop_id - PROP_CELL_A] = v;
-        break;
-      case PROP_CELL_ALPHA:
-      case PROP_CELL_BETA:
-      case PROP_CELL_GAMMA:
-        p->cell[3 + prop_id - PROP_CELL_ALPHA] = v / RTD;
-        break;
-      case PROP_CRYSTAL_SHAPE:
-        p->shape = (nb_shape) g_value_get_enum (value);
-        break;
-      case PROP_DISTANCE:
-        p->distance = v / 1000.0;
-        p->pivot = NB_PIVOT_BEAM;
-        break;
-      case PROP_BEAM_CENTER_X:
-        p->Xbeam = isnan (v) ? NAN : v / 1000.0;
-        p->pivot = NB_PIVOT_BEAM;
-        break;
-      case PROP_BEAM_CENTER_Y:
-        p->Ybeam = isnan (v) ? NAN : v / 1000.0;
-        p->pivot = NB_PIVOT_BEAM;
-        break;
-      case PROP_PIXEL_SIZE:
-        p->pixel_size = v / 1000.0;
-        break;
-      case PROP_DETECTOR_PIXELS_FAST:
-        p->fpixels = g_value_get_int (value);
-        break;
-      case PROP_DETECTOR_PIXELS_SLOW:
-        p->spixels = g_value_get_int (value);
-        break;
-      case PROP_CONVENTION:
-        p->convention = (nb_convention) g_value_get_enum (value);
-        if (p->convention == NB_CONVENTION_XDS)
-          p->pivot = NB_PIVOT_SAMPLE;
-        else if (p->convention != NB_CONVENTION_CUSTOM)
-          p->pivot = NB_PIVOT_BEAM;
-        break;
-      case PROP_TWO_THETA:
-        p->twotheta = v / RTD;
-        p->pivot = NB_PIVOT_SAMPLE;
-        break;
-      case PROP_DETECTOR_ROTX:
-        p->rotx = v / RTD;
-        break;
-      case PROP_DETECTOR_ROTY:
-        p->roty = v / RTD;
-        break;
-      case PROP_DETECTOR_ROTZ:
-        p->rotz = v / RTD;
-        break;
-      case PROP_OVERSAMPLE:
-        p->oversample = g_value_get_int (value) == 0 ? -1 : g_value_get_int (value);
-        break;
-      case PROP_PHI:
-        p->phi0 = v / RTD;
-        break;
-      case PROP_OSC:
-        p->osc = v / RTD;
-        break;
-      case PROP_DISPERSION:
-        p->dispersion = v / 100.0;
-        break;
-      case PROP_DIVERGENCE:
-        p->hdivrange = p->vdivrange = v / 1000.0;
-        break;
-      case PROP_POLARIZATION:
-        p->polarization = v;
-        p->nopolar = 0;
-        break;
-      case PROP_FLUENCE:
-        p->fluence = v;
-        break;
-      case PROP_DEFAULT_F:
-        p->default_F = v;
-        break;
-      case PROP_BACKEND:
-        for (gsize i = 0; i < G_N_ELEMENTS (backend_names); i++)
-          if (g_strcmp0 (g_value_get_string (value) ? g_value_get_string (value) : "auto",
-                         backend_names[i]) == 0)
-            p->backend = (nb_backend) i;
-        break;
-      case PROP_PRECISION:
-        switch ((BraggscopePrecision) g_value_get_enum (value))
-          {
-            case BRAGGSCOPE_PRECISION_SINGLE:
-              p->precision = NB_PRECISION_SINGLE;
-              break;
-            case BRAGGSCOPE_PRECISION_DOUBLE:
-              p->precision = NB_PRECISION_DOUBLE;
-              break;
-            case BRAGGSCOPE_PRECISION_EXACT:
-              p->precision = NB_PRECISION_EXACT;
-              break;
-          }
-        break;
-      default:
-        g_assert_not_reached ();
-    }
-}
-
-/* The values of every parameter property, to see which ones a bulk change
- * (set_from_args, load_snapshot) changed. */
-static GValue *
-snapshot_properties (BraggscopeSimulation *self)
-{
-  GValue *values = g_new0 (GValue, N_PROPS);
-
-  for (guint i = PROP_0 + 1; i < N_PROPS; i++)
-    {
-      g_value_init (&values[i], properties[i]->value_type);
-      simulation_get_property (G_OBJECT (self), i, &values[i], properties[i]);
-    }
-  return values;
-}
-
-static void
-notify_changed_since (BraggscopeSimulation *self, GValue *before)
-{
-  GValue now = G_VALUE_INIT;
-
-  g_object_freeze_notify (G_OBJECT (self));
-  for (guint i = PROP_0 + 1; i < N_PROPS; i++)
-    {
-      g_value_init (&now, properties[i]->value_type);
-      simulation_get_property (G_OBJECT (self), i, &now, properties[i]);
-      if (g_param_values_cmp (properties[i], &before[i], &now) != 0)
-        g_object_notify_by_pspec (G_OBJECT (self), properties[i]);
-      g_value_unset (&now);
-      g_value_unset (&before[i]);
-    }
-  g_free (before);
-  g_object_thaw_notify (G_OBJECT (self));
-}
-
-static gboolean
-set_structure_factors (BraggscopeSimulation *self, const char *path, GError **error)
-{
-  char *copy = NULL;
-
-  if (path != NULL && path[0] != '\0')
-    {
-      if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
-        {
-          g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_IO,
-                       "structure-factors: '%s' is not a readable file", path);
-          return FALSE;
-        }
-      copy = strdup (path); /* the engine frees it with free () */
-      if (copy == NULL)
-        {
-          g_set_error_literal (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_NOMEM, "out of memory");
-          return FALSE;
-        }
-    }
-  if (g_strcmp0 (copy, self->params.hkl_file) == 0)
-    {
-      free (copy);
-      return TRUE;
-    }
-  free (self->params.hkl_file);
-  self->params.hkl_file = copy;
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STRUCTURE_FACTORS]);
-  simulation_changed (self);
-  return TRUE;
-}
-
-static void
-simulation_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
-{
-  BraggscopeSimulation *self = BRAGGSCOPE_SIMULATION (object);
-  g_autoptr (GError) error = NULL;
-  nb_params next;
-  nb_error err = { 0 };
-
-  switch (prop_id)
-    {
-      case PROP_STRUCTURE_FACTORS:
-        if (!set_structure_factors (self, g_value_get_string (value), &error))
-          emit_error (self, error);
-        return;
-      case PROP_BACKEND:
-        {
-          const char *name = g_value_get_string (value) ? g_value_get_string (value) : "auto";
-          gsize i = 0;
-
-          while (i < G_N_ELEMENTS (backend_names) && strcmp (name, backend_names[i]) != 0)
-            i++;
-          if (i == G_N_ELEMENTS (backend_names))
-            {
-              g_set_error (&error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_INVALID,
-                           "backend: '%s' is not one of auto, cpu, cuda", name);
-              emit_error (self, error);
-              return;
-            }
-        }
-        break;
-      case PROP_PREVIEW_WHILE_DRAGGING:
-        if (self->preview_while_dragging != g_value_get_boolean (value))
-          {
-            self->preview_while_dragging = g_value_get_boolean (value);
-            g_object_notify_by_pspec (object, pspec);
-          }
-        return;
-      case PROP_PREVIEW_STRIDE:
-        if (self->preview_stride != g_value_get_int (value))
-          {
-            self->preview_stride = g_value_get_int (value);
-            g_object_notify_by_pspec (object, pspec);
-          }
-        return;
-      case PROP_BUSY:
-      case PROP_SEQUENCE:
-      case PROP_0:
-      case N_PROPS:
-        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-        return;
-      default:
-        break;
-    }
-
-  /* the engine reads 0 here as "from -detsize" and -1 as "automatic"; as
-   * properties, counts are counts */
-  if ((prop_id == PROP_DETECTOR_PIXELS_FAST || prop_id == PROP_DETECTOR_PIXELS_SLOW ||
-       prop_id == PROP_OVERSAMPLE) &&
-      g_value_get_int (value) < (prop_id == PROP_OVERSAMPLE ? 0 : 1))
-    {
-      g_set_error (&error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_INVALID, "%s: %d (allowed: %s)",
-                   pspec->name, g_value_get_int (value),
-                   prop_id == PROP_OVERSAMPLE ? "0 = automatic, or 1 to 1000" : "1 to 65536");
-      emit_error (self, error);
-      return;
-    }
-
-  /* a numeric parameter: the strings stay shared, so a shallow copy will do */
-  next = self->params;
-  apply_property (&next, prop_id, value);
-  if (memcmp (&next, &self->params, sizeof next) == 0)
-    return;
-  if (nb_params_validate (&next, &err) != NB_OK)
-    {
-      error = _braggscope_error_from_nb (&err);
-      g_prefix_error (&error, "%s: ", pspec->name);
-      emit_error (self, error);
-      return;
-    }
-  self->params = next;
-  g_object_notify_by_pspec (object, pspec);
-  simulation_changed (self);
 }
 
 static void
@@ -1039,340 +556,16 @@ simulation_finalize (GObject *object)
   G_OBJECT_CLASS (braggscope_simulation_parent_class)->finalize (object);
 }
 
-static GParamSpec *
-angle_param (const char *name, const char *blurb)
-{
-  return g_param_spec_double (name, NULL, blurb, -INFINITY, INFINITY, 0.0,
-                              G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS |
-                                  G_PARAM_LAX_VALIDATION);
-}
-
 static void
 braggscope_simulation_class_init (BraggscopeSimulationClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
-  GParamFlags rw = G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS;
-  /* doubles: NaN would fail GObject's own range check (with a warning) */
-  GParamFlags rw_double = rw | G_PARAM_LAX_VALIDATION;
-  nb_params d;
-
-  object_class->get_property = simulation_get_property;
-  object_class->set_property = simulation_set_property;
+  object_class->get_property = _braggscope_simulation_get_property;
+  object_class->set_property = _braggscope_simulation_set_property;
   object_class->dispose = simulation_dispose;
   object_class->finalize = simulation_finalize;
 
-  /* Defaults are nanoBragg's (nb_params_init).  The ranges are unbounded on
-   * purpose (and NaN gets through): the engine's nb_params_validate() judges
-   * a value, and a rejected one is reported through
-   * #BraggscopeSimulation::error rather than as a GObject warning. */
-  nb_params_init (&d);
-
-  /**
-   * BraggscopeSimulation:misset-x:
-   *
-   * Misset rotation of the crystal about the lab X axis, degrees (`-misset`;
-   * applied X, then Y, then Z).
-   */
-  properties[PROP_MISSET_X] = angle_param ("misset-x", N_ ("Misset about X (degrees)"));
-  /**
-   * BraggscopeSimulation:misset-y:
-   *
-   * Misset rotation about the lab Y axis, degrees.
-   */
-  properties[PROP_MISSET_Y] = angle_param ("misset-y", N_ ("Misset about Y (degrees)"));
-  /**
-   * BraggscopeSimulation:misset-z:
-   *
-   * Misset rotation about the lab Z axis, degrees.
-   */
-  properties[PROP_MISSET_Z] = angle_param ("misset-z", N_ ("Misset about Z (degrees)"));
-  /**
-   * BraggscopeSimulation:wavelength:
-   *
-   * Central X-ray wavelength, Angstrom (`-lambda`), > 0.
-   */
-  properties[PROP_WAVELENGTH] =
-      g_param_spec_double ("wavelength", NULL, N_ ("Wavelength (Angstrom)"), -INFINITY, INFINITY,
-                           d.lambda0 * 1e10, rw_double);
-  /**
-   * BraggscopeSimulation:mosaic-spread:
-   *
-   * Isotropic mosaic spread, degrees (`-mosaic`), 0 to 180.
-   */
-  properties[PROP_MOSAIC_SPREAD] = g_param_spec_double (
-      "mosaic-spread", NULL, N_ ("Mosaic spread (degrees)"), -INFINITY, INFINITY, 0.0, rw_double);
-  /**
-   * BraggscopeSimulation:mosaic-domains:
-   *
-   * Number of mosaic domains (`-mosaic_domains`); -1 (the default): chosen by
-   * nanoBragg from the mosaic spread (1 without spread, else 10).
-   */
-  properties[PROP_MOSAIC_DOMAINS] =
-      g_param_spec_int ("mosaic-domains", NULL, N_ ("Mosaic domains (count; -1 = automatic)"),
-                        G_MININT, G_MAXINT, d.mosaic_domains, rw);
-  /**
-   * BraggscopeSimulation:n-cells:
-   *
-   * Unit cells along each crystal axis (`-N`: Na = Nb = Nc); reading gives Na.
-   */
-  properties[PROP_N_CELLS] =
-      g_param_spec_int ("n-cells", NULL, N_ ("Unit cells along each axis (count)"), G_MININT,
-                        G_MAXINT, (int) d.Na, rw);
-  /**
-   * BraggscopeSimulation:cell-a:
-   *
-   * Unit cell length a, Angstrom (`-cell`); 0 with the other cell properties:
-   * no cell given.
-   */
-  properties[PROP_CELL_A] = g_param_spec_double ("cell-a", NULL, N_ ("Unit cell a (Angstrom)"),
-                                                 -INFINITY, INFINITY, 0.0, rw_double);
-  /**
-   * BraggscopeSimulation:cell-b:
-   *
-   * Unit cell length b, Angstrom.
-   */
-  properties[PROP_CELL_B] = g_param_spec_double ("cell-b", NULL, N_ ("Unit cell b (Angstrom)"),
-                                                 -INFINITY, INFINITY, 0.0, rw_double);
-  /**
-   * BraggscopeSimulation:cell-c:
-   *
-   * Unit cell length c, Angstrom.
-   */
-  properties[PROP_CELL_C] = g_param_spec_double ("cell-c", NULL, N_ ("Unit cell c (Angstrom)"),
-                                                 -INFINITY, INFINITY, 0.0, rw_double);
-  /**
-   * BraggscopeSimulation:cell-alpha:
-   *
-   * Unit cell angle alpha, degrees.
-   */
-  properties[PROP_CELL_ALPHA] = angle_param ("cell-alpha", N_ ("Unit cell alpha (degrees)"));
-  /**
-   * BraggscopeSimulation:cell-beta:
-   *
-   * Unit cell angle beta, degrees.
-   */
-  properties[PROP_CELL_BETA] = angle_param ("cell-beta", N_ ("Unit cell beta (degrees)"));
-  /**
-   * BraggscopeSimulation:cell-gamma:
-   *
-   * Unit cell angle gamma, degrees.
-   */
-  properties[PROP_CELL_GAMMA] = angle_param ("cell-gamma", N_ ("Unit cell gamma (degrees)"));
-  /**
-   * BraggscopeSimulation:crystal-shape:
-   *
-   * The crystal's shape transform.
-   */
-  properties[PROP_CRYSTAL_SHAPE] =
-      g_param_spec_enum ("crystal-shape", NULL, N_ ("Crystal shape transform"),
-                         BRAGGSCOPE_TYPE_SHAPE, BRAGGSCOPE_SHAPE_SQUARE, rw);
-  /**
-   * BraggscopeSimulation:distance:
-   *
-   * Sample to beam spot on the detector, mm (`-distance`: also pivots the
-   * detector about the beam spot), > 0.
-   */
-  properties[PROP_DISTANCE] =
-      g_param_spec_double ("distance", NULL, N_ ("Detector distance (mm)"), -INFINITY, INFINITY,
-                           d.distance * 1000.0, rw_double);
-  /**
-   * BraggscopeSimulation:beam-center-x:
-   *
-   * Beam centre along the convention's X, mm (`-Xbeam`).  Setting NaN returns
-   * to the convention's default; reading then gives the centre the last
-   * rendered frame used (NaN before the first frame).
-   */
-  properties[PROP_BEAM_CENTER_X] = g_param_spec_double (
-      "beam-center-x", NULL, N_ ("Beam centre X (mm)"), -INFINITY, INFINITY, 0.0, rw_double);
-  /**
-   * BraggscopeSimulation:beam-center-y:
-   *
-   * Beam centre along the convention's Y, mm (`-Ybeam`); NaN as for
-   * #BraggscopeSimulation:beam-center-x.
-   */
-  properties[PROP_BEAM_CENTER_Y] = g_param_spec_double (
-      "beam-center-y", NULL, N_ ("Beam centre Y (mm)"), -INFINITY, INFINITY, 0.0, rw_double);
-  /**
-   * BraggscopeSimulation:pixel-size:
-   *
-   * Detector pixel size, mm (`-pixel`), > 0.
-   */
-  properties[PROP_PIXEL_SIZE] =
-      g_param_spec_double ("pixel-size", NULL, N_ ("Pixel size (mm)"), -INFINITY, INFINITY,
-                           d.pixel_size * 1000.0, rw_double);
-  /**
-   * BraggscopeSimulation:detector-pixels-fast:
-   *
-   * Pixels along the detector's fast axis (`-detpixels_f`), 1 to 65536.
-   */
-  properties[PROP_DETECTOR_PIXELS_FAST] = g_param_spec_int (
-      "detector-pixels-fast", NULL, N_ ("Detector pixels along the fast axis (count)"), G_MININT,
-      G_MAXINT, 512, rw);
-  /**
-   * BraggscopeSimulation:detector-pixels-slow:
-   *
-   * Pixels along the detector's slow axis (`-detpixels_s`), 1 to 65536.
-   */
-  properties[PROP_DETECTOR_PIXELS_SLOW] = g_param_spec_int (
-      "detector-pixels-slow", NULL, N_ ("Detector pixels along the slow axis (count)"), G_MININT,
-      G_MAXINT, 512, rw);
-  /**
-   * BraggscopeSimulation:convention:
-   *
-   * Detector convention (`-mosflm`, `-xds`...); sets the pivot as the flag
-   * does.
-   */
-  properties[PROP_CONVENTION] =
-      g_param_spec_enum ("convention", NULL, N_ ("Detector convention"), BRAGGSCOPE_TYPE_CONVENTION,
-                         BRAGGSCOPE_CONVENTION_MOSFLM, rw);
-  /**
-   * BraggscopeSimulation:two-theta:
-   *
-   * Detector two-theta swing, degrees (`-twotheta`: also pivots about the
-   * sample).
-   */
-  properties[PROP_TWO_THETA] = angle_param ("two-theta", N_ ("Detector two-theta (degrees)"));
-  /**
-   * BraggscopeSimulation:detector-rotx:
-   *
-   * Detector rotation about the lab X axis, degrees (`-detector_rotx`).
-   */
-  properties[PROP_DETECTOR_ROTX] =
-      angle_param ("detector-rotx", N_ ("Detector rotation X (degrees)"));
-  /**
-   * BraggscopeSimulation:detector-roty:
-   *
-   * Detector rotation about the lab Y axis, degrees.
-   */
-  properties[PROP_DETECTOR_ROTY] =
-      angle_param ("detector-roty", N_ ("Detector rotation Y (degrees)"));
-  /**
-   * BraggscopeSimulation:detector-rotz:
-   *
-   * Detector rotation about the lab Z axis, degrees.
-   */
-  properties[PROP_DETECTOR_ROTZ] =
-      angle_param ("detector-rotz", N_ ("Detector rotation Z (degrees)"));
-  /**
-   * BraggscopeSimulation:oversample:
-   *
-   * Sub-pixels per pixel axis (`-oversample`), 0 = automatic from the
-   * crystal size, up to 1000.
-   */
-  properties[PROP_OVERSAMPLE] =
-      g_param_spec_int ("oversample", NULL, N_ ("Sub-pixels per pixel axis (count; 0 = automatic)"),
-                        G_MININT, G_MAXINT, 0, rw);
-  /**
-   * BraggscopeSimulation:phi:
-   *
-   * Spindle angle at the start of the exposure, degrees (`-phi`).
-   */
-  properties[PROP_PHI] = angle_param ("phi", N_ ("Start spindle angle phi (degrees)"));
-  /**
-   * BraggscopeSimulation:osc:
-   *
-   * Oscillation range, degrees (`-osc`), >= 0.
-   */
-  properties[PROP_OSC] = angle_param ("osc", N_ ("Oscillation range (degrees)"));
-  /**
-   * BraggscopeSimulation:dispersion:
-   *
-   * Full spectral width, percent of the wavelength (`-dispersion`).
-   */
-  properties[PROP_DISPERSION] =
-      g_param_spec_double ("dispersion", NULL, N_ ("Spectral dispersion (percent)"), -INFINITY,
-                           INFINITY, 0.0, rw_double);
-  /**
-   * BraggscopeSimulation:divergence:
-   *
-   * Beam divergence, horizontal and vertical, mrad (`-divergence`).
-   */
-  properties[PROP_DIVERGENCE] = g_param_spec_double (
-      "divergence", NULL, N_ ("Beam divergence (mrad)"), -INFINITY, INFINITY, 0.0, rw_double);
-  /**
-   * BraggscopeSimulation:polarization:
-   *
-   * Kahn polarization factor (`-polar`), -1 to 1.
-   */
-  properties[PROP_POLARIZATION] =
-      g_param_spec_double ("polarization", NULL, N_ ("Kahn polarization factor"), -INFINITY,
-                           INFINITY, d.polarization, rw_double);
-  /**
-   * BraggscopeSimulation:fluence:
-   *
-   * Incident fluence, photons/m^2 (`-fluence`).
-   */
-  properties[PROP_FLUENCE] = g_param_spec_double ("fluence", NULL, N_ ("Fluence (photons/m^2)"),
-                                                  -INFINITY, INFINITY, d.fluence, rw_double);
-  /**
-   * BraggscopeSimulation:structure-factors:
-   *
-   * File of structure factors, one "h k l F" per line (`-hkl`); %NULL or ""
-   * for none (#BraggscopeSimulation:default-f for every reflection).
-   */
-  properties[PROP_STRUCTURE_FACTORS] = g_param_spec_string (
-      "structure-factors", NULL, N_ ("Structure factor file (HKL text; path)"), NULL, rw);
-  /**
-   * BraggscopeSimulation:default-f:
-   *
-   * Structure factor of reflections not in the file (`-default_F`).
-   */
-  properties[PROP_DEFAULT_F] = g_param_spec_double (
-      "default-f", NULL, N_ ("Structure factor of reflections not in the file"), -G_MAXDOUBLE,
-      G_MAXDOUBLE, d.default_F, rw_double);
-  /**
-   * BraggscopeSimulation:precision:
-   *
-   * Kernel arithmetic (`-precision`).
-   */
-  properties[PROP_PRECISION] =
-      g_param_spec_enum ("precision", NULL, N_ ("Kernel arithmetic"), BRAGGSCOPE_TYPE_PRECISION,
-                         BRAGGSCOPE_PRECISION_DOUBLE, rw);
-  /**
-   * BraggscopeSimulation:backend:
-   *
-   * Where frames are computed: "auto" (the GPU when there is one, else the
-   * CPU), "cpu" or "cuda" (`-backend`).  Asking for "cuda" where this build or
-   * machine has none is reported through #BraggscopeSimulation::error when
-   * rendering.
-   */
-  properties[PROP_BACKEND] =
-      g_param_spec_string ("backend", NULL, N_ ("Compute backend (auto, cpu, cuda)"), "auto", rw);
-  /**
-   * BraggscopeSimulation:preview-while-dragging:
-   *
-   * Render a coarse preview first for every change, then the full frame.
-   */
-  properties[PROP_PREVIEW_WHILE_DRAGGING] = g_param_spec_boolean (
-      "preview-while-dragging", NULL, N_ ("Render previews while parameters change"), TRUE, rw);
-  /**
-   * BraggscopeSimulation:preview-stride:
-   *
-   * A preview simulates one pixel per preview-stride x preview-stride block
-   * (1: no previews).
-   */
-  properties[PROP_PREVIEW_STRIDE] =
-      g_param_spec_int ("preview-stride", NULL, N_ ("Preview block size (pixels)"), 1, 64, 4, rw);
-  /**
-   * BraggscopeSimulation:busy:
-   *
-   * %TRUE from a render request until its full frame (or error) arrives.
-   */
-  properties[PROP_BUSY] =
-      g_param_spec_boolean ("busy", NULL, N_ ("A frame is being rendered"), FALSE,
-                            G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  /**
-   * BraggscopeSimulation:sequence:
-   *
-   * Incremented by every accepted parameter change; frames carry the
-   * sequence they answer.
-   */
-  properties[PROP_SEQUENCE] = g_param_spec_uint64 (
-      "sequence", NULL, N_ ("Accepted parameter changes (count)"), 0, G_MAXUINT64, 0,
-      G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-
-  nb_params_clear (&d);
-  g_object_class_install_properties (object_class, N_PROPS, properties);
+  _braggscope_simulation_install_properties (object_class);
 
   /**
    * BraggscopeSimulation::frame-ready:
@@ -1404,11 +597,9 @@ static void
 braggscope_simulation_init (BraggscopeSimulation *self)
 {
   self->context = g_main_context_ref_thread_default ();
-  nb_params_init (&self->params);
-  self->params.fpixels = self->params.spixels = 512;
+  _braggscope_simulation_default_params (&self->params);
   self->preview_while_dragging = TRUE;
   self->preview_stride = 4;
-  self->derived_beam_mm[0] = self->derived_beam_mm[1] = NAN;
 }
 
 /**
@@ -1485,12 +676,12 @@ braggscope_simulation_new_default_scene (GError **error)
 static void
 simulation_replace_params (BraggscopeSimulation *self, nb_params *next)
 {
-  GValue *before = snapshot_properties (self);
+  GValue *before = _braggscope_simulation_snapshot (self);
 
   nb_params_clear (&self->params);
   self->params = *next;
-  notify_changed_since (self, before);
-  simulation_changed (self);
+  _braggscope_simulation_notify_changed (self, before);
+  _braggscope_simulation_changed (self);
 }
 
 /* Parses nanoBragg flags (argv[0] the program name) on top of @base into @out. */
