@@ -11,10 +11,11 @@
 
 typedef struct
 {
-  const char *unit;    /* the unit as a control shows it: "mm", "\u00b0", "" for none */
-  double lower, upper; /* the range worth dragging a slider through */
-  double step;         /* the step of a slider or spin button; 0: not a number */
-  int digits;          /* decimals shown */
+  const char *unit;           /* the unit as a control shows it: "mm", "\u00b0", "" for none */
+  double lower, upper;        /* the range worth dragging a slider through */
+  double step;                /* the step of a slider or spin button; 0: not a number */
+  int digits;                 /* decimals shown */
+  const char *const *choices; /* a string property's words, NULL-terminated; or NULL */
 } BraggscopeControlHints;
 
 #define BRAGGSCOPE_CONTROL_HINTS_KEY "braggscope-control-hints"

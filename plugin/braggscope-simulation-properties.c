@@ -55,7 +55,7 @@ static const nb_param *param_rows[MAX_PARAM_PROPS];
 static GParamSpec *param_props[MAX_PARAM_PROPS];
 static guint n_param_props;
 
-static const BraggscopeControlHints preview_stride_hints = { "px", 1, 16, 1, 0 };
+static const BraggscopeControlHints preview_stride_hints = { "px", 1, 16, 1, 0, NULL };
 
 /* ------------------------------------------------------------------------- */
 /* Creating the parameter properties */
@@ -150,6 +150,16 @@ install_param_props (GObjectClass *klass)
       hints->upper = row->ui_upper;
       hints->step = row->ui_step;
       hints->digits = row->ui_digits;
+      if (G_IS_PARAM_SPEC_STRING (pspec) && row->choices != NULL)
+        {
+          /* the words of a string property (the backend), for a drop-down */
+          GPtrArray *words = g_ptr_array_new ();
+
+          for (const nb_choice *c = row->choices; c->word != NULL; c++)
+            g_ptr_array_add (words, (gpointer) c->word);
+          g_ptr_array_add (words, NULL);
+          hints->choices = (const char *const *) g_ptr_array_free (words, FALSE);
+        }
       g_param_spec_set_qdata (pspec, hints_quark, hints);
       param_rows[n_param_props] = row;
       param_props[n_param_props] = pspec;
