@@ -423,11 +423,29 @@ test_default_scene (void)
   watch_clear (&w);
 }
 
+/* The domain's name is what hosts see (GError's domain string, bindings'
+ * exceptions); the formatter once turned it into "braggscope - error - quark". */
+static void
+test_error_domain (void)
+{
+  g_autoptr (BraggscopeSimulation) sim = braggscope_simulation_new ();
+  g_autoptr (GError) error = NULL;
+  const char *args[] = { "-no-such-flag", NULL };
+
+  g_assert_cmpstr (g_quark_to_string (BRAGGSCOPE_ERROR), ==, "braggscope-error-quark");
+  g_assert_true (g_quark_try_string ("braggscope-error-quark") == BRAGGSCOPE_ERROR);
+  /* and the errors the library makes carry it */
+  g_assert_false (braggscope_simulation_set_from_args (sim, args, &error));
+  g_assert_nonnull (error);
+  g_assert_cmpstr (g_quark_to_string (error->domain), ==, "braggscope-error-quark");
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
 
+  g_test_add_func ("/simulation/error-domain", test_error_domain);
   g_test_add_func ("/simulation/properties", test_properties);
   g_test_add_func ("/simulation/notify-and-sequence", test_notify_and_sequence);
   g_test_add_func ("/simulation/invalid-values", test_invalid_values);
