@@ -145,6 +145,16 @@ same_file (const char *a, const char *b)
   return same;
 }
 
+/* A character device (/dev/null for an unwanted output, a terminal) is
+ * written through, never replaced: several outputs, or an input, may be it. */
+static int
+is_char_device (const char *path)
+{
+  struct stat st;
+
+  return stat (path, &st) == 0 && S_ISCHR (st.st_mode);
+}
+
 /* The outputs this run will write must be distinct files, none of them an
  * input (nanoBragg would overwrite an HKL file given as -intfile), each in an
  * existing folder; checked before anything is computed.  Returns the exit
@@ -181,14 +191,14 @@ check_outputs (const nb_params *p, nb_error *err)
           nb_error_set (err, NB_ERR_USAGE, "%s: no file name", out[i].flag);
           return 2;
         }
-      for (int j = 0; j < i; j++)
+      for (int j = 0; j < i && !is_char_device (path); j++)
         if (same_file (path, out[j].path))
           {
             nb_error_set (err, NB_ERR_USAGE, "%s %s: the same file as %s %s", out[i].flag, path,
                           out[j].flag, out[j].path);
             return 2;
           }
-      for (int j = 0; j < n_in; j++)
+      for (int j = 0; j < n_in && !is_char_device (path); j++)
         if (in[j].path != NULL && same_file (path, in[j].path))
           {
             nb_error_set (err, NB_ERR_USAGE, "%s %s: is the %s input and would be overwritten",

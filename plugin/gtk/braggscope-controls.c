@@ -23,7 +23,9 @@
  * as photon energy in keV); find one with
  * braggscope_controls_get_widget().  Properties the simulation does not have
  * are left out.  The slider ranges are what is useful to drag through; a value
- * set outside one widens it rather than being clamped.
+ * set outside one widens it rather than being clamped, while a number typed
+ * outside a spin button's range is clamped to it and said
+ * (#BraggscopeControls::value-clamped).
  */
 
 typedef enum
@@ -164,6 +166,14 @@ enum
 
 static GParamSpec *properties[N_PROPS];
 
+enum
+{
+  VALUE_CLAMPED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
 /* ------------------------------------------------------------------------- */
 /* Numbers */
 
@@ -230,20 +240,84 @@ on_integer_value_changed (GtkAdjustment *adjustment, gpointer user_data)
     gtk_adjustment_set_value (adjustment, round (v));
 }
 
+/* "0.2 Å", or "200" for a number without a unit, in the user's locale. */
+static char *
+format_with_unit (double v, const char *unit)
+{
+  return *unit != '\0' ? g_strdup_printf ("%g %s", v, _ (unit)) : g_strdup_printf ("%g", v);
+}
+
+/* Says that the number typed into @spec's spin button, @typed, lay outside
+ * its range and @applied was set instead. */
+static void
+report_clamp (BraggscopeControls *self, const Spec *spec, double typed, double applied)
+{
+  g_autofree char *from = format_with_unit (typed, spec->unit);
+  g_autofree char *to = format_with_unit (applied, spec->unit);
+  g_autofree char *message = NULL;
+
+  if (typed < applied)
+    /* Translators: a number typed into a control was out of its range: the
+     * control's label, the typed value and the value set, with units, as
+     * "Wavelength: 0 Å is below the minimum; set to 0.2 Å" */
+    message =
+        g_strdup_printf (_ ("%s: %s is below the minimum; set to %s"), _ (spec->label), from, to);
+  else
+    /* Translators: as "Mosaic domains: 500 is above the maximum; set to 200" */
+    message =
+        g_strdup_printf (_ ("%s: %s is above the maximum; set to %s"), _ (spec->label), from, to);
+  g_signal_emit (self, signals[VALUE_CLAMPED], 0, spec->property, typed, applied, message);
+}
+
 /* A spin button shows its value rounded to its digits.  When its text is
  * still that rounding, leaving it (focus out, Enter) keeps the value as it is
  * instead of writing the rounded one back, which would change a dragged
- * wavelength or misset and start a render; typed text is parsed by GTK. */
+ * wavelength or misset and start a render.  Typed text is read as GTK reads
+ * it (g_strtod, the whole text); a number outside the range is clamped here,
+ * as GTK would, but said (BraggscopeControls::value-clamped).  Text that is
+ * no number (empty, "1.2.3", "nan") keeps the value: GTK would read it as 0
+ * and silently set the minimum.  A number in range is left to GTK. */
 static int
 on_spin_input (GtkSpinButton *spin, double *new_value, gpointer user_data)
 {
+  BraggscopeControls *self = g_object_get_data (G_OBJECT (spin), "braggscope-controls");
+  GtkAdjustment *adjustment = gtk_spin_button_get_adjustment (spin);
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (spin));
   double v = gtk_spin_button_get_value (spin);
   g_autofree char *shown = g_strdup_printf ("%0.*f", gtk_spin_button_get_digits (spin), v);
+  double typed, lower = gtk_adjustment_get_lower (adjustment),
+                upper = gtk_adjustment_get_upper (adjustment);
+  char *end = NULL;
 
-  if (g_strcmp0 (gtk_editable_get_text (GTK_EDITABLE (spin)), shown) != 0)
+  if (g_strcmp0 (text, shown) == 0)
+    {
+      *new_value = v;
+      return TRUE;
+    }
+  typed = g_strtod (text, &end);
+  if (end == text || *end != '\0' || isnan (typed))
+    {
+      *new_value = v;
+      return TRUE;
+    }
+  if (typed >= lower && typed <= upper)
     return FALSE;
-  *new_value = v;
+  *new_value = typed < lower ? lower : upper;
+  report_clamp (self, user_data, typed, *new_value);
   return TRUE;
+}
+
+/* A spin button for @spec: its input handler reports a clamped value. */
+static GtkWidget *
+spin_new (BraggscopeControls *self, GtkAdjustment *adjustment, const Spec *spec)
+{
+  GtkWidget *spin = gtk_spin_button_new (adjustment, spec->step, spec->digits);
+
+  gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (spin), TRUE);
+  g_object_set_data (G_OBJECT (spin), "braggscope-controls", self);
+  g_signal_connect (spin, "input", G_CALLBACK (on_spin_input), (gpointer) spec);
+  gtk_editable_set_width_chars (GTK_EDITABLE (spin), 8);
+  return spin;
 }
 
 /* The pspec's own limits, where it has them. */
@@ -308,10 +382,7 @@ add_number (BraggscopeControls *self, GtkGrid *grid, int row, const Spec *spec, 
       g_hash_table_insert (self->widgets, g_steal_pointer (&scale_name), scale);
     }
 
-  spin = gtk_spin_button_new (adjustment, spec->step, spec->digits);
-  gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (spin), TRUE);
-  g_signal_connect (spin, "input", G_CALLBACK (on_spin_input), NULL);
-  gtk_editable_set_width_chars (GTK_EDITABLE (spin), 8);
+  spin = spin_new (self, adjustment, spec);
   gtk_widget_set_name (spin, spin_name);
   gtk_widget_set_tooltip_text (spin, _ (g_param_spec_get_blurb (pspec)));
   gtk_widget_set_halign (spin, spec->slider ? GTK_ALIGN_END : GTK_ALIGN_FILL);
@@ -371,11 +442,8 @@ add_energy (BraggscopeControls *self, GtkGrid *grid, int row, const Spec *spec, 
 {
   GtkAdjustment *adjustment =
       gtk_adjustment_new (spec->lower, spec->lower, spec->upper, spec->step, spec->step * 100, 0);
-  GtkWidget *spin = gtk_spin_button_new (adjustment, spec->step, spec->digits);
+  GtkWidget *spin = spin_new (self, adjustment, spec);
 
-  gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (spin), TRUE);
-  g_signal_connect (spin, "input", G_CALLBACK (on_spin_input), NULL);
-  gtk_editable_set_width_chars (GTK_EDITABLE (spin), 8);
   gtk_widget_set_name (spin, "energy-spin");
   gtk_widget_set_tooltip_text (spin, _ ("Photon energy of the beam (keV); sets the wavelength"));
   gtk_accessible_update_property (GTK_ACCESSIBLE (spin), GTK_ACCESSIBLE_PROPERTY_LABEL,
@@ -844,6 +912,25 @@ braggscope_controls_class_init (BraggscopeControlsClass *klass)
       BRAGGSCOPE_TYPE_SIMULATION,
       G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /**
+   * BraggscopeControls::value-clamped:
+   * @controls: the controls
+   * @property: the simulation property the spin button edits ("wavelength")
+   * @requested: the number typed, in the spin button's unit (keV for the
+   *   photon energy)
+   * @applied: the number set instead: the nearer end of the spin button's range
+   * @message: a translated sentence saying so, for a status line: "Wavelength:
+   *   0 Å is below the minimum; set to 0.2 Å"
+   *
+   * Emitted when a number typed into a spin button lies outside its range and
+   * the nearer end of the range is set instead, which would otherwise go
+   * unnoticed (the text is simply replaced).
+   */
+  signals[VALUE_CLAMPED] =
+      g_signal_new ("value-clamped", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                    NULL, G_TYPE_NONE, 4, G_TYPE_STRING | G_SIGNAL_TYPE_STATIC_SCOPE, G_TYPE_DOUBLE,
+                    G_TYPE_DOUBLE, G_TYPE_STRING);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "braggscope-controls");
