@@ -59,8 +59,9 @@ braggscope_window_get_message (BraggscopeWindow *self)
 /* Automatic oversampling above this many sub-pixels per axis is said in the
  * status line: it is what makes a frame slow without any slider saying so
  * (a wavelength of 0.2 Å asks for 11 x 11 samples per pixel in the default
- * scene, 13 times the work at 1 Å; 2 x 2 is never worth a word). */
-#define OVERSAMPLE_NOTE_ABOVE 2
+ * scene, 13 times the work at 1 Å).  The default scene's own 3 x 3 at 1 Å is the
+ * normal cost of a frame and not worth a word; from 5 x 5 (2.8 times that work) it is. */
+#define OVERSAMPLE_NOTE_ABOVE 4
 
 /* Says why a full frame may be slow: oversampling nobody asked for. */
 static void
