@@ -69,6 +69,18 @@ static const bad_input bad_inputs[] = {
   { "negative-domains", "-mosaic_domains -4", 2, "-mosaic_domains" },
   { "negative-absorption-depth", "-detector_abs -50", 2, "-detector_abs" },
   { "memory-budget-zero", "-memory_budget 0", 2, "-memory_budget" },
+  /* words nanoBragg ignores: refused with the nearest flags and the way to run the line as
+   * nanoBragg would; what it reads or what is malformed stays refused with -lenient */
+  { "typo-suggests-flag", "-lamda 1.2", 2, "unknown flag '-lamda' (did you mean -lambda?)" },
+  { "ignored-flags-hint-lenient", "-hdiv 0 -vdiv 0", 2,
+    "(did you mean -hdivrange, -hdivstep or -hdivsteps?); nanoBragg ignores it: add -lenient (or "
+    "set NANOBRAGG_LENIENT=1)" },
+  { "value-after-flag-without-value", "-oversample_thick 0", 2,
+    "'0' (-oversample_thick takes no value)" },
+  { "flag-read-as-another", "-distance_mm 100", 2, "nanoBragg reads it as -distance" },
+  { "lenient-keeps-flag-read-as-another", "-lenient -distance_mm 100", 2, "-distance_mm" },
+  { "lenient-keeps-bad-value", "-lenient -distance abc", 2, "abc" },
+  { "lenient-keeps-missing-value", "-oversample_thick -lenient -lambda", 2, "-lambda" },
   { "no-cell", "-default_F 100 -detpixels 16", 2, "-cell", BAD_NO_SCENE },
   { "no-structure-factors", "-cell 100 100 100 90 90 90 -detpixels 16", 2, "-default_F",
     BAD_NO_SCENE },
