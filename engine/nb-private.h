@@ -360,6 +360,11 @@ nb_status
 nb_kernel_execute_fast (nb_plan *plan, float *image, const nb_exec_options *opts, nb_error *err);
 double nb_kernel_render_pixel (const nb_plan *plan, int fpixel, int spixel, int fresh);
 long nb_kernel_first_phi_pixel (const nb_plan *plan);
+/* The solid angles of the masked pixels inside the ROI, summed as the exact
+ * kernel would have summed them: what the fast and GPU kernels, which render
+ * masked pixels too, take off their total so that the printed solid angle
+ * leaves them out, as the reference does. */
+double nb_kernel_masked_omega (const nb_plan *plan);
 
 /* Stages (geometry.c, crystal.c, sources.c). */
 nb_status nb_detector_setup (nb_plan *plan, nb_error *err);

@@ -500,6 +500,45 @@ test_mask (void)
   g_remove (mask);
 }
 
+/* The printed solid angle leaves masked pixels out, as the reference's loop
+ * skips them before adding theirs: the fast kernels give the exact kernel's
+ * sum (which renders only unmasked pixels), with and without an ROI, and a
+ * fifth of the pixels masked makes it about a fifth smaller. */
+static double
+mask_omega (const char *mask, const char *extra)
+{
+  g_autofree char *cmd =
+      g_strdup_printf (KAT1 "-oversample 2 %s%s %s", mask ? "-mask " : "", mask ? mask : "", extra);
+  nb_plan *plan;
+  double omega;
+
+  g_free (render (cmd, &plan));
+  omega = nb_plan_get_omega_sum (plan);
+  g_test_message ("%s: %.17g", cmd, omega);
+  nb_plan_destroy (plan);
+  return omega;
+}
+
+static void
+test_mask_solid_angle (void)
+{
+  g_autofree char *mask = write_mask (FALSE);
+  const char *roi = "-roi 5 50 3 60";
+  g_autofree char *exact_roi_args = g_strdup_printf ("-precision exact %s", roi);
+  g_autofree char *double_roi_args = g_strdup_printf ("-precision double %s", roi);
+  double full = mask_omega (NULL, "");
+  double exact = mask_omega (mask, "-precision exact");
+  double exact_roi = mask_omega (mask, exact_roi_args);
+
+  g_assert_cmpfloat_with_epsilon (mask_omega (mask, "-precision double"), exact, 1e-12 * exact);
+  g_assert_cmpfloat_with_epsilon (mask_omega (mask, "-precision single"), exact, 1e-6 * exact);
+  g_assert_cmpfloat_with_epsilon (mask_omega (mask, double_roi_args), exact_roi, 1e-12 * exact);
+  g_assert_cmpfloat (exact_roi, <, exact);
+  g_assert_cmpfloat (exact / full, >, 0.75);
+  g_assert_cmpfloat (exact / full, <, 0.85);
+  g_remove (mask);
+}
+
 /* A mask that keeps no pixel renders an all-zero image, as the reference does,
  * but the plan log says why (the usual cause is an inverted mask). */
 static void
@@ -829,6 +868,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/kernel/quirk/water-background-physical", test_water_background_physical);
   g_test_add_func ("/kernel/roi", test_roi);
   g_test_add_func ("/kernel/mask", test_mask);
+  g_test_add_func ("/kernel/mask-solid-angle", test_mask_solid_angle);
   g_test_add_func ("/kernel/mask-none-kept", test_mask_none_kept);
   g_test_add_func ("/kernel/progress", test_progress);
   g_test_add_func ("/kernel/cancel", test_cancel);
