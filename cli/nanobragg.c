@@ -58,8 +58,9 @@ static const char usage_text[] =
     "\t-physical\tcorrect the reference's bugs instead of reproducing them: the phi = 0\n"
     "\t\t\tcarry-over of the previous orientation (Q-3), the triclinic c* formula (Q-5),\n"
     "\t\t\tthe water background scaled by r_e^2*fluence twice (Q-14), two-theta left out\n"
-    "\t\t\tof the detector's distance ratio (Q-2), and -misset_seed/-twotheta_axis also\n"
-    "\t\t\tsetting misset angles/two-theta (Q-29/Q-30)\n"
+    "\t\t\tof the detector's distance ratio (Q-2), -misset_seed/-twotheta_axis also\n"
+    "\t\t\tsetting misset angles/two-theta (Q-29/Q-30), and '#' lines of a -sourcefile\n"
+    "\t\t\tread as sources (Q-19)\n"
     "\t-lenient\tskip what nanoBragg ignores instead of refusing it: a word starting with '-'\n"
     "\t\t\tthat no nanoBragg flag matches (-hdiv), a value after a flag that takes none\n"
     "\t\t\t(-oversample_thick 0), with one warning per word on stderr; also\n"
@@ -443,6 +444,17 @@ main (int argc, char **argv)
     size_t bad;
     long first = first_non_finite (image, npix, &bad);
 
+    if (first >= 0 && in->comment_sources > 0)
+      {
+        fprintf (stderr,
+                 "nanobragg: the image has %zu non-finite pixels (the first at fast %ld, slow %ld "
+                 "is %g): nothing written; %d of the sources are '#' lines of %s, which nanoBragg "
+                 "reads as sources (of wavelength 0 unless the line holds numbers): remove them, "
+                 "or give -physical to skip them\n",
+                 bad, first % in->fpixels, first / in->fpixels, (double) image[first],
+                 in->comment_sources, params.source_file);
+        goto out;
+      }
     if (first >= 0)
       {
         fprintf (stderr,

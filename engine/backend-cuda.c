@@ -121,6 +121,8 @@ cpu_only_reason (const nb_plan *plan)
     return "tricubic interpolation of the structure factors";
   if (plan->det.curved)
     return "a curved detector (-curved_det)";
+  if (plan->src.comment_rows > 0)
+    return "a -sourcefile with sources from '#' lines (the reference's arithmetic)";
   return NULL;
 }
 

@@ -13,6 +13,7 @@
  */
 #include "nb-private.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
@@ -61,6 +62,18 @@ sinc3 (double x)
   if (x == 0.0)
     return 1.0;
   return 3.0 * (sin (x) / x - cos (x)) / (x * x);
+}
+
+/* The nearest whole index, ceil(x - 0.5) stored in an int as the reference
+ * does; where x is NaN or beyond an int (a source of wavelength 0 read from a
+ * '#' line, Q-19) the conversion is undefined in C and x86-64 gives INT_MIN,
+ * which is kept here so that such a lookup falls back to default_F there too. */
+static inline int
+nearest_index (double x)
+{
+  double r = ceil (x - 0.5);
+
+  return r >= -2147483648.0 && r < 2147483648.0 ? (int) r : INT_MIN;
 }
 
 /* The unit vector from the sample to a sub-pixel, and its distance (m).
@@ -188,8 +201,8 @@ render_pixel (const nb_plan *plan, int fpixel, int spixel, int fresh, int interp
                     double h = a[0] * q[0] + a[1] * q[1] + a[2] * q[2];
                     double k = b[0] * q[0] + b[1] * q[1] + b[2] * q[2];
                     double l = c[0] * q[0] + c[1] * q[1] + c[2] * q[2];
-                    int h0 = (int) ceil (h - 0.5), k0 = (int) ceil (k - 0.5);
-                    int l0 = (int) ceil (l - 0.5);
+                    int h0 = nearest_index (h), k0 = nearest_index (k);
+                    int l0 = nearest_index (l);
                     double F_latt = 1.0, F_cell;
 
                     if (p->shape == NB_SHAPE_SQUARE)

@@ -276,11 +276,12 @@ extern "C"
     int oversample;
     int thicksteps;
     int sources, mosaic_domains, phisteps;
-    int steps;                           /* sources * domains * phisteps * oversample^2 */
-    double lambda0;                      /* m */
-    double distance;                     /* post-geometry (m) */
-    double close_distance;               /* m */
-    double Xbeam, Ybeam;                 /* convention-level beam centre (m) */
+    int comment_sources;   /* of sources, those read from '#' lines of -sourcefile */
+    int steps;             /* sources * domains * phisteps * oversample^2 */
+    double lambda0;        /* m */
+    double distance;       /* post-geometry (m) */
+    double close_distance; /* m */
+    double Xbeam, Ybeam;   /* convention-level beam centre (m) */
     double Fbeam, Sbeam, Fclose, Sclose; /* post-geometry (m) */
     double ORGX, ORGY;                   /* pixels */
     double dials_origin[3];              /* mm */
