@@ -1014,6 +1014,7 @@ unknown_flag (const word_policy *w, const char *word, nb_error *err)
 static nb_status
 stray_word (const word_policy *w, const char *word, nb_error *err)
 {
+  const char *theirs;
   char why[160];
 
   if (w->prev_flag != NULL && w->prev_opt == NULL)
@@ -1022,8 +1023,13 @@ stray_word (const word_policy *w, const char *word, nb_error *err)
     snprintf (why, sizeof why, "%.80s takes no value", w->prev_flag);
   else
     snprintf (why, sizeof why, "not after a flag that takes it");
-  /* nanoBragg never reads such a word: it does not start with '-', or it is
-   * a number, which no flag's name is part of */
+  /* nanoBragg only looks at words starting with '-': here numbers, of which
+   * only "-NaN" (as -Na) holds one of its flags' names */
+  theirs = nb_argv_reference_flag (word);
+  if (theirs != NULL)
+    return nb_error_set (err, NB_ERR_USAGE,
+                         "unexpected argument '%.80s' (%s); nanoBragg reads it as %s", word, why,
+                         theirs);
   if (!w->lenient)
     return nb_error_set (err, NB_ERR_USAGE,
                          "unexpected argument '%.80s' (%s); nanoBragg ignores it: %s", word, why,

@@ -788,6 +788,8 @@ test_reference_words (void)
     { "-detpixels_xy", "-detpixels_x" },
     { "-oversample_thickness", "-oversample_thick" },
     { "-misset_seed", "-misset" },
+    { "-NaN", "-Na" },
+    { "-nan", NULL },
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -907,6 +909,7 @@ test_lenient_keeps_errors (void)
     { "-misset 1 2", "-misset" },
     { "-pivot middle", "middle" },
     { "-lambda inf", "-lambda" },
+    { "-N 5 -NaN", "nanoBragg reads it as -Na" },
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
