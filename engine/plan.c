@@ -514,6 +514,9 @@ plan_build (nb_plan *plan, unsigned rebuild, nb_error *err)
         return nb_error_set (
             err, NB_ERR_INVALID,
             "automatic oversampling chose %d sub-pixels per axis; give -oversample", d->oversample);
+      /* the reference's rough estimate (density 1.2 g/cm^3, one molecule a cell), printed only */
+      nb_log_printf (&plan->log, "approximate MW = %g\n",
+                     A * B * C * 1.2e6 * 6.02214179e23 / (x->Na * x->Nb * x->Nc));
     }
 
   if ((rebuild & STAGE (NB_STAGE_STRUCTURE_FACTORS)) &&

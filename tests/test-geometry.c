@@ -543,6 +543,21 @@ test_oddball_angles (void)
   nb_plan_destroy (plan);
 }
 
+/* The reference's molecular-weight estimate, printed after the oversampling
+ * choice: crystal volume x 1.2 g/cm^3 x Avogadro / cells (as in its log of the
+ * golden case simple_cubic). */
+static void
+test_approximate_mw (void)
+{
+  nb_plan *plan =
+      plan_new ("-default_F 100 -cell 100 100 100 90 90 90 -lambda 6.2 -N 5 -detpixels 16");
+
+  assert_log_has (plan, "crystal is 0.05 x 0.05 x 0.05 microns\n"
+                        "auto-selected 1-fold oversampling\n"
+                        "approximate MW = 722657\n");
+  nb_plan_destroy (plan);
+}
+
 /* Triclinic cells: the reference's c*_z formula makes the angles drift (Q-5);
  * -physical gives the cell as asked. */
 static void
@@ -887,6 +902,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/geometry/pivots", test_pivots);
   g_test_add_func ("/geometry/triclinic-cell", test_triclinic_cell);
   g_test_add_func ("/geometry/oddball-angles", test_oddball_angles);
+  g_test_add_func ("/geometry/approximate-mw", test_approximate_mw);
   g_test_add_func ("/geometry/misset", test_misset);
   g_test_add_func ("/geometry/sampling/phi", test_sampling_phi);
   g_test_add_func ("/geometry/sampling/sources", test_sampling_sources);
