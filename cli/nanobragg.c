@@ -58,8 +58,14 @@ static const char usage_text[] =
     "\t-physical\tcorrect the reference's bugs instead of reproducing them: the phi = 0\n"
     "\t\t\tcarry-over of the previous orientation (Q-3), the triclinic c* formula (Q-5),\n"
     "\t\t\tthe water background scaled by r_e^2*fluence twice (Q-14), two-theta left out\n"
-    "\t\t\tof the detector's distance ratio (Q-2), and -misset_seed/-twotheta_axis also\n"
-    "\t\t\tsetting misset angles/two-theta (Q-29/Q-30)\n"
+    "\t\t\tof the detector's distance ratio (Q-2), -misset_seed/-twotheta_axis also\n"
+    "\t\t\tsetting misset angles/two-theta (Q-29/Q-30), and '#' lines of a -sourcefile\n"
+    "\t\t\tread as sources (Q-19)\n"
+    "\t-lenient\tskip what nanoBragg ignores instead of refusing it: a word starting with '-'\n"
+    "\t\t\tthat no nanoBragg flag matches (-hdiv), a value after a flag that takes none\n"
+    "\t\t\t(-oversample_thick 0), with one warning per word on stderr; also\n"
+    "\t\t\tNANOBRAGG_LENIENT=1 in the environment.  A word nanoBragg reads as one of its\n"
+    "\t\t\tflags (-distance_mm) and a malformed value stay errors\n"
     "\t-stats\t\tprint the plan's cache counters\n"
     "\t-memory_budget MB\tmost memory one run may plan for (default: half of the physical\n"
     "\t\t\tmemory); a detector, structure-factor grid or sampling that needs more is\n"
@@ -67,7 +73,8 @@ static const char usage_text[] =
     "\n"
     "Where nanoBragg is dangerous, this program is safe:\n"
     "\t- an unknown flag, a stray argument or a missing or non-numeric value is an error\n"
-    "\t  naming it (exit 2); nanoBragg ignores them silently\n"
+    "\t  naming it and the nearest known flags (exit 2); nanoBragg ignores them silently\n"
+    "\t  (-lenient: skipped with a warning, as nanoBragg does)\n"
     "\t- values outside what the physics allows are errors naming the flag, the value and the\n"
     "\t  allowed range (exit 2): a wavelength <= 0, negative sizes, counts or distances, an\n"
     "\t  impossible cell, an ROI outside the detector, grids of more than 100000 steps...\n"
@@ -95,6 +102,31 @@ report (const nb_error *err, int invalid_is_usage)
 {
   fprintf (stderr, "nanobragg: %s\n", err->message[0] ? err->message : nb_status_name (err->code));
   return err->code == NB_ERR_USAGE || (invalid_is_usage && err->code == NB_ERR_INVALID) ? 2 : 1;
+}
+
+static void
+warn_line (void *user, const char *message)
+{
+  (void) user;
+  fprintf (stderr, "nanobragg: warning: %s\n", message);
+}
+
+/* NANOBRAGG_LENIENT=1 is -lenient for scripts that cannot be edited; any
+ * other value than 1 or 0 is refused rather than guessed. */
+static nb_status
+lenient_from_environment (nb_parse_options *parse, nb_error *err)
+{
+  const char *v = getenv ("NANOBRAGG_LENIENT");
+
+  if (v == NULL || v[0] == '\0' || strcmp (v, "0") == 0)
+    return NB_OK;
+  if (strcmp (v, "1") == 0)
+    {
+      parse->lenient = 1;
+      return NB_OK;
+    }
+  return nb_error_set (err, NB_ERR_USAGE, "NANOBRAGG_LENIENT='%.40s': allowed 1 (as -lenient) or 0",
+                       v);
 }
 
 typedef struct
@@ -329,6 +361,7 @@ int
 main (int argc, char **argv)
 {
   nb_params params;
+  nb_parse_options parse = { 0, warn_line, NULL };
   nb_error err;
   nb_plan *plan = NULL;
   nb_status st;
@@ -357,7 +390,12 @@ main (int argc, char **argv)
     }
 
   nb_params_init (&params);
-  st = nb_params_parse_argv (&params, argc, (const char *const *) argv, &err);
+  if (lenient_from_environment (&parse, &err) != NB_OK)
+    {
+      nb_params_clear (&params);
+      return report (&err, 1);
+    }
+  st = nb_params_parse_argv_with (&params, argc, (const char *const *) argv, &parse, &err);
   if (st == NB_OK)
     st = nb_params_validate (&params, &err);
   if (st != NB_OK)
@@ -416,6 +454,17 @@ main (int argc, char **argv)
     size_t bad;
     long first = first_non_finite (image, npix, &bad);
 
+    if (first >= 0 && in->comment_sources > 0)
+      {
+        fprintf (stderr,
+                 "nanobragg: the image has %zu non-finite pixels (the first at fast %ld, slow %ld "
+                 "is %g): nothing written; %d of the sources are '#' lines of %s, which nanoBragg "
+                 "reads as sources (of wavelength 0 unless the line holds numbers): remove them, "
+                 "or give -physical to skip them\n",
+                 bad, first % in->fpixels, first / in->fpixels, (double) image[first],
+                 in->comment_sources, params.source_file);
+        goto out;
+      }
     if (first >= 0)
       {
         fprintf (stderr,

@@ -11,12 +11,15 @@
  * -physical is given.
  */
 #include "nanobragg.h"
+#include "nb-argv.h"
 #include "nb-io.h"
 
 #include <errno.h>
 #include <locale.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -717,6 +720,7 @@ typedef enum
   O_STATS,
   O_BACKEND,
   O_MEMORY_BUDGET,
+  O_LENIENT,
 } option_id;
 
 typedef struct
@@ -879,6 +883,7 @@ static const option options[] = {
   { "-stats", F_EXACT, 0, O_STATS },
   { "-backend", F_EXACT, 1, O_BACKEND },
   { "-memory_budget", F_EXACT, 1, O_MEMORY_BUDGET },
+  { "-lenient", F_EXACT, 0, O_LENIENT },
 };
 
 static const option *
@@ -900,6 +905,137 @@ find_option (const char *arg)
           }
     }
   return best;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Words the parser does not take.  The error names the nearest known flags and
+ * what nanoBragg does with the word; in lenient mode (nb_parse_options) a
+ * word nanoBragg ignores is skipped with a warning instead. */
+
+#define LENIENT_HINT "add -lenient (or set NANOBRAGG_LENIENT=1) to do the same"
+
+/* Up to three known flags near @word as " (did you mean -a, -b or -c?)" in
+ * @out, or "": the flags that begin with @word (-hdiv), else the longest flag
+ * that begins @word (-polarization), else those at the smallest edit distance
+ * (-lamda), if it is at most a third of its letters (at least 1). */
+static void
+suggest_flags (const char *word, char *out, size_t n)
+{
+  const char *found[3] = { NULL, NULL, NULL };
+  int count = 0;
+  size_t len = strlen (word), cap = (len > 1 ? len - 1 : 0) / 3, best;
+  size_t used;
+
+  if (cap < 1)
+    cap = 1;
+  best = cap + 1;
+  if (len >= 3)
+    for (size_t i = 0; i < sizeof options / sizeof options[0] && count < 3; i++)
+      if (strlen (options[i].name) > len && strncmp (options[i].name, word, len) == 0)
+        found[count++] = options[i].name;
+  for (size_t i = 0; i < sizeof options / sizeof options[0] && count == 0; i++)
+    {
+      size_t flag_len = strlen (options[i].name);
+
+      if (flag_len >= 3 && flag_len < len && strncmp (word, options[i].name, flag_len) == 0 &&
+          (found[0] == NULL || flag_len > strlen (found[0])))
+        found[0] = options[i].name;
+    }
+  if (count == 0 && found[0] != NULL)
+    count = 1;
+  if (count == 0)
+    for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
+      {
+        size_t d = nb_argv_edit_distance (word, options[i].name, cap);
+
+        if (d < best)
+          {
+            best = d;
+            count = 0;
+          }
+        if (d == best && d <= cap && count < 3)
+          found[count++] = options[i].name;
+      }
+  out[0] = '\0';
+  if (count == 0)
+    return;
+  used = (size_t) snprintf (out, n, " (did you mean %s", found[0]);
+  for (int k = 1; k < count && used < n; k++)
+    used +=
+        (size_t) snprintf (out + used, n - used, "%s%s", k + 1 < count ? ", " : " or ", found[k]);
+  if (used < n)
+    snprintf (out + used, n - used, "?)");
+}
+
+/* How the parse treats words it does not take. */
+typedef struct
+{
+  int lenient;
+  const nb_parse_options *opts;
+  const char *prev_flag;  /* the last word read as a flag, known or not */
+  const option *prev_opt; /* its option, NULL if unknown */
+} word_policy;
+
+static void
+warn (const word_policy *w, const char *fmt, ...)
+{
+  char line[NB_ERROR_MESSAGE_MAX];
+  va_list ap;
+
+  if (w->opts == NULL || w->opts->warn == NULL)
+    return;
+  va_start (ap, fmt);
+  vsnprintf (line, sizeof line, fmt, ap);
+  va_end (ap);
+  w->opts->warn (w->opts->user, line);
+}
+
+/* @word starts with '-', is no number and no known flag. */
+static nb_status
+unknown_flag (const word_policy *w, const char *word, nb_error *err)
+{
+  const char *theirs = nb_argv_reference_flag (word);
+  char near[160];
+
+  if (theirs != NULL)
+    return nb_error_set (err, NB_ERR_USAGE,
+                         "unknown flag '%.80s': nanoBragg reads it as %s (its name is part of "
+                         "the word); write %s",
+                         word, theirs, theirs);
+  suggest_flags (word, near, sizeof near);
+  if (!w->lenient)
+    return nb_error_set (err, NB_ERR_USAGE, "unknown flag '%.80s'%s; nanoBragg ignores it: %s",
+                         word, near, LENIENT_HINT);
+  warn (w, "ignoring unknown flag '%.80s' as nanoBragg does%s", word, near);
+  return NB_OK;
+}
+
+/* @word is no flag and no value of the flag before it. */
+static nb_status
+stray_word (const word_policy *w, const char *word, nb_error *err)
+{
+  const char *theirs;
+  char why[160];
+
+  if (w->prev_flag != NULL && w->prev_opt == NULL)
+    snprintf (why, sizeof why, "after %.80s, which nanoBragg does not know", w->prev_flag);
+  else if (w->prev_opt != NULL && w->prev_opt->nargs == 0)
+    snprintf (why, sizeof why, "%.80s takes no value", w->prev_flag);
+  else
+    snprintf (why, sizeof why, "not after a flag that takes it");
+  /* nanoBragg only looks at words starting with '-': here numbers, of which
+   * only "-NaN" (as -Na) holds one of its flags' names */
+  theirs = nb_argv_reference_flag (word);
+  if (theirs != NULL)
+    return nb_error_set (err, NB_ERR_USAGE,
+                         "unexpected argument '%.80s' (%s); nanoBragg reads it as %s", word, why,
+                         theirs);
+  if (!w->lenient)
+    return nb_error_set (err, NB_ERR_USAGE,
+                         "unexpected argument '%.80s' (%s); nanoBragg ignores it: %s", word, why,
+                         LENIENT_HINT);
+  warn (w, "ignoring '%.80s' as nanoBragg does (%s)", word, why);
+  return NB_OK;
 }
 
 /* strtod() with '.' as the decimal point whatever locale the host chose (a
@@ -1131,16 +1267,27 @@ set_convention (nb_params *p, nb_convention c, nb_pivot pivot)
 nb_status
 nb_params_parse_argv (nb_params *p, int argc, const char *const *argv, nb_error *err)
 {
+  return nb_params_parse_argv_with (p, argc, argv, NULL, err);
+}
+
+nb_status
+nb_params_parse_argv_with (
+    nb_params *p, int argc, const char *const *argv, const nb_parse_options *opts, nb_error *err)
+{
+  word_policy words = { opts != NULL && opts->lenient, opts, NULL, NULL };
   nb_status st;
 
   nb_error_clear (err);
   if ((st = prescan_headers (p, argc, argv, err)) != NB_OK)
     return st;
 
-  /* -physical changes how other flags act, so it is seen first. */
+  /* -physical changes how other flags act (Q-29, Q-30) and -lenient what is
+   * refused, so they are seen first. */
   for (int i = 1; i < argc; i++)
     if (strcmp (argv[i], "-physical") == 0)
       p->physical = 1;
+    else if (strcmp (argv[i], "-lenient") == 0)
+      words.lenient = 1;
 
   for (int i = 1; i < argc; i++)
     {
@@ -1151,11 +1298,20 @@ nb_params_parse_argv (nb_params *p, int argc, const char *const *argv, nb_error 
       int have;
 
       if (arg[0] != '-' || is_number_token (arg))
-        return nb_error_set (err, NB_ERR_USAGE,
-                             "unexpected argument '%s' (not after a flag that takes it)", arg);
+        {
+          if ((st = stray_word (&words, arg, err)) != NB_OK)
+            return st;
+          continue;
+        }
       o = find_option (arg);
+      words.prev_flag = arg;
+      words.prev_opt = o;
       if (o == NULL)
-        return nb_error_set (err, NB_ERR_USAGE, "unknown flag '%s' (see --help)", arg);
+        {
+          if ((st = unknown_flag (&words, arg, err)) != NB_OK)
+            return st;
+          continue;
+        }
 
       have = 0;
       while (i + 1 + have < argc && have < 6 &&
@@ -1752,6 +1908,8 @@ nb_params_parse_argv (nb_params *p, int argc, const char *const *argv, nb_error 
           case O_PHYSICAL:
             p->physical = 1;
             break;
+          case O_LENIENT:
+            break; /* seen before the loop */
           case O_STATS:
             p->stats = 1;
             break;

@@ -54,6 +54,7 @@ run_result_clear (run_result *r)
 
 static long child_fsize = -1;
 static gboolean child_stdout_full;
+static const char *child_lenient; /* NANOBRAGG_LENIENT for the run, or NULL: unset */
 
 static void
 child_setup (gpointer user_data)
@@ -105,6 +106,8 @@ run_in (const char *args, long fsize, run_result *r)
   g_auto (GStrv) env = g_environ_setenv (g_get_environ (), "OMP_NUM_THREADS", "1", TRUE);
   int argc = 0;
 
+  env = child_lenient ? g_environ_setenv (env, "NANOBRAGG_LENIENT", child_lenient, TRUE)
+                      : g_environ_unsetenv (env, "NANOBRAGG_LENIENT");
   g_assert_true (g_shell_parse_argv (args, &argc, &parts, &error));
   g_assert_no_error (error);
   g_ptr_array_add (argv, (gpointer) cli);
@@ -439,6 +442,95 @@ test_output_null_device (void)
   run_result_clear (&r);
 }
 
+/* The float and SMV images of a run (base64), then the run's files are
+ * removed. */
+static char *
+take_images (run_result *r)
+{
+  g_autofree char *bin = g_build_filename (r->dir, "existing.bin", NULL);
+  g_autofree char *img = g_build_filename (r->dir, "existing.img", NULL);
+  g_autofree char *a = NULL, *b = NULL;
+  gsize la = 0, lb = 0;
+
+  g_assert_true (g_file_get_contents (bin, &a, &la, NULL));
+  g_assert_true (g_file_get_contents (img, &b, &lb, NULL));
+  g_assert_cmpuint (la, ==, 16 * 16 * sizeof (float));
+  run_result_clear (r);
+  {
+    g_autofree char *ea = g_base64_encode ((const guchar *) a, la);
+    g_autofree char *eb = g_base64_encode ((const guchar *) b, lb);
+
+    return g_strconcat (ea, " ", eb, NULL);
+  }
+}
+
+/* A line written for nanoBragg with words it ignores: refused by default;
+ * with -lenient or NANOBRAGG_LENIENT=1 each ignored word is one warning line
+ * and the images are those of the line without them.  Any other value of
+ * the variable is refused. */
+static void
+test_lenient (void)
+{
+  const char *ignored = "-hdiv 0 -vdiv 0 -oversample_thick 0";
+  g_autofree char *with = g_strconcat (BAD_SCENE "-hkl good.hkl -seed 1 ", ignored, NULL);
+  g_autofree char *with_flag = g_strconcat (with, " -lenient", NULL);
+  const char *without = BAD_SCENE "-hkl good.hkl -seed 1 -oversample_thick";
+  g_autofree char *want = NULL;
+  run_result r;
+
+  if (cli == NULL)
+    {
+      g_test_skip ("NB_CLI is not set");
+      return;
+    }
+  run_cli (without, -1, &r);
+  g_assert_true (WIFEXITED (r.wait_status));
+  g_assert_cmpint (WEXITSTATUS (r.wait_status), ==, 0);
+  g_assert_cmpstr (r.err, ==, "");
+  want = take_images (&r);
+
+  run_cli (with, -1, &r);
+  g_assert_cmpint (WEXITSTATUS (r.wait_status), ==, 2);
+  g_assert_true (g_str_has_prefix (r.err, "nanobragg: unknown flag '-hdiv'"));
+  run_result_clear (&r);
+
+  for (int how = 0; how < 2; how++)
+    {
+      g_auto (GStrv) lines = NULL;
+      g_autofree char *got = NULL;
+
+      child_lenient = how == 0 ? "1" : NULL;
+      run_cli (how == 0 ? with : with_flag, -1, &r);
+      child_lenient = NULL;
+      g_assert_true (WIFEXITED (r.wait_status));
+      if (WEXITSTATUS (r.wait_status) != 0)
+        g_error ("exit status %d: %s", WEXITSTATUS (r.wait_status), r.err);
+      g_test_message ("%s", r.err);
+      lines = g_strsplit (r.err, "\n", -1);
+      /* -hdiv, 0, -vdiv, 0, 0 and the empty string after the last newline */
+      g_assert_cmpuint (g_strv_length (lines), ==, 6);
+      for (int i = 0; i < 5; i++)
+        g_assert_true (g_str_has_prefix (lines[i], "nanobragg: warning: ignoring "));
+      g_assert_nonnull (
+          strstr (lines[4], "'0' as nanoBragg does (-oversample_thick takes no value)"));
+      g_assert_cmpstr (lines[5], ==, "");
+      got = take_images (&r);
+      g_assert_cmpstr (got, ==, want);
+    }
+
+  for (int i = 0; i < 2; i++)
+    {
+      child_lenient = i == 0 ? "yes" : "0";
+      run_cli (with, -1, &r);
+      child_lenient = NULL;
+      g_assert_cmpint (WEXITSTATUS (r.wait_status), ==, 2);
+      g_assert_true (g_str_has_prefix (r.err, i == 0 ? "nanobragg: NANOBRAGG_LENIENT='yes'"
+                                                     : "nanobragg: unknown flag '-hdiv'"));
+      g_assert_true (strchr (r.err, '\n')[1] == '\0');
+      run_result_clear (&r);
+    }
+}
+
 /* The table's rows are distinct inputs. */
 static void
 test_table_distinct (void)
@@ -469,6 +561,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/cli/output/link-to-full", test_output_link_to_full);
   g_test_add_func ("/cli/output/links-to-files", test_output_links_to_files);
   g_test_add_func ("/cli/output/null-device", test_output_null_device);
+  g_test_add_func ("/cli/lenient", test_lenient);
   for (gsize i = 0; i < G_N_ELEMENTS (bad_inputs); i++)
     {
       g_autofree char *path = g_strdup_printf ("/cli/bad/%s", bad_inputs[i].id);
