@@ -32,7 +32,8 @@ static const char usage_tail[] =
     "\n"
     "Where nanoBragg is dangerous, this program is safe:\n"
     "\t- an unknown flag, a stray argument or a missing or non-numeric value is an error\n"
-    "\t  naming it (exit 2); nanoBragg ignores them silently\n"
+    "\t  naming it and the nearest known flags (exit 2); nanoBragg ignores them silently\n"
+    "\t  (-lenient: skipped with a warning, as nanoBragg does)\n"
     "\t- values outside what the physics allows are errors naming the flag, the value and the\n"
     "\t  allowed range (exit 2): a wavelength <= 0, negative sizes, counts or distances, an\n"
     "\t  impossible cell, an ROI outside the detector, grids of more than 100000 steps...\n"
@@ -73,6 +74,31 @@ report (const nb_error *err, int invalid_is_usage)
 {
   fprintf (stderr, "nanobragg: %s\n", err->message[0] ? err->message : nb_status_name (err->code));
   return err->code == NB_ERR_USAGE || (invalid_is_usage && err->code == NB_ERR_INVALID) ? 2 : 1;
+}
+
+static void
+warn_line (void *user, const char *message)
+{
+  (void) user;
+  fprintf (stderr, "nanobragg: warning: %s\n", message);
+}
+
+/* NANOBRAGG_LENIENT=1 is -lenient for scripts that cannot be edited; any
+ * other value than 1 or 0 is refused rather than guessed. */
+static nb_status
+lenient_from_environment (nb_parse_options *parse, nb_error *err)
+{
+  const char *v = getenv ("NANOBRAGG_LENIENT");
+
+  if (v == NULL || v[0] == '\0' || strcmp (v, "0") == 0)
+    return NB_OK;
+  if (strcmp (v, "1") == 0)
+    {
+      parse->lenient = 1;
+      return NB_OK;
+    }
+  return nb_error_set (err, NB_ERR_USAGE, "NANOBRAGG_LENIENT='%.40s': allowed 1 (as -lenient) or 0",
+                       v);
 }
 
 typedef struct
@@ -123,6 +149,16 @@ same_file (const char *a, const char *b)
   return same;
 }
 
+/* A character device (/dev/null for an unwanted output, a terminal) is
+ * written through, never replaced: several outputs, or an input, may be it. */
+static int
+is_char_device (const char *path)
+{
+  struct stat st;
+
+  return stat (path, &st) == 0 && S_ISCHR (st.st_mode);
+}
+
 /* The outputs this run will write must be distinct files, none of them an
  * input (nanoBragg would overwrite an HKL file given as -intfile), each in an
  * existing folder; checked before anything is computed.  Returns the exit
@@ -159,14 +195,14 @@ check_outputs (const nb_params *p, nb_error *err)
           nb_error_set (err, NB_ERR_USAGE, "%s: no file name", out[i].flag);
           return 2;
         }
-      for (int j = 0; j < i; j++)
+      for (int j = 0; j < i && !is_char_device (path); j++)
         if (same_file (path, out[j].path))
           {
             nb_error_set (err, NB_ERR_USAGE, "%s %s: the same file as %s %s", out[i].flag, path,
                           out[j].flag, out[j].path);
             return 2;
           }
-      for (int j = 0; j < n_in; j++)
+      for (int j = 0; j < n_in && !is_char_device (path); j++)
         if (in[j].path != NULL && same_file (path, in[j].path))
           {
             nb_error_set (err, NB_ERR_USAGE, "%s %s: is the %s input and would be overwritten",
@@ -297,6 +333,7 @@ int
 main (int argc, char **argv)
 {
   nb_params params;
+  nb_parse_options parse = { 0, warn_line, NULL };
   nb_error err;
   nb_plan *plan = NULL;
   nb_status st;
@@ -325,7 +362,12 @@ main (int argc, char **argv)
     }
 
   nb_params_init (&params);
-  st = nb_params_parse_argv (&params, argc, (const char *const *) argv, &err);
+  if (lenient_from_environment (&parse, &err) != NB_OK)
+    {
+      nb_params_clear (&params);
+      return report (&err, 1);
+    }
+  st = nb_params_parse_argv_with (&params, argc, (const char *const *) argv, &parse, &err);
   if (st == NB_OK)
     st = nb_params_validate (&params, &err);
   if (st != NB_OK)
@@ -384,6 +426,17 @@ main (int argc, char **argv)
     size_t bad;
     long first = first_non_finite (image, npix, &bad);
 
+    if (first >= 0 && in->comment_sources > 0)
+      {
+        fprintf (stderr,
+                 "nanobragg: the image has %zu non-finite pixels (the first at fast %ld, slow %ld "
+                 "is %g): nothing written; %d of the sources are '#' lines of %s, which nanoBragg "
+                 "reads as sources (of wavelength 0 unless the line holds numbers): remove them, "
+                 "or give -physical to skip them\n",
+                 bad, first % in->fpixels, first / in->fpixels, (double) image[first],
+                 in->comment_sources, params.source_file);
+        goto out;
+      }
     if (first >= 0)
       {
         fprintf (stderr,

@@ -121,6 +121,8 @@ cpu_only_reason (const nb_plan *plan)
     return "tricubic interpolation of the structure factors";
   if (plan->det.curved)
     return "a curved detector (-curved_det)";
+  if (plan->src.comment_rows > 0)
+    return "a -sourcefile with sources from '#' lines (the reference's arithmetic)";
   return NULL;
 }
 
@@ -277,15 +279,16 @@ copy_band (float *dst, const float *src, size_t count, int threads)
     }
 }
 
-/* What kernel-fast.c does after its tiles: the solid-angle total, and the
- * first pixel of the phi = 0 carry-over (Q-3) from the exact kernel. */
+/* What kernel-fast.c does after its tiles: the solid-angle total (without the
+ * masked pixels), and the first pixel of the phi = 0 carry-over (Q-3) from the
+ * exact kernel. */
 static void
 finish_image (nb_plan *plan, float *image, int k, double omega)
 {
   const int fpixels = plan->det.fpixels;
   long first;
 
-  plan->omega_sum = k == 1 ? omega : 0.0;
+  plan->omega_sum = k == 1 ? omega - nb_kernel_masked_omega (plan) : 0.0;
   if (k == 1 && (first = nb_kernel_first_phi_pixel (plan)) >= 0)
     image[first] =
         (float) nb_kernel_render_pixel (plan, (int) (first % fpixels), (int) (first / fpixels), 1);

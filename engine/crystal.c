@@ -23,6 +23,33 @@ clamp_angles (double *sin_a, double *cos_a)
     *cos_a = 1.0;
 }
 
+/* The reference's warning where a sine or cosine of the cell's angles lies
+ * beyond +-1.0000001 (a triclinic cell through Q-5 does this): @title, then
+ * sin and cos of alpha, beta, gamma in @v with the reference's @labels. */
+static void
+warn_oddball (nb_log *log, const char *title, const char *const labels[6], const double v[6])
+{
+  int odd = 0;
+
+  for (int k = 0; k < 6; k++)
+    odd |= v[k] > 1.0000001 || v[k] < -1.0000001;
+  if (!odd)
+    return;
+  nb_log_printf (log, "WARNING: %s:\n", title);
+  for (int k = 0; k < 6; k++)
+    nb_log_printf (log, "%s = %.25g\n", labels[k], v[k]);
+}
+
+/* the reference's labels, its typo in the first warning included */
+static const char *const recip_labels_first[6] = { "sin(alpha_star)", "cos(alpha_star)",
+                                                   "sin(beta_star) ", "cos(beta_star) ",
+                                                   "sin(gamma_star)", "cos9gamma_star)" };
+static const char *const recip_labels[6] = { "sin(alpha_star)", "cos(alpha_star)",
+                                             "sin(beta_star) ", "cos(beta_star) ",
+                                             "sin(gamma_star)", "cos(gamma_star)" };
+static const char *const cell_labels[6] = { "sin_alpha", "cos_alpha", "sin_beta ",
+                                            "cos_beta ", "sin_gamma", "cos_gamma" };
+
 nb_status
 nb_crystal_setup (nb_plan *plan, nb_error *err)
 {
@@ -78,6 +105,8 @@ nb_crystal_setup (nb_plan *plan, nb_error *err)
       cas = (cos (beta) * cos (gamma) - cos (alpha)) / (sin (beta) * sin (gamma));
       cbs = (cos (gamma) * cos (alpha) - cos (beta)) / (sin (gamma) * sin (alpha));
       cgs = (cos (alpha) * cos (beta) - cos (gamma)) / (sin (alpha) * sin (beta));
+      warn_oddball (&plan->log, "oddball reciprocal cell angles", recip_labels_first,
+                    (const double[6]){ sas, cas, sbs, cbs, sgs, cgs });
       clamp_angles (&sas, &cas);
       clamp_angles (&sbs, &cbs);
       clamp_angles (&sgs, &cgs);
@@ -195,6 +224,10 @@ nb_crystal_setup (nb_plan *plan, nb_error *err)
     double cas = nb_dot (b_star, c_star) / Bs / Cs, cbs = nb_dot (a_star, c_star) / As / Cs;
     double cgs = nb_dot (a_star, b_star) / As / Bs;
 
+    warn_oddball (&plan->log, "oddball cell angles", cell_labels,
+                  (const double[6]){ sa, ca, sb, cb, sg, cg });
+    warn_oddball (&plan->log, "oddball reciprocal cell angles", recip_labels,
+                  (const double[6]){ sas, cas, sbs, cbs, sgs, cgs });
     clamp_angles (&sa, &ca);
     clamp_angles (&sb, &cb);
     clamp_angles (&sg, &cg);

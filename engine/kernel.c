@@ -13,6 +13,7 @@
  */
 #include "nb-private.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
@@ -63,6 +64,58 @@ sinc3 (double x)
   return 3.0 * (sin (x) / x - cos (x)) / (x * x);
 }
 
+/* The nearest whole index, ceil(x - 0.5) stored in an int as the reference
+ * does; where x is NaN or beyond an int (a source of wavelength 0 read from a
+ * '#' line, Q-19) the conversion is undefined in C and x86-64 gives INT_MIN,
+ * which is kept here so that such a lookup falls back to default_F there too. */
+static inline int
+nearest_index (double x)
+{
+  double r = ceil (x - 0.5);
+
+  return r >= -2147483648.0 && r < 2147483648.0 ? (int) r : INT_MIN;
+}
+
+/* The unit vector from the sample to a sub-pixel, and its distance (m).
+ * @Odet: depth of the sensor layer (m). */
+static inline double
+subpixel_ray (const nb_detector *d,
+              int fpixel,
+              int spixel,
+              int subF,
+              int subS,
+              double Odet,
+              double diffracted[3])
+{
+  const int N = d->oversample;
+  double Fdet = d->subpixel_size * (fpixel * N + subF) + d->subpixel_size / 2.0;
+  double Sdet = d->subpixel_size * (spixel * N + subS) + d->subpixel_size / 2.0;
+  double pos[3];
+
+  for (int k = 0; k < 3; k++)
+    pos[k] = Fdet * d->fdet[k] + Sdet * d->sdet[k] + Odet * d->odet[k] + d->pix0[k];
+  if (d->curved)
+    {
+      double v[3], nv[3];
+
+      for (int k = 0; k < 3; k++)
+        v[k] = d->distance * d->beam[k];
+      nb_rotate_axis (v, d->sdet, pos[1] / d->distance, nv);
+      nb_rotate_axis (nv, d->fdet, pos[2] / d->distance, pos);
+    }
+  return nb_unitize (pos, diffracted);
+}
+
+/* The solid angle (sr) of a pixel seen over @airpath, as the reference takes it
+ * for each of its sub-pixels. */
+static inline double
+subpixel_omega (const nb_detector *d, double airpath)
+{
+  if (d->point_pixel)
+    return 1.0 / airpath / airpath;
+  return d->pixel_size * d->pixel_size / airpath / airpath * d->close_distance / airpath;
+}
+
 /* What rendering one pixel reports back. */
 typedef struct
 {
@@ -107,30 +160,11 @@ render_pixel (const nb_plan *plan, int fpixel, int spixel, int fresh, int interp
       for (int subS = 0; subS < N; subS++)
         for (int subF = 0; subF < N; subF++)
           {
-            double Fdet = d->subpixel_size * (fpixel * N + subF) + d->subpixel_size / 2.0;
-            double Sdet = d->subpixel_size * (spixel * N + subS) + d->subpixel_size / 2.0;
-            double pos[3], diffracted[3], airpath;
-
-            for (int k = 0; k < 3; k++)
-              pos[k] = Fdet * d->fdet[k] + Sdet * d->sdet[k] + Odet * d->odet[k] + d->pix0[k];
-            if (d->curved)
-              {
-                double v[3], nv[3];
-
-                for (int k = 0; k < 3; k++)
-                  v[k] = d->distance * d->beam[k];
-                nb_rotate_axis (v, d->sdet, pos[1] / d->distance, nv);
-                nb_rotate_axis (nv, d->fdet, pos[2] / d->distance, pos);
-              }
-            airpath = nb_unitize (pos, diffracted);
+            double diffracted[3];
+            double airpath = subpixel_ray (d, fpixel, spixel, subF, subS, Odet, diffracted);
 
             if (omega == 0.0 || os_omega)
-              {
-                omega =
-                    d->pixel_size * d->pixel_size / airpath / airpath * d->close_distance / airpath;
-                if (d->point_pixel)
-                  omega = 1.0 / airpath / airpath;
-              }
+              omega = subpixel_omega (d, airpath);
             rep->omega_sum += omega;
 
             if (capture == 0.0 || os_thick)
@@ -167,8 +201,8 @@ render_pixel (const nb_plan *plan, int fpixel, int spixel, int fresh, int interp
                     double h = a[0] * q[0] + a[1] * q[1] + a[2] * q[2];
                     double k = b[0] * q[0] + b[1] * q[1] + b[2] * q[2];
                     double l = c[0] * q[0] + c[1] * q[1] + c[2] * q[2];
-                    int h0 = (int) ceil (h - 0.5), k0 = (int) ceil (k - 0.5);
-                    int l0 = (int) ceil (l - 0.5);
+                    int h0 = nearest_index (h), k0 = nearest_index (k);
+                    int l0 = nearest_index (l);
                     double F_latt = 1.0, F_cell;
 
                     if (p->shape == NB_SHAPE_SQUARE)
@@ -255,6 +289,45 @@ render_pixel (const nb_plan *plan, int fpixel, int spixel, int fresh, int interp
       test += R_E_SQR * plan->fluence * plan->I_bg * capture * polar * omega;
     return test;
   }
+}
+
+/* The solid angles render_pixel() adds to the total for pixel (@f, @s). */
+static double
+pixel_omega_sum (const nb_plan *plan, int f, int s)
+{
+  const nb_detector *d = &plan->det;
+  const int N = d->oversample, os_omega = plan->params.oversample_omega;
+  double omega = 0.0, sum = 0.0;
+
+  for (int t = 0; t < d->thicksteps; t++)
+    for (int subS = 0; subS < N; subS++)
+      for (int subF = 0; subF < N; subF++)
+        {
+          if (omega == 0.0 || os_omega)
+            {
+              double diffracted[3];
+
+              omega = subpixel_omega (
+                  d, subpixel_ray (d, f, s, subF, subS, t * d->thickstep, diffracted));
+            }
+          sum += omega;
+        }
+  return sum;
+}
+
+double
+nb_kernel_masked_omega (const nb_plan *plan)
+{
+  const nb_detector *d = &plan->det;
+  double sum = 0.0;
+
+  if (plan->mask == NULL)
+    return 0.0;
+  for (int s = d->roi_ymin < 0 ? 0 : d->roi_ymin; s <= d->roi_ymax && s < d->spixels; s++)
+    for (int f = d->roi_xmin < 0 ? 0 : d->roi_xmin; f <= d->roi_xmax && f < d->fpixels; f++)
+      if (plan->mask[(size_t) s * d->fpixels + f] == 0)
+        sum += pixel_omega_sum (plan, f, s);
+  return sum;
 }
 
 static inline int

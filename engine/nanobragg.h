@@ -202,10 +202,36 @@ extern "C"
  * program name and is skipped) on top of @p, in argv order, last wins, with the
  * reference's spellings, aliases and precedence (cli.md).  Unlike the
  * reference, an unknown flag, a stray argument or a missing or non-numeric value
- * is an NB_ERR_USAGE error naming it.  -img/-mask headers are read first (mask,
- * then image) as the reference does.  Returns NB_OK, NB_ERR_USAGE, or errors of
- * reading -img/-mask. */
+ * is an NB_ERR_USAGE error naming it (unless -lenient: see nb_parse_options).
+ * -img/-mask headers are read first (mask, then image) as the reference does.
+ * Returns NB_OK, NB_ERR_USAGE, or errors of reading -img/-mask. */
   nb_status nb_params_parse_argv (nb_params *p, int argc, const char *const *argv, nb_error *err);
+
+  /* nb_warn_func: receives one warning of the parser, a single line without
+ * its newline, valid for the call only. */
+  typedef void (*nb_warn_func) (void *user, const char *message);
+
+  /* How nb_params_parse_argv_with() treats command lines written for nanoBragg. */
+  typedef struct
+  {
+    /* 1: skip what nanoBragg itself ignores instead of refusing it: a word
+     * starting with '-' that no nanoBragg flag matches (-hdiv, -lamda), and a
+     * value no flag takes (the 0 of "-oversample_thick 0").  A word nanoBragg
+     * would act on through its substring matching (-distance_mm) and a missing
+     * or malformed value of a known flag stay errors.  The flag -lenient
+     * anywhere on the command line does the same. */
+    int lenient;
+    /* called once per skipped word (may be NULL: warnings are dropped) */
+    nb_warn_func warn;
+    void *user;
+  } nb_parse_options;
+
+  /* nb_params_parse_argv_with: nb_params_parse_argv() with @opts (NULL: the
+ * defaults, strict).  An unknown flag's error names the nearest known flags
+ * and says whether nanoBragg ignores the word (then -lenient runs the line as
+ * nanoBragg would) or reads it as one of its flags. */
+  nb_status nb_params_parse_argv_with (
+      nb_params *p, int argc, const char *const *argv, const nb_parse_options *opts, nb_error *err);
 
   /* nb_params_validate: checks every field of @p against what the physics and
  * the engine allow, without touching files: numbers must be finite and in
@@ -250,11 +276,12 @@ extern "C"
     int oversample;
     int thicksteps;
     int sources, mosaic_domains, phisteps;
-    int steps;                           /* sources * domains * phisteps * oversample^2 */
-    double lambda0;                      /* m */
-    double distance;                     /* post-geometry (m) */
-    double close_distance;               /* m */
-    double Xbeam, Ybeam;                 /* convention-level beam centre (m) */
+    int comment_sources;   /* of sources, those read from '#' lines of -sourcefile */
+    int steps;             /* sources * domains * phisteps * oversample^2 */
+    double lambda0;        /* m */
+    double distance;       /* post-geometry (m) */
+    double close_distance; /* m */
+    double Xbeam, Ybeam;   /* convention-level beam centre (m) */
     double Fbeam, Sbeam, Fclose, Sclose; /* post-geometry (m) */
     double ORGX, ORGY;                   /* pixels */
     double dials_origin[3];              /* mm */

@@ -196,7 +196,8 @@ typedef struct
   double *lambda; /* count, metres */
   double *weight; /* count, as given (unused by the physics) */
   size_t cap_dir, cap_lambda, cap_weight;
-  int divsteps;
+  int divsteps;     /* -1 with a -sourcefile, as the reference prints it */
+  int comment_rows; /* sources read from '#' lines: the exact kernel runs them */
   double hdivrange, hdivstep, vdivrange, vdivstep;
   int hdivsteps, vdivsteps;
   double dispersion, dispstep;
@@ -340,7 +341,8 @@ struct nb_plan
   /* Input files read once per name: a parameter change never re-reads them. */
   char *mat_path; /* -mat file whose matrix is in mat[], or NULL */
   double mat[9];
-  char *source_path; /* -sourcefile whose rows are in source_table, or NULL */
+  char *source_path;     /* -sourcefile whose rows are in source_table, or NULL */
+  unsigned source_flags; /* how it was read (nb_table_read_with) */
   nb_table source_table;
   nb_geometry *geometry;     /* snapshot for pixel queries; NULL until asked, dropped on update */
   struct nb_cuda_plan *cuda; /* backend-cuda.c: the GPU side of a plan asked for -backend
@@ -360,6 +362,11 @@ nb_status
 nb_kernel_execute_fast (nb_plan *plan, float *image, const nb_exec_options *opts, nb_error *err);
 double nb_kernel_render_pixel (const nb_plan *plan, int fpixel, int spixel, int fresh);
 long nb_kernel_first_phi_pixel (const nb_plan *plan);
+/* The solid angles of the masked pixels inside the ROI, summed as the exact
+ * kernel would have summed them: what the fast and GPU kernels, which render
+ * masked pixels too, take off their total so that the printed solid angle
+ * leaves them out, as the reference does. */
+double nb_kernel_masked_omega (const nb_plan *plan);
 
 /* Stages (geometry.c, crystal.c, sources.c). */
 nb_status nb_detector_setup (nb_plan *plan, nb_error *err);

@@ -176,6 +176,8 @@ spelling_match (const char *arg, const char *s, size_t len, int prefix)
       len--;
       prefix = 1;
     }
+  else if (len > 0 && s[len - 1] == '=')
+    len--;
   if (prefix ? strncmp (arg, s, len) == 0 : strlen (arg) == len && strncmp (arg, s, len) == 0)
     return len;
   return 0;

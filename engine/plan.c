@@ -515,6 +515,9 @@ plan_build (nb_plan *plan, unsigned rebuild, nb_error *err)
         return nb_error_set (
             err, NB_ERR_INVALID,
             "automatic oversampling chose %d sub-pixels per axis; give -oversample", d->oversample);
+      /* the reference's rough estimate (density 1.2 g/cm^3, one molecule a cell), printed only */
+      nb_log_printf (&plan->log, "approximate MW = %g\n",
+                     A * B * C * 1.2e6 * 6.02214179e23 / (x->Na * x->Nb * x->Nc));
     }
 
   if ((rebuild & STAGE (NB_STAGE_STRUCTURE_FACTORS)) &&
@@ -584,6 +587,7 @@ plan_build (nb_plan *plan, unsigned rebuild, nb_error *err)
     in->oversample = d->oversample;
     in->thicksteps = d->thicksteps;
     in->sources = plan->src.count;
+    in->comment_sources = plan->src.comment_rows;
     in->mosaic_domains = x->mosaic_domains;
     in->phisteps = x->phisteps;
     in->steps = plan->steps;
@@ -838,8 +842,11 @@ nb_plan_execute (nb_plan *plan, float *image, const nb_exec_options *opts, nb_er
     }
   if (nb_backend_cuda_active (plan))
     return nb_backend_cuda_execute (plan, image, opts, err);
-  /* tricubic interpolation keeps the exact kernel (its fallback is global, Q-15) */
-  if (plan->params.precision != NB_PRECISION_EXACT && !plan->interpolate)
+  /* tricubic interpolation keeps the exact kernel (its fallback is global, Q-15), and
+   * so do sources read from '#' lines (Q-19): their infinite scattering vectors
+   * give what the reference's arithmetic gives only there */
+  if (plan->params.precision != NB_PRECISION_EXACT && !plan->interpolate &&
+      plan->src.comment_rows == 0)
     return nb_kernel_execute_fast (plan, image, opts, err);
   return nb_kernel_execute (plan, image, opts, err);
 }

@@ -295,16 +295,20 @@ nb_sources_setup (nb_plan *plan, nb_error *err)
   nb_status st;
 
   s->count = 0;
+  s->comment_rows = 0;
   if (p->source_file != NULL)
     {
       const nb_table *t = &plan->source_table;
+      /* '#' lines are sources to the reference */
+      const unsigned flags = p->physical ? 0 : NB_TABLE_REFERENCE_COMMENTS;
 
-      if (plan->source_path == NULL || strcmp (plan->source_path, p->source_file) != 0)
+      if (plan->source_path == NULL || strcmp (plan->source_path, p->source_file) != 0 ||
+          plan->source_flags != flags)
         {
           nb_table read;
           char *path;
 
-          if ((st = nb_table_read (p->source_file, 5, &read, err)) != NB_OK)
+          if ((st = nb_table_read_with (p->source_file, 5, flags, &read, err)) != NB_OK)
             return st;
           if ((path = strdup (p->source_file)) == NULL)
             {
@@ -315,6 +319,7 @@ nb_sources_setup (nb_plan *plan, nb_error *err)
           free (plan->source_path);
           plan->source_table = read;
           plan->source_path = path;
+          plan->source_flags = flags;
         }
       if ((st = sources_alloc (s, t->rows, err)) != NB_OK)
         return st;
@@ -333,6 +338,18 @@ nb_sources_setup (nb_plan *plan, nb_error *err)
           memcpy (s->dir + 3 * i, row, 3 * sizeof (double));
           s->weight[i] = row[3];
           s->lambda[i] = row[4];
+          if (t->comment[i])
+            {
+              /* taken as they are, as the reference does: typically a source
+               * at the sample with wavelength 0, whose every scattering vector
+               * is infinite (the exact kernel runs such plans) */
+              nb_log_printf (&plan->log,
+                             "WARNING: %s:%ld: a '#' line read as a source (%g %g %g, weight %g, "
+                             "wavelength %g m), as nanoBragg reads it; -physical skips comments\n",
+                             p->source_file, t->lines[i], row[0], row[1], row[2], row[3], row[4]);
+              s->comment_rows++;
+              continue;
+            }
           if (row[0] == 0.0 && row[1] == 0.0 && row[2] == 0.0)
             return nb_error_set (err, NB_ERR_INVALID,
                                  "%s:%ld: source position 0 0 0 is the sample itself (a source "
@@ -343,7 +360,7 @@ nb_sources_setup (nb_plan *plan, nb_error *err)
                                  "%s:%ld: source wavelength %g m must be positive", p->source_file,
                                  t->lines[i], s->lambda[i]);
         }
-      s->divsteps = 0;
+      s->divsteps = -1; /* the reference's initial value, printed as such */
     }
   else
     {
@@ -405,7 +422,7 @@ nb_sources_setup (nb_plan *plan, nb_error *err)
 
       nb_log_printf (&plan->log, "%g %g %g   %g %g\n", v[0], v[1], v[2], s->weight[i],
                      s->lambda[i]);
-      if (nb_unitize (v, v) == 0.0)
+      if (nb_unitize (v, v) == 0.0 && !(p->source_file != NULL && plan->source_table.comment[i]))
         return nb_error_set (err, NB_ERR_INVALID, "source %d has no direction (0 0 0)", i + 1);
     }
   return NB_OK;

@@ -204,6 +204,8 @@ enum
   PROP_CACHE_HITS,
   PROP_CACHE_REBUILDS,
   PROP_MAX_VALUE,
+  PROP_OVERSAMPLE,
+  PROP_OVERSAMPLE_AUTO,
   N_PROPS
 };
 
@@ -287,6 +289,12 @@ braggscope_frame_get_property (GObject *object, guint prop_id, GValue *value, GP
         break;
       case PROP_MAX_VALUE:
         g_value_set_float (value, self->max_value);
+        break;
+      case PROP_OVERSAMPLE:
+        g_value_set_int (value, braggscope_frame_get_oversample (self));
+        break;
+      case PROP_OVERSAMPLE_AUTO:
+        g_value_set_boolean (value, braggscope_frame_get_oversample_auto (self));
         break;
       default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -385,6 +393,25 @@ braggscope_frame_class_init (BraggscopeFrameClass *klass)
    */
   properties[PROP_MAX_VALUE] = g_param_spec_float (
       "max-value", NULL, "The brightest pixel (photons)", -G_MAXFLOAT, G_MAXFLOAT, 0, flags);
+  /**
+   * BraggscopeFrame:oversample:
+   *
+   * Sub-pixels per pixel axis the frame was simulated with (nanoBragg's
+   * `-oversample`): each pixel costs its square in samples.
+   */
+  properties[PROP_OVERSAMPLE] = g_param_spec_int (
+      "oversample", NULL, "Sub-pixels per pixel axis simulated", 0, G_MAXINT, 0, flags);
+  /**
+   * BraggscopeFrame:oversample-auto:
+   *
+   * %TRUE when #BraggscopeFrame:oversample was chosen automatically
+   * (#BraggscopeSimulation:oversample 0): nanoBragg's rule, three samples
+   * across the reciprocal pixel for the crystal's largest dimension,
+   * ceil (3 N a / (lambda distance / pixel)), grows as the wavelength
+   * shrinks, the crystal grows or the pixels grow.
+   */
+  properties[PROP_OVERSAMPLE_AUTO] = g_param_spec_boolean (
+      "oversample-auto", NULL, "The oversampling was chosen automatically", FALSE, flags);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -536,6 +563,34 @@ braggscope_frame_get_max_value (BraggscopeFrame *self)
 {
   g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (self), 0);
   return self->max_value;
+}
+
+/**
+ * braggscope_frame_get_oversample:
+ * @self: a frame
+ *
+ * Returns: sub-pixels per pixel axis the frame was simulated with (see
+ *   #BraggscopeFrame:oversample), 0 when unknown
+ */
+int
+braggscope_frame_get_oversample (BraggscopeFrame *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (self), 0);
+  return self->source != NULL ? self->source->info.oversample : 0;
+}
+
+/**
+ * braggscope_frame_get_oversample_auto:
+ * @self: a frame
+ *
+ * Returns: %TRUE when the oversampling was chosen automatically (see
+ *   #BraggscopeFrame:oversample-auto)
+ */
+gboolean
+braggscope_frame_get_oversample_auto (BraggscopeFrame *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (self), FALSE);
+  return self->source != NULL && self->source->params.oversample <= 0;
 }
 
 /**

@@ -22,6 +22,8 @@ const char *braggscope_frame_get_backend (BraggscopeFrame *self);
 int braggscope_frame_get_cache_hits (BraggscopeFrame *self);
 int braggscope_frame_get_cache_rebuilds (BraggscopeFrame *self);
 float braggscope_frame_get_max_value (BraggscopeFrame *self);
+int braggscope_frame_get_oversample (BraggscopeFrame *self);
+gboolean braggscope_frame_get_oversample_auto (BraggscopeFrame *self);
 
 const float *braggscope_frame_get_data (BraggscopeFrame *self, gsize *n_pixels);
 GBytes *braggscope_frame_get_bytes (BraggscopeFrame *self);

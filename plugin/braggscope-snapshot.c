@@ -6,20 +6,24 @@
  *   Software                  "Braggscope <version>" (tEXt)
  *   braggscope:command-line   the equivalent nanobragg command line (iTXt, UTF-8)
  *   braggscope:args           braggscope_simulation_to_args(), one per line (iTXt)
- * Files are written to a temporary name in the target folder and renamed, so
- * a failed or interrupted save never leaves half a PNG under the name.
+ * The PNG is encoded in memory and written by the engine's
+ * nb_write_file_atomic(), the writer of every other output (the CLI's files,
+ * the float and SMV exports): a file is written to a temporary name in the
+ * target folder and renamed, so a failed or interrupted save never leaves half
+ * a PNG under the name; a link's target is replaced and the link kept; a
+ * device, pipe or socket is written through.
  */
 #include "braggscope-snapshot.h"
 #include "braggscope-private.h"
 
+#include "nb-io.h"
+
 #include <errno.h>
-#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <png.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #define ARGS_KEY         "braggscope:args"
 #define COMMAND_LINE_KEY "braggscope:command-line"
@@ -45,16 +49,32 @@ on_png_warning (png_structp png, png_const_charp message)
   /* the library never prints; a warning does not stop the file */
 }
 
-/* Writes the PNG to the open @fp; FALSE with @error set on failure. */
+static void
+on_png_write (png_structp png, png_bytep data, png_size_t n)
+{
+  GByteArray *out = png_get_io_ptr (png);
+
+  /* a GByteArray counts in guint */
+  if (n > G_MAXUINT - out->len)
+    png_error (png, "the encoded PNG would be larger than 4 GiB");
+  g_byte_array_append (out, data, (guint) n);
+}
+
+static void
+on_png_flush (png_structp png)
+{
+}
+
+/* Encodes the PNG into @out; FALSE with @error set on failure. */
 static gboolean
-write_png (FILE *fp,
-           const char *path,
-           const guint8 *rgba,
-           int width,
-           int height,
-           char *command_line,
-           char *args,
-           GError **error)
+encode_png (GByteArray *out,
+            const char *path,
+            const guint8 *rgba,
+            int width,
+            int height,
+            char *command_line,
+            char *args,
+            GError **error)
 {
   png_failure failure = { .message = "" };
   png_structp png;
@@ -78,7 +98,7 @@ write_png (FILE *fp,
       return FALSE;
     }
 
-  png_init_io (png, fp);
+  png_set_write_fn (png, out, on_png_write, on_png_flush);
   png_set_IHDR (png, info, (png_uint_32) width, (png_uint_32) height, 8, PNG_COLOR_TYPE_RGB_ALPHA,
                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
 
@@ -125,7 +145,9 @@ write_png (FILE *fp,
  *   argument containing a line break)
  *
  * Writes a PNG snapshot, with the simulation's nanobragg command line and
- * parameters, to a temporary file in the target folder, then renames it.
+ * parameters, to a temporary file in the target folder, then renames it (a
+ * symbolic link's target is replaced, the link kept; a device, pipe or
+ * socket is written through, see the module's comment).
  *
  * Returns: %TRUE on success
  */
@@ -137,11 +159,9 @@ braggscope_snapshot_save (const char *path,
                           BraggscopeSimulation *sim,
                           GError **error)
 {
-  g_autofree char *dir = NULL, *base = NULL, *tmp = NULL;
   g_autofree char *command_line = NULL, *args_text = NULL;
-  FILE *fp;
-  int fd;
-  gboolean ok;
+  GByteArray *png_bytes;
+  gboolean ok = FALSE;
 
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (rgba != NULL, FALSE);
@@ -170,50 +190,19 @@ braggscope_snapshot_save (const char *path,
       command_line = braggscope_simulation_to_command_line (sim);
     }
 
-  dir = g_path_get_dirname (path);
-  base = g_path_get_basename (path);
-  tmp = g_strdup_printf ("%s%c.%s.XXXXXX", dir, G_DIR_SEPARATOR, base);
-  fd = g_mkstemp_full (tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
-  if (fd < 0)
+  png_bytes = g_byte_array_new ();
+  if (encode_png (png_bytes, path, rgba, width, height, command_line, args_text, error))
     {
-      int saved = errno;
-      g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_IO,
-                   "%s: cannot create a file in %s: %s", path, dir, g_strerror (saved));
-      return FALSE;
-    }
-  fp = fdopen (fd, "wb");
-  if (fp == NULL)
-    {
-      int saved = errno;
-      close (fd);
-      g_unlink (tmp);
-      g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_IO, "%s: %s", path,
-                   g_strerror (saved));
-      return FALSE;
-    }
+      const void *chunks[1] = { png_bytes->data };
+      const size_t sizes[1] = { png_bytes->len };
+      nb_error err = { 0 };
 
-  ok = write_png (fp, path, rgba, width, height, command_line, args_text, error);
-  if (fflush (fp) != 0 || ferror (fp))
-    {
-      if (ok)
-        g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_IO, "%s: %s", path,
-                     g_strerror (errno));
-      ok = FALSE;
+      if (nb_write_file_atomic (path, chunks, sizes, 1, &err) == NB_OK)
+        ok = TRUE;
+      else
+        _braggscope_propagate_nb (error, &err);
     }
-  if (fclose (fp) != 0 && ok)
-    {
-      g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_IO, "%s: %s", path,
-                   g_strerror (errno));
-      ok = FALSE;
-    }
-  if (ok && g_rename (tmp, path) != 0)
-    {
-      g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_IO, "%s: cannot rename %s: %s", path,
-                   tmp, g_strerror (errno));
-      ok = FALSE;
-    }
-  if (!ok)
-    g_unlink (tmp);
+  g_byte_array_unref (png_bytes);
   return ok;
 }
 

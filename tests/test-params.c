@@ -1,6 +1,7 @@
 /* test-params.c: nb_params_init() defaults and nb_params_parse_argv(): units,
- * spellings, precedence, the errors the reference would ignore, and the two
- * argument-loop quirks (Q-29, Q-30) with and without -physical.  cli.md. */
+ * spellings, precedence, the errors the reference would ignore (and, with
+ * -lenient, the words skipped as it skips them), and the two argument-loop
+ * quirks (Q-29, Q-30) with and without -physical.  cli.md. */
 #include <glib.h>
 #include <math.h>
 #include <stddef.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "nanobragg.h"
+#include "nb-argv.h"
 #include "nb-param.h"
 
 /* degrees per radian, written as the engine writes it (physics.md §0) */
@@ -717,6 +719,217 @@ test_errors_stray (void)
   parse_fails ("-fdet_vector 0 0 1 1", NB_ERR_USAGE, "1");
 }
 
+/* The message of a refused command line names the nearest known flags and
+ * says what nanoBragg does with the word: ignores it (then -lenient helps) or
+ * reads it as one of its flags (then it does not). */
+static void
+test_errors_suggest (void)
+{
+  parse_fails ("-lamda 1.2", NB_ERR_USAGE, "unknown flag '-lamda' (did you mean -lambda?)");
+  parse_fails ("-lamda 1.2", NB_ERR_USAGE, "add -lenient (or set NANOBRAGG_LENIENT=1)");
+  parse_fails ("-hdiv 0 -vdiv 0", NB_ERR_USAGE,
+               "did you mean -hdivrange, -hdivstep or -hdivsteps?");
+  parse_fails ("-vdiv 0", NB_ERR_USAGE, "did you mean -vdivrange, -vdivstep or -vdivsteps?");
+  parse_fails ("-polarization 0.9", NB_ERR_USAGE, "did you mean -polar?");
+  parse_fails ("-xbeam 3", NB_ERR_USAGE, "did you mean -Xbeam or -Ybeam?");
+  parse_fails ("-oversample_thick 0", NB_ERR_USAGE,
+               "unexpected argument '0' (-oversample_thick takes no value); nanoBragg ignores it");
+  parse_fails ("-N 5 7", NB_ERR_USAGE, "'7' (not after a flag that takes it)");
+  parse_fails ("-distance_mm 100", NB_ERR_USAGE, "nanoBragg reads it as -distance");
+  parse_fails ("--distance 100", NB_ERR_USAGE, "nanoBragg reads it as -distance");
+  parse_fails ("-Nabc 3", NB_ERR_USAGE, "nanoBragg reads it as -Na");
+  {
+    nb_params p;
+    nb_error err = { 0 };
+
+    /* nothing near, and no -lenient hint where it would not help */
+    g_assert_cmpint (parse (&p, "-frobnicate", &err), ==, NB_ERR_USAGE);
+    g_assert_null (strstr (err.message, "did you mean"));
+    nb_params_clear (&p);
+    g_assert_cmpint (parse (&p, "-distance_mm 100", &err), ==, NB_ERR_USAGE);
+    g_assert_null (strstr (err.message, "lenient"));
+    nb_params_clear (&p);
+  }
+}
+
+/* nanoBragg's argument matching (nanoBragg.c main(): strstr on every word
+ * starting with '-', a few names at an exact length). */
+static void
+test_reference_words (void)
+{
+  static const struct
+  {
+    const char *word, *flag;
+  } cases[] = {
+    { "-hdiv", NULL },
+    { "-vdiv", NULL },
+    { "-dispstep", NULL },
+    { "-polarization", NULL },
+    { "-detector_twotheta", NULL },
+    { "-lamda", NULL },
+    { "-detsize_x", NULL },
+    { "-mosaicx", NULL },
+    { "-stolx", NULL },
+    { "-Qx", NULL },
+    { "-Nx", NULL },
+    { "-MWx", NULL },
+    { "-5", NULL },
+    { "0", NULL },
+    { "stray-distance", NULL },
+    { "-source_distance", NULL },
+    { "-polar", "-polar" },
+    { "-distance_mm", "-distance" },
+    { "--distance", "-distance" },
+    { "-Nabc", "-Na" },
+    { "-N", "-N" },
+    { "-MW", "-MW" },
+    { "-stolout", "-stolout" },
+    { "-stol", "-stol" },
+    { "-Q", "-Q" },
+    { "-masked", "-mask" },
+    { "-detsize", "-detsize" },
+    { "-detpixels_xy", "-detpixels_x" },
+    { "-oversample_thickness", "-oversample_thick" },
+    { "-misset_seed", "-misset_seed" }, /* -misset's handler acts too: the longest */
+    { "-NaN", "-Na" },
+    { "-nan", NULL },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_test_message ("%s", cases[i].word);
+      g_assert_cmpstr (nb_argv_reference_flag (cases[i].word), ==, cases[i].flag);
+    }
+  g_assert_cmpuint (nb_argv_edit_distance ("-lamda", "-lambda", 3), ==, 1);
+  g_assert_cmpuint (nb_argv_edit_distance ("-hdiv", "-hkl", 3), ==, 3);
+  g_assert_cmpuint (nb_argv_edit_distance ("", "-abc", 9), ==, 4);
+  g_assert_cmpuint (nb_argv_edit_distance ("-frobnicate", "-progress", 2), ==, 3);
+}
+
+/* parse_lenient: parse() through nb_params_parse_argv_with(), the warnings
+ * collected in @warnings. */
+static void
+collect_warning (void *user, const char *message)
+{
+  g_assert_null (strchr (message, '\n'));
+  g_ptr_array_add (user, g_strdup (message));
+}
+
+static nb_status
+parse_lenient (nb_params *p, const char *cmdline, int lenient, GPtrArray *warnings, nb_error *err)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *full = g_strconcat ("nanobragg ", cmdline, NULL);
+  g_auto (GStrv) argv = NULL;
+  int argc = 0;
+  nb_parse_options opts = { lenient, collect_warning, warnings };
+
+  g_assert_true (g_shell_parse_argv (full, &argc, &argv, &error));
+  g_assert_no_error (error);
+  nb_params_init (p);
+  return nb_params_parse_argv_with (p, argc, (const char *const *) argv, &opts, err);
+}
+
+/* The command line nb_params_to_argv() writes for @p: equal strings, equal
+ * parameters. */
+static char *
+canonical_line (const nb_params *p)
+{
+  char **argv = nb_params_to_argv (p, NULL);
+  char *line = g_strjoinv (" ", argv);
+
+  nb_argv_free (argv);
+  return line;
+}
+
+/* -lenient (or nb_parse_options.lenient) skips, with one warning each, the
+ * words nanoBragg ignores, and the rest reads as without them. */
+static void
+test_lenient_skips (void)
+{
+  const char *line = "-hdiv 0 -vdiv 0 -oversample_thick 0 -distance 120 -cell 100 100 100 90 90 "
+                     "90 7 stray -lamda 1.2 -5";
+  const char *ignored[] = { "-hdiv", "'0'",   "-vdiv",  "'0'",   "'0'",
+                            "'7'",   "stray", "-lamda", "'1.2'", "'-5'" };
+  nb_params p, q;
+  nb_error err = { 0 };
+  g_autoptr (GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *want = NULL, *got = NULL;
+
+  g_assert_cmpint (parse_lenient (&p, line, 1, warnings, &err), ==, NB_OK);
+  g_assert_cmpstr (err.message, ==, "");
+  g_assert_cmpuint (warnings->len, ==, G_N_ELEMENTS (ignored));
+  for (guint i = 0; i < warnings->len; i++)
+    {
+      const char *w = g_ptr_array_index (warnings, i);
+
+      g_test_message ("%s", w);
+      g_assert_true (g_str_has_prefix (w, "ignoring "));
+      g_assert_nonnull (strstr (w, "as nanoBragg does"));
+      g_assert_nonnull (strstr (w, ignored[i]));
+    }
+  g_assert_nonnull (strstr (g_ptr_array_index (warnings, 0), "did you mean -hdivrange"));
+  g_assert_nonnull (strstr (g_ptr_array_index (warnings, 4), "-oversample_thick takes no value"));
+  g_assert_nonnull (strstr (g_ptr_array_index (warnings, 7), "did you mean -lambda?"));
+  g_assert_cmpfloat (p.distance, ==, 0.12);
+  g_assert_cmpfloat (p.lambda0, ==, 1e-10); /* -lamda is not -lambda */
+  g_assert_cmpint (p.oversample_thick, ==, 1);
+
+  parse_ok (&q, "-oversample_thick -distance 120 -cell 100 100 100 90 90 90");
+  want = canonical_line (&q);
+  got = canonical_line (&p);
+  g_assert_cmpstr (got, ==, want);
+  nb_params_clear (&p);
+
+  /* the flag does the same, here without a warning callback */
+  {
+    g_autofree char *with_flag = g_strconcat (line, " -lenient", NULL);
+    g_autofree char *again = NULL;
+
+    parse_ok (&p, with_flag);
+    again = canonical_line (&p);
+    g_assert_cmpstr (again, ==, want);
+    nb_params_clear (&p);
+  }
+  nb_params_clear (&q);
+}
+
+/* What nanoBragg reads, and what is malformed, stays an error with -lenient. */
+static void
+test_lenient_keeps_errors (void)
+{
+  static const struct
+  {
+    const char *line, *names;
+  } cases[] = {
+    { "-distance_mm 100", "nanoBragg reads it as -distance" },
+    { "--distance 100", "nanoBragg reads it as -distance" },
+    { "-oversample_thickness", "nanoBragg reads it as -oversample_thick" },
+    { "-distance abc", "abc" },
+    { "-distance", "-distance" },
+    { "-lambda -N 5", "-lambda" },
+    { "-N 2.5", "2.5" },
+    { "-misset 1 2", "-misset" },
+    { "-pivot middle", "middle" },
+    { "-lambda inf", "-lambda" },
+    { "-N 5 -NaN", "nanoBragg reads it as -Na" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      nb_params p;
+      nb_error err = { 0 };
+      g_autoptr (GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+
+      g_assert_cmpint (parse_lenient (&p, cases[i].line, 1, warnings, &err), ==, NB_ERR_USAGE);
+      if (strstr (err.message, cases[i].names) == NULL)
+        g_error ("'%s': message '%s' does not name '%s'", cases[i].line, err.message,
+                 cases[i].names);
+      g_assert_cmpuint (warnings->len, ==, 0);
+      nb_params_clear (&p);
+    }
+}
+
 /* Q-29: -misset_seed N also runs the -misset handler, reading N and the next
  * two tokens as angles (atof: a flag reads as 0), and cancels an earlier
  * -misset random.  Not with -physical. */
@@ -1386,7 +1599,7 @@ test_table_rows (void)
                   g_autofree char *spelling = g_strdup (words[k]);
                   size_t len = strlen (spelling);
 
-                  if (len > 0 && spelling[len - 1] == '*')
+                  if (len > 0 && (spelling[len - 1] == '*' || spelling[len - 1] == '='))
                     spelling[len - 1] = '\0';
                   if (nb_param_find (spelling) != row)
                     g_error ("%s: alias %s finds another row", row->flag, words[k]);
@@ -1515,6 +1728,10 @@ main (int argc, char *argv[])
   g_test_add_func ("/params/errors/not-a-number", test_errors_not_a_number);
   g_test_add_func ("/params/errors/not-whole", test_errors_not_whole);
   g_test_add_func ("/params/errors/stray-token", test_errors_stray);
+  g_test_add_func ("/params/errors/suggest", test_errors_suggest);
+  g_test_add_func ("/params/lenient/reference-words", test_reference_words);
+  g_test_add_func ("/params/lenient/skips", test_lenient_skips);
+  g_test_add_func ("/params/lenient/keeps-errors", test_lenient_keeps_errors);
   g_test_add_func ("/params/quirk/misset-seed", test_quirk_misset_seed);
   g_test_add_func ("/params/quirk/twotheta-axis", test_quirk_twotheta_axis);
   g_test_add_func ("/params/negative-values", test_negative_values);

@@ -61,6 +61,7 @@ struct _BraggscopeWindow
   GtkSpinner *busy_spinner;
   GtkLabel *frame_kind_label;
   GtkLabel *frame_time_label;
+  GtkLabel *oversample_label;
   GtkLabel *backend_label;
   GtkLabel *cache_label;
   GtkLabel *message_label;

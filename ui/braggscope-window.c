@@ -56,6 +56,34 @@ braggscope_window_get_message (BraggscopeWindow *self)
   return gtk_label_get_text (self->message_label);
 }
 
+/* Automatic oversampling above this many sub-pixels per axis is said in the
+ * status line: it is what makes a frame slow without any slider saying so
+ * (a wavelength of 0.2 Å asks for 11 x 11 samples per pixel in the default
+ * scene, 13 times the work at 1 Å).  The default scene's own 3 x 3 at 1 Å is the
+ * normal cost of a frame and not worth a word; from 5 x 5 (2.8 times that work) it is. */
+#define OVERSAMPLE_NOTE_ABOVE 4
+
+/* Says why a full frame may be slow: oversampling nobody asked for. */
+static void
+show_oversample_note (BraggscopeWindow *self, BraggscopeFrame *frame)
+{
+  int n = braggscope_frame_get_oversample (frame);
+  g_autofree char *text = NULL;
+
+  if (!braggscope_frame_get_oversample_auto (frame) || n <= OVERSAMPLE_NOTE_ABOVE)
+    {
+      gtk_widget_set_visible (GTK_WIDGET (self->oversample_label), FALSE);
+      return;
+    }
+  /* Translators: nanoBragg's "auto-selected 11-fold oversampling"; the second
+   * number is the samples per pixel (11 x 11), which the frame costs. */
+  text = g_strdup_printf (_ ("Auto-selected %d-fold oversampling: %d samples per pixel (set "
+                             "Oversample to override)"),
+                          n, n * n);
+  gtk_label_set_text (self->oversample_label, text);
+  gtk_widget_set_visible (GTK_WIDGET (self->oversample_label), TRUE);
+}
+
 static void
 show_frame_status (BraggscopeWindow *self, BraggscopeFrame *frame)
 {
@@ -87,6 +115,9 @@ show_frame_status (BraggscopeWindow *self, BraggscopeFrame *frame)
                        braggscope_frame_get_width (frame), braggscope_frame_get_height (frame),
                        braggscope_frame_get_max_value (frame));
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->frame_kind_label), tooltip);
+  /* a preview samples one pixel per block: its cost says little */
+  if (!braggscope_frame_get_is_preview (frame))
+    show_oversample_note (self, frame);
 }
 
 static void
@@ -94,6 +125,18 @@ on_frame_ready (BraggscopeSimulation *sim, BraggscopeFrame *frame, BraggscopeWin
 {
   show_frame_status (self, frame);
   _braggscope_window_run_pending (self, NULL);
+}
+
+/* A number typed outside a control's range was clamped: say so. */
+static void
+on_value_clamped (BraggscopeControls *controls,
+                  const char *property,
+                  double requested,
+                  double applied,
+                  const char *message,
+                  BraggscopeWindow *self)
+{
+  braggscope_window_show_message (self, message, FALSE);
 }
 
 static void
@@ -250,6 +293,7 @@ _braggscope_window_set_simulation (BraggscopeWindow *self, BraggscopeSimulation 
   gtk_box_append (self->view_slot, GTK_WIDGET (self->view));
   self->controls = braggscope_controls_new (sim);
   gtk_box_append (self->controls_slot, self->controls);
+  g_signal_connect (self->controls, "value-clamped", G_CALLBACK (on_value_clamped), self);
 
   bind_display (self);
   g_signal_connect (self->view, "readout-changed", G_CALLBACK (on_readout_changed), self);
@@ -420,6 +464,7 @@ braggscope_window_class_init (BraggscopeWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, busy_spinner);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, frame_kind_label);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, frame_time_label);
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, oversample_label);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, backend_label);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, cache_label);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, message_label);

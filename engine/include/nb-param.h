@@ -114,6 +114,10 @@ extern "C"
     NB_PARAM_UNSUPPORTED = 1u << 14,      /* an unknown word is NB_ERR_UNSUPPORTED (a
                                              backend this build lacks), not a usage error */
     NB_PARAM_COMPONENT = 1u << 15,        /* one value (.component) of the flag .name */
+    /* nanoBragg's own matching, which acts on every flag whose name occurs in a
+     * word (strstr), for what -lenient skips and what messages name: */
+    NB_PARAM_NANOBRAGG_EXACT = 1u << 16, /* nanoBragg takes the flag only as the whole word */
+    NB_PARAM_BRAGGSCOPE = 1u << 17,      /* not one of nanoBragg's flags */
   };
 
   /* Side effects: what a flag sets besides its fields, in nanoBragg's own
@@ -165,7 +169,8 @@ extern "C"
   struct nb_param
   {
     const char *flag;    /* "-distance", the spelling messages and argv use; NULL: none */
-    const char *aliases; /* other spellings, space-separated; "-wave*": longer too */
+    const char *aliases; /* other spellings, space-separated; "-wave*": longer too;
+                            "-MW=": nanoBragg takes it only as the whole word */
     const char *name;    /* a flagless row's name in messages; a component row's flag */
     nb_param_kind kind;
     nb_field_type type;

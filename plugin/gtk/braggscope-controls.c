@@ -24,7 +24,9 @@
  * as photon energy in keV); find one with
  * braggscope_controls_get_widget().  Properties the simulation does not have
  * are left out.  The slider ranges are what is useful to drag through; a value
- * set outside one widens it rather than being clamped.
+ * set outside one widens it rather than being clamped, while a number typed
+ * outside a spin button's range is clamped to it and said
+ * (#BraggscopeControls::value-clamped).
  */
 
 /* The layout: which property goes into which group, in which order, and as
@@ -132,6 +134,14 @@ enum
 
 static GParamSpec *properties[N_PROPS];
 
+enum
+{
+  VALUE_CLAMPED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
 /* ------------------------------------------------------------------------- */
 /* Numbers */
 
@@ -198,19 +208,70 @@ on_integer_value_changed (GtkAdjustment *adjustment, gpointer user_data)
     gtk_adjustment_set_value (adjustment, round (v));
 }
 
+/* "0.2 Å", or "200" for a number without a unit, in the user's locale. */
+static char *
+format_with_unit (double v, const char *unit)
+{
+  return *unit != '\0' ? g_strdup_printf ("%g %s", v, _ (unit)) : g_strdup_printf ("%g", v);
+}
+
+/* Says that the number typed into @pspec's spin button, @typed, lay outside
+ * its range and @applied was set instead. */
+static void
+report_clamp (BraggscopeControls *self, GParamSpec *pspec, double typed, double applied)
+{
+  const char *unit = hints_of (pspec)->unit;
+  const char *label = _ (g_param_spec_get_nick (pspec));
+  g_autofree char *from = format_with_unit (typed, unit);
+  g_autofree char *to = format_with_unit (applied, unit);
+  g_autofree char *message = NULL;
+
+  if (typed < applied)
+    /* Translators: a number typed into a control was out of its range: the
+     * control's label, the typed value and the value set, with units, as
+     * "Wavelength: 0 Å is below the minimum; set to 0.2 Å" */
+    message = g_strdup_printf (_ ("%s: %s is below the minimum; set to %s"), label, from, to);
+  else
+    /* Translators: as "Mosaic domains: 500 is above the maximum; set to 200" */
+    message = g_strdup_printf (_ ("%s: %s is above the maximum; set to %s"), label, from, to);
+  g_signal_emit (self, signals[VALUE_CLAMPED], 0, pspec->name, typed, applied, message);
+}
+
 /* A spin button shows its value rounded to its digits.  When its text is
  * still that rounding, leaving it (focus out, Enter) keeps the value as it is
  * instead of writing the rounded one back, which would change a dragged
- * wavelength or misset and start a render; typed text is parsed by GTK. */
+ * wavelength or misset and start a render.  Typed text is read as GTK reads
+ * it (g_strtod, the whole text); a number outside the range is clamped here,
+ * as GTK would, but said (BraggscopeControls::value-clamped).  Text that is
+ * no number (empty, "1.2.3", "nan") keeps the value: GTK would read it as 0
+ * and silently set the minimum.  A number in range is left to GTK. */
 static int
 on_spin_input (GtkSpinButton *spin, double *new_value, gpointer user_data)
 {
+  BraggscopeControls *self = g_object_get_data (G_OBJECT (spin), "braggscope-controls");
+  GtkAdjustment *adjustment = gtk_spin_button_get_adjustment (spin);
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (spin));
   double v = gtk_spin_button_get_value (spin);
   g_autofree char *shown = g_strdup_printf ("%0.*f", gtk_spin_button_get_digits (spin), v);
+  double typed, lower = gtk_adjustment_get_lower (adjustment),
+                upper = gtk_adjustment_get_upper (adjustment);
+  char *end = NULL;
 
-  if (g_strcmp0 (gtk_editable_get_text (GTK_EDITABLE (spin)), shown) != 0)
+  if (g_strcmp0 (text, shown) == 0)
+    {
+      *new_value = v;
+      return TRUE;
+    }
+  typed = g_strtod (text, &end);
+  if (end == text || *end != '\0' || isnan (typed))
+    {
+      *new_value = v;
+      return TRUE;
+    }
+  if (typed >= lower && typed <= upper)
     return FALSE;
-  *new_value = v;
+  *new_value = typed < lower ? lower : upper;
+  report_clamp (self, user_data, typed, *new_value);
   return TRUE;
 }
 
@@ -280,7 +341,9 @@ add_number (BraggscopeControls *self, GtkGrid *grid, int row, const Row *layout,
 
   spin = gtk_spin_button_new (adjustment, step, hints->digits);
   gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (spin), TRUE);
-  g_signal_connect (spin, "input", G_CALLBACK (on_spin_input), NULL);
+  /* its input handler reports a clamped value */
+  g_object_set_data (G_OBJECT (spin), "braggscope-controls", self);
+  g_signal_connect (spin, "input", G_CALLBACK (on_spin_input), pspec);
   gtk_editable_set_width_chars (GTK_EDITABLE (spin), 8);
   gtk_widget_set_name (spin, spin_name);
   gtk_widget_set_tooltip_text (spin, _ (g_param_spec_get_blurb (pspec)));
@@ -751,6 +814,25 @@ braggscope_controls_class_init (BraggscopeControlsClass *klass)
       BRAGGSCOPE_TYPE_SIMULATION,
       G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /**
+   * BraggscopeControls::value-clamped:
+   * @controls: the controls
+   * @property: the simulation property the spin button edits ("wavelength")
+   * @requested: the number typed, in the spin button's unit (keV for the
+   *   photon energy)
+   * @applied: the number set instead: the nearer end of the spin button's range
+   * @message: a translated sentence saying so, for a status line: "Wavelength:
+   *   0 Å is below the minimum; set to 0.2 Å"
+   *
+   * Emitted when a number typed into a spin button lies outside its range and
+   * the nearer end of the range is set instead, which would otherwise go
+   * unnoticed (the text is simply replaced).
+   */
+  signals[VALUE_CLAMPED] =
+      g_signal_new ("value-clamped", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                    NULL, G_TYPE_NONE, 4, G_TYPE_STRING | G_SIGNAL_TYPE_STATIC_SCOPE, G_TYPE_DOUBLE,
+                    G_TYPE_DOUBLE, G_TYPE_STRING);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "braggscope-controls");

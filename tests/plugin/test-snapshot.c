@@ -1,7 +1,11 @@
 /* test-snapshot.c: PNG snapshots keep the picture and restore the parameters. */
+#define _DEFAULT_SOURCE 1 /* symlink (), lstat () */
+
 #include "plugin-test-util.h"
 
+#include <errno.h>
 #include <png.h>
+#include <sys/stat.h>
 
 static char *
 temp_dir (void)
@@ -176,6 +180,49 @@ test_errors (void)
   g_rmdir (dir);
 }
 
+/* The snapshot goes through the engine's writer, as the float and SMV
+ * exports do: a link's target is replaced and the link kept, a link to a
+ * device writes the device (and reports its "disk full"). */
+static void
+test_links_and_devices (void)
+{
+  g_autofree char *dir = temp_dir ();
+  g_autofree char *sub = g_build_filename (dir, "sub", NULL);
+  g_autofree char *target = g_build_filename (sub, "picture.png", NULL);
+  g_autofree char *link = g_build_filename (dir, "link.png", NULL);
+  g_autofree char *full = g_build_filename (dir, "full.png", NULL);
+  g_autofree char *text = NULL, *software = NULL;
+  g_autofree guint8 *rgba = pattern (8, 4);
+  g_autoptr (GError) error = NULL;
+  GStatBuf st;
+
+  g_assert_cmpint (g_mkdir (sub, 0700), ==, 0);
+  g_assert_cmpint (symlink ("sub/picture.png", link), ==, 0);
+  g_assert_true (braggscope_snapshot_save (link, rgba, 8, 4, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (g_lstat (link, &st), ==, 0);
+  g_assert_true (S_ISLNK (st.st_mode));
+  text = g_file_read_link (link, NULL);
+  g_assert_cmpstr (text, ==, "sub/picture.png");
+  software = check_pixels (target, rgba, 8, 4);
+
+  if (g_file_test ("/dev/full", G_FILE_TEST_EXISTS))
+    {
+      g_assert_cmpint (symlink ("/dev/full", full), ==, 0);
+      g_assert_false (braggscope_snapshot_save (full, rgba, 8, 4, NULL, &error));
+      g_assert_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_IO);
+      g_assert_nonnull (strstr (error->message, full));
+      g_assert_nonnull (strstr (error->message, g_strerror (ENOSPC)));
+      g_assert_cmpint (g_lstat (full, &st), ==, 0);
+      g_assert_true (S_ISLNK (st.st_mode));
+      g_unlink (full);
+    }
+  g_unlink (target);
+  g_unlink (link);
+  g_rmdir (sub);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -183,5 +230,6 @@ main (int argc, char **argv)
 
   g_test_add_func ("/snapshot/round-trip", test_round_trip);
   g_test_add_func ("/snapshot/errors", test_errors);
+  g_test_add_func ("/snapshot/links-and-devices", test_links_and_devices);
   return g_test_run ();
 }
