@@ -24,6 +24,10 @@ struct _BraggscopeSimulation
   nb_plan_info info; /* the last frame's plan: what "not given" properties read */
   gboolean have_info;
   BraggscopeWorker *worker;
+  /* requests: the newest posted, the one of the last frame delivered */
+  guint64 last_id;
+  guint64 delivered_id;
+  gboolean delivered_full;
 };
 
 /* braggscope-simulation.c */

@@ -3,8 +3,8 @@
  * Threads.  The object lives on the thread of the main context it was created
  * in (its "owner"): properties are set and signals emitted there.  A worker
  * thread, started by the first render request, owns the engine plan; nothing
- * else touches it.  The two meet in a request slot (Worker.pending) under a
- * mutex:
+ * else touches it (braggscope-worker.c).  The two meet in a request slot
+ * under a mutex:
  *
  *   owner thread                          worker thread
  *   property change -> validate ->        wait for a request
@@ -27,6 +27,7 @@
  * dropped.
  */
 #include "braggscope-simulation-private.h"
+#include "braggscope-worker-private.h"
 #include "braggscope-enums.h"
 
 #include <glib/gi18n-lib.h>
@@ -34,391 +35,6 @@
 #include <string.h>
 
 #define DEFAULT_SCENE_HKL "1hpv_p1.hkl"
-
-/* ------------------------------------------------------------------------- */
-/* The worker */
-
-typedef struct
-{
-  gboolean valid;
-  nb_params params;
-  guint64 id;        /* request number, increasing: orders the frames */
-  guint64 sequence;  /* the simulation's sequence the params answer */
-  gint64 changed_us; /* monotonic time of the change */
-  gboolean preview;  /* render a preview before the full frame */
-  int stride;
-} Request;
-
-struct _BraggscopeWorker
-{
-  gatomicrefcount ref_count;
-  GMutex lock;
-  GCond cond;
-  GThread *thread;
-  GMainContext *context; /* the owner's: results go there */
-  GWeakRef simulation;
-  BraggscopeFramePool *pool;
-
-  /* under lock */
-  Request pending;
-  gboolean quit;
-  gboolean preview_in_flight;
-  gint cancel; /* raised under lock; the engine polls it (nb_exec_options.cancel) */
-
-  /* worker thread only */
-  nb_plan *plan;
-  guint64 plan_request; /* the request whose params the plan holds; 0: none */
-  int hits, rebuilds;   /* stage counters of that update */
-  nb_geometry *geometry_key;
-  BraggscopeGeometry *geometry;
-  BraggscopeFrameSource *source;
-
-  /* owner thread only */
-  guint64 last_id;      /* newest request posted */
-  guint64 delivered_id; /* request of the last frame delivered */
-  gboolean delivered_full;
-};
-
-typedef struct
-{
-  BraggscopeWorker *worker;
-  guint64 id;
-  guint64 sequence;
-  BraggscopeFrame *frame; /* or */
-  GError *error;
-  gboolean is_preview;
-  nb_plan_info info; /* the plan's derived values */
-} Delivery;
-
-static void simulation_deliver (BraggscopeSimulation *self, Delivery *d);
-
-static void
-request_clear (Request *r)
-{
-  if (r->valid)
-    nb_params_clear (&r->params);
-  memset (r, 0, sizeof *r);
-}
-
-static BraggscopeWorker *
-worker_ref (BraggscopeWorker *w)
-{
-  g_atomic_ref_count_inc (&w->ref_count);
-  return w;
-}
-
-static void
-worker_unref (BraggscopeWorker *w)
-{
-  if (!g_atomic_ref_count_dec (&w->ref_count))
-    return;
-  request_clear (&w->pending);
-  g_weak_ref_clear (&w->simulation);
-  _braggscope_frame_pool_unref (w->pool);
-  g_main_context_unref (w->context);
-  g_cond_clear (&w->cond);
-  g_mutex_clear (&w->lock);
-  g_free (w);
-}
-
-static void
-delivery_free (gpointer data)
-{
-  Delivery *d = data;
-
-  g_clear_object (&d->frame);
-  g_clear_error (&d->error);
-  worker_unref (d->worker);
-  g_free (d);
-}
-
-static gboolean
-delivery_dispatch (gpointer data)
-{
-  Delivery *d = data;
-  g_autoptr (BraggscopeSimulation) self = g_weak_ref_get (&d->worker->simulation);
-
-  if (self != NULL)
-    simulation_deliver (self, d);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-worker_post (BraggscopeWorker *w, Delivery *d)
-{
-  d->worker = worker_ref (w);
-  g_main_context_invoke_full (w->context, G_PRIORITY_DEFAULT, delivery_dispatch, d, delivery_free);
-}
-
-static void
-worker_post_error (BraggscopeWorker *w, const Request *req, const nb_error *err)
-{
-  Delivery *d = g_new0 (Delivery, 1);
-
-  d->id = req->id;
-  d->sequence = req->sequence;
-  d->error = _braggscope_error_from_nb (err);
-  worker_post (w, d);
-}
-
-static void
-sum_stats (const nb_plan_stats *before, const nb_plan_stats *after, int *hits, int *rebuilds)
-{
-  *hits = *rebuilds = 0;
-  for (int i = 0; i < NB_N_STAGES; i++)
-    {
-      *hits += (int) (after->hits[i] - before->hits[i]);
-      *rebuilds += (int) (after->rebuilds[i] - before->rebuilds[i]);
-    }
-}
-
-/* The plan's -mask pixels for a frame source: those of the previous source
- * when they did not change (a mask is copied once, not per update). */
-static GBytes *
-worker_mask (BraggscopeWorker *w)
-{
-  const nb_plan_info *info = nb_plan_get_info (w->plan);
-  const guint16 *mask = nb_plan_get_mask (w->plan);
-  gsize size = (gsize) info->fpixels * (gsize) info->spixels * sizeof (guint16);
-  GBytes *previous = _braggscope_frame_source_peek_mask (w->source);
-
-  if (mask == NULL)
-    return NULL;
-  if (previous != NULL && g_bytes_get_size (previous) == size &&
-      memcmp (g_bytes_get_data (previous, NULL), mask, size) == 0)
-    return g_bytes_ref (previous);
-  return g_bytes_new (mask, size);
-}
-
-/* Brings the plan to @req's parameters (creating it the first time). */
-static nb_status
-worker_update_plan (BraggscopeWorker *w, const Request *req, nb_error *err)
-{
-  nb_plan_stats before = { 0 }, after;
-  BraggscopeFrameSource *source = NULL;
-  nb_geometry *geom;
-  char **args;
-  g_autoptr (GBytes) mask = NULL;
-  nb_status st;
-
-  if (w->plan == NULL)
-    st = nb_plan_create (&req->params, &w->plan, err);
-  else
-    {
-      nb_plan_get_stats (w->plan, &before);
-      st = nb_plan_update (w->plan, &req->params, err);
-    }
-  if (st != NB_OK)
-    {
-      /* the plan keeps its previous parameters (or there is none yet) */
-      w->plan_request = 0;
-      return st;
-    }
-  nb_plan_get_stats (w->plan, &after);
-  sum_stats (&before, &after, &w->hits, &w->rebuilds);
-  w->plan_request = req->id;
-
-  /* the snapshot is shared until an update changes what it holds */
-  geom = nb_plan_ref_geometry (w->plan);
-  args = _braggscope_params_to_strv (&req->params);
-  if (args != NULL)
-    {
-      mask = worker_mask (w);
-      source = _braggscope_frame_source_new (nb_plan_get_info (w->plan), &req->params, mask, args);
-    }
-  if (geom == NULL || source == NULL)
-    {
-      nb_geometry_unref (geom);
-      _braggscope_frame_source_unref (source);
-      w->plan_request = 0;
-      return nb_error_set (err, NB_ERR_NOMEM, "out of memory for a frame's geometry");
-    }
-  if (geom == w->geometry_key)
-    nb_geometry_unref (geom);
-  else
-    {
-      if (w->geometry != NULL)
-        braggscope_geometry_unref (w->geometry);
-      w->geometry = _braggscope_geometry_new_take (geom);
-      w->geometry_key = geom;
-    }
-  _braggscope_frame_source_unref (w->source);
-  w->source = source;
-  return NB_OK;
-}
-
-/* Renders @req (a preview or the full frame) and posts the frame or the
- * error.  Returns NB_ERR_CANCELLED, silently, when a newer request or
- * shutdown interrupted it. */
-static nb_status
-worker_run (BraggscopeWorker *w, const Request *req, gboolean preview)
-{
-  gint64 start = g_get_monotonic_time (), end;
-  nb_exec_options opts = { 0 };
-  nb_error err = { 0 };
-  const nb_plan_info *info;
-  BraggscopeFrameInit init = { 0 };
-  Delivery *d;
-  gsize n;
-  float *data, max_value;
-  nb_status st;
-
-  if (w->plan == NULL || w->plan_request != req->id)
-    if ((st = worker_update_plan (w, req, &err)) != NB_OK)
-      {
-        worker_post_error (w, req, &err);
-        return st;
-      }
-
-  info = nb_plan_get_info (w->plan);
-  n = (gsize) info->fpixels * (gsize) info->spixels;
-  data = _braggscope_frame_pool_acquire (w->pool, n);
-  opts.cancel = (const volatile int *) &w->cancel;
-  opts.preview_stride = preview ? req->stride : 0;
-  st = nb_plan_execute (w->plan, data, &opts, &err);
-  if (st != NB_OK)
-    {
-      _braggscope_frame_pool_release (w->pool, data, n);
-      if (st != NB_ERR_CANCELLED)
-        worker_post_error (w, req, &err);
-      return st;
-    }
-  max_value = n > 0 ? data[0] : 0.0f;
-  for (gsize i = 1; i < n; i++)
-    if (data[i] > max_value)
-      max_value = data[i];
-  end = g_get_monotonic_time ();
-
-  init.pool = w->pool;
-  init.data = data;
-  init.width = info->fpixels;
-  init.height = info->spixels;
-  init.is_preview = preview;
-  init.sequence = req->sequence;
-  init.queue_ms = (start - req->changed_us) / 1000.0;
-  init.execute_ms = (end - start) / 1000.0;
-  init.total_ms = (end - req->changed_us) / 1000.0;
-  init.backend = nb_plan_get_backend (w->plan);
-  init.cache_hits = w->hits;
-  init.cache_rebuilds = w->rebuilds;
-  init.max_value = max_value;
-  init.source = w->source;
-  init.geometry = w->geometry;
-
-  d = g_new0 (Delivery, 1);
-  d->id = req->id;
-  d->sequence = req->sequence;
-  d->is_preview = preview;
-  d->frame = _braggscope_frame_new (&init);
-  d->info = *info;
-  worker_post (w, d);
-  return NB_OK;
-}
-
-static gpointer
-worker_thread (gpointer data)
-{
-  BraggscopeWorker *w = data;
-  /* g_main_context_invoke_full() calls back at once, on the calling thread,
-   * when the target is that thread's default context and nobody owns it;
-   * pushing a context of our own makes it always queue to the owner. */
-  GMainContext *own = g_main_context_new ();
-  Request req = { 0 };
-  gboolean full_due = FALSE; /* req's preview is done, its full frame is not */
-
-  g_main_context_push_thread_default (own);
-  g_mutex_lock (&w->lock);
-  for (;;)
-    {
-      Request old = { 0 };
-      gboolean preview = FALSE;
-      nb_status st;
-
-      while (!w->quit && !w->pending.valid && !full_due)
-        g_cond_wait (&w->cond, &w->lock);
-      if (w->quit)
-        break;
-      if (w->pending.valid)
-        {
-          old = req;
-          req = w->pending;
-          memset (&w->pending, 0, sizeof w->pending);
-          preview = req.preview;
-          full_due = TRUE;
-        }
-      g_atomic_int_set (&w->cancel, 0);
-      w->preview_in_flight = preview;
-      g_mutex_unlock (&w->lock);
-
-      request_clear (&old);
-      st = worker_run (w, &req, preview);
-      if (!preview || st != NB_OK)
-        full_due = FALSE;
-
-      g_mutex_lock (&w->lock);
-      w->preview_in_flight = FALSE;
-    }
-  g_mutex_unlock (&w->lock);
-
-  request_clear (&req);
-  nb_plan_destroy (w->plan);
-  w->plan = NULL;
-  if (w->geometry != NULL)
-    braggscope_geometry_unref (w->geometry);
-  w->geometry = NULL;
-  w->geometry_key = NULL;
-  _braggscope_frame_source_unref (w->source);
-  w->source = NULL;
-  g_main_context_pop_thread_default (own);
-  g_main_context_unref (own);
-  worker_unref (w);
-  return NULL;
-}
-
-static BraggscopeWorker *
-worker_new (BraggscopeSimulation *self, GMainContext *context)
-{
-  BraggscopeWorker *w = g_new0 (BraggscopeWorker, 1);
-
-  g_atomic_ref_count_init (&w->ref_count);
-  g_mutex_init (&w->lock);
-  g_cond_init (&w->cond);
-  w->context = g_main_context_ref (context);
-  g_weak_ref_init (&w->simulation, self);
-  w->pool = _braggscope_frame_pool_new ();
-  w->thread = g_thread_new ("braggscope-worker", worker_thread, worker_ref (w));
-  return w;
-}
-
-/* Replaces the pending request (latest wins) and cancels a full render in flight. */
-static void
-worker_submit (BraggscopeWorker *w, Request *req)
-{
-  Request old;
-
-  g_mutex_lock (&w->lock);
-  old = w->pending;
-  w->pending = *req;
-  if (!w->preview_in_flight)
-    g_atomic_int_set (&w->cancel, 1);
-  g_cond_signal (&w->cond);
-  g_mutex_unlock (&w->lock);
-  request_clear (&old);
-  memset (req, 0, sizeof *req);
-}
-
-static void
-worker_stop (BraggscopeWorker *w)
-{
-  g_mutex_lock (&w->lock);
-  w->quit = TRUE;
-  g_atomic_int_set (&w->cancel, 1);
-  g_cond_signal (&w->cond);
-  g_mutex_unlock (&w->lock);
-  g_thread_join (w->thread);
-  w->thread = NULL;
-  g_weak_ref_set (&w->simulation, NULL);
-}
 
 /* ------------------------------------------------------------------------- */
 /* The simulation */
@@ -469,8 +85,8 @@ set_busy (BraggscopeSimulation *self, gboolean busy)
   _braggscope_simulation_notify_busy (self);
 }
 
-static void
-simulation_deliver (BraggscopeSimulation *self, Delivery *d)
+void
+_braggscope_simulation_deliver (BraggscopeSimulation *self, BraggscopeDelivery *d)
 {
   BraggscopeWorker *w = self->worker;
 
@@ -478,20 +94,21 @@ simulation_deliver (BraggscopeSimulation *self, Delivery *d)
     return;
   if (d->error != NULL)
     {
-      if (d->id == w->last_id)
+      if (d->id == self->last_id)
         set_busy (self, FALSE);
       _braggscope_simulation_emit_error (self, d->error);
       return;
     }
   /* never backwards: an older request's frame, or a preview after its full frame */
-  if (d->id < w->delivered_id || (d->id == w->delivered_id && (w->delivered_full || d->is_preview)))
+  if (d->id < self->delivered_id ||
+      (d->id == self->delivered_id && (self->delivered_full || d->is_preview)))
     return;
-  w->delivered_id = d->id;
-  w->delivered_full = !d->is_preview;
+  self->delivered_id = d->id;
+  self->delivered_full = !d->is_preview;
 
   g_set_object (&self->last_frame, d->frame);
   _braggscope_simulation_set_info (self, &d->info);
-  if (!d->is_preview && d->id == w->last_id)
+  if (!d->is_preview && d->id == self->last_id)
     set_busy (self, FALSE);
   g_signal_emit (self, signals[SIGNAL_FRAME_READY], 0, d->frame);
 }
@@ -501,7 +118,7 @@ simulation_deliver (BraggscopeSimulation *self, Delivery *d)
 static void
 simulation_request (BraggscopeSimulation *self, gboolean interactive)
 {
-  Request req = { 0 };
+  BraggscopeRequest req = { 0 };
   nb_error err = { 0 };
 
   if (!self->rendering)
@@ -513,14 +130,14 @@ simulation_request (BraggscopeSimulation *self, gboolean interactive)
       return;
     }
   if (self->worker == NULL)
-    self->worker = worker_new (self, self->context);
+    self->worker = _braggscope_worker_new (self, self->context);
   req.valid = TRUE;
-  req.id = ++self->worker->last_id;
+  req.id = ++self->last_id;
   req.sequence = self->sequence;
   req.changed_us = g_get_monotonic_time ();
   req.stride = self->preview_stride;
   req.preview = interactive && self->preview_while_dragging && self->preview_stride >= 2;
-  worker_submit (self->worker, &req);
+  _braggscope_worker_submit (self->worker, &req);
   set_busy (self, TRUE);
 }
 
@@ -539,8 +156,8 @@ simulation_dispose (GObject *object)
 
   if (self->worker != NULL)
     {
-      worker_stop (self->worker);
-      g_clear_pointer (&self->worker, worker_unref);
+      _braggscope_worker_stop (self->worker);
+      g_clear_pointer (&self->worker, _braggscope_worker_unref);
     }
   g_clear_object (&self->last_frame);
   G_OBJECT_CLASS (braggscope_simulation_parent_class)->dispose (object);
@@ -903,5 +520,5 @@ braggscope_simulation_get_sequence (BraggscopeSimulation *self)
 guint
 _braggscope_simulation_get_buffers_allocated (BraggscopeSimulation *self)
 {
-  return self->worker != NULL ? _braggscope_frame_pool_get_allocated (self->worker->pool) : 0;
+  return self->worker != NULL ? _braggscope_worker_get_buffers_allocated (self->worker) : 0;
 }
