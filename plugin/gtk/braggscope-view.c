@@ -1,19 +1,17 @@
 /* braggscope-view.c: shows a simulation's frames, colour-mapped on the GPU
- * (GtkGLArea + shaders/colormap.frag) or on the CPU (GdkMemoryTexture), with
- * zoom, pan, a readout under the cursor and beam centre / resolution ring
- * overlays.
+ * (braggscope-view-gl.c: GtkGLArea + shaders/colormap.frag) or on the CPU
+ * (braggscope-view-software.c: GdkMemoryTexture), with zoom, pan, a readout
+ * under the cursor and beam centre / resolution ring overlays; the same
+ * pictures without a widget in braggscope-view-render.c.
  *
  * SPDX-License-Identifier: BSD-3-Clause
  */
-#include "braggscope-view.h"
+#include "braggscope-view-private.h"
 #include "braggscope-gtk-i18n-private.h"
 
-#include <epoxy/gl.h>
 #include <glib/gi18n-lib.h>
 #include <math.h>
 #include <string.h>
-
-#include "braggscope-overlay-private.h"
 
 /**
  * BraggscopeView:
@@ -38,68 +36,6 @@
  * value, resolution, 2 theta, Miller indices) and emits
  * #BraggscopeView::readout-changed.
  */
-
-#define SHADER_PATH "/io/github/braggscope/gtk/shaders/"
-
-#define MIN_ZOOM             0.25
-#define MAX_ZOOM             256.0
-#define ZOOM_STEP            1.2
-#define AUTO_LOW_PERCENTILE  1.0
-#define AUTO_HIGH_PERCENTILE 99.5
-
-/* Outside the frame: the same bytes on both paths. */
-static const guint8 background_rgba[4] = { 32, 32, 32, 255 };
-
-struct _BraggscopeView
-{
-  GtkWidget parent_instance;
-
-  BraggscopeSimulation *simulation;
-  gulong frame_ready_handler;
-  BraggscopeFrame *frame;
-
-  BraggscopeDisplay display;
-  gboolean auto_contrast;
-  gboolean show_rings;
-  gboolean show_beam_center;
-  gboolean force_software;
-
-  double zoom;
-  double center_x, center_y; /* frame coordinates shown at the widget's centre */
-
-  BraggscopeGeometry *overlay_source; /* what overlay was computed from (a ref) */
-  BraggscopeOverlayGeometry overlay;
-
-  /* OpenGL path */
-  GtkWidget *gl_area;
-  gboolean use_gl;
-  GLuint program, vao, image_texture, lut_texture;
-  GLint max_texture_size;
-  gboolean image_dirty, lut_dirty;
-  struct
-  {
-    GLint image, lut, origin, step, viewport_height, scale, empty, low, range, log_range,
-        inverse_gamma, background;
-  } uniforms;
-
-  /* software path */
-  guint8 *frame_indices; /* colour table index of each frame pixel */
-  gsize frame_indices_size;
-  gboolean frame_indices_dirty;
-  GdkTexture *screen_texture; /* what the widget shows, device pixels */
-  gboolean screen_dirty;
-
-  /* readout */
-  gboolean pointer_inside;
-  double pointer_x, pointer_y;
-  gboolean readout_inside;
-  double readout_x, readout_y;
-  int readout_pixel_x, readout_pixel_y;
-  float readout_value;
-  BraggscopePixelInfo readout_info;
-
-  double drag_center_x, drag_center_y;
-};
 
 G_DEFINE_FINAL_TYPE (BraggscopeView, braggscope_view, GTK_TYPE_WIDGET)
 
@@ -137,8 +73,8 @@ static void update_readout (BraggscopeView *self);
 /* ------------------------------------------------------------------------- */
 /* Geometry of the view */
 
-static gboolean
-frame_size (BraggscopeView *self, int *width, int *height)
+gboolean
+_braggscope_view_frame_size (BraggscopeView *self, int *width, int *height)
 {
   if (self->frame == NULL)
     return FALSE;
@@ -149,15 +85,15 @@ frame_size (BraggscopeView *self, int *width, int *height)
 
 /* Logical widget pixels per frame pixel, and the frame coordinates of the
  * widget's top-left corner. */
-static gboolean
-view_transform (BraggscopeView *self, double *scale, double *origin_x, double *origin_y)
+gboolean
+_braggscope_view_transform (BraggscopeView *self, double *scale, double *origin_x, double *origin_y)
 {
   int width = gtk_widget_get_width (GTK_WIDGET (self));
   int height = gtk_widget_get_height (GTK_WIDGET (self));
   int frame_width, frame_height;
   double fit;
 
-  if (!frame_size (self, &frame_width, &frame_height) || width <= 0 || height <= 0)
+  if (!_braggscope_view_frame_size (self, &frame_width, &frame_height) || width <= 0 || height <= 0)
     return FALSE;
 
   fit = MIN ((double) width / frame_width, (double) height / frame_height);
@@ -170,16 +106,8 @@ view_transform (BraggscopeView *self, double *scale, double *origin_x, double *o
 /* ------------------------------------------------------------------------- */
 /* Invalidation */
 
-typedef enum
-{
-  CHANGED_VIEW = 1 << 0,    /* zoom, pan, size */
-  CHANGED_DISPLAY = 1 << 1, /* colormap, scale, window */
-  CHANGED_IMAGE = 1 << 2,   /* a new frame */
-  CHANGED_OVERLAY = 1 << 3, /* overlay switches only */
-} Changes;
-
-static void
-invalidate (BraggscopeView *self, Changes changes)
+void
+_braggscope_view_invalidate (BraggscopeView *self, Changes changes)
 {
   if (changes & CHANGED_IMAGE)
     self->image_dirty = TRUE;
@@ -196,528 +124,15 @@ invalidate (BraggscopeView *self, Changes changes)
 }
 
 /* ------------------------------------------------------------------------- */
-/* The OpenGL path */
-
-static gboolean
-announce_software (gpointer data)
-{
-  BraggscopeView *self = data;
-
-  invalidate (self, CHANGED_IMAGE | CHANGED_DISPLAY | CHANGED_VIEW);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RENDERER]);
-  return G_SOURCE_REMOVE;
-}
-
-/* From now on the CPU draws.  Called from the GL area's realize or render
- * handlers, so the redraw and the notification wait for an idle moment. */
-static void
-fall_back_to_software (BraggscopeView *self, const char *reason)
-{
-  if (!self->use_gl)
-    return;
-  g_debug ("BraggscopeView: drawing on the CPU: %s", reason);
-  self->use_gl = FALSE;
-  g_idle_add_full (G_PRIORITY_DEFAULT, announce_software, g_object_ref (self), g_object_unref);
-}
-
-static GLuint
-compile_shader (GLenum type, const char *prefix, const char *resource, GError **error)
-{
-  g_autoptr (GBytes) bytes = NULL;
-  g_autofree char *source = NULL;
-  const char *text;
-  GLuint shader;
-  GLint ok = GL_FALSE;
-
-  bytes = g_resources_lookup_data (resource, G_RESOURCE_LOOKUP_FLAGS_NONE, error);
-  if (bytes == NULL)
-    return 0;
-  source = g_strconcat (prefix, (const char *) g_bytes_get_data (bytes, NULL), NULL);
-  text = source;
-
-  shader = glCreateShader (type);
-  glShaderSource (shader, 1, &text, NULL);
-  glCompileShader (shader);
-  glGetShaderiv (shader, GL_COMPILE_STATUS, &ok);
-  if (!ok)
-    {
-      char log[1024] = "";
-      glGetShaderInfoLog (shader, sizeof log, NULL, log);
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "shader %s does not compile: %s", resource,
-                   g_strstrip (log));
-      glDeleteShader (shader);
-      return 0;
-    }
-  return shader;
-}
-
-/* The #version line (and default precisions for ES) for this context. */
-static const char *
-shader_prefix (GdkGLContext *context)
-{
-  int major = 0, minor = 0;
-
-  gdk_gl_context_get_version (context, &major, &minor);
-  if (gdk_gl_context_get_use_es (context))
-    return major >= 3 ? "#version 300 es\n"
-                        "precision highp float;\n"
-                        "precision highp int;\n"
-                        "precision highp sampler2D;\n"
-                      : NULL;
-  if (major > 3 || (major == 3 && minor >= 2))
-    return "#version 150\n";
-  if (major == 3)
-    return "#version 130\n";
-  return NULL;
-}
-
-static gboolean
-create_gl_resources (BraggscopeView *self, GdkGLContext *context, GError **error)
-{
-  const char *prefix = shader_prefix (context);
-  GLuint vertex, fragment;
-  GLint ok = GL_FALSE;
-
-  if (prefix == NULL)
-    {
-      int major = 0, minor = 0;
-      gdk_gl_context_get_version (context, &major, &minor);
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   "OpenGL%s %d.%d is older than the 3.0 the shaders need",
-                   gdk_gl_context_get_use_es (context) ? " ES" : "", major, minor);
-      return FALSE;
-    }
-
-  vertex = compile_shader (GL_VERTEX_SHADER, prefix, SHADER_PATH "colormap.vert", error);
-  if (vertex == 0)
-    return FALSE;
-  fragment = compile_shader (GL_FRAGMENT_SHADER, prefix, SHADER_PATH "colormap.frag", error);
-  if (fragment == 0)
-    {
-      glDeleteShader (vertex);
-      return FALSE;
-    }
-
-  self->program = glCreateProgram ();
-  glAttachShader (self->program, vertex);
-  glAttachShader (self->program, fragment);
-  glLinkProgram (self->program);
-  glDeleteShader (vertex);
-  glDeleteShader (fragment);
-  glGetProgramiv (self->program, GL_LINK_STATUS, &ok);
-  if (!ok)
-    {
-      char log[1024] = "";
-      glGetProgramInfoLog (self->program, sizeof log, NULL, log);
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "the colormap shaders do not link: %s",
-                   g_strstrip (log));
-      return FALSE;
-    }
-
-#define UNIFORM(field, name) self->uniforms.field = glGetUniformLocation (self->program, name)
-  UNIFORM (image, "u_image");
-  UNIFORM (lut, "u_lut");
-  UNIFORM (origin, "u_origin");
-  UNIFORM (step, "u_step");
-  UNIFORM (viewport_height, "u_viewport_height");
-  UNIFORM (scale, "u_scale");
-  UNIFORM (empty, "u_empty");
-  UNIFORM (low, "u_low");
-  UNIFORM (range, "u_range");
-  UNIFORM (log_range, "u_log_range");
-  UNIFORM (inverse_gamma, "u_inverse_gamma");
-  UNIFORM (background, "u_background");
-#undef UNIFORM
-
-  glGenVertexArrays (1, &self->vao);
-  glGenTextures (1, &self->image_texture);
-  glGenTextures (1, &self->lut_texture);
-  for (int i = 0; i < 2; i++)
-    {
-      glBindTexture (GL_TEXTURE_2D, i == 0 ? self->image_texture : self->lut_texture);
-      glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-      glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-      glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-      glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-    }
-  glBindTexture (GL_TEXTURE_2D, 0);
-  glGetIntegerv (GL_MAX_TEXTURE_SIZE, &self->max_texture_size);
-
-  self->image_dirty = TRUE;
-  self->lut_dirty = TRUE;
-  if (glGetError () != GL_NO_ERROR)
-    {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                           "creating the colormap textures failed");
-      return FALSE;
-    }
-  return TRUE;
-}
-
-static void
-delete_gl_resources (BraggscopeView *self)
-{
-  if (self->program != 0)
-    glDeleteProgram (self->program);
-  if (self->vao != 0)
-    glDeleteVertexArrays (1, &self->vao);
-  if (self->image_texture != 0)
-    glDeleteTextures (1, &self->image_texture);
-  if (self->lut_texture != 0)
-    glDeleteTextures (1, &self->lut_texture);
-  self->program = self->vao = self->image_texture = self->lut_texture = 0;
-}
-
-/* Mesa's llvmpipe and friends: OpenGL on the CPU, several times slower at
- * this shader than braggscope_colormap_apply() (about 150 ms against 25 ms
- * for an 800 x 800 view of a 1024 x 1024 frame on two cores). */
-static gboolean
-is_software_rasterizer (const char *renderer)
-{
-  const char *names[] = { "llvmpipe", "softpipe", "swrast", "SwiftShader", "Software Rasterizer" };
-
-  for (guint i = 0; renderer != NULL && i < G_N_ELEMENTS (names); i++)
-    if (strstr (renderer, names[i]) != NULL)
-      return TRUE;
-  return FALSE;
-}
-
-static void
-on_gl_realize (GtkGLArea *area, BraggscopeView *self)
-{
-  g_autoptr (GError) error = NULL;
-
-  gtk_gl_area_make_current (area);
-  if (gtk_gl_area_get_error (area) != NULL)
-    {
-      fall_back_to_software (self, gtk_gl_area_get_error (area)->message);
-      return;
-    }
-  if (!create_gl_resources (self, gtk_gl_area_get_context (area), &error))
-    {
-      delete_gl_resources (self);
-      fall_back_to_software (self, error->message);
-      return;
-    }
-
-  if (is_software_rasterizer ((const char *) glGetString (GL_RENDERER)) &&
-      g_strcmp0 (g_getenv ("BRAGGSCOPE_RENDERER"), "gl") != 0)
-    {
-      g_autofree char *reason =
-          g_strdup_printf ("OpenGL is %s, a software rasterizer: the CPU path is faster",
-                           (const char *) glGetString (GL_RENDERER));
-      delete_gl_resources (self);
-      fall_back_to_software (self, reason);
-      return;
-    }
-
-  {
-    GdkGLContext *context = gtk_gl_area_get_context (area);
-    int major = 0, minor = 0;
-
-    gdk_gl_context_get_version (context, &major, &minor);
-    g_debug ("BraggscopeView: colour-mapping with OpenGL%s %d.%d (%s)",
-             gdk_gl_context_get_use_es (context) ? " ES" : "", major, minor,
-             (const char *) glGetString (GL_RENDERER));
-  }
-}
-
-static void
-on_gl_unrealize (GtkGLArea *area, BraggscopeView *self)
-{
-  gtk_gl_area_make_current (area);
-  if (gtk_gl_area_get_error (area) == NULL)
-    delete_gl_resources (self);
-  self->program = self->vao = self->image_texture = self->lut_texture = 0;
-}
-
-static gboolean
-upload_image (BraggscopeView *self)
-{
-  int width, height;
-  const float *data;
-
-  if (!frame_size (self, &width, &height))
-    return FALSE;
-  if (width > self->max_texture_size || height > self->max_texture_size)
-    {
-      g_autofree char *reason =
-          g_strdup_printf ("a %d x %d frame exceeds the OpenGL texture limit of %d", width, height,
-                           self->max_texture_size);
-      fall_back_to_software (self, reason);
-      return FALSE;
-    }
-
-  data = braggscope_frame_get_data (self->frame, NULL);
-  glBindTexture (GL_TEXTURE_2D, self->image_texture);
-  glPixelStorei (GL_UNPACK_ALIGNMENT, 4);
-  glTexImage2D (GL_TEXTURE_2D, 0, GL_R32F, width, height, 0, GL_RED, GL_FLOAT, data);
-  glBindTexture (GL_TEXTURE_2D, 0);
-  if (glGetError () != GL_NO_ERROR)
-    {
-      fall_back_to_software (self, "uploading the frame as a float texture failed");
-      return FALSE;
-    }
-  self->image_dirty = FALSE;
-  return TRUE;
-}
-
-static void
-upload_lut (BraggscopeView *self)
-{
-  guint8 lut[256 * 4];
-
-  braggscope_colormap_lut (self->display.colormap, lut);
-  glBindTexture (GL_TEXTURE_2D, self->lut_texture);
-  glPixelStorei (GL_UNPACK_ALIGNMENT, 4);
-  glTexImage2D (GL_TEXTURE_2D, 0, GL_RGBA8, 256, 1, 0, GL_RGBA, GL_UNSIGNED_BYTE, lut);
-  glBindTexture (GL_TEXTURE_2D, 0);
-  self->lut_dirty = FALSE;
-}
-
-static gboolean
-on_gl_render (GtkGLArea *area, GdkGLContext *context, BraggscopeView *self)
-{
-  const BraggscopeDisplay *d = &self->display;
-  double scale, origin_x, origin_y, range, gamma;
-  int factor = gtk_widget_get_scale_factor (GTK_WIDGET (area));
-  int device_height = gtk_widget_get_height (GTK_WIDGET (area)) * factor;
-
-  glClearColor (background_rgba[0] / 255.0f, background_rgba[1] / 255.0f,
-                background_rgba[2] / 255.0f, 1.0f);
-  glClear (GL_COLOR_BUFFER_BIT);
-
-  if (!self->use_gl || self->program == 0 || !view_transform (self, &scale, &origin_x, &origin_y))
-    return TRUE;
-  if (self->image_dirty && !upload_image (self))
-    return TRUE;
-  if (self->lut_dirty)
-    upload_lut (self);
-
-  /* The uniforms mirror the CPU mapping of braggscope-colormap.c. */
-  range = d->high - d->low;
-  gamma = d->gamma > 0.0 && isfinite (d->gamma) ? d->gamma : 1.0;
-
-  glUseProgram (self->program);
-  glUniform1i (self->uniforms.image, 0);
-  glUniform1i (self->uniforms.lut, 1);
-  glUniform2f (self->uniforms.origin, (float) origin_x, (float) origin_y);
-  glUniform1f (self->uniforms.step, (float) (1.0 / (scale * factor)));
-  glUniform1f (self->uniforms.viewport_height, (float) device_height);
-  glUniform1i (self->uniforms.scale, (int) d->scale);
-  glUniform1i (self->uniforms.empty, range > 0.0 ? 0 : 1);
-  glUniform1f (self->uniforms.low, (float) d->low);
-  glUniform1f (self->uniforms.range, (float) range);
-  glUniform1f (self->uniforms.log_range, range > 0.0 ? (float) log2 (1.0 + range) : 1.0f);
-  glUniform1f (self->uniforms.inverse_gamma, (float) (1.0 / gamma));
-  glUniform4f (self->uniforms.background, background_rgba[0] / 255.0f, background_rgba[1] / 255.0f,
-               background_rgba[2] / 255.0f, 1.0f);
-
-  glActiveTexture (GL_TEXTURE0);
-  glBindTexture (GL_TEXTURE_2D, self->image_texture);
-  glActiveTexture (GL_TEXTURE1);
-  glBindTexture (GL_TEXTURE_2D, self->lut_texture);
-  glBindVertexArray (self->vao);
-  glDrawArrays (GL_TRIANGLES, 0, 3);
-  glBindVertexArray (0);
-  glBindTexture (GL_TEXTURE_2D, 0);
-  glActiveTexture (GL_TEXTURE0);
-  glBindTexture (GL_TEXTURE_2D, 0);
-  glUseProgram (0);
-  return TRUE;
-}
-
-static GtkWidget *
-create_gl_area (BraggscopeView *self)
-{
-  GtkWidget *area = gtk_gl_area_new ();
-
-  if (g_strcmp0 (g_getenv ("BRAGGSCOPE_GL"), "gles") == 0)
-    {
-      G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-      gtk_gl_area_set_use_es (GTK_GL_AREA (area), TRUE);
-      G_GNUC_END_IGNORE_DEPRECATIONS
-    }
-  gtk_gl_area_set_has_depth_buffer (GTK_GL_AREA (area), FALSE);
-  gtk_gl_area_set_has_stencil_buffer (GTK_GL_AREA (area), FALSE);
-  g_signal_connect_after (area, "realize", G_CALLBACK (on_gl_realize), self);
-  g_signal_connect (area, "unrealize", G_CALLBACK (on_gl_unrealize), self);
-  g_signal_connect (area, "render", G_CALLBACK (on_gl_render), self);
-  /* The view handles input; the area only draws. */
-  gtk_widget_set_can_target (area, FALSE);
-  return area;
-}
-
-/* ------------------------------------------------------------------------- */
-/* The software path */
-
-static const guint8 *
-ensure_frame_indices (BraggscopeView *self)
-{
-  int width, height;
-  gsize n;
-  const float *data;
-
-  if (!frame_size (self, &width, &height))
-    return NULL;
-  data = braggscope_frame_get_data (self->frame, &n);
-  if (self->frame_indices == NULL || self->frame_indices_size != n)
-    {
-      g_free (self->frame_indices);
-      self->frame_indices = g_malloc (n);
-      self->frame_indices_size = n;
-      self->frame_indices_dirty = TRUE;
-    }
-  if (self->frame_indices_dirty)
-    {
-      braggscope_colormap_apply_indices (&self->display, data, n, self->frame_indices);
-      self->frame_indices_dirty = FALSE;
-    }
-  return self->frame_indices;
-}
-
-typedef struct
-{
-  int centre; /* the frame column (row) under the window pixel's centre, -1 outside */
-  int first;  /* the frame columns its square overlaps, clamped to the frame */
-  int count;
-} Sample;
-
-/* Where each of @n window pixels samples the frame along one axis, in single
- * precision with the shader's expressions (shaders/colormap.frag), so both
- * paths pick the same frame pixels. */
-static void
-sample_spans (float origin, float step, int n, int limit, Sample *out)
-{
-  for (int i = 0; i < n; i++)
-    {
-      float p = origin + ((float) i + 0.5f) * step;
-      int first = (int) floorf (origin + (float) i * step);
-      int last = (int) ceilf (origin + ((float) i + 1.0f) * step) - 1;
-
-      out[i].centre = p >= 0.0f && p < (float) limit ? (int) floorf (p) : -1;
-      first = CLAMP (first, 0, limit - 1);
-      last = CLAMP (last, first, limit - 1);
-      out[i].first = first;
-      out[i].count = last - first + 1;
-    }
-}
-
-#define MAX_TAPS 8
-
-/* The largest index over a window pixel's square of frame pixels (at most
- * MAX_TAPS x MAX_TAPS of them, evenly spread), as the shader takes it. */
-static guint8
-footprint_index (const guint8 *indices, int frame_width, const Sample *sx, const Sample *sy)
-{
-  int nx = MIN (sx->count, MAX_TAPS), ny = MIN (sy->count, MAX_TAPS);
-  guint8 index = 0;
-
-  for (int j = 0; j < ny; j++)
-    {
-      int y = sy->first + (ny > 1 ? j * (sy->count - 1) / (ny - 1) : 0);
-      const guint8 *row = indices + (gsize) y * frame_width;
-
-      for (int i = 0; i < nx; i++)
-        index = MAX (index, row[sx->first + (nx > 1 ? i * (sx->count - 1) / (nx - 1) : 0)]);
-    }
-  return index;
-}
-
-static GdkTexture *
-render_screen_texture (BraggscopeView *self, int device_width, int device_height)
-{
-  double scale, origin_x, origin_y;
-  int factor = gtk_widget_get_scale_factor (GTK_WIDGET (self));
-  int frame_width = 0, frame_height = 0;
-  g_autofree Sample *columns = NULL, *rows = NULL;
-  const guint8 *indices;
-  guint8 lut[256 * 4];
-  guint8 *pixels;
-  GBytes *bytes;
-  GdkTexture *texture;
-  gsize stride = (gsize) device_width * 4;
-  float step;
-
-  if (!view_transform (self, &scale, &origin_x, &origin_y) ||
-      (indices = ensure_frame_indices (self)) == NULL)
-    return NULL;
-  frame_size (self, &frame_width, &frame_height);
-  braggscope_colormap_lut (self->display.colormap, lut);
-
-  step = (float) (1.0 / (scale * factor));
-  columns = g_new (Sample, device_width);
-  rows = g_new (Sample, device_height);
-  sample_spans ((float) origin_x, step, device_width, frame_width, columns);
-  sample_spans ((float) origin_y, step, device_height, frame_height, rows);
-
-  pixels = g_malloc (stride * device_height);
-  for (int j = 0; j < device_height; j++)
-    {
-      guint8 *out = pixels + j * stride;
-      const guint8 *row =
-          rows[j].centre >= 0 ? indices + (gsize) rows[j].centre * frame_width : NULL;
-
-      for (int i = 0; i < device_width; i++)
-        {
-          const guint8 *color = background_rgba;
-
-          if (row != NULL && columns[i].centre >= 0)
-            {
-              guint8 index = step <= 1.0f
-                                 ? row[columns[i].centre]
-                                 : footprint_index (indices, frame_width, &columns[i], &rows[j]);
-              color = lut + 4 * index;
-            }
-          memcpy (out + 4 * i, color, 4);
-        }
-    }
-
-  bytes = g_bytes_new_take (pixels, stride * device_height);
-  texture =
-      gdk_memory_texture_new (device_width, device_height, GDK_MEMORY_R8G8B8A8, bytes, stride);
-  g_bytes_unref (bytes);
-  return texture;
-}
-
-static void
-snapshot_software (BraggscopeView *self, GtkSnapshot *snapshot, int width, int height)
-{
-  int factor = gtk_widget_get_scale_factor (GTK_WIDGET (self));
-  int device_width = width * factor, device_height = height * factor;
-
-  if (self->screen_texture != NULL &&
-      (gdk_texture_get_width (self->screen_texture) != device_width ||
-       gdk_texture_get_height (self->screen_texture) != device_height))
-    self->screen_dirty = TRUE;
-  if (self->screen_dirty)
-    {
-      g_clear_object (&self->screen_texture);
-      self->screen_texture = render_screen_texture (self, device_width, device_height);
-      self->screen_dirty = FALSE;
-    }
-
-  if (self->screen_texture != NULL)
-    gtk_snapshot_append_texture (snapshot, self->screen_texture,
-                                 &GRAPHENE_RECT_INIT (0, 0, width, height));
-  else
-    {
-      GdkRGBA color = { background_rgba[0] / 255.0f, background_rgba[1] / 255.0f,
-                        background_rgba[2] / 255.0f, 1.0f };
-      gtk_snapshot_append_color (snapshot, &color, &GRAPHENE_RECT_INIT (0, 0, width, height));
-    }
-}
-
-/* ------------------------------------------------------------------------- */
 /* Overlays */
 
-static const BraggscopeOverlayGeometry *
-ensure_overlay (BraggscopeView *self)
+const BraggscopeOverlayGeometry *
+_braggscope_view_ensure_overlay (BraggscopeView *self)
 {
   BraggscopeGeometry *geometry;
   int width, height;
 
-  if (!frame_size (self, &width, &height))
+  if (!_braggscope_view_frame_size (self, &width, &height))
     return NULL;
   geometry = braggscope_frame_get_geometry (self->frame);
   if (geometry == NULL)
@@ -741,8 +156,8 @@ snapshot_overlays (BraggscopeView *self, GtkSnapshot *snapshot, int width, int h
   cairo_t *cr;
 
   if (!(self->show_rings || self->show_beam_center) ||
-      !view_transform (self, &scale, &origin_x, &origin_y) ||
-      (geom = ensure_overlay (self)) == NULL)
+      !_braggscope_view_transform (self, &scale, &origin_x, &origin_y) ||
+      (geom = _braggscope_view_ensure_overlay (self)) == NULL)
     return;
 
   style.rings = self->show_rings;
@@ -776,7 +191,7 @@ braggscope_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   if (self->use_gl && self->gl_area != NULL)
     gtk_widget_snapshot_child (widget, self->gl_area, snapshot);
   else
-    snapshot_software (self, snapshot, width, height);
+    _braggscope_view_snapshot_software (self, snapshot, width, height);
 
   snapshot_overlays (self, snapshot, width, height);
 }
@@ -817,7 +232,7 @@ set_window (BraggscopeView *self, double low, double high)
     return;
   self->display.low = low;
   self->display.high = high;
-  invalidate (self, CHANGED_DISPLAY);
+  _braggscope_view_invalidate (self, CHANGED_DISPLAY);
   if (low_changed)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOW]);
   if (high_changed)
@@ -839,13 +254,14 @@ static void
 set_frame (BraggscopeView *self, BraggscopeFrame *frame)
 {
   int old_width = 0, old_height = 0, width = 0, height = 0;
-  gboolean had_frame = frame_size (self, &old_width, &old_height);
+  gboolean had_frame = _braggscope_view_frame_size (self, &old_width, &old_height);
 
   if (frame == self->frame)
     return;
 
   g_set_object (&self->frame, frame);
-  if (frame_size (self, &width, &height) && (width != old_width || height != old_height))
+  if (_braggscope_view_frame_size (self, &width, &height) &&
+      (width != old_width || height != old_height))
     {
       self->center_x = 0.5 * width;
       self->center_y = 0.5 * height;
@@ -858,7 +274,7 @@ set_frame (BraggscopeView *self, BraggscopeFrame *frame)
        height != old_height))
     apply_auto_contrast (self);
 
-  invalidate (self, CHANGED_IMAGE | CHANGED_VIEW);
+  _braggscope_view_invalidate (self, CHANGED_IMAGE | CHANGED_VIEW);
   update_readout (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FRAME]);
 }
@@ -879,7 +295,7 @@ update_readout (BraggscopeView *self)
   int width, height;
   double x, y;
 
-  if (self->pointer_inside && frame_size (self, &width, &height) &&
+  if (self->pointer_inside && _braggscope_view_frame_size (self, &width, &height) &&
       braggscope_view_widget_to_frame (self, self->pointer_x, self->pointer_y, &x, &y) &&
       x >= 0.0 && y >= 0.0 && x < width && y < height)
     {
@@ -925,7 +341,7 @@ clamp_center (BraggscopeView *self)
 {
   int width, height;
 
-  if (!frame_size (self, &width, &height))
+  if (!_braggscope_view_frame_size (self, &width, &height))
     return;
   self->center_x = CLAMP (self->center_x, 0.0, (double) width);
   self->center_y = CLAMP (self->center_y, 0.0, (double) height);
@@ -949,7 +365,7 @@ zoom_about (BraggscopeView *self, double factor, double x, double y)
       self->center_y += before_y - after_y;
       clamp_center (self);
     }
-  invalidate (self, CHANGED_VIEW);
+  _braggscope_view_invalidate (self, CHANGED_VIEW);
   update_readout (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ZOOM]);
 }
@@ -978,12 +394,12 @@ on_drag_update (GtkGestureDrag *gesture, double dx, double dy, BraggscopeView *s
 {
   double scale, origin_x, origin_y;
 
-  if (!view_transform (self, &scale, &origin_x, &origin_y))
+  if (!_braggscope_view_transform (self, &scale, &origin_x, &origin_y))
     return;
   self->center_x = self->drag_center_x - dx / scale;
   self->center_y = self->drag_center_y - dy / scale;
   clamp_center (self);
-  invalidate (self, CHANGED_VIEW);
+  _braggscope_view_invalidate (self, CHANGED_VIEW);
   update_readout (self);
 }
 
@@ -1008,7 +424,7 @@ braggscope_view_constructed (GObject *object)
     self->force_software = TRUE;
   if (!self->force_software)
     {
-      self->gl_area = create_gl_area (self);
+      self->gl_area = _braggscope_view_gl_area_new (self);
       gtk_widget_set_parent (self->gl_area, GTK_WIDGET (self));
       self->use_gl = TRUE;
     }
@@ -1138,22 +554,9 @@ braggscope_view_set_property (GObject *object,
 }
 
 static void
-braggscope_view_class_init (BraggscopeViewClass *klass)
+install_properties (GObjectClass *object_class)
 {
-  GObjectClass *object_class = G_OBJECT_CLASS (klass);
-  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
   GParamFlags rw = G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS;
-
-  _braggscope_gtk_ensure_textdomain ();
-  object_class->constructed = braggscope_view_constructed;
-  object_class->dispose = braggscope_view_dispose;
-  object_class->finalize = braggscope_view_finalize;
-  object_class->get_property = braggscope_view_get_property;
-  object_class->set_property = braggscope_view_set_property;
-
-  widget_class->snapshot = braggscope_view_snapshot;
-  widget_class->measure = braggscope_view_measure;
-  widget_class->size_allocate = braggscope_view_size_allocate;
 
   /**
    * BraggscopeView:simulation:
@@ -1274,6 +677,26 @@ braggscope_view_class_init (BraggscopeViewClass *klass)
       G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+braggscope_view_class_init (BraggscopeViewClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  _braggscope_gtk_ensure_textdomain ();
+  object_class->constructed = braggscope_view_constructed;
+  object_class->dispose = braggscope_view_dispose;
+  object_class->finalize = braggscope_view_finalize;
+  object_class->get_property = braggscope_view_get_property;
+  object_class->set_property = braggscope_view_set_property;
+
+  widget_class->snapshot = braggscope_view_snapshot;
+  widget_class->measure = braggscope_view_measure;
+  widget_class->size_allocate = braggscope_view_size_allocate;
+
+  install_properties (object_class);
 
   /**
    * BraggscopeView::readout-changed:
@@ -1437,7 +860,7 @@ braggscope_view_set_colormap (BraggscopeView *self, BraggscopeColormap colormap)
   if (self->display.colormap == colormap)
     return;
   self->display.colormap = colormap;
-  invalidate (self, CHANGED_DISPLAY);
+  _braggscope_view_invalidate (self, CHANGED_DISPLAY);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COLORMAP]);
 }
 
@@ -1470,7 +893,7 @@ braggscope_view_set_scale (BraggscopeView *self, BraggscopeScale scale)
   if (self->display.scale == scale)
     return;
   self->display.scale = scale;
-  invalidate (self, CHANGED_DISPLAY);
+  _braggscope_view_invalidate (self, CHANGED_DISPLAY);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SCALE]);
 }
 
@@ -1504,7 +927,7 @@ braggscope_view_set_gamma (BraggscopeView *self, double gamma)
   if (self->display.gamma == gamma)
     return;
   self->display.gamma = gamma;
-  invalidate (self, CHANGED_DISPLAY);
+  _braggscope_view_invalidate (self, CHANGED_DISPLAY);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_GAMMA]);
 }
 
@@ -1650,7 +1073,7 @@ braggscope_view_set_show_rings (BraggscopeView *self, gboolean show_rings)
   if (self->show_rings == show_rings)
     return;
   self->show_rings = show_rings;
-  invalidate (self, CHANGED_OVERLAY);
+  _braggscope_view_invalidate (self, CHANGED_OVERLAY);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_RINGS]);
 }
 
@@ -1684,7 +1107,7 @@ braggscope_view_set_show_beam_center (BraggscopeView *self, gboolean show_beam_c
   if (self->show_beam_center == show_beam_center)
     return;
   self->show_beam_center = show_beam_center;
-  invalidate (self, CHANGED_OVERLAY);
+  _braggscope_view_invalidate (self, CHANGED_OVERLAY);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_BEAM_CENTER]);
 }
 
@@ -1718,7 +1141,7 @@ braggscope_view_set_zoom (BraggscopeView *self, double zoom)
   if (zoom == self->zoom)
     return;
   self->zoom = zoom;
-  invalidate (self, CHANGED_VIEW);
+  _braggscope_view_invalidate (self, CHANGED_VIEW);
   update_readout (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ZOOM]);
 }
@@ -1759,7 +1182,7 @@ braggscope_view_set_center (BraggscopeView *self, double x, double y)
   self->center_x = x;
   self->center_y = y;
   clamp_center (self);
-  invalidate (self, CHANGED_VIEW);
+  _braggscope_view_invalidate (self, CHANGED_VIEW);
   update_readout (self);
 }
 
@@ -1776,7 +1199,7 @@ braggscope_view_fit (BraggscopeView *self)
 
   g_return_if_fail (BRAGGSCOPE_IS_VIEW (self));
 
-  if (frame_size (self, &width, &height))
+  if (_braggscope_view_frame_size (self, &width, &height))
     braggscope_view_set_center (self, 0.5 * width, 0.5 * height);
   braggscope_view_set_zoom (self, 1.0);
 }
@@ -1801,7 +1224,7 @@ braggscope_view_widget_to_frame (
 
   g_return_val_if_fail (BRAGGSCOPE_IS_VIEW (self), FALSE);
 
-  if (!view_transform (self, &scale, &origin_x, &origin_y))
+  if (!_braggscope_view_transform (self, &scale, &origin_x, &origin_y))
     return FALSE;
   if (frame_x != NULL)
     *frame_x = origin_x + x / scale;
@@ -1830,7 +1253,7 @@ braggscope_view_frame_to_widget (
 
   g_return_val_if_fail (BRAGGSCOPE_IS_VIEW (self), FALSE);
 
-  if (!view_transform (self, &scale, &origin_x, &origin_y))
+  if (!_braggscope_view_transform (self, &scale, &origin_x, &origin_y))
     return FALSE;
   if (x != NULL)
     *x = (frame_x - origin_x) * scale;
@@ -1887,7 +1310,7 @@ braggscope_view_get_beam_center (BraggscopeView *self, double *x, double *y)
 
   g_return_val_if_fail (BRAGGSCOPE_IS_VIEW (self), FALSE);
 
-  geom = ensure_overlay (self);
+  geom = _braggscope_view_ensure_overlay (self);
   if (geom == NULL || !geom->has_beam_center)
     return FALSE;
   if (x != NULL)
@@ -2046,180 +1469,4 @@ braggscope_view_snapshot_texture (BraggscopeView *self)
   if (node == NULL)
     return NULL;
   return gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, width, height));
-}
-
-/**
- * braggscope_view_render_rgba: (skip)
- * @self: a view
- * @width: (out): the frame's width, 0 without a frame
- * @height: (out): the frame's height, 0 without a frame
- *
- * The frame shown, colour-mapped as the view shows it (braggscope_colormap_apply()
- * with braggscope_view_get_display()) and with the overlays switched on drawn
- * over it, at the frame's resolution (one RGBA pixel per detector pixel,
- * whatever the zoom), for PNG snapshots and headless rendering.  Needs no
- * realized widget.
- *
- * Bindings use braggscope_view_render_bytes().
- *
- * Returns: (transfer full) (nullable) (skip): width * height * 4 bytes of
- *   RGBA (alpha 255), row-major, or %NULL without a frame; g_free() it
- */
-guint8 *
-braggscope_view_render_rgba (BraggscopeView *self, int *width, int *height)
-{
-  const BraggscopeOverlayGeometry *geom;
-  const float *data;
-  guint8 *rgba;
-  int w, h;
-  gsize n;
-
-  g_return_val_if_fail (BRAGGSCOPE_IS_VIEW (self), NULL);
-  g_return_val_if_fail (width != NULL && height != NULL, NULL);
-
-  *width = *height = 0;
-  if (!frame_size (self, &w, &h))
-    return NULL;
-
-  data = braggscope_frame_get_data (self->frame, &n);
-  rgba = g_malloc (n * 4);
-  braggscope_colormap_apply (&self->display, data, n, rgba);
-  if ((self->show_rings || self->show_beam_center) && (geom = ensure_overlay (self)) != NULL)
-    _braggscope_overlay_draw_into_rgba (geom, self->show_rings, self->show_beam_center,
-                                        self->display.colormap, rgba, w, h);
-
-  *width = w;
-  *height = h;
-  return rgba;
-}
-
-/**
- * braggscope_view_render_bytes:
- * @self: a view
- * @width: (out): the frame's width, 0 without a frame
- * @height: (out): the frame's height, 0 without a frame
- *
- * braggscope_view_render_rgba() for language bindings.
- *
- * Returns: (transfer full) (nullable): width * height * 4 bytes of RGBA, or
- *   %NULL without a frame
- */
-GBytes *
-braggscope_view_render_bytes (BraggscopeView *self, int *width, int *height)
-{
-  guint8 *rgba;
-
-  g_return_val_if_fail (BRAGGSCOPE_IS_VIEW (self), NULL);
-  g_return_val_if_fail (width != NULL && height != NULL, NULL);
-
-  rgba = braggscope_view_render_rgba (self, width, height);
-  if (rgba == NULL)
-    return NULL;
-  return g_bytes_new_take (rgba, (gsize) *width * *height * 4);
-}
-
-/**
- * braggscope_render_rgba: (skip)
- * @frame: a frame
- * @display: the colormap, scale and window (used as given: no auto-contrast)
- * @show_rings: whether to draw resolution rings
- * @show_beam_center: whether to mark the beam centre
- * @width: (out): the frame's width
- * @height: (out): the frame's height
- *
- * What braggscope_view_render_rgba() gives for a view showing @frame with
- * these settings, without a view: it needs neither a display nor GTK to be
- * initialised (for headless programs).  Bindings use braggscope_render_bytes().
- *
- * Returns: (transfer full): width * height * 4 bytes of RGBA (alpha 255),
- *   row-major; g_free() it
- */
-guint8 *
-braggscope_render_rgba (BraggscopeFrame *frame,
-                        const BraggscopeDisplay *display,
-                        gboolean show_rings,
-                        gboolean show_beam_center,
-                        int *width,
-                        int *height)
-{
-  BraggscopeOverlayGeometry geom;
-  BraggscopeGeometry *geometry;
-  const float *data;
-  guint8 *rgba;
-  gsize n;
-  int w, h;
-
-  g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (frame), NULL);
-  g_return_val_if_fail (display != NULL, NULL);
-  g_return_val_if_fail (width != NULL && height != NULL, NULL);
-
-  w = braggscope_frame_get_width (frame);
-  h = braggscope_frame_get_height (frame);
-  data = braggscope_frame_get_data (frame, &n);
-  rgba = g_malloc (MAX (n, 1) * 4);
-  braggscope_colormap_apply (display, data, n, rgba);
-
-  geometry = braggscope_frame_get_geometry (frame);
-  if ((show_rings || show_beam_center) && geometry != NULL &&
-      _braggscope_overlay_geometry_init (&geom, geometry, w, h))
-    _braggscope_overlay_draw_into_rgba (&geom, show_rings, show_beam_center, display->colormap,
-                                        rgba, w, h);
-  *width = w;
-  *height = h;
-  return rgba;
-}
-
-/**
- * braggscope_render_auto_window:
- * @frame: a frame
- * @display: (inout): the display whose window to set
- *
- * Sets @display's window (low and high) to the one #BraggscopeView:auto-contrast
- * chooses for @frame: its 1st and 99.5th percentiles
- * (braggscope_auto_contrast()).  With braggscope_render_rgba() a headless
- * program renders a frame exactly as a view with automatic contrast shows it.
- */
-void
-braggscope_render_auto_window (BraggscopeFrame *frame, BraggscopeDisplay *display)
-{
-  const float *data;
-  gsize n = 0;
-
-  g_return_if_fail (BRAGGSCOPE_IS_FRAME (frame));
-  g_return_if_fail (display != NULL);
-
-  data = braggscope_frame_get_data (frame, &n);
-  braggscope_auto_contrast (data, n, AUTO_LOW_PERCENTILE, AUTO_HIGH_PERCENTILE, &display->low,
-                            &display->high);
-}
-
-/**
- * braggscope_render_bytes:
- * @frame: a frame
- * @display: the colormap, scale and window (used as given)
- * @show_rings: whether to draw resolution rings
- * @show_beam_center: whether to mark the beam centre
- * @width: (out): the frame's width
- * @height: (out): the frame's height
- *
- * braggscope_render_rgba() for language bindings.
- *
- * Returns: (transfer full): width * height * 4 bytes of RGBA
- */
-GBytes *
-braggscope_render_bytes (BraggscopeFrame *frame,
-                         const BraggscopeDisplay *display,
-                         gboolean show_rings,
-                         gboolean show_beam_center,
-                         int *width,
-                         int *height)
-{
-  guint8 *rgba;
-
-  g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (frame), NULL);
-  g_return_val_if_fail (display != NULL, NULL);
-  g_return_val_if_fail (width != NULL && height != NULL, NULL);
-
-  rgba = braggscope_render_rgba (frame, display, show_rings, show_beam_center, width, height);
-  return g_bytes_new_take (rgba, (gsize) *width * *height * 4);
 }

@@ -1,0 +1,184 @@
+/* braggscope-view-render.c: a frame as a view shows it, without a widget:
+ * colour-mapped RGBA at the frame's resolution with the overlays, for PNG
+ * snapshots and headless programs.
+ *
+ * SPDX-License-Identifier: BSD-3-Clause
+ */
+#include "braggscope-view-private.h"
+
+/**
+ * braggscope_view_render_rgba: (skip)
+ * @self: a view
+ * @width: (out): the frame's width, 0 without a frame
+ * @height: (out): the frame's height, 0 without a frame
+ *
+ * The frame shown, colour-mapped as the view shows it (braggscope_colormap_apply()
+ * with braggscope_view_get_display()) and with the overlays switched on drawn
+ * over it, at the frame's resolution (one RGBA pixel per detector pixel,
+ * whatever the zoom), for PNG snapshots and headless rendering.  Needs no
+ * realized widget.
+ *
+ * Bindings use braggscope_view_render_bytes().
+ *
+ * Returns: (transfer full) (nullable) (skip): width * height * 4 bytes of
+ *   RGBA (alpha 255), row-major, or %NULL without a frame; g_free() it
+ */
+guint8 *
+braggscope_view_render_rgba (BraggscopeView *self, int *width, int *height)
+{
+  const BraggscopeOverlayGeometry *geom;
+  const float *data;
+  guint8 *rgba;
+  int w, h;
+  gsize n;
+
+  g_return_val_if_fail (BRAGGSCOPE_IS_VIEW (self), NULL);
+  g_return_val_if_fail (width != NULL && height != NULL, NULL);
+
+  *width = *height = 0;
+  if (!_braggscope_view_frame_size (self, &w, &h))
+    return NULL;
+
+  data = braggscope_frame_get_data (self->frame, &n);
+  rgba = g_malloc (n * 4);
+  braggscope_colormap_apply (&self->display, data, n, rgba);
+  if ((self->show_rings || self->show_beam_center) &&
+      (geom = _braggscope_view_ensure_overlay (self)) != NULL)
+    _braggscope_overlay_draw_into_rgba (geom, self->show_rings, self->show_beam_center,
+                                        self->display.colormap, rgba, w, h);
+
+  *width = w;
+  *height = h;
+  return rgba;
+}
+
+/**
+ * braggscope_view_render_bytes:
+ * @self: a view
+ * @width: (out): the frame's width, 0 without a frame
+ * @height: (out): the frame's height, 0 without a frame
+ *
+ * braggscope_view_render_rgba() for language bindings.
+ *
+ * Returns: (transfer full) (nullable): width * height * 4 bytes of RGBA, or
+ *   %NULL without a frame
+ */
+GBytes *
+braggscope_view_render_bytes (BraggscopeView *self, int *width, int *height)
+{
+  guint8 *rgba;
+
+  g_return_val_if_fail (BRAGGSCOPE_IS_VIEW (self), NULL);
+  g_return_val_if_fail (width != NULL && height != NULL, NULL);
+
+  rgba = braggscope_view_render_rgba (self, width, height);
+  if (rgba == NULL)
+    return NULL;
+  return g_bytes_new_take (rgba, (gsize) *width * *height * 4);
+}
+
+/**
+ * braggscope_render_rgba: (skip)
+ * @frame: a frame
+ * @display: the colormap, scale and window (used as given: no auto-contrast)
+ * @show_rings: whether to draw resolution rings
+ * @show_beam_center: whether to mark the beam centre
+ * @width: (out): the frame's width
+ * @height: (out): the frame's height
+ *
+ * What braggscope_view_render_rgba() gives for a view showing @frame with
+ * these settings, without a view: it needs neither a display nor GTK to be
+ * initialised (for headless programs).  Bindings use braggscope_render_bytes().
+ *
+ * Returns: (transfer full): width * height * 4 bytes of RGBA (alpha 255),
+ *   row-major; g_free() it
+ */
+guint8 *
+braggscope_render_rgba (BraggscopeFrame *frame,
+                        const BraggscopeDisplay *display,
+                        gboolean show_rings,
+                        gboolean show_beam_center,
+                        int *width,
+                        int *height)
+{
+  BraggscopeOverlayGeometry geom;
+  BraggscopeGeometry *geometry;
+  const float *data;
+  guint8 *rgba;
+  gsize n;
+  int w, h;
+
+  g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (frame), NULL);
+  g_return_val_if_fail (display != NULL, NULL);
+  g_return_val_if_fail (width != NULL && height != NULL, NULL);
+
+  w = braggscope_frame_get_width (frame);
+  h = braggscope_frame_get_height (frame);
+  data = braggscope_frame_get_data (frame, &n);
+  rgba = g_malloc (MAX (n, 1) * 4);
+  braggscope_colormap_apply (display, data, n, rgba);
+
+  geometry = braggscope_frame_get_geometry (frame);
+  if ((show_rings || show_beam_center) && geometry != NULL &&
+      _braggscope_overlay_geometry_init (&geom, geometry, w, h))
+    _braggscope_overlay_draw_into_rgba (&geom, show_rings, show_beam_center, display->colormap,
+                                        rgba, w, h);
+  *width = w;
+  *height = h;
+  return rgba;
+}
+
+/**
+ * braggscope_render_auto_window:
+ * @frame: a frame
+ * @display: (inout): the display whose window to set
+ *
+ * Sets @display's window (low and high) to the one #BraggscopeView:auto-contrast
+ * chooses for @frame: its 1st and 99.5th percentiles
+ * (braggscope_auto_contrast()).  With braggscope_render_rgba() a headless
+ * program renders a frame exactly as a view with automatic contrast shows it.
+ */
+void
+braggscope_render_auto_window (BraggscopeFrame *frame, BraggscopeDisplay *display)
+{
+  const float *data;
+  gsize n = 0;
+
+  g_return_if_fail (BRAGGSCOPE_IS_FRAME (frame));
+  g_return_if_fail (display != NULL);
+
+  data = braggscope_frame_get_data (frame, &n);
+  braggscope_auto_contrast (data, n, AUTO_LOW_PERCENTILE, AUTO_HIGH_PERCENTILE, &display->low,
+                            &display->high);
+}
+
+/**
+ * braggscope_render_bytes:
+ * @frame: a frame
+ * @display: the colormap, scale and window (used as given)
+ * @show_rings: whether to draw resolution rings
+ * @show_beam_center: whether to mark the beam centre
+ * @width: (out): the frame's width
+ * @height: (out): the frame's height
+ *
+ * braggscope_render_rgba() for language bindings.
+ *
+ * Returns: (transfer full): width * height * 4 bytes of RGBA
+ */
+GBytes *
+braggscope_render_bytes (BraggscopeFrame *frame,
+                         const BraggscopeDisplay *display,
+                         gboolean show_rings,
+                         gboolean show_beam_center,
+                         int *width,
+                         int *height)
+{
+  guint8 *rgba;
+
+  g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (frame), NULL);
+  g_return_val_if_fail (display != NULL, NULL);
+  g_return_val_if_fail (width != NULL && height != NULL, NULL);
+
+  rgba = braggscope_render_rgba (frame, display, show_rings, show_beam_center, width, height);
+  return g_bytes_new_take (rgba, (gsize) *width * *height * 4);
+}
