@@ -48,12 +48,6 @@ nb_backend_cuda_active (const nb_plan *plan)
   return plan->cuda != NULL && plan->cuda->active && !plan->cuda->broken;
 }
 
-const char *
-nb_plan_get_backend (const nb_plan *plan)
-{
-  return nb_backend_cuda_active (plan) ? "cuda" : "cpu";
-}
-
 void
 nb_backend_free (nb_plan *plan)
 {

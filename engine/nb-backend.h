@@ -1,8 +1,11 @@
-/* nb-backend.h: where a plan's execute runs (backend-cuda.c).
+/* nb-backend.h: where a plan's execute runs: the table of backends
+ * (backend.c) and the GPU's (backend-cuda.c).
  *
- * plan.c calls nb_backend_sync() at the end of every build (creation and
- * update), nb_backend_free() when it releases the plan, and sends execute to
- * nb_backend_cuda_execute() while nb_backend_cuda_active() says so.
+ * plan.c calls nb_backends_prepare() at the end of every build (creation and
+ * update), nb_backends_release() when it releases the plan, and
+ * nb_backends_execute() for every execute; the table calls the GPU's
+ * nb_backend_sync(), nb_backend_free() and nb_backend_cuda_execute(), which
+ * runs while nb_backend_cuda_active() says so.
  *
  * NB_BACKEND=cpu makes -backend auto choose the CPU (read at each build), as
  * NB_KERNEL chooses the CPU's instruction set: a test environment can keep
@@ -18,6 +21,20 @@
 
 #include "nb-private.h"
 #include "cuda/nb-cuda.h"
+
+/* nb_backends_prepare: every backend's preparation after a build of @plan
+ * (@rebuild: the mask of rebuilt stages, 1 << nb_stage), in the table's
+ * order; the first error ends it. */
+nb_status nb_backends_prepare (nb_plan *plan, unsigned rebuild, nb_error *err);
+
+/* nb_backends_execute: nb_plan_execute() on the backend that takes @plan
+ * now: the GPU while it is active, else the CPU's fast kernel where it
+ * reproduces the reference, else its exact kernel. */
+nb_status
+nb_backends_execute (nb_plan *plan, float *image, const nb_exec_options *opts, nb_error *err);
+
+/* nb_backends_release: frees what the backends hold for @plan. */
+void nb_backends_release (nb_plan *plan);
 
 /* nb_backend_sync: resolves params.backend for the plan as just built and,
  * for the GPU, creates the device context or uploads what changed.  @rebuild

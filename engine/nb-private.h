@@ -14,6 +14,7 @@
 
 #include "nanobragg.h"
 #include "nb-hkl.h"
+#include "nb-log.h"
 #include "nb-rng.h"
 #include "nb-textfile.h"
 
@@ -147,23 +148,6 @@ nb_reserve (void *ptr, size_t *cap, size_t bytes)
   *cap = bytes;
   return 1;
 }
-
-/* ------------------------------------------------------------------------- */
-/* A growable text log (the lines the reference prints). */
-
-typedef struct
-{
-  char *text;
-  size_t len, cap;
-  int quiet; /* plan updates do not log (and so do not allocate) */
-} nb_log;
-
-void nb_log_printf (nb_log *log, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__ ((format (printf, 2, 3)))
-#endif
-    ;
-void nb_log_free (nb_log *log);
 
 /* ------------------------------------------------------------------------- */
 /* Stage results. */

@@ -13,52 +13,11 @@
 #include "nb-textfile.h"
 
 #include <float.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-void
-nb_log_printf (nb_log *log, const char *fmt, ...)
-{
-  va_list ap;
-  int n;
-
-  if (log->quiet)
-    return;
-  va_start (ap, fmt);
-  n = vsnprintf (NULL, 0, fmt, ap);
-  va_end (ap);
-  if (n < 0)
-    return;
-  if (log->len + (size_t) n + 1 > log->cap)
-    {
-      size_t cap = log->cap ? log->cap : 4096;
-      char *text;
-
-      while (log->len + (size_t) n + 1 > cap)
-        cap *= 2;
-      text = realloc (log->text, cap);
-      if (text == NULL)
-        return; /* the log is diagnostic only */
-      log->text = text;
-      log->cap = cap;
-    }
-  va_start (ap, fmt);
-  vsnprintf (log->text + log->len, (size_t) n + 1, fmt, ap);
-  va_end (ap);
-  log->len += (size_t) n;
-}
-
-void
-nb_log_free (nb_log *log)
-{
-  free (log->text);
-  log->text = NULL;
-  log->len = log->cap = 0;
-}
 
 static nb_status
 load_mask (nb_plan *plan, nb_error *err)
@@ -567,13 +526,9 @@ plan_build (nb_plan *plan, unsigned rebuild, nb_error *err)
     plan->I_bg = 2.57 * 2.57 * 7.94079248018965e-30 * plan->fluence * p->water_size *
                  p->water_size * p->water_size * 1e6 * 6.02214179e23 / 18.0;
 
-  if ((st = nb_fast_prepare (plan, (rebuild & STAGE (NB_STAGE_STRUCTURE_FACTORS)) != 0, err)) !=
-      NB_OK)
-    return st;
   if (!nb_reserve (&plan->row_omega, &plan->cap_row_omega, (size_t) d->spixels * sizeof (double)))
     return nb_error_set (err, NB_ERR_NOMEM, "out of memory");
-  /* after the fast kernel's tables, which the GPU gets a copy of */
-  if ((st = nb_backend_sync (plan, rebuild, err)) != NB_OK)
+  if ((st = nb_backends_prepare (plan, rebuild, err)) != NB_OK)
     return st;
 
   /* public info */
@@ -652,8 +607,7 @@ plan_release (nb_plan *plan)
   nb_table_clear (&plan->source_table);
   nb_geometry_unref (plan->geometry);
   plan->geometry = NULL;
-  nb_fast_free (plan);
-  nb_backend_free (plan);
+  nb_backends_release (plan);
   free (plan->mask);
   free (plan->row_omega);
 }
@@ -840,15 +794,7 @@ nb_plan_execute (nb_plan *plan, float *image, const nb_exec_options *opts, nb_er
       clamped.preview_stride = 2 * longest;
       opts = &clamped;
     }
-  if (nb_backend_cuda_active (plan))
-    return nb_backend_cuda_execute (plan, image, opts, err);
-  /* tricubic interpolation keeps the exact kernel (its fallback is global, Q-15), and
-   * so do sources read from '#' lines (Q-19): their infinite scattering vectors
-   * give what the reference's arithmetic gives only there */
-  if (plan->params.precision != NB_PRECISION_EXACT && !plan->interpolate &&
-      plan->src.comment_rows == 0)
-    return nb_kernel_execute_fast (plan, image, opts, err);
-  return nb_kernel_execute (plan, image, opts, err);
+  return nb_backends_execute (plan, image, opts, err);
 }
 
 const nb_plan_info *

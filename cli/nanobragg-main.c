@@ -1,4 +1,4 @@
-/* nanobragg: nanoBragg's command line on the Braggscope engine.
+/* nanobragg-main.c: the nanobragg program: nanoBragg's command line on the Braggscope engine.
  *
  * Takes the reference program's flags and writes the same files (float image,
  * SMV integer and noise images, PGM) plus -pngfile.  Differences, all on the
