@@ -5,6 +5,8 @@
  */
 #pragma once
 
+#include "braggscope-export.h"
+
 #include <glib-object.h>
 
 G_BEGIN_DECLS
@@ -45,9 +47,11 @@ typedef enum
 } BraggscopeColormap;
 
 #define BRAGGSCOPE_TYPE_SCALE (braggscope_scale_get_type ())
+BRAGGSCOPE_EXPORT
 GType braggscope_scale_get_type (void) G_GNUC_CONST;
 
 #define BRAGGSCOPE_TYPE_COLORMAP (braggscope_colormap_get_type ())
+BRAGGSCOPE_EXPORT
 GType braggscope_colormap_get_type (void) G_GNUC_CONST;
 
 /**
@@ -82,6 +86,7 @@ typedef struct
 } BraggscopeDisplay;
 
 #define BRAGGSCOPE_TYPE_DISPLAY (braggscope_display_get_type ())
+BRAGGSCOPE_EXPORT
 GType braggscope_display_get_type (void) G_GNUC_CONST;
 
 /**
@@ -91,6 +96,7 @@ GType braggscope_display_get_type (void) G_GNUC_CONST;
  * Sets @display to the defaults: inverted grey (film), linear scale, gamma 1,
  * window 0..100 photons.
  */
+BRAGGSCOPE_EXPORT
 void braggscope_display_init (BraggscopeDisplay *display);
 
 /**
@@ -99,6 +105,7 @@ void braggscope_display_init (BraggscopeDisplay *display);
  *
  * Returns: (transfer full): a copy of @display, freed with braggscope_display_free()
  */
+BRAGGSCOPE_EXPORT
 BraggscopeDisplay *braggscope_display_copy (const BraggscopeDisplay *display);
 
 /**
@@ -107,6 +114,7 @@ BraggscopeDisplay *braggscope_display_copy (const BraggscopeDisplay *display);
  *
  * Frees @display.
  */
+BRAGGSCOPE_EXPORT
 void braggscope_display_free (BraggscopeDisplay *display);
 
 /**
@@ -122,6 +130,7 @@ void braggscope_display_free (BraggscopeDisplay *display);
  * the published colormaps (S. van der Walt and N. Smith, matplotlib 2015), so
  * their lightness rises monotonically.  An unknown @map gives GREY.
  */
+BRAGGSCOPE_EXPORT
 void braggscope_colormap_lut (BraggscopeColormap map, guint8 rgba[256 * 4]);
 
 /**
@@ -142,6 +151,7 @@ void braggscope_colormap_lut (BraggscopeColormap map, guint8 rgba[256 * 4]);
  * becomes the largest value, or low + 1 when that is not above @low; with no
  * finite value the window is 0..1.
  */
+BRAGGSCOPE_EXPORT
 void braggscope_auto_contrast (const float *data,
                                gsize n,
                                double low_percentile,
@@ -159,6 +169,7 @@ void braggscope_auto_contrast (const float *data,
  *
  * Returns: the index into braggscope_colormap_lut()
  */
+BRAGGSCOPE_EXPORT
 guint braggscope_colormap_index (const BraggscopeDisplay *display, double value);
 
 /**
@@ -173,6 +184,7 @@ guint braggscope_colormap_index (const BraggscopeDisplay *display, double value)
  * #BraggscopeDisplay).  For a frame, @data is braggscope_frame_get_data() and
  * @rgba is then an image of width * height RGBA pixels, row-major.
  */
+BRAGGSCOPE_EXPORT
 void braggscope_colormap_apply (const BraggscopeDisplay *display,
                                 const float *data,
                                 gsize n,
@@ -190,6 +202,7 @@ void braggscope_colormap_apply (const BraggscopeDisplay *display,
  * mapping never decreases with the value, so the largest index of a group of
  * pixels is the index of their largest value.
  */
+BRAGGSCOPE_EXPORT
 void braggscope_colormap_apply_indices (const BraggscopeDisplay *display,
                                         const float *data,
                                         gsize n,
@@ -205,6 +218,7 @@ void braggscope_colormap_apply_indices (const BraggscopeDisplay *display,
  *
  * Returns: (transfer full): 4 * @n bytes of RGBA
  */
+BRAGGSCOPE_EXPORT
 GBytes *
 braggscope_colormap_apply_to_bytes (const BraggscopeDisplay *display, const float *data, gsize n);
 

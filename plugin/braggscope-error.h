@@ -1,6 +1,8 @@
 /* braggscope-error.h: the error domain of libbraggscope. */
 #pragma once
 
+#include "braggscope-export.h"
+
 #include <glib.h>
 
 G_BEGIN_DECLS
@@ -39,6 +41,7 @@ typedef enum
   BRAGGSCOPE_ERROR_FAILED,
 } BraggscopeError;
 
+BRAGGSCOPE_EXPORT
 GQuark braggscope_error_quark (void);
 
 G_END_DECLS

@@ -112,28 +112,23 @@ struct _BraggscopeFrameSource
   nb_plan_info info;
   nb_params params;
   GBytes *mask;
-  char **args;
+  char **args; /* made from params when first asked for (g_once) */
 };
 
 BraggscopeFrameSource *
-_braggscope_frame_source_new (const nb_plan_info *info,
-                              const nb_params *params,
-                              GBytes *mask,
-                              char **args)
+_braggscope_frame_source_new (const nb_plan_info *info, const nb_params *params, GBytes *mask)
 {
   BraggscopeFrameSource *self = g_new0 (BraggscopeFrameSource, 1);
   nb_error err = { 0 };
 
   if (nb_params_copy (&self->params, params, &err) != NB_OK)
     {
-      g_strfreev (args);
       g_free (self);
       return NULL;
     }
   g_atomic_ref_count_init (&self->ref_count);
   self->info = *info;
   self->mask = mask != NULL ? g_bytes_ref (mask) : NULL;
-  self->args = args;
   return self;
 }
 
@@ -157,10 +152,22 @@ _braggscope_frame_source_unref (BraggscopeFrameSource *self)
     }
 }
 
+/* The flags are formatted when a host first asks for them, not for every
+ * plan update of a drag: most frames are drawn and dropped unasked. */
 char **
 _braggscope_frame_source_peek_args (BraggscopeFrameSource *self)
 {
-  return self != NULL ? self->args : NULL;
+  if (self == NULL)
+    return NULL;
+  if (g_once_init_enter (&self->args))
+    {
+      char **args = _braggscope_params_to_strv (&self->params);
+
+      if (args == NULL)
+        g_error ("out of memory formatting a frame's parameters");
+      g_once_init_leave (&self->args, args);
+    }
+  return self->args;
 }
 
 GBytes *

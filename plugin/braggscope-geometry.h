@@ -1,6 +1,8 @@
 /* braggscope-geometry.h: what a detector pixel sees: resolution, angles, Miller indices. */
 #pragma once
 
+#include "braggscope-export.h"
+
 #include <glib-object.h>
 
 G_BEGIN_DECLS
@@ -51,18 +53,26 @@ typedef struct
   gboolean from_file;
 } BraggscopePixelInfo;
 
+BRAGGSCOPE_EXPORT
 GType braggscope_geometry_get_type (void) G_GNUC_CONST;
+BRAGGSCOPE_EXPORT
 GType braggscope_pixel_info_get_type (void) G_GNUC_CONST;
 
+BRAGGSCOPE_EXPORT
 BraggscopeGeometry *braggscope_geometry_ref (BraggscopeGeometry *self);
+BRAGGSCOPE_EXPORT
 void braggscope_geometry_unref (BraggscopeGeometry *self);
 
+BRAGGSCOPE_EXPORT
 void braggscope_geometry_get_size (BraggscopeGeometry *self, int *width, int *height);
 
+BRAGGSCOPE_EXPORT
 gboolean braggscope_geometry_query (
     BraggscopeGeometry *self, double x, double y, BraggscopePixelInfo *info, GError **error);
 
+BRAGGSCOPE_EXPORT
 BraggscopePixelInfo *braggscope_pixel_info_copy (const BraggscopePixelInfo *info);
+BRAGGSCOPE_EXPORT
 void braggscope_pixel_info_free (BraggscopePixelInfo *info);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (BraggscopeGeometry, braggscope_geometry_unref)

@@ -40,15 +40,14 @@ guint _braggscope_frame_pool_get_allocated (BraggscopeFramePool *pool);
  * by the preview and full frames of one plan update. */
 typedef struct _BraggscopeFrameSource BraggscopeFrameSource;
 
-/* Copies @info and @params; takes @args (the flags, args[0] "nanobragg") and
- * a reference to @mask (the -mask pixels, fpixels * spixels guint16, or
- * NULL).  NULL when out of memory (@args is freed then). */
-BraggscopeFrameSource *_braggscope_frame_source_new (const nb_plan_info *info,
-                                                     const nb_params *params,
-                                                     GBytes *mask,
-                                                     char **args);
+/* Copies @info and @params; takes a reference to @mask (the -mask pixels,
+ * fpixels * spixels guint16, or NULL).  NULL when out of memory. */
+BraggscopeFrameSource *
+_braggscope_frame_source_new (const nb_plan_info *info, const nb_params *params, GBytes *mask);
 BraggscopeFrameSource *_braggscope_frame_source_ref (BraggscopeFrameSource *self);
 void _braggscope_frame_source_unref (BraggscopeFrameSource *self);
+/* The flags of the params (args[0] "nanobragg"), formatted on the first call
+ * (thread-safe), owned by the source. */
 char **_braggscope_frame_source_peek_args (BraggscopeFrameSource *self);
 GBytes *_braggscope_frame_source_peek_mask (BraggscopeFrameSource *self);
 

@@ -1,6 +1,8 @@
 /* braggscope-simulation.h: a live diffraction simulation on a worker thread. */
 #pragma once
 
+#include "braggscope-export.h"
+
 #include <glib-object.h>
 
 #include "braggscope-frame.h"
@@ -64,20 +66,30 @@ typedef enum
 
 #define BRAGGSCOPE_TYPE_SIMULATION (braggscope_simulation_get_type ())
 
+BRAGGSCOPE_EXPORT
 G_DECLARE_FINAL_TYPE (BraggscopeSimulation, braggscope_simulation, BRAGGSCOPE, SIMULATION, GObject)
 
+BRAGGSCOPE_EXPORT
 BraggscopeSimulation *braggscope_simulation_new (void);
+BRAGGSCOPE_EXPORT
 BraggscopeSimulation *braggscope_simulation_new_default_scene (GError **error);
 
+BRAGGSCOPE_EXPORT
 gboolean braggscope_simulation_set_from_args (BraggscopeSimulation *self,
                                               const char *const *args,
                                               GError **error);
+BRAGGSCOPE_EXPORT
 char **braggscope_simulation_to_args (BraggscopeSimulation *self);
+BRAGGSCOPE_EXPORT
 char *braggscope_simulation_to_command_line (BraggscopeSimulation *self);
 
+BRAGGSCOPE_EXPORT
 void braggscope_simulation_render (BraggscopeSimulation *self);
+BRAGGSCOPE_EXPORT
 BraggscopeFrame *braggscope_simulation_get_last_frame (BraggscopeSimulation *self);
+BRAGGSCOPE_EXPORT
 gboolean braggscope_simulation_get_busy (BraggscopeSimulation *self);
+BRAGGSCOPE_EXPORT
 guint64 braggscope_simulation_get_sequence (BraggscopeSimulation *self);
 
 G_END_DECLS

@@ -140,7 +140,6 @@ worker_update_plan (BraggscopeWorker *w, const BraggscopeRequest *req, nb_error 
   nb_plan_stats before = { 0 }, after;
   BraggscopeFrameSource *source = NULL;
   nb_geometry *geom;
-  char **args;
   g_autoptr (GBytes) mask = NULL;
   nb_status st;
 
@@ -163,12 +162,8 @@ worker_update_plan (BraggscopeWorker *w, const BraggscopeRequest *req, nb_error 
 
   /* the snapshot is shared until an update changes what it holds */
   geom = nb_plan_ref_geometry (w->plan);
-  args = _braggscope_params_to_strv (&req->params);
-  if (args != NULL)
-    {
-      mask = worker_mask (w);
-      source = _braggscope_frame_source_new (nb_plan_get_info (w->plan), &req->params, mask, args);
-    }
+  mask = worker_mask (w);
+  source = _braggscope_frame_source_new (nb_plan_get_info (w->plan), &req->params, mask);
   if (geom == NULL || source == NULL)
     {
       nb_geometry_unref (geom);
