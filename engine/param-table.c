@@ -798,9 +798,10 @@ static const nb_param rows[] = {
        .help = "spindle steps"),
   ROW (.flag = "-oversample", COUNT (oversample), .unit = &none, .min = 0, .max = MAX_OVERSAMPLE,
        .unset = -1,
-       .flags = NB_PARAM_UNSET_OK | NB_PARAM_NONNEG | NB_PARAM_UNSET_READS_ZERO |
+       .flags = NB_PARAM_REPORTED | NB_PARAM_UNSET_OK | NB_PARAM_NONNEG | NB_PARAM_UNSET_READS_ZERO |
                 NB_PARAM_ZERO_SETS_UNSET,
-       .stages = DETECTOR, .property = "oversample", .label = N_ ("Oversample (0 = auto)"),
+       .stages = DETECTOR, .reported = offsetof (nb_plan_info, oversample),
+       .property = "oversample", .label = N_ ("Oversample (0 = auto)"),
        .note = "0 = automatic", .help = N_ ("Sub-pixels per pixel axis (count; 0 = automatic)"), UI (0, 16, 1, 0)),
   ROW (.flag = "-oversample_thick", SWITCH (oversample_thick, 1),
        .help = "absorption per sub-pixel"),

@@ -271,6 +271,16 @@ nb_param_get_number (const nb_param *row, const nb_params *p, const nb_plan_info
   return row->prop_scale != 0.0 ? x * row->prop_scale : x;
 }
 
+double
+nb_param_get_reported (const nb_param *row, const nb_plan_info *info)
+{
+  const char *at = (const char *) info + row->reported;
+  double v = row->kind == NB_PARAM_WHOLE ? *(const int *) (const void *) at
+                                         : *(const double *) (const void *) at;
+
+  return nb_unit_from_field (row->unit, v);
+}
+
 /* What the parser refuses of a value it converted: a sign that would read as
  * "not given", a zero it cannot convert. */
 nb_status

@@ -8,6 +8,7 @@
  */
 #include "braggscope-frame.h"
 #include "braggscope-private.h"
+#include "nb-param.h"
 
 #include "nb-io.h"
 
@@ -211,7 +212,6 @@ enum
   PROP_CACHE_HITS,
   PROP_CACHE_REBUILDS,
   PROP_MAX_VALUE,
-  PROP_OVERSAMPLE,
   PROP_OVERSAMPLE_AUTO,
   N_PROPS
 };
@@ -257,11 +257,28 @@ braggscope_frame_finalize (GObject *object)
   G_OBJECT_CLASS (braggscope_frame_parent_class)->finalize (object);
 }
 
+/* The rows of the values a frame reports of its plan (install_reported). */
+#define MAX_REPORTED 8
+static const nb_param *reported_rows[MAX_REPORTED];
+static guint n_reported;
+
 static void
 braggscope_frame_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
 {
   BraggscopeFrame *self = BRAGGSCOPE_FRAME (object);
 
+  if (prop_id >= N_PROPS && prop_id < N_PROPS + n_reported)
+    {
+      double v = self->source != NULL
+                     ? nb_param_get_reported (reported_rows[prop_id - N_PROPS], &self->source->info)
+                     : 0.0;
+
+      if (G_VALUE_HOLDS_INT (value))
+        g_value_set_int (value, (int) v);
+      else
+        g_value_set_double (value, v);
+      return;
+    }
   switch (prop_id)
     {
       case PROP_WIDTH:
@@ -297,15 +314,38 @@ braggscope_frame_get_property (GObject *object, guint prop_id, GValue *value, GP
       case PROP_MAX_VALUE:
         g_value_set_float (value, self->max_value);
         break;
-      case PROP_OVERSAMPLE:
-        g_value_set_int (value, braggscope_frame_get_oversample (self));
-        break;
       case PROP_OVERSAMPLE_AUTO:
         g_value_set_boolean (value, braggscope_frame_get_oversample_auto (self));
         break;
       default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
+}
+
+/* The values a frame reports of its plan: one read-only property per row of
+ * the parameter table marked NB_PARAM_REPORTED, named as the simulation's
+ * property of that parameter. */
+
+static void
+install_reported (GObjectClass *object_class, GParamFlags flags)
+{
+  size_t n;
+  const nb_param *rows = nb_param_table (&n);
+
+  for (size_t i = 0; i < n; i++)
+    if (rows[i].flags & NB_PARAM_REPORTED)
+      {
+        const nb_param *row = &rows[i];
+        GParamSpec *pspec = row->kind == NB_PARAM_WHOLE
+                                ? g_param_spec_int (row->property, row->label, row->help, G_MININT,
+                                                    G_MAXINT, 0, flags)
+                                : g_param_spec_double (row->property, row->label, row->help,
+                                                       -G_MAXDOUBLE, G_MAXDOUBLE, 0.0, flags);
+
+        g_assert (n_reported < MAX_REPORTED);
+        reported_rows[n_reported] = row;
+        g_object_class_install_property (object_class, N_PROPS + n_reported++, pspec);
+      }
 }
 
 static void
@@ -404,10 +444,10 @@ braggscope_frame_class_init (BraggscopeFrameClass *klass)
    * BraggscopeFrame:oversample:
    *
    * Sub-pixels per pixel axis the frame was simulated with (nanoBragg's
-   * `-oversample`): each pixel costs its square in samples.
+   * `-oversample`): each pixel costs its square in samples.  Made, as every
+   * value a frame reports of its plan, from the engine's parameter table
+   * (NB_PARAM_REPORTED rows), after the frame's own properties.
    */
-  properties[PROP_OVERSAMPLE] = g_param_spec_int (
-      "oversample", NULL, "Sub-pixels per pixel axis simulated", 0, G_MAXINT, 0, flags);
   /**
    * BraggscopeFrame:oversample-auto:
    *
@@ -421,6 +461,7 @@ braggscope_frame_class_init (BraggscopeFrameClass *klass)
       "oversample-auto", NULL, "The oversampling was chosen automatically", FALSE, flags);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
+  install_reported (object_class, flags);
 }
 
 static void

@@ -34,7 +34,9 @@
 #include <math.h>
 #include <string.h>
 
-#define DEFAULT_SCENE_HKL "1hpv_p1.hkl"
+/* the default scene's files, in the data folder */
+#define DEFAULT_SCENE_HKL  "1hpv_p1.hkl"
+#define DEFAULT_SCENE_ARGS "1hpv-scene.args"
 
 /* ------------------------------------------------------------------------- */
 /* The simulation */
@@ -257,12 +259,15 @@ find_default_scene (GError **error)
 
 /**
  * braggscope_simulation_new_default_scene:
- * @error: a #GError, %BRAGGSCOPE_ERROR_IO when the data file is missing
+ * @error: a #GError, %BRAGGSCOPE_ERROR_IO when a data file is missing,
+ *   %BRAGGSCOPE_ERROR_PARSE or %BRAGGSCOPE_ERROR_INVALID for a scene file
+ *   that is no command line
  *
  * The default scene: HIV-1 protease (PDB 1HPV, structure factors from
  * `1hpv_p1.hkl`, P1, cell 63.4 63.4 83.8 90 90 120), misset 10 20 30 degrees,
  * 1 Angstrom, 10 x 10 x 10 cells, 0.2 degree mosaic spread in 5 domains, 120 mm,
- * 1024 x 1024 pixels of 0.1 mm, single precision.  The data file is looked
+ * 1024 x 1024 pixels of 0.1 mm, single precision: the flags of
+ * `1hpv-scene.args` beside the structure factors.  The data files are looked
  * up in $BRAGGSCOPE_DATADIR, the installed data folder (datadir/braggscope),
  * then the source tree.  Rendering starts at once.
  *
@@ -272,19 +277,51 @@ BraggscopeSimulation *
 braggscope_simulation_new_default_scene (GError **error)
 {
   g_autofree char *hkl = find_default_scene (error);
+  g_autofree char *folder = NULL, *path = NULL, *text = NULL, *line = NULL;
+  g_auto (GStrv) args = NULL;
   g_autoptr (BraggscopeSimulation) self = NULL;
-  const char *args[] = { "-hkl",   hkl,         "-cell",      "63.4",       "63.4",
-                         "83.8",   "90",        "90",         "120",        "-misset",
-                         "10",     "20",        "30",         "-lambda",    "1.0",
-                         "-N",     "10",        "-mosaic",    "0.2",        "-mosaic_domains",
-                         "5",      "-distance", "120",        "-detpixels", "1024",
-                         "-pixel", "0.1",       "-precision", "single",     NULL };
 
   if (hkl == NULL)
     return NULL;
+  /* the flags beside the structure factors, one line of them after "-hkl FILE" */
+  folder = g_path_get_dirname (hkl);
+  path = g_build_filename (folder, DEFAULT_SCENE_ARGS, NULL);
+  {
+    g_autoptr (GError) failed = NULL;
+
+    if (!g_file_get_contents (path, &text, NULL, &failed))
+      {
+        g_set_error_literal (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_IO, failed->message);
+        return NULL;
+      }
+  }
+  {
+    g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+    g_autoptr (GString) flags = g_string_new (NULL);
+    g_autofree char *quoted = g_shell_quote (hkl);
+
+    g_string_append_printf (flags, "-hkl %s", quoted);
+    for (guint i = 0; lines[i] != NULL; i++)
+      if (g_strstrip (lines[i])[0] != '#')
+        g_string_append_printf (flags, " %s", lines[i]);
+    line = g_string_free (g_steal_pointer (&flags), FALSE);
+  }
+  {
+    g_autoptr (GError) failed = NULL;
+
+    if (!g_shell_parse_argv (line, NULL, &args, &failed))
+      {
+        g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_PARSE, "%s: %s", path,
+                     failed->message);
+        return NULL;
+      }
+  }
   self = braggscope_simulation_new ();
-  if (!braggscope_simulation_set_from_args (self, args, error))
-    return NULL;
+  if (!braggscope_simulation_set_from_args (self, (const char *const *) args, error))
+    {
+      g_prefix_error (error, "%s: ", path);
+      return NULL;
+    }
   braggscope_simulation_render (self);
   return g_steal_pointer (&self);
 }

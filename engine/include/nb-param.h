@@ -118,6 +118,8 @@ extern "C"
      * word (strstr), for what -lenient skips and what messages name: */
     NB_PARAM_NANOBRAGG_EXACT = 1u << 16, /* nanoBragg takes the flag only as the whole word */
     NB_PARAM_BRAGGSCOPE = 1u << 17,      /* not one of nanoBragg's flags */
+    /* frames: */
+    NB_PARAM_REPORTED = 1u << 18, /* a frame reports the value its plan used (.reported) */
   };
 
   /* Side effects: what a flag sets besides its fields, in nanoBragg's own
@@ -200,6 +202,7 @@ extern "C"
     nb_param_format_fn format; /* replaces the generic nb_params_to_argv() rule */
     nb_param_check_fn check;   /* replaces the generic range check */
     nb_param_derive_fn derive; /* the value a "not given" property reads */
+    size_t reported;           /* NB_PARAM_REPORTED: offsetof (nb_plan_info, ...) */
   };
 
   /* nb_param_table: the rows, in the order nb_params_to_argv() writes them
@@ -235,6 +238,11 @@ extern "C"
  * (NB_ERR_INVALID, naming the flag and the value).  Ranges are
  * nb_params_validate()'s business: run it on the result. */
   nb_status nb_param_set_number (const nb_param *row, nb_params *p, double v, nb_error *err);
+
+  /* nb_param_get_reported: the value of @row (NB_PARAM_REPORTED) that a plan
+ * whose derived values are @info used, in the property's unit: the
+ * oversampling it chose when none was given. */
+  double nb_param_get_reported (const nb_param *row, const nb_plan_info *info);
 
   /* nb_param_get_text: TEXT: the file name (NULL for none); CHOICE: the word
  * of the field's value. */
