@@ -329,22 +329,16 @@ write_png (const nb_plan *plan,
   return st;
 }
 
-int
-main (int argc, char **argv)
+/* Reads the command line into @params (initialised here).  Returns -1 to go
+ * on, else the exit status (help, bad flags, bad outputs), with @params
+ * cleared. */
+static int
+read_command_line (int argc, char **argv, nb_params *params)
 {
-  nb_params params;
   nb_parse_options parse = { 0, warn_line, NULL };
   nb_error err;
-  nb_plan *plan = NULL;
   nb_status st;
-  float *image = NULL;
-  uint16_t *intimage = NULL;
-  uint8_t *bytes = NULL;
-  const nb_plan_info *in;
-  nb_image_stats stats;
-  double intfile_scale, pgm_scale = 0.0;
-  size_t npix;
-  int rc = 1;
+  int rc;
 
   for (int i = 1; i < argc; i++)
     if (strcmp (argv[i], "--help") == 0 || strcmp (argv[i], "-h") == 0 ||
@@ -361,28 +355,166 @@ main (int argc, char **argv)
       return 2;
     }
 
-  nb_params_init (&params);
+  nb_params_init (params);
   if (lenient_from_environment (&parse, &err) != NB_OK)
     {
-      nb_params_clear (&params);
+      nb_params_clear (params);
       return report (&err, 1);
     }
-  st = nb_params_parse_argv_with (&params, argc, (const char *const *) argv, &parse, &err);
+  st = nb_params_parse_argv_with (params, argc, (const char *const *) argv, &parse, &err);
   if (st == NB_OK)
-    st = nb_params_validate (&params, &err);
+    st = nb_params_validate (params, &err);
   if (st != NB_OK)
     {
       /* -img/-mask files are read while parsing: their errors are failures */
       rc = report (&err, 1);
-      nb_params_clear (&params);
+      nb_params_clear (params);
       return rc;
     }
-  if ((rc = check_outputs (&params, &err)) != 0)
+  if ((rc = check_outputs (params, &err)) != 0)
     {
       report (&err, 0);
-      nb_params_clear (&params);
+      nb_params_clear (params);
       return rc;
     }
+  return -1;
+}
+
+/* An image with a non-finite pixel is never written: 0 when @image is
+ * finite, else 1 after saying why it might not be. */
+static int
+check_finite (const nb_plan_info *in, const nb_params *params, const float *image, size_t npix)
+{
+  size_t bad;
+  long first = first_non_finite (image, npix, &bad);
+
+  if (first >= 0 && in->comment_sources > 0)
+    {
+      fprintf (stderr,
+               "nanobragg: the image has %zu non-finite pixels (the first at fast %ld, slow %ld "
+               "is %g): nothing written; %d of the sources are '#' lines of %s, which nanoBragg "
+               "reads as sources (of wavelength 0 unless the line holds numbers): remove them, "
+               "or give -physical to skip them\n",
+               bad, first % in->fpixels, first / in->fpixels, (double) image[first],
+               in->comment_sources, params->source_file);
+      return 1;
+    }
+  if (first >= 0)
+    {
+      fprintf (stderr,
+               "nanobragg: the image has %zu non-finite pixels (the first at fast %ld, slow %ld "
+               "is %g): nothing written; check the flags that scale intensities (-fluence, "
+               "-flux, -water, -default_F)\n",
+               bad, first % in->fpixels, first / in->fpixels, (double) image[first]);
+      return 1;
+    }
+  return 0;
+}
+
+/* -stats: the plan's cache counters, kernel and backend. */
+static void
+print_stats (nb_plan *plan, const nb_params *params)
+{
+  nb_plan_stats ps;
+
+  nb_plan_get_stats (plan, &ps);
+  printf ("plan stages (rebuilds/hits):");
+  for (int s = 0; s < NB_N_STAGES; s++)
+    printf ("%s %s %ld/%ld", s ? "," : "", nb_stage_name (s), ps.rebuilds[s], ps.hits[s]);
+  printf ("\nkernel: %s precision%s%s\n",
+          params->precision == NB_PRECISION_SINGLE ? "single" : "double",
+          params->precision == NB_PRECISION_SINGLE ? ", " : "",
+          params->precision == NB_PRECISION_SINGLE ? nb_kernel_variant () : "");
+  printf ("backend: %s\n", nb_plan_get_backend (plan));
+}
+
+/* The buffers of one run's outputs (the plan's memory budget counted them:
+ * 7 bytes per pixel). */
+typedef struct
+{
+  float *image;
+  uint16_t *intimage;
+  uint8_t *bytes;
+  size_t npix;
+} images;
+
+/* Writes the SMV, PGM, PNG and noise images of @im, as the reference prints
+ * them; the float image and the statistics before. */
+static nb_status
+write_images (
+    nb_plan *plan, const nb_params *params, images *im, int argc, char **argv, nb_error *err)
+{
+  const nb_plan_info *in = nb_plan_get_info (plan);
+  nb_image_stats stats;
+  nb_smv_header h;
+  double intfile_scale, pgm_scale = 0.0, omega;
+  nb_status st;
+
+  nb_image_statistics (plan, im->image, &stats);
+  omega = nb_plan_get_omega_sum (plan) / in->steps;
+  printf ("solid angle subtended by detector = %g steradian ( %g%% sphere)\n", omega,
+          100 * omega / 4 / M_PI);
+
+  printf ("writing %s as %zu %zu-byte floats\n", params->floatfile, im->npix, sizeof (float));
+  if ((st = nb_write_float_image (params->floatfile, im->image, in->fpixels, in->spixels, err)) !=
+      NB_OK)
+    return st;
+  printf ("max_I = %g  at %g %g\n", stats.max_I, stats.max_I_x, stats.max_I_y);
+  printf ("mean= %g rms= %g rmsd= %g\n", stats.mean, stats.rms, stats.rmsd);
+
+  intfile_scale =
+      nb_image_to_smv (plan, im->image, &stats, params->intfile_scale, params->adc, im->intimage);
+  printf ("intfile_scale = %g\n", intfile_scale);
+  nb_smv_header_from_info (in, &h);
+  printf ("writing %s as %zu-byte integers\n", params->intfile, sizeof (uint16_t));
+  if ((st = nb_write_smv (params->intfile, &h, im->intimage, err)) != NB_OK)
+    return st;
+
+  if (params->write_pgm || params->pngfile != NULL)
+    pgm_scale =
+        nb_image_to_pgm (plan, im->image, &stats, params->pgm_scale, intfile_scale, im->bytes);
+  if (params->write_pgm)
+    {
+      printf ("pgm_scale = %g\n", pgm_scale);
+      printf ("writing %s as %zu-byte integers\n", params->pgmfile, sizeof (unsigned char));
+      if ((st = nb_write_pgm (params->pgmfile, im->bytes, in->fpixels, in->spixels, pgm_scale,
+                              err)) != NB_OK)
+        return st;
+    }
+  if (params->pngfile != NULL)
+    {
+      printf ("writing %s as 8-bit PNG (scale %g)\n", params->pngfile, pgm_scale);
+      if ((st = write_png (plan, params->pngfile, im->bytes, pgm_scale, argc, argv, err)) != NB_OK)
+        return st;
+    }
+
+  if (params->calculate_noise)
+    {
+      int overloads;
+      double photons =
+          nb_image_to_noise (plan, im->image, params->seed, params->adc, im->intimage, &overloads);
+
+      printf ("%.0f photons on noise image (%d overloads)\n", photons, overloads);
+      printf ("writing %s as %zu-byte integers\n", params->noisefile, sizeof (uint16_t));
+      if ((st = nb_write_smv (params->noisefile, &h, im->intimage, err)) != NB_OK)
+        return st;
+    }
+  return NB_OK;
+}
+
+int
+main (int argc, char **argv)
+{
+  nb_params params;
+  nb_error err;
+  nb_plan *plan = NULL;
+  nb_status st;
+  images im = { 0 };
+  const nb_plan_info *in;
+  int rc;
+
+  if ((rc = read_command_line (argc, argv, &params)) >= 0)
+    return rc;
   rc = 1;
 
   /* every output appears together at the end, or none does: the images and
@@ -400,12 +532,11 @@ main (int argc, char **argv)
   fflush (stdout);
   in = nb_plan_get_info (plan);
 
-  /* the plan's memory budget counted these (7 bytes per pixel) */
-  npix = (size_t) in->fpixels * (size_t) in->spixels;
-  image = nb_alloc_large (npix * sizeof (float));
-  intimage = nb_alloc_large (npix * sizeof (uint16_t));
-  bytes = nb_alloc_large (npix);
-  if (image == NULL || intimage == NULL || bytes == NULL)
+  im.npix = (size_t) in->fpixels * (size_t) in->spixels;
+  im.image = nb_alloc_large (im.npix * sizeof (float));
+  im.intimage = nb_alloc_large (im.npix * sizeof (uint16_t));
+  im.bytes = nb_alloc_large (im.npix);
+  if (im.image == NULL || im.intimage == NULL || im.bytes == NULL)
     {
       fprintf (stderr, "nanobragg: out of memory for a %dx%d image\n", in->fpixels, in->spixels);
       goto out;
@@ -414,7 +545,7 @@ main (int argc, char **argv)
   {
     size_t before = strlen (nb_plan_get_log (plan));
 
-    st = nb_plan_execute (plan, image, NULL, &err);
+    st = nb_plan_execute (plan, im.image, NULL, &err);
     if (st != NB_OK)
       {
         rc = report (&err, 0);
@@ -422,117 +553,14 @@ main (int argc, char **argv)
       }
     fputs (nb_plan_get_log (plan) + before, stdout);
   }
-  {
-    size_t bad;
-    long first = first_non_finite (image, npix, &bad);
-
-    if (first >= 0 && in->comment_sources > 0)
-      {
-        fprintf (stderr,
-                 "nanobragg: the image has %zu non-finite pixels (the first at fast %ld, slow %ld "
-                 "is %g): nothing written; %d of the sources are '#' lines of %s, which nanoBragg "
-                 "reads as sources (of wavelength 0 unless the line holds numbers): remove them, "
-                 "or give -physical to skip them\n",
-                 bad, first % in->fpixels, first / in->fpixels, (double) image[first],
-                 in->comment_sources, params.source_file);
-        goto out;
-      }
-    if (first >= 0)
-      {
-        fprintf (stderr,
-                 "nanobragg: the image has %zu non-finite pixels (the first at fast %ld, slow %ld "
-                 "is %g): nothing written; check the flags that scale intensities (-fluence, "
-                 "-flux, -water, -default_F)\n",
-                 bad, first % in->fpixels, first / in->fpixels, (double) image[first]);
-        goto out;
-      }
-  }
+  if (check_finite (in, &params, im.image, im.npix) != 0)
+    goto out;
   if (params.stats)
-    {
-      nb_plan_stats ps;
-
-      nb_plan_get_stats (plan, &ps);
-      printf ("plan stages (rebuilds/hits):");
-      for (int s = 0; s < NB_N_STAGES; s++)
-        printf ("%s %s %ld/%ld", s ? "," : "", nb_stage_name (s), ps.rebuilds[s], ps.hits[s]);
-      printf ("\nkernel: %s precision%s%s\n",
-              params.precision == NB_PRECISION_SINGLE ? "single" : "double",
-              params.precision == NB_PRECISION_SINGLE ? ", " : "",
-              params.precision == NB_PRECISION_SINGLE ? nb_kernel_variant () : "");
-      printf ("backend: %s\n", nb_plan_get_backend (plan));
-    }
+    print_stats (plan, &params);
   printf ("\n");
 
-  nb_image_statistics (plan, image, &stats);
-  {
-    double omega = nb_plan_get_omega_sum (plan) / in->steps;
-    printf ("solid angle subtended by detector = %g steradian ( %g%% sphere)\n", omega,
-            100 * omega / 4 / M_PI);
-  }
-
-  printf ("writing %s as %zu %zu-byte floats\n", params.floatfile, npix, sizeof (float));
-  if ((st = nb_write_float_image (params.floatfile, image, in->fpixels, in->spixels, &err)) !=
-      NB_OK)
-    {
-      rc = report (&err, 0);
-      goto out;
-    }
-  printf ("max_I = %g  at %g %g\n", stats.max_I, stats.max_I_x, stats.max_I_y);
-  printf ("mean= %g rms= %g rmsd= %g\n", stats.mean, stats.rms, stats.rmsd);
-
-  {
-    nb_smv_header h;
-
-    intfile_scale =
-        nb_image_to_smv (plan, image, &stats, params.intfile_scale, params.adc, intimage);
-    printf ("intfile_scale = %g\n", intfile_scale);
-    nb_smv_header_from_info (in, &h);
-    printf ("writing %s as %zu-byte integers\n", params.intfile, sizeof (uint16_t));
-    if ((st = nb_write_smv (params.intfile, &h, intimage, &err)) != NB_OK)
-      {
-        rc = report (&err, 0);
-        goto out;
-      }
-
-    if (params.write_pgm || params.pngfile != NULL)
-      pgm_scale = nb_image_to_pgm (plan, image, &stats, params.pgm_scale, intfile_scale, bytes);
-    if (params.write_pgm)
-      {
-        printf ("pgm_scale = %g\n", pgm_scale);
-        printf ("writing %s as %zu-byte integers\n", params.pgmfile, sizeof (unsigned char));
-        if ((st = nb_write_pgm (params.pgmfile, bytes, in->fpixels, in->spixels, pgm_scale,
-                                &err)) != NB_OK)
-          {
-            rc = report (&err, 0);
-            goto out;
-          }
-      }
-    if (params.pngfile != NULL)
-      {
-        printf ("writing %s as 8-bit PNG (scale %g)\n", params.pngfile, pgm_scale);
-        if ((st = write_png (plan, params.pngfile, bytes, pgm_scale, argc, argv, &err)) != NB_OK)
-          {
-            rc = report (&err, 0);
-            goto out;
-          }
-      }
-
-    if (params.calculate_noise)
-      {
-        int overloads;
-        double photons =
-            nb_image_to_noise (plan, image, params.seed, params.adc, intimage, &overloads);
-
-        printf ("%.0f photons on noise image (%d overloads)\n", photons, overloads);
-        printf ("writing %s as %zu-byte integers\n", params.noisefile, sizeof (uint16_t));
-        if ((st = nb_write_smv (params.noisefile, &h, intimage, &err)) != NB_OK)
-          {
-            rc = report (&err, 0);
-            goto out;
-          }
-      }
-  }
-  if ((st = nb_output_commit (&err)) != NB_OK)
+  if ((st = write_images (plan, &params, &im, argc, argv, &err)) != NB_OK ||
+      (st = nb_output_commit (&err)) != NB_OK)
     {
       rc = report (&err, 0);
       goto out;
@@ -548,9 +576,9 @@ out:
                strerror (errno ? errno : EIO));
       rc = 1;
     }
-  free (image);
-  free (intimage);
-  free (bytes);
+  free (im.image);
+  free (im.intimage);
+  free (im.bytes);
   nb_plan_destroy (plan);
   nb_params_clear (&params);
   return rc;

@@ -361,6 +361,180 @@ log_summary (nb_plan *plan)
 #define STAGE(s)   (1u << (s))
 #define ALL_STAGES (STAGE (NB_N_STAGES) - 1)
 
+/* The fluence (-flux, -exposure and -beamsize give it when -flux is), and
+ * the crystal's height and width clipped by the beam (Q-21). */
+static nb_status
+beam_fluence (nb_plan *plan, double *sample_y, double *sample_z, nb_error *err)
+{
+  const nb_params *p = &plan->params;
+
+  plan->fluence = p->fluence;
+  if (p->flux != 0.0 && p->exposure > 0.0 && p->beamsize >= 0)
+    plan->fluence = p->flux * p->exposure / p->beamsize / p->beamsize;
+  if (p->beamsize >= 0)
+    {
+      if (p->beamsize < *sample_y)
+        {
+          nb_log_printf (&plan->log, "WARNING: clipping sample (%lg m high) with beam (%lg m)\n",
+                         *sample_y, p->beamsize);
+          *sample_y = p->beamsize;
+        }
+      if (p->beamsize < *sample_z)
+        {
+          nb_log_printf (&plan->log, "WARNING: clipping sample (%lg m wide) with beam (%lg m)\n",
+                         *sample_z, p->beamsize);
+          *sample_z = p->beamsize;
+        }
+    }
+  if (!isfinite (plan->fluence))
+    return nb_error_set (err, NB_ERR_INVALID,
+                         "fluence %g photons/m^2 is not finite (check -flux/-beamsize)",
+                         plan->fluence);
+  return NB_OK;
+}
+
+/* Structure factors interpolated or not: automatic means tricubic for a
+ * crystal of at most two cells along an axis, decided on -N alone, before
+ * -xtalsize (Q-20). */
+static void
+choose_interpolation (nb_plan *plan)
+{
+  const nb_params *p = &plan->params;
+
+  plan->interpolate = p->interpolate;
+  if (plan->interpolate > 1)
+    {
+      if (p->Na <= 2 || p->Nb <= 2 || p->Nc <= 2)
+        {
+          nb_log_printf (&plan->log, "auto-selected tricubic interpolation of structure factors\n");
+          plan->interpolate = 1;
+        }
+      else
+        {
+          nb_log_printf (&plan->log, "auto-selected no interpolation\n");
+          plan->interpolate = 0;
+        }
+    }
+}
+
+/* The crystal's size in cells, and the oversampling: the one given, or three
+ * samples across the reciprocal pixel for the crystal's largest dimension. */
+static nb_status
+crystal_oversampling (nb_plan *plan, double sample_y, double sample_z, nb_error *err)
+{
+  const nb_params *p = &plan->params;
+  nb_detector *d = &plan->det;
+  nb_crystal *x = &plan->xtal;
+
+  nb_crystal_size (plan, p->sample_x, sample_y, sample_z);
+  double A = nb_magnitude (x->a0) * x->Na, B = nb_magnitude (x->b0) * x->Nb;
+  double C = nb_magnitude (x->c0) * x->Nc, xmax = A, rps;
+  int recommended;
+
+  if (xmax < B)
+    xmax = B;
+  if (xmax < C)
+    xmax = C;
+  rps = p->lambda0 * d->distance / d->pixel_size;
+  /* bounded before the conversion: a huge crystal over a tiny (or, with an
+   * odd geometry, negative) reciprocal pixel is far beyond an int; more than
+   * 1000 is refused below */
+  {
+    double r = ceil (3.0 * xmax / rps);
+
+    recommended = r <= 0.0 ? 1 : r < 1e9 ? (int) r : 1000000000;
+  }
+  if (recommended <= 0)
+    recommended = 1;
+  nb_log_printf (&plan->log, "crystal is %g x %g x %g microns\n", A * 1e6, B * 1e6, C * 1e6);
+  d->oversample = p->oversample;
+  if (d->oversample <= 0)
+    {
+      d->oversample = recommended;
+      nb_log_printf (&plan->log, "auto-selected %d-fold oversampling\n", d->oversample);
+    }
+  if (d->oversample < recommended)
+    nb_log_printf (&plan->log,
+                   "WARNING: maximum dimension of sample is %g A\n"
+                   "         but reciprocal pixel size is %g A\n"
+                   "         intensity may vary significantly across a pixel!\n"
+                   "         recommend -oversample %d to work around this\n",
+                   xmax * 1e10, rps * 1e10, recommended);
+  if (d->oversample > 1000)
+    return nb_error_set (err, NB_ERR_INVALID,
+                         "automatic oversampling chose %d sub-pixels per axis; give -oversample",
+                         d->oversample);
+  /* the reference's rough estimate (density 1.2 g/cm^3, one molecule a cell), printed only */
+  nb_log_printf (&plan->log, "approximate MW = %g\n",
+                 A * B * C * 1.2e6 * 6.02214179e23 / (x->Na * x->Nb * x->Nc));
+  return NB_OK;
+}
+
+/* The public nb_plan_info of the plan as built. */
+static void
+fill_info (nb_plan *plan)
+{
+  const nb_params *p = &plan->params;
+  const nb_detector *d = &plan->det;
+  const nb_crystal *x = &plan->xtal;
+  nb_plan_info *in = &plan->info;
+
+  memset (in, 0, sizeof *in);
+  in->fpixels = d->fpixels;
+  in->spixels = d->spixels;
+  in->pixel_size = d->pixel_size;
+  in->oversample = d->oversample;
+  in->thicksteps = d->thicksteps;
+  in->sources = plan->src.count;
+  in->comment_sources = plan->src.comment_rows;
+  in->mosaic_domains = x->mosaic_domains;
+  in->phisteps = x->phisteps;
+  in->steps = plan->steps;
+  in->lambda0 = p->lambda0;
+  in->distance = d->distance;
+  in->close_distance = d->close_distance;
+  in->Xbeam = d->Xbeam;
+  in->Ybeam = d->Ybeam;
+  in->Fbeam = d->Fbeam;
+  in->Sbeam = d->Sbeam;
+  in->Fclose = d->Fclose;
+  in->Sclose = d->Sclose;
+  in->ORGX = d->ORGX;
+  in->ORGY = d->ORGY;
+  memcpy (in->dials_origin, d->dials_origin, sizeof in->dials_origin);
+  in->detsize_f = d->detsize_f;
+  in->detsize_s = d->detsize_s;
+  memcpy (in->fdet, d->fdet, sizeof in->fdet);
+  memcpy (in->sdet, d->sdet, sizeof in->sdet);
+  memcpy (in->odet, d->odet, sizeof in->odet);
+  memcpy (in->beam, d->beam, sizeof in->beam);
+  memcpy (in->pix0, d->pix0, sizeof in->pix0);
+  memcpy (in->spindle, d->spindle, sizeof in->spindle);
+  memcpy (in->polar_vector, d->polar_vector, sizeof in->polar_vector);
+  in->phi0 = x->phi0;
+  in->osc = x->osc;
+  in->phistep = x->phistep;
+  in->twotheta = p->twotheta;
+  memcpy (in->a_star, x->a_star, sizeof in->a_star);
+  memcpy (in->b_star, x->b_star, sizeof in->b_star);
+  memcpy (in->c_star, x->c_star, sizeof in->c_star);
+  memcpy (in->a0, x->a0, sizeof in->a0);
+  memcpy (in->b0, x->b0, sizeof in->b0);
+  memcpy (in->c0, x->c0, sizeof in->c0);
+  in->Na = x->Na;
+  in->Nb = x->Nb;
+  in->Nc = x->Nc;
+  in->fluence = plan->fluence;
+  in->roi[0] = d->roi_xmin;
+  in->roi[1] = d->roi_xmax;
+  in->roi[2] = d->roi_ymin;
+  in->roi[3] = d->roi_ymax;
+  in->convention = d->convention;
+  in->pivot = d->pivot;
+  in->interpolate = plan->interpolate;
+  in->default_F = plan->default_F;
+}
+
 static nb_status
 plan_build (nb_plan *plan, unsigned rebuild, nb_error *err)
 {
@@ -373,28 +547,8 @@ plan_build (nb_plan *plan, unsigned rebuild, nb_error *err)
   if ((rebuild & STAGE (NB_STAGE_DETECTOR)) && (st = nb_detector_setup (plan, err)) != NB_OK)
     return st;
 
-  plan->fluence = p->fluence;
-  if (p->flux != 0.0 && p->exposure > 0.0 && p->beamsize >= 0)
-    plan->fluence = p->flux * p->exposure / p->beamsize / p->beamsize;
-  if (p->beamsize >= 0)
-    {
-      if (p->beamsize < sample_y)
-        {
-          nb_log_printf (&plan->log, "WARNING: clipping sample (%lg m high) with beam (%lg m)\n",
-                         sample_y, p->beamsize);
-          sample_y = p->beamsize;
-        }
-      if (p->beamsize < sample_z)
-        {
-          nb_log_printf (&plan->log, "WARNING: clipping sample (%lg m wide) with beam (%lg m)\n",
-                         sample_z, p->beamsize);
-          sample_z = p->beamsize;
-        }
-    }
-  if (!isfinite (plan->fluence))
-    return nb_error_set (err, NB_ERR_INVALID,
-                         "fluence %g photons/m^2 is not finite (check -flux/-beamsize)",
-                         plan->fluence);
+  if ((st = beam_fluence (plan, &sample_y, &sample_z, err)) != NB_OK)
+    return st;
 
   nb_log_printf (
       &plan->log,
@@ -416,68 +570,11 @@ plan_build (nb_plan *plan, unsigned rebuild, nb_error *err)
   if ((st = check_memory (plan, err)) != NB_OK)
     return st;
 
-  plan->interpolate = p->interpolate;
-  if (plan->interpolate > 1)
-    {
-      /* decided on -N alone, before -xtalsize */
-      if (p->Na <= 2 || p->Nb <= 2 || p->Nc <= 2)
-        {
-          nb_log_printf (&plan->log, "auto-selected tricubic interpolation of structure factors\n");
-          plan->interpolate = 1;
-        }
-      else
-        {
-          nb_log_printf (&plan->log, "auto-selected no interpolation\n");
-          plan->interpolate = 0;
-        }
-    }
-
-  if ((rebuild & STAGE (NB_STAGE_CRYSTAL)) && (st = nb_crystal_setup (plan, err)) != NB_OK)
+  choose_interpolation (plan);
+  if ((rebuild & STAGE (NB_STAGE_CRYSTAL)) &&
+      ((st = nb_crystal_setup (plan, err)) != NB_OK ||
+       (st = crystal_oversampling (plan, sample_y, sample_z, err)) != NB_OK))
     return st;
-  if (rebuild & STAGE (NB_STAGE_CRYSTAL))
-    {
-      nb_crystal_size (plan, p->sample_x, sample_y, sample_z);
-      double A = nb_magnitude (x->a0) * x->Na, B = nb_magnitude (x->b0) * x->Nb;
-      double C = nb_magnitude (x->c0) * x->Nc, xmax = A, rps;
-      int recommended;
-
-      if (xmax < B)
-        xmax = B;
-      if (xmax < C)
-        xmax = C;
-      rps = p->lambda0 * d->distance / d->pixel_size;
-      /* bounded before the conversion: a huge crystal over a tiny (or, with an
-     * odd geometry, negative) reciprocal pixel is far beyond an int; more than
-     * 1000 is refused below */
-      {
-        double r = ceil (3.0 * xmax / rps);
-
-        recommended = r <= 0.0 ? 1 : r < 1e9 ? (int) r : 1000000000;
-      }
-      if (recommended <= 0)
-        recommended = 1;
-      nb_log_printf (&plan->log, "crystal is %g x %g x %g microns\n", A * 1e6, B * 1e6, C * 1e6);
-      d->oversample = p->oversample;
-      if (d->oversample <= 0)
-        {
-          d->oversample = recommended;
-          nb_log_printf (&plan->log, "auto-selected %d-fold oversampling\n", d->oversample);
-        }
-      if (d->oversample < recommended)
-        nb_log_printf (&plan->log,
-                       "WARNING: maximum dimension of sample is %g A\n"
-                       "         but reciprocal pixel size is %g A\n"
-                       "         intensity may vary significantly across a pixel!\n"
-                       "         recommend -oversample %d to work around this\n",
-                       xmax * 1e10, rps * 1e10, recommended);
-      if (d->oversample > 1000)
-        return nb_error_set (
-            err, NB_ERR_INVALID,
-            "automatic oversampling chose %d sub-pixels per axis; give -oversample", d->oversample);
-      /* the reference's rough estimate (density 1.2 g/cm^3, one molecule a cell), printed only */
-      nb_log_printf (&plan->log, "approximate MW = %g\n",
-                     A * B * C * 1.2e6 * 6.02214179e23 / (x->Na * x->Nb * x->Nc));
-    }
 
   if ((rebuild & STAGE (NB_STAGE_STRUCTURE_FACTORS)) &&
       (st = load_structure_factors (plan, err)) != NB_OK)
@@ -531,65 +628,7 @@ plan_build (nb_plan *plan, unsigned rebuild, nb_error *err)
   if ((st = nb_backends_prepare (plan, rebuild, err)) != NB_OK)
     return st;
 
-  /* public info */
-  {
-    nb_plan_info *in = &plan->info;
-
-    memset (in, 0, sizeof *in);
-    in->fpixels = d->fpixels;
-    in->spixels = d->spixels;
-    in->pixel_size = d->pixel_size;
-    in->oversample = d->oversample;
-    in->thicksteps = d->thicksteps;
-    in->sources = plan->src.count;
-    in->comment_sources = plan->src.comment_rows;
-    in->mosaic_domains = x->mosaic_domains;
-    in->phisteps = x->phisteps;
-    in->steps = plan->steps;
-    in->lambda0 = p->lambda0;
-    in->distance = d->distance;
-    in->close_distance = d->close_distance;
-    in->Xbeam = d->Xbeam;
-    in->Ybeam = d->Ybeam;
-    in->Fbeam = d->Fbeam;
-    in->Sbeam = d->Sbeam;
-    in->Fclose = d->Fclose;
-    in->Sclose = d->Sclose;
-    in->ORGX = d->ORGX;
-    in->ORGY = d->ORGY;
-    memcpy (in->dials_origin, d->dials_origin, sizeof in->dials_origin);
-    in->detsize_f = d->detsize_f;
-    in->detsize_s = d->detsize_s;
-    memcpy (in->fdet, d->fdet, sizeof in->fdet);
-    memcpy (in->sdet, d->sdet, sizeof in->sdet);
-    memcpy (in->odet, d->odet, sizeof in->odet);
-    memcpy (in->beam, d->beam, sizeof in->beam);
-    memcpy (in->pix0, d->pix0, sizeof in->pix0);
-    memcpy (in->spindle, d->spindle, sizeof in->spindle);
-    memcpy (in->polar_vector, d->polar_vector, sizeof in->polar_vector);
-    in->phi0 = x->phi0;
-    in->osc = x->osc;
-    in->phistep = x->phistep;
-    in->twotheta = p->twotheta;
-    memcpy (in->a_star, x->a_star, sizeof in->a_star);
-    memcpy (in->b_star, x->b_star, sizeof in->b_star);
-    memcpy (in->c_star, x->c_star, sizeof in->c_star);
-    memcpy (in->a0, x->a0, sizeof in->a0);
-    memcpy (in->b0, x->b0, sizeof in->b0);
-    memcpy (in->c0, x->c0, sizeof in->c0);
-    in->Na = x->Na;
-    in->Nb = x->Nb;
-    in->Nc = x->Nc;
-    in->fluence = plan->fluence;
-    in->roi[0] = d->roi_xmin;
-    in->roi[1] = d->roi_xmax;
-    in->roi[2] = d->roi_ymin;
-    in->roi[3] = d->roi_ymax;
-    in->convention = d->convention;
-    in->pivot = d->pivot;
-    in->interpolate = plan->interpolate;
-    in->default_F = plan->default_F;
-  }
+  fill_info (plan);
   return NB_OK;
 }
 

@@ -73,143 +73,119 @@ sanity (int *n, double *range, double *step)
     }
 }
 
-nb_status
-nb_sampling_setup (nb_plan *plan, nb_error *err)
+/* The phi steps from -phisteps, -osc and -phistep, by nanoBragg's rule
+ * (physics.md §10.1): -1 is "not given". */
+static void
+resolve_phi (int *n, double *range, double *step)
+{
+  if (*n < 0)
+    {
+      if (*range < 0.0)
+        {
+          if (*step <= 0.0)
+            {
+              *n = 1;
+              *range = 0.0;
+              *step = 0.0;
+            }
+          else
+            {
+              *range = *step;
+              *n = 2;
+            }
+        }
+      else if (*step <= 0.0)
+        {
+          *n = 2;
+          *step = *range / 2.0;
+        }
+      else
+        *n = (int) ceil (*range / *step);
+    }
+  else
+    {
+      if (*n == 0)
+        *n = 1;
+      if (*range < 0.0)
+        {
+          if (*step <= 0.0)
+            {
+              *range = 1.0 / NB_RTD;
+              *step = *range / *n;
+            }
+          else
+            {
+              *range = *step;
+              *n = 2;
+            }
+        }
+      else if (*step < 0.0)
+        *step = *range / *n;
+    }
+}
+
+/* The sensor layers from -detector_thicksteps, -detector_thick and the
+ * step, by nanoBragg's rule for them (§10.4: the automatic step is thick /
+ * 2). */
+static void
+resolve_layers (int *n, double *range, double *step)
+{
+  if (*n <= 0)
+    {
+      if (*range < 0.0)
+        {
+          if (*step <= 0.0)
+            {
+              *n = 1;
+              *range = 0.0;
+              *step = 0.0;
+            }
+          else
+            {
+              *range = *step;
+              *n = 2;
+            }
+        }
+      else if (*step <= 0.0)
+        {
+          *n = 2;
+          *step = *range / *n;
+        }
+      else
+        *n = (int) ceil (*range / *step);
+    }
+  else
+    {
+      if (*range < 0.0)
+        {
+          if (*step <= 0.0)
+            {
+              *range = 0.5e-6;
+              *step = *range / *n;
+            }
+          else
+            {
+              *range = *step;
+              *n = 2;
+            }
+        }
+      else if (*step <= 0.0)
+        {
+          if (*n <= 1)
+            *n = 2;
+          *step = *range / (*n - 1);
+        }
+    }
+}
+
+/* The mosaic domains and spread (§10.5): a spread without a count means 10
+ * domains, a count without a spread one. */
+static void
+resolve_mosaic (nb_plan *plan)
 {
   const nb_params *p = &plan->params;
   nb_crystal *x = &plan->xtal;
-  nb_sources *s = &plan->src;
-  nb_detector *d = &plan->det;
-  int n;
-  double range, step;
 
-  /* phi (§10.1) */
-  n = p->phisteps;
-  range = p->osc;
-  step = p->phistep;
-  if (n < 0)
-    {
-      if (range < 0.0)
-        {
-          if (step <= 0.0)
-            {
-              n = 1;
-              range = 0.0;
-              step = 0.0;
-            }
-          else
-            {
-              range = step;
-              n = 2;
-            }
-        }
-      else if (step <= 0.0)
-        {
-          n = 2;
-          step = range / 2.0;
-        }
-      else
-        n = (int) ceil (range / step);
-    }
-  else
-    {
-      if (n == 0)
-        n = 1;
-      if (range < 0.0)
-        {
-          if (step <= 0.0)
-            {
-              range = 1.0 / NB_RTD;
-              step = range / n;
-            }
-          else
-            {
-              range = step;
-              n = 2;
-            }
-        }
-      else if (step < 0.0)
-        step = range / n;
-    }
-  if (n <= 0 || n > 100000)
-    return nb_error_set (err, NB_ERR_INVALID, "-phisteps: %d phi steps (allowed: 1 to 100000)", n);
-  x->phisteps = n;
-  x->osc = range;
-  x->phistep = step;
-  x->phi0 = p->phi0;
-
-  /* divergence and dispersion (§10.2, §10.3) */
-  s->hdivsteps = p->hdivsteps;
-  s->hdivrange = p->hdivrange;
-  s->hdivstep = p->hdivstep;
-  s->vdivsteps = p->vdivsteps;
-  s->vdivrange = p->vdivrange;
-  s->vdivstep = p->vdivstep;
-  s->dispsteps = p->dispsteps;
-  s->dispersion = p->dispersion;
-  s->dispstep = p->dispstep;
-  resolve_div (&s->hdivsteps, &s->hdivrange, &s->hdivstep);
-  resolve_div (&s->vdivsteps, &s->vdivrange, &s->vdivstep);
-  resolve_div (&s->dispsteps, &s->dispersion, &s->dispstep);
-
-  /* sensor layers (§10.4): the auto rule differs (step = thick / 2) */
-  n = p->detector_thicksteps;
-  range = p->detector_thick;
-  step = p->detector_thickstep;
-  if (n <= 0)
-    {
-      if (range < 0.0)
-        {
-          if (step <= 0.0)
-            {
-              n = 1;
-              range = 0.0;
-              step = 0.0;
-            }
-          else
-            {
-              range = step;
-              n = 2;
-            }
-        }
-      else if (step <= 0.0)
-        {
-          n = 2;
-          step = range / n;
-        }
-      else
-        n = (int) ceil (range / step);
-    }
-  else
-    {
-      if (range < 0.0)
-        {
-          if (step <= 0.0)
-            {
-              range = 0.5e-6;
-              step = range / n;
-            }
-          else
-            {
-              range = step;
-              n = 2;
-            }
-        }
-      else if (step <= 0.0)
-        {
-          if (n <= 1)
-            n = 2;
-          step = range / (n - 1);
-        }
-    }
-  d->mu = p->detector_mu;
-  if (range > 0.0 && d->mu < 0.0)
-    {
-      d->mu = 1.0 / range;
-      nb_log_printf (&plan->log, "WARNING: setting detector attenuation depth to %g m\n", d->mu);
-    }
-
-  /* mosaic domains (§10.5) */
   x->mosaic_domains = p->mosaic_domains;
   x->mosaic_spread = p->mosaic_spread;
   if (x->mosaic_domains <= 0)
@@ -242,6 +218,58 @@ nb_sampling_setup (nb_plan *plan, nb_error *err)
                      "WARNING: zero mosaic spread specified.  setting mosaic_domains = 1\n");
       x->mosaic_domains = 1;
     }
+}
+
+nb_status
+nb_sampling_setup (nb_plan *plan, nb_error *err)
+{
+  const nb_params *p = &plan->params;
+  nb_crystal *x = &plan->xtal;
+  nb_sources *s = &plan->src;
+  nb_detector *d = &plan->det;
+  int n;
+  double range, step;
+
+  /* phi (§10.1) */
+  n = p->phisteps;
+  range = p->osc;
+  step = p->phistep;
+  resolve_phi (&n, &range, &step);
+  if (n <= 0 || n > 100000)
+    return nb_error_set (err, NB_ERR_INVALID, "-phisteps: %d phi steps (allowed: 1 to 100000)", n);
+  x->phisteps = n;
+  x->osc = range;
+  x->phistep = step;
+  x->phi0 = p->phi0;
+
+  /* divergence and dispersion (§10.2, §10.3) */
+  s->hdivsteps = p->hdivsteps;
+  s->hdivrange = p->hdivrange;
+  s->hdivstep = p->hdivstep;
+  s->vdivsteps = p->vdivsteps;
+  s->vdivrange = p->vdivrange;
+  s->vdivstep = p->vdivstep;
+  s->dispsteps = p->dispsteps;
+  s->dispersion = p->dispersion;
+  s->dispstep = p->dispstep;
+  resolve_div (&s->hdivsteps, &s->hdivrange, &s->hdivstep);
+  resolve_div (&s->vdivsteps, &s->vdivrange, &s->vdivstep);
+  resolve_div (&s->dispsteps, &s->dispersion, &s->dispstep);
+
+  /* sensor layers (§10.4): the auto rule differs (step = thick / 2) */
+  n = p->detector_thicksteps;
+  range = p->detector_thick;
+  step = p->detector_thickstep;
+  resolve_layers (&n, &range, &step);
+  d->mu = p->detector_mu;
+  if (range > 0.0 && d->mu < 0.0)
+    {
+      d->mu = 1.0 / range;
+      nb_log_printf (&plan->log, "WARNING: setting detector attenuation depth to %g m\n", d->mu);
+    }
+
+  /* mosaic domains (§10.5) */
+  resolve_mosaic (plan);
   if (x->mosaic_domains > 1000000)
     return nb_error_set (err, NB_ERR_INVALID, "-mosaic_domains: %d (allowed: 1 to 1000000)",
                          x->mosaic_domains);
