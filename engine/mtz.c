@@ -105,16 +105,16 @@ typedef struct
   char label_f[MTZ_LABEL_MAX + 1];
   int nsym, nsymp; /* SYMINF (-1 until read) */
   int nops;        /* SYMM records so far */
-  mtz_rotation op[MTZ_MAX_SYMOPS];
-  int nrot; /* the different rotations of op[], in order of appearance */
+  int nrot;        /* the different rotations among them, in order of appearance */
   mtz_rotation rot[MTZ_MAX_ROTATIONS];
   int have_vers, have_valm, valm_is_nan;
   float valm;
 } mtz_header;
 
-/* An error about header record @index (1-based) of @h, quoting the record. */
-#define record_error(h, index, rec, fmt, ...)                                                      \
-  nb_error_set (err, NB_ERR_PARSE, "%s: header record %ld \"%.*s\": " fmt, (h)->path, (index),     \
+/* An error in @err about header record @index (1-based) @rec of @h's file,
+ * quoting the record. */
+#define record_error(err, h, index, rec, fmt, ...)                                                 \
+  nb_error_set ((err), NB_ERR_PARSE, "%s: header record %ld \"%.*s\": " fmt, (h)->path, (index),   \
                 record_length (rec), (rec), __VA_ARGS__)
 
 /* The length of record @r without its trailing blanks. */
@@ -293,7 +293,7 @@ parse_record (mtz_header *h, long index, const char *rec, int *end, nb_error *er
 
   /* libccp4 tells records by their first four characters */
   if (rec[0] < 'A' || rec[0] > 'Z')
-    return record_error (h, index, rec, "no keyword at its start%s",
+    return record_error (err, h, index, rec, "no keyword at its start%s",
                          index == 1 ? " (is the header pointer wrong?)" : "");
   memcpy (key, rec, 4);
   if (strncmp (rec, "END ", 4) == 0)
@@ -303,18 +303,20 @@ parse_record (mtz_header *h, long index, const char *rec, int *end, nb_error *er
     }
   /* what follows END: met first, END is missing or damaged */
   if (strcmp (key, "MTZH") == 0 || strcmp (key, "MTZB") == 0 || strcmp (key, "MTZE") == 0)
-    return record_error (h, index, rec, "%s",
+    return record_error (err, h, index, rec, "%s",
                          "comes before any END record: END is missing or damaged");
 
   if (strcmp (key, "SYMM") == 0)
     {
+      mtz_rotation rot;
+
       if (h->nops == MTZ_MAX_SYMOPS)
-        return record_error (h, index, rec, "more than %d symmetry operators", MTZ_MAX_SYMOPS);
-      if (!parse_symop (rec + 4, stop, h->op[h->nops]))
-        return record_error (h, index, rec, "%s",
+        return record_error (err, h, index, rec, "more than %d symmetry operators", MTZ_MAX_SYMOPS);
+      if (!parse_symop (rec + 4, stop, rot))
+        return record_error (err, h, index, rec, "%s",
                              "not a symmetry operator such as X,Y,Z or -Y,X-Y,Z+1/3");
-      if (!add_rotation (h, h->op[h->nops]))
-        return record_error (h, index, rec,
+      if (!add_rotation (h, rot))
+        return record_error (err, h, index, rec,
                              "more than %d different rotations: no crystallographic group",
                              MTZ_MAX_ROTATIONS);
       h->nops++;
@@ -329,9 +331,9 @@ parse_record (mtz_header *h, long index, const char *rec, int *end, nb_error *er
   if (strcmp (key, "VERS") == 0)
     {
       if (h->have_vers++)
-        return record_error (h, index, rec, "%s", "a second VERS record");
+        return record_error (err, h, index, rec, "%s", "a second VERS record");
       if (words != 1 || n[0] < 8 || strncmp (w[0], "MTZ:V1.", 7) != 0)
-        return record_error (h, index, rec, "%s",
+        return record_error (err, h, index, rec, "%s",
                              "not MTZ version 1 (\"VERS MTZ:V1.1\"), the one this reader knows");
     }
   else if (strcmp (key, "NCOL") == 0)
@@ -340,16 +342,17 @@ parse_record (mtz_header *h, long index, const char *rec, int *end, nb_error *er
       uint64_t words_of_data;
 
       if (h->ncol >= 0)
-        return record_error (h, index, rec, "%s", "a second NCOL record");
+        return record_error (err, h, index, rec, "%s", "a second NCOL record");
       if (words < 2 || words > 3 || !word_to_long (w[0], n[0], 1, MTZ_MAX_COLUMNS, &ncol) ||
           !word_to_long (w[1], n[1], 0, INT32_MAX, &nref) ||
           (words == 3 && !word_to_long (w[2], n[2], 0, INT32_MAX, &nbat)))
-        return record_error (h, index, rec, "expected NCOL columns (1 to %d) reflections [batches]",
+        return record_error (err, h, index, rec,
+                             "expected NCOL columns (1 to %d) reflections [batches]",
                              MTZ_MAX_COLUMNS);
       /* the reflections fill the words from the preamble to the header */
       words_of_data = (uint64_t) nref * (uint64_t) ncol;
       if ((uint64_t) h->pointer - 1 != MTZ_PREAMBLE_WORDS + words_of_data)
-        return record_error (h, index, rec,
+        return record_error (err, h, index, rec,
                              "%ld reflections of %ld columns end at word %" PRIu64
                              ", the header pointer says %" PRId64 ": the file is damaged",
                              nref, ncol, MTZ_PREAMBLE_WORDS + words_of_data, h->pointer - 1);
@@ -361,10 +364,10 @@ parse_record (mtz_header *h, long index, const char *rec, int *end, nb_error *er
       long nsym, nsymp;
 
       if (h->nsym >= 0)
-        return record_error (h, index, rec, "%s", "a second SYMINF record");
+        return record_error (err, h, index, rec, "%s", "a second SYMINF record");
       if (words < 2 || !word_to_long (w[0], n[0], 1, MTZ_MAX_SYMOPS, &nsym) ||
           !word_to_long (w[1], n[1], 1, nsym, &nsymp))
-        return record_error (h, index, rec,
+        return record_error (err, h, index, rec,
                              "expected SYMINF operators (1 to %d) primitive-operators ...",
                              MTZ_MAX_SYMOPS);
       h->nsym = (int) nsym;
@@ -375,13 +378,13 @@ parse_record (mtz_header *h, long index, const char *rec, int *end, nb_error *er
       double v;
 
       if (h->have_valm++)
-        return record_error (h, index, rec, "%s", "a second VALM record");
+        return record_error (err, h, index, rec, "%s", "a second VALM record");
       if (words == 1 && n[0] == 3 && strncmp (w[0], "NAN", 3) == 0)
         h->valm_is_nan = 1;
       else if (words == 1 && word_to_double (w[0], n[0], &v) && isfinite (v))
         h->valm = (float) v;
       else
-        return record_error (h, index, rec, "%s",
+        return record_error (err, h, index, rec, "%s",
                              "expected VALM NAN or VALM and a number (the missing-number flag)");
     }
   else if (strcmp (key, "COLU") == 0)
@@ -391,11 +394,11 @@ parse_record (mtz_header *h, long index, const char *rec, int *end, nb_error *er
       int c = h->columns;
 
       if (c == MTZ_MAX_COLUMNS)
-        return record_error (h, index, rec, "more than %d columns", MTZ_MAX_COLUMNS);
+        return record_error (err, h, index, rec, "more than %d columns", MTZ_MAX_COLUMNS);
       if (words < 4 || words > 5 || n[0] > MTZ_LABEL_MAX || n[1] != 1 ||
           !word_to_double (w[2], n[2], &range) || !word_to_double (w[3], n[3], &range) ||
           (words == 5 && !word_to_long (w[4], n[4], 0, INT32_MAX, &set)))
-        return record_error (h, index, rec,
+        return record_error (err, h, index, rec,
                              "expected COLUMN label (up to %d characters) type minimum maximum "
                              "[dataset]",
                              MTZ_LABEL_MAX);
