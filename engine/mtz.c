@@ -260,8 +260,7 @@ parse_symop (const char *p, const char *end, mtz_rotation rot)
           else
             translation = 1;
         }
-      while (p < end && *p == ' ')
-        p++;
+      /* the loop stopped at the first non-blank after the last term */
       if (r < 2 && (p == end || *p++ != ','))
         return 0;
     }

@@ -93,6 +93,43 @@ mtz_fixture_clear (MtzFixture *m)
   memset (m, 0, sizeof *m);
 }
 
+/* mtz_fixture_set_symmetry: replaces the SYMINF and SYMM records of @m by
+ * @syminf (the whole record) and @n records "SYMM @ops[i]", where SYMINF was. */
+static inline void
+mtz_fixture_set_symmetry (MtzFixture *m, const char *syminf, const char *const *ops, int n)
+{
+  gsize total = (m->size - m->header) / MTZ_FIXTURE_RECORD;
+  GByteArray *out = g_byte_array_new ();
+  char line[MTZ_FIXTURE_RECORD + 1];
+
+  g_byte_array_append (out, m->data, (guint) m->header);
+  for (gsize r = 0; r < total; r++)
+    {
+      const guint8 *rec = m->data + m->header + r * MTZ_FIXTURE_RECORD;
+
+      if (r < m->records && memcmp (rec, "SYMINF", 6) == 0)
+        {
+          g_snprintf (line, sizeof line, "%-80s", syminf);
+          g_byte_array_append (out, (const guint8 *) line, MTZ_FIXTURE_RECORD);
+          for (int i = 0; i < n; i++)
+            {
+              g_autofree char *op = g_strconcat ("SYMM ", ops[i], NULL);
+
+              g_snprintf (line, sizeof line, "%-80s", op);
+              g_byte_array_append (out, (const guint8 *) line, MTZ_FIXTURE_RECORD);
+            }
+        }
+      else if (!(r < m->records && memcmp (rec, "SYMM ", 5) == 0))
+        g_byte_array_append (out, rec, MTZ_FIXTURE_RECORD);
+    }
+  g_free (m->data);
+  m->size = out->len;
+  m->data = g_byte_array_free (out, FALSE);
+  for (m->records = 0; memcmp (m->data + m->header + m->records * MTZ_FIXTURE_RECORD, "END ", 4);)
+    m->records++;
+  m->records++;
+}
+
 /* mtz_fixture_write_damaged: the 1HPV file cut to @nref reflections (all when
  * negative) with one damage of those that crashed or hung libccp4's reader
  * (issue 18), written to @path: "end-record" (one byte of END changed),

@@ -84,8 +84,9 @@ test_errors (void)
   g_assert_nonnull (strstr (err.message, "not an MTZ file"));
   g_assert_cmpint (nb_mtz_read (mtz, "FOBS", 0.0, SIZE_MAX, 8, &g, NULL, &err), ==, NB_ERR_PARSE);
   g_assert_nonnull (strstr (err.message, "FOBS"));
-  /* a budget too small for the file, for its reflections expanded to P1, or
-   * for the grid is refused, naming the file and the budget */
+  /* a budget too small for its reflections expanded to P1, or for the grid
+   * beside them, is refused, naming the file and the budget (the file itself
+   * is read in 64 KB chunks, not held) */
   g_assert_cmpint (nb_mtz_read (mtz, NULL, 0.0, 100000, 8, &g, NULL, &err), ==, NB_ERR_NOMEM);
   g_assert_nonnull (strstr (err.message, "1hpv_fcalc.mtz"));
   g_assert_nonnull (strstr (err.message, "memory budget"));
@@ -624,6 +625,119 @@ test_missing_number_flag (void)
   bench_clear (&b);
 }
 
+/* listed_cells: the cells of @g that hold an amplitude (default_F 0). */
+static long
+listed_cells (const nb_hkl_grid *g)
+{
+  size_t cells = (size_t) (g->h_range + 1) * (g->k_range + 1) * (g->l_range + 1);
+  long n = 0;
+
+  for (size_t i = 0; i < cells; i++)
+    n += g->F[i] != 0.0;
+  return n;
+}
+
+/* read_with_symmetry: the 1HPV file with other symmetry records, read. */
+static nb_status
+read_with_symmetry (const char *dir,
+                    const char *syminf,
+                    const char *const *ops,
+                    int n,
+                    nb_hkl_grid *g,
+                    nb_error *err)
+{
+  g_autofree char *path = g_build_filename (dir, "symmetry.mtz", NULL);
+  g_autoptr (GError) error = NULL;
+  MtzFixture m;
+  nb_status st;
+
+  mtz_fixture_load (&m, -1);
+  mtz_fixture_set_symmetry (&m, syminf, ops, n);
+  g_assert_true (g_file_set_contents (path, (const char *) m.data, (gssize) m.size, &error));
+  mtz_fixture_clear (&m);
+  st = nb_mtz_read (path, NULL, 0.0, DAMAGE_BUDGET, sizeof (double), g, NULL, err);
+  g_remove (path);
+  return st;
+}
+
+/* Space groups: centring operators repeat the primitive rotations; the
+ * rotations must form a group of SYMINF's size, within the limits. */
+static void
+test_symmetry (void)
+{
+  static const char *const p61[] = { "X,Y,Z",       "X-Y,X,Z+1/6",   "-Y,X-Y,Z+1/3",
+                                     "-X,-Y,Z+1/2", "-X+Y,-X,Z+2/3", "Y,-X+Y,Z+5/6" };
+  static const char *const c2[] = { "X,  Y,  Z", "-X,  Y,  -Z", "1/2+X,  1/2+Y,  Z",
+                                    "1/2-X,1/2+Y,-Z" };
+  static const char *const not_group[] = { "X,Y,Z",       "X-Y,X,Z+1/6",   "-Y,X-Y,Z+1/3",
+                                           "-X,-Y,Z+1/2", "-X+Y,-X,Z+2/3", "Y,X,Z+5/6" };
+  static const char *const repeated[] = { "X,Y,Z", "X,Y,Z+1/2" };
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("test-mtz-XXXXXX", &error);
+  const char *many[MTZ_FIXTURE_RECORD * 3];
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  nb_hkl_grid g, h;
+  nb_error err;
+  long cells[3];
+  int n = 0;
+
+  /* the file's own records, rewritten, read the same; C 1 2 1 reads as
+   * P 1 2 1 (centring adds no rotation); each group's rotations fill more of
+   * the grid than a subgroup's: P 1 < P 1 2 1 < P 61 */
+  g_assert_cmpint (read_with_symmetry (dir, "SYMINF   6  6 P   169 'P 61' PG6", p61, 6, &g, &err),
+                   ==, NB_OK);
+  cells[2] = listed_cells (&g);
+  nb_hkl_grid_clear (&g);
+  g_assert_cmpint (read_with_symmetry (dir, "SYMINF 4 2 C 5 'C 1 2 1' PG2", c2, 4, &g, &err), ==,
+                   NB_OK);
+  g_assert_cmpint (read_with_symmetry (dir, "SYMINF 2 2 P 3 'P 1 2 1' PG2", c2, 2, &h, &err), ==,
+                   NB_OK);
+  g_assert_true (same_grid (&g, &h));
+  cells[1] = listed_cells (&g);
+  nb_hkl_grid_clear (&g);
+  nb_hkl_grid_clear (&h);
+  g_assert_cmpint (read_with_symmetry (dir, "SYMINF 1 1 P 1 'P 1' PG1", c2, 1, &g, &err), ==,
+                   NB_OK);
+  cells[0] = listed_cells (&g);
+  nb_hkl_grid_clear (&g);
+  g_test_message ("cells listed: P 1 %ld, P 1 2 1 %ld, P 61 %ld", cells[0], cells[1], cells[2]);
+  g_assert_cmpint (cells[0], <, cells[1]);
+  g_assert_cmpint (cells[1], <, cells[2]);
+
+  /* refused: not a group, a count that disagrees, too many */
+  g_assert_cmpint (read_with_symmetry (dir, "SYMINF 6 6 P 169 'P 61' PG6", not_group, 6, &g, &err),
+                   ==, NB_ERR_PARSE);
+  g_assert_nonnull (strstr (err.message, "no group"));
+  g_assert_cmpint (read_with_symmetry (dir, "SYMINF 6 3 P 169 'P 61' PG6", p61, 6, &g, &err), ==,
+                   NB_ERR_PARSE);
+  g_assert_nonnull (strstr (err.message, "6 different rotations"));
+  g_assert_cmpint (read_with_symmetry (dir, "SYMINF 2 2 P 1 'P 1' PG1", repeated, 2, &g, &err), ==,
+                   NB_ERR_PARSE);
+  g_assert_nonnull (strstr (err.message, "1 different rotations"));
+  /* the 48 signed permutations, and one hexagonal rotation more */
+  for (int perm = 0; perm < 6; perm++)
+    for (int signs = 0; signs < 8; signs++)
+      {
+        static const char axes[6][4] = { "XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX" };
+
+        g_ptr_array_add (names,
+                         g_strdup_printf ("%c%c,%c%c,%c%c", signs & 1 ? '-' : '+', axes[perm][0],
+                                          signs & 2 ? '-' : '+', axes[perm][1],
+                                          signs & 4 ? '-' : '+', axes[perm][2]));
+        many[n++] = g_ptr_array_index (names, names->len - 1);
+      }
+  many[n++] = "X-Y,X,Z";
+  g_assert_cmpint (read_with_symmetry (dir, "SYMINF 49 49 P 0 'X' PGX", many, n, &g, &err), ==,
+                   NB_ERR_PARSE);
+  g_assert_nonnull (strstr (err.message, "more than 48 different rotations"));
+  for (n = 0; n < 193; n++)
+    many[n] = "X,Y,Z";
+  g_assert_cmpint (read_with_symmetry (dir, "SYMINF 192 1 P 1 'P 1' PG1", many, n, &g, &err), ==,
+                   NB_ERR_PARSE);
+  g_assert_nonnull (strstr (err.message, "more than 192 symmetry operators"));
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -632,6 +746,7 @@ main (int argc, char **argv)
   g_test_add_func ("/mtz/errors", test_errors);
   g_test_add_func ("/mtz/image-matches", test_image_matches);
   g_test_add_func ("/mtz/variants", test_variants);
+  g_test_add_func ("/mtz/symmetry", test_symmetry);
   g_test_add_func ("/mtz/missing-number-flag", test_missing_number_flag);
   g_test_add_func ("/mtz/damaged-copies", test_damaged_copies);
   g_test_add_func ("/mtz/damaged-plan", test_damaged_plan);
