@@ -19,6 +19,8 @@
 
 #include "plugin-test-util.h"
 
+#include "../mtz-fixtures.h"
+
 #include <errno.h>
 #include <grp.h>
 #include <unistd.h>
@@ -87,6 +89,15 @@ static const BadInput table[] = {
   { STRUCTURE_FACTORS, { "empty.hkl" }, BRAGGSCOPE_ERROR_INVALID, "empty.hkl", TRUE },
   { STRUCTURE_FACTORS, { "bad.hkl" }, BRAGGSCOPE_ERROR_PARSE, "bad.hkl:3", TRUE },
   { STRUCTURE_FACTORS, { "bad.mtz" }, BRAGGSCOPE_ERROR_PARSE, "bad.mtz", TRUE },
+  /* damaged as MTZ files that crashed or hung libccp4's reader (issue 18) */
+  { STRUCTURE_FACTORS, { "end-record.mtz" }, BRAGGSCOPE_ERROR_PARSE, "end-record.mtz", TRUE },
+  { STRUCTURE_FACTORS, { "symm-record.mtz" }, BRAGGSCOPE_ERROR_PARSE, "symm-record.mtz", TRUE },
+  { STRUCTURE_FACTORS,
+    { "header-pointer.mtz" },
+    BRAGGSCOPE_ERROR_PARSE,
+    "header-pointer.mtz",
+    TRUE },
+  { STRUCTURE_FACTORS, { "truncated.mtz" }, BRAGGSCOPE_ERROR_PARSE, "truncated.mtz", TRUE },
   { ARGS, { "-hkl", "missing.hkl" }, BRAGGSCOPE_ERROR_IO, "missing.hkl", TRUE },
   /* snapshots */
   { LOAD_SNAPSHOT, { "missing.png" }, BRAGGSCOPE_ERROR_IO, "missing.png" },
@@ -159,6 +170,14 @@ make_fixtures (void)
   write_file ("empty.hkl", "", 0);
   write_file ("bad.hkl", "1 2 3 100\n2 0 0 50\n1 2 x 5\n", -1);
   write_file ("bad.mtz", mtz, sizeof mtz - 1);
+  for (gsize i = 0; i < G_N_ELEMENTS (table); i++)
+    if (g_str_has_suffix (table[i].args[0], ".mtz") && !g_str_equal (table[i].args[0], "bad.mtz"))
+      {
+        g_autofree char *path = fixture (table[i].args[0]);
+        g_autofree char *damage = g_strndup (table[i].args[0], strlen (table[i].args[0]) - 4);
+
+        mtz_fixture_write_damaged (path, damage, -1);
+      }
   write_file ("not-a-png.png", "this is text, not a picture\n", -1);
   /* a PNG without our chunks: a snapshot of no simulation */
   g_assert_true (braggscope_snapshot_save (plain, rgba, 2, 2, NULL, &error));
