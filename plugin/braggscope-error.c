@@ -2,7 +2,10 @@
 #include "braggscope-error.h"
 #include "braggscope-private.h"
 
-G_DEFINE_QUARK (braggscope - error - quark, braggscope_error)
+/* clang-format would put spaces into the quark's name, which bindings show */
+/* clang-format off */
+G_DEFINE_QUARK (braggscope-error-quark, braggscope_error)
+/* clang-format on */
 
 BraggscopeError
 _braggscope_error_code (int status)
