@@ -150,6 +150,9 @@ main (int argc, char **argv)
   gtk_widget_set_hexpand (GTK_WIDGET (host.view), TRUE);
   gtk_widget_set_vexpand (GTK_WIDGET (host.view), TRUE);
   host.readout = BRAGGSCOPE_READOUT (braggscope_readout_new (host.view));
+  gtk_widget_set_margin_start (GTK_WIDGET (host.readout), 6);
+  gtk_widget_set_margin_end (GTK_WIDGET (host.readout), 6);
+  gtk_widget_set_margin_bottom (GTK_WIDGET (host.readout), 4);
   right = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
   gtk_box_append (GTK_BOX (right), GTK_WIDGET (host.view));
   gtk_box_append (GTK_BOX (right), GTK_WIDGET (host.readout));
@@ -157,12 +160,14 @@ main (int argc, char **argv)
   scrolled = gtk_scrolled_window_new ();
   gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scrolled), GTK_POLICY_NEVER,
                                   GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_propagate_natural_width (GTK_SCROLLED_WINDOW (scrolled), TRUE);
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled),
                                  braggscope_controls_new (host.sim));
   paned = gtk_paned_new (GTK_ORIENTATION_HORIZONTAL);
   gtk_paned_set_start_child (GTK_PANED (paned), scrolled);
   gtk_paned_set_end_child (GTK_PANED (paned), right);
-  gtk_paned_set_position (GTK_PANED (paned), 360);
+  gtk_paned_set_shrink_start_child (GTK_PANED (paned), FALSE);
+  gtk_paned_set_resize_start_child (GTK_PANED (paned), FALSE);
 
   window = gtk_window_new ();
   gtk_window_set_title (GTK_WINDOW (window), "Braggscope in a C host (linked)");

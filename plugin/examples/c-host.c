@@ -137,13 +137,16 @@ build_window (Host *host)
   gtk_box_append (GTK_BOX (right), host->view);
   gtk_box_append (GTK_BOX (right), host->readout);
 
+  /* the controls at their natural width, scrolled vertically; the view takes the rest */
   gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scrolled), GTK_POLICY_NEVER,
                                   GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_propagate_natural_width (GTK_SCROLLED_WINDOW (scrolled), TRUE);
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled),
                                  host->api->controls_new (host->sim));
   gtk_paned_set_start_child (GTK_PANED (paned), scrolled);
   gtk_paned_set_end_child (GTK_PANED (paned), right);
-  gtk_paned_set_position (GTK_PANED (paned), 360);
+  gtk_paned_set_shrink_start_child (GTK_PANED (paned), FALSE);
+  gtk_paned_set_resize_start_child (GTK_PANED (paned), FALSE);
 
   host->window = gtk_window_new ();
   gtk_window_set_title (GTK_WINDOW (host->window), "Braggscope in a C host (GModule)");

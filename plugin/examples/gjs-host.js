@@ -58,13 +58,23 @@ view.show_rings = true;
 view.hexpand = true;
 view.vexpand = true;
 const readout = BraggscopeGtk.Readout.new(view);
+readout.margin_start = 6;
+readout.margin_end = 6;
+readout.margin_bottom = 4;
 const right = new Gtk.Box({orientation: Gtk.Orientation.VERTICAL, spacing: 4});
 right.append(view);
 right.append(readout);
 
-const scrolled = new Gtk.ScrolledWindow({hscrollbar_policy: Gtk.PolicyType.NEVER});
+const scrolled = new Gtk.ScrolledWindow({
+    hscrollbar_policy: Gtk.PolicyType.NEVER,
+    propagate_natural_width: true,
+});
 scrolled.set_child(BraggscopeGtk.Controls.new(sim));
-const paned = new Gtk.Paned({orientation: Gtk.Orientation.HORIZONTAL, position: 360});
+const paned = new Gtk.Paned({
+    orientation: Gtk.Orientation.HORIZONTAL,
+    shrink_start_child: false,
+    resize_start_child: false,
+});
 paned.set_start_child(scrolled);
 paned.set_end_child(right);
 

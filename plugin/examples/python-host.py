@@ -43,13 +43,18 @@ class Host:
         self.view.set_hexpand(True)
         self.view.set_vexpand(True)
         self.readout = BraggscopeGtk.Readout.new(self.view)
+        self.readout.set_margin_start(6)
+        self.readout.set_margin_end(6)
+        self.readout.set_margin_bottom(4)
         right = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=4)
         right.append(self.view)
         right.append(self.readout)
 
-        scrolled = Gtk.ScrolledWindow(hscrollbar_policy=Gtk.PolicyType.NEVER)
+        scrolled = Gtk.ScrolledWindow(hscrollbar_policy=Gtk.PolicyType.NEVER,
+                                      propagate_natural_width=True)
         scrolled.set_child(BraggscopeGtk.Controls.new(self.sim))
-        paned = Gtk.Paned(orientation=Gtk.Orientation.HORIZONTAL, position=360)
+        paned = Gtk.Paned(orientation=Gtk.Orientation.HORIZONTAL, shrink_start_child=False,
+                          resize_start_child=False)
         paned.set_start_child(scrolled)
         paned.set_end_child(right)
 
