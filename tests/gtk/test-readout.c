@@ -5,59 +5,30 @@
  *
  * SPDX-License-Identifier: BSD-3-Clause
  */
-#include <math.h>
-#include <string.h>
-
 #include "braggscope-gtk.h"
+#include "plugin-test-util.h"
 
 #define FRAME_WIDTH  64
 #define FRAME_HEIGHT 48
-#define TIMEOUT_S    60
 
-static gboolean timed_out;
-
-static gboolean
-on_timeout (gpointer data)
-{
-  timed_out = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
+/* Iterates the main context until @view is on screen with a frame. */
 static void
-wait_until (gboolean (*done) (gpointer), gpointer data, const char *what)
+wait_shown (BraggscopeView *view)
 {
-  guint id;
+  gint64 deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
 
-  timed_out = FALSE;
-  id = g_timeout_add_seconds (TIMEOUT_S, on_timeout, NULL);
-  while (!done (data) && !timed_out)
-    g_main_context_iteration (NULL, TRUE);
-  if (timed_out)
-    g_error ("timed out after %d s waiting for %s", TIMEOUT_S, what);
-  g_source_remove (id);
-}
-
-static gboolean
-full_frame_delivered (gpointer data)
-{
-  BraggscopeSimulation *sim = data;
-  BraggscopeFrame *frame = braggscope_simulation_get_last_frame (sim);
-
-  return frame != NULL && !braggscope_frame_get_is_preview (frame) &&
-         braggscope_frame_get_sequence (frame) == braggscope_simulation_get_sequence (sim);
-}
-
-static gboolean
-view_ready (gpointer data)
-{
-  BraggscopeView *view = data;
-
-  return gtk_widget_get_mapped (GTK_WIDGET (view)) &&
-         gtk_widget_get_width (GTK_WIDGET (view)) > 0 && braggscope_view_get_frame (view) != NULL;
+  while (!gtk_widget_get_mapped (GTK_WIDGET (view)) ||
+         gtk_widget_get_width (GTK_WIDGET (view)) == 0 || braggscope_view_get_frame (view) == NULL)
+    {
+      if (g_get_monotonic_time () > deadline)
+        g_error ("the view was not on screen with a frame within 60 s");
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
 }
 
 static BraggscopeSimulation *
-new_simulation (void)
+new_simulation (Watch *w)
 {
   BraggscopeSimulation *sim = braggscope_simulation_new ();
 
@@ -67,7 +38,8 @@ new_simulation (void)
                 "misset-y", 20.0, "misset-z", 30.0, "n-cells", 5, "default-f", 100.0, "wavelength",
                 1.0, "oversample", 1, NULL);
   braggscope_simulation_render (sim);
-  wait_until (full_frame_delivered, sim, "a full frame");
+  watch_init (w, sim);
+  watch_wait_full (w, 60);
   return sim;
 }
 
@@ -119,7 +91,8 @@ check_fields (BraggscopeView *view, BraggscopeReadout *readout, double x, double
 static void
 test_fields (void)
 {
-  g_autoptr (BraggscopeSimulation) sim = new_simulation ();
+  Watch w;
+  g_autoptr (BraggscopeSimulation) sim = new_simulation (&w);
   GtkWidget *window = gtk_window_new ();
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
   BraggscopeView *view;
@@ -135,7 +108,7 @@ test_fields (void)
   gtk_box_append (GTK_BOX (box), GTK_WIDGET (readout));
   gtk_window_set_child (GTK_WINDOW (window), box);
   gtk_window_present (GTK_WINDOW (window));
-  wait_until (view_ready, view, "the view on screen");
+  wait_shown (view);
 
   g_assert_true (braggscope_readout_get_view (readout) == view);
   g_assert_null (braggscope_readout_get_text (readout));
@@ -148,7 +121,7 @@ test_fields (void)
   /* A new frame under a still point: the values follow it. */
   before = g_strdup (braggscope_readout_get_text (readout));
   g_object_set (sim, "distance", 80.0, NULL);
-  wait_until (full_frame_delivered, sim, "the frame at 80 mm");
+  watch_wait_full (&w, 60);
   g_assert_cmpstr (braggscope_readout_get_text (readout), !=, before);
   check_fields (view, readout, 50.75, 40.5);
 
@@ -174,6 +147,7 @@ test_fields (void)
   g_assert_null (braggscope_readout_get_view (readout));
 
   gtk_window_destroy (GTK_WINDOW (window));
+  watch_clear (&w);
 }
 
 /* The readout keeps its view alive and lets it go when disposed. */
