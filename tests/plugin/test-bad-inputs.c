@@ -184,7 +184,8 @@ read_chunks (const char *name)
   for (gsize at = 8; at + 12 <= length;)
     {
       PngChunk c;
-      guint32 n = GUINT32_FROM_BE (*(guint32 *) (png + at));
+      guint32 n = (guint32) png[at] << 24 | (guint32) png[at + 1] << 16 |
+                  (guint32) png[at + 2] << 8 | png[at + 3];
 
       memcpy (c.type, png + at + 4, 4);
       c.type[4] = '\0';

@@ -384,7 +384,7 @@ test_portable (void)
 
   /* the file came out of the snapshot, into the user's cache */
   again = braggscope_simulation_to_args (restored);
-  cache = g_build_filename (g_get_user_cache_dir (), "braggscope", "structure-factors", NULL);
+  cache = g_build_filename (g_getenv ("XDG_CACHE_HOME"), "braggscope", "structure-factors", NULL);
   g_assert_true (g_str_has_prefix (flag_value (again, "-hkl"), cache));
   g_assert_true (g_str_has_suffix (flag_value (again, "-hkl"), "/1hpv_p1.hkl"));
   saved_rest = args_without (saved, "-hkl");
@@ -408,6 +408,7 @@ test_portable (void)
                    n * sizeof (float));
 
   /* reopened again: the cached copy serves (and is checked) */
+  watch_clear (&wr);
   g_clear_object (&restored);
   restored = braggscope_simulation_new ();
   g_assert_true (braggscope_simulation_load_snapshot (restored, png, &error));
@@ -415,7 +416,6 @@ test_portable (void)
   g_assert_cmpstr (flag_value (third, "-hkl"), ==, flag_value (again, "-hkl"));
 
   watch_clear (&w);
-  watch_clear (&wr);
   remove_tree (machine_b);
 }
 
@@ -539,13 +539,21 @@ test_utf8_text (void)
 int
 main (int argc, char **argv)
 {
-  /* each test gets its own user cache folder (where embedded files go) */
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_autofree char *cache = g_dir_make_tmp ("braggscope-cache-XXXXXX", NULL);
+  int status;
+
+  /* a user cache folder of our own (embedded structure factors are written
+   * there), set before GLib reads it */
+  g_assert_nonnull (cache);
+  g_setenv ("XDG_CACHE_HOME", cache, TRUE);
+  g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/snapshot/round-trip", test_round_trip);
   g_test_add_func ("/snapshot/errors", test_errors);
   g_test_add_func ("/snapshot/portable", test_portable);
   g_test_add_func ("/snapshot/not-embedded", test_not_embedded);
   g_test_add_func ("/snapshot/utf8-text", test_utf8_text);
-  return g_test_run ();
+  status = g_test_run ();
+  remove_tree (cache);
+  return status;
 }
