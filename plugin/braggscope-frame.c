@@ -313,14 +313,18 @@ braggscope_frame_class_init (BraggscopeFrameClass *klass)
   /**
    * BraggscopeFrame:width:
    *
-   * Pixels along the detector's fast axis.
+   * Width of the image in pixels, along the detector's fast axis.
+   *
+   * Since: 0.1
    */
   properties[PROP_WIDTH] =
       g_param_spec_int ("width", NULL, "Pixels along the fast axis", 0, G_MAXINT, 0, flags);
   /**
    * BraggscopeFrame:height:
    *
-   * Pixels along the detector's slow axis.
+   * Height of the image in pixels, along the detector's slow axis.
+   *
+   * Since: 0.1
    */
   properties[PROP_HEIGHT] =
       g_param_spec_int ("height", NULL, "Pixels along the slow axis", 0, G_MAXINT, 0, flags);
@@ -330,14 +334,18 @@ braggscope_frame_class_init (BraggscopeFrameClass *klass)
    * %TRUE for a preview: one pixel of each preview-stride x preview-stride
    * block simulated and copied to the block, rendered while parameters keep
    * changing.
+   *
+   * Since: 0.1
    */
   properties[PROP_IS_PREVIEW] = g_param_spec_boolean (
       "is-preview", NULL, "A coarse preview rendered while parameters change", FALSE, flags);
   /**
    * BraggscopeFrame:sequence:
    *
-   * The #BraggscopeSimulation:sequence of the parameter set this frame
-   * answers.
+   * The [property@Braggscope.Simulation:sequence] of the parameter set this
+   * frame answers (a count of accepted changes).
+   *
+   * Since: 0.1
    */
   properties[PROP_SEQUENCE] = g_param_spec_uint64 (
       "sequence", NULL, "The parameter change this frame answers", 0, G_MAXUINT64, 0, flags);
@@ -345,6 +353,8 @@ braggscope_frame_class_init (BraggscopeFrameClass *klass)
    * BraggscopeFrame:queue-ms:
    *
    * Milliseconds from the parameter change to the start of its rendering.
+   *
+   * Since: 0.1
    */
   properties[PROP_QUEUE_MS] = g_param_spec_double (
       "queue-ms", NULL, "Milliseconds from the change to the start of rendering", 0, G_MAXDOUBLE, 0,
@@ -353,6 +363,8 @@ braggscope_frame_class_init (BraggscopeFrameClass *klass)
    * BraggscopeFrame:execute-ms:
    *
    * Milliseconds of plan update and execute.
+   *
+   * Since: 0.1
    */
   properties[PROP_EXECUTE_MS] = g_param_spec_double (
       "execute-ms", NULL, "Milliseconds of plan update and execute", 0, G_MAXDOUBLE, 0, flags);
@@ -361,6 +373,8 @@ braggscope_frame_class_init (BraggscopeFrameClass *klass)
    *
    * Milliseconds from the parameter change to the frame handed to the main
    * context.
+   *
+   * Since: 0.1
    */
   properties[PROP_TOTAL_MS] =
       g_param_spec_double ("total-ms", NULL, "Milliseconds from the change to the finished frame",
@@ -369,27 +383,37 @@ braggscope_frame_class_init (BraggscopeFrameClass *klass)
    * BraggscopeFrame:backend:
    *
    * Where the frame was computed: "cpu" or "cuda".
+   *
+   * Since: 0.1
    */
   properties[PROP_BACKEND] =
       g_param_spec_string ("backend", NULL, "Where the frame was computed", NULL, flags);
   /**
    * BraggscopeFrame:cache-hits:
    *
-   * Plan stages the update before this frame reused.
+   * The number of plan stages the update before this frame reused (a
+   * count, 0 to 6).
+   *
+   * Since: 0.1
    */
   properties[PROP_CACHE_HITS] = g_param_spec_int (
       "cache-hits", NULL, "Plan stages reused by the update", 0, G_MAXINT, 0, flags);
   /**
    * BraggscopeFrame:cache-rebuilds:
    *
-   * Plan stages the update before this frame recomputed.
+   * The number of plan stages the update before this frame recomputed (a
+   * count, 0 to 6; all of them for a simulation's first frame).
+   *
+   * Since: 0.1
    */
   properties[PROP_CACHE_REBUILDS] = g_param_spec_int (
       "cache-rebuilds", NULL, "Plan stages recomputed by the update", 0, G_MAXINT, 0, flags);
   /**
    * BraggscopeFrame:max-value:
    *
-   * The brightest pixel, photons.
+   * The value of the brightest pixel, in photons.
+   *
+   * Since: 0.1
    */
   properties[PROP_MAX_VALUE] = g_param_spec_float (
       "max-value", NULL, "The brightest pixel (photons)", -G_MAXFLOAT, G_MAXFLOAT, 0, flags);
@@ -425,7 +449,11 @@ braggscope_frame_init (BraggscopeFrame *self)
  * braggscope_frame_get_width:
  * @self: a frame
  *
+ * The frame's width, [property@Braggscope.Frame:width].
+ *
  * Returns: pixels along the fast axis
+ *
+ * Since: 0.1
  */
 int
 braggscope_frame_get_width (BraggscopeFrame *self)
@@ -438,7 +466,11 @@ braggscope_frame_get_width (BraggscopeFrame *self)
  * braggscope_frame_get_height:
  * @self: a frame
  *
+ * The frame's height, [property@Braggscope.Frame:height].
+ *
  * Returns: pixels along the slow axis
+ *
+ * Since: 0.1
  */
 int
 braggscope_frame_get_height (BraggscopeFrame *self)
@@ -451,7 +483,11 @@ braggscope_frame_get_height (BraggscopeFrame *self)
  * braggscope_frame_get_is_preview:
  * @self: a frame
  *
- * Returns: %TRUE for a preview frame (see #BraggscopeFrame:is-preview)
+ * Whether the frame is a preview, [property@Braggscope.Frame:is-preview].
+ *
+ * Returns: %TRUE for a preview frame
+ *
+ * Since: 0.1
  */
 gboolean
 braggscope_frame_get_is_preview (BraggscopeFrame *self)
@@ -464,7 +500,12 @@ braggscope_frame_get_is_preview (BraggscopeFrame *self)
  * braggscope_frame_get_sequence:
  * @self: a frame
  *
+ * The parameter change the frame answers,
+ * [property@Braggscope.Frame:sequence].
+ *
  * Returns: the simulation sequence number of the parameters it answers
+ *
+ * Since: 0.1
  */
 guint64
 braggscope_frame_get_sequence (BraggscopeFrame *self)
@@ -477,7 +518,12 @@ braggscope_frame_get_sequence (BraggscopeFrame *self)
  * braggscope_frame_get_queue_ms:
  * @self: a frame
  *
+ * How long the change waited for the worker,
+ * [property@Braggscope.Frame:queue-ms].
+ *
  * Returns: milliseconds from the parameter change to the start of rendering
+ *
+ * Since: 0.1
  */
 double
 braggscope_frame_get_queue_ms (BraggscopeFrame *self)
@@ -490,7 +536,11 @@ braggscope_frame_get_queue_ms (BraggscopeFrame *self)
  * braggscope_frame_get_execute_ms:
  * @self: a frame
  *
+ * How long the worker simulated, [property@Braggscope.Frame:execute-ms].
+ *
  * Returns: milliseconds of plan update and execute
+ *
+ * Since: 0.1
  */
 double
 braggscope_frame_get_execute_ms (BraggscopeFrame *self)
@@ -503,7 +553,12 @@ braggscope_frame_get_execute_ms (BraggscopeFrame *self)
  * braggscope_frame_get_total_ms:
  * @self: a frame
  *
+ * How long the change took to become this frame,
+ * [property@Braggscope.Frame:total-ms].
+ *
  * Returns: milliseconds from the parameter change to the finished frame
+ *
+ * Since: 0.1
  */
 double
 braggscope_frame_get_total_ms (BraggscopeFrame *self)
@@ -516,7 +571,11 @@ braggscope_frame_get_total_ms (BraggscopeFrame *self)
  * braggscope_frame_get_backend:
  * @self: a frame
  *
+ * Where the frame was computed, [property@Braggscope.Frame:backend].
+ *
  * Returns: (transfer none): where the frame was computed: "cpu" or "cuda"
+ *
+ * Since: 0.1
  */
 const char *
 braggscope_frame_get_backend (BraggscopeFrame *self)
@@ -529,7 +588,11 @@ braggscope_frame_get_backend (BraggscopeFrame *self)
  * braggscope_frame_get_cache_hits:
  * @self: a frame
  *
+ * Plan stages reused for the frame, [property@Braggscope.Frame:cache-hits].
+ *
  * Returns: plan stages reused by the update that produced the frame
+ *
+ * Since: 0.1
  */
 int
 braggscope_frame_get_cache_hits (BraggscopeFrame *self)
@@ -542,8 +605,13 @@ braggscope_frame_get_cache_hits (BraggscopeFrame *self)
  * braggscope_frame_get_cache_rebuilds:
  * @self: a frame
  *
+ * Plan stages recomputed for the frame,
+ * [property@Braggscope.Frame:cache-rebuilds].
+ *
  * Returns: plan stages recomputed by the update that produced the frame
  *   (all of them for the first frame)
+ *
+ * Since: 0.1
  */
 int
 braggscope_frame_get_cache_rebuilds (BraggscopeFrame *self)
@@ -556,7 +624,11 @@ braggscope_frame_get_cache_rebuilds (BraggscopeFrame *self)
  * braggscope_frame_get_max_value:
  * @self: a frame
  *
+ * The brightest pixel, [property@Braggscope.Frame:max-value].
+ *
  * Returns: the brightest pixel, photons
+ *
+ * Since: 0.1
  */
 float
 braggscope_frame_get_max_value (BraggscopeFrame *self)
@@ -599,9 +671,12 @@ braggscope_frame_get_oversample_auto (BraggscopeFrame *self)
  * @n_pixels: (out) (optional): width * height
  *
  * The image in photons per pixel, fast index first: pixel (x, y) is
- * data[y * width + x].  Valid while the frame lives.
+ * data[y * width + x].  Valid while the frame lives; the frame never changes
+ * it, and any thread may read it.
  *
  * Returns: (transfer none) (array length=n_pixels): the pixels
+ *
+ * Since: 0.1
  */
 const float *
 braggscope_frame_get_data (BraggscopeFrame *self, gsize *n_pixels)
@@ -622,6 +697,8 @@ braggscope_frame_get_data (BraggscopeFrame *self, gsize *n_pixels)
  * (no copy) and keeps the frame alive.
  *
  * Returns: (transfer full): the pixels
+ *
+ * Since: 0.1
  */
 GBytes *
 braggscope_frame_get_bytes (BraggscopeFrame *self)
@@ -638,9 +715,11 @@ braggscope_frame_get_bytes (BraggscopeFrame *self)
  * @self: a frame
  *
  * The parameters the frame was rendered from, as nanoBragg flags: the first
- * element is "nanobragg" (see braggscope_simulation_to_args()).
+ * element is "nanobragg" (see [method@Braggscope.Simulation.to_args]).
  *
  * Returns: (transfer none) (array zero-terminated=1): the flags
+ *
+ * Since: 0.1
  */
 char **
 braggscope_frame_get_args (BraggscopeFrame *self)
@@ -653,9 +732,12 @@ braggscope_frame_get_args (BraggscopeFrame *self)
  * braggscope_frame_get_geometry:
  * @self: a frame
  *
- * The geometry the frame was rendered with, for pixel queries.
+ * The geometry the frame was rendered with, for pixel queries
+ * ([method@Braggscope.Geometry.query]).
  *
  * Returns: (transfer none): the geometry
+ *
+ * Since: 0.1
  */
 BraggscopeGeometry *
 braggscope_frame_get_geometry (BraggscopeFrame *self)
@@ -668,8 +750,7 @@ braggscope_frame_get_geometry (BraggscopeFrame *self)
  * braggscope_frame_save_float:
  * @self: a frame
  * @path: (type filename): the file to write
- * @error: a #GError: %BRAGGSCOPE_ERROR_IO naming @path when it cannot be
- *   written
+ * @error: the error, if any
  *
  * Writes the image as `nanobragg -floatfile` does: width * height native
  * 32-bit floats, photons per pixel, fast index first, no header.  The file is
@@ -677,7 +758,12 @@ braggscope_frame_get_geometry (BraggscopeFrame *self)
  * then renamed over @path: on failure an existing file of that name is left
  * untouched.
  *
+ * Fails with %BRAGGSCOPE_ERROR_IO, naming @path, when the file cannot be
+ * written.
+ *
  * Returns: %TRUE when the file was written
+ *
+ * Since: 0.1
  */
 gboolean
 braggscope_frame_save_float (BraggscopeFrame *self, const char *path, GError **error)
@@ -700,8 +786,7 @@ braggscope_frame_save_float (BraggscopeFrame *self, const char *path, GError **e
  * braggscope_frame_save_smv:
  * @self: a frame
  * @path: (type filename): the file to write
- * @error: a #GError: %BRAGGSCOPE_ERROR_IO naming @path when it cannot be
- *   written, %BRAGGSCOPE_ERROR_NOMEM
+ * @error: the error, if any
  *
  * Writes the image as `nanobragg -intfile` does, byte for byte: an SMV (ADSC)
  * file with nanoBragg's 512-byte header (detector size, pixel size,
@@ -710,10 +795,16 @@ braggscope_frame_save_float (BraggscopeFrame *self, const char *path, GError **e
  * for this frame) and little-endian unsigned 16-bit pixels, each
  * floor (photons * scale + adc + 0.5) clamped to 0..65535, where scale is
  * the frame's `-scale` flag or else 55000 / the brightest pixel, and adc its
- * `-adc` offset.  Written atomically as braggscope_frame_save_float().
+ * `-adc` offset.  Written atomically as [method@Braggscope.Frame.save_float].
  * Cheap: no simulation runs and no input file is read.
  *
+ * Fails with %BRAGGSCOPE_ERROR_IO, naming @path, when the file cannot be
+ * written, and %BRAGGSCOPE_ERROR_NOMEM when the 16-bit image cannot be
+ * allocated.
+ *
  * Returns: %TRUE when the file was written
+ *
+ * Since: 0.1
  */
 gboolean
 braggscope_frame_save_smv (BraggscopeFrame *self, const char *path, GError **error)

@@ -22,6 +22,7 @@ gboolean braggscope_snapshot_save_bytes (const char *path,
                                          GError **error);
 
 char **braggscope_snapshot_load_args (const char *path, GError **error);
+char **braggscope_snapshot_restore_args (const char *path, GError **error);
 
 gboolean
 braggscope_simulation_load_snapshot (BraggscopeSimulation *self, const char *path, GError **error);
