@@ -38,6 +38,8 @@ for path in headers:
     # typedef names: "} name;" after a typedef'd struct or enum, and "typedef struct x x;"
     types.update(re.findall(r"\}\s*(nb_\w+)\s*;", text))
     types.update(re.findall(r"typedef\s+struct\s+\w+\s+(nb_\w+)\s*;", text))
+    # function pointer types: "typedef void (*nb_name) (...);"
+    types.update(re.findall(r"typedef\s+[\w\s\*]+\(\s*\*\s*(nb_\w+)\s*\)", text))
     # top-level declarations: outside braces, ending in ';', with "nb_name (" in them
     depth = 0
     current = []

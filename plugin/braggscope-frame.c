@@ -421,18 +421,23 @@ braggscope_frame_class_init (BraggscopeFrameClass *klass)
    * BraggscopeFrame:oversample:
    *
    * Sub-pixels per pixel axis the frame was simulated with (nanoBragg's
-   * `-oversample`): each pixel costs its square in samples.
+   * `-oversample`; a count, no unit): each pixel costs its square in samples.
+   * 0 when unknown.
+   *
+   * Since: 0.1
    */
   properties[PROP_OVERSAMPLE] = g_param_spec_int (
       "oversample", NULL, "Sub-pixels per pixel axis simulated", 0, G_MAXINT, 0, flags);
   /**
    * BraggscopeFrame:oversample-auto:
    *
-   * %TRUE when #BraggscopeFrame:oversample was chosen automatically
-   * (#BraggscopeSimulation:oversample 0): nanoBragg's rule, three samples
-   * across the reciprocal pixel for the crystal's largest dimension,
+   * Whether [property@Braggscope.Frame:oversample] was chosen automatically
+   * ([property@Braggscope.Simulation:oversample] 0): nanoBragg's rule, three
+   * samples across the reciprocal pixel for the crystal's largest dimension,
    * ceil (3 N a / (lambda distance / pixel)), grows as the wavelength
    * shrinks, the crystal grows or the pixels grow.
+   *
+   * Since: 0.1
    */
   properties[PROP_OVERSAMPLE_AUTO] = g_param_spec_boolean (
       "oversample-auto", NULL, "The oversampling was chosen automatically", FALSE, flags);
@@ -641,8 +646,12 @@ braggscope_frame_get_max_value (BraggscopeFrame *self)
  * braggscope_frame_get_oversample:
  * @self: a frame
  *
- * Returns: sub-pixels per pixel axis the frame was simulated with (see
- *   #BraggscopeFrame:oversample), 0 when unknown
+ * The oversampling the frame was simulated with,
+ * [property@Braggscope.Frame:oversample].
+ *
+ * Returns: sub-pixels per pixel axis, 0 when unknown
+ *
+ * Since: 0.1
  */
 int
 braggscope_frame_get_oversample (BraggscopeFrame *self)
@@ -655,8 +664,12 @@ braggscope_frame_get_oversample (BraggscopeFrame *self)
  * braggscope_frame_get_oversample_auto:
  * @self: a frame
  *
- * Returns: %TRUE when the oversampling was chosen automatically (see
- *   #BraggscopeFrame:oversample-auto)
+ * Whether the oversampling was chosen automatically,
+ * [property@Braggscope.Frame:oversample-auto].
+ *
+ * Returns: %TRUE when nanoBragg's rule chose it
+ *
+ * Since: 0.1
  */
 gboolean
 braggscope_frame_get_oversample_auto (BraggscopeFrame *self)
