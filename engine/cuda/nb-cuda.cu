@@ -908,7 +908,6 @@ alloc_buffers (nb_cuda_ctx *ctx, const cache_key *key, char *why, size_t n)
   CK (cudaMalloc ((void **) &ctx->d_omega, sizeof (double)));
   CK (cudaMalloc ((void **) &ctx->d_sel, sizeof (stats_sel)));
   CK (cudaMalloc ((void **) &ctx->d_hist, hist_bytes));
-  CK (cudaMallocHost ((void **) &ctx->h_out, npix * sizeof (float)));
   CK (cudaMallocHost ((void **) &ctx->h_omega, sizeof (double)));
   CK (cudaMallocHost ((void **) &ctx->h_sel, sizeof (stats_sel)));
   for (int i = 0; i < ctx->nbands; i++)
@@ -1326,6 +1325,11 @@ nb_cuda_run_begin (nb_cuda_ctx *ctx, const nb_cuda_run *run, int *nbands, char *
       if (run->dest != NULL)
         ctx->stats.direct_runs++;
     }
+  /* the pinned image, for previews and pageable destinations: allocated once
+   * one is needed (a caller with page-locked images never needs it) */
+  if (ctx->h_out == NULL && ctx->run.dest == NULL)
+    CK (cudaMallocHost ((void **) &ctx->h_out,
+                        (size_t) ctx->key.fpixels * (size_t) ctx->key.spixels * sizeof (float)));
   ctx->stats.runs++;
   if (ctx->run_bands == 0)
     ctx->run_complete = 1;

@@ -16,7 +16,8 @@
  * (nb_cuda_run_wait() launches the next), so a cancelled run stops launching
  * within a few bands and progress follows the kernels.  The copies go
  * straight into the caller's image when it is page-locked (nb_image_alloc()),
- * else into the context's pinned image, which the caller copies from.  After
+ * else into the context's pinned image (allocated when first needed), which
+ * the caller copies from.  After
  * the last band the kernel stream sums the solid angles and, when asked,
  * computes the image's statistics (finite count, maximum, the values at the
  * window's percentile ranks: nb-stats.h, here in four 8-bit digit passes).
