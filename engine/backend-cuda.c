@@ -276,14 +276,14 @@ auto_estimate (const nb_plan *plan, double *cpu_s, double *gpu_s, double *sample
 #endif /* NB_HAVE_CUDA */
 
 void
-nb_backend_choose (nb_plan *plan)
+nb_backend_choose (nb_plan *plan, int work_known)
 {
 #ifdef NB_HAVE_CUDA
   const nb_params *p = &plan->params;
   nb_cuda_plan *c;
 
   if (p->backend == NB_BACKEND_CPU || (p->backend == NB_BACKEND_AUTO && env_cpu ()) ||
-      cpu_only_reason (plan) != NULL)
+      (p->backend == NB_BACKEND_AUTO && !work_known) || cpu_only_reason (plan) != NULL)
     return; /* nb_backend_sync says why */
   if (plan->cuda == NULL && (plan->cuda = calloc (1, sizeof *plan->cuda)) == NULL)
     return; /* nb_backend_sync reports it */
@@ -310,6 +310,7 @@ nb_backend_choose (nb_plan *plan)
   c->started = 1;
 #else
   (void) plan;
+  (void) work_known;
 #endif
 }
 
@@ -318,8 +319,10 @@ nb_backend_may_use_gpu (const nb_plan *plan)
 {
   const nb_params *p = &plan->params;
 
+  /* no probe: it would wait for the start thread's; without a device the
+   * plan fails at nb_backend_sync anyway */
   if (p->backend == NB_BACKEND_CUDA)
-    return nb_cuda_device_available (NULL, 0);
+    return 1;
 #ifdef NB_HAVE_CUDA
   /* auto: only where the context is started (no probe for a one-shot plan) */
   if (p->backend == NB_BACKEND_AUTO && !env_cpu () && nb_cuda_started ())

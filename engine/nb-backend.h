@@ -1,8 +1,9 @@
 /* nb-backend.h: where a plan's execute runs (backend-cuda.c).
  *
- * plan.c calls nb_backend_choose() once the work of an image is known (after
- * the crystal stage: pixels, oversampling, sources, domains, phi steps),
- * nb_backend_sync() at the end of every build (creation and update),
+ * plan.c calls nb_backend_choose() at the start of every build and again
+ * once the work of an image is known (after the crystal stage: pixels,
+ * oversampling, sources, domains, phi steps), nb_backend_sync() at the end of
+ * every build (creation and update),
  * nb_backend_free() when it releases the plan, and sends execute to
  * nb_backend_cuda_execute() while nb_backend_cuda_active() says so.
  *
@@ -20,15 +21,17 @@
 #include "nb-private.h"
 #include "cuda/nb-cuda.h"
 
-/* nb_backend_choose: resolves -backend auto by its estimate
- * (NB_BACKEND_AUTO, nanobragg.h) and, where the plan will use the GPU,
- * starts creating the CUDA context on a thread of its own while the rest of
- * the plan is built.  Never fails; nb_backend_sync() reports. */
-void nb_backend_choose (nb_plan *plan);
+/* nb_backend_choose: where the plan will use the GPU, starts creating the
+ * CUDA context on a thread of its own while the rest of the plan is built:
+ * -backend cuda at once (plan.c calls it first with @work_known 0), auto
+ * once the work of an image is known (@work_known 1, after the crystal
+ * stage), by its estimate (NB_BACKEND_AUTO, nanobragg.h).  Never fails;
+ * nb_backend_sync() reports. */
+void nb_backend_choose (nb_plan *plan, int work_known);
 
 /* nb_backend_may_use_gpu: 1 where the plan may take the GPU (and a pinned
- * image): -backend cuda with a device, or auto once the context is started;
- * never probes the device for a one-shot auto plan. */
+ * image): -backend cuda, or auto once the context is started with a device
+ * present; never probes the device for a one-shot auto plan. */
 int nb_backend_may_use_gpu (const nb_plan *plan);
 
 /* nb_backend_sync: resolves params.backend for the plan as just built and,

@@ -411,6 +411,8 @@ plan_build (nb_plan *plan, unsigned rebuild, nb_error *err)
   double sample_y = p->sample_y, sample_z = p->sample_z;
   nb_status st;
 
+  /* -backend cuda: the GPU's context starts now, on its own thread */
+  nb_backend_choose (plan, 0);
   if ((rebuild & STAGE (NB_STAGE_DETECTOR)) && (st = nb_detector_setup (plan, err)) != NB_OK)
     return st;
 
@@ -519,7 +521,7 @@ plan_build (nb_plan *plan, unsigned rebuild, nb_error *err)
 
   /* the work of an image is known: -backend auto decides, and a GPU context
    * starts on its own thread while the structure factors are read */
-  nb_backend_choose (plan);
+  nb_backend_choose (plan, 1);
 
   if ((rebuild & STAGE (NB_STAGE_STRUCTURE_FACTORS)) &&
       (st = load_structure_factors (plan, err)) != NB_OK)

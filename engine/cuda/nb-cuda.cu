@@ -788,7 +788,9 @@ nb_cuda_host_is_pinned (const void *p)
 {
   cudaPointerAttributes a;
 
-  if (p == NULL || !probe_ok)
+  /* callers have a device context already: the probe is done, this only
+   * orders its result before the read */
+  if (p == NULL || !nb_cuda_probe (NULL, 0))
     return 0;
   if (cudaPointerGetAttributes (&a, p) != cudaSuccess)
     {
