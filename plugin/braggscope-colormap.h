@@ -153,8 +153,8 @@ void braggscope_colormap_lut (BraggscopeColormap map, guint8 rgba[256 * 4]);
  * A window for [func@Braggscope.Colormap.apply] from the distribution of @data.
  * The p-th percentile is the order statistic at rank p / 100 * (m - 1) among
  * the m finite values, interpolated linearly between neighbouring ranks (as
- * numpy.percentile does by default).  Found by selection (expected O(n)) on a
- * copy; @data is not changed.  Percentiles are clamped to 0..100 and swapped if
+ * numpy.percentile does by default).  Exact, in O(n) without a copy (counting
+ * passes over 16-bit digits of the values' sort keys); @data is not changed.  Percentiles are clamped to 0..100 and swapped if
  * given in the wrong order.  When the window would be empty (high <= low) @high
  * becomes the largest value, or low + 1 when that is not above @low; with no
  * finite value the window is 0..1.

@@ -20,6 +20,7 @@ struct _BraggscopeFramePool
   gatomicrefcount ref_count;
   GMutex lock;
   gsize n_floats;  /* size of every pooled buffer */
+  gboolean pinned; /* page-locked buffers (nb_image_alloc) for a plan on the GPU */
   GPtrArray *free; /* float[n_floats] each */
   guint allocated; /* buffers ever allocated: a test of steady state reads it */
 };
@@ -32,7 +33,7 @@ _braggscope_frame_pool_new (void)
   g_atomic_ref_count_init (&pool->ref_count);
   g_mutex_init (&pool->lock);
   pool->free = g_ptr_array_sized_new (POOL_KEEP);
-  g_ptr_array_set_free_func (pool->free, g_free);
+  g_ptr_array_set_free_func (pool->free, nb_image_free);
   return pool;
 }
 
@@ -54,43 +55,49 @@ _braggscope_frame_pool_unref (BraggscopeFramePool *pool)
     }
 }
 
-/* A buffer of @n_floats; the pool's size follows the latest request, so a
- * resized detector drops the buffers of the old size. */
+/* A buffer of @n_floats, page-locked with @pinned (a plan on the GPU copies
+ * into it directly); the pool's size and kind follow the latest request, so a
+ * resized detector or a change of backend drops the buffers of the old ones. */
 float *
-_braggscope_frame_pool_acquire (BraggscopeFramePool *pool, gsize n_floats)
+_braggscope_frame_pool_acquire (BraggscopeFramePool *pool, gsize n_floats, gboolean pinned)
 {
   float *buffer = NULL;
 
+  pinned = !!pinned;
   g_mutex_lock (&pool->lock);
-  if (n_floats != pool->n_floats)
+  if (n_floats != pool->n_floats || pinned != pool->pinned)
     {
       g_ptr_array_set_size (pool->free, 0);
       pool->n_floats = n_floats;
+      pool->pinned = pinned;
     }
   if (pool->free->len > 0)
     buffer = g_ptr_array_steal_index_fast (pool->free, pool->free->len - 1);
   else
     pool->allocated++;
   g_mutex_unlock (&pool->lock);
-  /* on huge pages: the first frames of a 1024^2 detector fault twice, not a
-   * thousand times (g_free, which is free(), releases them) */
-  if (buffer == NULL && (buffer = nb_alloc_large (n_floats * sizeof (float))) == NULL)
+  /* page-locked, or on huge pages: the first frames of a 1024^2 detector
+   * fault twice, not a thousand times */
+  if (buffer == NULL && (buffer = nb_image_alloc (n_floats * sizeof (float), pinned)) == NULL)
     g_error ("%s: failed to allocate %" G_GSIZE_FORMAT " bytes", G_STRLOC,
              n_floats * sizeof (float));
   return buffer;
 }
 
 void
-_braggscope_frame_pool_release (BraggscopeFramePool *pool, float *buffer, gsize n_floats)
+_braggscope_frame_pool_release (BraggscopeFramePool *pool,
+                                float *buffer,
+                                gsize n_floats,
+                                gboolean pinned)
 {
   g_mutex_lock (&pool->lock);
-  if (n_floats == pool->n_floats && pool->free->len < POOL_KEEP)
+  if (n_floats == pool->n_floats && !!pinned == pool->pinned && pool->free->len < POOL_KEEP)
     {
       g_ptr_array_add (pool->free, buffer);
       buffer = NULL;
     }
   g_mutex_unlock (&pool->lock);
-  g_free (buffer);
+  nb_image_free (buffer);
 }
 
 guint
@@ -177,6 +184,7 @@ struct _BraggscopeFrame
 
   BraggscopeFramePool *pool;
   float *data;
+  gboolean pinned;
   int width, height;
   gboolean is_preview;
   guint64 sequence;
@@ -184,6 +192,8 @@ struct _BraggscopeFrame
   const char *backend; /* static string */
   int cache_hits, cache_rebuilds;
   float max_value;
+  gsize window_ready; /* g_once: auto_low and auto_high are set */
+  double auto_low, auto_high;
   BraggscopeFrameSource *source;
   BraggscopeGeometry *geometry;
 };
@@ -219,6 +229,7 @@ _braggscope_frame_new (const BraggscopeFrameInit *init)
 
   self->pool = _braggscope_frame_pool_ref (init->pool);
   self->data = init->data;
+  self->pinned = init->pinned;
   self->width = init->width;
   self->height = init->height;
   self->is_preview = init->is_preview;
@@ -230,6 +241,13 @@ _braggscope_frame_new (const BraggscopeFrameInit *init)
   self->cache_hits = init->cache_hits;
   self->cache_rebuilds = init->cache_rebuilds;
   self->max_value = init->max_value;
+  if (init->has_auto_window)
+    {
+      /* computed where the frame was rendered (the GPU's statistics) */
+      self->auto_low = init->auto_low;
+      self->auto_high = init->auto_high;
+      self->window_ready = 1;
+    }
   self->source = _braggscope_frame_source_ref (init->source);
   self->geometry = braggscope_geometry_ref (init->geometry);
   return self;
@@ -242,7 +260,7 @@ braggscope_frame_finalize (GObject *object)
 
   if (self->data != NULL)
     _braggscope_frame_pool_release (self->pool, self->data,
-                                    (gsize) self->width * (gsize) self->height);
+                                    (gsize) self->width * (gsize) self->height, self->pinned);
   _braggscope_frame_pool_unref (self->pool);
   _braggscope_frame_source_unref (self->source);
   if (self->geometry != NULL)
@@ -411,7 +429,8 @@ braggscope_frame_class_init (BraggscopeFrameClass *klass)
   /**
    * BraggscopeFrame:max-value:
    *
-   * The value of the brightest pixel, in photons.
+   * The brightest pixel, photons: the largest finite pixel value (0 when
+   * there is none), computed where the frame was rendered.
    *
    * Since: 0.1
    */
@@ -640,6 +659,36 @@ braggscope_frame_get_max_value (BraggscopeFrame *self)
 {
   g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (self), 0);
   return self->max_value;
+}
+
+/**
+ * braggscope_frame_get_auto_window:
+ * @self: a frame
+ * @low: (out): intensity (photons/pixel) for the first colour
+ * @high: (out): intensity for the last colour
+ *
+ * The display window #BraggscopeView:auto-contrast gives this frame: the 1st
+ * and 99.5th percentiles of its pixels, as braggscope_auto_contrast()
+ * computes them from braggscope_frame_get_data().  A full frame brings it
+ * along, computed where it was rendered (on the GPU for a frame of the CUDA
+ * backend, so that a viewer does not pass over 16 million pixels again);
+ * for a preview it is computed at the first call.  Thread-safe.
+ */
+void
+braggscope_frame_get_auto_window (BraggscopeFrame *self, double *low, double *high)
+{
+  g_return_if_fail (BRAGGSCOPE_IS_FRAME (self));
+  g_return_if_fail (low != NULL && high != NULL);
+
+  if (g_once_init_enter (&self->window_ready))
+    {
+      nb_image_window (self->data, (gsize) self->width * (gsize) self->height,
+                       _BRAGGSCOPE_AUTO_LOW_PERCENTILE, _BRAGGSCOPE_AUTO_HIGH_PERCENTILE,
+                       &self->auto_low, &self->auto_high);
+      g_once_init_leave (&self->window_ready, 1);
+    }
+  *low = self->auto_low;
+  *high = self->auto_high;
 }
 
 /**

@@ -39,6 +39,7 @@ const char *braggscope_frame_get_backend (BraggscopeFrame *self);
 int braggscope_frame_get_cache_hits (BraggscopeFrame *self);
 int braggscope_frame_get_cache_rebuilds (BraggscopeFrame *self);
 float braggscope_frame_get_max_value (BraggscopeFrame *self);
+void braggscope_frame_get_auto_window (BraggscopeFrame *self, double *low, double *high);
 int braggscope_frame_get_oversample (BraggscopeFrame *self);
 gboolean braggscope_frame_get_oversample_auto (BraggscopeFrame *self);
 

@@ -41,11 +41,9 @@
 
 #define SHADER_PATH "/io/github/braggscope/gtk/shaders/"
 
-#define MIN_ZOOM             0.25
-#define MAX_ZOOM             256.0
-#define ZOOM_STEP            1.2
-#define AUTO_LOW_PERCENTILE  1.0
-#define AUTO_HIGH_PERCENTILE 99.5
+#define MIN_ZOOM  0.25
+#define MAX_ZOOM  256.0
+#define ZOOM_STEP 1.2
 
 /* Outside the frame: the same bytes on both paths. */
 static const guint8 background_rgba[4] = { 32, 32, 32, 255 };
@@ -2182,15 +2180,11 @@ braggscope_render_rgba (BraggscopeFrame *frame,
 void
 braggscope_render_auto_window (BraggscopeFrame *frame, BraggscopeDisplay *display)
 {
-  const float *data;
-  gsize n = 0;
-
   g_return_if_fail (BRAGGSCOPE_IS_FRAME (frame));
   g_return_if_fail (display != NULL);
 
-  data = braggscope_frame_get_data (frame, &n);
-  braggscope_auto_contrast (data, n, AUTO_LOW_PERCENTILE, AUTO_HIGH_PERCENTILE, &display->low,
-                            &display->high);
+  /* computed once per frame, on the GPU where it was rendered there */
+  braggscope_frame_get_auto_window (frame, &display->low, &display->high);
 }
 
 /**
