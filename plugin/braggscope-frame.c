@@ -667,12 +667,15 @@ braggscope_frame_get_max_value (BraggscopeFrame *self)
  * @low: (out): intensity (photons/pixel) for the first colour
  * @high: (out): intensity for the last colour
  *
- * The display window #BraggscopeView:auto-contrast gives this frame: the 1st
- * and 99.5th percentiles of its pixels, as braggscope_auto_contrast()
- * computes them from braggscope_frame_get_data().  A full frame brings it
- * along, computed where it was rendered (on the GPU for a frame of the CUDA
- * backend, so that a viewer does not pass over 16 million pixels again);
- * for a preview it is computed at the first call.  Thread-safe.
+ * The display window [property@BraggscopeGtk.View:auto-contrast] gives this
+ * frame: the 1st and 99.5th percentiles of its pixels, as
+ * [func@Braggscope.auto_contrast] computes them from
+ * [method@Braggscope.Frame.get_data].  A full frame brings it along, computed
+ * where it was rendered (on the GPU for a frame of the CUDA backend, so that a
+ * viewer does not pass over 16 million pixels again); for a preview it is
+ * computed at the first call.  Thread-safe.
+ *
+ * Since: 0.1
  */
 void
 braggscope_frame_get_auto_window (BraggscopeFrame *self, double *low, double *high)
