@@ -533,7 +533,9 @@ main (int argc, char **argv)
   in = nb_plan_get_info (plan);
 
   im.npix = (size_t) in->fpixels * (size_t) in->spixels;
-  im.image = nb_alloc_large (im.npix * sizeof (float));
+  /* page-locked where the GPU renders it: its bands are copied straight in */
+  im.image =
+      nb_image_alloc (im.npix * sizeof (float), strcmp (nb_plan_get_backend (plan), "cuda") == 0);
   im.intimage = nb_alloc_large (im.npix * sizeof (uint16_t));
   im.bytes = nb_alloc_large (im.npix);
   if (im.image == NULL || im.intimage == NULL || im.bytes == NULL)
@@ -576,7 +578,7 @@ out:
                strerror (errno ? errno : EIO));
       rc = 1;
     }
-  free (im.image);
+  nb_image_free (im.image);
   free (im.intimage);
   free (im.bytes);
   nb_plan_destroy (plan);

@@ -331,6 +331,7 @@ struct nb_plan
   nb_geometry *geometry;     /* snapshot for pixel queries; NULL until asked, dropped on update */
   struct nb_cuda_plan *cuda; /* backend-cuda.c: the GPU side of a plan asked for -backend
                                 auto|cuda, or NULL */
+  nb_plan_timing timing;     /* the last full image's (nb_plan_get_timing) */
 };
 
 /* query.c: the structure-factor array, reference-counted so that geometry

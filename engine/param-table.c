@@ -493,7 +493,8 @@ static const nb_param rows[] = {
   ROW (.flag = "-physical", .flags = NB_PARAM_BRAGGSCOPE, SWITCH (physical, 1), .stages = DETECTOR | CRYSTAL,
        .help = "correct the reference's bugs instead of reproducing them: phi = 0 carry-over (Q-3), "
                "triclinic c* (Q-5), water background (Q-14), two-theta distance ratio (Q-2), "
-               "angles set by -misset_seed and -twotheta_axis (Q-29, Q-30)"),
+               "angles set by -misset_seed and -twotheta_axis (Q-29, Q-30), '#' lines of a -sourcefile "
+               "read as sources (Q-19)"),
 
   SECTION ("Detector headers (read before every other flag; the mask first)"),
   ROW (.flag = "-mask", TEXT (mask_file), .flags = NB_PARAM_INPUT_FILE, .stages = BUFFERS,
@@ -841,13 +842,28 @@ static const nb_param rows[] = {
 
   SECTION ("Braggscope"),
   ROW (.flag = "-precision", .flags = NB_PARAM_BRAGGSCOPE, CHOICE (precision, precisions), .stages = BUFFERS,
-       .property = "precision", .label = N_ ("Precision"), .help = N_ ("Kernel arithmetic")),
+       .property = "precision", .label = N_ ("Precision"), .help = N_ ("Kernel arithmetic"),
+       .more = "double (the default) and single are the fast vectorised kernels (double matches "
+               "nanoBragg to 1e-12, most images bit for bit; single to ~1e-4); exact is "
+               "nanoBragg's own arithmetic and loop order"),
   ROW (.flag = "-memory_budget", NUMBER (memory_budget), .unit = &mb, .min = 0,
        .flags = NB_PARAM_BRAGGSCOPE | NB_PARAM_POSITIVE,
        .note = "0 = half of physical memory", .help = "most memory one run may plan for (default: half of physical memory)"),
   ROW (.flag = "-backend", CHOICE (backend, backends), .flags = NB_PARAM_BRAGGSCOPE | NB_PARAM_UNSUPPORTED,
        .property = "backend", .label = N_ ("Backend"),
-       .help = N_ ("Compute backend (auto, cpu, cuda)")),
+       .help = N_ ("Compute backend (auto, cpu, cuda)"),
+       .more = "Where the image is computed (default auto, with one line saying which and why); "
+               "cuda without a device is an error (exit 1).  -precision exact, tricubic "
+               "interpolation and -curved_det always run on the CPU.  auto takes the GPU (this "
+               "build has CUDA, a device and driver are present) only where it pays for its "
+               "start-up: when the CPU would take longer than 0.3 s (creating the CUDA context) + "
+               "4 bytes per pixel at 5 GB/s, the CPU's time estimated as samples / (rate x "
+               "threads), samples = ROI pixels x oversample^2 x sensor layers x divergence and "
+               "dispersion sources (a -sourcefile counts 1) x mosaic domains x phi steps, rate "
+               "4e8/s per OpenMP thread in single precision and 1.5e8/s in double (faster than a "
+               "fast core: the estimate errs towards the CPU).  Else the CPU, without starting the "
+               "GPU's driver.  On the GPU the context is created on its own thread while the "
+               "structure factors are read (also for cuda)"),
   ROW (.flag = "-stats", .flags = NB_PARAM_BRAGGSCOPE, SWITCH (stats, 1), .help = "print the plan's cache counters"),
   ROW (.flag = "-lenient", .flags = NB_PARAM_BRAGGSCOPE, IGNORED (0, NB_FIELD_INT),
        .help = "skip what nanoBragg ignores instead of refusing it: a word starting with '-' that "

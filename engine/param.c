@@ -542,18 +542,20 @@ nb_params_help (void)
   for (size_t i = 0; i < n; i++)
     {
       const nb_param *row = &rows[i];
-      char flag[128], line[2048];
+      char flag[128], line[4096];
       int w;
 
       if (row->kind == NB_PARAM_SECTION)
         w = snprintf (line, sizeof line, "%s%s:\n", len > 0 ? "\n" : "", row->help);
       else if (row->flag != NULL)
         {
-          char help[512];
+          char help[1536];
 
           synopsis (row, flag, sizeof flag);
-          snprintf (help, sizeof help, "%s%s%s%s", row->help, row->aliases != NULL ? " (also " : "",
-                    row->aliases != NULL ? row->aliases : "", row->aliases != NULL ? ")" : "");
+          snprintf (help, sizeof help, "%s%s%s%s%s%s", row->help,
+                    row->aliases != NULL ? " (also " : "", row->aliases != NULL ? row->aliases : "",
+                    row->aliases != NULL ? ")" : "", row->more != NULL ? ". " : "",
+                    row->more != NULL ? row->more : "");
           w = snprintf (line, sizeof line, "  %-29s", flag);
           if (w < 0 || (size_t) w >= sizeof line / 2)
             continue;

@@ -20,10 +20,8 @@ bound (double v, char buf[32])
   return buf;
 }
 
-/* "1 to 65536", "> 0, up to 1000 mm", ">= 0 (0 = automatic)": @row's range
- * in its flag's unit. */
-static void
-describe_range (const nb_param *row, char *buf, size_t size)
+void
+nb_param_describe_range (const nb_param *row, char *buf, size_t size)
 {
   char unit[32], lo[32], hi[32];
   const char *u = nb_unit_suffix (row->unit, unit);
@@ -65,7 +63,7 @@ nb_param_range_error (const nb_param *row, double v, nb_error *err)
               nb_unit_suffix (row->unit, unit));
   else
     snprintf (value, sizeof value, "%.0f", v);
-  describe_range (row, range, sizeof range);
+  nb_param_describe_range (row, range, sizeof range);
   return nb_error_set (err, NB_ERR_INVALID, "%s %s: allowed %s", name, value, range);
 }
 
@@ -84,7 +82,7 @@ row_error (const nb_param *row, const nb_params *p, nb_error *err)
           (size_t) snprintf (values + len, sizeof values - len, k ? " %g" : "%g",
                              row->type == NB_FIELD_DOUBLE ? nb_unit_from_field (row->unit, v) : v);
     }
-  describe_range (row, range, sizeof range);
+  nb_param_describe_range (row, range, sizeof range);
   return nb_error_set (err, NB_ERR_INVALID, "%s %s%s: allowed %s", row->flag, values,
                        nb_unit_suffix (row->unit, unit), range);
 }

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -135,10 +136,10 @@ estimate_memory (const nb_plan *plan, memory_estimate *m)
   m->image = pixels * (sizeof (float) + sizeof (uint16_t) + sizeof (uint8_t)) +
              (p->mask_file != NULL ? pixels * 2 * sizeof (uint16_t) : 0.0) +
              (double) d->spixels * sizeof (double);
-  /* the CUDA backend's pinned copy of the image, where a GPU will take the
+  /* the CUDA backend's pinned copy of the image, where a GPU may take the
    * plan (its device memory is checked against the GPU's free memory when it
    * is allocated, nb-cuda.cu) */
-  if (p->backend != NB_BACKEND_CPU && nb_cuda_device_available (NULL, 0))
+  if (nb_backend_may_use_gpu (plan))
     m->image += pixels * sizeof (float);
   /* a source file's rows are bounded by its size ("1\n" is the shortest) */
   if (p->source_file != NULL)
@@ -544,6 +545,8 @@ plan_build (nb_plan *plan, unsigned rebuild, nb_error *err)
   double sample_y = p->sample_y, sample_z = p->sample_z;
   nb_status st;
 
+  /* -backend cuda: the GPU's context starts now, on its own thread */
+  nb_backend_choose (plan, 0);
   if ((rebuild & STAGE (NB_STAGE_DETECTOR)) && (st = nb_detector_setup (plan, err)) != NB_OK)
     return st;
 
@@ -575,6 +578,10 @@ plan_build (nb_plan *plan, unsigned rebuild, nb_error *err)
       ((st = nb_crystal_setup (plan, err)) != NB_OK ||
        (st = crystal_oversampling (plan, sample_y, sample_z, err)) != NB_OK))
     return st;
+
+  /* the work of an image is known: -backend auto decides, and a GPU context
+   * starts on its own thread while the structure factors are read */
+  nb_backend_choose (plan, 1);
 
   if ((rebuild & STAGE (NB_STAGE_STRUCTURE_FACTORS)) &&
       (st = load_structure_factors (plan, err)) != NB_OK)
@@ -818,8 +825,8 @@ nb_plan_destroy (nb_plan *plan)
   free (plan);
 }
 
-nb_status
-nb_plan_execute (nb_plan *plan, float *image, const nb_exec_options *opts, nb_error *err)
+static nb_status
+execute_on_backend (nb_plan *plan, float *image, const nb_exec_options *opts, nb_error *err)
 {
   nb_exec_options clamped;
   const int longest = plan->det.fpixels > plan->det.spixels ? plan->det.fpixels : plan->det.spixels;
@@ -834,6 +841,53 @@ nb_plan_execute (nb_plan *plan, float *image, const nb_exec_options *opts, nb_er
       opts = &clamped;
     }
   return nb_backends_execute (plan, image, opts, err);
+}
+
+/* ---- execute's timing and statistics (issue 16) ---- */
+
+static double
+monotonic_ms (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (double) ts.tv_sec * 1e3 + (double) ts.tv_nsec * 1e-6;
+}
+
+nb_status
+nb_plan_execute (nb_plan *plan, float *image, const nb_exec_options *opts, nb_error *err)
+{
+  const int full = opts == NULL || opts->preview_stride <= 1;
+  const int on_gpu = nb_backend_cuda_active (plan);
+  nb_exec_stats *stats = opts != NULL ? opts->stats : NULL;
+  double start = monotonic_ms ();
+  nb_status st;
+
+  if (stats != NULL)
+    stats->valid = 0;
+  st = execute_on_backend (plan, image, opts, err);
+  if (st == NB_OK && full)
+    {
+      plan->timing.execute_ms = monotonic_ms () - start;
+      plan->timing.on_gpu = on_gpu && nb_backend_cuda_active (plan);
+      plan->timing.kernel_ms = plan->timing.on_gpu ? nb_backend_cuda_kernel_ms (plan) : 0.0;
+    }
+  /* what the backend did not compute where it rendered, the CPU does */
+  if (st == NB_OK && stats != NULL && !stats->valid)
+    {
+      const int window = stats->window;
+
+      stats->window = full && window;
+      nb_exec_stats_compute (image, (size_t) plan->det.fpixels * (size_t) plan->det.spixels, stats);
+      stats->window = window;
+    }
+  return st;
+}
+
+void
+nb_plan_get_timing (const nb_plan *plan, nb_plan_timing *timing)
+{
+  *timing = plan->timing;
 }
 
 const nb_plan_info *

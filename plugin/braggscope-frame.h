@@ -9,6 +9,23 @@
 
 G_BEGIN_DECLS
 
+/**
+ * BraggscopeFrame:
+ *
+ * One rendered detector image and how it was made: the pixels (photons per
+ * pixel, 32-bit floats, fast index first), the geometry it was rendered with
+ * for pixel queries, the parameters as nanoBragg flags, and timings.
+ *
+ * A [class@Braggscope.Simulation] delivers frames with
+ * [signal@Braggscope.Simulation::frame-ready]: previews while parameters
+ * change ([property@Braggscope.Frame:is-preview]), then the full frame.  A
+ * frame is immutable: made on the simulation's worker thread, it may be read
+ * from any thread, and it keeps its pixels as long as a reference to it, or
+ * to the [struct@GLib.Bytes] of [method@Braggscope.Frame.get_bytes], lives
+ * (the buffer then returns to the simulation's pool).
+ *
+ * Since: 0.1
+ */
 #define BRAGGSCOPE_TYPE_FRAME (braggscope_frame_get_type ())
 
 BRAGGSCOPE_EXPORT
@@ -36,6 +53,8 @@ BRAGGSCOPE_EXPORT
 int braggscope_frame_get_cache_rebuilds (BraggscopeFrame *self);
 BRAGGSCOPE_EXPORT
 float braggscope_frame_get_max_value (BraggscopeFrame *self);
+BRAGGSCOPE_EXPORT
+void braggscope_frame_get_auto_window (BraggscopeFrame *self, double *low, double *high);
 BRAGGSCOPE_EXPORT
 int braggscope_frame_get_oversample (BraggscopeFrame *self);
 BRAGGSCOPE_EXPORT

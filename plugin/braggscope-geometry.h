@@ -16,6 +16,9 @@ G_BEGIN_DECLS
  * An immutable, reference-counted snapshot of the detector geometry, crystal
  * orientation and structure factors a frame was rendered with (the engine's
  * nb_geometry).  Safe to query from any thread while the simulation goes on.
+ * A frame's is [method@Braggscope.Frame.get_geometry].
+ *
+ * Since: 0.1
  */
 typedef struct _BraggscopeGeometry BraggscopeGeometry;
 
@@ -39,7 +42,10 @@ typedef struct _BraggscopeGeometry BraggscopeGeometry;
  * @from_file: %TRUE when that reflection is one of the file's
  *
  * What the pixel under a point of the detector sees, computed by the engine
- * (nb_geometry_query; physics.md sec. 13) with the central wavelength.
+ * (nb_geometry_query; physics.md sec. 13) with the central wavelength: the
+ * answer of [method@Braggscope.Geometry.query].
+ *
+ * Since: 0.1
  */
 typedef struct
 {

@@ -18,7 +18,11 @@
  * when no newer request arrived meanwhile, the full frame; a newer request
  * cancels a full render in flight, while a preview (cheap by construction)
  * runs to its end, so a continuous drag keeps producing frames instead of
- * cancelling each.  Frame buffers are recycled through a pool.
+ * cancelling each.  Where the GPU rendered the last full frame within a
+ * display frame (16.7 ms), the full frame takes the preview's place.  Frame
+ * buffers are recycled through a pool (page-locked for the GPU, which copies
+ * into them directly), and the frame's maximum and display window come from
+ * the engine, computed where the frame was rendered.
  *
  * Lifetime.  The worker's shared state is reference counted: the thread and
  * every result in flight hold a reference, the simulation a weak one back, so

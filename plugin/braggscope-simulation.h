@@ -17,7 +17,8 @@ G_BEGIN_DECLS
  * @BRAGGSCOPE_SHAPE_GAUSS: Gaussian spots (`-gauss_xtal`)
  * @BRAGGSCOPE_SHAPE_TOPHAT: flat-top spots (`-tophat_spots`)
  *
- * The crystal shape transform.
+ * The crystal shape transform. *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -36,7 +37,8 @@ typedef enum
  * @BRAGGSCOPE_CONVENTION_DIALS: DIALS's frame (`-dials`)
  * @BRAGGSCOPE_CONVENTION_DENZO: DENZO's frame (`-denzo`)
  *
- * The detector convention: axes, beam centre and pivot.
+ * The detector convention: axes, beam centre and pivot. *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -55,7 +57,8 @@ typedef enum
  * @BRAGGSCOPE_PRECISION_EXACT: nanoBragg's own arithmetic and loop order, bit
  *   for bit (slowest)
  *
- * The arithmetic of the kernel (`-precision single|double|exact`).
+ * The arithmetic of the kernel (`-precision single|double|exact`). *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -64,6 +67,41 @@ typedef enum
   BRAGGSCOPE_PRECISION_EXACT,
 } BraggscopePrecision;
 
+/**
+ * BraggscopeSimulation:
+ *
+ * A live diffraction simulation: nanoBragg's parameters as properties, and a
+ * worker thread that owns one warm engine plan and renders them.
+ *
+ * The parameters are properties named after their nanoBragg flags, in the
+ * flags' units ([property@Braggscope.Simulation:misset-x] in degrees,
+ * [property@Braggscope.Simulation:wavelength] in Å,
+ * [property@Braggscope.Simulation:distance] in mm...); any flag can also be
+ * applied with [method@Braggscope.Simulation.set_from_args], and
+ * [method@Braggscope.Simulation.to_args] gives the `nanobragg` command line
+ * that reproduces the current set.
+ *
+ * Rendering starts with [method@Braggscope.Simulation.render] (at once for
+ * [ctor@Braggscope.Simulation.new_default_scene]); from then on every
+ * accepted change renders.  Changes are coalesced (the newest wins), a newer
+ * change cancels a full frame in flight, each change gets a coarse preview
+ * (one simulated pixel per
+ * [property@Braggscope.Simulation:preview-stride]² block) and then, once
+ * changes stop, the full frame.  Frames arrive as
+ * [signal@Braggscope.Simulation::frame-ready], never older than one already
+ * delivered.
+ *
+ * Threads: the simulation belongs to the thread-default main context it was
+ * created in: set its properties there, and its signals are emitted there.
+ * Frames may be read from any thread.
+ *
+ * Errors: a value the engine rejects is reported at once as
+ * [signal@Braggscope.Simulation::error] (%BRAGGSCOPE_ERROR_INVALID) and the
+ * property keeps its value; a file it cannot read is reported when rendering,
+ * and frames keep showing the last parameters it accepted.
+ *
+ * Since: 0.1
+ */
 #define BRAGGSCOPE_TYPE_SIMULATION (braggscope_simulation_get_type ())
 
 BRAGGSCOPE_EXPORT

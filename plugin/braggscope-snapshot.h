@@ -27,6 +27,8 @@ gboolean braggscope_snapshot_save_bytes (const char *path,
 
 BRAGGSCOPE_EXPORT
 char **braggscope_snapshot_load_args (const char *path, GError **error);
+BRAGGSCOPE_EXPORT
+char **braggscope_snapshot_restore_args (const char *path, GError **error);
 
 BRAGGSCOPE_EXPORT
 gboolean

@@ -23,8 +23,8 @@ struct _BraggscopeWorker
   /* under lock */
   BraggscopeRequest pending;
   gboolean quit;
-  gboolean preview_in_flight;
-  gint cancel; /* raised under lock; the engine polls it (nb_exec_options.cancel) */
+  gboolean preview_in_flight; /* a preview, or a full frame in its place: not cancelled */
+  gint cancel;                /* raised under lock; the engine polls it (nb_exec_options.cancel) */
 
   /* worker thread only */
   nb_plan *plan;
@@ -144,7 +144,12 @@ worker_update_plan (BraggscopeWorker *w, const BraggscopeRequest *req, nb_error 
   nb_status st;
 
   if (w->plan == NULL)
-    st = nb_plan_create (&req->params, &w->plan, err);
+    {
+      /* a viewer renders many frames: the GPU's start-up is worth it, and
+       * starts while the plan reads its files */
+      nb_cuda_warm_up (&req->params);
+      st = nb_plan_create (&req->params, &w->plan, err);
+    }
   else
     {
       nb_plan_get_stats (w->plan, &before);
@@ -196,9 +201,11 @@ worker_run (BraggscopeWorker *w, const BraggscopeRequest *req, gboolean preview)
   nb_error err = { 0 };
   const nb_plan_info *info;
   BraggscopeFrameInit init = { 0 };
+  nb_exec_stats stats = { 0 };
   BraggscopeDelivery *d;
   gsize n;
-  float *data, max_value;
+  float *data;
+  gboolean pinned;
   nb_status st;
 
   if (w->plan == NULL || w->plan_request != req->id)
@@ -210,25 +217,30 @@ worker_run (BraggscopeWorker *w, const BraggscopeRequest *req, gboolean preview)
 
   info = nb_plan_get_info (w->plan);
   n = (gsize) info->fpixels * (gsize) info->spixels;
-  data = _braggscope_frame_pool_acquire (w->pool, n);
+  /* the GPU copies straight into a page-locked frame */
+  pinned = strcmp (nb_plan_get_backend (w->plan), "cuda") == 0;
+  data = _braggscope_frame_pool_acquire (w->pool, n, pinned);
   opts.cancel = (const volatile int *) &w->cancel;
   opts.preview_stride = preview ? req->stride : 0;
+  /* the maximum and, for a full frame, the display window, computed where
+   * the frame is rendered */
+  stats.window = !preview;
+  stats.low_percentile = _BRAGGSCOPE_AUTO_LOW_PERCENTILE;
+  stats.high_percentile = _BRAGGSCOPE_AUTO_HIGH_PERCENTILE;
+  opts.stats = &stats;
   st = nb_plan_execute (w->plan, data, &opts, &err);
   if (st != NB_OK)
     {
-      _braggscope_frame_pool_release (w->pool, data, n);
+      _braggscope_frame_pool_release (w->pool, data, n, pinned);
       if (st != NB_ERR_CANCELLED)
         worker_post_error (w, req, &err);
       return st;
     }
-  max_value = n > 0 ? data[0] : 0.0f;
-  for (gsize i = 1; i < n; i++)
-    if (data[i] > max_value)
-      max_value = data[i];
   end = g_get_monotonic_time ();
 
   init.pool = w->pool;
   init.data = data;
+  init.pinned = pinned;
   init.width = info->fpixels;
   init.height = info->spixels;
   init.is_preview = preview;
@@ -239,7 +251,10 @@ worker_run (BraggscopeWorker *w, const BraggscopeRequest *req, gboolean preview)
   init.backend = nb_plan_get_backend (w->plan);
   init.cache_hits = w->hits;
   init.cache_rebuilds = w->rebuilds;
-  init.max_value = max_value;
+  init.max_value = stats.max;
+  init.has_auto_window = stats.has_window;
+  init.auto_low = stats.low;
+  init.auto_high = stats.high;
   init.source = w->source;
   init.geometry = w->geometry;
 
@@ -251,6 +266,23 @@ worker_run (BraggscopeWorker *w, const BraggscopeRequest *req, gboolean preview)
   d->info = *info;
   worker_post (w, d);
   return NB_OK;
+}
+
+/* A full frame the GPU rendered within this (60 Hz) needs no preview. */
+#define FRAME_BUDGET_MS (1000.0 / 60.0)
+
+/* Whether @req's preview is worth rendering first: not where the plan's
+ * last full frame, on the GPU, already fit the frame budget (the full frame
+ * comes as soon as a preview would). */
+static gboolean
+worker_wants_preview (BraggscopeWorker *w, const BraggscopeRequest *req)
+{
+  nb_plan_timing t;
+
+  if (!req->preview || w->plan == NULL)
+    return req->preview;
+  nb_plan_get_timing (w->plan, &t);
+  return !(t.on_gpu && t.execute_ms > 0.0 && t.execute_ms <= FRAME_BUDGET_MS);
 }
 
 static gpointer
@@ -269,7 +301,7 @@ worker_thread (gpointer data)
   for (;;)
     {
       BraggscopeRequest old = { 0 };
-      gboolean preview = FALSE;
+      gboolean preview = FALSE, short_run = FALSE;
       nb_status st;
 
       while (!w->quit && !w->pending.valid && !full_due)
@@ -281,11 +313,14 @@ worker_thread (gpointer data)
           old = req;
           req = w->pending;
           memset (&w->pending, 0, sizeof w->pending);
-          preview = req.preview;
+          preview = worker_wants_preview (w, &req);
+          /* a full frame standing in for the preview runs to its end, as
+           * the preview would (a drag must not cancel every frame) */
+          short_run = req.preview;
           full_due = TRUE;
         }
       g_atomic_int_set (&w->cancel, 0);
-      w->preview_in_flight = preview;
+      w->preview_in_flight = short_run;
       g_mutex_unlock (&w->lock);
 
       request_clear (&old);

@@ -55,7 +55,7 @@ struct _BraggscopeWindow
   GtkAdjustment *high_adjustment;
   GtkCheckButton *rings_check;
   GtkCheckButton *beam_center_check;
-  GtkLabel *readout_label;
+  BraggscopeReadout *readout;
 
   /* Template children: the status line. */
   GtkSpinner *busy_spinner;

@@ -166,39 +166,6 @@ update_subtitle (BraggscopeWindow *self)
   gtk_label_set_text (self->subtitle_label, text);
 }
 
-/* ---- the readout under the pointer ---- */
-
-static void
-on_readout_changed (BraggscopeView *view, gboolean inside, BraggscopeWindow *self)
-{
-  BraggscopePixelInfo info;
-  g_autofree char *text = NULL;
-  g_autofree char *d = NULL;
-  double x = 0.0, y = 0.0;
-  int pixel_x = 0, pixel_y = 0;
-  float value = 0.0f;
-
-  if (!inside || !braggscope_view_get_readout (view, &x, &y, &pixel_x, &pixel_y, &value, &info))
-    {
-      gtk_label_set_text (self->readout_label,
-                          _ ("Point at the image to read the resolution and the Miller indices"));
-      return;
-    }
-
-  if (isfinite (info.d_spacing))
-    d = g_strdup_printf ("%.3f Å", info.d_spacing);
-  else
-    d = g_strdup ("∞");
-  /* Translators: the readout under the pointer: pixel, intensity, resolution d,
-   * scattering angle 2θ, |q|, the nearest Miller indices and their structure factor. */
-  text = g_strdup_printf (_ ("pixel %d, %d   %.4g photons   d %s   2θ %.2f°   q %.3f Å⁻¹   "
-                             "h k l %d %d %d (%.2f %.2f %.2f)   F %.4g%s"),
-                          pixel_x, pixel_y, (double) value, d, info.two_theta, info.q,
-                          info.nearest_h, info.nearest_k, info.nearest_l, info.h, info.k, info.l,
-                          info.structure_factor, info.from_file ? "" : _ (" (default F)"));
-  gtk_label_set_text (self->readout_label, text);
-}
-
 /* ---- the display group ---- */
 
 static gboolean
@@ -296,8 +263,7 @@ _braggscope_window_set_simulation (BraggscopeWindow *self, BraggscopeSimulation 
   g_signal_connect (self->controls, "value-clamped", G_CALLBACK (on_value_clamped), self);
 
   bind_display (self);
-  g_signal_connect (self->view, "readout-changed", G_CALLBACK (on_readout_changed), self);
-  on_readout_changed (self->view, FALSE, self);
+  braggscope_readout_set_view (self->readout, self->view);
 
   /* Connected after the view's own handler, so the view holds the frame when
    * the pending snapshots run. */
@@ -430,6 +396,8 @@ braggscope_window_class_init (BraggscopeWindowClass *klass)
 
   object_class->get_property = braggscope_window_get_property;
   object_class->dispose = braggscope_window_dispose;
+  /* the template builds one */
+  g_type_ensure (BRAGGSCOPE_TYPE_READOUT);
   window_class->close_request = braggscope_window_close_request;
 
   /**
@@ -460,7 +428,7 @@ braggscope_window_class_init (BraggscopeWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, high_adjustment);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, rings_check);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, beam_center_check);
-  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, readout_label);
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, readout);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, busy_spinner);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, frame_kind_label);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, frame_time_label);

@@ -193,6 +193,7 @@ extern "C"
     const char *label;         /* a control's label (English, marked N_) */
     const char *help;          /* one line: --help and the property's blurb */
     const char *synopsis;      /* the values as --help shows them, when not their units */
+    const char *more;          /* what --help adds after the help line, which alone is the blurb */
     double ui_lower, ui_upper; /* the range a slider spans (property unit) */
     double ui_step;            /* its step; 0: not a number */
     int ui_digits;             /* decimals shown */
@@ -252,6 +253,11 @@ extern "C"
  * value of the word @text (NULL: the default), else NB_ERR_INVALID "flag:
  * 'word' is not one of ...".  Side effects as the flag's.  NB_ERR_NOMEM. */
   nb_status nb_param_set_text (const nb_param *row, nb_params *p, const char *text, nb_error *err);
+
+  /* nb_param_describe_range: what @row allows, in its flag's unit, as
+ * messages say it ("1 to 65536", "> 0, up to 1000 mm", ">= 0 (0 =
+ * automatic)"); "a finite number" without bounds. */
+  void nb_param_describe_range (const nb_param *row, char *buf, size_t size);
 
   /* nb_param_changed: the stages (1 << nb_stage) a change from @a to @b
  * invalidates: the union of the stages of every row whose fields differ. */

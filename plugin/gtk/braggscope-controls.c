@@ -828,6 +828,8 @@ braggscope_controls_class_init (BraggscopeControlsClass *klass)
    * Emitted when a number typed into a spin button lies outside its range and
    * the nearer end of the range is set instead, which would otherwise go
    * unnoticed (the text is simply replaced).
+   *
+   * Since: 0.1
    */
   signals[VALUE_CLAMPED] =
       g_signal_new ("value-clamped", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,

@@ -16,11 +16,9 @@ G_BEGIN_DECLS
 
 #define SHADER_PATH "/io/github/braggscope/gtk/shaders/"
 
-#define MIN_ZOOM             0.25
-#define MAX_ZOOM             256.0
-#define ZOOM_STEP            1.2
-#define AUTO_LOW_PERCENTILE  1.0
-#define AUTO_HIGH_PERCENTILE 99.5
+#define MIN_ZOOM  0.25
+#define MAX_ZOOM  256.0
+#define ZOOM_STEP 1.2
 
 /* Outside the frame: the same bytes on both paths. */
 static const guint8 _braggscope_view_background[4] = { 32, 32, 32, 255 };

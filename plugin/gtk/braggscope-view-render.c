@@ -141,15 +141,11 @@ braggscope_render_rgba (BraggscopeFrame *frame,
 void
 braggscope_render_auto_window (BraggscopeFrame *frame, BraggscopeDisplay *display)
 {
-  const float *data;
-  gsize n = 0;
-
   g_return_if_fail (BRAGGSCOPE_IS_FRAME (frame));
   g_return_if_fail (display != NULL);
 
-  data = braggscope_frame_get_data (frame, &n);
-  braggscope_auto_contrast (data, n, AUTO_LOW_PERCENTILE, AUTO_HIGH_PERCENTILE, &display->low,
-                            &display->high);
+  /* computed once per frame, on the GPU where it was rendered there */
+  braggscope_frame_get_auto_window (frame, &display->low, &display->high);
 }
 
 /**

@@ -19,6 +19,8 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "../mtz-fixtures.h"
+
 typedef enum
 {
   BAD_NO_SCENE = 1 << 0, /* do not prepend the small valid scene (the case is about it) */
@@ -167,6 +169,11 @@ static const bad_input bad_inputs[] = {
   { "mask-wrong-size", "-mask mask32.img", 1, "mask32.img" },
   { "dump-bad-header", "-dump badhead.dump", 1, "badhead.dump" },
   { "dump-short", "-dump short.dump", 1, "short.dump" },
+  /* MTZ files damaged as those that crashed or hung libccp4's reader (issue 18) */
+  { "mtz-end-record", "-hkl end-record.mtz", 1, "end-record.mtz" },
+  { "mtz-symm-record", "-hkl symm-record.mtz", 1, "symm-record.mtz" },
+  { "mtz-header-pointer", "-hkl header-pointer.mtz", 1, "header-pointer.mtz" },
+  { "mtz-truncated", "-hkl truncated.mtz", 1, "truncated.mtz" },
 
   /* ---- resources (exit 1) ---- */
   { "memory-huge-detector", "-detpixels 20000 -memory_budget 100", 1, "20000 x 20000" },
@@ -283,6 +290,19 @@ bad_inputs_write_fixtures (const char *dir)
     g_file_set_contents (bad, "not a dump\n", -1, &error);
     g_assert_no_error (error);
     g_assert_cmpint (g_mkdir (sub, 0755), ==, 0);
+  }
+  {
+    /* the 1HPV MTZ file cut to 200 reflections, damaged */
+    static const char *const damages[] = { "end-record", "symm-record", "header-pointer",
+                                           "truncated" };
+
+    for (gsize i = 0; i < G_N_ELEMENTS (damages); i++)
+      {
+        g_autofree char *name = g_strconcat (damages[i], ".mtz", NULL);
+        g_autofree char *path = g_build_filename (dir, name, NULL);
+
+        mtz_fixture_write_damaged (path, damages[i], 200);
+      }
   }
   {
     /* a valid 2.4 MB stol table: its rows would need about 10 MB more than the text */
