@@ -939,17 +939,48 @@ smv_dimension (double v, int *out)
   return 1;
 }
 
+/* The byte order and size of the pixels the header of @out describes (its
+ * text read).  Source: nanoBragg.c GetFrame(). */
+static nb_status
+smv_layout (nb_smv_file *out, const char *path, int *file_little, nb_error *err)
+{
+  const char *order = NULL, *q;
+
+  /* Like GetFrame(), the last BYTE_ORDER= in the header counts. */
+  for (q = out->text; (q = strstr (q, "BYTE_ORDER=")) != NULL; q += strlen ("BYTE_ORDER="))
+    order = q + strlen ("BYTE_ORDER=");
+  if (order != NULL && strncmp (order, "little_endian", 13) == 0)
+    *file_little = 1;
+  else if (order != NULL && strncmp (order, "big_endian", 10) == 0)
+    *file_little = 0;
+  else
+    return nb_error_set (err, NB_ERR_PARSE,
+                         "%s: BYTE_ORDER is missing or neither little_endian nor big_endian", path);
+
+  if (!smv_dimension (nb_smv_value (out, "SIZE1"), &out->size1) ||
+      !smv_dimension (nb_smv_value (out, "SIZE2"), &out->size2))
+    {
+      /* GetFrame() falls back to DETECTOR_DIMENSIONS for square detectors */
+      if (!smv_dimension (nb_smv_value (out, "DETECTOR_DIMENSIONS"), &out->size1))
+        return nb_error_set (err, NB_ERR_PARSE,
+                             "%s: SIZE1/SIZE2 (or DETECTOR_DIMENSIONS) missing or not a "
+                             "positive pixel count",
+                             path);
+      out->size2 = out->size1;
+    }
+  return NB_OK;
+}
+
 nb_status
 nb_read_smv (const char *path, nb_smv_file *out, nb_error *err)
 {
   FILE *fp = NULL;
   struct stat st;
   char first[SMV_HEADER_BYTES + 1];
-  const char *order, *q;
   double hb;
   long got;
   size_t header_bytes, data_bytes, n;
-  int file_little;
+  int file_little = 0;
   nb_status status = NB_OK;
 
   if (out == NULL)
@@ -1019,38 +1050,8 @@ nb_read_smv (const char *path, nb_smv_file *out, nb_error *err)
   out->text[header_bytes] = '\0';
   out->header_bytes = header_bytes;
 
-  /* Like GetFrame(), the last BYTE_ORDER= in the header counts. */
-  order = NULL;
-  for (q = out->text; (q = strstr (q, "BYTE_ORDER=")) != NULL; q += strlen ("BYTE_ORDER="))
-    order = q + strlen ("BYTE_ORDER=");
-  if (order != NULL && strncmp (order, "little_endian", 13) == 0)
-    file_little = 1;
-  else if (order != NULL && strncmp (order, "big_endian", 10) == 0)
-    file_little = 0;
-  else
-    {
-      status =
-          nb_error_set (err, NB_ERR_PARSE,
-                        "%s: BYTE_ORDER is missing or neither little_endian nor big_endian", path);
-      goto fail;
-    }
-
-  if (!smv_dimension (nb_smv_value (out, "SIZE1"), &out->size1) ||
-      !smv_dimension (nb_smv_value (out, "SIZE2"), &out->size2))
-    {
-      double d = nb_smv_value (out, "DETECTOR_DIMENSIONS");
-
-      /* GetFrame() falls back to DETECTOR_DIMENSIONS for square detectors */
-      if (!smv_dimension (d, &out->size1))
-        {
-          status = nb_error_set (err, NB_ERR_PARSE,
-                                 "%s: SIZE1/SIZE2 (or DETECTOR_DIMENSIONS) missing or not a "
-                                 "positive pixel count",
-                                 path);
-          goto fail;
-        }
-      out->size2 = out->size1;
-    }
+  if ((status = smv_layout (out, path, &file_little, err)) != NB_OK)
+    goto fail;
 
   if (!image_bytes (out->size1, out->size2, sizeof (uint16_t), &data_bytes))
     {

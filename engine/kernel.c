@@ -129,6 +129,47 @@ typedef struct
 /* One pixel, exactly as the reference's loop body.  @fresh: this is the first
  * pixel of the image to reach the phi loop.  @interp: start with tricubic
  * interpolation on. */
+/* The crystal's shape transform at (h, k, l), nearest whole indices (h0,
+ * k0, l0): nanoBragg's F_latt for the square (sincg), round (sinc3),
+ * Gaussian and flat-top crystals, with its arithmetic. */
+static inline double
+lattice_factor (
+    const nb_params *p, const nb_crystal *x, double h, double k, double l, int h0, int k0, int l0)
+{
+  const double Na = x->Na, Nb = x->Nb, Nc = x->Nc;
+  double F_latt = 1.0;
+
+  if (p->shape == NB_SHAPE_SQUARE)
+    {
+      if (Na > 1)
+        F_latt *= sincg (M_PI * h, Na);
+      if (Nb > 1)
+        F_latt *= sincg (M_PI * k, Nb);
+      if (Nc > 1)
+        F_latt *= sincg (M_PI * l, Nc);
+    }
+  else
+    {
+      const double *as = x->a_star, *bs = x->b_star, *cs = x->c_star;
+      double dx = (h - h0) * as[0] + (k - k0) * bs[0] + (l - l0) * cs[0];
+      double dy = (h - h0) * as[1] + (k - k0) * bs[1] + (l - l0) * cs[1];
+      double dz = (h - h0) * as[2] + (k - k0) * bs[2] + (l - l0) * cs[2];
+      double rad_star_sqr = (dx * dx + dy * dy + dz * dz) * Na * Na * Nb * Nb * Nc * Nc;
+
+      if (p->shape == NB_SHAPE_ROUND)
+        {
+          double hrad_sqr = (h - h0) * (h - h0) * Na * Na + (k - k0) * (k - k0) * Nb * Nb +
+                            (l - l0) * (l - l0) * Nc * Nc;
+          F_latt = Na * Nb * Nc * 0.723601254558268 * sinc3 (M_PI * sqrt (hrad_sqr * p->fudge));
+        }
+      else if (p->shape == NB_SHAPE_GAUSS)
+        F_latt = Na * Nb * Nc * exp (-(rad_star_sqr / 0.63 * p->fudge));
+      else
+        F_latt = Na * Nb * Nc * (rad_star_sqr * p->fudge < 0.3969);
+    }
+  return F_latt;
+}
+
 static double
 render_pixel (const nb_plan *plan, int fpixel, int spixel, int fresh, int interp, pixel_report *rep)
 {
@@ -141,7 +182,6 @@ render_pixel (const nb_plan *plan, int fpixel, int spixel, int fresh, int interp
   const int nsteps = plan->orient.n;
   const int os_thick = p->oversample_thick, os_polar = p->oversample_polar;
   const int os_omega = p->oversample_omega;
-  const double Na = x->Na, Nb = x->Nb, Nc = x->Nc;
   const double water = p->water_size;
   const double *orient = fresh ? plan->orient.first : plan->orient.rest;
   double I = p->physical ? 0.0 : plan->I_bg;
@@ -203,39 +243,8 @@ render_pixel (const nb_plan *plan, int fpixel, int spixel, int fresh, int interp
                     double l = c[0] * q[0] + c[1] * q[1] + c[2] * q[2];
                     int h0 = nearest_index (h), k0 = nearest_index (k);
                     int l0 = nearest_index (l);
-                    double F_latt = 1.0, F_cell;
+                    double F_latt = lattice_factor (p, x, h, k, l, h0, k0, l0), F_cell;
 
-                    if (p->shape == NB_SHAPE_SQUARE)
-                      {
-                        if (Na > 1)
-                          F_latt *= sincg (M_PI * h, Na);
-                        if (Nb > 1)
-                          F_latt *= sincg (M_PI * k, Nb);
-                        if (Nc > 1)
-                          F_latt *= sincg (M_PI * l, Nc);
-                      }
-                    else
-                      {
-                        const double *as = x->a_star, *bs = x->b_star, *cs = x->c_star;
-                        double dx = (h - h0) * as[0] + (k - k0) * bs[0] + (l - l0) * cs[0];
-                        double dy = (h - h0) * as[1] + (k - k0) * bs[1] + (l - l0) * cs[1];
-                        double dz = (h - h0) * as[2] + (k - k0) * bs[2] + (l - l0) * cs[2];
-                        double rad_star_sqr =
-                            (dx * dx + dy * dy + dz * dz) * Na * Na * Nb * Nb * Nc * Nc;
-
-                        if (p->shape == NB_SHAPE_ROUND)
-                          {
-                            double hrad_sqr = (h - h0) * (h - h0) * Na * Na +
-                                              (k - k0) * (k - k0) * Nb * Nb +
-                                              (l - l0) * (l - l0) * Nc * Nc;
-                            F_latt = Na * Nb * Nc * 0.723601254558268 *
-                                     sinc3 (M_PI * sqrt (hrad_sqr * p->fudge));
-                          }
-                        else if (p->shape == NB_SHAPE_GAUSS)
-                          F_latt = Na * Nb * Nc * exp (-(rad_star_sqr / 0.63 * p->fudge));
-                        else
-                          F_latt = Na * Nb * Nc * (rad_star_sqr * p->fudge < 0.3969);
-                      }
                     if (F_latt == 0.0 && water == 0.0)
                       continue;
 
