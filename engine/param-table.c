@@ -673,8 +673,9 @@ static const nb_param rows[] = {
        .effects = NB_SETS_POLAR, .property = "polarization", .label = N_ ("Polarization (Kahn)"),
        .note = "a Kahn factor", .help = N_ ("Kahn polarization factor"), UI (-1, 1, 0.01, 2)),
   ROW (.flag = "-nopolar", SWITCH (nopolar, 1), .help = "polarization factor 1"),
-  ROW (.flag = "-water", NUMBER (water_size), .unit = &um_div, .min = 0,
-       .help = "water background thickness"),
+  ROW (.flag = "-water", NUMBER (water_size), .unit = &um_div, .min = 0, .property = "water",
+       .label = N_ ("Water thickness"), .help = N_ ("Water background thickness (µm)"),
+       UI (0, 200, 0.1, 1)),
 
   SECTION ("Detector"),
   ROW (.flag = "-fdet_vector", VECTOR (fdet), .synopsis = "x y z", .help = "detector fast axis (CUSTOM convention)"),

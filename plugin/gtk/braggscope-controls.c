@@ -91,8 +91,13 @@ static const Row detector_rows[] = {
 };
 
 static const Row sampling_rows[] = {
-  { "oversample", SPIN },     { "phi", SLIDER },       { "osc", SLIDER },
-  { "precision", DROPDOWN },  { "backend", DROPDOWN }, { "preview-while-dragging", SWITCH },
+  { "oversample", SPIN },
+  { "phi", SLIDER },
+  { "osc", SLIDER },
+  { "water", SLIDER },
+  { "precision", DROPDOWN },
+  { "backend", DROPDOWN },
+  { "preview-while-dragging", SWITCH },
   { "preview-stride", SPIN },
 };
 
