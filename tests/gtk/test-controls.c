@@ -80,6 +80,7 @@ test_names_and_groups (void)
     { "misset-z-scale", "crystal-group" },       { "mosaic-spread-scale", "crystal-group" },
     { "wavelength-scale", "beam-group" },        { "distance-scale", "detector-group" },
     { "beam-center-x-scale", "detector-group" }, { "phi-scale", "sampling-group" },
+    { "water-scale", "sampling-group" },
   };
   const char *spins[] = { "misset-x-spin",      "wavelength-spin",
                           "mosaic-spread-spin", "mosaic-domains-spin",

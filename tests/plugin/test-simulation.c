@@ -228,6 +228,38 @@ test_render_errors (void)
   watch_clear (&ws);
 }
 
+/* The water background thickness: a property in µm, the flag -water in µm, never negative. */
+static void
+test_water (void)
+{
+  g_autoptr (BraggscopeSimulation) sim = braggscope_simulation_new ();
+  g_autoptr (BraggscopeSimulation) by_flags = simulation_from_cmdline ("-water 250");
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) args = NULL;
+  const char *const negative[] = { "-water", "-1", NULL };
+  double water;
+
+  g_object_get (sim, "water", &water, NULL);
+  g_assert_cmpfloat (water, ==, 0.0);
+  g_object_get (by_flags, "water", &water, NULL);
+  g_assert_cmpfloat_with_epsilon (water, 250.0, 1e-9);
+
+  g_object_set (sim, "water", 250.0, NULL);
+  args = braggscope_simulation_to_args (sim);
+  for (guint i = 0;; i++)
+    {
+      g_assert_nonnull (args[i]);
+      if (strcmp (args[i], "-water") != 0)
+        continue;
+      g_assert_cmpstr (args[i + 1], ==, "250");
+      break;
+    }
+
+  g_assert_false (braggscope_simulation_set_from_args (sim, negative, &error));
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "-water"));
+}
+
 static void
 test_args_round_trip (void)
 {
@@ -486,6 +518,7 @@ main (int argc, char **argv)
   g_test_add_func ("/simulation/notify-and-sequence", test_notify_and_sequence);
   g_test_add_func ("/simulation/invalid-values", test_invalid_values);
   g_test_add_func ("/simulation/render-errors", test_render_errors);
+  g_test_add_func ("/simulation/water", test_water);
   g_test_add_func ("/simulation/args-round-trip", test_args_round_trip);
   g_test_add_func ("/simulation/geometry", test_geometry);
   g_test_add_func ("/simulation/frame-oversample", test_frame_oversample);
