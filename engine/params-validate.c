@@ -210,17 +210,20 @@ check_grid (const char *range_flag,
             double max_steps,
             nb_error *err)
 {
-  const nb_param *row = nb_param_find (range_flag);
   double steps = grid_steps (n, range, step);
+  const nb_param *row;
   char unit[32];
-  const char *u = nb_unit_suffix (row->unit, unit);
+  const char *u;
 
-  if (!(steps <= max_steps))
-    return nb_error_set (err, NB_ERR_INVALID,
-                         "%s %g%s with %s %g%s gives %.0f steps (allowed: up to %.0f)", range_flag,
-                         nb_unit_from_field (row->unit, range), u, step_flag,
-                         nb_unit_from_field (row->unit, step), u, steps, max_steps);
-  return NB_OK;
+  if (steps <= max_steps)
+    return NB_OK;
+  /* the row's unit only for the message: validation runs on every update */
+  row = nb_param_find (range_flag);
+  u = nb_unit_suffix (row->unit, unit);
+  return nb_error_set (err, NB_ERR_INVALID,
+                       "%s %g%s with %s %g%s gives %.0f steps (allowed: up to %.0f)", range_flag,
+                       nb_unit_from_field (row->unit, range), u, step_flag,
+                       nb_unit_from_field (row->unit, step), u, steps, max_steps);
 }
 
 static nb_status
