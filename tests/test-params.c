@@ -1674,6 +1674,7 @@ test_table_stages (void)
   g_assert_cmpuint (nb_param_changed (&a, &b), ==, 0);
   b.distance = 0.2;
   g_assert_cmpuint (nb_param_changed (&a, &b), ==, 1u << NB_STAGE_DETECTOR);
+  nb_params_clear (&b); /* from here on b shares a's strings */
   b = a;
   b.lambda0 = 2e-10;
   g_assert_cmpuint (nb_param_changed (&a, &b), ==,
