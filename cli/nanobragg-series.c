@@ -57,6 +57,9 @@
 #define MAX_SWEEPS  8
 #define MAX_EXTRA   32 /* words a frame adds to the command line */
 #define COUNT_LIMIT 65535L
+/* a seed no command line gives (the parser keeps |-seed| below 2^31), and
+ * whose negation is still a long */
+#define SEED_NOT_GIVEN (-3000000000L)
 
 static const char usage_text[] =
     "usage: nanobragg-series SERIES [OUTPUT] [nanoBragg flags]\n"
@@ -209,6 +212,11 @@ warn_line (void *user, const char *message)
 static void
 format_number (double v, char *out, size_t n)
 {
+  if (v == floor (v) && fabs (v) < 1e15)
+    {
+      snprintf (out, n, "%.0f", v == 0 ? 0.0 : v);
+      return;
+    }
   for (int digits = 1; digits <= 17; digits++)
     {
       snprintf (out, n, "%.*g", digits, v);
@@ -575,8 +583,8 @@ parse_frame (
   if (!warn)
     parse.warn = NULL;
   nb_params_init (p);
-  p->seed = -1;
-  p->misset_seed = -1;
+  p->seed = SEED_NOT_GIVEN;
+  p->misset_seed = SEED_NOT_GIVEN;
   st = nb_params_parse_argv_with (p, argc, argv, &parse, err);
   if (st == NB_OK)
     st = nb_params_validate (p, err);
@@ -940,14 +948,14 @@ configure_series (series_config *c, int argc, char **argv, int warn)
                             given);
       }
   }
-  if (p.misset_random && p.misset_seed == -1)
+  if (p.misset_random && p.misset_seed == SEED_NOT_GIVEN)
     {
       nb_params_clear (&p);
       return usage_error ("-misset random needs -misset_seed in a series (each frame, on any "
                           "rank, must draw the same orientation)");
     }
   c->noise = p.calculate_noise && (c->formats & (FMT_CBF | FMT_NEXUS | FMT_SMV));
-  c->noise_seed = p.seed == -1 ? 0 : (uint64_t) (-p.seed);
+  c->noise_seed = p.seed == SEED_NOT_GIVEN ? 0 : (uint64_t) (-p.seed);
 
   if (c->rotation_frames > 0 && c->stills > 0)
     rc = usage_error ("--frames and --stills: a series is a rotation or stills, not both");

@@ -104,6 +104,9 @@ nb_write_cbf (const char *path,
   code |= cbf_make_handle (&cbf);
   if (code == 0)
     {
+      /* CBFlib logs its warnings to stderr unless told otherwise; the engine
+       * reports through its return values only */
+      cbf_set_cbf_logfile (cbf, NULL);
       code |= cbf_new_datablock (cbf, "image_1");
       code |= cbf_new_category (cbf, "array_data");
       code |= cbf_new_column (cbf, "header_convention");
@@ -179,6 +182,7 @@ nb_cbf_verify (const char *path, int fpixels, int spixels, const char *line, nb_
       fclose (f);
       return cbf_failed (err, path, "start", code);
     }
+  cbf_set_cbf_logfile (cbf, NULL);
   /* the handle owns the stream from here; MSG_DIGESTNOW checks Content-MD5 */
   if ((code = cbf_read_file (cbf, f, MSG_DIGESTNOW)) != 0)
     st = nb_error_set (err, NB_ERR_PARSE, "%s: not a complete CBF file (CBFlib error 0x%x)", path,
@@ -194,11 +198,12 @@ nb_cbf_verify (const char *path, int fpixels, int spixels, const char *line, nb_
                                                     &elunsigned, &nelem, &minelem, &maxelem,
                                                     &order, &dimf, &dimm, &dims, &padding) != 0)
     st = nb_error_set (err, NB_ERR_PARSE, "%s: no integer image in _array_data.data", path);
+  /* a 2-D image has its slow size in the middle dimension (as written) */
   else if (elsize != sizeof (int32_t) || !elsigned || dimf != (size_t) fpixels ||
-           dims != (size_t) spixels || nelem != dimf * dims)
+           dimm != (size_t) spixels || dims > 1 || nelem != dimf * dimm)
     st = nb_error_set (err, NB_ERR_PARSE,
                        "%s: a %zux%zu image of %zu-byte %s integers, expected %dx%d 4-byte signed",
-                       path, dimf, dims, elsize, elsigned ? "signed" : "unsigned", fpixels,
+                       path, dimf, dimm, elsize, elsigned ? "signed" : "unsigned", fpixels,
                        spixels);
   else if ((data = malloc (nelem * sizeof *data)) == NULL)
     st = nb_error_set (err, NB_ERR_NOMEM, "%s: out of memory", path);
