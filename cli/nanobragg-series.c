@@ -34,6 +34,7 @@
 #include <glob.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -1263,62 +1264,22 @@ remove_stale_temporaries (const char *path)
 /* ------------------------------------------------------------------------- */
 /* One frame. */
 
-typedef struct
-{
-  nb_plan *plan;
-  float *image;
-  uint16_t *counts;
-  int32_t *counts32;
-  size_t capacity; /* pixels */
-} worker;
-
-static void
-worker_clear (worker *w)
-{
-  nb_plan_destroy (w->plan);
-  free (w->image);
-  free (w->counts);
-  free (w->counts32);
-}
-
-static nb_status
-worker_buffers (worker *w, size_t n, nb_error *err)
-{
-  if (n <= w->capacity)
-    return NB_OK;
-  free (w->image);
-  free (w->counts);
-  free (w->counts32);
-  w->image = nb_alloc_large (n * sizeof *w->image);
-  w->counts = nb_alloc_large (n * sizeof *w->counts);
-  w->counts32 = nb_alloc_large (n * sizeof *w->counts32);
-  w->capacity = n;
-  if (w->image == NULL || w->counts == NULL || w->counts32 == NULL)
-    {
-      w->capacity = 0;
-      return nb_error_set (err, NB_ERR_NOMEM, "out of memory for a frame of %zu pixels", n);
-    }
-  return NB_OK;
-}
+/* CBFlib and Debian's libhdf5 are not thread-safe: the writer thread and the
+ * main thread's --resume checks take turns. */
+static pthread_mutex_t io_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The plan at the parameters of the frame whose command line is @argv
- * (created on the first frame), and buffers for its image. */
+ * (created on the first frame). */
 static nb_status
-worker_prepare (worker *w, const series_config *c, const char **argv, int argc, nb_error *err)
+plan_frame (nb_plan **plan, const series_config *c, const char **argv, int argc, nb_error *err)
 {
   nb_params p;
   nb_status st;
 
   st = parse_frame (c, argv, argc, 0, &p, err);
   if (st == NB_OK)
-    st = w->plan == NULL ? nb_plan_create (&p, &w->plan, err) : nb_plan_update (w->plan, &p, err);
+    st = *plan == NULL ? nb_plan_create (&p, plan, err) : nb_plan_update (*plan, &p, err);
   nb_params_clear (&p);
-  if (st == NB_OK)
-    {
-      const nb_plan_info *in = nb_plan_get_info (w->plan);
-
-      st = worker_buffers (w, (size_t) in->fpixels * (size_t) in->spixels, err);
-    }
   return st;
 }
 
@@ -1384,72 +1345,289 @@ frame_complete (const frame_files *f, const nb_plan_info *in, const char *finger
   return 1;
 }
 
-/* Renders and writes frame @index; *@skipped when --resume found it done. */
+/* A frame on its way to its files: the main thread renders it and converts
+ * it to counts (both need the plan), the writer thread encodes and writes it
+ * while the main thread renders the next one; the main thread then reports
+ * it (MPI stays on the main thread). */
+typedef enum
+{
+  SLOT_FREE = 0,
+  SLOT_POSTED, /* for the writer */
+  SLOT_DONE,   /* written, skipped or failed: to be reported */
+} slot_state;
+
+typedef struct
+{
+  slot_state state;
+  long seq; /* posting order */
+  long index;
+  int skipped;
+  double started;
+  float *image;
+  uint16_t *counts;
+  int32_t *counts32;
+  size_t capacity; /* pixels */
+  nb_plan_info info;
+  nb_frame_geometry geom;
+  char fingerprint[17];
+  char *command;
+  frame_files files;
+  nb_status status;
+  nb_error err;
+} frame_slot;
+
+typedef struct
+{
+  nb_plan *plan;
+  frame_slot slots[2];
+  pthread_t thread;
+  int thread_started;
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  int quit;
+  long seq;
+} worker;
+
+static void
+slot_release (frame_slot *s)
+{
+  frame_files_clear (&s->files);
+  memset (&s->files, 0, sizeof s->files);
+  free (s->command);
+  s->command = NULL;
+}
+
 static nb_status
-do_frame (worker *w, const series_config *c, long index, int *skipped, nb_error *err)
+slot_buffers (frame_slot *s, size_t n, nb_error *err)
+{
+  if (n <= s->capacity)
+    return NB_OK;
+  free (s->image);
+  free (s->counts);
+  free (s->counts32);
+  s->image = nb_alloc_large (n * sizeof *s->image);
+  s->counts = nb_alloc_large (n * sizeof *s->counts);
+  s->counts32 = nb_alloc_large (n * sizeof *s->counts32);
+  s->capacity = n;
+  if (s->image == NULL || s->counts == NULL || s->counts32 == NULL)
+    {
+      s->capacity = 0;
+      return nb_error_set (err, NB_ERR_NOMEM, "out of memory for a frame of %zu pixels", n);
+    }
+  return NB_OK;
+}
+
+/* Writes the files of @s, together or none (the writer thread). */
+static nb_status
+write_slot (const series_config *c, frame_slot *s, nb_error *err)
+{
+  size_t npix = (size_t) s->info.fpixels * (size_t) s->info.spixels;
+  nb_status st = NB_OK;
+
+  pthread_mutex_lock (&io_lock);
+  nb_output_begin ();
+  if (s->files.path[0] != NULL)
+    {
+      char extra[64];
+
+      /* the command line stays out: CIF folds lines past 80 characters, which
+       * Pilatus-header readers do not expect (the series file has it) */
+      snprintf (extra, sizeof extra, "# Braggscope_fingerprint %s\n", s->fingerprint);
+      st = nb_write_cbf (s->files.path[0], &s->geom, s->counts32, extra, err);
+    }
+  if (st == NB_OK && s->files.path[1] != NULL)
+    {
+      char number[32];
+      const char *keys[3] = { "braggscope_fingerprint", "braggscope_command",
+                              "braggscope_frame_number" };
+      const char *values[3] = { s->fingerprint, s->command, number };
+
+      snprintf (number, sizeof number, "%ld", s->index + 1);
+      st = nb_write_nexus_frame (s->files.path[1], &s->geom, s->counts32, keys, values, 3, err);
+    }
+  if (st == NB_OK && s->files.path[2] != NULL)
+    {
+      nb_smv_header h;
+
+      nb_smv_header_from_info (&s->info, &h);
+      st = nb_write_smv (s->files.path[2], &h, s->counts, err);
+    }
+  if (st == NB_OK && s->files.path[3] != NULL)
+    st = nb_write_float_image (s->files.path[3], s->image, s->info.fpixels, s->info.spixels, err);
+  if (st == NB_OK && cancelled ())
+    st = nb_error_set (err, NB_ERR_CANCELLED, "interrupted");
+  if (st == NB_OK)
+    st = nb_output_commit (err);
+  else
+    nb_output_abort ();
+  pthread_mutex_unlock (&io_lock);
+  (void) c;
+  (void) npix;
+  return st;
+}
+
+typedef struct
+{
+  worker *w;
+  const series_config *c;
+} writer_args;
+
+static void *
+writer_main (void *data)
+{
+  writer_args *a = data;
+  worker *w = a->w;
+
+  pthread_mutex_lock (&w->lock);
+  for (;;)
+    {
+      frame_slot *s = NULL;
+
+      for (int k = 0; k < 2; k++)
+        if (w->slots[k].state == SLOT_POSTED && (s == NULL || w->slots[k].seq < s->seq))
+          s = &w->slots[k];
+      if (s == NULL && w->quit)
+        break;
+      if (s == NULL)
+        {
+          pthread_cond_wait (&w->cond, &w->lock);
+          continue;
+        }
+      pthread_mutex_unlock (&w->lock);
+      s->status = write_slot (a->c, s, &s->err);
+      pthread_mutex_lock (&w->lock);
+      s->state = SLOT_DONE;
+      pthread_cond_broadcast (&w->cond);
+    }
+  pthread_mutex_unlock (&w->lock);
+  return NULL;
+}
+
+static int
+worker_start (worker *w, writer_args *args)
+{
+  pthread_mutex_init (&w->lock, NULL);
+  pthread_cond_init (&w->cond, NULL);
+  if (pthread_create (&w->thread, NULL, writer_main, args) != 0)
+    return -1;
+  w->thread_started = 1;
+  return 0;
+}
+
+static void
+worker_post (worker *w, frame_slot *s)
+{
+  pthread_mutex_lock (&w->lock);
+  s->state = SLOT_POSTED;
+  s->seq = w->seq++;
+  pthread_cond_broadcast (&w->cond);
+  pthread_mutex_unlock (&w->lock);
+}
+
+/* Waits until the writer is done with @s. */
+static void
+worker_wait (worker *w, frame_slot *s)
+{
+  if (!w->thread_started)
+    return;
+  pthread_mutex_lock (&w->lock);
+  while (s->state == SLOT_POSTED)
+    pthread_cond_wait (&w->cond, &w->lock);
+  pthread_mutex_unlock (&w->lock);
+}
+
+static void
+worker_clear (worker *w)
+{
+  if (w->thread_started)
+    {
+      pthread_mutex_lock (&w->lock);
+      w->quit = 1;
+      pthread_cond_broadcast (&w->cond);
+      pthread_mutex_unlock (&w->lock);
+      pthread_join (w->thread, NULL);
+      pthread_cond_destroy (&w->cond);
+      pthread_mutex_destroy (&w->lock);
+      w->thread_started = 0;
+    }
+  nb_plan_destroy (w->plan);
+  w->plan = NULL;
+  for (int k = 0; k < 2; k++)
+    {
+      frame_slot *s = &w->slots[k];
+
+      slot_release (s);
+      free (s->image);
+      free (s->counts);
+      free (s->counts32);
+      memset (s, 0, sizeof *s);
+    }
+}
+
+/* Renders frame @index into @s (the main thread); s->skipped when --resume
+ * found it complete.  Errors of the plan, the render or a non-finite pixel. */
+static nb_status
+render_slot (worker *w, const series_config *c, long index, frame_slot *s, nb_error *err)
 {
   extra_flags e;
   const char **argv;
   int argc = 0;
-  const nb_plan_info *in;
   nb_exec_options exec = { 0 };
-  frame_files files;
-  char fingerprint[17];
-  char *command = NULL;
   size_t npix;
   nb_status st;
   const nb_params *p;
 
-  *skipped = 0;
+  s->index = index;
+  s->skipped = 0;
+  slot_release (s);
   frame_extras (c, index, &e);
   if ((argv = frame_argv (c, &e, &argc)) == NULL)
     return nb_error_set (err, NB_ERR_NOMEM, "out of memory");
-  st = worker_prepare (w, c, argv, argc, err);
-  frame_fingerprint (argv, argc, fingerprint);
-  command = join_command (argv, argc);
+  st = plan_frame (&w->plan, c, argv, argc, err);
+  frame_fingerprint (argv, argc, s->fingerprint);
+  s->command = join_command (argv, argc);
   free (argv);
   if (st != NB_OK)
-    {
-      free (command);
-      return st;
-    }
-  if (command == NULL)
+    return st;
+  if (s->command == NULL)
     return nb_error_set (err, NB_ERR_NOMEM, "out of memory");
-  if ((st = frame_files_make (c, index, &files, err)) != NB_OK)
-    {
-      free (command);
-      return st;
-    }
-  in = nb_plan_get_info (w->plan);
+  if ((st = frame_files_make (c, index, &s->files, err)) != NB_OK)
+    return st;
+  s->info = *nb_plan_get_info (w->plan);
   p = nb_plan_get_params (w->plan);
-  npix = (size_t) in->fpixels * (size_t) in->spixels;
+  nb_frame_geometry_from_plan (&s->info, p, COUNT_LIMIT, &s->geom);
+  npix = (size_t) s->info.fpixels * (size_t) s->info.spixels;
+  if ((st = slot_buffers (s, npix, err)) != NB_OK)
+    return st;
 
   if (c->resume)
     {
-      if (frame_complete (&files, in, fingerprint))
+      int complete;
+
+      pthread_mutex_lock (&io_lock);
+      complete = frame_complete (&s->files, &s->info, s->fingerprint);
+      pthread_mutex_unlock (&io_lock);
+      if (complete)
         {
-          *skipped = 1;
-          goto out;
+          s->skipped = 1;
+          return NB_OK;
         }
       for (int k = 0; k < 4; k++)
-        if (files.path[k] != NULL)
-          remove_stale_temporaries (files.path[k]);
+        if (s->files.path[k] != NULL)
+          remove_stale_temporaries (s->files.path[k]);
     }
 
   exec.cancel = &cancel_requested;
   exec.threads = c->threads > 0 ? c->threads : 0;
-  if ((st = nb_plan_execute (w->plan, w->image, &exec, err)) != NB_OK)
-    goto out;
+  if ((st = nb_plan_execute (w->plan, s->image, &exec, err)) != NB_OK)
+    return st;
   for (size_t i = 0; i < npix; i++)
-    if (!isfinite (w->image[i]))
-      {
-        st = nb_error_set (err, NB_ERR_INVALID,
-                           "frame %ld: pixel (fast %zu, slow %zu) is %g: nothing written; check "
-                           "the flags that scale intensities",
-                           index + 1, i % (size_t) in->fpixels, i / (size_t) in->fpixels,
-                           (double) w->image[i]);
-        goto out;
-      }
+    if (!isfinite (s->image[i]))
+      return nb_error_set (err, NB_ERR_INVALID,
+                           "pixel (fast %zu, slow %zu) is %g: nothing written; check the flags "
+                           "that scale intensities",
+                           i % (size_t) s->info.fpixels, i / (size_t) s->info.fpixels,
+                           (double) s->image[i]);
 
   if (c->formats & (FMT_CBF | FMT_NEXUS | FMT_SMV))
     {
@@ -1457,64 +1635,19 @@ do_frame (worker *w, const series_config *c, long index, int *skipped, nb_error 
         {
           int overloads;
 
-          nb_image_to_noise (w->plan, w->image, p->seed, p->adc, w->counts, &overloads);
+          nb_image_to_noise (w->plan, s->image, p->seed, p->adc, s->counts, &overloads);
         }
       else
         {
           nb_image_stats stats;
 
-          nb_image_statistics (w->plan, w->image, &stats);
-          nb_image_to_smv (w->plan, w->image, &stats, p->intfile_scale, p->adc, w->counts);
+          nb_image_statistics (w->plan, s->image, &stats);
+          nb_image_to_smv (w->plan, s->image, &stats, p->intfile_scale, p->adc, s->counts);
         }
       for (size_t i = 0; i < npix; i++)
-        w->counts32[i] = w->counts[i];
+        s->counts32[i] = s->counts[i];
     }
-
-  /* the frame's files appear together, or none of them */
-  nb_output_begin ();
-  if (files.path[0] != NULL)
-    {
-      nb_frame_geometry g;
-      char extra[64];
-
-      /* the command line stays out: CIF folds lines past 80 characters, which
-       * Pilatus-header readers do not expect (the series file has it) */
-      nb_frame_geometry_from_plan (in, p, COUNT_LIMIT, &g);
-      snprintf (extra, sizeof extra, "# Braggscope_fingerprint %s\n", fingerprint);
-      st = nb_write_cbf (files.path[0], &g, w->counts32, extra, err);
-    }
-  if (st == NB_OK && files.path[1] != NULL)
-    {
-      nb_frame_geometry g;
-      char number[32];
-      const char *keys[3] = { "braggscope_fingerprint", "braggscope_command",
-                              "braggscope_frame_number" };
-      const char *values[3] = { fingerprint, command, number };
-
-      snprintf (number, sizeof number, "%ld", index + 1);
-      nb_frame_geometry_from_plan (in, p, COUNT_LIMIT, &g);
-      st = nb_write_nexus_frame (files.path[1], &g, w->counts32, keys, values, 3, err);
-    }
-  if (st == NB_OK && files.path[2] != NULL)
-    {
-      nb_smv_header h;
-
-      nb_smv_header_from_info (in, &h);
-      st = nb_write_smv (files.path[2], &h, w->counts, err);
-    }
-  if (st == NB_OK && files.path[3] != NULL)
-    st = nb_write_float_image (files.path[3], w->image, in->fpixels, in->spixels, err);
-  if (st == NB_OK && cancelled ())
-    st = nb_error_set (err, NB_ERR_CANCELLED, "interrupted");
-  if (st == NB_OK)
-    st = nb_output_commit (err);
-  else
-    nb_output_abort ();
-
-out:
-  frame_files_clear (&files);
-  free (command);
-  return st;
+  return NB_OK;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1552,7 +1685,7 @@ write_master (const series_config *c, worker *w, nb_error *err)
       if ((argv = frame_argv (c, &e, &argc)) == NULL)
         st = nb_error_set (err, NB_ERR_NOMEM, "out of memory");
       else
-        st = worker_prepare (w, c, argv, argc, err);
+        st = plan_frame (&w->plan, c, argv, argc, err);
       free (argv);
     }
   for (long i = 0; i < c->frames && st == NB_OK; i++)
@@ -1613,6 +1746,27 @@ print_summary (FILE *f, const series_config *c, const rank_stats *all, double se
              r ? ", " : "", r, all[r].written, all[r].skipped, all[r].seconds,
              all[r].seconds > 0 ? (double) all[r].written / all[r].seconds : 0.0);
   fprintf (f, "]}\n");
+}
+
+/* Counts a frame the writer finished (or --resume skipped) and says so. */
+static void
+report_frame (
+    const series_config *c, distributor *d, const frame_slot *s, rank_stats *mine, double t0, int tty)
+{
+  long done;
+
+  if (s->skipped)
+    mine->skipped++;
+  else
+    mine->written++;
+  done = (long) dist_fetch_add (d, 1, 1) + 1;
+  if (c->quiet)
+    return;
+  if (tty && c->rank == 0)
+    print_progress (c, done, now_s () - t0, done, 0);
+  else if (!tty)
+    fprintf (stderr, "frame %06ld rank %d: %s (%.3f s)\n", s->index + 1, c->rank,
+             s->skipped ? "complete, skipped" : "written", now_s () - s->started);
 }
 
 /* Runs the configured series; rank 0 fills *@seconds and *@written.
@@ -1676,46 +1830,66 @@ run_series (series_config *c, distributor *d, double *seconds_out, long *written
       return rc;
     }
 
-  dist_open_counter (d);
-  t0 = now_s ();
-  for (;;)
-    {
-      long index;
-      int skipped = 0;
-      double f0;
-      nb_status st;
+  {
+    writer_args args = { &w, c };
+    long k = 0;
 
-      if (cancelled ())
-        break;
-      index = (long) dist_fetch_add (d, 0, 1);
-      if (index >= c->frames)
-        break;
-      f0 = now_s ();
-      st = do_frame (&w, c, index, &skipped, &err);
-      if (st == NB_ERR_CANCELLED)
-        break;
-      if (st != NB_OK)
-        {
-          fprintf (stderr, "nanobragg-series: frame %ld: %s\n", index + 1, err.message);
-          worker_clear (&w);
-          dist_abort (d, 1);
-        }
-      if (skipped)
-        mine.skipped++;
-      else
-        mine.written++;
+    if (worker_start (&w, &args) != 0)
       {
-        long done = (long) dist_fetch_add (d, 1, 1) + 1;
-
-        if (c->quiet)
-          ;
-        else if (tty && c->rank == 0)
-          print_progress (c, done, now_s () - t0, done, 0);
-        else if (!tty)
-          fprintf (stderr, "frame %06ld rank %d: %s (%.3f s)\n", index + 1, c->rank,
-                   skipped ? "complete, skipped" : "written", now_s () - f0);
+        fputs ("nanobragg-series: cannot start the writer thread\n", stderr);
+        dist_abort (d, 1);
       }
-    }
+    dist_open_counter (d);
+    t0 = now_s ();
+    /* two slots: one renders while the writer writes the other */
+    for (int draining = 0, left = 2;; k++)
+      {
+        frame_slot *s = &w.slots[k & 1];
+        long index;
+        nb_status st;
+
+        worker_wait (&w, s);
+        if (s->state == SLOT_DONE)
+          {
+            if (s->status == NB_OK)
+              report_frame (c, d, s, &mine, t0, tty);
+            else if (s->status != NB_ERR_CANCELLED)
+              {
+                fprintf (stderr, "nanobragg-series: frame %ld: %s\n", s->index + 1,
+                         s->err.message);
+                dist_abort (d, 1);
+              }
+            s->state = SLOT_FREE;
+          }
+        if (draining)
+          {
+            if (--left == 0)
+              break;
+            continue;
+          }
+        if (cancelled () || (index = (long) dist_fetch_add (d, 0, 1)) >= c->frames)
+          {
+            draining = 1;
+            continue;
+          }
+        s->started = now_s ();
+        st = render_slot (&w, c, index, s, &err);
+        if (st == NB_ERR_CANCELLED)
+          {
+            draining = 1;
+            continue;
+          }
+        if (st != NB_OK)
+          {
+            fprintf (stderr, "nanobragg-series: frame %ld: %s\n", index + 1, err.message);
+            dist_abort (d, 1);
+          }
+        if (s->skipped)
+          s->state = SLOT_DONE;
+        else
+          worker_post (&w, s);
+      }
+  }
   mine.seconds = now_s () - t0;
   worker_clear (&w);
   if (cancelled ())
