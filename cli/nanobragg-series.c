@@ -642,8 +642,7 @@ check_sweep_flag (const series_config *c, const sweep *s, const char *spec)
   st = nb_params_parse_argv (&p, 3, one, &err);
   nb_params_clear (&p);
   if (st != NB_OK)
-    return usage_error ("--sweep %s: %s does not take one number (%s)", spec, s->flag,
-                        err.message);
+    return usage_error ("--sweep %s: %s does not take one number (%s)", spec, s->flag, err.message);
   nb_params_init (&p);
   st = nb_params_parse_argv (&p, 3, word, &err);
   nb_params_clear (&p);
@@ -840,8 +839,7 @@ parse_command_line (series_config *c, bench_options *b, int argc, char **argv)
           errno = 0;
           c->orientation_seed = strtoull (v, &end, 10);
           if (end == v || *end != '\0' || errno != 0 || v[0] == '-')
-            return usage_error ("--orientation-seed '%s': expected a whole number 0 ... 2^64-1",
-                                v);
+            return usage_error ("--orientation-seed '%s': expected a whole number 0 ... 2^64-1", v);
           c->orientation_seed_given = 1;
         }
       else if (strcmp (a, "--random-mosaic-seed") == 0)
@@ -1659,8 +1657,8 @@ print_progress (const series_config *c, long done, double elapsed, long written,
   double rate = elapsed > 0 ? (double) written / elapsed : 0.0;
   double left = rate > 0 ? (double) (c->frames - done) / rate : 0.0;
 
-  fprintf (stderr, "\rframes %ld/%ld, %.2f frames/s, %.0f s left   %s", done, c->frames, rate,
-           left, final ? "\n" : "");
+  fprintf (stderr, "\rframes %ld/%ld, %.2f frames/s, %.0f s left   %s", done, c->frames, rate, left,
+           final ? "\n" : "");
   fflush (stderr);
 }
 
@@ -1750,8 +1748,12 @@ print_summary (FILE *f, const series_config *c, const rank_stats *all, double se
 
 /* Counts a frame the writer finished (or --resume skipped) and says so. */
 static void
-report_frame (
-    const series_config *c, distributor *d, const frame_slot *s, rank_stats *mine, double t0, int tty)
+report_frame (const series_config *c,
+              distributor *d,
+              const frame_slot *s,
+              rank_stats *mine,
+              double t0,
+              int tty)
 {
   long done;
 
@@ -1855,8 +1857,7 @@ run_series (series_config *c, distributor *d, double *seconds_out, long *written
               report_frame (c, d, s, &mine, t0, tty);
             else if (s->status != NB_ERR_CANCELLED)
               {
-                fprintf (stderr, "nanobragg-series: frame %ld: %s\n", s->index + 1,
-                         s->err.message);
+                fprintf (stderr, "nanobragg-series: frame %ld: %s\n", s->index + 1, s->err.message);
                 dist_abort (d, 1);
               }
             s->state = SLOT_FREE;
@@ -2133,8 +2134,7 @@ run_bench (series_config *c, distributor *d, const bench_options *b, int argc, c
         printf ("%-34s %8ld %10.3f %10.4g\n", label, k, ref_seconds, k / ref_seconds);
         printf ("ratio (frames/s): %.1fx, %d ranks x %d threads against the reference on %d "
                 "threads\n",
-                fps / (k / ref_seconds), c->ranks, c->threads > 0 ? c->threads : threads,
-                threads);
+                fps / (k / ref_seconds), c->ranks, c->threads > 0 ? c->threads : threads, threads);
         printf ("{\"bench\": \"series\", \"frames\": %ld, \"seconds\": %.6f, "
                 "\"frames_per_second\": %.6g, \"ranks\": %d, \"threads\": %d, "
                 "\"reference_frames\": %ld, \"reference_seconds\": %.6f, "

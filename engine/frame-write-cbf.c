@@ -195,22 +195,22 @@ nb_cbf_verify (const char *path, int fpixels, int spixels, const char *line, nb_
     st = nb_error_set (err, NB_ERR_PARSE, "%s: the header has no line '# %s'", path, line);
   else if (cbf_find_column (cbf, "data") != 0 ||
            cbf_get_integerarrayparameters_wdims_fs (cbf, &compression, &id, &elsize, &elsigned,
-                                                    &elunsigned, &nelem, &minelem, &maxelem,
-                                                    &order, &dimf, &dimm, &dims, &padding) != 0)
+                                                    &elunsigned, &nelem, &minelem, &maxelem, &order,
+                                                    &dimf, &dimm, &dims, &padding) != 0)
     st = nb_error_set (err, NB_ERR_PARSE, "%s: no integer image in _array_data.data", path);
   /* a 2-D image has its slow size in the middle dimension (as written) */
   else if (elsize != sizeof (int32_t) || !elsigned || dimf != (size_t) fpixels ||
            dimm != (size_t) spixels || dims > 1 || nelem != dimf * dimm)
-    st = nb_error_set (err, NB_ERR_PARSE,
-                       "%s: a %zux%zu image of %zu-byte %s integers, expected %dx%d 4-byte signed",
-                       path, dimf, dimm, elsize, elsigned ? "signed" : "unsigned", fpixels,
-                       spixels);
+    st =
+        nb_error_set (err, NB_ERR_PARSE,
+                      "%s: a %zux%zu image of %zu-byte %s integers, expected %dx%d 4-byte signed",
+                      path, dimf, dimm, elsize, elsigned ? "signed" : "unsigned", fpixels, spixels);
   else if ((data = malloc (nelem * sizeof *data)) == NULL)
     st = nb_error_set (err, NB_ERR_NOMEM, "%s: out of memory", path);
   else if (cbf_get_integerarray (cbf, &id, data, sizeof *data, 1, nelem, &read) != 0 ||
            read != nelem)
-    st = nb_error_set (err, NB_ERR_PARSE, "%s: the image data end early (%zu of %zu pixels)",
-                       path, read, nelem);
+    st = nb_error_set (err, NB_ERR_PARSE, "%s: the image data end early (%zu of %zu pixels)", path,
+                       read, nelem);
   free (data);
   cbf_free_handle (cbf);
   return st;

@@ -442,12 +442,8 @@ nb_write_nexus_frame (const char *path,
 }
 
 static nb_status
-verify_frame (const char *path,
-              int fpixels,
-              int spixels,
-              const char *key,
-              const char *value,
-              nb_error *err)
+verify_frame (
+    const char *path, int fpixels, int spixels, const char *key, const char *value, nb_error *err)
 {
   hid_t file = H5Fopen (path, H5F_ACC_RDONLY, H5P_DEFAULT);
   hid_t dset = -1, space = -1;
@@ -503,12 +499,8 @@ verify_frame (const char *path,
 }
 
 nb_status
-nb_nexus_verify_frame (const char *path,
-                       int fpixels,
-                       int spixels,
-                       const char *key,
-                       const char *value,
-                       nb_error *err)
+nb_nexus_verify_frame (
+    const char *path, int fpixels, int spixels, const char *key, const char *value, nb_error *err)
 {
   nb_status st = NB_OK;
 
@@ -622,12 +614,8 @@ nb_write_nexus_frame (const char *path,
 }
 
 nb_status
-nb_nexus_verify_frame (const char *path,
-                       int fpixels,
-                       int spixels,
-                       const char *key,
-                       const char *value,
-                       nb_error *err)
+nb_nexus_verify_frame (
+    const char *path, int fpixels, int spixels, const char *key, const char *value, nb_error *err)
 {
   return NO_HDF5 (path);
 }

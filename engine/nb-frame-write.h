@@ -40,9 +40,9 @@ extern "C"
   typedef struct
   {
     int fpixels, spixels;
-    double pixel_size; /* m */
-    double wavelength; /* m */
-    double distance;   /* sample to the detector plane along its normal (m) */
+    double pixel_size;       /* m */
+    double wavelength;       /* m */
+    double distance;         /* sample to the detector plane along its normal (m) */
     double beam_f, beam_s;   /* where the direct beam meets the detector, in pixels from the
                               outer corner of the first pixel along fdet and sdet (pixel i
                               spans [i, i + 1)): the Pilatus header's Beam_xy */
@@ -87,8 +87,8 @@ extern "C"
  * signed 32-bit, and the header holds the line @line (without '#' and line
  * end; NULL: not checked).  NB_OK, or NB_ERR_PARSE / NB_ERR_IO naming @path
  * and what is wrong. */
-  nb_status nb_cbf_verify (
-      const char *path, int fpixels, int spixels, const char *line, nb_error *err);
+  nb_status
+  nb_cbf_verify (const char *path, int fpixels, int spixels, const char *line, nb_error *err);
 
   /* nb_write_nexus_frame: an NXmx file of one frame: the geometry of @g
  * (omega from @g->start_angle) and /entry/data/data, 1 x @g->spixels x

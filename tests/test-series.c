@@ -164,8 +164,7 @@ test_cbf_round_trip (void)
     }
   sample_geometry (&g);
   px = sample_pixels (&g);
-  g_assert_cmpint (nb_write_cbf (path, &g, px, "# Braggscope_fingerprint 0123\n", &err), ==,
-                   NB_OK);
+  g_assert_cmpint (nb_write_cbf (path, &g, px, "# Braggscope_fingerprint 0123\n", &err), ==, NB_OK);
   if (nb_cbf_verify (path, 40, 30, "Braggscope_fingerprint 0123", &err) != NB_OK)
     g_error ("%s", err.message);
   g_assert_cmpint (nb_cbf_verify (path, 40, 30, "Braggscope_fingerprint 4567", &err), ==,
@@ -222,8 +221,8 @@ test_nexus_round_trip (void)
   g_assert_true (g_file_get_contents (path, &a, &na, NULL));
   g_assert_true (g_file_get_contents (path2, &b, &nb, NULL));
   g_assert_cmpmem (a, na, b, nb);
-  g_assert_cmpint (nb_nexus_verify_frame (path, 40, 30, "braggscope_fingerprint", "0123", &err),
-                   ==, NB_OK);
+  g_assert_cmpint (nb_nexus_verify_frame (path, 40, 30, "braggscope_fingerprint", "0123", &err), ==,
+                   NB_OK);
   g_assert_cmpint (nb_nexus_verify_frame (path, 40, 30, "braggscope_fingerprint", "9", &err), ==,
                    NB_ERR_PARSE);
   g_assert_cmpint (nb_nexus_verify_frame (path, 30, 40, NULL, NULL, &err), ==, NB_ERR_PARSE);
