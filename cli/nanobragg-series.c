@@ -1417,9 +1417,8 @@ slot_buffers (frame_slot *s, size_t n, nb_error *err)
 
 /* Writes the files of @s, together or none (the writer thread). */
 static nb_status
-write_slot (const series_config *c, frame_slot *s, nb_error *err)
+write_slot (frame_slot *s, nb_error *err)
 {
-  size_t npix = (size_t) s->info.fpixels * (size_t) s->info.spixels;
   nb_status st = NB_OK;
 
   pthread_mutex_lock (&io_lock);
@@ -1459,22 +1458,13 @@ write_slot (const series_config *c, frame_slot *s, nb_error *err)
   else
     nb_output_abort ();
   pthread_mutex_unlock (&io_lock);
-  (void) c;
-  (void) npix;
   return st;
 }
-
-typedef struct
-{
-  worker *w;
-  const series_config *c;
-} writer_args;
 
 static void *
 writer_main (void *data)
 {
-  writer_args *a = data;
-  worker *w = a->w;
+  worker *w = data;
 
   pthread_mutex_lock (&w->lock);
   for (;;)
@@ -1492,7 +1482,7 @@ writer_main (void *data)
           continue;
         }
       pthread_mutex_unlock (&w->lock);
-      s->status = write_slot (a->c, s, &s->err);
+      s->status = write_slot (s, &s->err);
       pthread_mutex_lock (&w->lock);
       s->state = SLOT_DONE;
       pthread_cond_broadcast (&w->cond);
@@ -1502,11 +1492,11 @@ writer_main (void *data)
 }
 
 static int
-worker_start (worker *w, writer_args *args)
+worker_start (worker *w)
 {
   pthread_mutex_init (&w->lock, NULL);
   pthread_cond_init (&w->cond, NULL);
-  if (pthread_create (&w->thread, NULL, writer_main, args) != 0)
+  if (pthread_create (&w->thread, NULL, writer_main, w) != 0)
     return -1;
   w->thread_started = 1;
   return 0;
@@ -1833,10 +1823,9 @@ run_series (series_config *c, distributor *d, double *seconds_out, long *written
     }
 
   {
-    writer_args args = { &w, c };
     long k = 0;
 
-    if (worker_start (&w, &args) != 0)
+    if (worker_start (&w) != 0)
       {
         fputs ("nanobragg-series: cannot start the writer thread\n", stderr);
         dist_abort (d, 1);
