@@ -114,7 +114,7 @@ static const char usage_text[] =
     "\n"
     "MPI: under mpirun (or srun) the ranks share the frames dynamically; rank 0 writes the\n"
     "series file, the master file and the summary.  Each rank of a node uses GPU\n"
-    "local_rank %% devices (it sets CUDA_VISIBLE_DEVICES before the engine starts CUDA).\n"
+    "local_rank % devices (it sets CUDA_VISIBLE_DEVICES before the engine starts CUDA).\n"
     "\n"
     "Benchmark: --bench times a 100-frame rotation (0.1 degree frames) of the 1HPV scene at\n"
     "1024x1024, single precision, float files, against the reference nanoBragg (--reference)\n"
