@@ -1848,6 +1848,8 @@ run_series (series_config *c, distributor *d, double *seconds_out, long *written
             else if (s->status != NB_ERR_CANCELLED)
               {
                 fprintf (stderr, "nanobragg-series: frame %ld: %s\n", s->index + 1, s->err.message);
+                /* the writer finishes (or drops) its frame first: no temporary file stays */
+                worker_clear (&w);
                 dist_abort (d, 1);
               }
             s->state = SLOT_FREE;
@@ -1873,6 +1875,7 @@ run_series (series_config *c, distributor *d, double *seconds_out, long *written
         if (st != NB_OK)
           {
             fprintf (stderr, "nanobragg-series: frame %ld: %s\n", index + 1, err.message);
+            worker_clear (&w);
             dist_abort (d, 1);
           }
         if (s->skipped)
