@@ -61,11 +61,7 @@ nb_param_is_unset (const nb_param *row, double v)
 
 /* ---- units ---- */
 
-/* The field's value of the flag's number @x, with the parser's arithmetic. */
-double nb_unit_to_field (const nb_unit *u, double x);
-
-/* The flag's number of the field's value @v. */
-double nb_unit_from_field (const nb_unit *u, double v);
+/* nb_unit_to_field and nb_unit_from_field: in nb-param.h. */
 
 /* " mm", "%" or "": a unit as messages append it to a number. */
 const char *nb_unit_suffix (const nb_unit *u, char buf[32]);

@@ -234,6 +234,19 @@ nb_param_find_property (const char *property)
 }
 
 const nb_param *
+nb_param_find_field (size_t offset)
+{
+  size_t n;
+  const nb_param *rows = nb_param_table (&n);
+
+  for (size_t i = 0; i < n; i++)
+    if (rows[i].flag != NULL && !(rows[i].flags & NB_PARAM_COMPONENT) && rows[i].n_field > 0 &&
+        rows[i].field[0] == offset)
+      return &rows[i];
+  return NULL;
+}
+
+const nb_param *
 nb_param_owner (const nb_param *row)
 {
   const nb_param *owner;

@@ -1617,6 +1617,20 @@ test_table_rows (void)
       if (row->flags & NB_PARAM_COMPONENT)
         g_assert_true (nb_param_owner (row) != row);
     }
+
+  /* a field's flag, and its unit, for a program that writes the flag */
+  {
+    const nb_param *misset = nb_param_find_field (offsetof (nb_params, misset));
+    const nb_param *distance = nb_param_find_field (offsetof (nb_params, distance));
+
+    g_assert_nonnull (misset);
+    g_assert_cmpstr (misset->flag, ==, "-misset");
+    g_assert_cmpfloat_with_epsilon (nb_unit_from_field (misset->unit, G_PI / 2), 90.0, 1e-12);
+    g_assert_cmpfloat_with_epsilon (nb_unit_to_field (misset->unit, 90.0), G_PI / 2, 1e-15);
+    g_assert_nonnull (distance);
+    g_assert_cmpstr (distance->flag, ==, "-distance");
+    g_assert_null (nb_param_find_field (offsetof (nb_params, physical) + 1));
+  }
 }
 
 /* A property reads and writes as its flag: the same value, unit and side

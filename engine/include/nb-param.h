@@ -218,6 +218,17 @@ extern "C"
   /* nb_param_find_property: the row of a property name, or NULL. */
   const nb_param *nb_param_find_property (const char *property);
 
+  /* nb_param_find_field: the row of the flag that sets the field at @offset
+ * (offsetof (nb_params, misset): -misset), its first field; or NULL.  For a
+ * program that writes a flag for a value it computed, without spelling the
+ * flag or its unit. */
+  const nb_param *nb_param_find_field (size_t offset);
+
+  /* nb_unit_to_field, nb_unit_from_field: a flag's number @x as the field
+ * stores it, and back (degrees to radians for -misset, and back). */
+  double nb_unit_to_field (const nb_unit *u, double x);
+  double nb_unit_from_field (const nb_unit *u, double v);
+
   /* nb_param_owner: the row whose flag a component row belongs to (-misset
  * for misset-x); @row itself otherwise. */
   const nb_param *nb_param_owner (const nb_param *row);
