@@ -28,9 +28,6 @@ WAIVED = {
         "the fast kernel, being rewritten on the cpu branch (SIMD variants)",
     ("cli/nanobragg-bench.c", "parse_options"):
         "the benchmark's options, being extended on the cpu branch (workload c)",
-    ("cli/nanobragg-series.c", None): "merged from the series branch; split in the next commit",
-    ("cli/nanobragg-series.c", "run_series"):
-        "merged from the series branch; split in the next commit",
 }
 
 

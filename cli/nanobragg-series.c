@@ -24,6 +24,7 @@
  * RDMA atomics, Open MPI completes it when rank 0 next enters MPI, at the
  * latest after its current frame.
  */
+#include "nanobragg-series-private.h"
 #include "nanobragg.h"
 #include "nb-frame-write.h"
 #include "nb-io.h"
@@ -51,18 +52,6 @@
 #ifdef NB_HAVE_MPI
 #include <mpi.h>
 #endif
-
-#ifndef NB_DATA_DIR
-#define NB_DATA_DIR "data"
-#endif
-
-#define RTD         (180.0 * M_1_PI)
-#define MAX_SWEEPS  8
-#define MAX_EXTRA   32 /* words a frame adds to the command line */
-#define COUNT_LIMIT 65535L
-/* a seed no command line gives (the parser keeps |-seed| below 2^31), and
- * whose negation is still a long */
-#define SEED_NOT_GIVEN (-3000000000L)
 
 static const char usage_text[] =
     "usage: nanobragg-series SERIES [OUTPUT] [nanoBragg flags]\n"
@@ -126,60 +115,7 @@ static const char usage_text[] =
     "\n"
     "Exit status: 0 success, 1 failure, 2 bad command line, 130 interrupted.\n";
 
-typedef enum
-{
-  FMT_CBF = 1,
-  FMT_NEXUS = 2,
-  FMT_SMV = 4,
-  FMT_FLOAT = 8,
-} format_bits;
-
-typedef struct
-{
-  char flag[64]; /* "-distance" */
-  double start, stop;
-  long count;
-  char **values; /* COUNT texts (owned) */
-} sweep;
-
-typedef struct
-{
-  /* the scene: argv[0] "nanobragg" then the nanoBragg flags (borrowed) */
-  const char **base;
-  int base_argc;
-  nb_parse_options parse;
-  /* the series */
-  long rotation_frames; /* 0: no rotation */
-  long stills;          /* 0: no stills */
-  uint64_t orientation_seed;
-  int orientation_seed_given;
-  int random_mosaic_seed;
-  sweep sweeps[MAX_SWEEPS];
-  int n_sweeps;
-  long inner;  /* frames per sweep point: rotation_frames, stills or 1 */
-  long frames; /* all of them */
-  char phi_text[64], osc_text[64];
-  double phi_deg, osc_deg;
-  uint64_t noise_seed; /* -seed as given, 0 when not */
-  int noise;           /* frames add -seed (integer formats with noise) */
-  /* output */
-  const char *prefix;
-  unsigned formats;
-  int resume;
-  int threads;
-  int quiet;
-  /* the run */
-  int rank, ranks, local_rank, local_ranks;
-  char series_fingerprint[17];
-} series_config;
-
-typedef struct
-{
-  long written, skipped;
-  double seconds;
-} rank_stats;
-
-static volatile int cancel_requested;
+volatile int cancel_requested;
 
 static void
 on_signal (int sig)
@@ -188,13 +124,13 @@ on_signal (int sig)
   __atomic_store_n (&cancel_requested, 1, __ATOMIC_SEQ_CST);
 }
 
-static int
+int
 cancelled (void)
 {
   return __atomic_load_n (&cancel_requested, __ATOMIC_SEQ_CST);
 }
 
-static double
+double
 now_s (void)
 {
   struct timespec ts;
@@ -212,7 +148,7 @@ warn_line (void *user, const char *message)
 
 /* The shortest decimal text that reads back as @v (so typed values stay as
  * typed and generated ones lose nothing). */
-static void
+void
 format_number (double v, char *out, size_t n)
 {
   if (v == floor (v) && fabs (v) < 1e15)
@@ -230,7 +166,7 @@ format_number (double v, char *out, size_t n)
 
 /* FNV-1a, 64 bits, of @n words (each with its terminating NUL), as 16 hex
  * digits. */
-static void
+void
 fingerprint_words (const char *const *words, int n, char out[17])
 {
   uint64_t h = UINT64_C (0xcbf29ce484222325);
@@ -246,251 +182,7 @@ fingerprint_words (const char *const *words, int n, char out[17])
 }
 
 /* ------------------------------------------------------------------------- */
-/* MPI, or one process. */
-
-typedef struct
-{
-  int active;
-  long next; /* without MPI: the next frame index */
-  long done;
-#ifdef NB_HAVE_MPI
-  MPI_Win win;
-  long long *counters; /* rank 0: [next frame, frames finished] */
-#endif
-} distributor;
-
-/* Launched by mpirun or srun?  MPI is started only then, so that a plain
- * run needs no MPI runtime (Open MPI's singleton start wants its daemon). */
-static int
-launched_by_mpi (void)
-{
-  static const char *vars[] = { "OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE" };
-
-  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
-    if (getenv (vars[i]) != NULL)
-      return 1;
-  return 0;
-}
-
-static void
-dist_start (distributor *d, series_config *c, int *argc, char ***argv)
-{
-  memset (d, 0, sizeof *d);
-  c->rank = 0;
-  c->ranks = 1;
-  c->local_rank = 0;
-  c->local_ranks = 1;
-#ifdef NB_HAVE_MPI
-  if (launched_by_mpi ())
-    {
-      MPI_Comm local;
-
-      MPI_Init (argc, argv);
-      d->active = 1;
-      MPI_Comm_rank (MPI_COMM_WORLD, &c->rank);
-      MPI_Comm_size (MPI_COMM_WORLD, &c->ranks);
-      MPI_Comm_split_type (MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
-      MPI_Comm_rank (local, &c->local_rank);
-      MPI_Comm_size (local, &c->local_ranks);
-      MPI_Comm_free (&local);
-    }
-#else
-  (void) argc;
-  (void) argv;
-#endif
-}
-
-/* The counters start at 0 on every rank's view once this returns. */
-static void
-dist_open_counter (distributor *d)
-{
-#ifdef NB_HAVE_MPI
-  if (d->active)
-    {
-      MPI_Aint size = 0;
-      int rank;
-
-      MPI_Comm_rank (MPI_COMM_WORLD, &rank);
-      if (rank == 0)
-        size = 2 * sizeof (long long);
-      MPI_Win_allocate (size, sizeof (long long), MPI_INFO_NULL, MPI_COMM_WORLD, &d->counters,
-                        &d->win);
-      if (rank == 0)
-        d->counters[0] = d->counters[1] = 0;
-      MPI_Barrier (MPI_COMM_WORLD);
-      MPI_Win_lock_all (MPI_MODE_NOCHECK, d->win);
-      return;
-    }
-#endif
-  d->next = d->done = 0;
-}
-
-static long long
-dist_fetch_add (distributor *d, int which, long long add)
-{
-#ifdef NB_HAVE_MPI
-  if (d->active)
-    {
-      long long result = 0;
-
-      MPI_Fetch_and_op (&add, &result, MPI_LONG_LONG, 0, which, add ? MPI_SUM : MPI_NO_OP, d->win);
-      MPI_Win_flush (0, d->win);
-      return result;
-    }
-#endif
-  if (which == 0)
-    {
-      d->next += add;
-      return d->next - add;
-    }
-  d->done += add;
-  return d->done - add;
-}
-
-static void
-dist_close_counter (distributor *d)
-{
-#ifdef NB_HAVE_MPI
-  if (d->active)
-    {
-      MPI_Win_unlock_all (d->win);
-      MPI_Win_free (&d->win);
-    }
-#else
-  (void) d;
-#endif
-}
-
-/* Rank 0's @status to every rank (a decision only rank 0 can make). */
-static int
-dist_broadcast_int (distributor *d, int value)
-{
-#ifdef NB_HAVE_MPI
-  if (d->active)
-    MPI_Bcast (&value, 1, MPI_INT, 0, MPI_COMM_WORLD);
-#else
-  (void) d;
-#endif
-  return value;
-}
-
-/* Ends the job at once from any rank: the others are told to stop. */
-static void
-dist_abort (distributor *d, int status)
-{
-#ifdef NB_HAVE_MPI
-  if (d->active)
-    MPI_Abort (MPI_COMM_WORLD, status);
-#else
-  (void) d;
-#endif
-  exit (status);
-}
-
-static void
-dist_gather (distributor *d, const rank_stats *mine, rank_stats *all, int ranks)
-{
-#ifdef NB_HAVE_MPI
-  if (d->active)
-    {
-      double v[3] = { (double) mine->written, (double) mine->skipped, mine->seconds };
-      double *recv = malloc (3 * sizeof (double) * (size_t) ranks);
-      int rank;
-
-      MPI_Comm_rank (MPI_COMM_WORLD, &rank);
-      MPI_Gather (v, 3, MPI_DOUBLE, recv, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-      if (rank == 0 && recv != NULL)
-        for (int r = 0; r < ranks; r++)
-          {
-            all[r].written = (long) recv[3 * r];
-            all[r].skipped = (long) recv[3 * r + 1];
-            all[r].seconds = recv[3 * r + 2];
-          }
-      free (recv);
-      return;
-    }
-#else
-  (void) d;
-  (void) ranks;
-#endif
-  all[0] = *mine;
-}
-
-static void
-dist_finish (distributor *d)
-{
-#ifdef NB_HAVE_MPI
-  if (d->active)
-    MPI_Finalize ();
-#else
-  (void) d;
-#endif
-}
-
-/* Each rank of a node takes GPU local_rank % devices: the devices are those
- * CUDA_VISIBLE_DEVICES lists (a scheduler's share), else those the NVIDIA
- * driver shows; CUDA_VISIBLE_DEVICES is narrowed to that one before the
- * engine's first CUDA call. */
-static void
-choose_gpu (const series_config *c)
-{
-  const char *visible = getenv ("CUDA_VISIBLE_DEVICES");
-  char chosen[64] = "";
-
-  if (c->local_ranks <= 1 && visible == NULL)
-    return;
-  if (visible != NULL && visible[0] != '\0')
-    {
-      char *copy = strdup (visible), *save = NULL;
-      int n = 0, want;
-
-      if (copy == NULL)
-        return;
-      for (char *t = strtok_r (copy, ",", &save); t != NULL; t = strtok_r (NULL, ",", &save))
-        n++;
-      free (copy);
-      if (n <= 1)
-        return;
-      want = c->local_rank % n;
-      copy = strdup (visible);
-      if (copy == NULL)
-        return;
-      save = NULL;
-      n = 0;
-      for (char *t = strtok_r (copy, ",", &save); t != NULL; t = strtok_r (NULL, ",", &save))
-        if (n++ == want)
-          snprintf (chosen, sizeof chosen, "%s", t);
-      free (copy);
-    }
-  else
-    {
-      DIR *dir = opendir ("/proc/driver/nvidia/gpus");
-      struct dirent *e;
-      int n = 0;
-
-      if (dir == NULL)
-        return;
-      while ((e = readdir (dir)) != NULL)
-        if (e->d_name[0] != '.')
-          n++;
-      closedir (dir);
-      if (n == 0)
-        return;
-      snprintf (chosen, sizeof chosen, "%d", c->local_rank % n);
-    }
-  if (chosen[0] != '\0')
-    setenv ("CUDA_VISIBLE_DEVICES", chosen, 1);
-}
-
-/* ------------------------------------------------------------------------- */
 /* The frames' command lines. */
-
-typedef struct
-{
-  const char *argv[MAX_EXTRA];
-  char text[MAX_EXTRA][64];
-  int n;
-} extra_flags;
 
 static void
 extra_add (extra_flags *e, const char *word)
@@ -509,7 +201,7 @@ extra_add_number (extra_flags *e, double v)
 }
 
 /* Frame @index's flags. */
-static void
+void
 frame_extras (const series_config *c, long index, extra_flags *e)
 {
   long rest = index / c->inner, inner = index % c->inner;
@@ -562,7 +254,7 @@ frame_extras (const series_config *c, long index, extra_flags *e)
 }
 
 /* The base flags then @e's, as one argv (the words borrowed; free the array). */
-static const char **
+const char **
 frame_argv (const series_config *c, const extra_flags *e, int *argc)
 {
   const char **argv = malloc (sizeof *argv * (size_t) (c->base_argc + e->n + 1));
@@ -578,7 +270,7 @@ frame_argv (const series_config *c, const extra_flags *e, int *argc)
 
 /* Parses @argv as `nanobragg` does, with seeds that do not depend on the time
  * (they matter only where the frame's flags give them). */
-static nb_status
+nb_status
 parse_frame (
     const series_config *c, const char **argv, int argc, int warn, nb_params *p, nb_error *err)
 {
@@ -602,7 +294,7 @@ parse_frame (
 /* Only rank 0 reports what every rank finds alike (a bad command line). */
 static int print_errors = 1;
 
-static int
+int
 usage_error (const char *fmt, ...)
 {
   va_list ap;
@@ -781,16 +473,6 @@ parse_formats (series_config *c, const char *list)
   return 0;
 }
 
-/* Bench options, read by main(). */
-typedef struct
-{
-  int bench;
-  const char *reference;
-  long reference_frames;
-  long frames;
-  const char *data_dir;
-} bench_options;
-
 /* Splits argv into series options and the nanoBragg flags.  Returns 0 or the
  * exit status. */
 static int
@@ -912,7 +594,7 @@ parse_command_line (series_config *c, bench_options *b, int argc, char **argv)
 
 /* Everything that needs the scene: the base flags parsed, the rotation's
  * start and step, the sweeps, the noise seed.  Returns 0 or the exit status. */
-static int
+int
 configure_series (series_config *c, int argc, char **argv, int warn)
 {
   nb_params p;
@@ -1034,612 +716,6 @@ configure_series (series_config *c, int argc, char **argv, int warn)
     free (words);
   }
   return 0;
-}
-
-/* ------------------------------------------------------------------------- */
-/* Files. */
-
-static char *
-frame_path (const series_config *c, long index, const char *ext)
-{
-  size_t n = strlen (c->prefix) + 32;
-  char *s = malloc (n);
-
-  if (s != NULL)
-    snprintf (s, n, "%s_%06ld.%s", c->prefix, index + 1, ext);
-  return s;
-}
-
-static char *
-series_path (const series_config *c, const char *suffix)
-{
-  size_t n = strlen (c->prefix) + strlen (suffix) + 2;
-  char *s = malloc (n);
-
-  if (s != NULL)
-    snprintf (s, n, "%s_%s", c->prefix, suffix);
-  return s;
-}
-
-static const char *
-base_name (const char *path)
-{
-  const char *slash = strrchr (path, '/');
-
-  return slash != NULL ? slash + 1 : path;
-}
-
-/* The output folder must exist (nothing is created behind the user's back). */
-static int
-check_output_folder (const series_config *c)
-{
-  const char *slash = strrchr (c->prefix, '/');
-  struct stat st;
-  char *dir;
-  int rc = 0;
-
-  if (c->prefix[0] == '\0' || (slash != NULL && slash[1] == '\0'))
-    return usage_error ("--out '%s': expected a folder and a file name prefix", c->prefix);
-  if (slash == NULL || slash == c->prefix)
-    return 0;
-  dir = strndup (c->prefix, (size_t) (slash - c->prefix));
-  if (dir == NULL)
-    return usage_error ("out of memory");
-  if (stat (dir, &st) != 0)
-    rc = usage_error ("--out %s: folder %s: %s", c->prefix, dir, strerror (errno));
-  else if (!S_ISDIR (st.st_mode))
-    rc = usage_error ("--out %s: %s is not a folder", c->prefix, dir);
-  free (dir);
-  return rc == 0 ? 0 : 1;
-}
-
-static void
-json_string (FILE *f, const char *s)
-{
-  fputc ('"', f);
-  for (const unsigned char *p = (const unsigned char *) s; *p; p++)
-    if (*p == '"' || *p == '\\')
-      fprintf (f, "\\%c", *p);
-    else if (*p < 0x20)
-      fprintf (f, "\\u%04x", *p);
-    else
-      fputc (*p, f);
-  fputc ('"', f);
-}
-
-/* Writes the text of memstream @f (closed here) to @path atomically. */
-static nb_status
-write_memstream (FILE *f, char **text, size_t *size, const char *path, nb_error *err)
-{
-  nb_status st;
-
-  if (fclose (f) != 0 || *text == NULL)
-    {
-      free (*text);
-      return nb_error_set (err, NB_ERR_NOMEM, "%s: out of memory", path);
-    }
-  {
-    const void *chunks[1] = { *text };
-    size_t sizes[1] = { *size };
-
-    st = nb_write_file_atomic (path, chunks, sizes, 1, err);
-  }
-  free (*text);
-  *text = NULL;
-  return st;
-}
-
-static const char *
-series_kind (const series_config *c)
-{
-  return c->rotation_frames > 0 ? "rotation" : c->stills > 0 ? "stills" : "sweep";
-}
-
-/* PREFIX_series.json: what the series is, frame by frame. */
-static nb_status
-write_series_file (const series_config *c, const char *path, nb_error *err)
-{
-  char *text = NULL;
-  size_t size = 0;
-  FILE *f = open_memstream (&text, &size);
-
-  if (f == NULL)
-    return nb_error_set (err, NB_ERR_NOMEM, "%s: out of memory", path);
-  fprintf (f, "{\n  \"program\": \"nanobragg-series\",\n  \"fingerprint\": \"%s\",\n",
-           c->series_fingerprint);
-  fprintf (f, "  \"series\": \"%s\",\n  \"frames\": %ld,\n", series_kind (c), c->frames);
-  if (c->stills > 0)
-    fprintf (f, "  \"orientation_seed\": %llu,\n", (unsigned long long) c->orientation_seed);
-  fprintf (f, "  \"noise_seed\": %llu,\n", (unsigned long long) c->noise_seed);
-  fprintf (f, "  \"names\": ");
-  {
-    char name[PATH_MAX];
-
-    snprintf (name, sizeof name, "%s_%%06d", base_name (c->prefix));
-    json_string (f, name);
-  }
-  fprintf (f, ",\n  \"first_number\": 1,\n  \"nanobragg\": [");
-  for (int i = 0; i < c->base_argc; i++)
-    {
-      fputs (i ? ", " : "", f);
-      json_string (f, c->base[i]);
-    }
-  fprintf (f, "],\n  \"frame_flags\": [\n");
-  for (long i = 0; i < c->frames; i++)
-    {
-      extra_flags e;
-
-      frame_extras (c, i, &e);
-      fputs ("    [", f);
-      for (int k = 0; k < e.n; k++)
-        {
-          fputs (k ? ", " : "", f);
-          json_string (f, e.argv[k]);
-        }
-      fputs (i + 1 < c->frames ? "],\n" : "]\n", f);
-    }
-  fprintf (f, "  ]\n}\n");
-  return write_memstream (f, &text, &size, path, err);
-}
-
-/* Whether @path (a series file) holds this series' fingerprint. */
-static int
-series_file_matches (const series_config *c, const char *path, int *exists)
-{
-  FILE *f = fopen (path, "r");
-  char line[256], want[64];
-  int found = 0;
-
-  *exists = f != NULL;
-  if (f == NULL)
-    return 0;
-  snprintf (want, sizeof want, "\"fingerprint\": \"%s\"", c->series_fingerprint);
-  for (int n = 0; n < 4 && fgets (line, sizeof line, f) != NULL && !found; n++)
-    found = strstr (line, want) != NULL;
-  fclose (f);
-  return found;
-}
-
-/* The frame's fingerprint: of its whole nanoBragg command line. */
-static void
-frame_fingerprint (const char **argv, int argc, char out[17])
-{
-  fingerprint_words (argv, argc, out);
-}
-
-/* @argv as one shell-quoted line (malloc'd). */
-static char *
-join_command (const char **argv, int argc)
-{
-  size_t len = 1;
-  char *s, *o;
-
-  for (int i = 0; i < argc; i++)
-    len += strlen (argv[i]) * 4 + 3;
-  s = o = malloc (len);
-  if (s == NULL)
-    return NULL;
-  for (int i = 0; i < argc; i++)
-    {
-      const char *a = argv[i];
-      int plain = *a != '\0' && strspn (a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                           "0123456789-_.,/+=:") == strlen (a);
-
-      if (i)
-        *o++ = ' ';
-      if (plain)
-        o += sprintf (o, "%s", a);
-      else
-        {
-          *o++ = '\'';
-          for (; *a; a++)
-            if (*a == '\'')
-              o += sprintf (o, "'\\''");
-            else
-              *o++ = *a;
-          *o++ = '\'';
-        }
-    }
-  *o = '\0';
-  return s;
-}
-
-/* Leftovers of a run killed while writing (SIGKILL: no handler ran): the
- * atomic writer's ".NAME.XXXXXX" files beside @path. */
-static void
-remove_stale_temporaries (const char *path)
-{
-  const char *base = base_name (path);
-  size_t dir_len = (size_t) (base - path);
-  char pattern[PATH_MAX];
-  glob_t g;
-
-  if (snprintf (pattern, sizeof pattern, "%.*s.%s.??????", (int) dir_len, path, base) >=
-      (int) sizeof pattern)
-    return;
-  if (glob (pattern, GLOB_NOSORT, NULL, &g) == 0)
-    for (size_t i = 0; i < g.gl_pathc; i++)
-      unlink (g.gl_pathv[i]);
-  globfree (&g);
-}
-
-/* ------------------------------------------------------------------------- */
-/* One frame. */
-
-/* CBFlib and Debian's libhdf5 are not thread-safe: the writer thread and the
- * main thread's --resume checks take turns. */
-static pthread_mutex_t io_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* The plan at the parameters of the frame whose command line is @argv
- * (created on the first frame). */
-static nb_status
-plan_frame (nb_plan **plan, const series_config *c, const char **argv, int argc, nb_error *err)
-{
-  nb_params p;
-  nb_status st;
-
-  st = parse_frame (c, argv, argc, 0, &p, err);
-  if (st == NB_OK)
-    st = *plan == NULL ? nb_plan_create (&p, plan, err) : nb_plan_update (*plan, &p, err);
-  nb_params_clear (&p);
-  return st;
-}
-
-typedef struct
-{
-  char *path[4]; /* cbf, nexus, smv, float: NULL where not written */
-} frame_files;
-
-static void
-frame_files_clear (frame_files *f)
-{
-  for (int k = 0; k < 4; k++)
-    free (f->path[k]);
-}
-
-static nb_status
-frame_files_make (const series_config *c, long index, frame_files *f, nb_error *err)
-{
-  static const unsigned bits[4] = { FMT_CBF, FMT_NEXUS, FMT_SMV, FMT_FLOAT };
-  static const char *ext[4] = { "cbf", "h5", "img", "bin" };
-
-  memset (f, 0, sizeof *f);
-  for (int k = 0; k < 4; k++)
-    if ((c->formats & bits[k]) && (f->path[k] = frame_path (c, index, ext[k])) == NULL)
-      {
-        frame_files_clear (f);
-        return nb_error_set (err, NB_ERR_NOMEM, "out of memory");
-      }
-  return NB_OK;
-}
-
-/* Whether every file of the frame is complete (see --help). */
-static int
-frame_complete (const frame_files *f, const nb_plan_info *in, const char *fingerprint)
-{
-  nb_error err;
-  struct stat st;
-  char line[64];
-
-  snprintf (line, sizeof line, "Braggscope_fingerprint %s", fingerprint);
-  if (f->path[0] != NULL && nb_cbf_verify (f->path[0], in->fpixels, in->spixels, line, &err))
-    return 0;
-  if (f->path[1] != NULL && nb_nexus_verify_frame (f->path[1], in->fpixels, in->spixels,
-                                                   "braggscope_fingerprint", fingerprint, &err))
-    return 0;
-  if (f->path[2] != NULL)
-    {
-      nb_smv_file smv;
-
-      if (nb_read_smv (f->path[2], &smv, &err) != NB_OK)
-        return 0;
-      if (smv.size1 != in->fpixels || smv.size2 != in->spixels)
-        {
-          nb_smv_file_clear (&smv);
-          return 0;
-        }
-      nb_smv_file_clear (&smv);
-    }
-  if (f->path[3] != NULL &&
-      (stat (f->path[3], &st) != 0 || !S_ISREG (st.st_mode) ||
-       (size_t) st.st_size != (size_t) in->fpixels * (size_t) in->spixels * sizeof (float)))
-    return 0;
-  return 1;
-}
-
-/* A frame on its way to its files: the main thread renders it and converts
- * it to counts (both need the plan), the writer thread encodes and writes it
- * while the main thread renders the next one; the main thread then reports
- * it (MPI stays on the main thread). */
-typedef enum
-{
-  SLOT_FREE = 0,
-  SLOT_POSTED, /* for the writer */
-  SLOT_DONE,   /* written, skipped or failed: to be reported */
-} slot_state;
-
-typedef struct
-{
-  slot_state state;
-  long seq; /* posting order */
-  long index;
-  int skipped;
-  double started;
-  float *image;
-  uint16_t *counts;
-  int32_t *counts32;
-  size_t capacity; /* pixels */
-  nb_plan_info info;
-  nb_frame_geometry geom;
-  char fingerprint[17];
-  char *command;
-  frame_files files;
-  nb_status status;
-  nb_error err;
-} frame_slot;
-
-typedef struct
-{
-  nb_plan *plan;
-  frame_slot slots[2];
-  pthread_t thread;
-  int thread_started;
-  pthread_mutex_t lock;
-  pthread_cond_t cond;
-  int quit;
-  long seq;
-} worker;
-
-static void
-slot_release (frame_slot *s)
-{
-  frame_files_clear (&s->files);
-  memset (&s->files, 0, sizeof s->files);
-  free (s->command);
-  s->command = NULL;
-}
-
-static nb_status
-slot_buffers (frame_slot *s, size_t n, nb_error *err)
-{
-  if (n <= s->capacity)
-    return NB_OK;
-  free (s->image);
-  free (s->counts);
-  free (s->counts32);
-  s->image = nb_alloc_large (n * sizeof *s->image);
-  s->counts = nb_alloc_large (n * sizeof *s->counts);
-  s->counts32 = nb_alloc_large (n * sizeof *s->counts32);
-  s->capacity = n;
-  if (s->image == NULL || s->counts == NULL || s->counts32 == NULL)
-    {
-      s->capacity = 0;
-      return nb_error_set (err, NB_ERR_NOMEM, "out of memory for a frame of %zu pixels", n);
-    }
-  return NB_OK;
-}
-
-/* Writes the files of @s, together or none (the writer thread). */
-static nb_status
-write_slot (frame_slot *s, nb_error *err)
-{
-  nb_status st = NB_OK;
-
-  pthread_mutex_lock (&io_lock);
-  nb_output_begin ();
-  if (s->files.path[0] != NULL)
-    {
-      char extra[64];
-
-      /* the command line stays out: CIF folds lines past 80 characters, which
-       * Pilatus-header readers do not expect (the series file has it) */
-      snprintf (extra, sizeof extra, "# Braggscope_fingerprint %s\n", s->fingerprint);
-      st = nb_write_cbf (s->files.path[0], &s->geom, s->counts32, extra, err);
-    }
-  if (st == NB_OK && s->files.path[1] != NULL)
-    {
-      char number[32];
-      const char *keys[3] = { "braggscope_fingerprint", "braggscope_command",
-                              "braggscope_frame_number" };
-      const char *values[3] = { s->fingerprint, s->command, number };
-
-      snprintf (number, sizeof number, "%ld", s->index + 1);
-      st = nb_write_nexus_frame (s->files.path[1], &s->geom, s->counts32, keys, values, 3, err);
-    }
-  if (st == NB_OK && s->files.path[2] != NULL)
-    {
-      nb_smv_header h;
-
-      nb_smv_header_from_info (&s->info, &h);
-      st = nb_write_smv (s->files.path[2], &h, s->counts, err);
-    }
-  if (st == NB_OK && s->files.path[3] != NULL)
-    st = nb_write_float_image (s->files.path[3], s->image, s->info.fpixels, s->info.spixels, err);
-  if (st == NB_OK && cancelled ())
-    st = nb_error_set (err, NB_ERR_CANCELLED, "interrupted");
-  if (st == NB_OK)
-    st = nb_output_commit (err);
-  else
-    nb_output_abort ();
-  pthread_mutex_unlock (&io_lock);
-  return st;
-}
-
-static void *
-writer_main (void *data)
-{
-  worker *w = data;
-
-  pthread_mutex_lock (&w->lock);
-  for (;;)
-    {
-      frame_slot *s = NULL;
-
-      for (int k = 0; k < 2; k++)
-        if (w->slots[k].state == SLOT_POSTED && (s == NULL || w->slots[k].seq < s->seq))
-          s = &w->slots[k];
-      if (s == NULL && w->quit)
-        break;
-      if (s == NULL)
-        {
-          pthread_cond_wait (&w->cond, &w->lock);
-          continue;
-        }
-      pthread_mutex_unlock (&w->lock);
-      s->status = write_slot (s, &s->err);
-      pthread_mutex_lock (&w->lock);
-      s->state = SLOT_DONE;
-      pthread_cond_broadcast (&w->cond);
-    }
-  pthread_mutex_unlock (&w->lock);
-  return NULL;
-}
-
-static int
-worker_start (worker *w)
-{
-  pthread_mutex_init (&w->lock, NULL);
-  pthread_cond_init (&w->cond, NULL);
-  if (pthread_create (&w->thread, NULL, writer_main, w) != 0)
-    return -1;
-  w->thread_started = 1;
-  return 0;
-}
-
-static void
-worker_post (worker *w, frame_slot *s)
-{
-  pthread_mutex_lock (&w->lock);
-  s->state = SLOT_POSTED;
-  s->seq = w->seq++;
-  pthread_cond_broadcast (&w->cond);
-  pthread_mutex_unlock (&w->lock);
-}
-
-/* Waits until the writer is done with @s. */
-static void
-worker_wait (worker *w, frame_slot *s)
-{
-  if (!w->thread_started)
-    return;
-  pthread_mutex_lock (&w->lock);
-  while (s->state == SLOT_POSTED)
-    pthread_cond_wait (&w->cond, &w->lock);
-  pthread_mutex_unlock (&w->lock);
-}
-
-static void
-worker_clear (worker *w)
-{
-  if (w->thread_started)
-    {
-      pthread_mutex_lock (&w->lock);
-      w->quit = 1;
-      pthread_cond_broadcast (&w->cond);
-      pthread_mutex_unlock (&w->lock);
-      pthread_join (w->thread, NULL);
-      pthread_cond_destroy (&w->cond);
-      pthread_mutex_destroy (&w->lock);
-      w->thread_started = 0;
-    }
-  nb_plan_destroy (w->plan);
-  w->plan = NULL;
-  for (int k = 0; k < 2; k++)
-    {
-      frame_slot *s = &w->slots[k];
-
-      slot_release (s);
-      free (s->image);
-      free (s->counts);
-      free (s->counts32);
-      memset (s, 0, sizeof *s);
-    }
-}
-
-/* Renders frame @index into @s (the main thread); s->skipped when --resume
- * found it complete.  Errors of the plan, the render or a non-finite pixel. */
-static nb_status
-render_slot (worker *w, const series_config *c, long index, frame_slot *s, nb_error *err)
-{
-  extra_flags e;
-  const char **argv;
-  int argc = 0;
-  nb_exec_options exec = { 0 };
-  size_t npix;
-  nb_status st;
-  const nb_params *p;
-
-  s->index = index;
-  s->skipped = 0;
-  slot_release (s);
-  frame_extras (c, index, &e);
-  if ((argv = frame_argv (c, &e, &argc)) == NULL)
-    return nb_error_set (err, NB_ERR_NOMEM, "out of memory");
-  st = plan_frame (&w->plan, c, argv, argc, err);
-  frame_fingerprint (argv, argc, s->fingerprint);
-  s->command = join_command (argv, argc);
-  free (argv);
-  if (st != NB_OK)
-    return st;
-  if (s->command == NULL)
-    return nb_error_set (err, NB_ERR_NOMEM, "out of memory");
-  if ((st = frame_files_make (c, index, &s->files, err)) != NB_OK)
-    return st;
-  s->info = *nb_plan_get_info (w->plan);
-  p = nb_plan_get_params (w->plan);
-  nb_frame_geometry_from_plan (&s->info, p, COUNT_LIMIT, &s->geom);
-  npix = (size_t) s->info.fpixels * (size_t) s->info.spixels;
-  if ((st = slot_buffers (s, npix, err)) != NB_OK)
-    return st;
-
-  if (c->resume)
-    {
-      int complete;
-
-      pthread_mutex_lock (&io_lock);
-      complete = frame_complete (&s->files, &s->info, s->fingerprint);
-      pthread_mutex_unlock (&io_lock);
-      if (complete)
-        {
-          s->skipped = 1;
-          return NB_OK;
-        }
-      for (int k = 0; k < 4; k++)
-        if (s->files.path[k] != NULL)
-          remove_stale_temporaries (s->files.path[k]);
-    }
-
-  exec.cancel = &cancel_requested;
-  exec.threads = c->threads > 0 ? c->threads : 0;
-  if ((st = nb_plan_execute (w->plan, s->image, &exec, err)) != NB_OK)
-    return st;
-  for (size_t i = 0; i < npix; i++)
-    if (!isfinite (s->image[i]))
-      return nb_error_set (err, NB_ERR_INVALID,
-                           "pixel (fast %zu, slow %zu) is %g: nothing written; check the flags "
-                           "that scale intensities",
-                           i % (size_t) s->info.fpixels, i / (size_t) s->info.fpixels,
-                           (double) s->image[i]);
-
-  if (c->formats & (FMT_CBF | FMT_NEXUS | FMT_SMV))
-    {
-      if (p->calculate_noise)
-        {
-          int overloads;
-
-          nb_image_to_noise (w->plan, s->image, p->seed, p->adc, s->counts, &overloads);
-        }
-      else
-        {
-          nb_image_stats stats;
-
-          nb_image_statistics (w->plan, s->image, &stats);
-          nb_image_to_smv (w->plan, s->image, &stats, p->intfile_scale, p->adc, s->counts);
-        }
-      for (size_t i = 0; i < npix; i++)
-        s->counts32[i] = s->counts[i];
-    }
-  return NB_OK;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1765,16 +841,165 @@ report_frame (const series_config *c,
              s->skipped ? "complete, skipped" : "written", now_s () - s->started);
 }
 
+/* Rank 0's files before the frames: the series file (checked on --resume)
+ * and the master file.  Returns 0 or the exit status. */
+static int
+write_series_outputs (series_config *c, worker *w, const char *series_file)
+{
+  nb_error err = { 0 };
+  int rc = 0, exists = 0;
+
+  if (c->resume && !series_file_matches (c, series_file, &exists) && exists)
+    {
+      fprintf (stderr,
+               "nanobragg-series: --resume: %s describes another series (other flags or "
+               "series options): remove it or give another --out\n",
+               series_file);
+      rc = 2;
+    }
+  else if (!c->resume || !exists)
+    {
+      if (write_series_file (c, series_file, &err) != NB_OK)
+        {
+          fprintf (stderr, "nanobragg-series: %s\n", err.message);
+          rc = 1;
+        }
+    }
+  if (rc == 0 && (c->formats & FMT_NEXUS) && c->n_sweeps == 0 && write_master (c, w, &err) != NB_OK)
+    {
+      fprintf (stderr, "nanobragg-series: %s\n", err.message);
+      rc = 1;
+    }
+  return rc;
+}
+
+/* This rank's frames, until none is left or the run is cancelled: two slots,
+ * one renders while the writer writes the other.  Fills @mine. */
+static void
+render_frames (const series_config *c, distributor *d, worker *w, rank_stats *mine, int tty)
+{
+  nb_error err = { 0 };
+  long k = 0;
+  double t0;
+
+  if (worker_start (w) != 0)
+    {
+      fputs ("nanobragg-series: cannot start the writer thread\n", stderr);
+      dist_abort (d, 1);
+    }
+  dist_open_counter (d);
+  t0 = now_s ();
+  for (int draining = 0, left = 2;; k++)
+    {
+      frame_slot *s = &w->slots[k & 1];
+      long index;
+      nb_status st;
+
+      worker_wait (w, s);
+      if (s->state == SLOT_DONE)
+        {
+          if (s->status == NB_OK)
+            report_frame (c, d, s, mine, t0, tty);
+          else if (s->status != NB_ERR_CANCELLED)
+            {
+              fprintf (stderr, "nanobragg-series: frame %ld: %s\n", s->index + 1, s->err.message);
+              /* the writer finishes (or drops) its frame first: no temporary file stays */
+              worker_clear (w);
+              dist_abort (d, 1);
+            }
+          s->state = SLOT_FREE;
+        }
+      if (draining)
+        {
+          if (--left == 0)
+            break;
+          continue;
+        }
+      if (cancelled () || (index = (long) dist_fetch_add (d, 0, 1)) >= c->frames)
+        {
+          draining = 1;
+          continue;
+        }
+      s->started = now_s ();
+      st = render_slot (w, c, index, s, &err);
+      if (st == NB_ERR_CANCELLED)
+        {
+          draining = 1;
+          continue;
+        }
+      if (st != NB_OK)
+        {
+          fprintf (stderr, "nanobragg-series: frame %ld: %s\n", index + 1, err.message);
+          worker_clear (w);
+          dist_abort (d, 1);
+        }
+      if (s->skipped)
+        s->state = SLOT_DONE;
+      else
+        worker_post (w, s);
+    }
+  mine->seconds = now_s () - t0;
+}
+
+/* Rank 0, once every rank is done: the summary, printed and written as
+ * PREFIX_summary.json.  Returns 0 or the exit status. */
+static int
+write_summary (
+    const series_config *c, const rank_stats *all, int tty, double *seconds_out, long *written_out)
+{
+  nb_error err = { 0 };
+  double seconds = 0;
+  long written = 0, done = 0;
+  char *text = NULL;
+  size_t size = 0;
+  FILE *f;
+  char *path = series_path (c, "summary.json");
+  int rc = 0;
+
+  for (int r = 0; r < c->ranks; r++)
+    {
+      seconds = all[r].seconds > seconds ? all[r].seconds : seconds;
+      written += all[r].written;
+      done += all[r].written + all[r].skipped;
+    }
+  if (tty)
+    print_progress (c, done, seconds, written, 1);
+  print_summary (stdout, c, all, seconds);
+  fflush (stdout);
+  f = open_memstream (&text, &size);
+  if (f != NULL && path != NULL)
+    {
+      print_summary (f, c, all, seconds);
+      if (write_memstream (f, &text, &size, path, &err) != NB_OK)
+        {
+          fprintf (stderr, "nanobragg-series: %s\n", err.message);
+          rc = 1;
+        }
+    }
+  else
+    {
+      if (f != NULL)
+        fclose (f);
+      free (text);
+      fputs ("nanobragg-series: out of memory\n", stderr);
+      rc = 1;
+    }
+  free (path);
+  if (seconds_out != NULL)
+    *seconds_out = seconds;
+  if (written_out != NULL)
+    *written_out = written;
+  return rc;
+}
+
 /* Runs the configured series; rank 0 fills *@seconds and *@written.
  * Returns the exit status. */
-static int
+int
 run_series (series_config *c, distributor *d, double *seconds_out, long *written_out)
 {
   worker w = { 0 };
   rank_stats mine = { 0 }, *all = NULL;
-  nb_error err = { 0 };
   int rc = 0, tty = isatty (2) && !c->quiet;
-  double t0;
   char *series_file = series_path (c, "series.json");
 
   if (series_file == NULL)
@@ -1790,34 +1015,8 @@ run_series (series_config *c, distributor *d, double *seconds_out, long *written
     }
   choose_gpu (c);
 
-  /* rank 0: the series file (checked on --resume) and the master file */
   if (c->rank == 0)
-    {
-      int exists = 0;
-
-      if (c->resume && !series_file_matches (c, series_file, &exists) && exists)
-        {
-          fprintf (stderr,
-                   "nanobragg-series: --resume: %s describes another series (other flags or "
-                   "series options): remove it or give another --out\n",
-                   series_file);
-          rc = 2;
-        }
-      else if (!c->resume || !exists)
-        {
-          if (write_series_file (c, series_file, &err) != NB_OK)
-            {
-              fprintf (stderr, "nanobragg-series: %s\n", err.message);
-              rc = 1;
-            }
-        }
-      if (rc == 0 && (c->formats & FMT_NEXUS) && c->n_sweeps == 0 &&
-          write_master (c, &w, &err) != NB_OK)
-        {
-          fprintf (stderr, "nanobragg-series: %s\n", err.message);
-          rc = 1;
-        }
-    }
+    rc = write_series_outputs (c, &w, series_file);
   rc = dist_broadcast_int (d, rc);
   free (series_file);
   if (rc != 0)
@@ -1826,68 +1025,7 @@ run_series (series_config *c, distributor *d, double *seconds_out, long *written
       return rc;
     }
 
-  {
-    long k = 0;
-
-    if (worker_start (&w) != 0)
-      {
-        fputs ("nanobragg-series: cannot start the writer thread\n", stderr);
-        dist_abort (d, 1);
-      }
-    dist_open_counter (d);
-    t0 = now_s ();
-    /* two slots: one renders while the writer writes the other */
-    for (int draining = 0, left = 2;; k++)
-      {
-        frame_slot *s = &w.slots[k & 1];
-        long index;
-        nb_status st;
-
-        worker_wait (&w, s);
-        if (s->state == SLOT_DONE)
-          {
-            if (s->status == NB_OK)
-              report_frame (c, d, s, &mine, t0, tty);
-            else if (s->status != NB_ERR_CANCELLED)
-              {
-                fprintf (stderr, "nanobragg-series: frame %ld: %s\n", s->index + 1, s->err.message);
-                /* the writer finishes (or drops) its frame first: no temporary file stays */
-                worker_clear (&w);
-                dist_abort (d, 1);
-              }
-            s->state = SLOT_FREE;
-          }
-        if (draining)
-          {
-            if (--left == 0)
-              break;
-            continue;
-          }
-        if (cancelled () || (index = (long) dist_fetch_add (d, 0, 1)) >= c->frames)
-          {
-            draining = 1;
-            continue;
-          }
-        s->started = now_s ();
-        st = render_slot (&w, c, index, s, &err);
-        if (st == NB_ERR_CANCELLED)
-          {
-            draining = 1;
-            continue;
-          }
-        if (st != NB_OK)
-          {
-            fprintf (stderr, "nanobragg-series: frame %ld: %s\n", index + 1, err.message);
-            worker_clear (&w);
-            dist_abort (d, 1);
-          }
-        if (s->skipped)
-          s->state = SLOT_DONE;
-        else
-          worker_post (&w, s);
-      }
-  }
-  mine.seconds = now_s () - t0;
+  render_frames (c, d, &w, &mine, tty);
   worker_clear (&w);
   if (cancelled ())
     {
@@ -1909,260 +1047,9 @@ run_series (series_config *c, distributor *d, double *seconds_out, long *written
     }
   dist_gather (d, &mine, all, c->ranks);
   if (c->rank == 0)
-    {
-      double seconds = 0;
-      long written = 0, done = 0;
-      char *text = NULL;
-      size_t size = 0;
-      FILE *f;
-      char *path = series_path (c, "summary.json");
-
-      for (int r = 0; r < c->ranks; r++)
-        {
-          seconds = all[r].seconds > seconds ? all[r].seconds : seconds;
-          written += all[r].written;
-          done += all[r].written + all[r].skipped;
-        }
-      if (tty)
-        print_progress (c, done, seconds, written, 1);
-      print_summary (stdout, c, all, seconds);
-      fflush (stdout);
-      f = open_memstream (&text, &size);
-      if (f != NULL && path != NULL)
-        {
-          print_summary (f, c, all, seconds);
-          if (write_memstream (f, &text, &size, path, &err) != NB_OK)
-            {
-              fprintf (stderr, "nanobragg-series: %s\n", err.message);
-              rc = 1;
-            }
-        }
-      else
-        {
-          if (f != NULL)
-            fclose (f);
-          free (text);
-          fputs ("nanobragg-series: out of memory\n", stderr);
-          rc = 1;
-        }
-      free (path);
-      if (seconds_out != NULL)
-        *seconds_out = seconds;
-      if (written_out != NULL)
-        *written_out = written;
-    }
+    rc = write_summary (c, all, tty, seconds_out, written_out);
   free (all);
   return rc;
-}
-
-/* ------------------------------------------------------------------------- */
-/* --bench */
-
-/* The 1HPV scene of build-aux/setup.sh, as a rotation of 0.1 degree frames. */
-#define BENCH_SCENE                                                                                \
-  "-cell 63.4 63.4 83.8 90 90 120 -misset 10 20 30 -lambda 1.0 -N 10 -mosaic 0.2 "                 \
-  "-mosaic_domains 5 -distance 120 -detpixels 1024 -pixel 0.1 -phi 0 -osc 0.1 -nonoise -nopgm"
-#define BENCH_SCENE_WORDS 48
-
-/* CPU seconds (user + system) of this process or of its waited-for children. */
-static double
-cpu_seconds (int who)
-{
-  struct rusage ru;
-
-  getrusage (who, &ru);
-  return (double) ru.ru_utime.tv_sec + 1e-6 * (double) ru.ru_utime.tv_usec +
-         (double) ru.ru_stime.tv_sec + 1e-6 * (double) ru.ru_stime.tv_usec;
-}
-
-static int
-run_reference_loop (const char *reference,
-                    const char *hkl,
-                    const series_config *c,
-                    long frames,
-                    int threads,
-                    double *seconds)
-{
-  char dir[] = "/tmp/nanobragg-series-ref.XXXXXX";
-  char threads_text[16], *script = NULL;
-  size_t size = 0;
-  FILE *f;
-  pid_t pid;
-  int status;
-  double t0;
-
-  if (mkdtemp (dir) == NULL)
-    return -1;
-  f = open_memstream (&script, &size);
-  if (f == NULL)
-    return -1;
-  /* one process per frame, as a user's loop runs it */
-  fprintf (f, "cd '%s' || exit 1\nfor phi in", dir);
-  for (long i = 0; i < frames; i++)
-    {
-      char text[64];
-
-      format_number (c->phi_deg + (double) i * c->osc_deg, text, sizeof text);
-      fprintf (f, " %s", text);
-    }
-  fprintf (f, "; do\n  \"$0\" -hkl \"$1\" %s", BENCH_SCENE);
-  fprintf (f, " -phi $phi -floatfile out.bin -noprogress > /dev/null || exit 1\ndone\n");
-  fclose (f);
-  snprintf (threads_text, sizeof threads_text, "%d", threads);
-  t0 = now_s ();
-  pid = fork ();
-  if (pid == 0)
-    {
-      setenv ("OMP_NUM_THREADS", threads_text, 1);
-      execl ("/bin/sh", "sh", "-c", script, reference, hkl, (char *) NULL);
-      _exit (127);
-    }
-  free (script);
-  if (pid < 0 || waitpid (pid, &status, 0) != pid)
-    return -1;
-  *seconds = now_s () - t0;
-  {
-    char path[PATH_MAX];
-
-    snprintf (path, sizeof path, "%s/out.bin", dir);
-    unlink (path);
-    snprintf (path, sizeof path, "%s/intimage.img", dir);
-    unlink (path);
-    snprintf (path, sizeof path, "%s/Fdump.bin", dir);
-    unlink (path);
-    rmdir (dir);
-  }
-  return WIFEXITED (status) && WEXITSTATUS (status) == 0 ? 0 : -1;
-}
-
-static int
-run_bench (series_config *c, distributor *d, const bench_options *b, int argc, char **argv)
-{
-  static char scene_text[] = "nanobragg " BENCH_SCENE " -precision single";
-  const char *scene[BENCH_SCENE_WORDS];
-  size_t n_scene = 0;
-  char hkl[PATH_MAX], prefix[PATH_MAX], dir[] = "/tmp/nanobragg-series-bench.XXXXXX";
-  const char **base;
-  int n = 0, rc, threads;
-  double seconds = 0, ref_seconds = 0, cpu, ref_cpu;
-  long written = 0;
-
-  snprintf (hkl, sizeof hkl, "%s/1hpv_p1.hkl", b->data_dir);
-  if (access (hkl, R_OK) != 0)
-    return usage_error ("--bench: %s: %s (give --data DIR)", hkl, strerror (errno));
-  if (b->reference != NULL && access (b->reference, X_OK) != 0)
-    return usage_error ("--reference %s: %s", b->reference, strerror (errno));
-  if (c->base_argc > 1 || c->rotation_frames || c->stills || c->n_sweeps)
-    return usage_error ("--bench runs its own scene: give no nanoBragg flags or series options");
-  /* the scene's words, split in place (c->base keeps them: run_bench runs once) */
-  for (char *w = strtok (scene_text, " "); w != NULL && n_scene < BENCH_SCENE_WORDS;
-       w = strtok (NULL, " "))
-    scene[n_scene++] = w;
-  base = malloc (sizeof *base * (n_scene + 3));
-  if (base == NULL)
-    return usage_error ("out of memory");
-  base[n++] = scene[0];
-  base[n++] = "-hkl";
-  base[n++] = hkl;
-  for (size_t i = 1; i < n_scene; i++)
-    base[n++] = scene[i];
-  base[n] = NULL;
-  free (c->base);
-  c->base = base;
-  c->base_argc = n;
-  c->rotation_frames = b->frames;
-  c->formats = FMT_FLOAT;
-  c->quiet = 1;
-  /* every rank writes into rank 0's folder */
-  if (c->rank == 0 && mkdtemp (dir) == NULL)
-    return usage_error ("--bench: cannot make a folder in /tmp: %s", strerror (errno));
-#ifdef NB_HAVE_MPI
-  if (d->active)
-    MPI_Bcast (dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
-#endif
-  snprintf (prefix, sizeof prefix, "%s/frame", dir);
-  c->prefix = prefix;
-  if ((rc = configure_series (c, argc, argv, c->rank == 0)) != 0)
-    return rc;
-  threads = c->threads > 0 ? c->threads : 0;
-  cpu = cpu_seconds (RUSAGE_SELF);
-  rc = run_series (c, d, &seconds, &written);
-  cpu = cpu_seconds (RUSAGE_SELF) - cpu;
-  if (c->rank == 0)
-    {
-      /* the frames and series files go: the bench keeps nothing */
-      for (long i = 0; i < c->frames; i++)
-        {
-          char *p = frame_path (c, i, "bin");
-
-          if (p != NULL)
-            unlink (p);
-          free (p);
-        }
-      {
-        char *p1 = series_path (c, "series.json"), *p2 = series_path (c, "summary.json");
-
-        if (p1 != NULL)
-          unlink (p1);
-        if (p2 != NULL)
-          unlink (p2);
-        free (p1);
-        free (p2);
-      }
-      rmdir (dir);
-    }
-  if (rc != 0 || c->rank != 0)
-    return rc;
-  if (threads == 0)
-    {
-      const char *env = getenv ("OMP_NUM_THREADS");
-
-      threads = env != NULL && atoi (env) > 0 ? atoi (env) : (int) sysconf (_SC_NPROCESSORS_ONLN);
-    }
-  {
-    double fps = written / seconds;
-
-    printf ("\nbench: %ld-frame rotation of the 1HPV scene, 1024x1024, single precision, "
-            "float files\n",
-            c->frames);
-    printf ("%-34s %8s %10s %10s\n", "run", "frames", "seconds", "frames/s");
-    printf ("%-34s %8ld %10.3f %10.4g\n",
-            c->ranks > 1 ? "nanobragg-series (all ranks)" : "nanobragg-series", written, seconds,
-            fps);
-    if (b->reference != NULL && b->reference_frames > 0)
-      {
-        long k = b->reference_frames < c->frames ? b->reference_frames : c->frames;
-        char label[64];
-
-        ref_cpu = cpu_seconds (RUSAGE_CHILDREN);
-        if (run_reference_loop (b->reference, hkl, c, k, threads, &ref_seconds) != 0)
-          {
-            fprintf (stderr, "nanobragg-series: --bench: the reference loop failed\n");
-            return 1;
-          }
-        ref_cpu = cpu_seconds (RUSAGE_CHILDREN) - ref_cpu;
-        snprintf (label, sizeof label, "reference, a process per frame");
-        printf ("%-34s %8ld %10.3f %10.4g\n", label, k, ref_seconds, k / ref_seconds);
-        /* CPU time is what a machine shared with other work still measures fairly */
-        printf ("CPU seconds per frame: %.4g (rank 0) against %.4g: %.1fx\n", cpu / written,
-                ref_cpu / k, (ref_cpu / k) / (cpu / written));
-        printf ("ratio (frames/s): %.1fx, %d ranks x %d threads against the reference on %d "
-                "threads\n",
-                fps / (k / ref_seconds), c->ranks, c->threads > 0 ? c->threads : threads, threads);
-        printf ("{\"bench\": \"series\", \"frames\": %ld, \"seconds\": %.6f, "
-                "\"frames_per_second\": %.6g, \"ranks\": %d, \"threads\": %d, "
-                "\"reference_frames\": %ld, \"reference_seconds\": %.6f, "
-                "\"reference_frames_per_second\": %.6g, \"ratio\": %.6g, "
-                "\"cpu_seconds_per_frame\": %.6g, \"reference_cpu_seconds_per_frame\": %.6g}\n",
-                written, seconds, fps, c->ranks, threads, k, ref_seconds, k / ref_seconds,
-                fps / (k / ref_seconds), cpu / written, ref_cpu / k);
-      }
-    else
-      printf ("{\"bench\": \"series\", \"frames\": %ld, \"seconds\": %.6f, "
-              "\"frames_per_second\": %.6g, \"ranks\": %d, \"threads\": %d}\n",
-              written, seconds, fps, c->ranks, threads);
-  }
-  return 0;
 }
 
 int
