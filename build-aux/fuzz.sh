@@ -3,8 +3,8 @@
 #
 # usage: bash build-aux/fuzz.sh [TARGET...]
 #   Configures build-fuzz (CC=clang, coverage for libFuzzer on every object) and runs meson's
-#   suite 'fuzz': each target (all, or those named: argv hkl fdump matrix stol sourcefile smv
-#   png-args) for FUZZ_SECONDS seconds, one after the other, one core each.
+#   suite 'fuzz': each target (all, or those named: argv render hkl fdump matrix stol
+#   sourcefile smv mtz png-args) for FUZZ_SECONDS seconds, one after the other, one core each.
 #
 #   bash build-aux/fuzz.sh --run FUZZER CORPUS REGRESSIONS
 #   What each test of the suite runs: first the regression inputs, then FUZZER for
@@ -14,6 +14,7 @@
 #
 # environment:
 #   FUZZ_SECONDS   seconds per target (default 20; e.g. 600 for a long run)
+#   FUZZ_TIMEOUT   seconds one input may take before it counts as a hang (default 10)
 #   FUZZ_BUILD_DIR build folder (default build-fuzz)
 #   FUZZ_WORK      work corpus folder for --run (default: a temporary folder)
 #   FUZZ_KEEP_GOING  1: do not stop at the first finding (libFuzzer's fork mode, one job);
@@ -68,7 +69,7 @@ run_one () {
   say "$name: fuzzing for $FUZZ_SECONDS s"
   start=$(date +%s)
   if ! timeout $((FUZZ_SECONDS + 300)) "$fuzzer" "${mode[@]}" -max_total_time="$FUZZ_SECONDS" \
-       -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+       -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
        -artifact_prefix="$work/" "$work/corpus" >"$work/fuzz.log" 2>&1 \
      || has_findings "$work"; then
     tail -n 80 "$work/fuzz.log" >&2

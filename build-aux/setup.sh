@@ -8,10 +8,11 @@
 #   run     build, then launch the viewer (braggscope) on the default scene (1HPV); without a
 #           display, write the viewer's picture of it (braggscope --snapshot) to
 #           $OUT_DIR/1hpv.png and print its path (the CLI renders it where no viewer was built)
-#   test    build, then run every test suite; then, in two more build folders, the engine,
-#           cli, plugin and fuzz-replay suites under AddressSanitizer + UndefinedBehaviorSanitizer
-#           and the worker suite under ThreadSanitizer (the slow parity suite only runs in the
-#           first); exits non-zero when any run failed
+#   test    build (with the API reference), then run every test suite; then, in two more
+#           build folders, the engine, cli, plugin and fuzz-replay suites under
+#           AddressSanitizer + UndefinedBehaviorSanitizer and the worker suite under
+#           ThreadSanitizer (the slow parity suite only runs in the first); exits non-zero
+#           when any run failed
 #
 # environment:
 #   BUILD_DIR    build folder, relative to the repository root or absolute (default: build)
@@ -29,10 +30,11 @@ BUILD_DIR=${BUILD_DIR:-build}
 OUT_DIR=${OUT_DIR:-$BUILD_DIR/render}
 export DEBIAN_FRONTEND=noninteractive
 
-PACKAGES=(gcc libc6-dev meson ninja-build pkg-config libglib2.0-dev libpng-dev python3-numpy
-          libgtk-4-dev libepoxy-dev gobject-introspection libgirepository1.0-dev gir1.2-gtk-4.0
-          python3-gi xvfb xauth desktop-file-utils appstream gettext clang valgrind
-          libccp4-dev locales-all clang-format)
+PACKAGES=(gcc libc6-dev meson ninja-build pkg-config libglib2.0-dev libpng-dev zlib1g-dev
+          python3-numpy libgtk-4-dev libepoxy-dev gobject-introspection libgirepository1.0-dev
+          gir1.2-gtk-4.0 python3-gi gjs gi-docgen xvfb xauth desktop-file-utils appstream gettext
+          clang valgrind locales-all clang-format
+          libcbf-dev libhdf5-dev libopenmpi-dev openmpi-bin python3-fabio python3-h5py)
 
 # The default scene: HIV-1 protease (PDB 1HPV) on a 1024 x 1024 detector.
 SCENE=(-hkl "$ROOT/data/1hpv_p1.hkl"
@@ -96,7 +98,8 @@ install_dependencies () {
 }
 
 configure_and_build () {
-  local options=(-Dtests=enabled -Dpng=enabled)
+  # The API reference (gi-docgen) is built and checked with everything else.
+  local options=(-Dtests=enabled -Dpng=enabled -Ddocs=enabled)
   [ -n "${GOLDEN_DIR:-}" ] && options+=("-Dgolden_dir=$(realpath -m "$GOLDEN_DIR")")
   # Tests on a machine with nvcc must compile and link the CUDA backend: a toolkit that meson
   # cannot use is then an error, not a quietly CPU-only build.
@@ -204,7 +207,7 @@ sanitizer_tests () {
   local dir=$1 sanitize=$2 start selection targets names status=0 wrapper=()
   shift 2
   local options=(-Dtests=enabled -Dpng=enabled -Dbuildtype=debugoptimized -Dcuda=disabled
-                 "-Db_sanitize=$sanitize" -Db_lundef=false)
+                 -Ddocs=disabled "-Db_sanitize=$sanitize" -Db_lundef=false)
   [ -n "${GOLDEN_DIR:-}" ] && options+=("-Dgolden_dir=$(realpath -m "$GOLDEN_DIR")")
   start=$(date +%s)
   if [ -f "$dir/meson-private/coredata.dat" ]; then

@@ -23,6 +23,170 @@ clamp_angles (double *sin_a, double *cos_a)
     *cos_a = 1.0;
 }
 
+/* The reference's warning where a sine or cosine of the cell's angles lies
+ * beyond +-1.0000001 (a triclinic cell through Q-5 does this): @title, then
+ * sin and cos of alpha, beta, gamma in @v with the reference's @labels. */
+static void
+warn_oddball (nb_log *log, const char *title, const char *const labels[6], const double v[6])
+{
+  int odd = 0;
+
+  for (int k = 0; k < 6; k++)
+    odd |= v[k] > 1.0000001 || v[k] < -1.0000001;
+  if (!odd)
+    return;
+  nb_log_printf (log, "WARNING: %s:\n", title);
+  for (int k = 0; k < 6; k++)
+    nb_log_printf (log, "%s = %.25g\n", labels[k], v[k]);
+}
+
+/* the reference's labels, its typo in the first warning included */
+static const char *const recip_labels_first[6] = { "sin(alpha_star)", "cos(alpha_star)",
+                                                   "sin(beta_star) ", "cos(beta_star) ",
+                                                   "sin(gamma_star)", "cos9gamma_star)" };
+static const char *const recip_labels[6] = { "sin(alpha_star)", "cos(alpha_star)",
+                                             "sin(beta_star) ", "cos(beta_star) ",
+                                             "sin(gamma_star)", "cos(gamma_star)" };
+static const char *const cell_labels[6] = { "sin_alpha", "cos_alpha", "sin_beta ",
+                                            "cos_beta ", "sin_gamma", "cos_gamma" };
+
+/* The reciprocal cell of -cell (Angstrom, radians), in the reference's frame
+ * (a* along x, b* in the xy plane); *@la, *@lb, *@lc and *@V_cell get the
+ * cell's lengths (missing ones as a) and volume. */
+static nb_status
+reciprocal_cell (nb_plan *plan,
+                 double a_star[3],
+                 double b_star[3],
+                 double c_star[3],
+                 double *la_out,
+                 double *lb_out,
+                 double *lc_out,
+                 double *V_out,
+                 nb_error *err)
+{
+  const nb_params *p = &plan->params;
+  double la = p->cell[0], lb = p->cell[1], lc = p->cell[2];
+  double alpha = p->cell[3], beta = p->cell[4], gamma = p->cell[5];
+  double V_cell, V_star, skew, aavg, sas, sbs, sgs, cas, cbs, cgs, as, bs, cs;
+
+  if (!(la > 0) || !isfinite (la))
+    return nb_error_set (err, NB_ERR_INVALID, "-cell: a = %g Angstrom must be positive", la);
+  if (lb <= 0.0)
+    lb = la;
+  if (lc <= 0.0)
+    lc = la;
+  if (alpha <= 0.0)
+    alpha = M_PI / 2;
+  if (beta <= 0.0)
+    beta = M_PI / 2;
+  if (gamma <= 0.0)
+    gamma = M_PI / 2;
+  aavg = (alpha + beta + gamma) / 2;
+  skew = sin (aavg) * sin (aavg - alpha) * sin (aavg - beta) * sin (aavg - gamma);
+  if (skew < 0.0)
+    skew = -skew;
+  V_cell = 2.0 * la * lb * lc * sqrt (skew);
+  if (V_cell <= 0.0)
+    return nb_error_set (err, NB_ERR_INVALID,
+                         "-cell %g %g %g %g %g %g: impossible unit cell (volume %g)", la, lb, lc,
+                         alpha * NB_RTD, beta * NB_RTD, gamma * NB_RTD, V_cell);
+  V_star = 1.0 / V_cell;
+  as = lb * lc * sin (alpha) * V_star;
+  bs = lc * la * sin (beta) * V_star;
+  cs = la * lb * sin (gamma) * V_star;
+  if (as <= 0.0 || bs <= 0.0 || cs <= 0.0)
+    return nb_error_set (err, NB_ERR_INVALID, "-cell: impossible reciprocal cell lengths %g %g %g",
+                         as, bs, cs);
+  sas = la * V_star / bs / cs;
+  sbs = lb * V_star / as / cs;
+  sgs = lc * V_star / as / bs;
+  cas = (cos (beta) * cos (gamma) - cos (alpha)) / (sin (beta) * sin (gamma));
+  cbs = (cos (gamma) * cos (alpha) - cos (beta)) / (sin (gamma) * sin (alpha));
+  cgs = (cos (alpha) * cos (beta) - cos (gamma)) / (sin (alpha) * sin (beta));
+  warn_oddball (&plan->log, "oddball reciprocal cell angles", recip_labels_first,
+                (const double[6]){ sas, cas, sbs, cbs, sgs, cgs });
+  clamp_angles (&sas, &cas);
+  clamp_angles (&sbs, &cbs);
+  clamp_angles (&sgs, &cgs);
+  a_star[0] = as;
+  b_star[0] = bs * cgs;
+  c_star[0] = cs * cbs;
+  a_star[1] = 0.0;
+  b_star[1] = bs * sgs;
+  c_star[1] = cs * (cas - cbs * cgs) / sgs;
+  a_star[2] = 0.0;
+  b_star[2] = 0.0;
+  if (p->physical)
+    c_star[2] = V_star / (as * bs * sgs); /* Q-5 corrected: textbook c*_z */
+  else
+    c_star[2] = cs * V_cell / (la * lb * lc * sgs);
+  *la_out = la;
+  *lb_out = lb;
+  *lc_out = lc;
+  *V_out = V_cell;
+  return NB_OK;
+}
+
+/* The cell as the reference prints it, its angles from the vectors; warns of
+ * angles whose sine and cosine do not match (an odd -mat). */
+static void
+log_cell (nb_plan *plan,
+          const double a[3],
+          const double b[3],
+          const double c[3],
+          const double a_star[3],
+          const double b_star[3],
+          const double c_star[3],
+          double V_cell,
+          double V_star)
+{
+  nb_crystal *x = &plan->xtal;
+  double A = nb_magnitude (a), B = nb_magnitude (b), C = nb_magnitude (c);
+  double As = nb_magnitude (a_star), Bs = nb_magnitude (b_star), Cs = nb_magnitude (c_star);
+  double sa = As * V_cell / B / C, sb = Bs * V_cell / A / C, sg = Cs * V_cell / A / B;
+  double ca = nb_dot (b, c) / B / C, cb = nb_dot (a, c) / A / C, cg = nb_dot (a, b) / A / B;
+  double sas = A * V_star / Bs / Cs, sbs = B * V_star / As / Cs, sgs = C * V_star / As / Bs;
+  double cas = nb_dot (b_star, c_star) / Bs / Cs, cbs = nb_dot (a_star, c_star) / As / Cs;
+  double cgs = nb_dot (a_star, b_star) / As / Bs;
+
+  warn_oddball (&plan->log, "oddball cell angles", cell_labels,
+                (const double[6]){ sa, ca, sb, cb, sg, cg });
+  warn_oddball (&plan->log, "oddball reciprocal cell angles", recip_labels,
+                (const double[6]){ sas, cas, sbs, cbs, sgs, cgs });
+  clamp_angles (&sa, &ca);
+  clamp_angles (&sb, &cb);
+  clamp_angles (&sg, &cg);
+  clamp_angles (&sas, &cas);
+  clamp_angles (&sbs, &cbs);
+  clamp_angles (&sgs, &cgs);
+  x->cell_print[0] = A;
+  x->cell_print[1] = B;
+  x->cell_print[2] = C;
+  x->cell_print[3] = atan2 (sa, ca) * NB_RTD;
+  x->cell_print[4] = atan2 (sb, cb) * NB_RTD;
+  x->cell_print[5] = atan2 (sg, cg) * NB_RTD;
+  x->recip_print[0] = As;
+  x->recip_print[1] = Bs;
+  x->recip_print[2] = Cs;
+  x->recip_print[3] = atan2 (sas, cas) * NB_RTD;
+  x->recip_print[4] = atan2 (sbs, cbs) * NB_RTD;
+  x->recip_print[5] = atan2 (sgs, cgs) * NB_RTD;
+  nb_log_printf (&plan->log, "Unit Cell: %g %g %g %g %g %g\n", A, B, C, x->cell_print[3],
+                 x->cell_print[4], x->cell_print[5]);
+  nb_log_printf (&plan->log, "Recp Cell: %g %g %g %g %g %g\n", As, Bs, Cs, x->recip_print[3],
+                 x->recip_print[4], x->recip_print[5]);
+  nb_log_printf (&plan->log, "volume = %g A^3\n", V_cell);
+  nb_log_printf (&plan->log, "real-space cell vectors (Angstrom):\n");
+  nb_log_printf (&plan->log, "     %-10s  %-10s  %-10s\n", "a", "b", "c");
+  for (int k = 0; k < 3; k++)
+    nb_log_printf (&plan->log, "%c: %11.8f %11.8f %11.8f\n", "XYZ"[k], a[k], b[k], c[k]);
+  nb_log_printf (&plan->log, "reciprocal-space cell vectors (Angstrom^-1):\n");
+  nb_log_printf (&plan->log, "     %-10s  %-10s  %-10s\n", "a_star", "b_star", "c_star");
+  for (int k = 0; k < 3; k++)
+    nb_log_printf (&plan->log, "%c: %11.8f %11.8f %11.8f\n", "XYZ"[k], a_star[k], b_star[k],
+                   c_star[k]);
+}
+
 nb_status
 nb_crystal_setup (nb_plan *plan, nb_error *err)
 {
@@ -36,64 +200,9 @@ nb_crystal_setup (nb_plan *plan, nb_error *err)
   int user_cell = p->cell[0] != 0.0;
   nb_status st;
 
-  if (user_cell)
-    {
-      double alpha = p->cell[3], beta = p->cell[4], gamma = p->cell[5];
-      double skew, aavg, sas, sbs, sgs, cas, cbs, cgs, as, bs, cs;
-
-      la = p->cell[0];
-      lb = p->cell[1];
-      lc = p->cell[2];
-      if (!(la > 0) || !isfinite (la))
-        return nb_error_set (err, NB_ERR_INVALID, "-cell: a = %g Angstrom must be positive", la);
-      if (lb <= 0.0)
-        lb = la;
-      if (lc <= 0.0)
-        lc = la;
-      if (alpha <= 0.0)
-        alpha = M_PI / 2;
-      if (beta <= 0.0)
-        beta = M_PI / 2;
-      if (gamma <= 0.0)
-        gamma = M_PI / 2;
-      aavg = (alpha + beta + gamma) / 2;
-      skew = sin (aavg) * sin (aavg - alpha) * sin (aavg - beta) * sin (aavg - gamma);
-      if (skew < 0.0)
-        skew = -skew;
-      V_cell = 2.0 * la * lb * lc * sqrt (skew);
-      if (V_cell <= 0.0)
-        return nb_error_set (err, NB_ERR_INVALID,
-                             "-cell %g %g %g %g %g %g: impossible unit cell (volume %g)", la, lb,
-                             lc, alpha * NB_RTD, beta * NB_RTD, gamma * NB_RTD, V_cell);
-      V_star = 1.0 / V_cell;
-      as = lb * lc * sin (alpha) * V_star;
-      bs = lc * la * sin (beta) * V_star;
-      cs = la * lb * sin (gamma) * V_star;
-      if (as <= 0.0 || bs <= 0.0 || cs <= 0.0)
-        return nb_error_set (err, NB_ERR_INVALID,
-                             "-cell: impossible reciprocal cell lengths %g %g %g", as, bs, cs);
-      sas = la * V_star / bs / cs;
-      sbs = lb * V_star / as / cs;
-      sgs = lc * V_star / as / bs;
-      cas = (cos (beta) * cos (gamma) - cos (alpha)) / (sin (beta) * sin (gamma));
-      cbs = (cos (gamma) * cos (alpha) - cos (beta)) / (sin (gamma) * sin (alpha));
-      cgs = (cos (alpha) * cos (beta) - cos (gamma)) / (sin (alpha) * sin (beta));
-      clamp_angles (&sas, &cas);
-      clamp_angles (&sbs, &cbs);
-      clamp_angles (&sgs, &cgs);
-      a_star[0] = as;
-      b_star[0] = bs * cgs;
-      c_star[0] = cs * cbs;
-      a_star[1] = 0.0;
-      b_star[1] = bs * sgs;
-      c_star[1] = cs * (cas - cbs * cgs) / sgs;
-      a_star[2] = 0.0;
-      b_star[2] = 0.0;
-      if (p->physical)
-        c_star[2] = V_star / (as * bs * sgs); /* Q-5 corrected: textbook c*_z */
-      else
-        c_star[2] = cs * V_cell / (la * lb * lc * sgs);
-    }
+  if (user_cell &&
+      (st = reciprocal_cell (plan, a_star, b_star, c_star, &la, &lb, &lc, &V_cell, err)) != NB_OK)
+    return st;
 
   if (p->mat_file != NULL)
     {
@@ -186,48 +295,7 @@ nb_crystal_setup (nb_plan *plan, nb_error *err)
   memcpy (x->c_A, c, sizeof c);
   x->V_cell = V_cell;
 
-  {
-    double A = nb_magnitude (a), B = nb_magnitude (b), C = nb_magnitude (c);
-    double As = nb_magnitude (a_star), Bs = nb_magnitude (b_star), Cs = nb_magnitude (c_star);
-    double sa = As * V_cell / B / C, sb = Bs * V_cell / A / C, sg = Cs * V_cell / A / B;
-    double ca = nb_dot (b, c) / B / C, cb = nb_dot (a, c) / A / C, cg = nb_dot (a, b) / A / B;
-    double sas = A * V_star / Bs / Cs, sbs = B * V_star / As / Cs, sgs = C * V_star / As / Bs;
-    double cas = nb_dot (b_star, c_star) / Bs / Cs, cbs = nb_dot (a_star, c_star) / As / Cs;
-    double cgs = nb_dot (a_star, b_star) / As / Bs;
-
-    clamp_angles (&sa, &ca);
-    clamp_angles (&sb, &cb);
-    clamp_angles (&sg, &cg);
-    clamp_angles (&sas, &cas);
-    clamp_angles (&sbs, &cbs);
-    clamp_angles (&sgs, &cgs);
-    x->cell_print[0] = A;
-    x->cell_print[1] = B;
-    x->cell_print[2] = C;
-    x->cell_print[3] = atan2 (sa, ca) * NB_RTD;
-    x->cell_print[4] = atan2 (sb, cb) * NB_RTD;
-    x->cell_print[5] = atan2 (sg, cg) * NB_RTD;
-    x->recip_print[0] = As;
-    x->recip_print[1] = Bs;
-    x->recip_print[2] = Cs;
-    x->recip_print[3] = atan2 (sas, cas) * NB_RTD;
-    x->recip_print[4] = atan2 (sbs, cbs) * NB_RTD;
-    x->recip_print[5] = atan2 (sgs, cgs) * NB_RTD;
-    nb_log_printf (&plan->log, "Unit Cell: %g %g %g %g %g %g\n", A, B, C, x->cell_print[3],
-                   x->cell_print[4], x->cell_print[5]);
-    nb_log_printf (&plan->log, "Recp Cell: %g %g %g %g %g %g\n", As, Bs, Cs, x->recip_print[3],
-                   x->recip_print[4], x->recip_print[5]);
-    nb_log_printf (&plan->log, "volume = %g A^3\n", V_cell);
-    nb_log_printf (&plan->log, "real-space cell vectors (Angstrom):\n");
-    nb_log_printf (&plan->log, "     %-10s  %-10s  %-10s\n", "a", "b", "c");
-    for (int k = 0; k < 3; k++)
-      nb_log_printf (&plan->log, "%c: %11.8f %11.8f %11.8f\n", "XYZ"[k], a[k], b[k], c[k]);
-    nb_log_printf (&plan->log, "reciprocal-space cell vectors (Angstrom^-1):\n");
-    nb_log_printf (&plan->log, "     %-10s  %-10s  %-10s\n", "a_star", "b_star", "c_star");
-    for (int k = 0; k < 3; k++)
-      nb_log_printf (&plan->log, "%c: %11.8f %11.8f %11.8f\n", "XYZ"[k], a_star[k], b_star[k],
-                     c_star[k]);
-  }
+  log_cell (plan, a, b, c, a_star, b_star, c_star, V_cell, V_star);
 
   nb_scale (a, 1e-10, x->a0);
   nb_scale (b, 1e-10, x->b0);

@@ -73,6 +73,99 @@ convention_name (nb_convention c)
 
 /* Pixel counts, beam-centre defaults, the convention's vectors (which also
  * force the pivot, Q-1) and normalisation.  physics.md §4. */
+/* The named convention's vectors, pivot and default beam centre, and the
+ * beam spot and near point on the detector (Fbeam, Sbeam, Fclose, Sclose,
+ * m) it gives; CUSTOM keeps the given vectors.  Source: nanoBragg.c main(),
+ * the convention block (physics.md §5). */
+static void
+set_convention (nb_plan *plan, double *Fbeam, double *Sbeam, double *Fclose, double *Sclose)
+{
+  const nb_params *p = &plan->params;
+  nb_detector *d = &plan->det;
+
+  switch (p->convention)
+    {
+      case NB_CONVENTION_ADXV:
+        if (isnan (d->Xbeam))
+          d->Xbeam = (d->detsize_f + d->pixel_size) / 2.0;
+        if (isnan (d->Ybeam))
+          d->Ybeam = (d->detsize_s - d->pixel_size) / 2.0;
+        set3 (d->beam, 0, 0, 1);
+        set3 (d->fdet, 1, 0, 0);
+        set3 (d->sdet, 0, -1, 0);
+        set3 (d->odet, 0, 0, 1);
+        set3 (d->twotheta_axis, -1, 0, 0);
+        set3 (d->polar_vector, 1, 0, 0);
+        set3 (d->spindle, 1, 0, 0);
+        *Fbeam = d->Xbeam;
+        *Sbeam = d->detsize_s - d->Ybeam;
+        d->pivot = NB_PIVOT_BEAM;
+        break;
+      case NB_CONVENTION_MOSFLM:
+      case NB_CONVENTION_DENZO:
+        /* X is the slow coordinate and Y the fast one in these conventions */
+        if (isnan (d->Xbeam))
+          d->Xbeam = (d->detsize_s + d->pixel_size) / 2.0;
+        if (isnan (d->Ybeam))
+          d->Ybeam = (d->detsize_f + d->pixel_size) / 2.0;
+        set3 (d->beam, 1, 0, 0);
+        set3 (d->odet, 1, 0, 0);
+        set3 (d->fdet, 0, 0, 1);
+        set3 (d->sdet, 0, -1, 0);
+        set3 (d->twotheta_axis, 0, 0, -1);
+        set3 (d->polar_vector, 0, 0, 1);
+        set3 (d->spindle, 0, 0, 1);
+        if (p->convention == NB_CONVENTION_MOSFLM)
+          {
+            *Fbeam = d->Ybeam + 0.5 * d->pixel_size;
+            *Sbeam = d->Xbeam + 0.5 * d->pixel_size;
+          }
+        else
+          {
+            *Fbeam = d->Ybeam + 0.0 * d->pixel_size;
+            *Sbeam = d->Xbeam + 0.0 * d->pixel_size;
+          }
+        d->pivot = NB_PIVOT_BEAM;
+        break;
+      case NB_CONVENTION_XDS:
+      case NB_CONVENTION_DIALS:
+        if (isnan (d->Xbeam))
+          d->Xbeam = d->Xclose;
+        if (isnan (d->Ybeam))
+          d->Ybeam = d->Yclose;
+        set3 (d->beam, 0, 0, 1);
+        set3 (d->fdet, 1, 0, 0);
+        set3 (d->sdet, 0, 1, 0);
+        set3 (d->odet, 0, 0, 1);
+        if (p->convention == NB_CONVENTION_XDS)
+          {
+            set3 (d->twotheta_axis, 1, 0, 0);
+            set3 (d->polar_vector, 1, 0, 0);
+            set3 (d->spindle, 1, 0, 0);
+          }
+        else
+          {
+            set3 (d->twotheta_axis, 0, 1, 0);
+            set3 (d->polar_vector, 0, 1, 0);
+            set3 (d->spindle, 0, 1, 0);
+          }
+        *Fbeam = d->Xbeam;
+        *Sbeam = d->Ybeam;
+        d->pivot = NB_PIVOT_SAMPLE;
+        break;
+      case NB_CONVENTION_CUSTOM:
+        if (isnan (d->Xbeam))
+          d->Xbeam = d->Xclose;
+        if (isnan (d->Ybeam))
+          d->Ybeam = d->Yclose;
+        *Fbeam = d->Xbeam;
+        *Sbeam = d->Ybeam;
+        *Fclose = d->Xbeam;
+        *Sclose = d->Ybeam;
+        break;
+    }
+}
+
 nb_status
 nb_detector_setup (nb_plan *plan, nb_error *err)
 {
@@ -139,87 +232,7 @@ nb_detector_setup (nb_plan *plan, nb_error *err)
   d->convention = p->convention;
   d->pivot = p->pivot;
 
-  switch (p->convention)
-    {
-      case NB_CONVENTION_ADXV:
-        if (isnan (d->Xbeam))
-          d->Xbeam = (d->detsize_f + d->pixel_size) / 2.0;
-        if (isnan (d->Ybeam))
-          d->Ybeam = (d->detsize_s - d->pixel_size) / 2.0;
-        set3 (d->beam, 0, 0, 1);
-        set3 (d->fdet, 1, 0, 0);
-        set3 (d->sdet, 0, -1, 0);
-        set3 (d->odet, 0, 0, 1);
-        set3 (d->twotheta_axis, -1, 0, 0);
-        set3 (d->polar_vector, 1, 0, 0);
-        set3 (d->spindle, 1, 0, 0);
-        Fbeam = d->Xbeam;
-        Sbeam = d->detsize_s - d->Ybeam;
-        d->pivot = NB_PIVOT_BEAM;
-        break;
-      case NB_CONVENTION_MOSFLM:
-      case NB_CONVENTION_DENZO:
-        /* X is the slow coordinate and Y the fast one in these conventions */
-        if (isnan (d->Xbeam))
-          d->Xbeam = (d->detsize_s + d->pixel_size) / 2.0;
-        if (isnan (d->Ybeam))
-          d->Ybeam = (d->detsize_f + d->pixel_size) / 2.0;
-        set3 (d->beam, 1, 0, 0);
-        set3 (d->odet, 1, 0, 0);
-        set3 (d->fdet, 0, 0, 1);
-        set3 (d->sdet, 0, -1, 0);
-        set3 (d->twotheta_axis, 0, 0, -1);
-        set3 (d->polar_vector, 0, 0, 1);
-        set3 (d->spindle, 0, 0, 1);
-        if (p->convention == NB_CONVENTION_MOSFLM)
-          {
-            Fbeam = d->Ybeam + 0.5 * d->pixel_size;
-            Sbeam = d->Xbeam + 0.5 * d->pixel_size;
-          }
-        else
-          {
-            Fbeam = d->Ybeam + 0.0 * d->pixel_size;
-            Sbeam = d->Xbeam + 0.0 * d->pixel_size;
-          }
-        d->pivot = NB_PIVOT_BEAM;
-        break;
-      case NB_CONVENTION_XDS:
-      case NB_CONVENTION_DIALS:
-        if (isnan (d->Xbeam))
-          d->Xbeam = d->Xclose;
-        if (isnan (d->Ybeam))
-          d->Ybeam = d->Yclose;
-        set3 (d->beam, 0, 0, 1);
-        set3 (d->fdet, 1, 0, 0);
-        set3 (d->sdet, 0, 1, 0);
-        set3 (d->odet, 0, 0, 1);
-        if (p->convention == NB_CONVENTION_XDS)
-          {
-            set3 (d->twotheta_axis, 1, 0, 0);
-            set3 (d->polar_vector, 1, 0, 0);
-            set3 (d->spindle, 1, 0, 0);
-          }
-        else
-          {
-            set3 (d->twotheta_axis, 0, 1, 0);
-            set3 (d->polar_vector, 0, 1, 0);
-            set3 (d->spindle, 0, 1, 0);
-          }
-        Fbeam = d->Xbeam;
-        Sbeam = d->Ybeam;
-        d->pivot = NB_PIVOT_SAMPLE;
-        break;
-      case NB_CONVENTION_CUSTOM:
-        if (isnan (d->Xbeam))
-          d->Xbeam = d->Xclose;
-        if (isnan (d->Ybeam))
-          d->Ybeam = d->Yclose;
-        Fbeam = d->Xbeam;
-        Sbeam = d->Ybeam;
-        Fclose = d->Xbeam;
-        Sclose = d->Ybeam;
-        break;
-    }
+  set_convention (plan, &Fbeam, &Sbeam, &Fclose, &Sclose);
   d->Fbeam = Fbeam;
   d->Sbeam = Sbeam;
   d->Fclose = Fclose;

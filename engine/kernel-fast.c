@@ -450,5 +450,7 @@ nb_kernel_execute_fast (nb_plan *plan, float *image, const nb_exec_options *opts
         (float) nb_kernel_render_pixel (plan, (int) (first % fpixels), (int) (first / fpixels), 1);
   for (int s = 0; s < spixels; s++)
     plan->omega_sum += plan->row_omega[s];
+  if (k == 1)
+    plan->omega_sum -= nb_kernel_masked_omega (plan);
   return NB_OK;
 }

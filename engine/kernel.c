@@ -13,6 +13,7 @@
  */
 #include "nb-private.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
@@ -63,6 +64,58 @@ sinc3 (double x)
   return 3.0 * (sin (x) / x - cos (x)) / (x * x);
 }
 
+/* The nearest whole index, ceil(x - 0.5) stored in an int as the reference
+ * does; where x is NaN or beyond an int (a source of wavelength 0 read from a
+ * '#' line, Q-19) the conversion is undefined in C and x86-64 gives INT_MIN,
+ * which is kept here so that such a lookup falls back to default_F there too. */
+static inline int
+nearest_index (double x)
+{
+  double r = ceil (x - 0.5);
+
+  return r >= -2147483648.0 && r < 2147483648.0 ? (int) r : INT_MIN;
+}
+
+/* The unit vector from the sample to a sub-pixel, and its distance (m).
+ * @Odet: depth of the sensor layer (m). */
+static inline double
+subpixel_ray (const nb_detector *d,
+              int fpixel,
+              int spixel,
+              int subF,
+              int subS,
+              double Odet,
+              double diffracted[3])
+{
+  const int N = d->oversample;
+  double Fdet = d->subpixel_size * (fpixel * N + subF) + d->subpixel_size / 2.0;
+  double Sdet = d->subpixel_size * (spixel * N + subS) + d->subpixel_size / 2.0;
+  double pos[3];
+
+  for (int k = 0; k < 3; k++)
+    pos[k] = Fdet * d->fdet[k] + Sdet * d->sdet[k] + Odet * d->odet[k] + d->pix0[k];
+  if (d->curved)
+    {
+      double v[3], nv[3];
+
+      for (int k = 0; k < 3; k++)
+        v[k] = d->distance * d->beam[k];
+      nb_rotate_axis (v, d->sdet, pos[1] / d->distance, nv);
+      nb_rotate_axis (nv, d->fdet, pos[2] / d->distance, pos);
+    }
+  return nb_unitize (pos, diffracted);
+}
+
+/* The solid angle (sr) of a pixel seen over @airpath, as the reference takes it
+ * for each of its sub-pixels. */
+static inline double
+subpixel_omega (const nb_detector *d, double airpath)
+{
+  if (d->point_pixel)
+    return 1.0 / airpath / airpath;
+  return d->pixel_size * d->pixel_size / airpath / airpath * d->close_distance / airpath;
+}
+
 /* What rendering one pixel reports back. */
 typedef struct
 {
@@ -76,6 +129,47 @@ typedef struct
 /* One pixel, exactly as the reference's loop body.  @fresh: this is the first
  * pixel of the image to reach the phi loop.  @interp: start with tricubic
  * interpolation on. */
+/* The crystal's shape transform at (h, k, l), nearest whole indices (h0,
+ * k0, l0): nanoBragg's F_latt for the square (sincg), round (sinc3),
+ * Gaussian and flat-top crystals, with its arithmetic. */
+static inline double
+lattice_factor (
+    const nb_params *p, const nb_crystal *x, double h, double k, double l, int h0, int k0, int l0)
+{
+  const double Na = x->Na, Nb = x->Nb, Nc = x->Nc;
+  double F_latt = 1.0;
+
+  if (p->shape == NB_SHAPE_SQUARE)
+    {
+      if (Na > 1)
+        F_latt *= sincg (M_PI * h, Na);
+      if (Nb > 1)
+        F_latt *= sincg (M_PI * k, Nb);
+      if (Nc > 1)
+        F_latt *= sincg (M_PI * l, Nc);
+    }
+  else
+    {
+      const double *as = x->a_star, *bs = x->b_star, *cs = x->c_star;
+      double dx = (h - h0) * as[0] + (k - k0) * bs[0] + (l - l0) * cs[0];
+      double dy = (h - h0) * as[1] + (k - k0) * bs[1] + (l - l0) * cs[1];
+      double dz = (h - h0) * as[2] + (k - k0) * bs[2] + (l - l0) * cs[2];
+      double rad_star_sqr = (dx * dx + dy * dy + dz * dz) * Na * Na * Nb * Nb * Nc * Nc;
+
+      if (p->shape == NB_SHAPE_ROUND)
+        {
+          double hrad_sqr = (h - h0) * (h - h0) * Na * Na + (k - k0) * (k - k0) * Nb * Nb +
+                            (l - l0) * (l - l0) * Nc * Nc;
+          F_latt = Na * Nb * Nc * 0.723601254558268 * sinc3 (M_PI * sqrt (hrad_sqr * p->fudge));
+        }
+      else if (p->shape == NB_SHAPE_GAUSS)
+        F_latt = Na * Nb * Nc * exp (-(rad_star_sqr / 0.63 * p->fudge));
+      else
+        F_latt = Na * Nb * Nc * (rad_star_sqr * p->fudge < 0.3969);
+    }
+  return F_latt;
+}
+
 static double
 render_pixel (const nb_plan *plan, int fpixel, int spixel, int fresh, int interp, pixel_report *rep)
 {
@@ -88,7 +182,6 @@ render_pixel (const nb_plan *plan, int fpixel, int spixel, int fresh, int interp
   const int nsteps = plan->orient.n;
   const int os_thick = p->oversample_thick, os_polar = p->oversample_polar;
   const int os_omega = p->oversample_omega;
-  const double Na = x->Na, Nb = x->Nb, Nc = x->Nc;
   const double water = p->water_size;
   const double *orient = fresh ? plan->orient.first : plan->orient.rest;
   double I = p->physical ? 0.0 : plan->I_bg;
@@ -107,30 +200,11 @@ render_pixel (const nb_plan *plan, int fpixel, int spixel, int fresh, int interp
       for (int subS = 0; subS < N; subS++)
         for (int subF = 0; subF < N; subF++)
           {
-            double Fdet = d->subpixel_size * (fpixel * N + subF) + d->subpixel_size / 2.0;
-            double Sdet = d->subpixel_size * (spixel * N + subS) + d->subpixel_size / 2.0;
-            double pos[3], diffracted[3], airpath;
-
-            for (int k = 0; k < 3; k++)
-              pos[k] = Fdet * d->fdet[k] + Sdet * d->sdet[k] + Odet * d->odet[k] + d->pix0[k];
-            if (d->curved)
-              {
-                double v[3], nv[3];
-
-                for (int k = 0; k < 3; k++)
-                  v[k] = d->distance * d->beam[k];
-                nb_rotate_axis (v, d->sdet, pos[1] / d->distance, nv);
-                nb_rotate_axis (nv, d->fdet, pos[2] / d->distance, pos);
-              }
-            airpath = nb_unitize (pos, diffracted);
+            double diffracted[3];
+            double airpath = subpixel_ray (d, fpixel, spixel, subF, subS, Odet, diffracted);
 
             if (omega == 0.0 || os_omega)
-              {
-                omega =
-                    d->pixel_size * d->pixel_size / airpath / airpath * d->close_distance / airpath;
-                if (d->point_pixel)
-                  omega = 1.0 / airpath / airpath;
-              }
+              omega = subpixel_omega (d, airpath);
             rep->omega_sum += omega;
 
             if (capture == 0.0 || os_thick)
@@ -167,41 +241,10 @@ render_pixel (const nb_plan *plan, int fpixel, int spixel, int fresh, int interp
                     double h = a[0] * q[0] + a[1] * q[1] + a[2] * q[2];
                     double k = b[0] * q[0] + b[1] * q[1] + b[2] * q[2];
                     double l = c[0] * q[0] + c[1] * q[1] + c[2] * q[2];
-                    int h0 = (int) ceil (h - 0.5), k0 = (int) ceil (k - 0.5);
-                    int l0 = (int) ceil (l - 0.5);
-                    double F_latt = 1.0, F_cell;
+                    int h0 = nearest_index (h), k0 = nearest_index (k);
+                    int l0 = nearest_index (l);
+                    double F_latt = lattice_factor (p, x, h, k, l, h0, k0, l0), F_cell;
 
-                    if (p->shape == NB_SHAPE_SQUARE)
-                      {
-                        if (Na > 1)
-                          F_latt *= sincg (M_PI * h, Na);
-                        if (Nb > 1)
-                          F_latt *= sincg (M_PI * k, Nb);
-                        if (Nc > 1)
-                          F_latt *= sincg (M_PI * l, Nc);
-                      }
-                    else
-                      {
-                        const double *as = x->a_star, *bs = x->b_star, *cs = x->c_star;
-                        double dx = (h - h0) * as[0] + (k - k0) * bs[0] + (l - l0) * cs[0];
-                        double dy = (h - h0) * as[1] + (k - k0) * bs[1] + (l - l0) * cs[1];
-                        double dz = (h - h0) * as[2] + (k - k0) * bs[2] + (l - l0) * cs[2];
-                        double rad_star_sqr =
-                            (dx * dx + dy * dy + dz * dz) * Na * Na * Nb * Nb * Nc * Nc;
-
-                        if (p->shape == NB_SHAPE_ROUND)
-                          {
-                            double hrad_sqr = (h - h0) * (h - h0) * Na * Na +
-                                              (k - k0) * (k - k0) * Nb * Nb +
-                                              (l - l0) * (l - l0) * Nc * Nc;
-                            F_latt = Na * Nb * Nc * 0.723601254558268 *
-                                     sinc3 (M_PI * sqrt (hrad_sqr * p->fudge));
-                          }
-                        else if (p->shape == NB_SHAPE_GAUSS)
-                          F_latt = Na * Nb * Nc * exp (-(rad_star_sqr / 0.63 * p->fudge));
-                        else
-                          F_latt = Na * Nb * Nc * (rad_star_sqr * p->fudge < 0.3969);
-                      }
                     if (F_latt == 0.0 && water == 0.0)
                       continue;
 
@@ -255,6 +298,45 @@ render_pixel (const nb_plan *plan, int fpixel, int spixel, int fresh, int interp
       test += R_E_SQR * plan->fluence * plan->I_bg * capture * polar * omega;
     return test;
   }
+}
+
+/* The solid angles render_pixel() adds to the total for pixel (@f, @s). */
+static double
+pixel_omega_sum (const nb_plan *plan, int f, int s)
+{
+  const nb_detector *d = &plan->det;
+  const int N = d->oversample, os_omega = plan->params.oversample_omega;
+  double omega = 0.0, sum = 0.0;
+
+  for (int t = 0; t < d->thicksteps; t++)
+    for (int subS = 0; subS < N; subS++)
+      for (int subF = 0; subF < N; subF++)
+        {
+          if (omega == 0.0 || os_omega)
+            {
+              double diffracted[3];
+
+              omega = subpixel_omega (
+                  d, subpixel_ray (d, f, s, subF, subS, t * d->thickstep, diffracted));
+            }
+          sum += omega;
+        }
+  return sum;
+}
+
+double
+nb_kernel_masked_omega (const nb_plan *plan)
+{
+  const nb_detector *d = &plan->det;
+  double sum = 0.0;
+
+  if (plan->mask == NULL)
+    return 0.0;
+  for (int s = d->roi_ymin < 0 ? 0 : d->roi_ymin; s <= d->roi_ymax && s < d->spixels; s++)
+    for (int f = d->roi_xmin < 0 ? 0 : d->roi_xmin; f <= d->roi_xmax && f < d->fpixels; f++)
+      if (plan->mask[(size_t) s * d->fpixels + f] == 0)
+        sum += pixel_omega_sum (plan, f, s);
+  return sum;
 }
 
 static inline int

@@ -1,10 +1,11 @@
-/* nb-mtz.h: structure factors from an MTZ file (CCP4's reflection format)
- * through libccp4, expanded from the file's space group to P1.
+/* nb-mtz.h: structure factors from an MTZ file (CCP4's reflection format),
+ * expanded from the file's space group to P1.
  *
- * Source: the MTZ format and symmetry operators as libccp4 (cmtzlib.h)
- * exposes them; the expansion h' = h R over the point group's rotations R,
- * plus Friedel mates -h' (the amplitudes of a structure factor calculation
- * obey |F(h)| = |F(-h)|).
+ * Source: the MTZ format as CCP4 documents it and libccp4 (cmtzlib.c) writes
+ * it; read by mtz.c itself, which says why not through libccp4.  The
+ * expansion h' = h R runs over the point group's rotations R, plus Friedel
+ * mates -h' (the amplitudes of a structure factor calculation obey
+ * |F(h)| = |F(-h)|).
  */
 #pragma once
 
@@ -16,7 +17,8 @@ extern "C"
 {
 #endif
 
-  /* nb_mtz_supported: 1 when this build reads MTZ files (libccp4 was found). */
+  /* nb_mtz_supported: 1: every build reads MTZ files (kept for callers that
+ * asked when reading needed libccp4). */
   int nb_mtz_supported (void);
 
   /* nb_file_is_mtz: 1 when @path starts with the MTZ magic "MTZ ", 0 otherwise
@@ -24,14 +26,22 @@ extern "C"
   int nb_file_is_mtz (const char *path);
 
   /* nb_mtz_read: the amplitudes of the first column of type F (or of the
- * column labelled @column when non-NULL) of the MTZ file @path, expanded to
- * P1 with Friedel mates, in the padded grid layout of nb_hkl_read() (cells
- * not listed hold @default_F).  Missing values are skipped.  @column_used,
- * when non-NULL, receives the label read (up to 31 bytes + NUL).  Errors:
- * NB_ERR_IO (cannot open), NB_ERR_PARSE (not MTZ, no amplitude column, no
- * reflections), NB_ERR_INVALID (an index beyond NB_HKL_INDEX_MAX),
- * NB_ERR_NOMEM (also a grid beyond @max_bytes at @cell_bytes per cell, as
- * nb_hkl_read_limited()), NB_ERR_UNSUPPORTED (built without libccp4). */
+ * first column labelled @column when non-NULL) of the MTZ file @path,
+ * expanded to P1 with Friedel mates, in the padded grid layout of
+ * nb_hkl_read() (cells not listed hold @default_F).  Missing values (NaN, or
+ * the file's VALM number) are skipped.  @column_used, when non-NULL, receives
+ * the label read (up to 30 bytes + NUL).  IEEE reals in either byte order;
+ * a 32- or 64-bit header pointer.  Every header record up to END is checked
+ * (printable text, counts against each other and against the file's size,
+ * the symmetry operators a group) before anything is allocated, so a damaged
+ * file is refused in time proportional to its size.  The expansion block
+ * (20 bytes per reflection, operator and Friedel mate) and then the grid, at
+ * @cell_bytes per cell, must fit in @max_bytes.  Errors, each one line
+ * naming @path: NB_ERR_IO (cannot open or read, not a regular file),
+ * NB_ERR_PARSE (not MTZ, truncated or damaged, naming the header record and
+ * what is wrong; no H K L or amplitude column), NB_ERR_INVALID (an index not
+ * a whole number within NB_HKL_INDEX_MAX, an infinite F, no reflections),
+ * NB_ERR_NOMEM (beyond @max_bytes, as nb_hkl_read_limited()). */
   nb_status nb_mtz_read (const char *path,
                          const char *column,
                          double default_F,

@@ -14,6 +14,7 @@
 
 #include "nanobragg.h"
 #include "nb-hkl.h"
+#include "nb-log.h"
 #include "nb-rng.h"
 #include "nb-textfile.h"
 
@@ -149,23 +150,6 @@ nb_reserve (void *ptr, size_t *cap, size_t bytes)
 }
 
 /* ------------------------------------------------------------------------- */
-/* A growable text log (the lines the reference prints). */
-
-typedef struct
-{
-  char *text;
-  size_t len, cap;
-  int quiet; /* plan updates do not log (and so do not allocate) */
-} nb_log;
-
-void nb_log_printf (nb_log *log, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__ ((format (printf, 2, 3)))
-#endif
-    ;
-void nb_log_free (nb_log *log);
-
-/* ------------------------------------------------------------------------- */
 /* Stage results. */
 
 typedef struct
@@ -196,7 +180,8 @@ typedef struct
   double *lambda; /* count, metres */
   double *weight; /* count, as given (unused by the physics) */
   size_t cap_dir, cap_lambda, cap_weight;
-  int divsteps;
+  int divsteps;     /* -1 with a -sourcefile, as the reference prints it */
+  int comment_rows; /* sources read from '#' lines: the exact kernel runs them */
   double hdivrange, hdivstep, vdivrange, vdivstep;
   int hdivsteps, vdivsteps;
   double dispersion, dispstep;
@@ -343,11 +328,13 @@ struct nb_plan
   /* Input files read once per name: a parameter change never re-reads them. */
   char *mat_path; /* -mat file whose matrix is in mat[], or NULL */
   double mat[9];
-  char *source_path; /* -sourcefile whose rows are in source_table, or NULL */
+  char *source_path;     /* -sourcefile whose rows are in source_table, or NULL */
+  unsigned source_flags; /* how it was read (nb_table_read_with) */
   nb_table source_table;
   nb_geometry *geometry;     /* snapshot for pixel queries; NULL until asked, dropped on update */
   struct nb_cuda_plan *cuda; /* backend-cuda.c: the GPU side of a plan asked for -backend
                                 auto|cuda, or NULL */
+  nb_plan_timing timing;     /* the last full image's (nb_plan_get_timing) */
 };
 
 /* query.c: the structure-factor array, reference-counted so that geometry
@@ -363,6 +350,11 @@ nb_status
 nb_kernel_execute_fast (nb_plan *plan, float *image, const nb_exec_options *opts, nb_error *err);
 double nb_kernel_render_pixel (const nb_plan *plan, int fpixel, int spixel, int fresh);
 long nb_kernel_first_phi_pixel (const nb_plan *plan);
+/* The solid angles of the masked pixels inside the ROI, summed as the exact
+ * kernel would have summed them: what the fast and GPU kernels, which render
+ * masked pixels too, take off their total so that the printed solid angle
+ * leaves them out, as the reference does. */
+double nb_kernel_masked_omega (const nb_plan *plan);
 
 /* Stages (geometry.c, crystal.c, sources.c). */
 nb_status nb_detector_setup (nb_plan *plan, nb_error *err);

@@ -3,8 +3,9 @@
  *
  * Source: nanoBragg.c read_text_file() and the -mat reading block;
  * physics.md §7.2, §11.2, §18.  Unlike the reference, lines whose first
- * non-blank character is '#' are comments, and a field that is not a number is
- * an error naming the file and line (the reference reads such a line as zeros).
+ * non-blank character is '#' are comments (unless NB_TABLE_REFERENCE_COMMENTS),
+ * and a field that is not a number is an error naming the file and line (the
+ * reference reads such a line as zeros).
  */
 #pragma once
 
@@ -41,8 +42,13 @@ extern "C"
     int rows;
     int cols;
     double *v;
-    long *lines; /* rows: the 1-based file line of each row, for messages (owned) */
+    long *lines;            /* rows: the 1-based file line of each row, for messages (owned) */
+    unsigned char *comment; /* rows: 1 where a '#' line was read as a row (owned) */
   } nb_table;
+
+/* nb_table_read_with() flag: '#' lines are rows, read as the reference reads
+ * them (Q-19) */
+#define NB_TABLE_REFERENCE_COMMENTS 1u
 
   /* nb_table_read: reads a text table of up to @cols numbers per line.  Fields
  * are separated by any of " \t,;:!" (the reference's delimiters); blank lines
@@ -50,6 +56,16 @@ extern "C"
  * field that is not a finite number, is NB_ERR_PARSE "FILE:LINE: ...".
  * An empty table is NB_ERR_PARSE ("no data").  Free with nb_table_clear(). */
   nb_status nb_table_read (const char *path, int cols, nb_table *out, nb_error *err);
+
+  /* nb_table_read_with: nb_table_read() with @flags.  NB_TABLE_REFERENCE_COMMENTS:
+ * a '#' line is a row, read as nanoBragg's read_text_file() reads any line
+ * (Q-19): each field, '#' included, is atof()'d, so words count as 0 and the
+ * numbers within are read; a line whose last word is not made of digits,
+ * signs, points and exponent letters then has every remaining column 0 (a
+ * heading such as "# x y z weight lambda" is a row of five zeros), one whose
+ * last word is keeps its missing columns NAN.  The row's comment[] is 1. */
+  nb_status
+  nb_table_read_with (const char *path, int cols, unsigned flags, nb_table *out, nb_error *err);
   void nb_table_clear (nb_table *t);
 
   /* nb_matrix_read: the first nine numbers of a MOSFLM-style matrix file (line

@@ -7,57 +7,18 @@
  */
 #include "nb-private.h"
 #include "nb-backend.h"
+#include "nb-param-private.h"
 #include "nb-mtz.h"
 #include "nb-io.h"
 #include "nb-textfile.h"
 
 #include <float.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-void
-nb_log_printf (nb_log *log, const char *fmt, ...)
-{
-  va_list ap;
-  int n;
-
-  if (log->quiet)
-    return;
-  va_start (ap, fmt);
-  n = vsnprintf (NULL, 0, fmt, ap);
-  va_end (ap);
-  if (n < 0)
-    return;
-  if (log->len + (size_t) n + 1 > log->cap)
-    {
-      size_t cap = log->cap ? log->cap : 4096;
-      char *text;
-
-      while (log->len + (size_t) n + 1 > cap)
-        cap *= 2;
-      text = realloc (log->text, cap);
-      if (text == NULL)
-        return; /* the log is diagnostic only */
-      log->text = text;
-      log->cap = cap;
-    }
-  va_start (ap, fmt);
-  vsnprintf (log->text + log->len, (size_t) n + 1, fmt, ap);
-  va_end (ap);
-  log->len += (size_t) n;
-}
-
-void
-nb_log_free (nb_log *log)
-{
-  free (log->text);
-  log->text = NULL;
-  log->len = log->cap = 0;
-}
 
 static nb_status
 load_mask (nb_plan *plan, nb_error *err)
@@ -175,10 +136,10 @@ estimate_memory (const nb_plan *plan, memory_estimate *m)
   m->image = pixels * (sizeof (float) + sizeof (uint16_t) + sizeof (uint8_t)) +
              (p->mask_file != NULL ? pixels * 2 * sizeof (uint16_t) : 0.0) +
              (double) d->spixels * sizeof (double);
-  /* the CUDA backend's pinned copy of the image, where a GPU will take the
+  /* the CUDA backend's pinned copy of the image, where a GPU may take the
    * plan (its device memory is checked against the GPU's free memory when it
    * is allocated, nb-cuda.cu) */
-  if (p->backend != NB_BACKEND_CPU && nb_cuda_device_available (NULL, 0))
+  if (nb_backend_may_use_gpu (plan))
     m->image += pixels * sizeof (float);
   /* a source file's rows are bounded by its size ("1\n" is the shortest) */
   if (p->source_file != NULL)
@@ -401,6 +362,180 @@ log_summary (nb_plan *plan)
 #define STAGE(s)   (1u << (s))
 #define ALL_STAGES (STAGE (NB_N_STAGES) - 1)
 
+/* The fluence (-flux, -exposure and -beamsize give it when -flux is), and
+ * the crystal's height and width clipped by the beam (Q-21). */
+static nb_status
+beam_fluence (nb_plan *plan, double *sample_y, double *sample_z, nb_error *err)
+{
+  const nb_params *p = &plan->params;
+
+  plan->fluence = p->fluence;
+  if (p->flux != 0.0 && p->exposure > 0.0 && p->beamsize >= 0)
+    plan->fluence = p->flux * p->exposure / p->beamsize / p->beamsize;
+  if (p->beamsize >= 0)
+    {
+      if (p->beamsize < *sample_y)
+        {
+          nb_log_printf (&plan->log, "WARNING: clipping sample (%lg m high) with beam (%lg m)\n",
+                         *sample_y, p->beamsize);
+          *sample_y = p->beamsize;
+        }
+      if (p->beamsize < *sample_z)
+        {
+          nb_log_printf (&plan->log, "WARNING: clipping sample (%lg m wide) with beam (%lg m)\n",
+                         *sample_z, p->beamsize);
+          *sample_z = p->beamsize;
+        }
+    }
+  if (!isfinite (plan->fluence))
+    return nb_error_set (err, NB_ERR_INVALID,
+                         "fluence %g photons/m^2 is not finite (check -flux/-beamsize)",
+                         plan->fluence);
+  return NB_OK;
+}
+
+/* Structure factors interpolated or not: automatic means tricubic for a
+ * crystal of at most two cells along an axis, decided on -N alone, before
+ * -xtalsize (Q-20). */
+static void
+choose_interpolation (nb_plan *plan)
+{
+  const nb_params *p = &plan->params;
+
+  plan->interpolate = p->interpolate;
+  if (plan->interpolate > 1)
+    {
+      if (p->Na <= 2 || p->Nb <= 2 || p->Nc <= 2)
+        {
+          nb_log_printf (&plan->log, "auto-selected tricubic interpolation of structure factors\n");
+          plan->interpolate = 1;
+        }
+      else
+        {
+          nb_log_printf (&plan->log, "auto-selected no interpolation\n");
+          plan->interpolate = 0;
+        }
+    }
+}
+
+/* The crystal's size in cells, and the oversampling: the one given, or three
+ * samples across the reciprocal pixel for the crystal's largest dimension. */
+static nb_status
+crystal_oversampling (nb_plan *plan, double sample_y, double sample_z, nb_error *err)
+{
+  const nb_params *p = &plan->params;
+  nb_detector *d = &plan->det;
+  nb_crystal *x = &plan->xtal;
+
+  nb_crystal_size (plan, p->sample_x, sample_y, sample_z);
+  double A = nb_magnitude (x->a0) * x->Na, B = nb_magnitude (x->b0) * x->Nb;
+  double C = nb_magnitude (x->c0) * x->Nc, xmax = A, rps;
+  int recommended;
+
+  if (xmax < B)
+    xmax = B;
+  if (xmax < C)
+    xmax = C;
+  rps = p->lambda0 * d->distance / d->pixel_size;
+  /* bounded before the conversion: a huge crystal over a tiny (or, with an
+   * odd geometry, negative) reciprocal pixel is far beyond an int; more than
+   * 1000 is refused below */
+  {
+    double r = ceil (3.0 * xmax / rps);
+
+    recommended = r <= 0.0 ? 1 : r < 1e9 ? (int) r : 1000000000;
+  }
+  if (recommended <= 0)
+    recommended = 1;
+  nb_log_printf (&plan->log, "crystal is %g x %g x %g microns\n", A * 1e6, B * 1e6, C * 1e6);
+  d->oversample = p->oversample;
+  if (d->oversample <= 0)
+    {
+      d->oversample = recommended;
+      nb_log_printf (&plan->log, "auto-selected %d-fold oversampling\n", d->oversample);
+    }
+  if (d->oversample < recommended)
+    nb_log_printf (&plan->log,
+                   "WARNING: maximum dimension of sample is %g A\n"
+                   "         but reciprocal pixel size is %g A\n"
+                   "         intensity may vary significantly across a pixel!\n"
+                   "         recommend -oversample %d to work around this\n",
+                   xmax * 1e10, rps * 1e10, recommended);
+  if (d->oversample > 1000)
+    return nb_error_set (err, NB_ERR_INVALID,
+                         "automatic oversampling chose %d sub-pixels per axis; give -oversample",
+                         d->oversample);
+  /* the reference's rough estimate (density 1.2 g/cm^3, one molecule a cell), printed only */
+  nb_log_printf (&plan->log, "approximate MW = %g\n",
+                 A * B * C * 1.2e6 * 6.02214179e23 / (x->Na * x->Nb * x->Nc));
+  return NB_OK;
+}
+
+/* The public nb_plan_info of the plan as built. */
+static void
+fill_info (nb_plan *plan)
+{
+  const nb_params *p = &plan->params;
+  const nb_detector *d = &plan->det;
+  const nb_crystal *x = &plan->xtal;
+  nb_plan_info *in = &plan->info;
+
+  memset (in, 0, sizeof *in);
+  in->fpixels = d->fpixels;
+  in->spixels = d->spixels;
+  in->pixel_size = d->pixel_size;
+  in->oversample = d->oversample;
+  in->thicksteps = d->thicksteps;
+  in->sources = plan->src.count;
+  in->comment_sources = plan->src.comment_rows;
+  in->mosaic_domains = x->mosaic_domains;
+  in->phisteps = x->phisteps;
+  in->steps = plan->steps;
+  in->lambda0 = p->lambda0;
+  in->distance = d->distance;
+  in->close_distance = d->close_distance;
+  in->Xbeam = d->Xbeam;
+  in->Ybeam = d->Ybeam;
+  in->Fbeam = d->Fbeam;
+  in->Sbeam = d->Sbeam;
+  in->Fclose = d->Fclose;
+  in->Sclose = d->Sclose;
+  in->ORGX = d->ORGX;
+  in->ORGY = d->ORGY;
+  memcpy (in->dials_origin, d->dials_origin, sizeof in->dials_origin);
+  in->detsize_f = d->detsize_f;
+  in->detsize_s = d->detsize_s;
+  memcpy (in->fdet, d->fdet, sizeof in->fdet);
+  memcpy (in->sdet, d->sdet, sizeof in->sdet);
+  memcpy (in->odet, d->odet, sizeof in->odet);
+  memcpy (in->beam, d->beam, sizeof in->beam);
+  memcpy (in->pix0, d->pix0, sizeof in->pix0);
+  memcpy (in->spindle, d->spindle, sizeof in->spindle);
+  memcpy (in->polar_vector, d->polar_vector, sizeof in->polar_vector);
+  in->phi0 = x->phi0;
+  in->osc = x->osc;
+  in->phistep = x->phistep;
+  in->twotheta = p->twotheta;
+  memcpy (in->a_star, x->a_star, sizeof in->a_star);
+  memcpy (in->b_star, x->b_star, sizeof in->b_star);
+  memcpy (in->c_star, x->c_star, sizeof in->c_star);
+  memcpy (in->a0, x->a0, sizeof in->a0);
+  memcpy (in->b0, x->b0, sizeof in->b0);
+  memcpy (in->c0, x->c0, sizeof in->c0);
+  in->Na = x->Na;
+  in->Nb = x->Nb;
+  in->Nc = x->Nc;
+  in->fluence = plan->fluence;
+  in->roi[0] = d->roi_xmin;
+  in->roi[1] = d->roi_xmax;
+  in->roi[2] = d->roi_ymin;
+  in->roi[3] = d->roi_ymax;
+  in->convention = d->convention;
+  in->pivot = d->pivot;
+  in->interpolate = plan->interpolate;
+  in->default_F = plan->default_F;
+}
+
 static nb_status
 plan_build (nb_plan *plan, unsigned rebuild, nb_error *err)
 {
@@ -410,31 +545,13 @@ plan_build (nb_plan *plan, unsigned rebuild, nb_error *err)
   double sample_y = p->sample_y, sample_z = p->sample_z;
   nb_status st;
 
+  /* -backend cuda: the GPU's context starts now, on its own thread */
+  nb_backend_choose (plan, 0);
   if ((rebuild & STAGE (NB_STAGE_DETECTOR)) && (st = nb_detector_setup (plan, err)) != NB_OK)
     return st;
 
-  plan->fluence = p->fluence;
-  if (p->flux != 0.0 && p->exposure > 0.0 && p->beamsize >= 0)
-    plan->fluence = p->flux * p->exposure / p->beamsize / p->beamsize;
-  if (p->beamsize >= 0)
-    {
-      if (p->beamsize < sample_y)
-        {
-          nb_log_printf (&plan->log, "WARNING: clipping sample (%lg m high) with beam (%lg m)\n",
-                         sample_y, p->beamsize);
-          sample_y = p->beamsize;
-        }
-      if (p->beamsize < sample_z)
-        {
-          nb_log_printf (&plan->log, "WARNING: clipping sample (%lg m wide) with beam (%lg m)\n",
-                         sample_z, p->beamsize);
-          sample_z = p->beamsize;
-        }
-    }
-  if (!isfinite (plan->fluence))
-    return nb_error_set (err, NB_ERR_INVALID,
-                         "fluence %g photons/m^2 is not finite (check -flux/-beamsize)",
-                         plan->fluence);
+  if ((st = beam_fluence (plan, &sample_y, &sample_z, err)) != NB_OK)
+    return st;
 
   nb_log_printf (
       &plan->log,
@@ -456,65 +573,15 @@ plan_build (nb_plan *plan, unsigned rebuild, nb_error *err)
   if ((st = check_memory (plan, err)) != NB_OK)
     return st;
 
-  plan->interpolate = p->interpolate;
-  if (plan->interpolate > 1)
-    {
-      /* decided on -N alone, before -xtalsize */
-      if (p->Na <= 2 || p->Nb <= 2 || p->Nc <= 2)
-        {
-          nb_log_printf (&plan->log, "auto-selected tricubic interpolation of structure factors\n");
-          plan->interpolate = 1;
-        }
-      else
-        {
-          nb_log_printf (&plan->log, "auto-selected no interpolation\n");
-          plan->interpolate = 0;
-        }
-    }
-
-  if ((rebuild & STAGE (NB_STAGE_CRYSTAL)) && (st = nb_crystal_setup (plan, err)) != NB_OK)
+  choose_interpolation (plan);
+  if ((rebuild & STAGE (NB_STAGE_CRYSTAL)) &&
+      ((st = nb_crystal_setup (plan, err)) != NB_OK ||
+       (st = crystal_oversampling (plan, sample_y, sample_z, err)) != NB_OK))
     return st;
-  if (rebuild & STAGE (NB_STAGE_CRYSTAL))
-    {
-      nb_crystal_size (plan, p->sample_x, sample_y, sample_z);
-      double A = nb_magnitude (x->a0) * x->Na, B = nb_magnitude (x->b0) * x->Nb;
-      double C = nb_magnitude (x->c0) * x->Nc, xmax = A, rps;
-      int recommended;
 
-      if (xmax < B)
-        xmax = B;
-      if (xmax < C)
-        xmax = C;
-      rps = p->lambda0 * d->distance / d->pixel_size;
-      /* bounded before the conversion: a huge crystal over a tiny (or, with an
-     * odd geometry, negative) reciprocal pixel is far beyond an int; more than
-     * 1000 is refused below */
-      {
-        double r = ceil (3.0 * xmax / rps);
-
-        recommended = r <= 0.0 ? 1 : r < 1e9 ? (int) r : 1000000000;
-      }
-      if (recommended <= 0)
-        recommended = 1;
-      nb_log_printf (&plan->log, "crystal is %g x %g x %g microns\n", A * 1e6, B * 1e6, C * 1e6);
-      d->oversample = p->oversample;
-      if (d->oversample <= 0)
-        {
-          d->oversample = recommended;
-          nb_log_printf (&plan->log, "auto-selected %d-fold oversampling\n", d->oversample);
-        }
-      if (d->oversample < recommended)
-        nb_log_printf (&plan->log,
-                       "WARNING: maximum dimension of sample is %g A\n"
-                       "         but reciprocal pixel size is %g A\n"
-                       "         intensity may vary significantly across a pixel!\n"
-                       "         recommend -oversample %d to work around this\n",
-                       xmax * 1e10, rps * 1e10, recommended);
-      if (d->oversample > 1000)
-        return nb_error_set (
-            err, NB_ERR_INVALID,
-            "automatic oversampling chose %d sub-pixels per axis; give -oversample", d->oversample);
-    }
+  /* the work of an image is known: -backend auto decides, and a GPU context
+   * starts on its own thread while the structure factors are read */
+  nb_backend_choose (plan, 1);
 
   if ((rebuild & STAGE (NB_STAGE_STRUCTURE_FACTORS)) &&
       (st = load_structure_factors (plan, err)) != NB_OK)
@@ -563,73 +630,12 @@ plan_build (nb_plan *plan, unsigned rebuild, nb_error *err)
     plan->I_bg = 2.57 * 2.57 * 7.94079248018965e-30 * plan->fluence * p->water_size *
                  p->water_size * p->water_size * 1e6 * 6.02214179e23 / 18.0;
 
-  if ((st = nb_fast_prepare (plan, (rebuild & STAGE (NB_STAGE_STRUCTURE_FACTORS)) != 0, err)) !=
-      NB_OK)
-    return st;
   if (!nb_reserve (&plan->row_omega, &plan->cap_row_omega, (size_t) d->spixels * sizeof (double)))
     return nb_error_set (err, NB_ERR_NOMEM, "out of memory");
-  /* after the fast kernel's tables, which the GPU gets a copy of */
-  if ((st = nb_backend_sync (plan, rebuild, err)) != NB_OK)
+  if ((st = nb_backends_prepare (plan, rebuild, err)) != NB_OK)
     return st;
 
-  /* public info */
-  {
-    nb_plan_info *in = &plan->info;
-
-    memset (in, 0, sizeof *in);
-    in->fpixels = d->fpixels;
-    in->spixels = d->spixels;
-    in->pixel_size = d->pixel_size;
-    in->oversample = d->oversample;
-    in->thicksteps = d->thicksteps;
-    in->sources = plan->src.count;
-    in->mosaic_domains = x->mosaic_domains;
-    in->phisteps = x->phisteps;
-    in->steps = plan->steps;
-    in->lambda0 = p->lambda0;
-    in->distance = d->distance;
-    in->close_distance = d->close_distance;
-    in->Xbeam = d->Xbeam;
-    in->Ybeam = d->Ybeam;
-    in->Fbeam = d->Fbeam;
-    in->Sbeam = d->Sbeam;
-    in->Fclose = d->Fclose;
-    in->Sclose = d->Sclose;
-    in->ORGX = d->ORGX;
-    in->ORGY = d->ORGY;
-    memcpy (in->dials_origin, d->dials_origin, sizeof in->dials_origin);
-    in->detsize_f = d->detsize_f;
-    in->detsize_s = d->detsize_s;
-    memcpy (in->fdet, d->fdet, sizeof in->fdet);
-    memcpy (in->sdet, d->sdet, sizeof in->sdet);
-    memcpy (in->odet, d->odet, sizeof in->odet);
-    memcpy (in->beam, d->beam, sizeof in->beam);
-    memcpy (in->pix0, d->pix0, sizeof in->pix0);
-    memcpy (in->spindle, d->spindle, sizeof in->spindle);
-    memcpy (in->polar_vector, d->polar_vector, sizeof in->polar_vector);
-    in->phi0 = x->phi0;
-    in->osc = x->osc;
-    in->phistep = x->phistep;
-    in->twotheta = p->twotheta;
-    memcpy (in->a_star, x->a_star, sizeof in->a_star);
-    memcpy (in->b_star, x->b_star, sizeof in->b_star);
-    memcpy (in->c_star, x->c_star, sizeof in->c_star);
-    memcpy (in->a0, x->a0, sizeof in->a0);
-    memcpy (in->b0, x->b0, sizeof in->b0);
-    memcpy (in->c0, x->c0, sizeof in->c0);
-    in->Na = x->Na;
-    in->Nb = x->Nb;
-    in->Nc = x->Nc;
-    in->fluence = plan->fluence;
-    in->roi[0] = d->roi_xmin;
-    in->roi[1] = d->roi_xmax;
-    in->roi[2] = d->roi_ymin;
-    in->roi[3] = d->roi_ymax;
-    in->convention = d->convention;
-    in->pivot = d->pivot;
-    in->interpolate = plan->interpolate;
-    in->default_F = plan->default_F;
-  }
+  fill_info (plan);
   return NB_OK;
 }
 
@@ -647,8 +653,7 @@ plan_release (nb_plan *plan)
   nb_table_clear (&plan->source_table);
   nb_geometry_unref (plan->geometry);
   plan->geometry = NULL;
-  nb_fast_free (plan);
-  nb_backend_free (plan);
+  nb_backends_release (plan);
   free (plan->mask);
   free (plan->row_omega);
 }
@@ -685,53 +690,20 @@ nb_plan_create (const nb_params *params, nb_plan **out, nb_error *err)
   return NB_OK;
 }
 
-#define SAME(field) (memcmp (&a->field, &b->field, sizeof a->field) == 0)
-
 static int
 same_string (const char *x, const char *y)
 {
   return (x == NULL && y == NULL) || (x != NULL && y != NULL && strcmp (x, y) == 0);
 }
 
-/* Which stages a change from @a to @b invalidates (see nb_stage). */
+/* Which stages a change from @a to @b invalidates (see nb_stage): those the
+ * parameter table names for every changed field, and the stages that depend
+ * on them. */
 static unsigned
 stages_to_rebuild (const nb_params *a, const nb_params *b)
 {
-  unsigned r = 0;
+  unsigned r = nb_param_changed (a, b);
 
-  if (!(SAME (pixel_size) && SAME (fpixels) && SAME (spixels) && SAME (detsize_f) &&
-        SAME (detsize_s) && SAME (distance) && SAME (close_distance) && SAME (Xbeam) &&
-        SAME (Ybeam) && SAME (Xclose) && SAME (Yclose) && SAME (ORGX) && SAME (ORGY) &&
-        SAME (pivot) && SAME (convention) && SAME (fdet) && SAME (sdet) && SAME (odet) &&
-        SAME (beam) && SAME (polar_vector) && SAME (spindle) && SAME (twotheta_axis) &&
-        SAME (rotx) && SAME (roty) && SAME (rotz) && SAME (twotheta) && SAME (curved_det) &&
-        SAME (point_pixel) && SAME (detector_mu) && SAME (detector_thick) &&
-        SAME (detector_thickstep) && SAME (detector_thicksteps) && SAME (roi) &&
-        SAME (oversample) && SAME (physical)))
-    r |= STAGE (NB_STAGE_DETECTOR);
-  if (!(SAME (cell) && same_string (a->mat_file, b->mat_file) && SAME (misset) &&
-        SAME (misset_random) && SAME (misset_seed) && SAME (Na) && SAME (Nb) && SAME (Nc) &&
-        SAME (sample_x) && SAME (sample_y) && SAME (sample_z) && SAME (beamsize) &&
-        SAME (lambda0) && SAME (physical)))
-    r |= STAGE (NB_STAGE_CRYSTAL);
-  if (!(same_string (a->hkl_file, b->hkl_file) && same_string (a->dump_file, b->dump_file) &&
-        same_string (a->stol_file, b->stol_file) && SAME (default_F)))
-    r |= STAGE (NB_STAGE_STRUCTURE_FACTORS);
-  if (!(same_string (a->source_file, b->source_file) && SAME (lambda0) && SAME (dispersion) &&
-        SAME (dispstep) && SAME (dispsteps) && SAME (hdivrange) && SAME (vdivrange) &&
-        SAME (hdivstep) && SAME (vdivstep) && SAME (hdivsteps) && SAME (vdivsteps) &&
-        SAME (round_div)))
-    r |= STAGE (NB_STAGE_SOURCES);
-  if (!(SAME (phi0) && SAME (osc) && SAME (phistep) && SAME (phisteps) && SAME (mosaic_spread) &&
-        SAME (mosaic_domains) && SAME (mosaic_seed)))
-    r |= STAGE (NB_STAGE_ORIENTATION);
-  /* the cache key: pixel counts (image, mask), the precision (the kernel's
-   * tables); new counts of sources or steps are added after the build */
-  if (!same_string (a->mask_file, b->mask_file) || !SAME (precision) || !SAME (pixel_size) ||
-      !SAME (fpixels) || !SAME (spixels) || !SAME (detsize_f) || !SAME (detsize_s))
-    r |= STAGE (NB_STAGE_BUFFERS);
-
-  /* dependencies */
   if (r & STAGE (NB_STAGE_DETECTOR))
     r |= STAGE (NB_STAGE_CRYSTAL) | STAGE (NB_STAGE_SOURCES) | STAGE (NB_STAGE_ORIENTATION);
   if (r & STAGE (NB_STAGE_CRYSTAL))
@@ -739,22 +711,17 @@ stages_to_rebuild (const nb_params *a, const nb_params *b)
   return r;
 }
 
-#undef SAME
-
 /* Copies the plain parameters of @src into @dst keeping @dst's strings where
  * they are equal, so an update of numbers allocates nothing. */
 static nb_status
 params_assign (nb_params *dst, const nb_params *src, nb_error *err)
 {
   nb_params tmp = *src;
-  char **ds[] = { &dst->mat_file,    &dst->hkl_file, &dst->dump_file, &dst->stol_file,
-                  &dst->source_file, &dst->img_file, &dst->mask_file, &dst->floatfile,
-                  &dst->intfile,     &dst->pgmfile,  &dst->noisefile, &dst->pngfile };
-  char **ts[] = { &tmp.mat_file,    &tmp.hkl_file, &tmp.dump_file, &tmp.stol_file,
-                  &tmp.source_file, &tmp.img_file, &tmp.mask_file, &tmp.floatfile,
-                  &tmp.intfile,     &tmp.pgmfile,  &tmp.noisefile, &tmp.pngfile };
+  char **ds[NB_PARAMS_N_STRINGS], **ts[NB_PARAMS_N_STRINGS];
 
-  for (size_t i = 0; i < sizeof ds / sizeof ds[0]; i++)
+  nb_params_strings (dst, ds);
+  nb_params_strings (&tmp, ts);
+  for (size_t i = 0; i < NB_PARAMS_N_STRINGS; i++)
     if (same_string (*ds[i], *ts[i]))
       *ts[i] = *ds[i];
     else if (*ts[i] != NULL && (*ts[i] = strdup (*ts[i])) == NULL)
@@ -764,7 +731,7 @@ params_assign (nb_params *dst, const nb_params *src, nb_error *err)
             free (*ts[j]);
         return nb_error_set (err, NB_ERR_NOMEM, "out of memory copying parameters");
       }
-  for (size_t i = 0; i < sizeof ds / sizeof ds[0]; i++)
+  for (size_t i = 0; i < NB_PARAMS_N_STRINGS; i++)
     if (*ds[i] != *ts[i])
       free (*ds[i]);
   *dst = tmp;
@@ -776,22 +743,16 @@ nb_plan_update (nb_plan *plan, const nb_params *params, nb_error *err)
 {
   unsigned rebuild = stages_to_rebuild (&plan->params, params);
   int old_counts[4] = { plan->det.fpixels, plan->det.spixels, plan->src.count, plan->orient.n };
-  const nb_params *cur = &plan->params;
-  /* an update of numbers alone shares the strings, and so allocates nothing */
-  int deep = !(same_string (cur->mat_file, params->mat_file) &&
-               same_string (cur->hkl_file, params->hkl_file) &&
-               same_string (cur->dump_file, params->dump_file) &&
-               same_string (cur->stol_file, params->stol_file) &&
-               same_string (cur->source_file, params->source_file) &&
-               same_string (cur->img_file, params->img_file) &&
-               same_string (cur->mask_file, params->mask_file) &&
-               same_string (cur->floatfile, params->floatfile) &&
-               same_string (cur->intfile, params->intfile) &&
-               same_string (cur->pgmfile, params->pgmfile) &&
-               same_string (cur->noisefile, params->noisefile) &&
-               same_string (cur->pngfile, params->pngfile));
+  char **cur[NB_PARAMS_N_STRINGS], **next[NB_PARAMS_N_STRINGS];
+  int deep = 0;
   nb_params saved = plan->params;
   nb_status st;
+
+  /* an update of numbers alone shares the strings, and so allocates nothing */
+  nb_params_strings (&plan->params, cur);
+  nb_params_strings ((nb_params *) params, next);
+  for (size_t i = 0; i < NB_PARAMS_N_STRINGS; i++)
+    deep |= !same_string (*cur[i], *next[i]);
 
   nb_error_clear (err);
   if ((st = nb_params_validate (params, err)) != NB_OK)
@@ -864,8 +825,8 @@ nb_plan_destroy (nb_plan *plan)
   free (plan);
 }
 
-nb_status
-nb_plan_execute (nb_plan *plan, float *image, const nb_exec_options *opts, nb_error *err)
+static nb_status
+execute_on_backend (nb_plan *plan, float *image, const nb_exec_options *opts, nb_error *err)
 {
   nb_exec_options clamped;
   const int longest = plan->det.fpixels > plan->det.spixels ? plan->det.fpixels : plan->det.spixels;
@@ -879,12 +840,54 @@ nb_plan_execute (nb_plan *plan, float *image, const nb_exec_options *opts, nb_er
       clamped.preview_stride = 2 * longest;
       opts = &clamped;
     }
-  if (nb_backend_cuda_active (plan))
-    return nb_backend_cuda_execute (plan, image, opts, err);
-  /* tricubic interpolation keeps the exact kernel (its fallback is global, Q-15) */
-  if (plan->params.precision != NB_PRECISION_EXACT && !plan->interpolate)
-    return nb_kernel_execute_fast (plan, image, opts, err);
-  return nb_kernel_execute (plan, image, opts, err);
+  return nb_backends_execute (plan, image, opts, err);
+}
+
+/* ---- execute's timing and statistics (issue 16) ---- */
+
+static double
+monotonic_ms (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (double) ts.tv_sec * 1e3 + (double) ts.tv_nsec * 1e-6;
+}
+
+nb_status
+nb_plan_execute (nb_plan *plan, float *image, const nb_exec_options *opts, nb_error *err)
+{
+  const int full = opts == NULL || opts->preview_stride <= 1;
+  const int on_gpu = nb_backend_cuda_active (plan);
+  nb_exec_stats *stats = opts != NULL ? opts->stats : NULL;
+  double start = monotonic_ms ();
+  nb_status st;
+
+  if (stats != NULL)
+    stats->valid = 0;
+  st = execute_on_backend (plan, image, opts, err);
+  if (st == NB_OK && full)
+    {
+      plan->timing.execute_ms = monotonic_ms () - start;
+      plan->timing.on_gpu = on_gpu && nb_backend_cuda_active (plan);
+      plan->timing.kernel_ms = plan->timing.on_gpu ? nb_backend_cuda_kernel_ms (plan) : 0.0;
+    }
+  /* what the backend did not compute where it rendered, the CPU does */
+  if (st == NB_OK && stats != NULL && !stats->valid)
+    {
+      const int window = stats->window;
+
+      stats->window = full && window;
+      nb_exec_stats_compute (image, (size_t) plan->det.fpixels * (size_t) plan->det.spixels, stats);
+      stats->window = window;
+    }
+  return st;
+}
+
+void
+nb_plan_get_timing (const nb_plan *plan, nb_plan_timing *timing)
+{
+  *timing = plan->timing;
 }
 
 const nb_plan_info *

@@ -73,143 +73,119 @@ sanity (int *n, double *range, double *step)
     }
 }
 
-nb_status
-nb_sampling_setup (nb_plan *plan, nb_error *err)
+/* The phi steps from -phisteps, -osc and -phistep, by nanoBragg's rule
+ * (physics.md §10.1): -1 is "not given". */
+static void
+resolve_phi (int *n, double *range, double *step)
+{
+  if (*n < 0)
+    {
+      if (*range < 0.0)
+        {
+          if (*step <= 0.0)
+            {
+              *n = 1;
+              *range = 0.0;
+              *step = 0.0;
+            }
+          else
+            {
+              *range = *step;
+              *n = 2;
+            }
+        }
+      else if (*step <= 0.0)
+        {
+          *n = 2;
+          *step = *range / 2.0;
+        }
+      else
+        *n = (int) ceil (*range / *step);
+    }
+  else
+    {
+      if (*n == 0)
+        *n = 1;
+      if (*range < 0.0)
+        {
+          if (*step <= 0.0)
+            {
+              *range = 1.0 / NB_RTD;
+              *step = *range / *n;
+            }
+          else
+            {
+              *range = *step;
+              *n = 2;
+            }
+        }
+      else if (*step < 0.0)
+        *step = *range / *n;
+    }
+}
+
+/* The sensor layers from -detector_thicksteps, -detector_thick and the
+ * step, by nanoBragg's rule for them (§10.4: the automatic step is thick /
+ * 2). */
+static void
+resolve_layers (int *n, double *range, double *step)
+{
+  if (*n <= 0)
+    {
+      if (*range < 0.0)
+        {
+          if (*step <= 0.0)
+            {
+              *n = 1;
+              *range = 0.0;
+              *step = 0.0;
+            }
+          else
+            {
+              *range = *step;
+              *n = 2;
+            }
+        }
+      else if (*step <= 0.0)
+        {
+          *n = 2;
+          *step = *range / *n;
+        }
+      else
+        *n = (int) ceil (*range / *step);
+    }
+  else
+    {
+      if (*range < 0.0)
+        {
+          if (*step <= 0.0)
+            {
+              *range = 0.5e-6;
+              *step = *range / *n;
+            }
+          else
+            {
+              *range = *step;
+              *n = 2;
+            }
+        }
+      else if (*step <= 0.0)
+        {
+          if (*n <= 1)
+            *n = 2;
+          *step = *range / (*n - 1);
+        }
+    }
+}
+
+/* The mosaic domains and spread (§10.5): a spread without a count means 10
+ * domains, a count without a spread one. */
+static void
+resolve_mosaic (nb_plan *plan)
 {
   const nb_params *p = &plan->params;
   nb_crystal *x = &plan->xtal;
-  nb_sources *s = &plan->src;
-  nb_detector *d = &plan->det;
-  int n;
-  double range, step;
 
-  /* phi (§10.1) */
-  n = p->phisteps;
-  range = p->osc;
-  step = p->phistep;
-  if (n < 0)
-    {
-      if (range < 0.0)
-        {
-          if (step <= 0.0)
-            {
-              n = 1;
-              range = 0.0;
-              step = 0.0;
-            }
-          else
-            {
-              range = step;
-              n = 2;
-            }
-        }
-      else if (step <= 0.0)
-        {
-          n = 2;
-          step = range / 2.0;
-        }
-      else
-        n = (int) ceil (range / step);
-    }
-  else
-    {
-      if (n == 0)
-        n = 1;
-      if (range < 0.0)
-        {
-          if (step <= 0.0)
-            {
-              range = 1.0 / NB_RTD;
-              step = range / n;
-            }
-          else
-            {
-              range = step;
-              n = 2;
-            }
-        }
-      else if (step < 0.0)
-        step = range / n;
-    }
-  if (n <= 0 || n > 100000)
-    return nb_error_set (err, NB_ERR_INVALID, "-phisteps: %d phi steps (allowed: 1 to 100000)", n);
-  x->phisteps = n;
-  x->osc = range;
-  x->phistep = step;
-  x->phi0 = p->phi0;
-
-  /* divergence and dispersion (§10.2, §10.3) */
-  s->hdivsteps = p->hdivsteps;
-  s->hdivrange = p->hdivrange;
-  s->hdivstep = p->hdivstep;
-  s->vdivsteps = p->vdivsteps;
-  s->vdivrange = p->vdivrange;
-  s->vdivstep = p->vdivstep;
-  s->dispsteps = p->dispsteps;
-  s->dispersion = p->dispersion;
-  s->dispstep = p->dispstep;
-  resolve_div (&s->hdivsteps, &s->hdivrange, &s->hdivstep);
-  resolve_div (&s->vdivsteps, &s->vdivrange, &s->vdivstep);
-  resolve_div (&s->dispsteps, &s->dispersion, &s->dispstep);
-
-  /* sensor layers (§10.4): the auto rule differs (step = thick / 2) */
-  n = p->detector_thicksteps;
-  range = p->detector_thick;
-  step = p->detector_thickstep;
-  if (n <= 0)
-    {
-      if (range < 0.0)
-        {
-          if (step <= 0.0)
-            {
-              n = 1;
-              range = 0.0;
-              step = 0.0;
-            }
-          else
-            {
-              range = step;
-              n = 2;
-            }
-        }
-      else if (step <= 0.0)
-        {
-          n = 2;
-          step = range / n;
-        }
-      else
-        n = (int) ceil (range / step);
-    }
-  else
-    {
-      if (range < 0.0)
-        {
-          if (step <= 0.0)
-            {
-              range = 0.5e-6;
-              step = range / n;
-            }
-          else
-            {
-              range = step;
-              n = 2;
-            }
-        }
-      else if (step <= 0.0)
-        {
-          if (n <= 1)
-            n = 2;
-          step = range / (n - 1);
-        }
-    }
-  d->mu = p->detector_mu;
-  if (range > 0.0 && d->mu < 0.0)
-    {
-      d->mu = 1.0 / range;
-      nb_log_printf (&plan->log, "WARNING: setting detector attenuation depth to %g m\n", d->mu);
-    }
-
-  /* mosaic domains (§10.5) */
   x->mosaic_domains = p->mosaic_domains;
   x->mosaic_spread = p->mosaic_spread;
   if (x->mosaic_domains <= 0)
@@ -242,6 +218,58 @@ nb_sampling_setup (nb_plan *plan, nb_error *err)
                      "WARNING: zero mosaic spread specified.  setting mosaic_domains = 1\n");
       x->mosaic_domains = 1;
     }
+}
+
+nb_status
+nb_sampling_setup (nb_plan *plan, nb_error *err)
+{
+  const nb_params *p = &plan->params;
+  nb_crystal *x = &plan->xtal;
+  nb_sources *s = &plan->src;
+  nb_detector *d = &plan->det;
+  int n;
+  double range, step;
+
+  /* phi (§10.1) */
+  n = p->phisteps;
+  range = p->osc;
+  step = p->phistep;
+  resolve_phi (&n, &range, &step);
+  if (n <= 0 || n > 100000)
+    return nb_error_set (err, NB_ERR_INVALID, "-phisteps: %d phi steps (allowed: 1 to 100000)", n);
+  x->phisteps = n;
+  x->osc = range;
+  x->phistep = step;
+  x->phi0 = p->phi0;
+
+  /* divergence and dispersion (§10.2, §10.3) */
+  s->hdivsteps = p->hdivsteps;
+  s->hdivrange = p->hdivrange;
+  s->hdivstep = p->hdivstep;
+  s->vdivsteps = p->vdivsteps;
+  s->vdivrange = p->vdivrange;
+  s->vdivstep = p->vdivstep;
+  s->dispsteps = p->dispsteps;
+  s->dispersion = p->dispersion;
+  s->dispstep = p->dispstep;
+  resolve_div (&s->hdivsteps, &s->hdivrange, &s->hdivstep);
+  resolve_div (&s->vdivsteps, &s->vdivrange, &s->vdivstep);
+  resolve_div (&s->dispsteps, &s->dispersion, &s->dispstep);
+
+  /* sensor layers (§10.4): the auto rule differs (step = thick / 2) */
+  n = p->detector_thicksteps;
+  range = p->detector_thick;
+  step = p->detector_thickstep;
+  resolve_layers (&n, &range, &step);
+  d->mu = p->detector_mu;
+  if (range > 0.0 && d->mu < 0.0)
+    {
+      d->mu = 1.0 / range;
+      nb_log_printf (&plan->log, "WARNING: setting detector attenuation depth to %g m\n", d->mu);
+    }
+
+  /* mosaic domains (§10.5) */
+  resolve_mosaic (plan);
   if (x->mosaic_domains > 1000000)
     return nb_error_set (err, NB_ERR_INVALID, "-mosaic_domains: %d (allowed: 1 to 1000000)",
                          x->mosaic_domains);
@@ -295,16 +323,20 @@ nb_sources_setup (nb_plan *plan, nb_error *err)
   nb_status st;
 
   s->count = 0;
+  s->comment_rows = 0;
   if (p->source_file != NULL)
     {
       const nb_table *t = &plan->source_table;
+      /* '#' lines are sources to the reference */
+      const unsigned flags = p->physical ? 0 : NB_TABLE_REFERENCE_COMMENTS;
 
-      if (plan->source_path == NULL || strcmp (plan->source_path, p->source_file) != 0)
+      if (plan->source_path == NULL || strcmp (plan->source_path, p->source_file) != 0 ||
+          plan->source_flags != flags)
         {
           nb_table read;
           char *path;
 
-          if ((st = nb_table_read (p->source_file, 5, &read, err)) != NB_OK)
+          if ((st = nb_table_read_with (p->source_file, 5, flags, &read, err)) != NB_OK)
             return st;
           if ((path = strdup (p->source_file)) == NULL)
             {
@@ -315,6 +347,7 @@ nb_sources_setup (nb_plan *plan, nb_error *err)
           free (plan->source_path);
           plan->source_table = read;
           plan->source_path = path;
+          plan->source_flags = flags;
         }
       if ((st = sources_alloc (s, t->rows, err)) != NB_OK)
         return st;
@@ -333,6 +366,18 @@ nb_sources_setup (nb_plan *plan, nb_error *err)
           memcpy (s->dir + 3 * i, row, 3 * sizeof (double));
           s->weight[i] = row[3];
           s->lambda[i] = row[4];
+          if (t->comment[i])
+            {
+              /* taken as they are, as the reference does: typically a source
+               * at the sample with wavelength 0, whose every scattering vector
+               * is infinite (the exact kernel runs such plans) */
+              nb_log_printf (&plan->log,
+                             "WARNING: %s:%ld: a '#' line read as a source (%g %g %g, weight %g, "
+                             "wavelength %g m), as nanoBragg reads it; -physical skips comments\n",
+                             p->source_file, t->lines[i], row[0], row[1], row[2], row[3], row[4]);
+              s->comment_rows++;
+              continue;
+            }
           if (row[0] == 0.0 && row[1] == 0.0 && row[2] == 0.0)
             return nb_error_set (err, NB_ERR_INVALID,
                                  "%s:%ld: source position 0 0 0 is the sample itself (a source "
@@ -343,7 +388,7 @@ nb_sources_setup (nb_plan *plan, nb_error *err)
                                  "%s:%ld: source wavelength %g m must be positive", p->source_file,
                                  t->lines[i], s->lambda[i]);
         }
-      s->divsteps = 0;
+      s->divsteps = -1; /* the reference's initial value, printed as such */
     }
   else
     {
@@ -405,7 +450,7 @@ nb_sources_setup (nb_plan *plan, nb_error *err)
 
       nb_log_printf (&plan->log, "%g %g %g   %g %g\n", v[0], v[1], v[2], s->weight[i],
                      s->lambda[i]);
-      if (nb_unitize (v, v) == 0.0)
+      if (nb_unitize (v, v) == 0.0 && !(p->source_file != NULL && plan->source_table.comment[i]))
         return nb_error_set (err, NB_ERR_INVALID, "source %d has no direction (0 0 0)", i + 1);
     }
   return NB_OK;

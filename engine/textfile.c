@@ -3,9 +3,10 @@
  *
  * The reference's read_text_file() reads a comment as a row of zeros and a
  * last line without a newline as zeros (quirk Q-19); here both are handled
- * as the header documents, and anything else unexpected is an error that
- * names the line, since a silently zeroed source or matrix would still
- * simulate an image.
+ * as the header documents (comments as the reference reads them when asked,
+ * for -sourcefile without -physical), and anything else unexpected is an
+ * error that names the line, since a silently zeroed source or matrix would
+ * still simulate an image.
  */
 #include "nb-textfile.h"
 #include "nanobragg.h"
@@ -185,6 +186,13 @@ table_append_row (nb_table *t, size_t *cap_rows)
           return NULL;
         t->lines = lines;
       }
+      {
+        unsigned char *comment = realloc (t->comment, new_cap);
+
+        if (comment == NULL)
+          return NULL;
+        t->comment = comment;
+      }
       *cap_rows = new_cap;
     }
   row = t->v + (size_t) t->rows * (size_t) t->cols;
@@ -219,8 +227,54 @@ table_parse_line (
   return NB_OK;
 }
 
+/* reference_row: line @p (NUL-terminated, without its newline; @newline: it
+ * had one) as nanoBragg's read_text_file() reads it: from each field start,
+ * atof(); then past the characters a number is made of; done at the newline;
+ * else past the rest of the field and the delimiters; done at the newline or
+ * once @cols values are read.  Running past the end of a line without a
+ * newline, or past the newline when a field does not end in number
+ * characters, keeps the loop going on an empty string: atof("") = 0 for every
+ * column left.  Only used for '#' lines (and only those can reach a 0 column
+ * this way with a newline), so no error is possible but memory. */
+static nb_status
+reference_row (const char *p, int newline, int cols, locale_t c_locale, double *row)
+{
+  static const char delimiters[] = " \t,;:!";
+  static const char number_chars[] = "0123456789-+.EGeg";
+  size_t len = strlen (p);
+  char *text = malloc (len + 2);
+  const char *tok;
+  int col = 0;
+
+  if (text == NULL)
+    return NB_ERR_NOMEM;
+  memcpy (text, p, len);
+  memcpy (text + len, newline ? "\n" : "", newline ? 2 : 1);
+
+  tok = text + strspn (text, delimiters);
+  for (;;)
+    {
+      row[col] = strtod_l (tok, NULL, c_locale);
+      tok += strspn (tok, number_chars);
+      if (strcmp (tok, "\n") == 0)
+        break;
+      tok += strcspn (tok, delimiters);
+      tok += strspn (tok, delimiters);
+      if (strcmp (tok, "\n") == 0 || ++col >= cols)
+        break;
+    }
+  free (text);
+  return NB_OK;
+}
+
 nb_status
 nb_table_read (const char *path, int cols, nb_table *out, nb_error *err)
+{
+  return nb_table_read_with (path, cols, 0, out, err);
+}
+
+nb_status
+nb_table_read_with (const char *path, int cols, unsigned flags, nb_table *out, nb_error *err)
 {
   char *text, *p, *text_end;
   size_t len, cap_rows = 0;
@@ -261,6 +315,7 @@ nb_table_read (const char *path, int cols, nb_table *out, nb_error *err)
       char *eol = memchr (p, '\n', (size_t) (text_end - p));
       char *first;
       double *row;
+      int is_comment;
 
       if (eol == NULL)
         eol = text_end;
@@ -269,12 +324,16 @@ nb_table_read (const char *path, int cols, nb_table *out, nb_error *err)
 
       first = p + strspn (p, table_delimiters);
       p = eol + 1;
-      if (*first == '\0' || *first == '#')
+      is_comment = *first == '#';
+      if (*first == '\0' || (is_comment && !(flags & NB_TABLE_REFERENCE_COMMENTS)))
         continue;
 
       row = table_append_row (&t, &cap_rows);
       if (row != NULL)
-        t.lines[t.rows - 1] = line;
+        {
+          t.lines[t.rows - 1] = line;
+          t.comment[t.rows - 1] = (unsigned char) is_comment;
+        }
       if (row == NULL)
         {
           st = t.rows >= TABLE_ROWS_MAX
@@ -283,7 +342,13 @@ nb_table_read (const char *path, int cols, nb_table *out, nb_error *err)
                    : nb_error_set (err, NB_ERR_NOMEM, "%s:%ld: out of memory", path, line);
           break;
         }
-      st = table_parse_line (path, line, first, cols, c_locale, row, err);
+      if (is_comment)
+        {
+          if (reference_row (first, eol < text_end, cols, c_locale, row) != NB_OK)
+            st = nb_error_set (err, NB_ERR_NOMEM, "%s:%ld: out of memory", path, line);
+        }
+      else
+        st = table_parse_line (path, line, first, cols, c_locale, row, err);
       if (st != NB_OK)
         break;
     }
@@ -296,6 +361,7 @@ nb_table_read (const char *path, int cols, nb_table *out, nb_error *err)
     {
       free (t.v);
       free (t.lines);
+      free (t.comment);
       return st;
     }
   *out = t;
@@ -309,6 +375,7 @@ nb_table_clear (nb_table *t)
     return;
   free (t->v);
   free (t->lines);
+  free (t->comment);
   memset (t, 0, sizeof *t);
 }
 

@@ -5,6 +5,8 @@
  */
 #include "braggscope-colormap.h"
 
+#include "nanobragg.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -544,104 +546,8 @@ braggscope_colormap_apply_to_bytes (const BraggscopeDisplay *display, const floa
 }
 
 /* ------------------------------------------------------------------------- */
-/* Auto-contrast
- *
- * Percentiles need the values at given ranks.  Rather than sorting (or
- * selecting in a copy), the floats are mapped to unsigned keys that sort the
- * same way, and two counting passes over the data find the key at a rank: one
- * histogram of the top 16 bits of every key, then, for the few buckets that
- * hold a wanted rank, histograms of the bottom 16 bits.  O(n), exact, and no
- * copy of the frame. */
-
-#define N_BUCKETS 65536
-#define N_RANKS   4 /* low, low + 1, high, high + 1 */
-
-static inline guint32
-float_key (float v)
-{
-  guint32 bits;
-
-  memcpy (&bits, &v, sizeof bits);
-  return (bits & 0x80000000u) ? ~bits : bits | 0x80000000u;
-}
-
-static inline float
-key_float (guint32 key)
-{
-  guint32 bits = (key & 0x80000000u) ? key & 0x7fffffffu : ~key;
-  float v;
-
-  memcpy (&v, &bits, sizeof v);
-  return v;
-}
-
-/* The bucket holding rank @rank of a histogram, and the rank within it. */
-static guint
-find_bucket (const gsize *histogram, gsize rank, gsize *rank_in_bucket)
-{
-  gsize before = 0;
-  guint b;
-
-  for (b = 0; b < N_BUCKETS - 1; b++)
-    {
-      if (rank < before + histogram[b])
-        break;
-      before += histogram[b];
-    }
-  *rank_in_bucket = rank - before;
-  return b;
-}
-
-/* The finite values of @data at the ranks @ranks (0-based, each < @m, the
- * number of finite values) into @values. */
-static void
-values_at_ranks (const float *data, gsize n, gsize m, const gsize *ranks, float *values)
-{
-  g_autofree gsize *top = g_new0 (gsize, N_BUCKETS);
-  g_autofree gsize *bottom = g_new0 (gsize, (gsize) N_RANKS * N_BUCKETS);
-  guint buckets[N_RANKS], slot_of[N_RANKS];
-  gsize within[N_RANKS];
-  guint n_slots = 0;
-
-  for (gsize i = 0; i < n; i++)
-    if (isfinite (data[i]))
-      top[float_key (data[i]) >> 16]++;
-
-  /* One bottom histogram per distinct bucket. */
-  for (guint r = 0; r < N_RANKS; r++)
-    {
-      guint s;
-
-      g_assert (ranks[r] < m);
-      buckets[r] = find_bucket (top, ranks[r], &within[r]);
-      for (s = 0; s < r; s++)
-        if (buckets[s] == buckets[r])
-          break;
-      slot_of[r] = s < r ? slot_of[s] : n_slots++;
-    }
-
-  for (gsize i = 0; i < n; i++)
-    if (isfinite (data[i]))
-      {
-        guint32 key = float_key (data[i]);
-        guint bucket = key >> 16;
-
-        for (guint r = 0; r < N_RANKS; r++)
-          if (bucket == buckets[r])
-            {
-              bottom[(gsize) slot_of[r] * N_BUCKETS + (key & 0xffffu)]++;
-              break;
-            }
-      }
-
-  for (guint r = 0; r < N_RANKS; r++)
-    {
-      gsize unused;
-      guint low = find_bucket (bottom + (gsize) slot_of[r] * N_BUCKETS, within[r], &unused);
-
-      values[r] = key_float ((guint32) buckets[r] << 16 | low);
-    }
-}
+/* Auto-contrast: the engine's exact percentiles (nb_image_window(), also
+ * what a frame's window is computed with, on the GPU where it was rendered). */
 
 void
 braggscope_auto_contrast (const float *data,
@@ -651,64 +557,8 @@ braggscope_auto_contrast (const float *data,
                           double *low,
                           double *high)
 {
-  double positions[2];
-  gsize ranks[N_RANKS];
-  float values[N_RANKS];
-  float largest = -INFINITY;
-  gsize m = 0;
-
   g_return_if_fail (data != NULL || n == 0);
   g_return_if_fail (low != NULL && high != NULL);
 
-  if (isnan (low_percentile))
-    low_percentile = 0.0;
-  if (isnan (high_percentile))
-    high_percentile = 100.0;
-  low_percentile = CLAMP (low_percentile, 0.0, 100.0);
-  high_percentile = CLAMP (high_percentile, 0.0, 100.0);
-  if (low_percentile > high_percentile)
-    {
-      double t = low_percentile;
-      low_percentile = high_percentile;
-      high_percentile = t;
-    }
-
-  for (gsize i = 0; i < n; i++)
-    if (isfinite (data[i]))
-      {
-        m++;
-        largest = MAX (largest, data[i]);
-      }
-  if (m == 0)
-    {
-      *low = 0.0;
-      *high = 1.0;
-      return;
-    }
-
-  /* Rank p / 100 * (m - 1), interpolated between its neighbours. */
-  positions[0] = low_percentile / 100.0 * (m - 1);
-  positions[1] = high_percentile / 100.0 * (m - 1);
-  for (int p = 0; p < 2; p++)
-    {
-      gsize k = MIN ((gsize) floor (positions[p]), m - 1);
-      ranks[2 * p] = k;
-      ranks[2 * p + 1] = MIN (k + 1, m - 1);
-    }
-  values_at_ranks (data, n, m, ranks, values);
-
-  for (int p = 0; p < 2; p++)
-    {
-      double below = values[2 * p], above = values[2 * p + 1];
-      double fraction = positions[p] - ranks[2 * p];
-      double v = fraction > 0.0 ? below + fraction * (above - below) : below;
-
-      if (p == 0)
-        *low = v;
-      else
-        *high = v;
-    }
-
-  if (!(*high > *low))
-    *high = largest > *low ? (double) largest : *low + 1.0;
+  nb_image_window (data, n, low_percentile, high_percentile, low, high);
 }

@@ -5,6 +5,8 @@
  */
 #pragma once
 
+#include "braggscope-export.h"
+
 #include <glib-object.h>
 
 G_BEGIN_DECLS
@@ -16,7 +18,9 @@ G_BEGIN_DECLS
  * @BRAGGSCOPE_SCALE_GAMMA: the linear t raised to 1 / gamma
  *
  * How an intensity (photons/pixel) becomes a position t in 0..1 along the
- * colormap, given the window low..high of a #BraggscopeDisplay.
+ * colormap, given the window low..high of a [struct@Braggscope.Display].
+ *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -33,7 +37,9 @@ typedef enum
  * @BRAGGSCOPE_COLORMAP_MAGMA: the perceptually uniform magma, black to pale yellow
  * @BRAGGSCOPE_COLORMAP_HEAT: black, red, yellow, white ("hot iron")
  *
- * The 256-entry colour tables; see braggscope_colormap_lut().
+ * The 256-entry colour tables; see [func@Braggscope.Colormap.lut].
+ *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -45,9 +51,11 @@ typedef enum
 } BraggscopeColormap;
 
 #define BRAGGSCOPE_TYPE_SCALE (braggscope_scale_get_type ())
+BRAGGSCOPE_EXPORT
 GType braggscope_scale_get_type (void) G_GNUC_CONST;
 
 #define BRAGGSCOPE_TYPE_COLORMAP (braggscope_colormap_get_type ())
+BRAGGSCOPE_EXPORT
 GType braggscope_colormap_get_type (void) G_GNUC_CONST;
 
 /**
@@ -59,11 +67,11 @@ GType braggscope_colormap_get_type (void) G_GNUC_CONST;
  * @low: intensity (photons/pixel) shown as the first colour of the table
  * @high: intensity (photons/pixel) shown as the last colour
  *
- * How a frame is shown.  A plain struct: fill it with braggscope_display_init()
- * and change the fields.
+ * How a frame is shown.  A plain struct: fill it with
+ * [func@Braggscope.Display.init] and change the fields.
  *
- * The mapping of an intensity v (braggscope_colormap_apply() and the view's
- * shader implement exactly this):
+ * The mapping of an intensity v ([func@Braggscope.Colormap.apply] and the
+ * view's shader implement exactly this):
  *
  * - LINEAR and GAMMA: t = (v - low) / (high - low);
  *   LOG: t = log10 (1 + max (v - low, 0)) / log10 (1 + (high - low));
@@ -71,6 +79,8 @@ GType braggscope_colormap_get_type (void) G_GNUC_CONST;
  * - t is clamped to 0..1; a NaN v gives t = 0;
  * - GAMMA: t = t^(1/gamma);
  * - index = floor (t * 255 + 0.5); colour = lut[index].
+ *
+ * Since: 0.1
  */
 typedef struct
 {
@@ -82,6 +92,7 @@ typedef struct
 } BraggscopeDisplay;
 
 #define BRAGGSCOPE_TYPE_DISPLAY (braggscope_display_get_type ())
+BRAGGSCOPE_EXPORT
 GType braggscope_display_get_type (void) G_GNUC_CONST;
 
 /**
@@ -90,23 +101,35 @@ GType braggscope_display_get_type (void) G_GNUC_CONST;
  *
  * Sets @display to the defaults: inverted grey (film), linear scale, gamma 1,
  * window 0..100 photons.
+ *
+ * Since: 0.1
  */
+BRAGGSCOPE_EXPORT
 void braggscope_display_init (BraggscopeDisplay *display);
 
 /**
  * braggscope_display_copy:
  * @display: a display
  *
- * Returns: (transfer full): a copy of @display, freed with braggscope_display_free()
+ * Copies @display, for bindings and boxed values.
+ *
+ * Returns: (transfer full): a copy of @display, freed with
+ *   [method@Braggscope.Display.free]
+ *
+ * Since: 0.1
  */
+BRAGGSCOPE_EXPORT
 BraggscopeDisplay *braggscope_display_copy (const BraggscopeDisplay *display);
 
 /**
  * braggscope_display_free:
- * @display: (nullable): a display from braggscope_display_copy()
+ * @display: (nullable): a display from [method@Braggscope.Display.copy]
  *
  * Frees @display.
+ *
+ * Since: 0.1
  */
+BRAGGSCOPE_EXPORT
 void braggscope_display_free (BraggscopeDisplay *display);
 
 /**
@@ -121,7 +144,10 @@ void braggscope_display_free (BraggscopeDisplay *display);
  * CIELAB (D65), through ten anchor colours sampled at t = 0, 1/9, ... 1 from
  * the published colormaps (S. van der Walt and N. Smith, matplotlib 2015), so
  * their lightness rises monotonically.  An unknown @map gives GREY.
+ *
+ * Since: 0.1
  */
+BRAGGSCOPE_EXPORT
 void braggscope_colormap_lut (BraggscopeColormap map, guint8 rgba[256 * 4]);
 
 /**
@@ -133,15 +159,18 @@ void braggscope_colormap_lut (BraggscopeColormap map, guint8 rgba[256 * 4]);
  * @low: (out): the @low_percentile-th percentile of the finite values
  * @high: (out): the @high_percentile-th percentile of the finite values
  *
- * A window for braggscope_colormap_apply() from the distribution of @data.
+ * A window for [func@Braggscope.Colormap.apply] from the distribution of @data.
  * The p-th percentile is the order statistic at rank p / 100 * (m - 1) among
  * the m finite values, interpolated linearly between neighbouring ranks (as
- * numpy.percentile does by default).  Found by selection (expected O(n)) on a
- * copy; @data is not changed.  Percentiles are clamped to 0..100 and swapped if
+ * numpy.percentile does by default).  Exact, in O(n) without a copy (counting
+ * passes over 16-bit digits of the values' sort keys); @data is not changed.  Percentiles are clamped to 0..100 and swapped if
  * given in the wrong order.  When the window would be empty (high <= low) @high
  * becomes the largest value, or low + 1 when that is not above @low; with no
  * finite value the window is 0..1.
+ *
+ * Since: 0.1
  */
+BRAGGSCOPE_EXPORT
 void braggscope_auto_contrast (const float *data,
                                gsize n,
                                double low_percentile,
@@ -154,11 +183,14 @@ void braggscope_auto_contrast (const float *data,
  * @display: the display
  * @value: an intensity (photons/pixel)
  *
- * The colour table index (0..255) that braggscope_colormap_apply() uses for
- * @value; the mapping is documented at #BraggscopeDisplay.
+ * The colour table index (0..255) that [func@Braggscope.Colormap.apply] uses
+ * for @value; the mapping is documented at [struct@Braggscope.Display].
  *
- * Returns: the index into braggscope_colormap_lut()
+ * Returns: the index into [func@Braggscope.Colormap.lut]
+ *
+ * Since: 0.1
  */
+BRAGGSCOPE_EXPORT
 guint braggscope_colormap_index (const BraggscopeDisplay *display, double value);
 
 /**
@@ -170,9 +202,13 @@ guint braggscope_colormap_index (const BraggscopeDisplay *display, double value)
  *   for each value, in the order of @data
  *
  * Colours @data with @display (the mapping is documented at
- * #BraggscopeDisplay).  For a frame, @data is braggscope_frame_get_data() and
- * @rgba is then an image of width * height RGBA pixels, row-major.
+ * [struct@Braggscope.Display]).  For a frame, @data is
+ * [method@Braggscope.Frame.get_data] and @rgba is then an image of width *
+ * height RGBA pixels, row-major.
+ *
+ * Since: 0.1
  */
+BRAGGSCOPE_EXPORT
 void braggscope_colormap_apply (const BraggscopeDisplay *display,
                                 const float *data,
                                 gsize n,
@@ -186,10 +222,13 @@ void braggscope_colormap_apply (const BraggscopeDisplay *display,
  * @indices: (out caller-allocates) (array length=n): the colour table index
  *   (0..255) of each value
  *
- * The indices braggscope_colormap_apply() looks the colours up at; the
+ * The indices [func@Braggscope.Colormap.apply] looks the colours up at; the
  * mapping never decreases with the value, so the largest index of a group of
  * pixels is the index of their largest value.
+ *
+ * Since: 0.1
  */
+BRAGGSCOPE_EXPORT
 void braggscope_colormap_apply_indices (const BraggscopeDisplay *display,
                                         const float *data,
                                         gsize n,
@@ -201,10 +240,13 @@ void braggscope_colormap_apply_indices (const BraggscopeDisplay *display,
  * @data: (array length=n): intensities (photons/pixel)
  * @n: number of values
  *
- * braggscope_colormap_apply() for language bindings.
+ * [func@Braggscope.Colormap.apply] for language bindings.
  *
  * Returns: (transfer full): 4 * @n bytes of RGBA
+ *
+ * Since: 0.1
  */
+BRAGGSCOPE_EXPORT
 GBytes *
 braggscope_colormap_apply_to_bytes (const BraggscopeDisplay *display, const float *data, gsize n);
 

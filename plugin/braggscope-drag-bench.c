@@ -11,7 +11,11 @@
  *   - after the drag stops: the latency of the full frame of the last change.
  *
  *   braggscope-drag-bench [--sizes 512,1024] [--seconds 3] [--rate 60]
- *                         [--stride 4] [--json]
+ *                         [--stride 4] [--backend auto|cpu|cuda]
+ *                         [--precision single|double] [--json]
+ *
+ * Each line (or JSON object) says where the frames were computed (the
+ * backend of the last full frame) and in which precision.
  */
 #include "braggscope.h"
 
@@ -33,6 +37,7 @@ typedef struct
   GArray *preview_exec_ms, *full_exec_ms; /* the frames' own execute-ms */
   guint frames_in_drag;
   guint errors;
+  const char *backend; /* of the last frame (a static string) */
 } Bench;
 
 static int
@@ -65,6 +70,7 @@ on_frame_ready (BraggscopeSimulation *sim, BraggscopeFrame *frame, Bench *b)
   gboolean preview = braggscope_frame_get_is_preview (frame);
   double ms;
 
+  b->backend = braggscope_frame_get_backend (frame);
   if (b->change_us == NULL || seq < b->first_sequence ||
       seq - b->first_sequence >= b->change_us->len)
     {
@@ -141,7 +147,13 @@ on_timeout (gpointer data)
 }
 
 static gboolean
-run_size (int size, double seconds, double rate, int stride, gboolean json)
+run_size (int size,
+          double seconds,
+          double rate,
+          int stride,
+          const char *backend,
+          const char *precision,
+          gboolean json)
 {
   g_autoptr (GError) error = NULL;
   Bench b = { 0 };
@@ -161,6 +173,23 @@ run_size (int size, double seconds, double rate, int stride, gboolean json)
   g_signal_connect (b.sim, "error", G_CALLBACK (on_error), &b);
   g_object_set (b.sim, "detector-pixels-fast", size, "detector-pixels-slow", size, "preview-stride",
                 stride, NULL);
+  if (backend != NULL)
+    g_object_set (b.sim, "backend", backend, NULL);
+  if (precision != NULL)
+    {
+      GEnumClass *klass = g_type_class_ref (BRAGGSCOPE_TYPE_PRECISION);
+      GEnumValue *v = g_enum_get_value_by_nick (klass, precision);
+
+      if (v == NULL)
+        {
+          g_printerr ("braggscope-drag-bench: --precision '%s': allowed single, double, exact\n",
+                      precision);
+          g_type_class_unref (klass);
+          return FALSE;
+        }
+      g_object_set (b.sim, "precision", v->value, NULL);
+      g_type_class_unref (klass);
+    }
 
   /* warm-up: the first full frame of this size (plan built, buffers pooled) */
   timeout = g_timeout_add_seconds (60, on_timeout, &b);
@@ -210,21 +239,31 @@ run_size (int size, double seconds, double rate, int stride, gboolean json)
         g_strlcpy (buf[i], "null", sizeof buf[i]);
       else
         g_ascii_formatd (buf[i], sizeof buf[i], "%.2f", v[i]);
+    g_autofree char *precision_nick = NULL;
+    int precision_value = 0;
+    GEnumClass *klass = g_type_class_ref (BRAGGSCOPE_TYPE_PRECISION);
+
+    g_object_get (b.sim, "precision", &precision_value, NULL);
+    precision_nick = g_strdup (g_enum_get_value (klass, precision_value)->value_nick);
+    g_type_class_unref (klass);
     if (json)
-      g_print ("{\"size\": %d, \"seconds\": %.2f, \"rate_hz\": %.1f, \"preview_stride\": %d, "
+      g_print ("{\"size\": %d, \"backend\": \"%s\", \"precision\": \"%s\", "
+               "\"seconds\": %.2f, \"rate_hz\": %.1f, \"preview_stride\": %d, "
                "\"changes\": %u, \"frames_during_drag\": %u, \"fps_during_drag\": %s, "
                "\"previews\": %u, \"full_frames\": %u, \"preview_p50_ms\": %s, "
                "\"preview_p95_ms\": %s, \"full_p50_ms\": %s, \"full_p95_ms\": %s, "
                "\"final_full_ms\": %s, \"preview_execute_p50_ms\": %s, "
                "\"full_execute_p50_ms\": %s, \"errors\": %u}\n",
-               size, drag_s, rate, stride, b.change_us->len, b.frames_in_drag, buf[5], previews,
-               fulls, buf[0], buf[1], buf[2], buf[3], buf[4], buf[6], buf[7], b.errors);
+               size, b.backend != NULL ? b.backend : "", precision_nick, drag_s, rate, stride,
+               b.change_us->len, b.frames_in_drag, buf[5], previews, fulls, buf[0], buf[1], buf[2],
+               buf[3], buf[4], buf[6], buf[7], b.errors);
     else
-      g_print ("%4d^2: %u changes in %.2f s, %u frames during the drag (%s/s): %u previews "
-               "p50 %s ms p95 %s ms, %u full p50 %s ms p95 %s ms; full frame %s ms after the "
-               "drag stopped (execute p50: preview %s ms, full %s ms)\n",
-               size, b.change_us->len, drag_s, b.frames_in_drag, buf[5], previews, buf[0], buf[1],
-               fulls, buf[2], buf[3], buf[4], buf[6], buf[7]);
+      g_print ("%4d^2 (%s, %s): %u changes in %.2f s, %u frames during the drag (%s/s): %u "
+               "previews p50 %s ms p95 %s ms, %u full p50 %s ms p95 %s ms; full frame %s ms "
+               "after the drag stopped (execute p50: preview %s ms, full %s ms)\n",
+               size, b.backend != NULL ? b.backend : "?", precision_nick, b.change_us->len, drag_s,
+               b.frames_in_drag, buf[5], previews, buf[0], buf[1], fulls, buf[2], buf[3], buf[4],
+               buf[6], buf[7]);
   }
 
   g_array_unref (b.change_us);
@@ -243,6 +282,7 @@ main (int argc, char **argv)
   g_autofree char *sizes = NULL;
   double seconds = 3.0, rate = 60.0;
   int stride = 4;
+  g_autofree char *backend = NULL, *precision = NULL;
   gboolean json = FALSE;
   g_auto (GStrv) list = NULL;
   g_autoptr (GError) error = NULL;
@@ -252,6 +292,10 @@ main (int argc, char **argv)
     { "seconds", 0, 0, G_OPTION_ARG_DOUBLE, &seconds, "Length of the drag (s)", "3" },
     { "rate", 0, 0, G_OPTION_ARG_DOUBLE, &rate, "Changes per second", "60" },
     { "stride", 0, 0, G_OPTION_ARG_INT, &stride, "Preview stride (1: no previews)", "4" },
+    { "backend", 0, 0, G_OPTION_ARG_STRING, &backend, "Compute backend (default: the scene's)",
+      "auto|cpu|cuda" },
+    { "precision", 0, 0, G_OPTION_ARG_STRING, &precision, "Kernel precision (default: the scene's)",
+      "single|double" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "One JSON object per size", NULL },
     { NULL }
   };
@@ -283,7 +327,7 @@ main (int argc, char **argv)
           g_printerr ("braggscope-drag-bench: --sizes: '%s' is not a size (1 to 65536)\n", list[i]);
           return 2;
         }
-      ok = run_size ((int) size, seconds, rate, stride, json);
+      ok = run_size ((int) size, seconds, rate, stride, backend, precision, json);
     }
   return ok ? 0 : 1;
 }

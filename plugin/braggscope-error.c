@@ -2,7 +2,11 @@
 #include "braggscope-error.h"
 #include "braggscope-private.h"
 
-G_DEFINE_QUARK (braggscope - error - quark, braggscope_error)
+/* The argument becomes the domain's name, "braggscope-error-quark", spaces
+ * and all: the formatter would write "braggscope - error - quark". */
+/* clang-format off */
+G_DEFINE_QUARK (braggscope-error-quark, braggscope_error)
+/* clang-format on */
 
 BraggscopeError
 _braggscope_error_code (int status)

@@ -1,6 +1,8 @@
 /* braggscope-error.h: the error domain of libbraggscope. */
 #pragma once
 
+#include "braggscope-export.h"
+
 #include <glib.h>
 
 G_BEGIN_DECLS
@@ -11,6 +13,8 @@ G_BEGIN_DECLS
  * The error domain of libbraggscope: parameters the engine rejects, files it
  * cannot read, requests it cannot serve.  Messages are one line and name the
  * input and its value, as the engine's.
+ *
+ * Since: 0.1
  */
 #define BRAGGSCOPE_ERROR (braggscope_error_quark ())
 
@@ -27,6 +31,8 @@ G_BEGIN_DECLS
  * @BRAGGSCOPE_ERROR_FAILED: anything else
  *
  * Error codes in the %BRAGGSCOPE_ERROR domain.
+ *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -39,6 +45,16 @@ typedef enum
   BRAGGSCOPE_ERROR_FAILED,
 } BraggscopeError;
 
+/**
+ * braggscope_error_quark:
+ *
+ * The error domain of libbraggscope, %BRAGGSCOPE_ERROR.
+ *
+ * Returns: the quark of the domain
+ *
+ * Since: 0.1
+ */
+BRAGGSCOPE_EXPORT
 GQuark braggscope_error_quark (void);
 
 G_END_DECLS

@@ -8,6 +8,7 @@
  */
 #include "braggscope-frame.h"
 #include "braggscope-private.h"
+#include "nb-param.h"
 
 #include "nb-io.h"
 
@@ -20,6 +21,7 @@ struct _BraggscopeFramePool
   gatomicrefcount ref_count;
   GMutex lock;
   gsize n_floats;  /* size of every pooled buffer */
+  gboolean pinned; /* page-locked buffers (nb_image_alloc) for a plan on the GPU */
   GPtrArray *free; /* float[n_floats] each */
   guint allocated; /* buffers ever allocated: a test of steady state reads it */
 };
@@ -32,7 +34,7 @@ _braggscope_frame_pool_new (void)
   g_atomic_ref_count_init (&pool->ref_count);
   g_mutex_init (&pool->lock);
   pool->free = g_ptr_array_sized_new (POOL_KEEP);
-  g_ptr_array_set_free_func (pool->free, g_free);
+  g_ptr_array_set_free_func (pool->free, nb_image_free);
   return pool;
 }
 
@@ -54,43 +56,49 @@ _braggscope_frame_pool_unref (BraggscopeFramePool *pool)
     }
 }
 
-/* A buffer of @n_floats; the pool's size follows the latest request, so a
- * resized detector drops the buffers of the old size. */
+/* A buffer of @n_floats, page-locked with @pinned (a plan on the GPU copies
+ * into it directly); the pool's size and kind follow the latest request, so a
+ * resized detector or a change of backend drops the buffers of the old ones. */
 float *
-_braggscope_frame_pool_acquire (BraggscopeFramePool *pool, gsize n_floats)
+_braggscope_frame_pool_acquire (BraggscopeFramePool *pool, gsize n_floats, gboolean pinned)
 {
   float *buffer = NULL;
 
+  pinned = !!pinned;
   g_mutex_lock (&pool->lock);
-  if (n_floats != pool->n_floats)
+  if (n_floats != pool->n_floats || pinned != pool->pinned)
     {
       g_ptr_array_set_size (pool->free, 0);
       pool->n_floats = n_floats;
+      pool->pinned = pinned;
     }
   if (pool->free->len > 0)
     buffer = g_ptr_array_steal_index_fast (pool->free, pool->free->len - 1);
   else
     pool->allocated++;
   g_mutex_unlock (&pool->lock);
-  /* on huge pages: the first frames of a 1024^2 detector fault twice, not a
-   * thousand times (g_free, which is free(), releases them) */
-  if (buffer == NULL && (buffer = nb_alloc_large (n_floats * sizeof (float))) == NULL)
+  /* page-locked, or on huge pages: the first frames of a 1024^2 detector
+   * fault twice, not a thousand times */
+  if (buffer == NULL && (buffer = nb_image_alloc (n_floats * sizeof (float), pinned)) == NULL)
     g_error ("%s: failed to allocate %" G_GSIZE_FORMAT " bytes", G_STRLOC,
              n_floats * sizeof (float));
   return buffer;
 }
 
 void
-_braggscope_frame_pool_release (BraggscopeFramePool *pool, float *buffer, gsize n_floats)
+_braggscope_frame_pool_release (BraggscopeFramePool *pool,
+                                float *buffer,
+                                gsize n_floats,
+                                gboolean pinned)
 {
   g_mutex_lock (&pool->lock);
-  if (n_floats == pool->n_floats && pool->free->len < POOL_KEEP)
+  if (n_floats == pool->n_floats && !!pinned == pool->pinned && pool->free->len < POOL_KEEP)
     {
       g_ptr_array_add (pool->free, buffer);
       buffer = NULL;
     }
   g_mutex_unlock (&pool->lock);
-  g_free (buffer);
+  nb_image_free (buffer);
 }
 
 guint
@@ -112,28 +120,23 @@ struct _BraggscopeFrameSource
   nb_plan_info info;
   nb_params params;
   GBytes *mask;
-  char **args;
+  char **args; /* made from params when first asked for (g_once) */
 };
 
 BraggscopeFrameSource *
-_braggscope_frame_source_new (const nb_plan_info *info,
-                              const nb_params *params,
-                              GBytes *mask,
-                              char **args)
+_braggscope_frame_source_new (const nb_plan_info *info, const nb_params *params, GBytes *mask)
 {
   BraggscopeFrameSource *self = g_new0 (BraggscopeFrameSource, 1);
   nb_error err = { 0 };
 
   if (nb_params_copy (&self->params, params, &err) != NB_OK)
     {
-      g_strfreev (args);
       g_free (self);
       return NULL;
     }
   g_atomic_ref_count_init (&self->ref_count);
   self->info = *info;
   self->mask = mask != NULL ? g_bytes_ref (mask) : NULL;
-  self->args = args;
   return self;
 }
 
@@ -157,10 +160,22 @@ _braggscope_frame_source_unref (BraggscopeFrameSource *self)
     }
 }
 
+/* The flags are formatted when a host first asks for them, not for every
+ * plan update of a drag: most frames are drawn and dropped unasked. */
 char **
 _braggscope_frame_source_peek_args (BraggscopeFrameSource *self)
 {
-  return self != NULL ? self->args : NULL;
+  if (self == NULL)
+    return NULL;
+  if (g_once_init_enter (&self->args))
+    {
+      char **args = _braggscope_params_to_strv (&self->params);
+
+      if (args == NULL)
+        g_error ("out of memory formatting a frame's parameters");
+      g_once_init_leave (&self->args, args);
+    }
+  return self->args;
 }
 
 GBytes *
@@ -177,6 +192,7 @@ struct _BraggscopeFrame
 
   BraggscopeFramePool *pool;
   float *data;
+  gboolean pinned;
   int width, height;
   gboolean is_preview;
   guint64 sequence;
@@ -184,6 +200,8 @@ struct _BraggscopeFrame
   const char *backend; /* static string */
   int cache_hits, cache_rebuilds;
   float max_value;
+  gsize window_ready; /* g_once: auto_low and auto_high are set */
+  double auto_low, auto_high;
   BraggscopeFrameSource *source;
   BraggscopeGeometry *geometry;
 };
@@ -204,6 +222,7 @@ enum
   PROP_CACHE_HITS,
   PROP_CACHE_REBUILDS,
   PROP_MAX_VALUE,
+  PROP_OVERSAMPLE_AUTO,
   N_PROPS
 };
 
@@ -217,6 +236,7 @@ _braggscope_frame_new (const BraggscopeFrameInit *init)
 
   self->pool = _braggscope_frame_pool_ref (init->pool);
   self->data = init->data;
+  self->pinned = init->pinned;
   self->width = init->width;
   self->height = init->height;
   self->is_preview = init->is_preview;
@@ -228,6 +248,13 @@ _braggscope_frame_new (const BraggscopeFrameInit *init)
   self->cache_hits = init->cache_hits;
   self->cache_rebuilds = init->cache_rebuilds;
   self->max_value = init->max_value;
+  if (init->has_auto_window)
+    {
+      /* computed where the frame was rendered (the GPU's statistics) */
+      self->auto_low = init->auto_low;
+      self->auto_high = init->auto_high;
+      self->window_ready = 1;
+    }
   self->source = _braggscope_frame_source_ref (init->source);
   self->geometry = braggscope_geometry_ref (init->geometry);
   return self;
@@ -240,7 +267,7 @@ braggscope_frame_finalize (GObject *object)
 
   if (self->data != NULL)
     _braggscope_frame_pool_release (self->pool, self->data,
-                                    (gsize) self->width * (gsize) self->height);
+                                    (gsize) self->width * (gsize) self->height, self->pinned);
   _braggscope_frame_pool_unref (self->pool);
   _braggscope_frame_source_unref (self->source);
   if (self->geometry != NULL)
@@ -248,11 +275,28 @@ braggscope_frame_finalize (GObject *object)
   G_OBJECT_CLASS (braggscope_frame_parent_class)->finalize (object);
 }
 
+/* The rows of the values a frame reports of its plan (install_reported). */
+#define MAX_REPORTED 8
+static const nb_param *reported_rows[MAX_REPORTED];
+static guint n_reported;
+
 static void
 braggscope_frame_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
 {
   BraggscopeFrame *self = BRAGGSCOPE_FRAME (object);
 
+  if (prop_id >= N_PROPS && prop_id < N_PROPS + n_reported)
+    {
+      double v = self->source != NULL
+                     ? nb_param_get_reported (reported_rows[prop_id - N_PROPS], &self->source->info)
+                     : 0.0;
+
+      if (G_VALUE_HOLDS_INT (value))
+        g_value_set_int (value, (int) v);
+      else
+        g_value_set_double (value, v);
+      return;
+    }
   switch (prop_id)
     {
       case PROP_WIDTH:
@@ -288,9 +332,38 @@ braggscope_frame_get_property (GObject *object, guint prop_id, GValue *value, GP
       case PROP_MAX_VALUE:
         g_value_set_float (value, self->max_value);
         break;
+      case PROP_OVERSAMPLE_AUTO:
+        g_value_set_boolean (value, braggscope_frame_get_oversample_auto (self));
+        break;
       default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
+}
+
+/* The values a frame reports of its plan: one read-only property per row of
+ * the parameter table marked NB_PARAM_REPORTED, named as the simulation's
+ * property of that parameter. */
+
+static void
+install_reported (GObjectClass *object_class, GParamFlags flags)
+{
+  size_t n;
+  const nb_param *rows = nb_param_table (&n);
+
+  for (size_t i = 0; i < n; i++)
+    if (rows[i].flags & NB_PARAM_REPORTED)
+      {
+        const nb_param *row = &rows[i];
+        GParamSpec *pspec = row->kind == NB_PARAM_WHOLE
+                                ? g_param_spec_int (row->property, row->label, row->help, G_MININT,
+                                                    G_MAXINT, 0, flags)
+                                : g_param_spec_double (row->property, row->label, row->help,
+                                                       -G_MAXDOUBLE, G_MAXDOUBLE, 0.0, flags);
+
+        g_assert (n_reported < MAX_REPORTED);
+        reported_rows[n_reported] = row;
+        g_object_class_install_property (object_class, N_PROPS + n_reported++, pspec);
+      }
 }
 
 static void
@@ -305,14 +378,18 @@ braggscope_frame_class_init (BraggscopeFrameClass *klass)
   /**
    * BraggscopeFrame:width:
    *
-   * Pixels along the detector's fast axis.
+   * Width of the image in pixels, along the detector's fast axis.
+   *
+   * Since: 0.1
    */
   properties[PROP_WIDTH] =
       g_param_spec_int ("width", NULL, "Pixels along the fast axis", 0, G_MAXINT, 0, flags);
   /**
    * BraggscopeFrame:height:
    *
-   * Pixels along the detector's slow axis.
+   * Height of the image in pixels, along the detector's slow axis.
+   *
+   * Since: 0.1
    */
   properties[PROP_HEIGHT] =
       g_param_spec_int ("height", NULL, "Pixels along the slow axis", 0, G_MAXINT, 0, flags);
@@ -322,14 +399,18 @@ braggscope_frame_class_init (BraggscopeFrameClass *klass)
    * %TRUE for a preview: one pixel of each preview-stride x preview-stride
    * block simulated and copied to the block, rendered while parameters keep
    * changing.
+   *
+   * Since: 0.1
    */
   properties[PROP_IS_PREVIEW] = g_param_spec_boolean (
       "is-preview", NULL, "A coarse preview rendered while parameters change", FALSE, flags);
   /**
    * BraggscopeFrame:sequence:
    *
-   * The #BraggscopeSimulation:sequence of the parameter set this frame
-   * answers.
+   * The [property@Braggscope.Simulation:sequence] of the parameter set this
+   * frame answers (a count of accepted changes).
+   *
+   * Since: 0.1
    */
   properties[PROP_SEQUENCE] = g_param_spec_uint64 (
       "sequence", NULL, "The parameter change this frame answers", 0, G_MAXUINT64, 0, flags);
@@ -337,6 +418,8 @@ braggscope_frame_class_init (BraggscopeFrameClass *klass)
    * BraggscopeFrame:queue-ms:
    *
    * Milliseconds from the parameter change to the start of its rendering.
+   *
+   * Since: 0.1
    */
   properties[PROP_QUEUE_MS] = g_param_spec_double (
       "queue-ms", NULL, "Milliseconds from the change to the start of rendering", 0, G_MAXDOUBLE, 0,
@@ -345,6 +428,8 @@ braggscope_frame_class_init (BraggscopeFrameClass *klass)
    * BraggscopeFrame:execute-ms:
    *
    * Milliseconds of plan update and execute.
+   *
+   * Since: 0.1
    */
   properties[PROP_EXECUTE_MS] = g_param_spec_double (
       "execute-ms", NULL, "Milliseconds of plan update and execute", 0, G_MAXDOUBLE, 0, flags);
@@ -353,6 +438,8 @@ braggscope_frame_class_init (BraggscopeFrameClass *klass)
    *
    * Milliseconds from the parameter change to the frame handed to the main
    * context.
+   *
+   * Since: 0.1
    */
   properties[PROP_TOTAL_MS] =
       g_param_spec_double ("total-ms", NULL, "Milliseconds from the change to the finished frame",
@@ -361,32 +448,68 @@ braggscope_frame_class_init (BraggscopeFrameClass *klass)
    * BraggscopeFrame:backend:
    *
    * Where the frame was computed: "cpu" or "cuda".
+   *
+   * Since: 0.1
    */
   properties[PROP_BACKEND] =
       g_param_spec_string ("backend", NULL, "Where the frame was computed", NULL, flags);
   /**
    * BraggscopeFrame:cache-hits:
    *
-   * Plan stages the update before this frame reused.
+   * The number of plan stages the update before this frame reused (a
+   * count, 0 to 6).
+   *
+   * Since: 0.1
    */
   properties[PROP_CACHE_HITS] = g_param_spec_int (
       "cache-hits", NULL, "Plan stages reused by the update", 0, G_MAXINT, 0, flags);
   /**
    * BraggscopeFrame:cache-rebuilds:
    *
-   * Plan stages the update before this frame recomputed.
+   * The number of plan stages the update before this frame recomputed (a
+   * count, 0 to 6; all of them for a simulation's first frame).
+   *
+   * Since: 0.1
    */
   properties[PROP_CACHE_REBUILDS] = g_param_spec_int (
       "cache-rebuilds", NULL, "Plan stages recomputed by the update", 0, G_MAXINT, 0, flags);
   /**
    * BraggscopeFrame:max-value:
    *
-   * The brightest pixel, photons.
+   * The brightest pixel, photons: the largest finite pixel value (0 when
+   * there is none), computed where the frame was rendered.
+   *
+   * Since: 0.1
    */
   properties[PROP_MAX_VALUE] = g_param_spec_float (
       "max-value", NULL, "The brightest pixel (photons)", -G_MAXFLOAT, G_MAXFLOAT, 0, flags);
+  /**
+   * BraggscopeFrame:oversample:
+   *
+   * Sub-pixels per pixel axis the frame was simulated with (nanoBragg's
+   * `-oversample`; a count, no unit): each pixel costs its square in samples.
+   * 0 when unknown.  Made, as every value a frame reports of its plan, from
+   * the engine's parameter table (NB_PARAM_REPORTED rows), after the frame's
+   * own properties.
+   *
+   * Since: 0.1
+   */
+  /**
+   * BraggscopeFrame:oversample-auto:
+   *
+   * Whether [property@Braggscope.Frame:oversample] was chosen automatically
+   * ([property@Braggscope.Simulation:oversample] 0): nanoBragg's rule, three
+   * samples across the reciprocal pixel for the crystal's largest dimension,
+   * ceil (3 N a / (lambda distance / pixel)), grows as the wavelength
+   * shrinks, the crystal grows or the pixels grow.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_OVERSAMPLE_AUTO] = g_param_spec_boolean (
+      "oversample-auto", NULL, "The oversampling was chosen automatically", FALSE, flags);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
+  install_reported (object_class, flags);
 }
 
 static void
@@ -398,7 +521,11 @@ braggscope_frame_init (BraggscopeFrame *self)
  * braggscope_frame_get_width:
  * @self: a frame
  *
+ * The frame's width, [property@Braggscope.Frame:width].
+ *
  * Returns: pixels along the fast axis
+ *
+ * Since: 0.1
  */
 int
 braggscope_frame_get_width (BraggscopeFrame *self)
@@ -411,7 +538,11 @@ braggscope_frame_get_width (BraggscopeFrame *self)
  * braggscope_frame_get_height:
  * @self: a frame
  *
+ * The frame's height, [property@Braggscope.Frame:height].
+ *
  * Returns: pixels along the slow axis
+ *
+ * Since: 0.1
  */
 int
 braggscope_frame_get_height (BraggscopeFrame *self)
@@ -424,7 +555,11 @@ braggscope_frame_get_height (BraggscopeFrame *self)
  * braggscope_frame_get_is_preview:
  * @self: a frame
  *
- * Returns: %TRUE for a preview frame (see #BraggscopeFrame:is-preview)
+ * Whether the frame is a preview, [property@Braggscope.Frame:is-preview].
+ *
+ * Returns: %TRUE for a preview frame
+ *
+ * Since: 0.1
  */
 gboolean
 braggscope_frame_get_is_preview (BraggscopeFrame *self)
@@ -437,7 +572,12 @@ braggscope_frame_get_is_preview (BraggscopeFrame *self)
  * braggscope_frame_get_sequence:
  * @self: a frame
  *
+ * The parameter change the frame answers,
+ * [property@Braggscope.Frame:sequence].
+ *
  * Returns: the simulation sequence number of the parameters it answers
+ *
+ * Since: 0.1
  */
 guint64
 braggscope_frame_get_sequence (BraggscopeFrame *self)
@@ -450,7 +590,12 @@ braggscope_frame_get_sequence (BraggscopeFrame *self)
  * braggscope_frame_get_queue_ms:
  * @self: a frame
  *
+ * How long the change waited for the worker,
+ * [property@Braggscope.Frame:queue-ms].
+ *
  * Returns: milliseconds from the parameter change to the start of rendering
+ *
+ * Since: 0.1
  */
 double
 braggscope_frame_get_queue_ms (BraggscopeFrame *self)
@@ -463,7 +608,11 @@ braggscope_frame_get_queue_ms (BraggscopeFrame *self)
  * braggscope_frame_get_execute_ms:
  * @self: a frame
  *
+ * How long the worker simulated, [property@Braggscope.Frame:execute-ms].
+ *
  * Returns: milliseconds of plan update and execute
+ *
+ * Since: 0.1
  */
 double
 braggscope_frame_get_execute_ms (BraggscopeFrame *self)
@@ -476,7 +625,12 @@ braggscope_frame_get_execute_ms (BraggscopeFrame *self)
  * braggscope_frame_get_total_ms:
  * @self: a frame
  *
+ * How long the change took to become this frame,
+ * [property@Braggscope.Frame:total-ms].
+ *
  * Returns: milliseconds from the parameter change to the finished frame
+ *
+ * Since: 0.1
  */
 double
 braggscope_frame_get_total_ms (BraggscopeFrame *self)
@@ -489,7 +643,11 @@ braggscope_frame_get_total_ms (BraggscopeFrame *self)
  * braggscope_frame_get_backend:
  * @self: a frame
  *
+ * Where the frame was computed, [property@Braggscope.Frame:backend].
+ *
  * Returns: (transfer none): where the frame was computed: "cpu" or "cuda"
+ *
+ * Since: 0.1
  */
 const char *
 braggscope_frame_get_backend (BraggscopeFrame *self)
@@ -502,7 +660,11 @@ braggscope_frame_get_backend (BraggscopeFrame *self)
  * braggscope_frame_get_cache_hits:
  * @self: a frame
  *
+ * Plan stages reused for the frame, [property@Braggscope.Frame:cache-hits].
+ *
  * Returns: plan stages reused by the update that produced the frame
+ *
+ * Since: 0.1
  */
 int
 braggscope_frame_get_cache_hits (BraggscopeFrame *self)
@@ -515,8 +677,13 @@ braggscope_frame_get_cache_hits (BraggscopeFrame *self)
  * braggscope_frame_get_cache_rebuilds:
  * @self: a frame
  *
+ * Plan stages recomputed for the frame,
+ * [property@Braggscope.Frame:cache-rebuilds].
+ *
  * Returns: plan stages recomputed by the update that produced the frame
  *   (all of them for the first frame)
+ *
+ * Since: 0.1
  */
 int
 braggscope_frame_get_cache_rebuilds (BraggscopeFrame *self)
@@ -529,7 +696,11 @@ braggscope_frame_get_cache_rebuilds (BraggscopeFrame *self)
  * braggscope_frame_get_max_value:
  * @self: a frame
  *
+ * The brightest pixel, [property@Braggscope.Frame:max-value].
+ *
  * Returns: the brightest pixel, photons
+ *
+ * Since: 0.1
  */
 float
 braggscope_frame_get_max_value (BraggscopeFrame *self)
@@ -539,14 +710,86 @@ braggscope_frame_get_max_value (BraggscopeFrame *self)
 }
 
 /**
+ * braggscope_frame_get_auto_window:
+ * @self: a frame
+ * @low: (out): intensity (photons/pixel) for the first colour
+ * @high: (out): intensity for the last colour
+ *
+ * The display window [property@BraggscopeGtk.View:auto-contrast] gives this
+ * frame: the 1st and 99.5th percentiles of its pixels, as
+ * [func@Braggscope.auto_contrast] computes them from
+ * [method@Braggscope.Frame.get_data].  A full frame brings it along, computed
+ * where it was rendered (on the GPU for a frame of the CUDA backend, so that a
+ * viewer does not pass over 16 million pixels again); for a preview it is
+ * computed at the first call.  Thread-safe.
+ *
+ * Since: 0.1
+ */
+void
+braggscope_frame_get_auto_window (BraggscopeFrame *self, double *low, double *high)
+{
+  g_return_if_fail (BRAGGSCOPE_IS_FRAME (self));
+  g_return_if_fail (low != NULL && high != NULL);
+
+  if (g_once_init_enter (&self->window_ready))
+    {
+      nb_image_window (self->data, (gsize) self->width * (gsize) self->height,
+                       _BRAGGSCOPE_AUTO_LOW_PERCENTILE, _BRAGGSCOPE_AUTO_HIGH_PERCENTILE,
+                       &self->auto_low, &self->auto_high);
+      g_once_init_leave (&self->window_ready, 1);
+    }
+  *low = self->auto_low;
+  *high = self->auto_high;
+}
+
+/**
+ * braggscope_frame_get_oversample:
+ * @self: a frame
+ *
+ * The oversampling the frame was simulated with,
+ * [property@Braggscope.Frame:oversample].
+ *
+ * Returns: sub-pixels per pixel axis, 0 when unknown
+ *
+ * Since: 0.1
+ */
+int
+braggscope_frame_get_oversample (BraggscopeFrame *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (self), 0);
+  return self->source != NULL ? self->source->info.oversample : 0;
+}
+
+/**
+ * braggscope_frame_get_oversample_auto:
+ * @self: a frame
+ *
+ * Whether the oversampling was chosen automatically,
+ * [property@Braggscope.Frame:oversample-auto].
+ *
+ * Returns: %TRUE when nanoBragg's rule chose it
+ *
+ * Since: 0.1
+ */
+gboolean
+braggscope_frame_get_oversample_auto (BraggscopeFrame *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (self), FALSE);
+  return self->source != NULL && self->source->params.oversample <= 0;
+}
+
+/**
  * braggscope_frame_get_data:
  * @self: a frame
  * @n_pixels: (out) (optional): width * height
  *
  * The image in photons per pixel, fast index first: pixel (x, y) is
- * data[y * width + x].  Valid while the frame lives.
+ * data[y * width + x].  Valid while the frame lives; the frame never changes
+ * it, and any thread may read it.
  *
  * Returns: (transfer none) (array length=n_pixels): the pixels
+ *
+ * Since: 0.1
  */
 const float *
 braggscope_frame_get_data (BraggscopeFrame *self, gsize *n_pixels)
@@ -567,6 +810,8 @@ braggscope_frame_get_data (BraggscopeFrame *self, gsize *n_pixels)
  * (no copy) and keeps the frame alive.
  *
  * Returns: (transfer full): the pixels
+ *
+ * Since: 0.1
  */
 GBytes *
 braggscope_frame_get_bytes (BraggscopeFrame *self)
@@ -583,9 +828,11 @@ braggscope_frame_get_bytes (BraggscopeFrame *self)
  * @self: a frame
  *
  * The parameters the frame was rendered from, as nanoBragg flags: the first
- * element is "nanobragg" (see braggscope_simulation_to_args()).
+ * element is "nanobragg" (see [method@Braggscope.Simulation.to_args]).
  *
  * Returns: (transfer none) (array zero-terminated=1): the flags
+ *
+ * Since: 0.1
  */
 char **
 braggscope_frame_get_args (BraggscopeFrame *self)
@@ -598,9 +845,12 @@ braggscope_frame_get_args (BraggscopeFrame *self)
  * braggscope_frame_get_geometry:
  * @self: a frame
  *
- * The geometry the frame was rendered with, for pixel queries.
+ * The geometry the frame was rendered with, for pixel queries
+ * ([method@Braggscope.Geometry.query]).
  *
  * Returns: (transfer none): the geometry
+ *
+ * Since: 0.1
  */
 BraggscopeGeometry *
 braggscope_frame_get_geometry (BraggscopeFrame *self)
@@ -613,8 +863,7 @@ braggscope_frame_get_geometry (BraggscopeFrame *self)
  * braggscope_frame_save_float:
  * @self: a frame
  * @path: (type filename): the file to write
- * @error: a #GError: %BRAGGSCOPE_ERROR_IO naming @path when it cannot be
- *   written
+ * @error: the error, if any
  *
  * Writes the image as `nanobragg -floatfile` does: width * height native
  * 32-bit floats, photons per pixel, fast index first, no header.  The file is
@@ -622,7 +871,12 @@ braggscope_frame_get_geometry (BraggscopeFrame *self)
  * then renamed over @path: on failure an existing file of that name is left
  * untouched.
  *
+ * Fails with %BRAGGSCOPE_ERROR_IO, naming @path, when the file cannot be
+ * written.
+ *
  * Returns: %TRUE when the file was written
+ *
+ * Since: 0.1
  */
 gboolean
 braggscope_frame_save_float (BraggscopeFrame *self, const char *path, GError **error)
@@ -645,8 +899,7 @@ braggscope_frame_save_float (BraggscopeFrame *self, const char *path, GError **e
  * braggscope_frame_save_smv:
  * @self: a frame
  * @path: (type filename): the file to write
- * @error: a #GError: %BRAGGSCOPE_ERROR_IO naming @path when it cannot be
- *   written, %BRAGGSCOPE_ERROR_NOMEM
+ * @error: the error, if any
  *
  * Writes the image as `nanobragg -intfile` does, byte for byte: an SMV (ADSC)
  * file with nanoBragg's 512-byte header (detector size, pixel size,
@@ -655,10 +908,16 @@ braggscope_frame_save_float (BraggscopeFrame *self, const char *path, GError **e
  * for this frame) and little-endian unsigned 16-bit pixels, each
  * floor (photons * scale + adc + 0.5) clamped to 0..65535, where scale is
  * the frame's `-scale` flag or else 55000 / the brightest pixel, and adc its
- * `-adc` offset.  Written atomically as braggscope_frame_save_float().
+ * `-adc` offset.  Written atomically as [method@Braggscope.Frame.save_float].
  * Cheap: no simulation runs and no input file is read.
  *
+ * Fails with %BRAGGSCOPE_ERROR_IO, naming @path, when the file cannot be
+ * written, and %BRAGGSCOPE_ERROR_NOMEM when the 16-bit image cannot be
+ * allocated.
+ *
  * Returns: %TRUE when the file was written
+ *
+ * Since: 0.1
  */
 gboolean
 braggscope_frame_save_smv (BraggscopeFrame *self, const char *path, GError **error)

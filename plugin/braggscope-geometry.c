@@ -40,7 +40,11 @@ _braggscope_geometry_peek (BraggscopeGeometry *self)
  * braggscope_geometry_ref:
  * @self: a geometry
  *
+ * Takes a reference to @self (atomically: any thread).
+ *
  * Returns: (transfer full): @self, with one more reference
+ *
+ * Since: 0.1
  */
 BraggscopeGeometry *
 braggscope_geometry_ref (BraggscopeGeometry *self)
@@ -55,7 +59,10 @@ braggscope_geometry_ref (BraggscopeGeometry *self)
  * braggscope_geometry_unref:
  * @self: (transfer full): a geometry
  *
- * Drops a reference; the last one frees the snapshot.
+ * Drops a reference (atomically: any thread); the last one frees the
+ * snapshot.
+ *
+ * Since: 0.1
  */
 void
 braggscope_geometry_unref (BraggscopeGeometry *self)
@@ -76,6 +83,8 @@ braggscope_geometry_unref (BraggscopeGeometry *self)
  * @height: (out) (optional): pixels along the slow axis
  *
  * The detector's pixel counts.
+ *
+ * Since: 0.1
  */
 void
 braggscope_geometry_get_size (BraggscopeGeometry *self, int *width, int *height)
@@ -98,14 +107,19 @@ braggscope_geometry_get_size (BraggscopeGeometry *self, int *width, int *height)
  *   its centre is i + 0.5; points off the detector are allowed
  * @y: position along the slow axis in pixels
  * @info: (out caller-allocates): what that point sees
- * @error: a #GError, %BRAGGSCOPE_ERROR_INVALID for a non-finite coordinate
+ * @error: the error, if any
  *
  * Resolution, scattering angle, |q|, azimuth and the (fractional and nearest)
  * Miller indices with their structure factor at a detector point, for the
  * central wavelength and the first source's direction (the engine's
- * nb_geometry_query).
+ * nb_geometry_query).  Pixel (i, j) spans [i, i + 1) x [j, j + 1) in (@x,
+ * @y), both in pixels.  Thread-safe.
+ *
+ * Fails with %BRAGGSCOPE_ERROR_INVALID for a coordinate that is not finite.
  *
  * Returns: (skip): %TRUE on success (bindings raise the error instead)
+ *
+ * Since: 0.1
  */
 gboolean
 braggscope_geometry_query (
@@ -142,7 +156,11 @@ braggscope_geometry_query (
  * braggscope_pixel_info_copy:
  * @info: a pixel info
  *
- * Returns: (transfer full): a copy, freed with braggscope_pixel_info_free()
+ * Copies @info, for bindings and boxed values.
+ *
+ * Returns: (transfer full): a copy, freed with [method@Braggscope.PixelInfo.free]
+ *
+ * Since: 0.1
  */
 BraggscopePixelInfo *
 braggscope_pixel_info_copy (const BraggscopePixelInfo *info)
@@ -154,7 +172,12 @@ braggscope_pixel_info_copy (const BraggscopePixelInfo *info)
 
 /**
  * braggscope_pixel_info_free:
- * @info: (transfer full) (nullable): a pixel info from braggscope_pixel_info_copy()
+ * @info: (transfer full) (nullable): a pixel info from
+ *   [method@Braggscope.PixelInfo.copy]
+ *
+ * Frees @info.
+ *
+ * Since: 0.1
  */
 void
 braggscope_pixel_info_free (BraggscopePixelInfo *info)

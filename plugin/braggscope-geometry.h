@@ -1,6 +1,8 @@
 /* braggscope-geometry.h: what a detector pixel sees: resolution, angles, Miller indices. */
 #pragma once
 
+#include "braggscope-export.h"
+
 #include <glib-object.h>
 
 G_BEGIN_DECLS
@@ -14,6 +16,9 @@ G_BEGIN_DECLS
  * An immutable, reference-counted snapshot of the detector geometry, crystal
  * orientation and structure factors a frame was rendered with (the engine's
  * nb_geometry).  Safe to query from any thread while the simulation goes on.
+ * A frame's is [method@Braggscope.Frame.get_geometry].
+ *
+ * Since: 0.1
  */
 typedef struct _BraggscopeGeometry BraggscopeGeometry;
 
@@ -37,7 +42,10 @@ typedef struct _BraggscopeGeometry BraggscopeGeometry;
  * @from_file: %TRUE when that reflection is one of the file's
  *
  * What the pixel under a point of the detector sees, computed by the engine
- * (nb_geometry_query; physics.md sec. 13) with the central wavelength.
+ * (nb_geometry_query; physics.md sec. 13) with the central wavelength: the
+ * answer of [method@Braggscope.Geometry.query].
+ *
+ * Since: 0.1
  */
 typedef struct
 {
@@ -51,18 +59,26 @@ typedef struct
   gboolean from_file;
 } BraggscopePixelInfo;
 
+BRAGGSCOPE_EXPORT
 GType braggscope_geometry_get_type (void) G_GNUC_CONST;
+BRAGGSCOPE_EXPORT
 GType braggscope_pixel_info_get_type (void) G_GNUC_CONST;
 
+BRAGGSCOPE_EXPORT
 BraggscopeGeometry *braggscope_geometry_ref (BraggscopeGeometry *self);
+BRAGGSCOPE_EXPORT
 void braggscope_geometry_unref (BraggscopeGeometry *self);
 
+BRAGGSCOPE_EXPORT
 void braggscope_geometry_get_size (BraggscopeGeometry *self, int *width, int *height);
 
+BRAGGSCOPE_EXPORT
 gboolean braggscope_geometry_query (
     BraggscopeGeometry *self, double x, double y, BraggscopePixelInfo *info, GError **error);
 
+BRAGGSCOPE_EXPORT
 BraggscopePixelInfo *braggscope_pixel_info_copy (const BraggscopePixelInfo *info);
+BRAGGSCOPE_EXPORT
 void braggscope_pixel_info_free (BraggscopePixelInfo *info);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (BraggscopeGeometry, braggscope_geometry_unref)

@@ -21,6 +21,8 @@
  */
 #pragma once
 
+#include "braggscope-export.h"
+
 #include <glib-object.h>
 
 G_BEGIN_DECLS
@@ -57,6 +59,7 @@ typedef struct
 
 typedef const BraggscopePluginApi *(*BraggscopePluginInitFunc) (guint api_version);
 
+BRAGGSCOPE_EXPORT
 const BraggscopePluginApi *braggscope_plugin_init (guint api_version);
 
 G_END_DECLS

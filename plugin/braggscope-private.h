@@ -31,8 +31,16 @@ typedef struct _BraggscopeFramePool BraggscopeFramePool;
 BraggscopeFramePool *_braggscope_frame_pool_new (void);
 BraggscopeFramePool *_braggscope_frame_pool_ref (BraggscopeFramePool *pool);
 void _braggscope_frame_pool_unref (BraggscopeFramePool *pool);
-float *_braggscope_frame_pool_acquire (BraggscopeFramePool *pool, gsize n_floats);
-void _braggscope_frame_pool_release (BraggscopeFramePool *pool, float *buffer, gsize n_floats);
+float *_braggscope_frame_pool_acquire (BraggscopeFramePool *pool, gsize n_floats, gboolean pinned);
+void _braggscope_frame_pool_release (BraggscopeFramePool *pool,
+                                     float *buffer,
+                                     gsize n_floats,
+                                     gboolean pinned);
+
+/* The percentiles of a frame's automatic display window
+ * (braggscope_frame_get_auto_window()). */
+#define _BRAGGSCOPE_AUTO_LOW_PERCENTILE  1.0
+#define _BRAGGSCOPE_AUTO_HIGH_PERCENTILE 99.5
 guint _braggscope_frame_pool_get_allocated (BraggscopeFramePool *pool);
 
 /* What the worker's plan knew when it rendered a frame, for the frame's
@@ -40,22 +48,22 @@ guint _braggscope_frame_pool_get_allocated (BraggscopeFramePool *pool);
  * by the preview and full frames of one plan update. */
 typedef struct _BraggscopeFrameSource BraggscopeFrameSource;
 
-/* Copies @info and @params; takes @args (the flags, args[0] "nanobragg") and
- * a reference to @mask (the -mask pixels, fpixels * spixels guint16, or
- * NULL).  NULL when out of memory (@args is freed then). */
-BraggscopeFrameSource *_braggscope_frame_source_new (const nb_plan_info *info,
-                                                     const nb_params *params,
-                                                     GBytes *mask,
-                                                     char **args);
+/* Copies @info and @params; takes a reference to @mask (the -mask pixels,
+ * fpixels * spixels guint16, or NULL).  NULL when out of memory. */
+BraggscopeFrameSource *
+_braggscope_frame_source_new (const nb_plan_info *info, const nb_params *params, GBytes *mask);
 BraggscopeFrameSource *_braggscope_frame_source_ref (BraggscopeFrameSource *self);
 void _braggscope_frame_source_unref (BraggscopeFrameSource *self);
+/* The flags of the params (args[0] "nanobragg"), formatted on the first call
+ * (thread-safe), owned by the source. */
 char **_braggscope_frame_source_peek_args (BraggscopeFrameSource *self);
 GBytes *_braggscope_frame_source_peek_mask (BraggscopeFrameSource *self);
 
 typedef struct
 {
   BraggscopeFramePool *pool;
-  float *data; /* taken over; from @pool */
+  float *data;     /* taken over; from @pool */
+  gboolean pinned; /* as @data was acquired */
   int width, height;
   gboolean is_preview;
   guint64 sequence;
@@ -63,6 +71,8 @@ typedef struct
   const char *backend; /* static */
   int cache_hits, cache_rebuilds;
   float max_value;
+  gboolean has_auto_window; /* auto_low and auto_high are the frame's window */
+  double auto_low, auto_high;
   BraggscopeFrameSource *source;
   BraggscopeGeometry *geometry;
 } BraggscopeFrameInit;

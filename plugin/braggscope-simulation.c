@@ -3,8 +3,8 @@
  * Threads.  The object lives on the thread of the main context it was created
  * in (its "owner"): properties are set and signals emitted there.  A worker
  * thread, started by the first render request, owns the engine plan; nothing
- * else touches it.  The two meet in a request slot (Worker.pending) under a
- * mutex:
+ * else touches it (braggscope-worker.c).  The two meet in a request slot
+ * under a mutex:
  *
  *   owner thread                          worker thread
  *   property change -> validate ->        wait for a request
@@ -18,7 +18,11 @@
  * when no newer request arrived meanwhile, the full frame; a newer request
  * cancels a full render in flight, while a preview (cheap by construction)
  * runs to its end, so a continuous drag keeps producing frames instead of
- * cancelling each.  Frame buffers are recycled through a pool.
+ * cancelling each.  Where the GPU rendered the last full frame within a
+ * display frame (16.7 ms), the full frame takes the preview's place.  Frame
+ * buffers are recycled through a pool (page-locked for the GPU, which copies
+ * into them directly), and the frame's maximum and display window come from
+ * the engine, computed where the frame was rendered.
  *
  * Lifetime.  The worker's shared state is reference counted: the thread and
  * every result in flight hold a reference, the simulation a weak one back, so
@@ -26,473 +30,22 @@
  * join; results still queued on the context find no simulation and are
  * dropped.
  */
-#include "braggscope-simulation.h"
+#include "braggscope-simulation-private.h"
+#include "braggscope-worker-private.h"
 #include "braggscope-enums.h"
-#include "braggscope-private.h"
 
 #include <glib/gi18n-lib.h>
 #include <math.h>
 #include <string.h>
 
-/* degrees per radian, written as the engine's parser computes it (180 M_1_PI)
- * so that a property and its flag give the same bits */
-#define RTD (180.0 * 0.31830988618379067154)
-
-#define DEFAULT_SCENE_HKL "1hpv_p1.hkl"
+/* the default scene's files, in the data folder */
+#define DEFAULT_SCENE_HKL  "1hpv_p1.hkl"
+#define DEFAULT_SCENE_ARGS "1hpv-scene.args"
 
 /* ------------------------------------------------------------------------- */
-/* The worker */
-
-typedef struct
-{
-  gboolean valid;
-  nb_params params;
-  guint64 id;        /* request number, increasing: orders the frames */
-  guint64 sequence;  /* the simulation's sequence the params answer */
-  gint64 changed_us; /* monotonic time of the change */
-  gboolean preview;  /* render a preview before the full frame */
-  int stride;
-} Request;
-
-typedef struct
-{
-  gatomicrefcount ref_count;
-  GMutex lock;
-  GCond cond;
-  GThread *thread;
-  GMainContext *context; /* the owner's: results go there */
-  GWeakRef simulation;
-  BraggscopeFramePool *pool;
-
-  /* under lock */
-  Request pending;
-  gboolean quit;
-  gboolean preview_in_flight;
-  gint cancel; /* raised under lock; the engine polls it (nb_exec_options.cancel) */
-
-  /* worker thread only */
-  nb_plan *plan;
-  guint64 plan_request; /* the request whose params the plan holds; 0: none */
-  int hits, rebuilds;   /* stage counters of that update */
-  nb_geometry *geometry_key;
-  BraggscopeGeometry *geometry;
-  BraggscopeFrameSource *source;
-
-  /* owner thread only */
-  guint64 last_id;      /* newest request posted */
-  guint64 delivered_id; /* request of the last frame delivered */
-  gboolean delivered_full;
-} Worker;
-
-typedef struct
-{
-  Worker *worker;
-  guint64 id;
-  guint64 sequence;
-  BraggscopeFrame *frame; /* or */
-  GError *error;
-  gboolean is_preview;
-  double beam_mm[2]; /* the plan's beam centre (convention frame) */
-} Delivery;
-
-static void simulation_deliver (BraggscopeSimulation *self, Delivery *d);
-
-static void
-request_clear (Request *r)
-{
-  if (r->valid)
-    nb_params_clear (&r->params);
-  memset (r, 0, sizeof *r);
-}
-
-static Worker *
-worker_ref (Worker *w)
-{
-  g_atomic_ref_count_inc (&w->ref_count);
-  return w;
-}
-
-static void
-worker_unref (Worker *w)
-{
-  if (!g_atomic_ref_count_dec (&w->ref_count))
-    return;
-  request_clear (&w->pending);
-  g_weak_ref_clear (&w->simulation);
-  _braggscope_frame_pool_unref (w->pool);
-  g_main_context_unref (w->context);
-  g_cond_clear (&w->cond);
-  g_mutex_clear (&w->lock);
-  g_free (w);
-}
-
-static void
-delivery_free (gpointer data)
-{
-  Delivery *d = data;
-
-  g_clear_object (&d->frame);
-  g_clear_error (&d->error);
-  worker_unref (d->worker);
-  g_free (d);
-}
-
-static gboolean
-delivery_dispatch (gpointer data)
-{
-  Delivery *d = data;
-  g_autoptr (BraggscopeSimulation) self = g_weak_ref_get (&d->worker->simulation);
-
-  if (self != NULL)
-    simulation_deliver (self, d);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-worker_post (Worker *w, Delivery *d)
-{
-  d->worker = worker_ref (w);
-  g_main_context_invoke_full (w->context, G_PRIORITY_DEFAULT, delivery_dispatch, d, delivery_free);
-}
-
-static void
-worker_post_error (Worker *w, const Request *req, const nb_error *err)
-{
-  Delivery *d = g_new0 (Delivery, 1);
-
-  d->id = req->id;
-  d->sequence = req->sequence;
-  d->error = _braggscope_error_from_nb (err);
-  worker_post (w, d);
-}
-
-static void
-sum_stats (const nb_plan_stats *before, const nb_plan_stats *after, int *hits, int *rebuilds)
-{
-  *hits = *rebuilds = 0;
-  for (int i = 0; i < NB_N_STAGES; i++)
-    {
-      *hits += (int) (after->hits[i] - before->hits[i]);
-      *rebuilds += (int) (after->rebuilds[i] - before->rebuilds[i]);
-    }
-}
-
-/* The plan's -mask pixels for a frame source: those of the previous source
- * when they did not change (a mask is copied once, not per update). */
-static GBytes *
-worker_mask (Worker *w)
-{
-  const nb_plan_info *info = nb_plan_get_info (w->plan);
-  const guint16 *mask = nb_plan_get_mask (w->plan);
-  gsize size = (gsize) info->fpixels * (gsize) info->spixels * sizeof (guint16);
-  GBytes *previous = _braggscope_frame_source_peek_mask (w->source);
-
-  if (mask == NULL)
-    return NULL;
-  if (previous != NULL && g_bytes_get_size (previous) == size &&
-      memcmp (g_bytes_get_data (previous, NULL), mask, size) == 0)
-    return g_bytes_ref (previous);
-  return g_bytes_new (mask, size);
-}
-
-/* Brings the plan to @req's parameters (creating it the first time). */
-static nb_status
-worker_update_plan (Worker *w, const Request *req, nb_error *err)
-{
-  nb_plan_stats before = { 0 }, after;
-  BraggscopeFrameSource *source = NULL;
-  nb_geometry *geom;
-  char **args;
-  g_autoptr (GBytes) mask = NULL;
-  nb_status st;
-
-  if (w->plan == NULL)
-    st = nb_plan_create (&req->params, &w->plan, err);
-  else
-    {
-      nb_plan_get_stats (w->plan, &before);
-      st = nb_plan_update (w->plan, &req->params, err);
-    }
-  if (st != NB_OK)
-    {
-      /* the plan keeps its previous parameters (or there is none yet) */
-      w->plan_request = 0;
-      return st;
-    }
-  nb_plan_get_stats (w->plan, &after);
-  sum_stats (&before, &after, &w->hits, &w->rebuilds);
-  w->plan_request = req->id;
-
-  /* the snapshot is shared until an update changes what it holds */
-  geom = nb_plan_ref_geometry (w->plan);
-  args = _braggscope_params_to_strv (&req->params);
-  if (args != NULL)
-    {
-      mask = worker_mask (w);
-      source = _braggscope_frame_source_new (nb_plan_get_info (w->plan), &req->params, mask, args);
-    }
-  if (geom == NULL || source == NULL)
-    {
-      nb_geometry_unref (geom);
-      _braggscope_frame_source_unref (source);
-      w->plan_request = 0;
-      return nb_error_set (err, NB_ERR_NOMEM, "out of memory for a frame's geometry");
-    }
-  if (geom == w->geometry_key)
-    nb_geometry_unref (geom);
-  else
-    {
-      if (w->geometry != NULL)
-        braggscope_geometry_unref (w->geometry);
-      w->geometry = _braggscope_geometry_new_take (geom);
-      w->geometry_key = geom;
-    }
-  _braggscope_frame_source_unref (w->source);
-  w->source = source;
-  return NB_OK;
-}
-
-/* Renders @req (a preview or the full frame) and posts the frame or the
- * error.  Returns NB_ERR_CANCELLED, silently, when a newer request or
- * shutdown interrupted it. */
-static nb_status
-worker_run (Worker *w, const Request *req, gboolean preview)
-{
-  gint64 start = g_get_monotonic_time (), end;
-  nb_exec_options opts = { 0 };
-  nb_error err = { 0 };
-  const nb_plan_info *info;
-  BraggscopeFrameInit init = { 0 };
-  Delivery *d;
-  gsize n;
-  float *data, max_value;
-  nb_status st;
-
-  if (w->plan == NULL || w->plan_request != req->id)
-    if ((st = worker_update_plan (w, req, &err)) != NB_OK)
-      {
-        worker_post_error (w, req, &err);
-        return st;
-      }
-
-  info = nb_plan_get_info (w->plan);
-  n = (gsize) info->fpixels * (gsize) info->spixels;
-  data = _braggscope_frame_pool_acquire (w->pool, n);
-  opts.cancel = (const volatile int *) &w->cancel;
-  opts.preview_stride = preview ? req->stride : 0;
-  st = nb_plan_execute (w->plan, data, &opts, &err);
-  if (st != NB_OK)
-    {
-      _braggscope_frame_pool_release (w->pool, data, n);
-      if (st != NB_ERR_CANCELLED)
-        worker_post_error (w, req, &err);
-      return st;
-    }
-  max_value = n > 0 ? data[0] : 0.0f;
-  for (gsize i = 1; i < n; i++)
-    if (data[i] > max_value)
-      max_value = data[i];
-  end = g_get_monotonic_time ();
-
-  init.pool = w->pool;
-  init.data = data;
-  init.width = info->fpixels;
-  init.height = info->spixels;
-  init.is_preview = preview;
-  init.sequence = req->sequence;
-  init.queue_ms = (start - req->changed_us) / 1000.0;
-  init.execute_ms = (end - start) / 1000.0;
-  init.total_ms = (end - req->changed_us) / 1000.0;
-  init.backend = nb_plan_get_backend (w->plan);
-  init.cache_hits = w->hits;
-  init.cache_rebuilds = w->rebuilds;
-  init.max_value = max_value;
-  init.source = w->source;
-  init.geometry = w->geometry;
-
-  d = g_new0 (Delivery, 1);
-  d->id = req->id;
-  d->sequence = req->sequence;
-  d->is_preview = preview;
-  d->frame = _braggscope_frame_new (&init);
-  d->beam_mm[0] = info->Xbeam * 1000.0;
-  d->beam_mm[1] = info->Ybeam * 1000.0;
-  worker_post (w, d);
-  return NB_OK;
-}
-
-static gpointer
-worker_thread (gpointer data)
-{
-  Worker *w = data;
-  /* g_main_context_invoke_full() calls back at once, on the calling thread,
-   * when the target is that thread's default context and nobody owns it;
-   * pushing a context of our own makes it always queue to the owner. */
-  GMainContext *own = g_main_context_new ();
-  Request req = { 0 };
-  gboolean full_due = FALSE; /* req's preview is done, its full frame is not */
-
-  g_main_context_push_thread_default (own);
-  g_mutex_lock (&w->lock);
-  for (;;)
-    {
-      Request old = { 0 };
-      gboolean preview = FALSE;
-      nb_status st;
-
-      while (!w->quit && !w->pending.valid && !full_due)
-        g_cond_wait (&w->cond, &w->lock);
-      if (w->quit)
-        break;
-      if (w->pending.valid)
-        {
-          old = req;
-          req = w->pending;
-          memset (&w->pending, 0, sizeof w->pending);
-          preview = req.preview;
-          full_due = TRUE;
-        }
-      g_atomic_int_set (&w->cancel, 0);
-      w->preview_in_flight = preview;
-      g_mutex_unlock (&w->lock);
-
-      request_clear (&old);
-      st = worker_run (w, &req, preview);
-      if (!preview || st != NB_OK)
-        full_due = FALSE;
-
-      g_mutex_lock (&w->lock);
-      w->preview_in_flight = FALSE;
-    }
-  g_mutex_unlock (&w->lock);
-
-  request_clear (&req);
-  nb_plan_destroy (w->plan);
-  w->plan = NULL;
-  if (w->geometry != NULL)
-    braggscope_geometry_unref (w->geometry);
-  w->geometry = NULL;
-  w->geometry_key = NULL;
-  _braggscope_frame_source_unref (w->source);
-  w->source = NULL;
-  g_main_context_pop_thread_default (own);
-  g_main_context_unref (own);
-  worker_unref (w);
-  return NULL;
-}
-
-static Worker *
-worker_new (BraggscopeSimulation *self, GMainContext *context)
-{
-  Worker *w = g_new0 (Worker, 1);
-
-  g_atomic_ref_count_init (&w->ref_count);
-  g_mutex_init (&w->lock);
-  g_cond_init (&w->cond);
-  w->context = g_main_context_ref (context);
-  g_weak_ref_init (&w->simulation, self);
-  w->pool = _braggscope_frame_pool_new ();
-  w->thread = g_thread_new ("braggscope-worker", worker_thread, worker_ref (w));
-  return w;
-}
-
-/* Replaces the pending request (latest wins) and cancels a full render in flight. */
-static void
-worker_submit (Worker *w, Request *req)
-{
-  Request old;
-
-  g_mutex_lock (&w->lock);
-  old = w->pending;
-  w->pending = *req;
-  if (!w->preview_in_flight)
-    g_atomic_int_set (&w->cancel, 1);
-  g_cond_signal (&w->cond);
-  g_mutex_unlock (&w->lock);
-  request_clear (&old);
-  memset (req, 0, sizeof *req);
-}
-
-static void
-worker_stop (Worker *w)
-{
-  g_mutex_lock (&w->lock);
-  w->quit = TRUE;
-  g_atomic_int_set (&w->cancel, 1);
-  g_cond_signal (&w->cond);
-  g_mutex_unlock (&w->lock);
-  g_thread_join (w->thread);
-  w->thread = NULL;
-  g_weak_ref_set (&w->simulation, NULL);
-}
-
-/* ------------------------------------------------------------------------- */
-/* The simulation */
-
-struct _BraggscopeSimulation
-{
-  GObject parent_instance;
-
-  GMainContext *context;
-  nb_params params;
-  gboolean preview_while_dragging;
-  int preview_stride;
-  guint64 sequence;
-  gboolean rendering; /* changes render: set by the first render () */
-  gboolean busy;
-  BraggscopeFrame *last_frame;
-  double derived_beam_mm[2]; /* the centre the plan chose when none is given; NAN until known */
-  Worker *worker;
-};
+/* The simulation (its reference documentation is in braggscope-simulation.h) */
 
 G_DEFINE_FINAL_TYPE (BraggscopeSimulation, braggscope_simulation, G_TYPE_OBJECT)
-
-enum
-{
-  PROP_0,
-  PROP_MISSET_X,
-  PROP_MISSET_Y,
-  PROP_MISSET_Z,
-  PROP_WAVELENGTH,
-  PROP_MOSAIC_SPREAD,
-  PROP_MOSAIC_DOMAINS,
-  PROP_N_CELLS,
-  PROP_CELL_A,
-  PROP_CELL_B,
-  PROP_CELL_C,
-  PROP_CELL_ALPHA,
-  PROP_CELL_BETA,
-  PROP_CELL_GAMMA,
-  PROP_CRYSTAL_SHAPE,
-  PROP_DISTANCE,
-  PROP_BEAM_CENTER_X,
-  PROP_BEAM_CENTER_Y,
-  PROP_PIXEL_SIZE,
-  PROP_DETECTOR_PIXELS_FAST,
-  PROP_DETECTOR_PIXELS_SLOW,
-  PROP_CONVENTION,
-  PROP_TWO_THETA,
-  PROP_DETECTOR_ROTX,
-  PROP_DETECTOR_ROTY,
-  PROP_DETECTOR_ROTZ,
-  PROP_OVERSAMPLE,
-  PROP_PHI,
-  PROP_OSC,
-  PROP_DISPERSION,
-  PROP_DIVERGENCE,
-  PROP_POLARIZATION,
-  PROP_FLUENCE,
-  PROP_STRUCTURE_FACTORS,
-  PROP_DEFAULT_F,
-  PROP_PRECISION,
-  PROP_BACKEND,
-  PROP_PREVIEW_WHILE_DRAGGING,
-  PROP_PREVIEW_STRIDE,
-  /* read-only */
-  PROP_BUSY,
-  PROP_SEQUENCE,
-  N_PROPS
-};
 
 enum
 {
@@ -501,14 +54,10 @@ enum
   N_SIGNALS
 };
 
-static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
 
-/* by nb_backend */
-static const char *const backend_names[] = { "cpu", "auto", "cuda" };
-
-static void
-emit_error (BraggscopeSimulation *self, GError *error)
+void
+_braggscope_simulation_emit_error (BraggscopeSimulation *self, GError *error)
 {
   g_signal_emit (self, signals[SIGNAL_ERROR], 0, error);
 }
@@ -519,40 +68,33 @@ set_busy (BraggscopeSimulation *self, gboolean busy)
   if (self->busy == busy)
     return;
   self->busy = busy;
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
+  _braggscope_simulation_notify_busy (self);
 }
 
-static void
-simulation_deliver (BraggscopeSimulation *self, Delivery *d)
+void
+_braggscope_simulation_deliver (BraggscopeSimulation *self, BraggscopeDelivery *d)
 {
-  Worker *w = self->worker;
+  BraggscopeWorker *w = self->worker;
 
   if (w == NULL || d->worker != w)
     return;
   if (d->error != NULL)
     {
-      if (d->id == w->last_id)
+      if (d->id == self->last_id)
         set_busy (self, FALSE);
-      emit_error (self, d->error);
+      _braggscope_simulation_emit_error (self, d->error);
       return;
     }
   /* never backwards: an older request's frame, or a preview after its full frame */
-  if (d->id < w->delivered_id || (d->id == w->delivered_id && (w->delivered_full || d->is_preview)))
+  if (d->id < self->delivered_id ||
+      (d->id == self->delivered_id && (self->delivered_full || d->is_preview)))
     return;
-  w->delivered_id = d->id;
-  w->delivered_full = !d->is_preview;
+  self->delivered_id = d->id;
+  self->delivered_full = !d->is_preview;
 
   g_set_object (&self->last_frame, d->frame);
-  if (d->beam_mm[0] != self->derived_beam_mm[0] || d->beam_mm[1] != self->derived_beam_mm[1])
-    {
-      self->derived_beam_mm[0] = d->beam_mm[0];
-      self->derived_beam_mm[1] = d->beam_mm[1];
-      if (isnan (self->params.Xbeam))
-        g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BEAM_CENTER_X]);
-      if (isnan (self->params.Ybeam))
-        g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BEAM_CENTER_Y]);
-    }
-  if (!d->is_preview && d->id == w->last_id)
+  _braggscope_simulation_set_info (self, &d->info);
+  if (!d->is_preview && d->id == self->last_id)
     set_busy (self, FALSE);
   g_signal_emit (self, signals[SIGNAL_FRAME_READY], 0, d->frame);
 }
@@ -562,7 +104,7 @@ simulation_deliver (BraggscopeSimulation *self, Delivery *d)
 static void
 simulation_request (BraggscopeSimulation *self, gboolean interactive)
 {
-  Request req = { 0 };
+  BraggscopeRequest req = { 0 };
   nb_error err = { 0 };
 
   if (!self->rendering)
@@ -570,449 +112,27 @@ simulation_request (BraggscopeSimulation *self, gboolean interactive)
   if (nb_params_copy (&req.params, &self->params, &err) != NB_OK)
     {
       g_autoptr (GError) error = _braggscope_error_from_nb (&err);
-      emit_error (self, error);
+      _braggscope_simulation_emit_error (self, error);
       return;
     }
   if (self->worker == NULL)
-    self->worker = worker_new (self, self->context);
+    self->worker = _braggscope_worker_new (self, self->context);
   req.valid = TRUE;
-  req.id = ++self->worker->last_id;
+  req.id = ++self->last_id;
   req.sequence = self->sequence;
   req.changed_us = g_get_monotonic_time ();
   req.stride = self->preview_stride;
   req.preview = interactive && self->preview_while_dragging && self->preview_stride >= 2;
-  worker_submit (self->worker, &req);
+  _braggscope_worker_submit (self->worker, &req);
   set_busy (self, TRUE);
 }
 
-/* An accepted change: a new sequence number, and a render when rendering. */
-static void
-simulation_changed (BraggscopeSimulation *self)
+void
+_braggscope_simulation_changed (BraggscopeSimulation *self)
 {
   self->sequence++;
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SEQUENCE]);
+  _braggscope_simulation_notify_sequence (self);
   simulation_request (self, TRUE);
-}
-
-/* ---- properties <-> nb_params ---- */
-
-static double
-not_given_as_zero (double v, double scale)
-{
-  return v < 0.0 ? 0.0 : v * scale;
-}
-
-static int
-pixel_count (int n, double detsize, double pixel_size)
-{
-  /* nb_detector_setup's rule when only the size is given */
-  return n > 0 ? n : (int) ceil (detsize / pixel_size - 0.5);
-}
-
-static void
-simulation_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
-{
-  BraggscopeSimulation *self = BRAGGSCOPE_SIMULATION (object);
-  const nb_params *p = &self->params;
-
-  switch (prop_id)
-    {
-      case PROP_MISSET_X:
-      case PROP_MISSET_Y:
-      case PROP_MISSET_Z:
-        g_value_set_double (value, p->misset[prop_id - PROP_MISSET_X] * RTD);
-        break;
-      case PROP_WAVELENGTH:
-        g_value_set_double (value, p->lambda0 * 1e10);
-        break;
-      case PROP_MOSAIC_SPREAD:
-        g_value_set_double (value, not_given_as_zero (p->mosaic_spread, RTD));
-        break;
-      case PROP_MOSAIC_DOMAINS:
-        g_value_set_int (value, p->mosaic_domains);
-        break;
-      case PROP_N_CELLS:
-        g_value_set_int (value, (int) p->Na);
-        break;
-      case PROP_CELL_A:
-      case PROP_CELL_B:
-      case PROP_CELL_C:
-        g_value_set_double (value, p->cell[prop_id - PROP_CELL_A]);
-        break;
-      case PROP_CELL_ALPHA:
-      case PROP_CELL_BETA:
-      case PROP_CELL_GAMMA:
-        g_value_set_double (value, p->cell[3 + prop_id - PROP_CELL_ALPHA] * RTD);
-        break;
-      case PROP_CRYSTAL_SHAPE:
-        g_value_set_enum (value, (int) p->shape);
-        break;
-      case PROP_DISTANCE:
-        g_value_set_double (value, p->distance * 1000.0);
-        break;
-      case PROP_BEAM_CENTER_X:
-        g_value_set_double (value, isnan (p->Xbeam) ? self->derived_beam_mm[0] : p->Xbeam * 1000.0);
-        break;
-      case PROP_BEAM_CENTER_Y:
-        g_value_set_double (value, isnan (p->Ybeam) ? self->derived_beam_mm[1] : p->Ybeam * 1000.0);
-        break;
-      case PROP_PIXEL_SIZE:
-        g_value_set_double (value, p->pixel_size * 1000.0);
-        break;
-      case PROP_DETECTOR_PIXELS_FAST:
-        g_value_set_int (value, pixel_count (p->fpixels, p->detsize_f, p->pixel_size));
-        break;
-      case PROP_DETECTOR_PIXELS_SLOW:
-        g_value_set_int (value, pixel_count (p->spixels, p->detsize_s, p->pixel_size));
-        break;
-      case PROP_CONVENTION:
-        g_value_set_enum (value, (int) p->convention);
-        break;
-      case PROP_TWO_THETA:
-        g_value_set_double (value, p->twotheta * RTD);
-        break;
-      case PROP_DETECTOR_ROTX:
-        g_value_set_double (value, p->rotx * RTD);
-        break;
-      case PROP_DETECTOR_ROTY:
-        g_value_set_double (value, p->roty * RTD);
-        break;
-      case PROP_DETECTOR_ROTZ:
-        g_value_set_double (value, p->rotz * RTD);
-        break;
-      case PROP_OVERSAMPLE:
-        g_value_set_int (value, p->oversample < 0 ? 0 : p->oversample);
-        break;
-      case PROP_PHI:
-        g_value_set_double (value, p->phi0 * RTD);
-        break;
-      case PROP_OSC:
-        g_value_set_double (value, not_given_as_zero (p->osc, RTD));
-        break;
-      case PROP_DISPERSION:
-        g_value_set_double (value, p->dispersion * 100.0);
-        break;
-      case PROP_DIVERGENCE:
-        g_value_set_double (value, not_given_as_zero (p->hdivrange, 1000.0));
-        break;
-      case PROP_POLARIZATION:
-        g_value_set_double (value, p->polarization);
-        break;
-      case PROP_FLUENCE:
-        g_value_set_double (value, p->fluence);
-        break;
-      case PROP_STRUCTURE_FACTORS:
-        g_value_set_string (value, p->hkl_file);
-        break;
-      case PROP_DEFAULT_F:
-        g_value_set_double (value, p->default_F);
-        break;
-      case PROP_PRECISION:
-        g_value_set_enum (value, p->precision == NB_PRECISION_SINGLE ? BRAGGSCOPE_PRECISION_SINGLE
-                                 : p->precision == NB_PRECISION_EXACT
-                                     ? BRAGGSCOPE_PRECISION_EXACT
-                                     : BRAGGSCOPE_PRECISION_DOUBLE);
-        break;
-      case PROP_BACKEND:
-        g_value_set_string (value, backend_names[p->backend]);
-        break;
-      case PROP_PREVIEW_WHILE_DRAGGING:
-        g_value_set_boolean (value, self->preview_while_dragging);
-        break;
-      case PROP_PREVIEW_STRIDE:
-        g_value_set_int (value, self->preview_stride);
-        break;
-      case PROP_BUSY:
-        g_value_set_boolean (value, self->busy);
-        break;
-      case PROP_SEQUENCE:
-        g_value_set_uint64 (value, self->sequence);
-        break;
-      default:
-        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-/* Writes the property into @p as its command-line flag would (same units and
- * side effects: -distance and -Xbeam/-Ybeam pivot about the beam, -twotheta
- * about the sample, a convention sets its pivot, -polar clears -nopolar). */
-static void
-apply_property (nb_params *p, guint prop_id, const GValue *value)
-{
-  double v = G_VALUE_HOLDS_DOUBLE (value) ? g_value_get_double (value) : 0.0;
-
-  switch (prop_id)
-    {
-      case PROP_MISSET_X:
-      case PROP_MISSET_Y:
-      case PROP_MISSET_Z:
-        p->misset[prop_id - PROP_MISSET_X] = v / RTD;
-        p->misset_random = 0;
-        break;
-      case PROP_WAVELENGTH:
-        p->lambda0 = v / 1.0e10;
-        break;
-      case PROP_MOSAIC_SPREAD:
-        p->mosaic_spread = v / RTD;
-        break;
-      case PROP_MOSAIC_DOMAINS:
-        p->mosaic_domains = g_value_get_int (value);
-        break;
-      case PROP_N_CELLS:
-        p->Na = p->Nb = p->Nc = g_value_get_int (value);
-        break;
-      case PROP_CELL_A:
-      case PROP_CELL_B:
-      case PROP_CELL_C:
-        p->cell[prop_id - PROP_CELL_A] = v;
-        break;
-      case PROP_CELL_ALPHA:
-      case PROP_CELL_BETA:
-      case PROP_CELL_GAMMA:
-        p->cell[3 + prop_id - PROP_CELL_ALPHA] = v / RTD;
-        break;
-      case PROP_CRYSTAL_SHAPE:
-        p->shape = (nb_shape) g_value_get_enum (value);
-        break;
-      case PROP_DISTANCE:
-        p->distance = v / 1000.0;
-        p->pivot = NB_PIVOT_BEAM;
-        break;
-      case PROP_BEAM_CENTER_X:
-        p->Xbeam = isnan (v) ? NAN : v / 1000.0;
-        p->pivot = NB_PIVOT_BEAM;
-        break;
-      case PROP_BEAM_CENTER_Y:
-        p->Ybeam = isnan (v) ? NAN : v / 1000.0;
-        p->pivot = NB_PIVOT_BEAM;
-        break;
-      case PROP_PIXEL_SIZE:
-        p->pixel_size = v / 1000.0;
-        break;
-      case PROP_DETECTOR_PIXELS_FAST:
-        p->fpixels = g_value_get_int (value);
-        break;
-      case PROP_DETECTOR_PIXELS_SLOW:
-        p->spixels = g_value_get_int (value);
-        break;
-      case PROP_CONVENTION:
-        p->convention = (nb_convention) g_value_get_enum (value);
-        if (p->convention == NB_CONVENTION_XDS)
-          p->pivot = NB_PIVOT_SAMPLE;
-        else if (p->convention != NB_CONVENTION_CUSTOM)
-          p->pivot = NB_PIVOT_BEAM;
-        break;
-      case PROP_TWO_THETA:
-        p->twotheta = v / RTD;
-        p->pivot = NB_PIVOT_SAMPLE;
-        break;
-      case PROP_DETECTOR_ROTX:
-        p->rotx = v / RTD;
-        break;
-      case PROP_DETECTOR_ROTY:
-        p->roty = v / RTD;
-        break;
-      case PROP_DETECTOR_ROTZ:
-        p->rotz = v / RTD;
-        break;
-      case PROP_OVERSAMPLE:
-        p->oversample = g_value_get_int (value) == 0 ? -1 : g_value_get_int (value);
-        break;
-      case PROP_PHI:
-        p->phi0 = v / RTD;
-        break;
-      case PROP_OSC:
-        p->osc = v / RTD;
-        break;
-      case PROP_DISPERSION:
-        p->dispersion = v / 100.0;
-        break;
-      case PROP_DIVERGENCE:
-        p->hdivrange = p->vdivrange = v / 1000.0;
-        break;
-      case PROP_POLARIZATION:
-        p->polarization = v;
-        p->nopolar = 0;
-        break;
-      case PROP_FLUENCE:
-        p->fluence = v;
-        break;
-      case PROP_DEFAULT_F:
-        p->default_F = v;
-        break;
-      case PROP_BACKEND:
-        for (gsize i = 0; i < G_N_ELEMENTS (backend_names); i++)
-          if (g_strcmp0 (g_value_get_string (value) ? g_value_get_string (value) : "auto",
-                         backend_names[i]) == 0)
-            p->backend = (nb_backend) i;
-        break;
-      case PROP_PRECISION:
-        switch ((BraggscopePrecision) g_value_get_enum (value))
-          {
-            case BRAGGSCOPE_PRECISION_SINGLE:
-              p->precision = NB_PRECISION_SINGLE;
-              break;
-            case BRAGGSCOPE_PRECISION_DOUBLE:
-              p->precision = NB_PRECISION_DOUBLE;
-              break;
-            case BRAGGSCOPE_PRECISION_EXACT:
-              p->precision = NB_PRECISION_EXACT;
-              break;
-          }
-        break;
-      default:
-        g_assert_not_reached ();
-    }
-}
-
-/* The values of every parameter property, to see which ones a bulk change
- * (set_from_args, load_snapshot) changed. */
-static GValue *
-snapshot_properties (BraggscopeSimulation *self)
-{
-  GValue *values = g_new0 (GValue, N_PROPS);
-
-  for (guint i = PROP_0 + 1; i < N_PROPS; i++)
-    {
-      g_value_init (&values[i], properties[i]->value_type);
-      simulation_get_property (G_OBJECT (self), i, &values[i], properties[i]);
-    }
-  return values;
-}
-
-static void
-notify_changed_since (BraggscopeSimulation *self, GValue *before)
-{
-  GValue now = G_VALUE_INIT;
-
-  g_object_freeze_notify (G_OBJECT (self));
-  for (guint i = PROP_0 + 1; i < N_PROPS; i++)
-    {
-      g_value_init (&now, properties[i]->value_type);
-      simulation_get_property (G_OBJECT (self), i, &now, properties[i]);
-      if (g_param_values_cmp (properties[i], &before[i], &now) != 0)
-        g_object_notify_by_pspec (G_OBJECT (self), properties[i]);
-      g_value_unset (&now);
-      g_value_unset (&before[i]);
-    }
-  g_free (before);
-  g_object_thaw_notify (G_OBJECT (self));
-}
-
-static gboolean
-set_structure_factors (BraggscopeSimulation *self, const char *path, GError **error)
-{
-  char *copy = NULL;
-
-  if (path != NULL && path[0] != '\0')
-    {
-      if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
-        {
-          g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_IO,
-                       "structure-factors: '%s' is not a readable file", path);
-          return FALSE;
-        }
-      copy = strdup (path); /* the engine frees it with free () */
-      if (copy == NULL)
-        {
-          g_set_error_literal (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_NOMEM, "out of memory");
-          return FALSE;
-        }
-    }
-  if (g_strcmp0 (copy, self->params.hkl_file) == 0)
-    {
-      free (copy);
-      return TRUE;
-    }
-  free (self->params.hkl_file);
-  self->params.hkl_file = copy;
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STRUCTURE_FACTORS]);
-  simulation_changed (self);
-  return TRUE;
-}
-
-static void
-simulation_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
-{
-  BraggscopeSimulation *self = BRAGGSCOPE_SIMULATION (object);
-  g_autoptr (GError) error = NULL;
-  nb_params next;
-  nb_error err = { 0 };
-
-  switch (prop_id)
-    {
-      case PROP_STRUCTURE_FACTORS:
-        if (!set_structure_factors (self, g_value_get_string (value), &error))
-          emit_error (self, error);
-        return;
-      case PROP_BACKEND:
-        {
-          const char *name = g_value_get_string (value) ? g_value_get_string (value) : "auto";
-          gsize i = 0;
-
-          while (i < G_N_ELEMENTS (backend_names) && strcmp (name, backend_names[i]) != 0)
-            i++;
-          if (i == G_N_ELEMENTS (backend_names))
-            {
-              g_set_error (&error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_INVALID,
-                           "backend: '%s' is not one of auto, cpu, cuda", name);
-              emit_error (self, error);
-              return;
-            }
-        }
-        break;
-      case PROP_PREVIEW_WHILE_DRAGGING:
-        if (self->preview_while_dragging != g_value_get_boolean (value))
-          {
-            self->preview_while_dragging = g_value_get_boolean (value);
-            g_object_notify_by_pspec (object, pspec);
-          }
-        return;
-      case PROP_PREVIEW_STRIDE:
-        if (self->preview_stride != g_value_get_int (value))
-          {
-            self->preview_stride = g_value_get_int (value);
-            g_object_notify_by_pspec (object, pspec);
-          }
-        return;
-      case PROP_BUSY:
-      case PROP_SEQUENCE:
-      case PROP_0:
-      case N_PROPS:
-        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-        return;
-      default:
-        break;
-    }
-
-  /* the engine reads 0 here as "from -detsize" and -1 as "automatic"; as
-   * properties, counts are counts */
-  if ((prop_id == PROP_DETECTOR_PIXELS_FAST || prop_id == PROP_DETECTOR_PIXELS_SLOW ||
-       prop_id == PROP_OVERSAMPLE) &&
-      g_value_get_int (value) < (prop_id == PROP_OVERSAMPLE ? 0 : 1))
-    {
-      g_set_error (&error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_INVALID, "%s: %d (allowed: %s)",
-                   pspec->name, g_value_get_int (value),
-                   prop_id == PROP_OVERSAMPLE ? "0 = automatic, or 1 to 1000" : "1 to 65536");
-      emit_error (self, error);
-      return;
-    }
-
-  /* a numeric parameter: the strings stay shared, so a shallow copy will do */
-  next = self->params;
-  apply_property (&next, prop_id, value);
-  if (memcmp (&next, &self->params, sizeof next) == 0)
-    return;
-  if (nb_params_validate (&next, &err) != NB_OK)
-    {
-      error = _braggscope_error_from_nb (&err);
-      g_prefix_error (&error, "%s: ", pspec->name);
-      emit_error (self, error);
-      return;
-    }
-  self->params = next;
-  g_object_notify_by_pspec (object, pspec);
-  simulation_changed (self);
 }
 
 static void
@@ -1022,8 +142,8 @@ simulation_dispose (GObject *object)
 
   if (self->worker != NULL)
     {
-      worker_stop (self->worker);
-      g_clear_pointer (&self->worker, worker_unref);
+      _braggscope_worker_stop (self->worker);
+      g_clear_pointer (&self->worker, _braggscope_worker_unref);
     }
   g_clear_object (&self->last_frame);
   G_OBJECT_CLASS (braggscope_simulation_parent_class)->dispose (object);
@@ -1039,350 +159,39 @@ simulation_finalize (GObject *object)
   G_OBJECT_CLASS (braggscope_simulation_parent_class)->finalize (object);
 }
 
-static GParamSpec *
-angle_param (const char *name, const char *blurb)
-{
-  return g_param_spec_double (name, NULL, blurb, -INFINITY, INFINITY, 0.0,
-                              G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS |
-                                  G_PARAM_LAX_VALIDATION);
-}
-
 static void
 braggscope_simulation_class_init (BraggscopeSimulationClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
-  GParamFlags rw = G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS;
-  /* doubles: NaN would fail GObject's own range check (with a warning) */
-  GParamFlags rw_double = rw | G_PARAM_LAX_VALIDATION;
-  nb_params d;
-
-  object_class->get_property = simulation_get_property;
-  object_class->set_property = simulation_set_property;
+  object_class->get_property = _braggscope_simulation_get_property;
+  object_class->set_property = _braggscope_simulation_set_property;
   object_class->dispose = simulation_dispose;
   object_class->finalize = simulation_finalize;
 
-  /* Defaults are nanoBragg's (nb_params_init).  The ranges are unbounded on
-   * purpose (and NaN gets through): the engine's nb_params_validate() judges
-   * a value, and a rejected one is reported through
-   * #BraggscopeSimulation::error rather than as a GObject warning. */
-  nb_params_init (&d);
-
-  /**
-   * BraggscopeSimulation:misset-x:
-   *
-   * Misset rotation of the crystal about the lab X axis, degrees (`-misset`;
-   * applied X, then Y, then Z).
-   */
-  properties[PROP_MISSET_X] = angle_param ("misset-x", N_ ("Misset about X (degrees)"));
-  /**
-   * BraggscopeSimulation:misset-y:
-   *
-   * Misset rotation about the lab Y axis, degrees.
-   */
-  properties[PROP_MISSET_Y] = angle_param ("misset-y", N_ ("Misset about Y (degrees)"));
-  /**
-   * BraggscopeSimulation:misset-z:
-   *
-   * Misset rotation about the lab Z axis, degrees.
-   */
-  properties[PROP_MISSET_Z] = angle_param ("misset-z", N_ ("Misset about Z (degrees)"));
-  /**
-   * BraggscopeSimulation:wavelength:
-   *
-   * Central X-ray wavelength, Angstrom (`-lambda`), > 0.
-   */
-  properties[PROP_WAVELENGTH] =
-      g_param_spec_double ("wavelength", NULL, N_ ("Wavelength (Angstrom)"), -INFINITY, INFINITY,
-                           d.lambda0 * 1e10, rw_double);
-  /**
-   * BraggscopeSimulation:mosaic-spread:
-   *
-   * Isotropic mosaic spread, degrees (`-mosaic`), 0 to 180.
-   */
-  properties[PROP_MOSAIC_SPREAD] = g_param_spec_double (
-      "mosaic-spread", NULL, N_ ("Mosaic spread (degrees)"), -INFINITY, INFINITY, 0.0, rw_double);
-  /**
-   * BraggscopeSimulation:mosaic-domains:
-   *
-   * Number of mosaic domains (`-mosaic_domains`); -1 (the default): chosen by
-   * nanoBragg from the mosaic spread (1 without spread, else 10).
-   */
-  properties[PROP_MOSAIC_DOMAINS] =
-      g_param_spec_int ("mosaic-domains", NULL, N_ ("Mosaic domains (count; -1 = automatic)"),
-                        G_MININT, G_MAXINT, d.mosaic_domains, rw);
-  /**
-   * BraggscopeSimulation:n-cells:
-   *
-   * Unit cells along each crystal axis (`-N`: Na = Nb = Nc); reading gives Na.
-   */
-  properties[PROP_N_CELLS] =
-      g_param_spec_int ("n-cells", NULL, N_ ("Unit cells along each axis (count)"), G_MININT,
-                        G_MAXINT, (int) d.Na, rw);
-  /**
-   * BraggscopeSimulation:cell-a:
-   *
-   * Unit cell length a, Angstrom (`-cell`); 0 with the other cell properties:
-   * no cell given.
-   */
-  properties[PROP_CELL_A] = g_param_spec_double ("cell-a", NULL, N_ ("Unit cell a (Angstrom)"),
-                                                 -INFINITY, INFINITY, 0.0, rw_double);
-  /**
-   * BraggscopeSimulation:cell-b:
-   *
-   * Unit cell length b, Angstrom.
-   */
-  properties[PROP_CELL_B] = g_param_spec_double ("cell-b", NULL, N_ ("Unit cell b (Angstrom)"),
-                                                 -INFINITY, INFINITY, 0.0, rw_double);
-  /**
-   * BraggscopeSimulation:cell-c:
-   *
-   * Unit cell length c, Angstrom.
-   */
-  properties[PROP_CELL_C] = g_param_spec_double ("cell-c", NULL, N_ ("Unit cell c (Angstrom)"),
-                                                 -INFINITY, INFINITY, 0.0, rw_double);
-  /**
-   * BraggscopeSimulation:cell-alpha:
-   *
-   * Unit cell angle alpha, degrees.
-   */
-  properties[PROP_CELL_ALPHA] = angle_param ("cell-alpha", N_ ("Unit cell alpha (degrees)"));
-  /**
-   * BraggscopeSimulation:cell-beta:
-   *
-   * Unit cell angle beta, degrees.
-   */
-  properties[PROP_CELL_BETA] = angle_param ("cell-beta", N_ ("Unit cell beta (degrees)"));
-  /**
-   * BraggscopeSimulation:cell-gamma:
-   *
-   * Unit cell angle gamma, degrees.
-   */
-  properties[PROP_CELL_GAMMA] = angle_param ("cell-gamma", N_ ("Unit cell gamma (degrees)"));
-  /**
-   * BraggscopeSimulation:crystal-shape:
-   *
-   * The crystal's shape transform.
-   */
-  properties[PROP_CRYSTAL_SHAPE] =
-      g_param_spec_enum ("crystal-shape", NULL, N_ ("Crystal shape transform"),
-                         BRAGGSCOPE_TYPE_SHAPE, BRAGGSCOPE_SHAPE_SQUARE, rw);
-  /**
-   * BraggscopeSimulation:distance:
-   *
-   * Sample to beam spot on the detector, mm (`-distance`: also pivots the
-   * detector about the beam spot), > 0.
-   */
-  properties[PROP_DISTANCE] =
-      g_param_spec_double ("distance", NULL, N_ ("Detector distance (mm)"), -INFINITY, INFINITY,
-                           d.distance * 1000.0, rw_double);
-  /**
-   * BraggscopeSimulation:beam-center-x:
-   *
-   * Beam centre along the convention's X, mm (`-Xbeam`).  Setting NaN returns
-   * to the convention's default; reading then gives the centre the last
-   * rendered frame used (NaN before the first frame).
-   */
-  properties[PROP_BEAM_CENTER_X] = g_param_spec_double (
-      "beam-center-x", NULL, N_ ("Beam centre X (mm)"), -INFINITY, INFINITY, 0.0, rw_double);
-  /**
-   * BraggscopeSimulation:beam-center-y:
-   *
-   * Beam centre along the convention's Y, mm (`-Ybeam`); NaN as for
-   * #BraggscopeSimulation:beam-center-x.
-   */
-  properties[PROP_BEAM_CENTER_Y] = g_param_spec_double (
-      "beam-center-y", NULL, N_ ("Beam centre Y (mm)"), -INFINITY, INFINITY, 0.0, rw_double);
-  /**
-   * BraggscopeSimulation:pixel-size:
-   *
-   * Detector pixel size, mm (`-pixel`), > 0.
-   */
-  properties[PROP_PIXEL_SIZE] =
-      g_param_spec_double ("pixel-size", NULL, N_ ("Pixel size (mm)"), -INFINITY, INFINITY,
-                           d.pixel_size * 1000.0, rw_double);
-  /**
-   * BraggscopeSimulation:detector-pixels-fast:
-   *
-   * Pixels along the detector's fast axis (`-detpixels_f`), 1 to 65536.
-   */
-  properties[PROP_DETECTOR_PIXELS_FAST] = g_param_spec_int (
-      "detector-pixels-fast", NULL, N_ ("Detector pixels along the fast axis (count)"), G_MININT,
-      G_MAXINT, 512, rw);
-  /**
-   * BraggscopeSimulation:detector-pixels-slow:
-   *
-   * Pixels along the detector's slow axis (`-detpixels_s`), 1 to 65536.
-   */
-  properties[PROP_DETECTOR_PIXELS_SLOW] = g_param_spec_int (
-      "detector-pixels-slow", NULL, N_ ("Detector pixels along the slow axis (count)"), G_MININT,
-      G_MAXINT, 512, rw);
-  /**
-   * BraggscopeSimulation:convention:
-   *
-   * Detector convention (`-mosflm`, `-xds`...); sets the pivot as the flag
-   * does.
-   */
-  properties[PROP_CONVENTION] =
-      g_param_spec_enum ("convention", NULL, N_ ("Detector convention"), BRAGGSCOPE_TYPE_CONVENTION,
-                         BRAGGSCOPE_CONVENTION_MOSFLM, rw);
-  /**
-   * BraggscopeSimulation:two-theta:
-   *
-   * Detector two-theta swing, degrees (`-twotheta`: also pivots about the
-   * sample).
-   */
-  properties[PROP_TWO_THETA] = angle_param ("two-theta", N_ ("Detector two-theta (degrees)"));
-  /**
-   * BraggscopeSimulation:detector-rotx:
-   *
-   * Detector rotation about the lab X axis, degrees (`-detector_rotx`).
-   */
-  properties[PROP_DETECTOR_ROTX] =
-      angle_param ("detector-rotx", N_ ("Detector rotation X (degrees)"));
-  /**
-   * BraggscopeSimulation:detector-roty:
-   *
-   * Detector rotation about the lab Y axis, degrees.
-   */
-  properties[PROP_DETECTOR_ROTY] =
-      angle_param ("detector-roty", N_ ("Detector rotation Y (degrees)"));
-  /**
-   * BraggscopeSimulation:detector-rotz:
-   *
-   * Detector rotation about the lab Z axis, degrees.
-   */
-  properties[PROP_DETECTOR_ROTZ] =
-      angle_param ("detector-rotz", N_ ("Detector rotation Z (degrees)"));
-  /**
-   * BraggscopeSimulation:oversample:
-   *
-   * Sub-pixels per pixel axis (`-oversample`), 0 = automatic from the
-   * crystal size, up to 1000.
-   */
-  properties[PROP_OVERSAMPLE] =
-      g_param_spec_int ("oversample", NULL, N_ ("Sub-pixels per pixel axis (count; 0 = automatic)"),
-                        G_MININT, G_MAXINT, 0, rw);
-  /**
-   * BraggscopeSimulation:phi:
-   *
-   * Spindle angle at the start of the exposure, degrees (`-phi`).
-   */
-  properties[PROP_PHI] = angle_param ("phi", N_ ("Start spindle angle phi (degrees)"));
-  /**
-   * BraggscopeSimulation:osc:
-   *
-   * Oscillation range, degrees (`-osc`), >= 0.
-   */
-  properties[PROP_OSC] = angle_param ("osc", N_ ("Oscillation range (degrees)"));
-  /**
-   * BraggscopeSimulation:dispersion:
-   *
-   * Full spectral width, percent of the wavelength (`-dispersion`).
-   */
-  properties[PROP_DISPERSION] =
-      g_param_spec_double ("dispersion", NULL, N_ ("Spectral dispersion (percent)"), -INFINITY,
-                           INFINITY, 0.0, rw_double);
-  /**
-   * BraggscopeSimulation:divergence:
-   *
-   * Beam divergence, horizontal and vertical, mrad (`-divergence`).
-   */
-  properties[PROP_DIVERGENCE] = g_param_spec_double (
-      "divergence", NULL, N_ ("Beam divergence (mrad)"), -INFINITY, INFINITY, 0.0, rw_double);
-  /**
-   * BraggscopeSimulation:polarization:
-   *
-   * Kahn polarization factor (`-polar`), -1 to 1.
-   */
-  properties[PROP_POLARIZATION] =
-      g_param_spec_double ("polarization", NULL, N_ ("Kahn polarization factor"), -INFINITY,
-                           INFINITY, d.polarization, rw_double);
-  /**
-   * BraggscopeSimulation:fluence:
-   *
-   * Incident fluence, photons/m^2 (`-fluence`).
-   */
-  properties[PROP_FLUENCE] = g_param_spec_double ("fluence", NULL, N_ ("Fluence (photons/m^2)"),
-                                                  -INFINITY, INFINITY, d.fluence, rw_double);
-  /**
-   * BraggscopeSimulation:structure-factors:
-   *
-   * File of structure factors, one "h k l F" per line (`-hkl`); %NULL or ""
-   * for none (#BraggscopeSimulation:default-f for every reflection).
-   */
-  properties[PROP_STRUCTURE_FACTORS] = g_param_spec_string (
-      "structure-factors", NULL, N_ ("Structure factor file (HKL text; path)"), NULL, rw);
-  /**
-   * BraggscopeSimulation:default-f:
-   *
-   * Structure factor of reflections not in the file (`-default_F`).
-   */
-  properties[PROP_DEFAULT_F] = g_param_spec_double (
-      "default-f", NULL, N_ ("Structure factor of reflections not in the file"), -G_MAXDOUBLE,
-      G_MAXDOUBLE, d.default_F, rw_double);
-  /**
-   * BraggscopeSimulation:precision:
-   *
-   * Kernel arithmetic (`-precision`).
-   */
-  properties[PROP_PRECISION] =
-      g_param_spec_enum ("precision", NULL, N_ ("Kernel arithmetic"), BRAGGSCOPE_TYPE_PRECISION,
-                         BRAGGSCOPE_PRECISION_DOUBLE, rw);
-  /**
-   * BraggscopeSimulation:backend:
-   *
-   * Where frames are computed: "auto" (the GPU when there is one, else the
-   * CPU), "cpu" or "cuda" (`-backend`).  Asking for "cuda" where this build or
-   * machine has none is reported through #BraggscopeSimulation::error when
-   * rendering.
-   */
-  properties[PROP_BACKEND] =
-      g_param_spec_string ("backend", NULL, N_ ("Compute backend (auto, cpu, cuda)"), "auto", rw);
-  /**
-   * BraggscopeSimulation:preview-while-dragging:
-   *
-   * Render a coarse preview first for every change, then the full frame.
-   */
-  properties[PROP_PREVIEW_WHILE_DRAGGING] = g_param_spec_boolean (
-      "preview-while-dragging", NULL, N_ ("Render previews while parameters change"), TRUE, rw);
-  /**
-   * BraggscopeSimulation:preview-stride:
-   *
-   * A preview simulates one pixel per preview-stride x preview-stride block
-   * (1: no previews).
-   */
-  properties[PROP_PREVIEW_STRIDE] =
-      g_param_spec_int ("preview-stride", NULL, N_ ("Preview block size (pixels)"), 1, 64, 4, rw);
-  /**
-   * BraggscopeSimulation:busy:
-   *
-   * %TRUE from a render request until its full frame (or error) arrives.
-   */
-  properties[PROP_BUSY] =
-      g_param_spec_boolean ("busy", NULL, N_ ("A frame is being rendered"), FALSE,
-                            G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  /**
-   * BraggscopeSimulation:sequence:
-   *
-   * Incremented by every accepted parameter change; frames carry the
-   * sequence they answer.
-   */
-  properties[PROP_SEQUENCE] = g_param_spec_uint64 (
-      "sequence", NULL, N_ ("Accepted parameter changes (count)"), 0, G_MAXUINT64, 0,
-      G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-
-  nb_params_clear (&d);
-  g_object_class_install_properties (object_class, N_PROPS, properties);
+  _braggscope_simulation_install_properties (object_class);
 
   /**
    * BraggscopeSimulation::frame-ready:
    * @self: the simulation
-   * @frame: the new frame
+   * @frame: the new frame; the simulation keeps a reference until the next
+   *   one arrives, take your own ([method@GObject.Object.ref]) to keep it longer
    *
-   * A frame is ready: a preview while parameters change, then the full
-   * frame.  Emitted on the thread-default main context the simulation was
-   * created in; frames never answer an older sequence than one delivered
-   * before.  braggscope_simulation_get_last_frame() returns it afterwards.
+   * A frame is ready: a preview ([property@Braggscope.Frame:is-preview])
+   * while parameters change, then the full frame of the newest parameters.
+   * Frames never go backwards: none answers an older change
+   * ([property@Braggscope.Frame:sequence]) than one delivered before, and no
+   * preview follows the full frame of its change.
+   *
+   * When a handler runs, [method@Braggscope.Simulation.get_last_frame]
+   * already returns @frame, the parameter properties that read values the
+   * engine derived (the automatic beam centre) have been updated and notified,
+   * and, for the full frame of the newest change,
+   * [property@Braggscope.Simulation:busy] is %FALSE.
+   *
+   * Emitted on the thread-default main context the simulation was created
+   * in, never on the worker thread.
+   *
+   * Since: 0.1
    */
   signals[SIGNAL_FRAME_READY] =
       g_signal_new ("frame-ready", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
@@ -1390,11 +199,36 @@ braggscope_simulation_class_init (BraggscopeSimulationClass *klass)
   /**
    * BraggscopeSimulation::error:
    * @self: the simulation
-   * @error: what went wrong, in the %BRAGGSCOPE_ERROR domain
+   * @error: what went wrong, in the `BRAGGSCOPE_ERROR` domain: a one-line
+   *   message naming the input and its value
    *
-   * A parameter change was rejected (the property keeps its value), or the
-   * engine failed to render the parameters (the frames keep showing the last
-   * parameters it accepted).  Emitted on the creation context.
+   * A parameter change was refused, or the engine could not render the
+   * parameters.  Emitted on the thread-default main context the simulation
+   * was created in, at one of two moments:
+   *
+   * - at once, before the property setter returns, when a property is given a
+   *   value the engine refuses: `BRAGGSCOPE_ERROR_INVALID` (a value out of
+   *   range or against another parameter), or `BRAGGSCOPE_ERROR_IO` when
+   *   [property@Braggscope.Simulation:structure-factors] names no readable
+   *   file.  The message starts with the property's name; the property keeps
+   *   its value and nothing is rendered.  `BRAGGSCOPE_ERROR_NOMEM` may also
+   *   come at once, when a change or [method@Braggscope.Simulation.render]
+   *   cannot copy the parameters for the worker;
+   * - later, when the worker thread fails to render the parameters:
+   *   `BRAGGSCOPE_ERROR_IO` or `BRAGGSCOPE_ERROR_PARSE` for an input file
+   *   (structure factors, `-mat`, `-sourcefile`, `-mask`...) that cannot be
+   *   read or is malformed, `BRAGGSCOPE_ERROR_NOMEM` for a plan larger than
+   *   memory allows, `BRAGGSCOPE_ERROR_UNSUPPORTED` for `-backend cuda`
+   *   without a usable GPU, `BRAGGSCOPE_ERROR_INVALID` for parameters the
+   *   engine cannot render (no unit cell, no structure factors, a mask of
+   *   another size than the detector).  Frames keep showing the last
+   *   parameters that rendered, and [property@Braggscope.Simulation:busy]
+   *   turns %FALSE when the failed request was the newest.
+   *
+   * A render superseded by a newer change is dropped silently: this signal
+   * never carries `BRAGGSCOPE_ERROR_CANCELLED`.
+   *
+   * Since: 0.1
    */
   signals[SIGNAL_ERROR] = g_signal_new ("error", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                         NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_ERROR);
@@ -1404,21 +238,30 @@ static void
 braggscope_simulation_init (BraggscopeSimulation *self)
 {
   self->context = g_main_context_ref_thread_default ();
-  nb_params_init (&self->params);
-  self->params.fpixels = self->params.spixels = 512;
+  _braggscope_simulation_default_params (&self->params);
   self->preview_while_dragging = TRUE;
   self->preview_stride = 4;
-  self->derived_beam_mm[0] = self->derived_beam_mm[1] = NAN;
 }
 
 /**
  * braggscope_simulation_new:
  *
- * A simulation with nanoBragg's defaults (no cell and no structure factors
- * yet: set them, then call braggscope_simulation_render()) on a 512 x 512
- * detector.
+ * Creates a simulation with nanoBragg's defaults on a 512 x 512 detector and
+ * no crystal: before it can render, give it a unit cell (the `cell-*`
+ * properties such as [property@Braggscope.Simulation:cell-a], or `-cell` or
+ * `-mat` through [method@Braggscope.Simulation.set_from_args]) and structure
+ * factors ([property@Braggscope.Simulation:structure-factors] or
+ * [property@Braggscope.Simulation:default-f]), then call
+ * [method@Braggscope.Simulation.render].  Nothing renders before that.
  *
- * Returns: (transfer full): a new simulation
+ * The simulation belongs to the calling thread's thread-default main
+ * context (see [class@Braggscope.Simulation]).  Its last reference cancels a
+ * render in flight and waits for the worker thread to stop.
+ *
+ * Returns: (transfer full): a new simulation; release it with
+ *   [method@GObject.Object.unref]
+ *
+ * Since: 0.1
  */
 BraggscopeSimulation *
 braggscope_simulation_new (void)
@@ -1449,34 +292,83 @@ find_default_scene (GError **error)
 
 /**
  * braggscope_simulation_new_default_scene:
- * @error: a #GError, %BRAGGSCOPE_ERROR_IO when the data file is missing
+ * @error: return location for a [struct@GLib.Error], or %NULL
  *
- * The default scene: HIV-1 protease (PDB 1HPV, structure factors from
- * `1hpv_p1.hkl`, P1, cell 63.4 63.4 83.8 90 90 120), misset 10 20 30 degrees,
- * 1 Angstrom, 10 x 10 x 10 cells, 0.2 degree mosaic spread in 5 domains, 120 mm,
- * 1024 x 1024 pixels of 0.1 mm, single precision.  The data file is looked
- * up in $BRAGGSCOPE_DATADIR, the installed data folder (datadir/braggscope),
- * then the source tree.  Rendering starts at once.
+ * Creates the default scene and starts rendering it: HIV-1 protease (PDB
+ * 1HPV, structure factors from `1hpv_p1.hkl`, P1, cell 63.4 63.4 83.8 Å,
+ * 90 90 120 degrees), misset 10 20 30 degrees, 1 Å, 10 x 10 x 10 unit cells,
+ * 0.2 degree mosaic spread in 5 domains, 120 mm, 1024 x 1024 pixels of
+ * 0.1 mm, single precision: the flags of `1hpv-scene.args`, which lies beside
+ * the structure factors.
  *
- * Returns: (transfer full): a new simulation, or %NULL with @error set
+ * The two data files are looked up in the folder `$BRAGGSCOPE_DATADIR`
+ * names, then in the installed data folder (datadir/braggscope), then in
+ * the source tree the library was built from.  The structure factors
+ * themselves are read by the worker: a failure to read them arrives as
+ * [signal@Braggscope.Simulation::error].
+ *
+ * Fails with `BRAGGSCOPE_ERROR_IO` when `1hpv_p1.hkl` is in none of those
+ * folders or `1hpv-scene.args` cannot be read, with
+ * `BRAGGSCOPE_ERROR_PARSE` when `1hpv-scene.args` is not a command line a
+ * shell could split, and with the errors of
+ * [method@Braggscope.Simulation.set_from_args] (`BRAGGSCOPE_ERROR_INVALID`
+ * above all) when its flags are refused; the message then starts with the
+ * file's path.
+ *
+ * Returns: (transfer full): a new simulation, rendering, or %NULL with
+ *   @error set
+ *
+ * Since: 0.1
  */
 BraggscopeSimulation *
 braggscope_simulation_new_default_scene (GError **error)
 {
   g_autofree char *hkl = find_default_scene (error);
+  g_autofree char *folder = NULL, *path = NULL, *text = NULL, *line = NULL;
+  g_auto (GStrv) args = NULL;
   g_autoptr (BraggscopeSimulation) self = NULL;
-  const char *args[] = { "-hkl",   hkl,         "-cell",      "63.4",       "63.4",
-                         "83.8",   "90",        "90",         "120",        "-misset",
-                         "10",     "20",        "30",         "-lambda",    "1.0",
-                         "-N",     "10",        "-mosaic",    "0.2",        "-mosaic_domains",
-                         "5",      "-distance", "120",        "-detpixels", "1024",
-                         "-pixel", "0.1",       "-precision", "single",     NULL };
 
   if (hkl == NULL)
     return NULL;
+  /* the flags beside the structure factors, one line of them after "-hkl FILE" */
+  folder = g_path_get_dirname (hkl);
+  path = g_build_filename (folder, DEFAULT_SCENE_ARGS, NULL);
+  {
+    g_autoptr (GError) failed = NULL;
+
+    if (!g_file_get_contents (path, &text, NULL, &failed))
+      {
+        g_set_error_literal (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_IO, failed->message);
+        return NULL;
+      }
+  }
+  {
+    g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+    g_autoptr (GString) flags = g_string_new (NULL);
+    g_autofree char *quoted = g_shell_quote (hkl);
+
+    g_string_append_printf (flags, "-hkl %s", quoted);
+    for (guint i = 0; lines[i] != NULL; i++)
+      if (g_strstrip (lines[i])[0] != '#')
+        g_string_append_printf (flags, " %s", lines[i]);
+    line = g_string_free (g_steal_pointer (&flags), FALSE);
+  }
+  {
+    g_autoptr (GError) failed = NULL;
+
+    if (!g_shell_parse_argv (line, NULL, &args, &failed))
+      {
+        g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_PARSE, "%s: %s", path,
+                     failed->message);
+        return NULL;
+      }
+  }
   self = braggscope_simulation_new ();
-  if (!braggscope_simulation_set_from_args (self, args, error))
-    return NULL;
+  if (!braggscope_simulation_set_from_args (self, (const char *const *) args, error))
+    {
+      g_prefix_error (error, "%s: ", path);
+      return NULL;
+    }
   braggscope_simulation_render (self);
   return g_steal_pointer (&self);
 }
@@ -1485,12 +377,12 @@ braggscope_simulation_new_default_scene (GError **error)
 static void
 simulation_replace_params (BraggscopeSimulation *self, nb_params *next)
 {
-  GValue *before = snapshot_properties (self);
+  GValue *before = _braggscope_simulation_snapshot (self);
 
   nb_params_clear (&self->params);
   self->params = *next;
-  notify_changed_since (self, before);
-  simulation_changed (self);
+  _braggscope_simulation_notify_changed (self, before);
+  _braggscope_simulation_changed (self);
 }
 
 /* Parses nanoBragg flags (argv[0] the program name) on top of @base into @out. */
@@ -1518,16 +410,35 @@ fail:
 /**
  * braggscope_simulation_set_from_args:
  * @self: a simulation
- * @args: (array zero-terminated=1): nanoBragg flags, without the program
- *   name, e.g. { "-lambda", "1.2", "-distance", "150", NULL }
- * @error: a #GError, %BRAGGSCOPE_ERROR_INVALID naming the flag and value
+ * @args: (array zero-terminated=1): nanoBragg flags and their values,
+ *   without the program name, e.g. `{ "-lambda", "1.2", "-distance", "150",
+ *   NULL }`
+ * @error: return location for a [struct@GLib.Error], or %NULL
  *
- * Applies nanoBragg command-line flags on top of the current parameters,
- * in order, last wins, with nanoBragg's spellings and units.  Nothing changes
- * on error.  Files named by the flags are read when the frame is rendered;
- * errors reading them arrive as #BraggscopeSimulation::error.
+ * Applies nanoBragg command-line flags on top of the current parameters, in
+ * order, last wins, with nanoBragg's spellings, aliases and units (`nanobragg
+ * --help` lists them), as one change: on success
+ * [property@Braggscope.Simulation:sequence] grows by one, every property
+ * whose value changed is notified, and, once
+ * [method@Braggscope.Simulation.render] has been called, the new parameters
+ * render.  On error nothing changes.
  *
- * Returns: %TRUE when the flags were applied
+ * The headers of `-img` and `-mask` files are read here, as nanoBragg reads
+ * them; every other file named by a flag (`-hkl`, `-mat`...) is read when the
+ * frame is rendered, and a failure to read it arrives as
+ * [signal@Braggscope.Simulation::error].
+ *
+ * Fails with `BRAGGSCOPE_ERROR_INVALID` for an unknown flag, a stray word, a
+ * missing or non-numeric value, or a value the physics does not allow (the
+ * message names the flag and the value); `BRAGGSCOPE_ERROR_UNSUPPORTED` for
+ * a `-backend` word that is not a backend; `BRAGGSCOPE_ERROR_IO` or
+ * `BRAGGSCOPE_ERROR_PARSE` when an `-img` or `-mask` file cannot be read or
+ * its header is malformed; `BRAGGSCOPE_ERROR_NOMEM` when the parameters
+ * cannot be copied.
+ *
+ * Returns: %TRUE when the flags were applied, %FALSE with @error set
+ *
+ * Since: 0.1
  */
 gboolean
 braggscope_simulation_set_from_args (BraggscopeSimulation *self,
@@ -1592,13 +503,18 @@ _braggscope_params_to_strv (const nb_params *params)
  * @self: a simulation
  *
  * The current parameters as a `nanobragg` command line: the first element is
- * "nanobragg", then the flags of every parameter that differs from
- * nanoBragg's defaults (and the seeds), so that the command-line program, or
- * braggscope_simulation_set_from_args() on a new simulation (without the
- * first element), reproduces them.
+ * `nanobragg`, then the flags, in nanoBragg's units, of every parameter that
+ * differs from nanoBragg's defaults, and the random seeds, so that the
+ * command-line program, or [method@Braggscope.Simulation.set_from_args] on a
+ * new simulation (given the elements after the first), reproduces them.
+ * Values the engine derives while they are not given (an automatic beam
+ * centre, oversampling or number of mosaic domains) are left out, as they
+ * are on a command line.
  *
- * Returns: (transfer full) (array zero-terminated=1): the flags; free with
- *   g_strfreev()
+ * Returns: (transfer full) (array zero-terminated=1): the program name and
+ *   the flags; free with [func@GLib.strfreev]
+ *
+ * Since: 0.1
  */
 char **
 braggscope_simulation_to_args (BraggscopeSimulation *self)
@@ -1617,10 +533,13 @@ braggscope_simulation_to_args (BraggscopeSimulation *self)
  * braggscope_simulation_to_command_line:
  * @self: a simulation
  *
- * braggscope_simulation_to_args() as one string, each argument quoted for a
- * POSIX shell where needed.
+ * [method@Braggscope.Simulation.to_args] as one line for a POSIX shell: the
+ * arguments separated by spaces, each quoted where it holds anything other
+ * than letters, digits and `-_./+=:,@%`.
  *
- * Returns: (transfer full): the command line
+ * Returns: (transfer full): the command line; free with [func@GLib.free]
+ *
+ * Since: 0.1
  */
 char *
 braggscope_simulation_to_command_line (BraggscopeSimulation *self)
@@ -1654,10 +573,16 @@ braggscope_simulation_to_command_line (BraggscopeSimulation *self)
  * braggscope_simulation_render:
  * @self: a simulation
  *
- * Requests a full frame of the current parameters; from then on every
- * accepted change renders too.  The frame arrives as
- * #BraggscopeSimulation::frame-ready, a failure as
- * #BraggscopeSimulation::error.
+ * Starts rendering: requests a full frame of the current parameters (no
+ * preview), and from now on every accepted change renders too (a preview,
+ * then the full frame; see [class@Braggscope.Simulation]).  Returns at once:
+ * the frame arrives as [signal@Braggscope.Simulation::frame-ready] on the
+ * simulation's main context, a failure as
+ * [signal@Braggscope.Simulation::error].
+ * [property@Braggscope.Simulation:busy] turns %TRUE until then.  The first
+ * call starts the worker thread.
+ *
+ * Since: 0.1
  */
 void
 braggscope_simulation_render (BraggscopeSimulation *self)
@@ -1672,8 +597,14 @@ braggscope_simulation_render (BraggscopeSimulation *self)
  * braggscope_simulation_get_last_frame:
  * @self: a simulation
  *
- * Returns: (transfer none) (nullable): the frame last delivered by
- *   #BraggscopeSimulation::frame-ready, or %NULL before the first
+ * The frame last delivered by [signal@Braggscope.Simulation::frame-ready], a
+ * preview or a full frame.
+ *
+ * Returns: (transfer none) (nullable): the frame, owned by the simulation
+ *   until the next one is delivered (take a reference with
+ *   [method@GObject.Object.ref] to keep it), or %NULL before the first
+ *
+ * Since: 0.1
  */
 BraggscopeFrame *
 braggscope_simulation_get_last_frame (BraggscopeSimulation *self)
@@ -1686,7 +617,12 @@ braggscope_simulation_get_last_frame (BraggscopeSimulation *self)
  * braggscope_simulation_get_busy:
  * @self: a simulation
  *
- * Returns: %TRUE while a requested frame has not arrived
+ * Whether a frame is owed, [property@Braggscope.Simulation:busy].
+ *
+ * Returns: %TRUE from a render request until the full frame of the newest
+ *   parameters, or the error that ended its render, has been delivered
+ *
+ * Since: 0.1
  */
 gboolean
 braggscope_simulation_get_busy (BraggscopeSimulation *self)
@@ -1699,7 +635,14 @@ braggscope_simulation_get_busy (BraggscopeSimulation *self)
  * braggscope_simulation_get_sequence:
  * @self: a simulation
  *
- * Returns: the number of accepted parameter changes so far
+ * The number of parameter changes accepted so far,
+ * [property@Braggscope.Simulation:sequence].  A frame answers the change
+ * whose number it carries in [property@Braggscope.Frame:sequence], so a frame
+ * shows the current parameters when the two are equal.
+ *
+ * Returns: the count of accepted changes, 0 for a new simulation
+ *
+ * Since: 0.1
  */
 guint64
 braggscope_simulation_get_sequence (BraggscopeSimulation *self)
@@ -1712,5 +655,5 @@ braggscope_simulation_get_sequence (BraggscopeSimulation *self)
 guint
 _braggscope_simulation_get_buffers_allocated (BraggscopeSimulation *self)
 {
-  return self->worker != NULL ? _braggscope_frame_pool_get_allocated (self->worker->pool) : 0;
+  return self->worker != NULL ? _braggscope_worker_get_buffers_allocated (self->worker) : 0;
 }

@@ -1,6 +1,8 @@
 /* braggscope-simulation.h: a live diffraction simulation on a worker thread. */
 #pragma once
 
+#include "braggscope-export.h"
+
 #include <glib-object.h>
 
 #include "braggscope-frame.h"
@@ -16,6 +18,8 @@ G_BEGIN_DECLS
  * @BRAGGSCOPE_SHAPE_TOPHAT: flat-top spots (`-tophat_spots`)
  *
  * The crystal shape transform.
+ *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -35,6 +39,8 @@ typedef enum
  * @BRAGGSCOPE_CONVENTION_DENZO: DENZO's frame (`-denzo`)
  *
  * The detector convention: axes, beam centre and pivot.
+ *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -54,6 +60,8 @@ typedef enum
  *   for bit (slowest)
  *
  * The arithmetic of the kernel (`-precision single|double|exact`).
+ *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -62,22 +70,110 @@ typedef enum
   BRAGGSCOPE_PRECISION_EXACT,
 } BraggscopePrecision;
 
+/**
+ * BraggscopeSimulation:
+ *
+ * A live diffraction simulation: nanoBragg's parameters as properties, and a
+ * worker thread that owns one warm engine plan and renders them.
+ *
+ * ## Parameters
+ *
+ * The parameters are properties, one per nanoBragg flag a host edits, made
+ * from the engine's parameter table.  Each is in its flag's unit
+ * ([property@Braggscope.Simulation:misset-x] in degrees,
+ * [property@Braggscope.Simulation:wavelength] in Å,
+ * [property@Braggscope.Simulation:distance] in mm, [property@Braggscope.Simulation:energy]
+ * in keV...; each property's page names its flag, unit and range), and has
+ * its flag's side effects: setting [property@Braggscope.Simulation:distance]
+ * pivots the detector about the beam spot, as `-distance` does,
+ * [property@Braggscope.Simulation:polarization] clears `-nopolar`, and so on.
+ * A property's nick is a short label for a control and its blurb says what it
+ * is, with its unit.
+ *
+ * Some parameters have an "automatic" value, which the property reads as the
+ * flag spells it: [property@Braggscope.Simulation:mosaic-domains] reads -1
+ * and [property@Braggscope.Simulation:oversample] 0 while nanoBragg chooses.
+ * [property@Braggscope.Simulation:beam-center-x] and
+ * [property@Braggscope.Simulation:beam-center-y], while none is given, read
+ * NaN until the first frame arrives, then the centre (mm) the engine derived
+ * from the convention for the last frame; setting NaN gives the choice back
+ * to the convention.
+ *
+ * Any flag can also be applied with
+ * [method@Braggscope.Simulation.set_from_args], and
+ * [method@Braggscope.Simulation.to_args] gives the `nanobragg` command line
+ * that reproduces the current parameters; `nanobragg --help` lists every
+ * flag.
+ *
+ * ## Rendering
+ *
+ * Rendering starts with [method@Braggscope.Simulation.render] (at once for
+ * [ctor@Braggscope.Simulation.new_default_scene]); from then on every
+ * accepted change renders.  Changes are coalesced (the newest wins), a newer
+ * change cancels a full frame in flight, each change gets a coarse preview
+ * (one simulated pixel per
+ * [property@Braggscope.Simulation:preview-stride]² block) and then, once
+ * changes stop, the full frame.  Frames arrive as
+ * [signal@Braggscope.Simulation::frame-ready], never older than one already
+ * delivered; [property@Braggscope.Simulation:busy] is %TRUE while a full
+ * frame is owed.
+ *
+ * ## Threads
+ *
+ * The simulation belongs to the thread-default [struct@GLib.MainContext] of
+ * the thread that created it (the main thread's global default context for a
+ * GTK host): set its properties and call its methods on that thread.  Its
+ * signals and property notifications are emitted on that context, so that
+ * context must be running for frames to arrive.  The engine runs on one
+ * worker thread per simulation, started by the first render request and
+ * joined when the simulation is disposed.  [class@Braggscope.Frame]s are
+ * immutable and may be read from any thread.
+ *
+ * ## Errors
+ *
+ * A value the engine rejects is reported at once, before the setter
+ * returns, as [signal@Braggscope.Simulation::error]
+ * (`BRAGGSCOPE_ERROR_INVALID`, or `BRAGGSCOPE_ERROR_IO` for a file name that
+ * names no readable file), with the property's name before the engine's
+ * message; the property keeps its value and no frame is requested.  What
+ * only rendering finds out arrives later through the same signal, on the
+ * simulation's context: an input file (structure factors, `-mat`,
+ * `-sourcefile`, `-mask`...) that cannot be read (`BRAGGSCOPE_ERROR_IO`) or
+ * parsed (`BRAGGSCOPE_ERROR_PARSE`), parameters
+ * that need more memory than the plan may take (`BRAGGSCOPE_ERROR_NOMEM`),
+ * `-backend cuda` without a usable GPU (`BRAGGSCOPE_ERROR_UNSUPPORTED`), a
+ * scene the engine cannot render, such as one without a unit cell or without
+ * structure factors (`BRAGGSCOPE_ERROR_INVALID`); the frames then keep
+ * showing the last parameters the engine rendered.
+ *
+ * Since: 0.1
+ */
 #define BRAGGSCOPE_TYPE_SIMULATION (braggscope_simulation_get_type ())
 
+BRAGGSCOPE_EXPORT
 G_DECLARE_FINAL_TYPE (BraggscopeSimulation, braggscope_simulation, BRAGGSCOPE, SIMULATION, GObject)
 
+BRAGGSCOPE_EXPORT
 BraggscopeSimulation *braggscope_simulation_new (void);
+BRAGGSCOPE_EXPORT
 BraggscopeSimulation *braggscope_simulation_new_default_scene (GError **error);
 
+BRAGGSCOPE_EXPORT
 gboolean braggscope_simulation_set_from_args (BraggscopeSimulation *self,
                                               const char *const *args,
                                               GError **error);
+BRAGGSCOPE_EXPORT
 char **braggscope_simulation_to_args (BraggscopeSimulation *self);
+BRAGGSCOPE_EXPORT
 char *braggscope_simulation_to_command_line (BraggscopeSimulation *self);
 
+BRAGGSCOPE_EXPORT
 void braggscope_simulation_render (BraggscopeSimulation *self);
+BRAGGSCOPE_EXPORT
 BraggscopeFrame *braggscope_simulation_get_last_frame (BraggscopeSimulation *self);
+BRAGGSCOPE_EXPORT
 gboolean braggscope_simulation_get_busy (BraggscopeSimulation *self);
+BRAGGSCOPE_EXPORT
 guint64 braggscope_simulation_get_sequence (BraggscopeSimulation *self);
 
 G_END_DECLS

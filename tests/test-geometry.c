@@ -515,6 +515,49 @@ angle_deg (const double a[3], const double b[3])
   return acos (dot (a, b) / sqrt (dot (a, a)) / sqrt (dot (b, b))) * RTD;
 }
 
+/* A cell that Q-5 distorts far enough has a sine of a reciprocal angle above
+ * 1.0000001, and the reference warns before printing it; the lines (%.25g)
+ * are those nanoBragg printed for this cell.  -physical keeps the cell
+ * consistent: no warning. */
+static void
+test_oddball_angles (void)
+{
+  nb_plan *plan = plan_new ("-default_F 100 -cell 50 60 70 60 70 80 -detpixels 16");
+
+  assert_log_has (plan, "WARNING: oddball reciprocal cell angles:\n"
+                        "sin(alpha_star) = 0.8816653256433152341386972\n"
+                        "cos(alpha_star) = -0.4810965101359042650486231\n"
+                        "sin(beta_star)  = 0.95863134516086900838161\n"
+                        "cos(beta_star)  = -0.3023487344409626631502874\n"
+                        "sin(gamma_star) = 1.005695493444447530251296\n"
+                        "cos(gamma_star) = -0.003241722192820309031424664\n"
+                        "Unit Cell: ");
+  assert_log_lacks (plan, "oddball cell angles");
+  nb_plan_destroy (plan);
+
+  plan = plan_new ("-default_F 100 -cell 50 60 70 60 70 80 -detpixels 16 -physical");
+  assert_log_lacks (plan, "oddball");
+  nb_plan_destroy (plan);
+  plan = plan_new ("-default_F 100 -cell 70 80 90 75 85 95 -detpixels 16");
+  assert_log_lacks (plan, "oddball");
+  nb_plan_destroy (plan);
+}
+
+/* The reference's molecular-weight estimate, printed after the oversampling
+ * choice: crystal volume x 1.2 g/cm^3 x Avogadro / cells (as in its log of the
+ * golden case simple_cubic). */
+static void
+test_approximate_mw (void)
+{
+  nb_plan *plan =
+      plan_new ("-default_F 100 -cell 100 100 100 90 90 90 -lambda 6.2 -N 5 -detpixels 16");
+
+  assert_log_has (plan, "crystal is 0.05 x 0.05 x 0.05 microns\n"
+                        "auto-selected 1-fold oversampling\n"
+                        "approximate MW = 722657\n");
+  nb_plan_destroy (plan);
+}
+
 /* Triclinic cells: the reference's c*_z formula makes the angles drift (Q-5);
  * -physical gives the cell as asked. */
 static void
@@ -858,6 +901,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/geometry/rotation-order", test_rotation_order);
   g_test_add_func ("/geometry/pivots", test_pivots);
   g_test_add_func ("/geometry/triclinic-cell", test_triclinic_cell);
+  g_test_add_func ("/geometry/oddball-angles", test_oddball_angles);
+  g_test_add_func ("/geometry/approximate-mw", test_approximate_mw);
   g_test_add_func ("/geometry/misset", test_misset);
   g_test_add_func ("/geometry/sampling/phi", test_sampling_phi);
   g_test_add_func ("/geometry/sampling/sources", test_sampling_sources);

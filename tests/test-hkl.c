@@ -721,6 +721,54 @@ test_table_sources (void)
   }
 }
 
+/* Q-19: with NB_TABLE_REFERENCE_COMMENTS a '#' line is a row, read field by
+ * field as nanoBragg's read_text_file() reads it (values checked against the
+ * source list the reference printed for this file). */
+static void
+test_table_reference_comments (void)
+{
+  g_autofree char *path = write_scratch ("comments.txt",
+                                         "# x y z weight lambda\n"
+                                         "# 3 sources, lambda 1e-10\n"
+                                         "-10 0 0 1.0 1.0e-10\n"
+                                         "  # 5\n"
+                                         "\n"
+                                         "-10 0.02 0 0.5 1.02e-10\n"
+                                         "#\n"
+                                         "#0 0 -10 1 2e-10",
+                                         -1);
+  static const double want[7][5] = {
+    { 0, 0, 0, 0, 0 },       { 0, 3, 0, 0, 1e-10 },           { -10, 0, 0, 1, 1e-10 },
+    { 0, 5, NAN, NAN, NAN }, { -10, 0.02, 0, 0.5, 1.02e-10 }, { 0, 0, 0, 0, 0 },
+    { 0, 0, -10, 1, 2e-10 },
+  };
+  static const long lines[7] = { 1, 2, 3, 4, 6, 7, 8 };
+  nb_table t;
+  nb_error err = { 0 };
+
+  g_assert_cmpint (nb_table_read_with (path, 5, NB_TABLE_REFERENCE_COMMENTS, &t, &err), ==, NB_OK);
+  g_assert_cmpint (t.rows, ==, 7);
+  for (int r = 0; r < 7; r++)
+    {
+      g_assert_cmpint (t.lines[r], ==, lines[r]);
+      g_assert_cmpint (t.comment[r], ==, r != 2 && r != 4);
+      for (int c = 0; c < 5; c++)
+        if (isnan (want[r][c]))
+          g_assert_true (isnan (t.v[r * 5 + c]));
+        else
+          g_assert_cmpfloat (t.v[r * 5 + c], ==, want[r][c]);
+    }
+  nb_table_clear (&t);
+
+  /* without the flag (and with -physical) they are comments */
+  g_assert_cmpint (nb_table_read_with (path, 5, 0, &t, &err), ==, NB_OK);
+  g_assert_cmpint (t.rows, ==, 2);
+  g_assert_cmpfloat (t.v[0], ==, -10.0);
+  g_assert_cmpfloat (t.v[5 + 1], ==, 0.02);
+  g_assert_cmpint (t.comment[0] + t.comment[1], ==, 0);
+  nb_table_clear (&t);
+}
+
 static void
 test_table_stol (void)
 {
@@ -1051,6 +1099,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/hkl/tricubic/reference-bits", test_tricubic_reference_bits);
   g_test_add_func ("/hkl/tricubic/in-range", test_tricubic_in_range);
   g_test_add_func ("/textfile/table/sources", test_table_sources);
+  g_test_add_func ("/textfile/table/reference-comments", test_table_reference_comments);
   g_test_add_func ("/textfile/table/stol", test_table_stol);
   g_test_add_func ("/textfile/table/syntax", test_table_syntax);
   g_test_add_func ("/textfile/table/errors", test_table_errors);

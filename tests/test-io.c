@@ -7,11 +7,16 @@
 #include <math.h>
 #include <signal.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "nb-io.h"
+#include "nb-test-util.h"
 
 /* The PNG read-back needs libpng's headers and library; tests/meson.build
  * links libpng through the engine's dependency when the build has it. */
@@ -49,26 +54,7 @@ fixture_setup (Fixture *f, gconstpointer data)
 static void
 fixture_teardown (Fixture *f, gconstpointer data)
 {
-  GDir *d;
-  const char *name;
-
-  g_chmod (f->dir, 0700);
-  d = g_dir_open (f->dir, 0, NULL);
-  if (d != NULL)
-    {
-      while ((name = g_dir_read_name (d)) != NULL)
-        {
-          char *p = g_build_filename (f->dir, name, NULL);
-
-          if (g_file_test (p, G_FILE_TEST_IS_DIR))
-            g_rmdir (p);
-          else
-            g_unlink (p);
-          g_free (p);
-        }
-      g_dir_close (d);
-    }
-  g_rmdir (f->dir);
+  nb_test_remove_tree (f->dir);
   g_free (f->dir);
 }
 
@@ -712,6 +698,435 @@ test_atomic_bad_names (Fixture *f, gconstpointer data)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Outputs that are not regular files                                       */
+
+/* Reads a pipe or an accepted socket to its end in a thread. */
+typedef struct
+{
+  char *path;    /* a FIFO to open, or NULL */
+  int fd;        /* else this descriptor (a listening socket: accepted first) */
+  gsize stop_at; /* close after this many bytes (0: read to the end) */
+  GByteArray *got;
+} Reader;
+
+static gpointer
+reader_thread (gpointer data)
+{
+  Reader *r = data;
+  int fd = r->path != NULL ? open (r->path, O_RDONLY) : accept (r->fd, NULL, NULL);
+  guint8 buf[4096];
+  ssize_t n;
+
+  g_assert_cmpint (fd, >=, 0);
+  while ((n = read (fd, buf, r->stop_at ? 1 : sizeof buf)) > 0)
+    {
+      g_byte_array_append (r->got, buf, (guint) n);
+      if (r->stop_at && r->got->len >= r->stop_at)
+        break;
+    }
+  close (fd);
+  return NULL;
+}
+
+static GThread *
+reader_start (Reader *r, const char *fifo, int fd, gsize stop_at)
+{
+  r->path = g_strdup (fifo);
+  r->fd = fd;
+  r->stop_at = stop_at;
+  r->got = g_byte_array_new ();
+  return g_thread_new ("reader", reader_thread, r);
+}
+
+static void
+reader_clear (Reader *r)
+{
+  g_free (r->path);
+  g_byte_array_unref (r->got);
+}
+
+static void
+assert_mode (const char *path, mode_t type)
+{
+  GStatBuf st;
+
+  g_assert_cmpint (g_lstat (path, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & S_IFMT, ==, type);
+}
+
+/* A named pipe is written through: the reader gets every byte, and the pipe
+ * is still a pipe (a rename would have replaced it by a file and the reader
+ * would have got nothing). */
+static void
+test_output_fifo (Fixture *f, gconstpointer data)
+{
+  char *fifo = g_build_filename (f->dir, "out.bin", NULL);
+  const float img[6] = { 1, 2, 3, 4, 5, 6 };
+  Reader r;
+  GThread *t;
+  char *listing;
+  nb_error err;
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  t = reader_start (&r, fifo, -1, 0);
+  g_assert_cmpint (nb_write_float_image (fifo, img, 3, 2, &err), ==, NB_OK);
+  /* before the join: a reader of a pipe that was replaced would wait forever */
+  assert_mode (fifo, S_IFIFO);
+  g_thread_join (t);
+  g_assert_cmpmem (r.got->data, r.got->len, img, sizeof img);
+  listing = dir_listing (f->dir);
+  g_assert_cmpstr (listing, ==, "out.bin");
+  g_free (listing);
+  reader_clear (&r);
+  g_free (fifo);
+}
+
+/* In a set, a stream is written at the commit, before the files are renamed,
+ * and not at all when the set is abandoned. */
+static void
+test_output_fifo_set (Fixture *f, gconstpointer data)
+{
+  char *fifo = g_build_filename (f->dir, "out.bin", NULL);
+  char *file = g_build_filename (f->dir, "out.img", NULL);
+  const void *chunks[2] = { "head", "tail" };
+  const size_t sizes[2] = { 4, 4 };
+  char buf[16];
+  Reader r;
+  GThread *t;
+  int fd;
+  nb_error err;
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+
+  /* abandoned: a reader that is already there sees the end, no bytes */
+  fd = open (fifo, O_RDONLY | O_NONBLOCK);
+  g_assert_cmpint (fd, >=, 0);
+  nb_output_begin ();
+  g_assert_cmpint (nb_write_file_atomic (fifo, chunks, sizes, 2, &err), ==, NB_OK);
+  g_assert_cmpint (nb_write_file_atomic (file, chunks, sizes, 2, &err), ==, NB_OK);
+  nb_output_abort ();
+  g_assert_cmpint (read (fd, buf, sizeof buf), ==, 0);
+  close (fd);
+  g_assert_false (g_file_test (file, G_FILE_TEST_EXISTS));
+
+  /* committed: the bytes as they were when staged, though the caller's
+   * buffer changed since */
+  {
+    char mutable[8];
+    const void *own[1] = { mutable };
+    const size_t own_size[1] = { 8 };
+
+    memcpy (mutable, "headtail", 8);
+    t = reader_start (&r, fifo, -1, 0);
+    nb_output_begin ();
+    g_assert_cmpint (nb_write_file_atomic (fifo, own, own_size, 1, &err), ==, NB_OK);
+    memcpy (mutable, "XXXXXXXX", 8);
+    g_assert_cmpint (nb_write_file_atomic (file, chunks, sizes, 2, &err), ==, NB_OK);
+    g_assert_cmpint (nb_output_commit (&err), ==, NB_OK);
+    assert_mode (fifo, S_IFIFO);
+    g_thread_join (t);
+  }
+  g_assert_cmpmem (r.got->data, r.got->len, "headtail", 8);
+  {
+    GBytes *b = read_bytes (file);
+
+    g_assert_cmpmem (g_bytes_get_data (b, NULL), g_bytes_get_size (b), "headtail", 8);
+    g_bytes_unref (b);
+  }
+  reader_clear (&r);
+  g_free (file);
+  g_free (fifo);
+}
+
+/* A reader that leaves early is a write error (EPIPE), not a SIGPIPE that
+ * would end the program. */
+static void
+test_output_fifo_reader_gone (Fixture *f, gconstpointer data)
+{
+  char *fifo = g_build_filename (f->dir, "out.bin", NULL);
+  size_t n = 1 << 20; /* more than the pipe holds */
+  char *big = g_malloc0 (n);
+  const void *chunks[1] = { big };
+  const size_t sizes[1] = { n };
+  Reader r;
+  GThread *t;
+  nb_error err;
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  t = reader_start (&r, fifo, -1, 1);
+  g_assert_cmpint (nb_write_file_atomic (fifo, chunks, sizes, 1, &err), ==, NB_ERR_IO);
+  assert_mode (fifo, S_IFIFO);
+  g_thread_join (t);
+  g_assert_nonnull (strstr (err.message, fifo));
+  g_assert_nonnull (strstr (err.message, g_strerror (EPIPE)));
+  reader_clear (&r);
+  g_free (big);
+  g_free (fifo);
+}
+
+/* A link to a device writes the device: /dev/full's "disk full" is the
+ * write's error, and the link stays. */
+static void
+test_output_link_to_full (Fixture *f, gconstpointer data)
+{
+  char *link = g_build_filename (f->dir, "full.bin", NULL);
+  char *keep = g_build_filename (f->dir, "keep.img", NULL);
+  const void *chunks[1] = { "data" };
+  const size_t sizes[1] = { 4 };
+  char *target;
+  nb_error err;
+
+  if (!g_file_test ("/dev/full", G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("no /dev/full");
+      goto out;
+    }
+  g_assert_cmpint (symlink ("/dev/full", link), ==, 0);
+  g_assert_cmpint (nb_write_float_image (link, (const float[1]){ 0 }, 1, 1, &err), ==, NB_ERR_IO);
+  g_assert_nonnull (strstr (err.message, link));
+  g_assert_nonnull (strstr (err.message, g_strerror (ENOSPC)));
+  assert_mode (link, S_IFLNK);
+  target = g_file_read_link (link, NULL);
+  g_assert_cmpstr (target, ==, "/dev/full");
+  g_free (target);
+
+  /* in a set: the failing stream leaves the files of the set untouched */
+  write_text_file (keep, "keep me", -1);
+  nb_output_begin ();
+  g_assert_cmpint (nb_write_file_atomic (keep, chunks, sizes, 1, &err), ==, NB_OK);
+  g_assert_cmpint (nb_write_file_atomic (link, chunks, sizes, 1, &err), ==, NB_OK);
+  g_assert_cmpint (nb_output_commit (&err), ==, NB_ERR_IO);
+  g_assert_nonnull (strstr (err.message, g_strerror (ENOSPC)));
+  assert_untouched (f->dir, keep, "full.bin keep.img");
+
+out:
+  g_free (keep);
+  g_free (link);
+}
+
+/* A link to a file in another folder: the target is replaced through a
+ * temporary file in ITS folder, the link (and a link to the link) stays. */
+static void
+test_output_link_to_file (Fixture *f, gconstpointer data)
+{
+  char *a = g_build_filename (f->dir, "a", NULL);
+  char *b = g_build_filename (f->dir, "b", NULL);
+  char *link = g_build_filename (a, "link.bin", NULL);
+  char *link2 = g_build_filename (f->dir, "link2.bin", NULL);
+  char *target = g_build_filename (b, "target.bin", NULL);
+  const void *chunks[1] = { "new contents" };
+  const size_t sizes[1] = { 12 };
+  char *listing, *text;
+  GBytes *bytes;
+  nb_error err;
+
+  g_assert_cmpint (g_mkdir (a, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir (b, 0700), ==, 0);
+  write_text_file (target, "old", -1);
+  /* relative, read against the link's own folder */
+  g_assert_cmpint (symlink ("../b/target.bin", link), ==, 0);
+  g_assert_cmpint (symlink ("a/link.bin", link2), ==, 0);
+
+  g_assert_cmpint (nb_write_file_atomic (link, chunks, sizes, 1, &err), ==, NB_OK);
+  bytes = read_bytes (target);
+  g_assert_cmpmem (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes), "new contents", 12);
+  g_bytes_unref (bytes);
+  text = g_file_read_link (link, NULL);
+  g_assert_cmpstr (text, ==, "../b/target.bin");
+  g_free (text);
+  listing = dir_listing (a);
+  g_assert_cmpstr (listing, ==, "link.bin");
+  g_free (listing);
+  listing = dir_listing (b);
+  g_assert_cmpstr (listing, ==, "target.bin");
+  g_free (listing);
+
+  /* a chain of links, in a set */
+  nb_output_begin ();
+  g_assert_cmpint (nb_write_file_atomic (link2, chunks, sizes, 1, &err), ==, NB_OK);
+  listing = dir_listing (b);
+  g_assert_cmpuint (strlen (listing), >, strlen ("target.bin")); /* the staged file is in b */
+  g_free (listing);
+  g_assert_cmpint (nb_output_commit (&err), ==, NB_OK);
+  assert_mode (link2, S_IFLNK);
+  assert_mode (link, S_IFLNK);
+  listing = dir_listing (b);
+  g_assert_cmpstr (listing, ==, "target.bin");
+  g_free (listing);
+  listing = dir_listing (f->dir);
+  g_assert_cmpstr (listing, ==, "a b link2.bin");
+  g_free (listing);
+
+  g_free (target);
+  g_free (link2);
+  g_free (link);
+  g_free (b);
+  g_free (a);
+}
+
+/* A dangling link: its target is created, the link stays; a target in a
+ * missing folder is an error naming both. */
+static void
+test_output_dangling_link (Fixture *f, gconstpointer data)
+{
+  char *sub = g_build_filename (f->dir, "sub", NULL);
+  char *link = g_build_filename (f->dir, "link.bin", NULL);
+  char *bad = g_build_filename (f->dir, "bad.bin", NULL);
+  char *target = g_build_filename (sub, "new.bin", NULL);
+  const void *chunks[1] = { "made" };
+  const size_t sizes[1] = { 4 };
+  char *listing;
+  GBytes *bytes;
+  nb_error err;
+
+  g_assert_cmpint (g_mkdir (sub, 0700), ==, 0);
+  g_assert_cmpint (symlink ("sub/new.bin", link), ==, 0);
+  g_assert_cmpint (nb_write_file_atomic (link, chunks, sizes, 1, &err), ==, NB_OK);
+  bytes = read_bytes (target);
+  g_assert_cmpmem (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes), "made", 4);
+  g_bytes_unref (bytes);
+  assert_mode (link, S_IFLNK);
+  listing = dir_listing (sub);
+  g_assert_cmpstr (listing, ==, "new.bin");
+  g_free (listing);
+
+  g_assert_cmpint (symlink ("no-such-folder/x.bin", bad), ==, 0);
+  g_assert_cmpint (nb_write_file_atomic (bad, chunks, sizes, 1, &err), ==, NB_ERR_IO);
+  g_assert_nonnull (strstr (err.message, bad));
+  g_assert_nonnull (strstr (err.message, "no-such-folder/x.bin"));
+  g_assert_nonnull (strstr (err.message, g_strerror (ENOENT)));
+  assert_mode (bad, S_IFLNK);
+
+  g_free (target);
+  g_free (bad);
+  g_free (link);
+  g_free (sub);
+}
+
+/* Links that lead back to themselves: an error, not a hang. */
+static void
+test_output_link_loop (Fixture *f, gconstpointer data)
+{
+  char *a = g_build_filename (f->dir, "a", NULL);
+  char *b = g_build_filename (f->dir, "b", NULL);
+  nb_error err;
+
+  g_assert_cmpint (symlink ("b", a), ==, 0);
+  g_assert_cmpint (symlink ("a", b), ==, 0);
+  g_assert_cmpint (nb_write_file_atomic (a, NULL, NULL, 0, &err), ==, NB_ERR_IO);
+  g_assert_nonnull (strstr (err.message, a));
+  g_assert_nonnull (strstr (err.message, g_strerror (ELOOP)));
+  assert_mode (a, S_IFLNK);
+  g_free (b);
+  g_free (a);
+}
+
+/* A named socket is connected to and written through. */
+static void
+test_output_socket (Fixture *f, gconstpointer data)
+{
+  char *path = g_build_filename (f->dir, "out.sock", NULL);
+  const void *chunks[2] = { "over ", "the socket" };
+  const size_t sizes[2] = { 5, 10 };
+  struct sockaddr_un addr = { .sun_family = AF_UNIX };
+  Reader r;
+  GThread *t;
+  int listener;
+  nb_error err;
+
+  if (strlen (path) >= sizeof addr.sun_path)
+    {
+      g_test_skip ("the temporary folder's name is too long for a socket");
+      g_free (path);
+      return;
+    }
+  memcpy (addr.sun_path, path, strlen (path) + 1);
+  listener = socket (AF_UNIX, SOCK_STREAM, 0);
+  g_assert_cmpint (listener, >=, 0);
+  g_assert_cmpint (bind (listener, (struct sockaddr *) &addr, sizeof addr), ==, 0);
+  g_assert_cmpint (listen (listener, 1), ==, 0);
+  t = reader_start (&r, NULL, listener, 0);
+  g_assert_cmpint (nb_write_file_atomic (path, chunks, sizes, 2, &err), ==, NB_OK);
+  assert_mode (path, S_IFSOCK);
+  g_thread_join (t);
+  g_assert_cmpmem (r.got->data, r.got->len, "over the socket", 15);
+  close (listener);
+  reader_clear (&r);
+  g_free (path);
+}
+
+/* A character device that discards what it gets, safe to test on: as root
+ * a regression (a rename over the name) would replace /dev/null itself for
+ * the whole machine, so root gets a null device node of its own in @dir.
+ * NULL when there is none (a folder mounted nodev). */
+static char *
+null_device (const char *dir)
+{
+  GStatBuf st;
+  char *path;
+  int fd;
+
+  if (geteuid () != 0)
+    return g_stat ("/dev/null", &st) == 0 && S_ISCHR (st.st_mode) ? g_strdup ("/dev/null") : NULL;
+  path = g_build_filename (dir, "null", NULL);
+  if (mknod (path, S_IFCHR | 0666, makedev (1, 3)) != 0 ||
+      (fd = open (path, O_WRONLY | O_NOCTTY)) < 0)
+    {
+      g_unlink (path);
+      g_free (path);
+      return NULL;
+    }
+  close (fd);
+  return path;
+}
+
+/* A character device is written through and stays one. */
+static void
+test_output_char_device (Fixture *f, gconstpointer data)
+{
+  const void *chunks[1] = { "discarded" };
+  const size_t sizes[1] = { 9 };
+  char *device = null_device (f->dir);
+  nb_error err;
+
+  if (device == NULL)
+    {
+      g_test_skip ("no null device to write to");
+      return;
+    }
+  g_assert_cmpint (nb_write_file_atomic (device, chunks, sizes, 1, &err), ==, NB_OK);
+  assert_mode (device, S_IFCHR);
+  nb_output_begin ();
+  g_assert_cmpint (nb_write_file_atomic (device, chunks, sizes, 1, &err), ==, NB_OK);
+  g_assert_cmpint (nb_output_commit (&err), ==, NB_OK);
+  assert_mode (device, S_IFCHR);
+  g_free (device);
+}
+
+/* A block device is neither a file to replace nor a stream: refused before
+ * anything is opened. */
+static void
+test_output_block_device (Fixture *f, gconstpointer data)
+{
+  const char *candidates[] = { "/dev/loop0", "/dev/sda", "/dev/vda", "/dev/nvme0n1", "/dev/ram0" };
+  const char *device = NULL;
+  GStatBuf st;
+  nb_error err;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (candidates) && device == NULL; i++)
+    if (g_stat (candidates[i], &st) == 0 && S_ISBLK (st.st_mode))
+      device = candidates[i];
+  if (device == NULL)
+    {
+      g_test_skip ("no block device found");
+      return;
+    }
+  g_assert_cmpint (nb_write_file_atomic (device, NULL, NULL, 0, &err), ==, NB_ERR_IO);
+  g_assert_nonnull (strstr (err.message, device));
+  g_assert_nonnull (strstr (err.message, "not a regular file"));
+}
+
+/* ------------------------------------------------------------------------ */
 /* PNG                                                                       */
 
 #ifdef TEST_HAVE_LIBPNG
@@ -933,6 +1348,16 @@ main (int argc, char **argv)
   ADD ("/io/atomic/rename-fails", test_atomic_rename_fails);
   ADD ("/io/atomic/write-fails", test_atomic_write_fails);
   ADD ("/io/atomic/bad-names", test_atomic_bad_names);
+  ADD ("/io/output/fifo", test_output_fifo);
+  ADD ("/io/output/fifo-set", test_output_fifo_set);
+  ADD ("/io/output/fifo-reader-gone", test_output_fifo_reader_gone);
+  ADD ("/io/output/link-to-full", test_output_link_to_full);
+  ADD ("/io/output/link-to-file", test_output_link_to_file);
+  ADD ("/io/output/dangling-link", test_output_dangling_link);
+  ADD ("/io/output/link-loop", test_output_link_loop);
+  ADD ("/io/output/socket", test_output_socket);
+  ADD ("/io/output/char-device", test_output_char_device);
+  ADD ("/io/output/block-device", test_output_block_device);
   ADD ("/io/png/round-trip", test_png);
   ADD ("/io/png/errors", test_png_errors);
 

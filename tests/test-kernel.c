@@ -407,6 +407,107 @@ test_water_background_physical (void)
   nb_plan_destroy (plan);
 }
 
+/* Q-19: the sources of a -sourcefile and the same file with two '#' lines
+ * first, which the reference reads as sources at the sample with weight and
+ * wavelength 0 (their scattering vectors are infinite). */
+#define SOURCES_3 "-10 0 0 1.0 1.0e-10\n-10 0.02 0 0.5 1.02e-10\n-10 0 0.02 2.0 0.98e-10\n"
+#define COMMENTS  "# x y z weight lambda\n#\n"
+#define SOURCE_SCENE                                                                               \
+  "-default_F 100 -cell 100 100 100 90 90 90 -distance 100 -detpixels 32 -pixel 0.2 -oversample "  \
+  "1 -sourcefile "
+
+/* With -dmin the comment sources fail the cut (stol = inf) before anything is
+ * computed for them: the image is the one of the three sources, divided by 5
+ * steps instead of 3, as is the printed solid angle. */
+static void
+test_sourcefile_comments_dmin (void)
+{
+  g_autofree char *plain = write_scratch ("plain.src", SOURCES_3, -1);
+  g_autofree char *commented = write_scratch ("commented.src", COMMENTS SOURCES_3, -1);
+  g_autofree char *cmd_plain = g_strdup_printf (SOURCE_SCENE "%s -N 5 -dmin 0.5", plain);
+  g_autofree char *cmd_comm = g_strdup_printf (SOURCE_SCENE "%s -N 5 -dmin 0.5", commented);
+  g_autofree char *cmd_phys = g_strdup_printf ("%s -physical", cmd_comm);
+  g_autofree char *warning =
+      g_strdup_printf ("WARNING: %s:1: a '#' line read as a source (0 0 0, weight 0, wavelength 0 "
+                       "m), as nanoBragg reads it; -physical skips comments\n",
+                       commented);
+  nb_plan *p3, *p5, *pp;
+  g_autofree float *three = render (cmd_plain, &p3);
+  g_autofree float *five = render (cmd_comm, &p5);
+  g_autofree float *phys = render (cmd_phys, &pp);
+  const nb_plan_info *i3 = nb_plan_get_info (p3), *i5 = nb_plan_get_info (p5);
+  double lit = 0.0;
+
+  g_assert_cmpint (i3->sources, ==, 3);
+  g_assert_cmpint (i3->comment_sources, ==, 0);
+  g_assert_cmpint (i5->sources, ==, 5);
+  g_assert_cmpint (i5->comment_sources, ==, 2);
+  g_assert_cmpint (nb_plan_get_info (pp)->sources, ==, 3);
+  g_assert_nonnull (strstr (nb_plan_get_log (p5), warning));
+  g_assert_nonnull (strstr (nb_plan_get_log (p5), ":2: a '#' line read as a source"));
+  g_assert_null (strstr (nb_plan_get_log (pp), "'#' line"));
+  /* the reference's initial value: no divergence grid was made */
+  g_assert_nonnull (strstr (nb_plan_get_log (p3), "\n  -1 divergence steps\n"));
+  for (size_t k = 0; k < n_pixels (p3); k++)
+    {
+      lit += three[k];
+      if (!close_rel (five[k], three[k] * 3.0 / 5.0, 1e-6, 0))
+        g_error ("pixel %zu: %.9g, expected 3/5 of %.9g", k, five[k], three[k]);
+    }
+  g_assert_cmpfloat (lit, >, 0.0);
+  g_assert_cmpmem (phys, n_pixels (pp) * sizeof (float), three, n_pixels (p3) * sizeof (float));
+  g_assert_cmpfloat_with_epsilon (nb_plan_get_omega_sum (p5) / i5->steps,
+                                  nb_plan_get_omega_sum (p3) / i3->steps * 3.0 / 5.0,
+                                  1e-12 * nb_plan_get_omega_sum (p3) / i3->steps);
+  nb_plan_destroy (p3);
+  nb_plan_destroy (p5);
+  nb_plan_destroy (pp);
+}
+
+/* Without -dmin, each comment source adds default_F^2 to a pixel when every
+ * sincg is skipped (-N 1), and sets the pixel's polarization factor, being the
+ * first source: incident direction 0 gives 0.5 (1 - K), here 0.5, where the
+ * first real source gives 0.5 (1 + cos^2 2theta).  5 F^2 / 5 steps = 3 F^2 / 3:
+ * only the polarization differs.  With -N 5 every pixel is NaN (sincg of an
+ * infinite h), as in the reference, whose image nanobragg refuses to write. */
+static void
+test_sourcefile_comments_polar (void)
+{
+  g_autofree char *plain = write_scratch ("plain.src", SOURCES_3, -1);
+  g_autofree char *commented = write_scratch ("commented.src", COMMENTS SOURCES_3, -1);
+  g_autofree char *cmd_plain = g_strdup_printf (SOURCE_SCENE "%s -N 1", plain);
+  g_autofree char *cmd_comm = g_strdup_printf (SOURCE_SCENE "%s -N 1", commented);
+  g_autofree char *cmd_nan = g_strdup_printf (SOURCE_SCENE "%s -N 5", commented);
+  nb_plan *plan;
+  g_autofree float *three = render (cmd_plain, NULL);
+  g_autofree float *five = render (cmd_comm, &plan);
+  g_autofree float *nan_image = render (cmd_nan, NULL);
+  const nb_plan_info *in = nb_plan_get_info (plan);
+
+  for (int s = 0; s < in->spixels; s++)
+    for (int f = 0; f < in->fpixels; f++)
+      {
+        size_t k = (size_t) s * in->fpixels + f;
+        double pos[3], d[3], len;
+
+        for (int j = 0; j < 3; j++)
+          pos[j] = (f + 0.5) * in->pixel_size * in->fdet[j] +
+                   (s + 0.5) * in->pixel_size * in->sdet[j] + in->pix0[j];
+        len = sqrt (dot (pos, pos));
+        for (int j = 0; j < 3; j++)
+          d[j] = pos[j] / len;
+        /* the first real source is -10 0 0: incident +x */
+        {
+          double polar = 0.5 * (1.0 + d[0] * d[0]);
+
+          if (!close_rel (five[k], three[k] * 0.5 / polar, 1e-6, 0))
+            g_error ("pixel %zu: %.9g, expected %.9g x 0.5 / %.9g", k, five[k], three[k], polar);
+        }
+        g_assert_true (isnan (nan_image[k]));
+      }
+  nb_plan_destroy (plan);
+}
+
 /* ROI pixels are rendered as in the full image; the others are 0. */
 static void
 test_roi (void)
@@ -497,6 +598,45 @@ test_mask (void)
   g_assert_cmpint (st.n, ==, n);
   g_assert_cmpfloat_with_epsilon (st.sum, sum, 1e-9 * sum);
   nb_plan_destroy (plan);
+  g_remove (mask);
+}
+
+/* The printed solid angle leaves masked pixels out, as the reference's loop
+ * skips them before adding theirs: the fast kernels give the exact kernel's
+ * sum (which renders only unmasked pixels), with and without an ROI, and a
+ * fifth of the pixels masked makes it about a fifth smaller. */
+static double
+mask_omega (const char *mask, const char *extra)
+{
+  g_autofree char *cmd =
+      g_strdup_printf (KAT1 "-oversample 2 %s%s %s", mask ? "-mask " : "", mask ? mask : "", extra);
+  nb_plan *plan;
+  double omega;
+
+  g_free (render (cmd, &plan));
+  omega = nb_plan_get_omega_sum (plan);
+  g_test_message ("%s: %.17g", cmd, omega);
+  nb_plan_destroy (plan);
+  return omega;
+}
+
+static void
+test_mask_solid_angle (void)
+{
+  g_autofree char *mask = write_mask (FALSE);
+  const char *roi = "-roi 5 50 3 60";
+  g_autofree char *exact_roi_args = g_strdup_printf ("-precision exact %s", roi);
+  g_autofree char *double_roi_args = g_strdup_printf ("-precision double %s", roi);
+  double full = mask_omega (NULL, "");
+  double exact = mask_omega (mask, "-precision exact");
+  double exact_roi = mask_omega (mask, exact_roi_args);
+
+  g_assert_cmpfloat_with_epsilon (mask_omega (mask, "-precision double"), exact, 1e-12 * exact);
+  g_assert_cmpfloat_with_epsilon (mask_omega (mask, "-precision single"), exact, 1e-6 * exact);
+  g_assert_cmpfloat_with_epsilon (mask_omega (mask, double_roi_args), exact_roi, 1e-12 * exact);
+  g_assert_cmpfloat (exact_roi, <, exact);
+  g_assert_cmpfloat (exact / full, >, 0.75);
+  g_assert_cmpfloat (exact / full, <, 0.85);
   g_remove (mask);
 }
 
@@ -827,8 +967,11 @@ main (int argc, char *argv[])
   g_test_add_func ("/kernel/quirk/phi-carry-over", test_phi_carry_over);
   g_test_add_func ("/kernel/quirk/water-background", test_water_background);
   g_test_add_func ("/kernel/quirk/water-background-physical", test_water_background_physical);
+  g_test_add_func ("/kernel/quirk/sourcefile-comments-dmin", test_sourcefile_comments_dmin);
+  g_test_add_func ("/kernel/quirk/sourcefile-comments-polar", test_sourcefile_comments_polar);
   g_test_add_func ("/kernel/roi", test_roi);
   g_test_add_func ("/kernel/mask", test_mask);
+  g_test_add_func ("/kernel/mask-solid-angle", test_mask_solid_angle);
   g_test_add_func ("/kernel/mask-none-kept", test_mask_none_kept);
   g_test_add_func ("/kernel/progress", test_progress);
   g_test_add_func ("/kernel/cancel", test_cancel);

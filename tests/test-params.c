@@ -1,11 +1,16 @@
 /* test-params.c: nb_params_init() defaults and nb_params_parse_argv(): units,
- * spellings, precedence, the errors the reference would ignore, and the two
- * argument-loop quirks (Q-29, Q-30) with and without -physical.  cli.md. */
+ * spellings, precedence, the errors the reference would ignore (and, with
+ * -lenient, the words skipped as it skips them), and the two argument-loop
+ * quirks (Q-29, Q-30) with and without -physical.  cli.md. */
 #include <glib.h>
 #include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "nanobragg.h"
+#include "nb-argv.h"
+#include "nb-param.h"
 
 /* degrees per radian, written as the engine writes it (physics.md §0) */
 #define RTD (180.0 * M_1_PI)
@@ -714,6 +719,217 @@ test_errors_stray (void)
   parse_fails ("-fdet_vector 0 0 1 1", NB_ERR_USAGE, "1");
 }
 
+/* The message of a refused command line names the nearest known flags and
+ * says what nanoBragg does with the word: ignores it (then -lenient helps) or
+ * reads it as one of its flags (then it does not). */
+static void
+test_errors_suggest (void)
+{
+  parse_fails ("-lamda 1.2", NB_ERR_USAGE, "unknown flag '-lamda' (did you mean -lambda?)");
+  parse_fails ("-lamda 1.2", NB_ERR_USAGE, "add -lenient (or set NANOBRAGG_LENIENT=1)");
+  parse_fails ("-hdiv 0 -vdiv 0", NB_ERR_USAGE,
+               "did you mean -hdivrange, -hdivstep or -hdivsteps?");
+  parse_fails ("-vdiv 0", NB_ERR_USAGE, "did you mean -vdivrange, -vdivstep or -vdivsteps?");
+  parse_fails ("-polarization 0.9", NB_ERR_USAGE, "did you mean -polar?");
+  parse_fails ("-xbeam 3", NB_ERR_USAGE, "did you mean -Xbeam or -Ybeam?");
+  parse_fails ("-oversample_thick 0", NB_ERR_USAGE,
+               "unexpected argument '0' (-oversample_thick takes no value); nanoBragg ignores it");
+  parse_fails ("-N 5 7", NB_ERR_USAGE, "'7' (not after a flag that takes it)");
+  parse_fails ("-distance_mm 100", NB_ERR_USAGE, "nanoBragg reads it as -distance");
+  parse_fails ("--distance 100", NB_ERR_USAGE, "nanoBragg reads it as -distance");
+  parse_fails ("-Nabc 3", NB_ERR_USAGE, "nanoBragg reads it as -Na");
+  {
+    nb_params p;
+    nb_error err = { 0 };
+
+    /* nothing near, and no -lenient hint where it would not help */
+    g_assert_cmpint (parse (&p, "-frobnicate", &err), ==, NB_ERR_USAGE);
+    g_assert_null (strstr (err.message, "did you mean"));
+    nb_params_clear (&p);
+    g_assert_cmpint (parse (&p, "-distance_mm 100", &err), ==, NB_ERR_USAGE);
+    g_assert_null (strstr (err.message, "lenient"));
+    nb_params_clear (&p);
+  }
+}
+
+/* nanoBragg's argument matching (nanoBragg.c main(): strstr on every word
+ * starting with '-', a few names at an exact length). */
+static void
+test_reference_words (void)
+{
+  static const struct
+  {
+    const char *word, *flag;
+  } cases[] = {
+    { "-hdiv", NULL },
+    { "-vdiv", NULL },
+    { "-dispstep", NULL },
+    { "-polarization", NULL },
+    { "-detector_twotheta", NULL },
+    { "-lamda", NULL },
+    { "-detsize_x", NULL },
+    { "-mosaicx", NULL },
+    { "-stolx", NULL },
+    { "-Qx", NULL },
+    { "-Nx", NULL },
+    { "-MWx", NULL },
+    { "-5", NULL },
+    { "0", NULL },
+    { "stray-distance", NULL },
+    { "-source_distance", NULL },
+    { "-polar", "-polar" },
+    { "-distance_mm", "-distance" },
+    { "--distance", "-distance" },
+    { "-Nabc", "-Na" },
+    { "-N", "-N" },
+    { "-MW", "-MW" },
+    { "-stolout", "-stolout" },
+    { "-stol", "-stol" },
+    { "-Q", "-Q" },
+    { "-masked", "-mask" },
+    { "-detsize", "-detsize" },
+    { "-detpixels_xy", "-detpixels_x" },
+    { "-oversample_thickness", "-oversample_thick" },
+    { "-misset_seed", "-misset_seed" }, /* -misset's handler acts too: the longest */
+    { "-NaN", "-Na" },
+    { "-nan", NULL },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_test_message ("%s", cases[i].word);
+      g_assert_cmpstr (nb_argv_reference_flag (cases[i].word), ==, cases[i].flag);
+    }
+  g_assert_cmpuint (nb_argv_edit_distance ("-lamda", "-lambda", 3), ==, 1);
+  g_assert_cmpuint (nb_argv_edit_distance ("-hdiv", "-hkl", 3), ==, 3);
+  g_assert_cmpuint (nb_argv_edit_distance ("", "-abc", 9), ==, 4);
+  g_assert_cmpuint (nb_argv_edit_distance ("-frobnicate", "-progress", 2), ==, 3);
+}
+
+/* parse_lenient: parse() through nb_params_parse_argv_with(), the warnings
+ * collected in @warnings. */
+static void
+collect_warning (void *user, const char *message)
+{
+  g_assert_null (strchr (message, '\n'));
+  g_ptr_array_add (user, g_strdup (message));
+}
+
+static nb_status
+parse_lenient (nb_params *p, const char *cmdline, int lenient, GPtrArray *warnings, nb_error *err)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *full = g_strconcat ("nanobragg ", cmdline, NULL);
+  g_auto (GStrv) argv = NULL;
+  int argc = 0;
+  nb_parse_options opts = { lenient, collect_warning, warnings };
+
+  g_assert_true (g_shell_parse_argv (full, &argc, &argv, &error));
+  g_assert_no_error (error);
+  nb_params_init (p);
+  return nb_params_parse_argv_with (p, argc, (const char *const *) argv, &opts, err);
+}
+
+/* The command line nb_params_to_argv() writes for @p: equal strings, equal
+ * parameters. */
+static char *
+canonical_line (const nb_params *p)
+{
+  char **argv = nb_params_to_argv (p, NULL);
+  char *line = g_strjoinv (" ", argv);
+
+  nb_argv_free (argv);
+  return line;
+}
+
+/* -lenient (or nb_parse_options.lenient) skips, with one warning each, the
+ * words nanoBragg ignores, and the rest reads as without them. */
+static void
+test_lenient_skips (void)
+{
+  const char *line = "-hdiv 0 -vdiv 0 -oversample_thick 0 -distance 120 -cell 100 100 100 90 90 "
+                     "90 7 stray -lamda 1.2 -5";
+  const char *ignored[] = { "-hdiv", "'0'",   "-vdiv",  "'0'",   "'0'",
+                            "'7'",   "stray", "-lamda", "'1.2'", "'-5'" };
+  nb_params p, q;
+  nb_error err = { 0 };
+  g_autoptr (GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *want = NULL, *got = NULL;
+
+  g_assert_cmpint (parse_lenient (&p, line, 1, warnings, &err), ==, NB_OK);
+  g_assert_cmpstr (err.message, ==, "");
+  g_assert_cmpuint (warnings->len, ==, G_N_ELEMENTS (ignored));
+  for (guint i = 0; i < warnings->len; i++)
+    {
+      const char *w = g_ptr_array_index (warnings, i);
+
+      g_test_message ("%s", w);
+      g_assert_true (g_str_has_prefix (w, "ignoring "));
+      g_assert_nonnull (strstr (w, "as nanoBragg does"));
+      g_assert_nonnull (strstr (w, ignored[i]));
+    }
+  g_assert_nonnull (strstr (g_ptr_array_index (warnings, 0), "did you mean -hdivrange"));
+  g_assert_nonnull (strstr (g_ptr_array_index (warnings, 4), "-oversample_thick takes no value"));
+  g_assert_nonnull (strstr (g_ptr_array_index (warnings, 7), "did you mean -lambda?"));
+  g_assert_cmpfloat (p.distance, ==, 0.12);
+  g_assert_cmpfloat (p.lambda0, ==, 1e-10); /* -lamda is not -lambda */
+  g_assert_cmpint (p.oversample_thick, ==, 1);
+
+  parse_ok (&q, "-oversample_thick -distance 120 -cell 100 100 100 90 90 90");
+  want = canonical_line (&q);
+  got = canonical_line (&p);
+  g_assert_cmpstr (got, ==, want);
+  nb_params_clear (&p);
+
+  /* the flag does the same, here without a warning callback */
+  {
+    g_autofree char *with_flag = g_strconcat (line, " -lenient", NULL);
+    g_autofree char *again = NULL;
+
+    parse_ok (&p, with_flag);
+    again = canonical_line (&p);
+    g_assert_cmpstr (again, ==, want);
+    nb_params_clear (&p);
+  }
+  nb_params_clear (&q);
+}
+
+/* What nanoBragg reads, and what is malformed, stays an error with -lenient. */
+static void
+test_lenient_keeps_errors (void)
+{
+  static const struct
+  {
+    const char *line, *names;
+  } cases[] = {
+    { "-distance_mm 100", "nanoBragg reads it as -distance" },
+    { "--distance 100", "nanoBragg reads it as -distance" },
+    { "-oversample_thickness", "nanoBragg reads it as -oversample_thick" },
+    { "-distance abc", "abc" },
+    { "-distance", "-distance" },
+    { "-lambda -N 5", "-lambda" },
+    { "-N 2.5", "2.5" },
+    { "-misset 1 2", "-misset" },
+    { "-pivot middle", "middle" },
+    { "-lambda inf", "-lambda" },
+    { "-N 5 -NaN", "nanoBragg reads it as -Na" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      nb_params p;
+      nb_error err = { 0 };
+      g_autoptr (GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+
+      g_assert_cmpint (parse_lenient (&p, cases[i].line, 1, warnings, &err), ==, NB_ERR_USAGE);
+      if (strstr (err.message, cases[i].names) == NULL)
+        g_error ("'%s': message '%s' does not name '%s'", cases[i].line, err.message,
+                 cases[i].names);
+      g_assert_cmpuint (warnings->len, ==, 0);
+      nb_params_clear (&p);
+    }
+}
+
 /* Q-29: -misset_seed N also runs the -misset handler, reading N and the next
  * two tokens as angles (atof: a flag reads as 0), and cancels an earlier
  * -misset random.  Not with -physical. */
@@ -1091,7 +1307,7 @@ test_validate_api_values (void)
     { &p.misset[1], NAN, "-misset" },
     { &p.fdet[2], NAN, "-fdet_vector" },
     { &p.pix0[0], INFINITY, "-pix0_vector" },
-    { &p.rotz, NAN, "-detector_rotx" },
+    { &p.rotz, NAN, "-detector_rotz" },
     { &p.phi0, INFINITY, "-phi" },
     { &p.default_F, NAN, "-default_F" },
     { &p.adc, INFINITY, "-adc" },
@@ -1190,6 +1406,322 @@ test_errors_negative_sentinels (void)
   }
 }
 
+/* ------------------------------------------------------------------------- */
+/* The parameter table (nb-param.h) */
+
+static size_t
+field_size (const nb_param *row)
+{
+  switch (row->type)
+    {
+      case NB_FIELD_DOUBLE:
+        return sizeof (double);
+      case NB_FIELD_INT:
+        return sizeof (int);
+      case NB_FIELD_LONG:
+        return sizeof (long);
+      case NB_FIELD_STRING:
+        return sizeof (char *);
+    }
+  return 0;
+}
+
+/* Every byte of nb_params that holds a value belongs to a row (a field
+ * added to the struct without its row fails here), and a field named by
+ * several rows has one type and one set of stages in all of them. */
+static void
+test_table_covers_fields (void)
+{
+  size_t n;
+  const nb_param *rows = nb_param_table (&n);
+  static unsigned char covered[sizeof (nb_params)];
+  static unsigned stages[sizeof (nb_params)];
+  static int type[sizeof (nb_params)];
+
+  memset (covered, 0, sizeof covered);
+  for (size_t i = 0; i < n; i++)
+    for (int k = 0; k < rows[i].n_field; k++)
+      {
+        size_t at = rows[i].field[k], size = field_size (&rows[i]);
+
+        g_assert_cmpuint (at + size, <=, sizeof (nb_params));
+        if (covered[at] && rows[i].stages != 0 && stages[at] != 0 && stages[at] != rows[i].stages)
+          g_error ("row %s: field at %zu has stages %#x here, %#x in another row",
+                   rows[i].flag ? rows[i].flag : rows[i].name, at, rows[i].stages, stages[at]);
+        if (covered[at])
+          g_assert_cmpint (type[at], ==, rows[i].type);
+        memset (covered + at, 1, size);
+        stages[at] |= rows[i].stages;
+        type[at] = rows[i].type;
+      }
+  {
+    /* every member of nb_params (nanobragg.h), in its order */
+    size_t members[] = {
+#define M(f) offsetof (nb_params, f)
+      M (cell),
+      M (mat_file),
+      M (misset),
+      M (misset_random),
+      M (misset_seed),
+      M (Na),
+      M (Nb),
+      M (Nc),
+      M (sample_x),
+      M (sample_y),
+      M (sample_z),
+      M (shape),
+      M (fudge),
+      M (mosaic_spread),
+      M (mosaic_domains),
+      M (mosaic_seed),
+      M (interpolate),
+      M (hkl_file),
+      M (dump_file),
+      M (default_F),
+      M (stol_file),
+      M (stol_kind),
+      M (lambda0),
+      M (dispersion),
+      M (dispstep),
+      M (dispsteps),
+      M (hdivrange),
+      M (vdivrange),
+      M (hdivstep),
+      M (vdivstep),
+      M (hdivsteps),
+      M (vdivsteps),
+      M (round_div),
+      M (source_file),
+      M (fluence),
+      M (flux),
+      M (exposure),
+      M (beamsize),
+      M (polarization),
+      M (nopolar),
+      M (water_size),
+      M (pixel_size),
+      M (fpixels),
+      M (spixels),
+      M (detsize_f),
+      M (detsize_s),
+      M (distance),
+      M (close_distance),
+      M (Xbeam),
+      M (Ybeam),
+      M (Xclose),
+      M (Yclose),
+      M (ORGX),
+      M (ORGY),
+      M (pivot),
+      M (convention),
+      M (fdet),
+      M (sdet),
+      M (odet),
+      M (beam),
+      M (polar_vector),
+      M (spindle),
+      M (twotheta_axis),
+      M (pix0),
+      M (rotx),
+      M (roty),
+      M (rotz),
+      M (twotheta),
+      M (curved_det),
+      M (point_pixel),
+      M (detector_mu),
+      M (detector_thick),
+      M (detector_thickstep),
+      M (detector_thicksteps),
+      M (roi),
+      M (img_file),
+      M (mask_file),
+      M (phi0),
+      M (osc),
+      M (phistep),
+      M (phisteps),
+      M (oversample),
+      M (oversample_thick),
+      M (oversample_polar),
+      M (oversample_omega),
+      M (dmin),
+      M (floatfile),
+      M (intfile),
+      M (pgmfile),
+      M (noisefile),
+      M (pngfile),
+      M (write_pgm),
+      M (calculate_noise),
+      M (intfile_scale),
+      M (pgm_scale),
+      M (adc),
+      M (seed),
+      M (printout),
+      M (printout_fpixel),
+      M (printout_spixel),
+      M (progress),
+      M (precision),
+      M (physical),
+      M (stats),
+      M (memory_budget),
+      M (backend),
+#undef M
+    };
+
+    for (size_t i = 0; i < G_N_ELEMENTS (members); i++)
+      if (!covered[members[i]])
+        g_error ("nb_params member at offset %zu has no row in the parameter table", members[i]);
+  }
+}
+
+/* Every spelling finds its row; rows are well formed. */
+static void
+test_table_rows (void)
+{
+  size_t n;
+  const nb_param *rows = nb_param_table (&n);
+
+  for (size_t i = 0; i < n; i++)
+    {
+      const nb_param *row = &rows[i];
+
+      if (row->kind == NB_PARAM_SECTION)
+        continue;
+      if (row->flag != NULL)
+        {
+          g_assert_true (nb_param_find (row->flag) == row);
+          g_assert_nonnull (row->help);
+          if (row->aliases != NULL)
+            {
+              g_auto (GStrv) words = g_strsplit (row->aliases, " ", -1);
+
+              for (guint k = 0; words[k] != NULL; k++)
+                {
+                  g_autofree char *spelling = g_strdup (words[k]);
+                  size_t len = strlen (spelling);
+
+                  if (len > 0 && (spelling[len - 1] == '*' || spelling[len - 1] == '='))
+                    spelling[len - 1] = '\0';
+                  if (nb_param_find (spelling) != row)
+                    g_error ("%s: alias %s finds another row", row->flag, words[k]);
+                }
+            }
+        }
+      else
+        g_assert_nonnull (row->name);
+      if (row->property != NULL)
+        {
+          g_assert_true (nb_param_find_property (row->property) == row);
+          g_assert_nonnull (row->label);
+          g_assert_nonnull (row->help);
+        }
+      if (row->flags & NB_PARAM_COMPONENT)
+        g_assert_true (nb_param_owner (row) != row);
+    }
+
+  /* a field's flag, and its unit, for a program that writes the flag */
+  {
+    const nb_param *misset = nb_param_find_field (offsetof (nb_params, misset));
+    const nb_param *distance = nb_param_find_field (offsetof (nb_params, distance));
+
+    g_assert_nonnull (misset);
+    g_assert_cmpstr (misset->flag, ==, "-misset");
+    g_assert_cmpfloat_with_epsilon (nb_unit_from_field (misset->unit, G_PI / 2), 90.0, 1e-12);
+    g_assert_cmpfloat_with_epsilon (nb_unit_to_field (misset->unit, 90.0), G_PI / 2, 1e-15);
+    g_assert_nonnull (distance);
+    g_assert_cmpstr (distance->flag, ==, "-distance");
+    g_assert_null (nb_param_find_field (offsetof (nb_params, physical) + 1));
+  }
+}
+
+/* A property reads and writes as its flag: the same value, unit and side
+ * effects. */
+static void
+test_table_properties (void)
+{
+  nb_params p, q;
+  nb_error err = { 0 };
+  const nb_param *distance = nb_param_find_property ("distance");
+  const nb_param *misset = nb_param_find_property ("misset-y");
+  const nb_param *energy = nb_param_find_property ("energy");
+  const nb_param *oversample = nb_param_find_property ("oversample");
+  const nb_param *convention = nb_param_find_property ("convention");
+
+  parse_ok (&q, "-xds -distance 150.3 -misset 0 20.5 0 -energy 12398.42");
+  parse_ok (&p, "-xds");
+  g_assert_cmpint (nb_param_set_number (distance, &p, 150.3, &err), ==, NB_OK);
+  g_assert_cmpint (nb_param_set_number (misset, &p, 20.5, &err), ==, NB_OK);
+  g_assert_cmpint (nb_param_set_number (energy, &p, 12.39842, &err), ==, NB_OK);
+  g_assert_cmpfloat (p.distance, ==, q.distance);
+  g_assert_cmpint (p.pivot, ==, q.pivot);
+  g_assert_cmpfloat (p.misset[1], ==, q.misset[1]);
+  g_assert_cmpfloat_with_epsilon (p.lambda0, q.lambda0, 1e-22);
+  g_assert_cmpfloat (nb_param_get_number (distance, &p, NULL), ==, 150.3);
+  g_assert_cmpfloat_with_epsilon (nb_param_get_number (energy, &p, NULL), 12.39842, 1e-9);
+
+  /* 0 sub-pixels is "automatic", read back as 0; -1 is what the flag refuses */
+  g_assert_cmpint (nb_param_set_number (oversample, &p, 0, &err), ==, NB_OK);
+  g_assert_cmpint (p.oversample, ==, -1);
+  g_assert_cmpfloat (nb_param_get_number (oversample, &p, NULL), ==, 0);
+  g_assert_cmpint (nb_param_set_number (oversample, &p, -1, &err), ==, NB_ERR_INVALID);
+  g_assert_nonnull (strstr (err.message, "-oversample"));
+
+  /* a convention set by word pivots as its flag does */
+  g_assert_cmpint (nb_param_set_text (convention, &p, "mosflm", &err), ==, NB_OK);
+  g_assert_cmpint (p.pivot, ==, NB_PIVOT_BEAM);
+  g_assert_cmpint (nb_param_set_text (convention, &p, "xds", &err), ==, NB_OK);
+  g_assert_cmpint (p.pivot, ==, NB_PIVOT_SAMPLE);
+  g_assert_cmpstr (nb_param_get_text (convention, &p), ==, "xds");
+  g_assert_cmpint (nb_param_set_text (convention, &p, "pixels", &err), ==, NB_ERR_INVALID);
+  g_assert_nonnull (strstr (err.message, "'pixels'"));
+  nb_params_clear (&p);
+  nb_params_clear (&q);
+}
+
+/* The stages a change invalidates (nb_plan_update) are the rows'. */
+static void
+test_table_stages (void)
+{
+  nb_params a, b;
+
+  nb_params_init (&a);
+  nb_params_init (&b);
+  g_assert_cmpuint (nb_param_changed (&a, &b), ==, 0);
+  b.distance = 0.2;
+  g_assert_cmpuint (nb_param_changed (&a, &b), ==, 1u << NB_STAGE_DETECTOR);
+  nb_params_clear (&b); /* from here on b shares a's strings */
+  b = a;
+  b.lambda0 = 2e-10;
+  g_assert_cmpuint (nb_param_changed (&a, &b), ==,
+                    (1u << NB_STAGE_CRYSTAL) | (1u << NB_STAGE_SOURCES));
+  b = a;
+  b.precision = NB_PRECISION_SINGLE;
+  g_assert_cmpuint (nb_param_changed (&a, &b), ==, 1u << NB_STAGE_BUFFERS);
+  b = a;
+  b.water_size = 1e-6; /* read by every build: no stage */
+  g_assert_cmpuint (nb_param_changed (&a, &b), ==, 0);
+  nb_params_clear (&a);
+}
+
+/* --help lists every flag once. */
+static void
+test_table_help (void)
+{
+  char *help = nb_params_help ();
+  size_t n;
+  const nb_param *rows = nb_param_table (&n);
+
+  g_assert_nonnull (help);
+  for (size_t i = 0; i < n; i++)
+    if (rows[i].flag != NULL)
+      {
+        g_autofree char *line = g_strconcat ("\n  ", rows[i].flag, NULL);
+
+        if (strstr (help, line) == NULL)
+          g_error ("--help lacks %s", rows[i].flag);
+      }
+  free (help);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -1211,6 +1743,10 @@ main (int argc, char *argv[])
   g_test_add_func ("/params/errors/not-a-number", test_errors_not_a_number);
   g_test_add_func ("/params/errors/not-whole", test_errors_not_whole);
   g_test_add_func ("/params/errors/stray-token", test_errors_stray);
+  g_test_add_func ("/params/errors/suggest", test_errors_suggest);
+  g_test_add_func ("/params/lenient/reference-words", test_reference_words);
+  g_test_add_func ("/params/lenient/skips", test_lenient_skips);
+  g_test_add_func ("/params/lenient/keeps-errors", test_lenient_keeps_errors);
   g_test_add_func ("/params/quirk/misset-seed", test_quirk_misset_seed);
   g_test_add_func ("/params/quirk/twotheta-axis", test_quirk_twotheta_axis);
   g_test_add_func ("/params/negative-values", test_negative_values);
@@ -1222,6 +1758,11 @@ main (int argc, char *argv[])
   g_test_add_func ("/params/validate/refuses", test_validate_refuses);
   g_test_add_func ("/params/validate/api-values", test_validate_api_values);
   g_test_add_func ("/params/validate/in-plan", test_validate_in_plan);
+  g_test_add_func ("/params/table/covers-fields", test_table_covers_fields);
+  g_test_add_func ("/params/table/rows", test_table_rows);
+  g_test_add_func ("/params/table/properties", test_table_properties);
+  g_test_add_func ("/params/table/stages", test_table_stages);
+  g_test_add_func ("/params/table/help", test_table_help);
 
   return g_test_run ();
 }

@@ -29,6 +29,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "nb-test-util.h"
+
 /* The parity rules of golden/README.md ("What parity means"); tools/parity.py uses the same
  * numbers.  Change them there first. */
 #define PARITY_MIN_CORR     0.99999 /* Pearson correlation with the reference image */
@@ -91,34 +93,6 @@ parity_case_free (gpointer data)
 
 /* ------------------------------------------------------------------------------------------ */
 /* Files */
-
-/* Removes a folder and what it holds without following links (inputs/ is one). */
-static void
-remove_tree (const char *path)
-{
-  struct stat st;
-
-  if (lstat (path, &st) != 0)
-    return;
-
-  if (S_ISDIR (st.st_mode))
-    {
-      g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
-      const char *entry;
-
-      while (dir != NULL && (entry = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, entry, NULL);
-          remove_tree (child);
-        }
-      if (g_rmdir (path) != 0)
-        g_test_message ("could not remove %s: %s", path, g_strerror (errno));
-    }
-  else if (g_unlink (path) != 0)
-    {
-      g_test_message ("could not remove %s: %s", path, g_strerror (errno));
-    }
-}
 
 /* Reads raw little-endian float32 into doubles (np.fromfile(dtype="<f4")). */
 static double *
@@ -559,7 +533,7 @@ test_parity_case (gconstpointer data)
       return;
     }
   run_case (pc, tmp);
-  remove_tree (tmp);
+  nb_test_remove_tree (tmp); /* not following inputs/, a link */
 }
 
 /* ------------------------------------------------------------------------------------------ */

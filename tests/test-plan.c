@@ -11,6 +11,7 @@
 
 #include "nanobragg.h"
 #include "nb-test-util.h"
+#include "nb-param.h"
 
 static const char *base_args[] = { "nanobragg", "-default_F", "100",
                                    "-cell",     "70",         "80",
@@ -199,6 +200,84 @@ test_stage_precision (void)
 {
   /* the precision is part of the cache key: only the kernel's tables change */
   check_update ("-precision", "single", B (NB_STAGE_BUFFERS));
+}
+
+/* Every flag of the parameter table: an update to a set that differs by that
+ * flag renders what a fresh plan of the set renders, bit for bit, so no row
+ * leaves out a stage its value feeds. */
+static void
+test_stage_every_flag (void)
+{
+  static const char *const candidates[] = { "1.3", "0.7", "2", "sample", "single", "exact" };
+  static const char *const extra[] = { "-detpixels", "24", "-pixel", "1.2", "-oversample", "1" };
+  size_t n, tried = 0;
+  const nb_param *rows = nb_param_table (&n);
+
+  for (size_t i = 0; i < n; i++)
+    {
+      const nb_param *row = &rows[i];
+      const char *args[12];
+      int n_args = 0;
+
+      if (row->flag == NULL || row->kind == NB_PARAM_TEXT || row->kind == NB_PARAM_IGNORED ||
+          row->kind == NB_PARAM_SECTION)
+        continue;
+      for (size_t c = 0; c < (row->nargs == 0 ? 1 : G_N_ELEMENTS (candidates)); c++)
+        {
+          nb_params p, q;
+          nb_plan *plan = NULL, *fresh = NULL;
+          nb_error err;
+          int k = 0;
+
+          for (size_t e = 0; e < G_N_ELEMENTS (extra); e++)
+            args[k++] = extra[e];
+          args[k++] = row->flag;
+          for (int v = 0; v < (row->nargs < 0 ? 3 : row->nargs); v++)
+            args[k++] = candidates[c];
+          n_args = k;
+          params_from (&p, extra, G_N_ELEMENTS (extra));
+          nb_params_init (&q);
+          {
+            const char *argv[64];
+            int argc = 0;
+
+            for (size_t b = 0; b < G_N_ELEMENTS (base_args); b++)
+              argv[argc++] = base_args[b];
+            for (int a = 0; a < n_args; a++)
+              argv[argc++] = args[a];
+            if (nb_params_parse_argv (&q, argc, argv, &err) != NB_OK ||
+                nb_plan_create (&q, &fresh, &err) != NB_OK)
+              {
+                nb_params_clear (&p);
+                nb_params_clear (&q);
+                continue;
+              }
+          }
+          g_assert_cmpint (nb_plan_create (&p, &plan, &err), ==, NB_OK);
+          g_free (render (plan));
+          if (nb_plan_update (plan, &q, &err) == NB_OK)
+            {
+              float *a = render (plan), *b = render (fresh);
+              size_t pixels =
+                  (size_t) nb_plan_get_info (plan)->fpixels * nb_plan_get_info (plan)->spixels;
+
+              g_test_message ("%s %s", row->flag, row->nargs ? candidates[c] : "");
+              if (memcmp (a, b, pixels * sizeof (float)) != 0)
+                g_error ("%s %s: the updated plan renders another image than a fresh one",
+                         row->flag, row->nargs ? candidates[c] : "");
+              tried++;
+              g_free (a);
+              g_free (b);
+            }
+          nb_plan_destroy (plan);
+          nb_plan_destroy (fresh);
+          nb_params_clear (&p);
+          nb_params_clear (&q);
+          break;
+        }
+    }
+  g_test_message ("%zu flags updated", tried);
+  g_assert_cmpuint (tried, >, 80);
 }
 
 static void
@@ -818,6 +897,7 @@ main (int argc, char **argv)
   g_test_add_func ("/plan/stages/default-F", test_stage_default_F);
   g_test_add_func ("/plan/stages/mosaic-domains", test_stage_domains);
   g_test_add_func ("/plan/stages/precision", test_stage_precision);
+  g_test_add_func ("/plan/stages/every-flag", test_stage_every_flag);
   g_test_add_func ("/plan/update-error-keeps-plan", test_update_error_keeps_plan);
   g_test_add_func ("/plan/files-read-once", test_files_read_once);
   g_test_add_func ("/kernel/single-vs-double", test_single_vs_double);

@@ -55,12 +55,13 @@ struct _BraggscopeWindow
   GtkAdjustment *high_adjustment;
   GtkCheckButton *rings_check;
   GtkCheckButton *beam_center_check;
-  GtkLabel *readout_label;
+  BraggscopeReadout *readout;
 
   /* Template children: the status line. */
   GtkSpinner *busy_spinner;
   GtkLabel *frame_kind_label;
   GtkLabel *frame_time_label;
+  GtkLabel *oversample_label;
   GtkLabel *backend_label;
   GtkLabel *cache_label;
   GtkLabel *message_label;

@@ -56,6 +56,34 @@ braggscope_window_get_message (BraggscopeWindow *self)
   return gtk_label_get_text (self->message_label);
 }
 
+/* Automatic oversampling above this many sub-pixels per axis is said in the
+ * status line: it is what makes a frame slow without any slider saying so
+ * (a wavelength of 0.2 Å asks for 11 x 11 samples per pixel in the default
+ * scene, 13 times the work at 1 Å).  The default scene's own 3 x 3 at 1 Å is the
+ * normal cost of a frame and not worth a word; from 5 x 5 (2.8 times that work) it is. */
+#define OVERSAMPLE_NOTE_ABOVE 4
+
+/* Says why a full frame may be slow: oversampling nobody asked for. */
+static void
+show_oversample_note (BraggscopeWindow *self, BraggscopeFrame *frame)
+{
+  int n = braggscope_frame_get_oversample (frame);
+  g_autofree char *text = NULL;
+
+  if (!braggscope_frame_get_oversample_auto (frame) || n <= OVERSAMPLE_NOTE_ABOVE)
+    {
+      gtk_widget_set_visible (GTK_WIDGET (self->oversample_label), FALSE);
+      return;
+    }
+  /* Translators: nanoBragg's "auto-selected 11-fold oversampling"; the second
+   * number is the samples per pixel (11 x 11), which the frame costs. */
+  text = g_strdup_printf (_ ("Auto-selected %d-fold oversampling: %d samples per pixel (set "
+                             "Oversample to override)"),
+                          n, n * n);
+  gtk_label_set_text (self->oversample_label, text);
+  gtk_widget_set_visible (GTK_WIDGET (self->oversample_label), TRUE);
+}
+
 static void
 show_frame_status (BraggscopeWindow *self, BraggscopeFrame *frame)
 {
@@ -87,6 +115,9 @@ show_frame_status (BraggscopeWindow *self, BraggscopeFrame *frame)
                        braggscope_frame_get_width (frame), braggscope_frame_get_height (frame),
                        braggscope_frame_get_max_value (frame));
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->frame_kind_label), tooltip);
+  /* a preview samples one pixel per block: its cost says little */
+  if (!braggscope_frame_get_is_preview (frame))
+    show_oversample_note (self, frame);
 }
 
 static void
@@ -94,6 +125,18 @@ on_frame_ready (BraggscopeSimulation *sim, BraggscopeFrame *frame, BraggscopeWin
 {
   show_frame_status (self, frame);
   _braggscope_window_run_pending (self, NULL);
+}
+
+/* A number typed outside a control's range was clamped: say so. */
+static void
+on_value_clamped (BraggscopeControls *controls,
+                  const char *property,
+                  double requested,
+                  double applied,
+                  const char *message,
+                  BraggscopeWindow *self)
+{
+  braggscope_window_show_message (self, message, FALSE);
 }
 
 static void
@@ -121,39 +164,6 @@ update_subtitle (BraggscopeWindow *self)
   /* Translators: structure factors (a file name), then the wavelength. */
   text = g_strdup_printf (_ ("%s · λ %.4g Å"), base, lambda);
   gtk_label_set_text (self->subtitle_label, text);
-}
-
-/* ---- the readout under the pointer ---- */
-
-static void
-on_readout_changed (BraggscopeView *view, gboolean inside, BraggscopeWindow *self)
-{
-  BraggscopePixelInfo info;
-  g_autofree char *text = NULL;
-  g_autofree char *d = NULL;
-  double x = 0.0, y = 0.0;
-  int pixel_x = 0, pixel_y = 0;
-  float value = 0.0f;
-
-  if (!inside || !braggscope_view_get_readout (view, &x, &y, &pixel_x, &pixel_y, &value, &info))
-    {
-      gtk_label_set_text (self->readout_label,
-                          _ ("Point at the image to read the resolution and the Miller indices"));
-      return;
-    }
-
-  if (isfinite (info.d_spacing))
-    d = g_strdup_printf ("%.3f Å", info.d_spacing);
-  else
-    d = g_strdup ("∞");
-  /* Translators: the readout under the pointer: pixel, intensity, resolution d,
-   * scattering angle 2θ, |q|, the nearest Miller indices and their structure factor. */
-  text = g_strdup_printf (_ ("pixel %d, %d   %.4g photons   d %s   2θ %.2f°   q %.3f Å⁻¹   "
-                             "h k l %d %d %d (%.2f %.2f %.2f)   F %.4g%s"),
-                          pixel_x, pixel_y, (double) value, d, info.two_theta, info.q,
-                          info.nearest_h, info.nearest_k, info.nearest_l, info.h, info.k, info.l,
-                          info.structure_factor, info.from_file ? "" : _ (" (default F)"));
-  gtk_label_set_text (self->readout_label, text);
 }
 
 /* ---- the display group ---- */
@@ -250,10 +260,10 @@ _braggscope_window_set_simulation (BraggscopeWindow *self, BraggscopeSimulation 
   gtk_box_append (self->view_slot, GTK_WIDGET (self->view));
   self->controls = braggscope_controls_new (sim);
   gtk_box_append (self->controls_slot, self->controls);
+  g_signal_connect (self->controls, "value-clamped", G_CALLBACK (on_value_clamped), self);
 
   bind_display (self);
-  g_signal_connect (self->view, "readout-changed", G_CALLBACK (on_readout_changed), self);
-  on_readout_changed (self->view, FALSE, self);
+  braggscope_readout_set_view (self->readout, self->view);
 
   /* Connected after the view's own handler, so the view holds the frame when
    * the pending snapshots run. */
@@ -386,6 +396,8 @@ braggscope_window_class_init (BraggscopeWindowClass *klass)
 
   object_class->get_property = braggscope_window_get_property;
   object_class->dispose = braggscope_window_dispose;
+  /* the template builds one */
+  g_type_ensure (BRAGGSCOPE_TYPE_READOUT);
   window_class->close_request = braggscope_window_close_request;
 
   /**
@@ -416,10 +428,11 @@ braggscope_window_class_init (BraggscopeWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, high_adjustment);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, rings_check);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, beam_center_check);
-  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, readout_label);
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, readout);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, busy_spinner);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, frame_kind_label);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, frame_time_label);
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, oversample_label);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, backend_label);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, cache_label);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, message_label);

@@ -13,14 +13,18 @@
  * last place.
  *
  * Layout: a block is 32 x 4 pixels, so a warp is 32 neighbouring pixels of a
- * row (coalesced stores), and its 4 rows are close in cost.  Each block also
+ * row (coalesced stores), and its 4 rows are close in cost.  The image is
+ * rendered in bands of rows, one launch each (nb-cuda.h).  Each block also
  * sums its pixels' solid angles (fixed order), and one more block adds the
- * per-block sums in a fixed order: the total does not vary from run to run.
- * A preview thread renders the centre of one k x k block and fills the block.
+ * per-block sums in a fixed order: the total does not vary from run to run,
+ * nor with the banding.  A preview thread renders the centre of one k x k
+ * block into the compact grid of blocks.
  *
- * The pixel code (render_pixel, full_pixel, preview_block) is __host__
- * __device__: nb_cuda_emulate() runs it on the CPU, and the tests compare
- * that with the CPU's fast kernel bit for bit in every CI run, GPU or not.
+ * The pixel code (render_pixel, full_pixel, preview_value) and the
+ * statistics' per-pixel and selection code (stats_bin, stats_select) are
+ * __host__ __device__: nb_cuda_emulate() and nb_cuda_emulate_stats() run
+ * them on the CPU, and the tests compare that with the CPU's fast kernel and
+ * statistics bit for bit in every CI run, GPU or not.
  *
  * Host C++ here uses no new, no exceptions and no std::; the static
  * initialisers nvcc writes into the launch stubs need libsupc++, which the
@@ -28,6 +32,7 @@
  */
 #include "nb-private.h"
 #include "nb-cuda.h"
+#include "nb-stats.h"
 
 #include <cuda_runtime.h>
 #include <pthread.h>
@@ -63,9 +68,13 @@
 #define BLOCK_X        32
 #define BLOCK_Y        4
 #define REDUCE_THREADS 1024
-#define BAND_PIXELS    (256 * 1024) /* a band of the copy back: about 1 MB */
+#define BAND_PIXELS    (1024 * 1024) /* a band: about 4 MB, a few waves of blocks */
 #define MIN_BANDS      4
 #define MAX_BANDS      32
+#define AHEAD          3 /* bands launched beyond the one the host waits for */
+#define STATS_THREADS  256
+#define STATS_BINS     256 /* 8 bits of a key per pass */
+#define STATS_PASSES   4
 
 /* ------------------------------------------------------------------------- */
 /* Device side */
@@ -120,10 +129,9 @@ template <typename R> struct phys;
 NB_PHYS_SPECIALISATION (float, f32)
 NB_PHYS_SPECIALISATION (double, f64)
 
-/* The kernels' parameter, passed by value (so a graph holds it in its kernel
- * node): the scalars of nb_f32_ctx / nb_f64_ctx, the frame and the device
- * addresses of the tables.  Zeroed before it is filled, so that two of them
- * compare with memcmp. */
+/* The kernels' parameter, passed by value: the scalars of nb_f32_ctx /
+ * nb_f64_ctx, the frame and the device addresses of the tables.  Zeroed
+ * before it is filled, so that two of them compare with memcmp. */
 template <typename R> struct scene
 {
   R pix0[3], fdet[3], sdet[3], odet[3];
@@ -301,38 +309,128 @@ imin (int a, int b)
 
 /* Block (@j, @m) of a preview of stride @k: the centre of the ROI's k x k
  * block, clipped to the ROI as kernel-fast.c's preview_row() and
- * render_tile() choose it, fills the block (masked pixels 0). */
+ * render_tile() choose it.  The host fills the block with it (masked pixels
+ * 0). */
 template <typename R>
-static HD void
-preview_block (const scene<R> &s, int k, int j, int m)
+static HD float
+preview_value (const scene<R> &s, int k, int j, int m)
 {
   const int fb = s.f_begin + j * k, sb = s.s_begin + m * k;
+  const int f1 = imin (fb + k, s.f_end), s1 = imin (sb + k, s.s_end);
+  const int fc = imin (fb + k / 2, f1 - 1), sc = imin (sb + k / 2, s1 - 1);
+  R o;
 
-  if (fb >= s.f_end || sb >= s.s_end)
-    return;
-  {
-    const int f1 = imin (fb + k, s.f_end), s1 = imin (sb + k, s.s_end);
-    const int fc = imin (fb + k / 2, f1 - 1), sc = imin (sb + k / 2, s1 - 1);
-    R o;
-    const float v = render_pixel (s, fc, sc, &o);
-
-    for (int y = sb; y < s1; y++)
-      for (int x = fb; x < f1; x++)
-        {
-          const size_t idx = (size_t) y * (size_t) s.fpixels + (size_t) x;
-          s.out[idx] = (s.mask != NULL && LDG (s.mask + idx) == 0) ? 0.0f : v;
-        }
-  }
+  return render_pixel (s, fc, sc, &o);
 }
 
-/* The full image, one thread per pixel; each block also writes the sum of
- * its pixels' solid angles, in a fixed order. */
+/* ------------------------------------------------------------------------- */
+/* Statistics: pass p histograms digit p (bits 31-24, 23-16, 15-8, 7-0) of
+ * the keys whose higher digits are those of a wanted rank (pass 0: every
+ * finite pixel, and it counts them and takes their maximum); the selection
+ * after it finds each rank's digit and its rank among the keys that share it. */
+
+/* The selection's state between passes (device memory; back to the host at
+ * the end). */
+typedef struct
+{
+  uint64_t finite;
+  uint32_t max_key;
+  int nslots;              /* histograms the current pass fills */
+  uint32_t slot_prefix[4]; /* the key bits above the pass's digit, per histogram */
+  int slot_of[4];          /* per rank: its histogram */
+  uint64_t within[4];      /* per rank: its rank among the keys of its prefix */
+  uint32_t prefix[4];      /* per rank: the key bits found so far */
+  uint64_t ranks[4];
+  double positions[2];
+} stats_sel;
+
+/* The histogram (-1: none) and bin of @key in pass @pass. */
+static HD int
+stats_bin (const stats_sel &sel, int pass, uint32_t key, int *bin)
+{
+  const int shift = 24 - 8 * pass;
+
+  *bin = (int) ((key >> shift) & 0xffu);
+  if (pass == 0)
+    return 0;
+  for (int h = 0; h < sel.nslots; h++)
+    if (key >> (shift + 8) == sel.slot_prefix[h])
+      return h;
+  return -1;
+}
+
+/* After pass @pass, whose histograms are @hist (4 x STATS_BINS): each rank's
+ * digit, and the histograms of the next pass.  Pass 0 first sets the ranks
+ * of @percentiles (none without @window or finite pixels: nslots 0). */
+static HD void
+stats_select (
+    stats_sel *sel, int pass, const uint64_t *hist, const double percentiles[2], int window)
+{
+  if (pass == 0)
+    {
+      if (sel->finite == 0 || !window)
+        {
+          sel->nslots = 0;
+          return;
+        }
+      nb_stats_ranks (sel->finite, percentiles, sel->ranks, sel->positions);
+      for (int r = 0; r < NB_STATS_RANKS; r++)
+        {
+          sel->within[r] = sel->ranks[r];
+          sel->slot_of[r] = 0;
+          sel->prefix[r] = 0;
+        }
+    }
+  else if (sel->nslots == 0)
+    return;
+  for (int r = 0; r < NB_STATS_RANKS; r++)
+    {
+      uint64_t within;
+      const uint32_t digit = nb_stats_find (hist + (size_t) sel->slot_of[r] * STATS_BINS, 0,
+                                            STATS_BINS, 0, sel->within[r], &within);
+
+      sel->within[r] = within;
+      sel->prefix[r] = sel->prefix[r] << 8 | digit;
+    }
+  sel->nslots = nb_stats_slots (sel->prefix, sel->slot_of);
+  for (int r = 0; r < NB_STATS_RANKS; r++)
+    sel->slot_prefix[sel->slot_of[r]] = sel->prefix[r];
+}
+
+/* What a selection found, for the caller. */
+static void
+stats_result (const stats_sel *sel, int stats, nb_cuda_result *res)
+{
+  res->has_stats = 1;
+  res->finite = sel->finite;
+  res->max = sel->finite > 0 ? nb_stats_value (sel->max_key) : 0.0f;
+  res->has_values = stats >= 2 && sel->finite > 0;
+  if (res->has_values)
+    {
+      for (int r = 0; r < NB_STATS_RANKS; r++)
+        {
+          res->ranks[r] = sel->ranks[r];
+          res->values[r] = nb_stats_value (sel->prefix[r]);
+        }
+      res->positions[0] = sel->positions[0];
+      res->positions[1] = sel->positions[1];
+    }
+}
+
+/* ------------------------------------------------------------------------- */
+/* Kernels */
+
+/* Band rows of the full image from block row @block_row0, one thread per
+ * pixel; each block also writes the sum of its pixels' solid angles, in a
+ * fixed order, at its place in the whole image's grid of blocks. */
 template <typename R>
 static __global__ void
-__launch_bounds__ (BLOCK_X *BLOCK_Y) render_kernel (const __grid_constant__ scene<R> s)
+__launch_bounds__ (BLOCK_X *BLOCK_Y)
+    render_kernel (const __grid_constant__ scene<R> s, int block_row0)
 {
+  const int block_row = blockIdx.y + block_row0;
   const int f = blockIdx.x * BLOCK_X + threadIdx.x;
-  const int sp = blockIdx.y * BLOCK_Y + threadIdx.y;
+  const int sp = block_row * BLOCK_Y + threadIdx.y;
   __shared__ double warp_sum[BLOCK_Y];
   double osum = 0.0;
 
@@ -350,7 +448,7 @@ __launch_bounds__ (BLOCK_X *BLOCK_Y) render_kernel (const __grid_constant__ scen
 
       for (int w = 1; w < BLOCK_Y; w++)
         t += warp_sum[w];
-      s.partials[(size_t) blockIdx.y * gridDim.x + blockIdx.x] = t;
+      s.partials[(size_t) block_row * gridDim.x + blockIdx.x] = t;
     }
 }
 
@@ -376,12 +474,99 @@ __launch_bounds__ (REDUCE_THREADS)
     *total = sum[0];
 }
 
-/* A preview, one thread per k x k block; the image was cleared before. */
+/* A preview, one thread per k x k block, into the compact grid of @bx x @by
+ * blocks at s.out. */
 template <typename R>
 static __global__ void
-__launch_bounds__ (BLOCK_X *BLOCK_Y) preview_kernel (const __grid_constant__ scene<R> s, int k)
+__launch_bounds__ (BLOCK_X *BLOCK_Y)
+    preview_kernel (const __grid_constant__ scene<R> s, int k, int bx, int by)
 {
-  preview_block (s, k, blockIdx.x * BLOCK_X + threadIdx.x, blockIdx.y * BLOCK_Y + threadIdx.y);
+  const int j = blockIdx.x * BLOCK_X + threadIdx.x, m = blockIdx.y * BLOCK_Y + threadIdx.y;
+
+  if (j < bx && m < by)
+    s.out[(size_t) m * (size_t) bx + (size_t) j] = preview_value (s, k, j, m);
+}
+
+/* Pass @pass of the statistics over @image: per-block histograms in shared
+ * memory (a warp adds equal bins once: the background and the zeros outside
+ * the ROI fall in few bins), added to @hist (4 x STATS_BINS). */
+static __global__ void
+__launch_bounds__ (STATS_THREADS) stats_pass_kernel (
+    const float *__restrict__ image, size_t n, int pass, stats_sel *sel, uint64_t *hist)
+{
+  __shared__ unsigned int h[NB_STATS_RANKS * STATS_BINS];
+  __shared__ stats_sel s;
+  __shared__ unsigned long long block_finite;
+  __shared__ unsigned int block_max;
+  const unsigned lane = threadIdx.x % 32;
+  unsigned long long finite = 0;
+  unsigned int max_key = 0;
+
+  for (int i = threadIdx.x; i < NB_STATS_RANKS * STATS_BINS; i += STATS_THREADS)
+    h[i] = 0;
+  if (threadIdx.x == 0)
+    {
+      s = *sel;
+      block_finite = 0;
+      block_max = 0;
+    }
+  __syncthreads ();
+  if (pass > 0 && s.nslots == 0)
+    return; /* the whole block: no window wanted, or no finite pixel */
+
+  for (size_t i = (size_t) blockIdx.x * STATS_THREADS + threadIdx.x; i < n;
+       i += (size_t) gridDim.x * STATS_THREADS)
+    {
+      uint32_t key;
+      int bin = 0, slot = -1;
+
+      if (nb_stats_key (image[i], &key))
+        {
+          if (pass == 0)
+            {
+              finite++;
+              max_key = key > max_key ? key : max_key;
+            }
+          slot = stats_bin (s, pass, key, &bin);
+        }
+      {
+        const int idx = slot >= 0 ? slot * STATS_BINS + bin : -1;
+        const unsigned peers = __match_any_sync (__activemask (), idx);
+
+        if (idx >= 0 && (unsigned) (__ffs (peers) - 1) == lane)
+          atomicAdd (&h[idx], (unsigned) __popc (peers));
+      }
+    }
+  if (pass == 0)
+    {
+      atomicAdd (&block_finite, finite);
+      atomicMax (&block_max, max_key);
+    }
+  __syncthreads ();
+  for (int i = threadIdx.x; i < NB_STATS_RANKS * STATS_BINS; i += STATS_THREADS)
+    if (h[i] != 0)
+      atomicAdd ((unsigned long long *) &hist[i], (unsigned long long) h[i]);
+  if (threadIdx.x == 0 && pass == 0)
+    {
+      atomicAdd ((unsigned long long *) &sel->finite, block_finite);
+      atomicMax (&sel->max_key, block_max);
+    }
+}
+
+/* The selection after pass @pass: its histograms read into shared memory
+ * at once, then one thread (the scan is short and sequential). */
+static __global__ void
+__launch_bounds__ (STATS_THREADS) stats_select_kernel (
+    stats_sel *sel, int pass, const uint64_t *hist, double low_pct, double high_pct, int window)
+{
+  __shared__ uint64_t h[NB_STATS_RANKS * STATS_BINS];
+  const double pct[2] = { low_pct, high_pct };
+
+  for (int i = threadIdx.x; i < NB_STATS_RANKS * STATS_BINS; i += STATS_THREADS)
+    h[i] = hist[i];
+  __syncthreads ();
+  if (threadIdx.x == 0)
+    stats_select (sel, pass, h, pct, window);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -405,18 +590,7 @@ fail (char *why, size_t n, cudaError_t e, const char *call)
     }                                                                                              \
   while (0)
 
-/* A captured execute sequence: the full image, or a preview of one stride. */
-typedef struct
-{
-  cudaGraph_t graph;
-  cudaGraphExec_t exec;
-  cudaGraphNode_t node; /* the render or preview kernel's node */
-  int stride;           /* 1: full image */
-  int failed;           /* capture failed for this key and stride: plain launches */
-  long version;         /* the scene version the kernel node holds */
-} graph_slot;
-
-/* The cache key: what the buffers' sizes and the graphs' shapes depend on. */
+/* The cache key: what the buffers' sizes depend on. */
 typedef struct
 {
   int is_double, fpixels, spixels, oversample, nsources, nsteps, has_mask;
@@ -426,39 +600,47 @@ typedef struct
 struct nb_cuda_ctx
 {
   int device;
-  cudaStream_t stream;
+  int sms;                  /* multiprocessors: the statistics' grid */
+  cudaStream_t stream;      /* kernels */
+  cudaStream_t copy_stream; /* copies of the bands back */
+  cudaEvent_t start, stop;  /* timing of the band kernels */
 
   int have_key;
   cache_key key;
-  size_t real_size; /* sizeof (float) or sizeof (double) */
 
   /* device */
   void *d_inc, *d_inv_lambda, *d_pol, *d_abc, *d_F;
   uint16_t *d_mask;
   float *d_out;
   double *d_partials, *d_omega;
+  stats_sel *d_sel;
+  uint64_t *d_hist; /* STATS_PASSES x 4 x STATS_BINS */
   /* pinned host */
   float *h_out;
   double *h_omega;
+  stats_sel *h_sel;
   /* host copies of the uploaded tables, to upload only what changed */
   void *h_inc, *h_inv_lambda, *h_pol, *h_abc;
 
   int grid_x, grid_y; /* blocks of the full image */
   int nbands, band_rows;
-  cudaEvent_t events[MAX_BANDS];
+  cudaEvent_t rendered[MAX_BANDS], copied[MAX_BANDS];
   int nevents;
 
   scene<float> s32;
   scene<double> s64;
-  long version; /* incremented when the scene's bytes change */
 
-  graph_slot graphs[2]; /* [0] full image, [1] the last preview stride */
-  int run_stride;
-  char graph_error[160];
+  /* the run in progress */
+  nb_cuda_run run;
+  int run_bands;    /* bands of this run (a preview: 1 or 0) */
+  int run_launched; /* bands launched so far */
+  int run_bx, run_by;
+  int run_complete; /* every band launched: the tail's results will come */
+
   nb_cuda_stats stats;
 };
 
-/* -------- probe -------- */
+/* -------- probe and start -------- */
 
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 static int probe_ok;
@@ -520,6 +702,55 @@ probe_run (void)
   probe_ok = 1;
 }
 
+/* The start thread: the probe, then the primary context (cudaFree (NULL) is
+ * the runtime's way to create it), which takes a few hundred ms. */
+static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_t start_thread;
+static int start_state; /* 0 not started, 1 thread running or not joined, 2 joined */
+
+static void *
+start_run (void *unused)
+{
+  (void) unused;
+  pthread_once (&probe_once, probe_run);
+  if (probe_ok && cudaSetDevice (probe_device) == cudaSuccess)
+    cudaFree (NULL);
+  cudaGetLastError (); /* a failure shows again, named, where the context is used */
+  return NULL;
+}
+
+extern "C" void
+nb_cuda_start (void)
+{
+  pthread_mutex_lock (&start_lock);
+  if (start_state == 0)
+    start_state = pthread_create (&start_thread, NULL, start_run, NULL) == 0 ? 1 : 2;
+  pthread_mutex_unlock (&start_lock);
+}
+
+extern "C" int
+nb_cuda_started (void)
+{
+  int started;
+
+  pthread_mutex_lock (&start_lock);
+  started = start_state != 0;
+  pthread_mutex_unlock (&start_lock);
+  return started;
+}
+
+extern "C" void
+nb_cuda_start_wait (void)
+{
+  pthread_mutex_lock (&start_lock);
+  if (start_state == 1)
+    {
+      pthread_join (start_thread, NULL);
+      start_state = 2;
+    }
+  pthread_mutex_unlock (&start_lock);
+}
+
 extern "C" int
 nb_cuda_probe (char *why, size_t n)
 {
@@ -529,46 +760,80 @@ nb_cuda_probe (char *why, size_t n)
   return probe_ok;
 }
 
-/* -------- buffers -------- */
+/* -------- pinned host memory -------- */
 
-static void
-graph_slot_clear (graph_slot *g)
+extern "C" void *
+nb_cuda_host_alloc (size_t bytes)
 {
-  if (g->exec != NULL)
-    cudaGraphExecDestroy (g->exec);
-  if (g->graph != NULL)
-    cudaGraphDestroy (g->graph);
-  memset (g, 0, sizeof *g);
+  void *p = NULL;
+
+  if (!nb_cuda_probe (NULL, 0) || cudaSetDevice (probe_device) != cudaSuccess ||
+      cudaMallocHost (&p, bytes > 0 ? bytes : 1) != cudaSuccess)
+    {
+      cudaGetLastError ();
+      return NULL;
+    }
+  return p;
 }
+
+extern "C" void
+nb_cuda_host_free (void *p)
+{
+  if (p != NULL && cudaFreeHost (p) != cudaSuccess)
+    cudaGetLastError ();
+}
+
+extern "C" int
+nb_cuda_host_is_pinned (const void *p)
+{
+  cudaPointerAttributes a;
+
+  /* callers have a device context already: the probe is done, this only
+   * orders its result before the read */
+  if (p == NULL || !nb_cuda_probe (NULL, 0))
+    return 0;
+  if (cudaPointerGetAttributes (&a, p) != cudaSuccess)
+    {
+      cudaGetLastError ();
+      return 0;
+    }
+  return a.type == cudaMemoryTypeHost;
+}
+
+/* -------- buffers -------- */
 
 /* Frees everything sized by the cache key (errors ignored: also used on a
  * broken context). */
 static void
 free_buffers (nb_cuda_ctx *ctx)
 {
-  void *dev[] = { ctx->d_inc,  ctx->d_inv_lambda, ctx->d_pol,      ctx->d_abc,  ctx->d_F,
-                  ctx->d_mask, ctx->d_out,        ctx->d_partials, ctx->d_omega };
+  void *dev[] = { ctx->d_inc, ctx->d_inv_lambda, ctx->d_pol,   ctx->d_abc, ctx->d_F,   ctx->d_mask,
+                  ctx->d_out, ctx->d_partials,   ctx->d_omega, ctx->d_sel, ctx->d_hist };
+  void *pinned[] = { ctx->h_out, ctx->h_omega, ctx->h_sel };
   void *host[] = { ctx->h_inc, ctx->h_inv_lambda, ctx->h_pol, ctx->h_abc };
 
-  graph_slot_clear (&ctx->graphs[0]);
-  graph_slot_clear (&ctx->graphs[1]);
   for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
     if (dev[i] != NULL)
       cudaFree (dev[i]);
-  if (ctx->h_out != NULL)
-    cudaFreeHost (ctx->h_out);
-  if (ctx->h_omega != NULL)
-    cudaFreeHost (ctx->h_omega);
+  for (size_t i = 0; i < sizeof pinned / sizeof pinned[0]; i++)
+    if (pinned[i] != NULL)
+      cudaFreeHost (pinned[i]);
   for (size_t i = 0; i < sizeof host / sizeof host[0]; i++)
     free (host[i]);
   for (int i = 0; i < ctx->nevents; i++)
-    cudaEventDestroy (ctx->events[i]);
+    {
+      cudaEventDestroy (ctx->rendered[i]);
+      cudaEventDestroy (ctx->copied[i]);
+    }
   ctx->d_inc = ctx->d_inv_lambda = ctx->d_pol = ctx->d_abc = ctx->d_F = NULL;
   ctx->d_mask = NULL;
   ctx->d_out = NULL;
   ctx->d_partials = ctx->d_omega = NULL;
+  ctx->d_sel = NULL;
+  ctx->d_hist = NULL;
   ctx->h_out = NULL;
   ctx->h_omega = NULL;
+  ctx->h_sel = NULL;
   ctx->h_inc = ctx->h_inv_lambda = ctx->h_pol = ctx->h_abc = NULL;
   ctx->nevents = 0;
   ctx->have_key = 0;
@@ -586,38 +851,38 @@ alloc_buffers (nb_cuda_ctx *ctx, const cache_key *key, char *why, size_t n)
   const size_t npix = (size_t) key->fpixels * (size_t) key->spixels;
   const size_t ns = key->nsources > 0 ? (size_t) key->nsources : 1;
   const size_t nt = key->nsteps > 0 ? (size_t) key->nsteps : 1;
+  const size_t hist_bytes = (size_t) STATS_PASSES * NB_STATS_RANKS * STATS_BINS * sizeof (uint64_t);
   size_t nblocks;
 
-  ctx->real_size = rs;
   ctx->grid_x = (key->fpixels + BLOCK_X - 1) / BLOCK_X;
   ctx->grid_y = (key->spixels + BLOCK_Y - 1) / BLOCK_Y;
   nblocks = (size_t) ctx->grid_x * (size_t) ctx->grid_y;
   /* gridDim.y <= 65535 holds: nb_params_validate allows at most 65536 rows,
    * 16384 blocks of BLOCK_Y */
-  /* bands of about BAND_PIXELS, at least MIN_BANDS (the host copies one while
-   * the next comes, and progress and cancel have something to go by) */
+  /* bands of about BAND_PIXELS, at least MIN_BANDS (the kernel renders one
+   * while the last is copied, and progress and cancel have something to go
+   * by), whole blocks of rows (each band's blocks write their own partial
+   * sums) */
   ctx->band_rows = (int) (BAND_PIXELS / (size_t) key->fpixels);
   if (ctx->band_rows > (key->spixels + MIN_BANDS - 1) / MIN_BANDS)
     ctx->band_rows = (key->spixels + MIN_BANDS - 1) / MIN_BANDS;
-  if (ctx->band_rows < 1)
-    ctx->band_rows = 1;
+  if ((key->spixels + ctx->band_rows - 1) / (ctx->band_rows > 0 ? ctx->band_rows : 1) > MAX_BANDS)
+    ctx->band_rows = (key->spixels + MAX_BANDS - 1) / MAX_BANDS;
+  ctx->band_rows = (ctx->band_rows + BLOCK_Y - 1) / BLOCK_Y * BLOCK_Y;
+  if (ctx->band_rows < BLOCK_Y)
+    ctx->band_rows = BLOCK_Y;
   ctx->nbands = (key->spixels + ctx->band_rows - 1) / ctx->band_rows;
-  if (ctx->nbands > MAX_BANDS)
-    {
-      ctx->band_rows = (key->spixels + MAX_BANDS - 1) / MAX_BANDS;
-      ctx->nbands = (key->spixels + ctx->band_rows - 1) / ctx->band_rows;
-    }
 
   /* What the tables below take on the device, against what it has free: a plan
    * too large for this GPU runs on the CPU (the caller logs why) rather than
    * failing half-way through its allocations.  A sixteenth of the free memory
-   * is left for the graphs, the kernels' stacks and other users of the GPU. */
+   * is left for the kernels' stacks and other users of the GPU. */
   {
     const double mb = 1e6;
     size_t free_bytes = 0, total_bytes = 0;
     size_t need = (3 + 1 + 6) * ns * rs + 9 * nt * rs + key->F_cells * rs +
                   (key->has_mask ? npix * sizeof (uint16_t) : 0) + npix * sizeof (float) +
-                  nblocks * sizeof (double) + sizeof (double);
+                  nblocks * sizeof (double) + sizeof (double) + sizeof (stats_sel) + hist_bytes;
 
     CK (cudaMemGetInfo (&free_bytes, &total_bytes));
     if (need > free_bytes - free_bytes / 16)
@@ -643,14 +908,21 @@ alloc_buffers (nb_cuda_ctx *ctx, const cache_key *key, char *why, size_t n)
   CK (cudaMalloc ((void **) &ctx->d_out, npix * sizeof (float)));
   CK (cudaMalloc ((void **) &ctx->d_partials, nblocks * sizeof (double)));
   CK (cudaMalloc ((void **) &ctx->d_omega, sizeof (double)));
-  CK (cudaMallocHost ((void **) &ctx->h_out, npix * sizeof (float)));
+  CK (cudaMalloc ((void **) &ctx->d_sel, sizeof (stats_sel)));
+  CK (cudaMalloc ((void **) &ctx->d_hist, hist_bytes));
   CK (cudaMallocHost ((void **) &ctx->h_omega, sizeof (double)));
+  CK (cudaMallocHost ((void **) &ctx->h_sel, sizeof (stats_sel)));
   for (int i = 0; i < ctx->nbands; i++)
     {
-      /* blocking: the host thread sleeps while it waits for a band instead of
-       * spinning a core the viewer's main loop may need */
-      CK (cudaEventCreateWithFlags (&ctx->events[i],
-                                    cudaEventDisableTiming | cudaEventBlockingSync));
+      /* the copies' events are blocking: the host thread sleeps while it waits
+       * for a band instead of spinning a core the viewer's main loop may need */
+      CK (cudaEventCreateWithFlags (&ctx->rendered[i], cudaEventDisableTiming));
+      if (cudaEventCreateWithFlags (&ctx->copied[i],
+                                    cudaEventDisableTiming | cudaEventBlockingSync) != cudaSuccess)
+        {
+          cudaEventDestroy (ctx->rendered[i]);
+          return fail (why, n, cudaGetLastError (), "cudaEventCreateWithFlags");
+        }
       ctx->nevents = i + 1;
     }
   ctx->h_inc = calloc (3 * ns, rs);
@@ -686,7 +958,6 @@ upload_if_changed (nb_cuda_ctx *ctx,
   *uploaded = 1;
   return 1;
 }
-
 /* The scalars of @c and the frame of @sc into a zeroed @s (pointers left
  * NULL). */
 template <typename R, typename C>
@@ -770,8 +1041,10 @@ sync_scene (
   key.F_cells = c->F != NULL ? sc->F_cells : 0;
   if (!ctx->have_key || memcmp (&key, &ctx->key, sizeof key) != 0)
     {
-      CK (cudaStreamSynchronize (ctx->stream));
       int fits;
+
+      CK (cudaStreamSynchronize (ctx->stream));
+      CK (cudaStreamSynchronize (ctx->copy_stream));
 
       free_buffers (ctx);
       if ((fits = alloc_buffers (ctx, &key, why, n)) <= 0)
@@ -815,7 +1088,6 @@ sync_scene (
   if (fresh || memcmp (&s, cur, sizeof s) != 0)
     {
       *cur = s;
-      ctx->version++;
       if (!fresh)
         ctx->stats.param_changes++;
     }
@@ -835,8 +1107,10 @@ extern "C" nb_cuda_ctx *
 nb_cuda_ctx_new (char *why, size_t n)
 {
   nb_cuda_ctx *ctx;
-  cudaError_t e;
+  cudaError_t e = cudaSuccess;
+  const char *call = NULL;
 
+  nb_cuda_start_wait ();
   if (!nb_cuda_probe (why, n))
     return NULL;
   ctx = (nb_cuda_ctx *) calloc (1, sizeof *ctx);
@@ -847,15 +1121,21 @@ nb_cuda_ctx_new (char *why, size_t n)
     }
   ctx->device = probe_device;
   if ((e = cudaSetDevice (ctx->device)) != cudaSuccess)
+    call = "cudaSetDevice";
+  else if ((e = cudaDeviceGetAttribute (&ctx->sms, cudaDevAttrMultiProcessorCount, ctx->device)) !=
+           cudaSuccess)
+    call = "cudaDeviceGetAttribute";
+  else if ((e = cudaStreamCreateWithFlags (&ctx->stream, cudaStreamNonBlocking)) != cudaSuccess ||
+           (e = cudaStreamCreateWithFlags (&ctx->copy_stream, cudaStreamNonBlocking)) !=
+               cudaSuccess)
+    call = "cudaStreamCreateWithFlags";
+  else if ((e = cudaEventCreate (&ctx->start)) != cudaSuccess ||
+           (e = cudaEventCreate (&ctx->stop)) != cudaSuccess)
+    call = "cudaEventCreate";
+  if (call != NULL)
     {
-      fail (why, n, e, "cudaSetDevice");
-      free (ctx);
-      return NULL;
-    }
-  if ((e = cudaStreamCreateWithFlags (&ctx->stream, cudaStreamNonBlocking)) != cudaSuccess)
-    {
-      fail (why, n, e, "cudaStreamCreateWithFlags");
-      free (ctx);
+      fail (why, n, e, call);
+      nb_cuda_ctx_free (ctx);
       return NULL;
     }
   return ctx;
@@ -867,217 +1147,197 @@ nb_cuda_ctx_free (nb_cuda_ctx *ctx)
   if (ctx == NULL)
     return;
   cudaSetDevice (ctx->device);
-  cudaStreamSynchronize (ctx->stream);
+  /* a NULL stream would be the legacy default stream: only those created */
+  if (ctx->stream != NULL)
+    cudaStreamSynchronize (ctx->stream);
+  if (ctx->copy_stream != NULL)
+    cudaStreamSynchronize (ctx->copy_stream);
   free_buffers (ctx);
-  cudaStreamDestroy (ctx->stream);
+  if (ctx->start != NULL)
+    cudaEventDestroy (ctx->start);
+  if (ctx->stop != NULL)
+    cudaEventDestroy (ctx->stop);
+  if (ctx->stream != NULL)
+    cudaStreamDestroy (ctx->stream);
+  if (ctx->copy_stream != NULL)
+    cudaStreamDestroy (ctx->copy_stream);
   cudaGetLastError (); /* leave no error of ours behind for the next call */
   free (ctx);
 }
 
 /* -------- runs -------- */
 
-/* The execute sequence on ctx->stream: render (or clear + preview), the
- * solid-angle sum, and the copy back in bands, each band followed by its
- * event.  The same calls are captured into a graph or launched as they are.
- * @fault == 1 launches the kernel with an impossible block (a real
- * cudaErrorInvalidConfiguration). */
-template <typename R>
+/* The launch of the first kernel of a run with @fault 1: an impossible block
+ * (a real cudaErrorInvalidConfiguration, reported by the launch itself). */
+static dim3
+block_of (const nb_cuda_run *run, int first)
+{
+  return run->fault == 1 && first ? dim3 (BLOCK_X * 64, BLOCK_Y) : dim3 (BLOCK_X, BLOCK_Y);
+}
+
+/* The statistics of the full image, after its last band, on the kernel
+ * stream, and their copy back. */
 static int
-enqueue_t (
-    nb_cuda_ctx *ctx, const scene<R> &s, int k, int fault, int capturing, char *why, size_t n)
+launch_stats (nb_cuda_ctx *ctx, char *why, size_t n)
 {
   const size_t npix = (size_t) ctx->key.fpixels * (size_t) ctx->key.spixels;
-  const dim3 block = fault == 1 ? dim3 (BLOCK_X * 64, BLOCK_Y) : dim3 (BLOCK_X, BLOCK_Y);
+  const size_t hist_pass = (size_t) NB_STATS_RANKS * STATS_BINS;
+  const int passes = ctx->run.stats >= 2 ? STATS_PASSES : 1;
+  size_t grid = ctx->sms > 0 ? 4 * (size_t) ctx->sms : 128;
 
-  /* clang-format splits the launch brackets */
+  if (grid * STATS_THREADS > npix)
+    grid = (npix + STATS_THREADS - 1) / STATS_THREADS;
+  CK (cudaMemsetAsync (ctx->d_sel, 0, sizeof (stats_sel), ctx->stream));
+  CK (cudaMemsetAsync (ctx->d_hist, 0, STATS_PASSES * hist_pass * sizeof (uint64_t), ctx->stream));
   // clang-format off
-  if (k <= 1)
+  for (int p = 0; p < passes; p++)
     {
-      render_kernel<R><<<dim3 (ctx->grid_x, ctx->grid_y), block, 0, ctx->stream>>> (s);
-      CK (cudaGetLastError ());
-      reduce_kernel<<<1, REDUCE_THREADS, 0, ctx->stream>>> (ctx->d_partials,
-                                                            ctx->grid_x * ctx->grid_y,
-                                                            ctx->d_omega);
-      CK (cudaGetLastError ());
-      CK (cudaMemcpyAsync (ctx->h_omega, ctx->d_omega, sizeof (double), cudaMemcpyDeviceToHost,
-                           ctx->stream));
-    }
-  else
-    {
-      const int bx = (ctx->key.fpixels + k - 1) / k, by = (ctx->key.spixels + k - 1) / k;
-      const dim3 grid ((bx + BLOCK_X - 1) / BLOCK_X, (by + BLOCK_Y - 1) / BLOCK_Y);
+      uint64_t *hist = ctx->d_hist + (size_t) p * hist_pass;
 
-      CK (cudaMemsetAsync (ctx->d_out, 0, npix * sizeof (float), ctx->stream));
-      preview_kernel<R><<<grid, block, 0, ctx->stream>>> (s, k);
+      stats_pass_kernel<<<(unsigned) grid, STATS_THREADS, 0, ctx->stream>>> (ctx->d_out, npix, p,
+                                                                              ctx->d_sel, hist);
+      CK (cudaGetLastError ());
+      stats_select_kernel<<<1, STATS_THREADS, 0, ctx->stream>>> (
+          ctx->d_sel, p, hist, ctx->run.percentiles[0], ctx->run.percentiles[1],
+          ctx->run.stats >= 2);
       CK (cudaGetLastError ());
     }
   // clang-format on
-  for (int b = 0; b < ctx->nbands; b++)
-    {
-      const size_t first = (size_t) b * ctx->band_rows * ctx->key.fpixels;
-      const size_t end = (size_t) (b + 1) * ctx->band_rows * ctx->key.fpixels;
-      const size_t count = (end < npix ? end : npix) - first;
+  CK (cudaMemcpyAsync (ctx->h_sel, ctx->d_sel, sizeof (stats_sel), cudaMemcpyDeviceToHost,
+                       ctx->stream));
+  ctx->stats.stats_runs++;
+  return 1;
+}
 
-      CK (cudaMemcpyAsync (ctx->h_out + first, ctx->d_out + first, count * sizeof (float),
-                           cudaMemcpyDeviceToHost, ctx->stream));
-      if (capturing)
-        CK (cudaEventRecordWithFlags (ctx->events[b], ctx->stream, cudaEventRecordExternal));
-      else
-        CK (cudaEventRecord (ctx->events[b], ctx->stream));
+/* Band @b of the full image: its kernel, then, on the copy stream once the
+ * kernel is done, its copy to the host.  After the last band the kernel
+ * stream sums the solid angles and computes the statistics asked for. */
+template <typename R>
+static int
+launch_band (nb_cuda_ctx *ctx, const scene<R> &s, int b, char *why, size_t n)
+{
+  const int row0 = b * ctx->band_rows;
+  const int rows = imin (ctx->band_rows, ctx->key.spixels - row0);
+  const dim3 grid (ctx->grid_x, (rows + BLOCK_Y - 1) / BLOCK_Y);
+  const size_t first = (size_t) row0 * (size_t) ctx->key.fpixels;
+  const size_t count = (size_t) rows * (size_t) ctx->key.fpixels;
+  float *host = ctx->run.dest != NULL ? ctx->run.dest : ctx->h_out;
+
+  if (b == 0)
+    CK (cudaEventRecord (ctx->start, ctx->stream));
+  // clang-format off
+  render_kernel<R><<<grid, block_of (&ctx->run, b == 0), 0, ctx->stream>>> (s, row0 / BLOCK_Y);
+  // clang-format on
+  CK (cudaGetLastError ());
+  CK (cudaEventRecord (ctx->rendered[b], ctx->stream));
+  CK (cudaStreamWaitEvent (ctx->copy_stream, ctx->rendered[b], 0));
+  CK (cudaMemcpyAsync (host + first, ctx->d_out + first, count * sizeof (float),
+                       cudaMemcpyDeviceToHost, ctx->copy_stream));
+  CK (cudaEventRecord (ctx->copied[b], ctx->copy_stream));
+  ctx->stats.band_launches++;
+  if (b == ctx->run_bands - 1)
+    {
+      CK (cudaEventRecord (ctx->stop, ctx->stream));
+      // clang-format off
+      reduce_kernel<<<1, REDUCE_THREADS, 0, ctx->stream>>> (ctx->d_partials,
+                                                            ctx->grid_x * ctx->grid_y,
+                                                            ctx->d_omega);
+      // clang-format on
+      CK (cudaGetLastError ());
+      CK (cudaMemcpyAsync (ctx->h_omega, ctx->d_omega, sizeof (double), cudaMemcpyDeviceToHost,
+                           ctx->stream));
+      if (ctx->run.stats > 0 && !launch_stats (ctx, why, n))
+        return 0;
+      ctx->run_complete = 1;
     }
   return 1;
 }
 
+/* A preview's compact grid of blocks and its copy back. */
+template <typename R>
 static int
-enqueue (nb_cuda_ctx *ctx, int k, int fault, int capturing, char *why, size_t n)
+launch_preview (nb_cuda_ctx *ctx, const scene<R> &s, char *why, size_t n)
 {
-  if (ctx->key.is_double)
-    return enqueue_t (ctx, ctx->s64, k, fault, capturing, why, n);
-  return enqueue_t (ctx, ctx->s32, k, fault, capturing, why, n);
+  const int bx = ctx->run_bx, by = ctx->run_by;
+  const dim3 grid ((bx + BLOCK_X - 1) / BLOCK_X, (by + BLOCK_Y - 1) / BLOCK_Y);
+
+  // clang-format off
+  preview_kernel<R><<<grid, block_of (&ctx->run, 1), 0, ctx->stream>>> (s, ctx->run.stride, bx,
+                                                                        by);
+  // clang-format on
+  CK (cudaGetLastError ());
+  CK (cudaMemcpyAsync (ctx->h_out, ctx->d_out, (size_t) bx * (size_t) by * sizeof (float),
+                       cudaMemcpyDeviceToHost, ctx->stream));
+  CK (cudaEventRecord (ctx->copied[0], ctx->stream));
+  ctx->run_complete = 1;
+  return 1;
 }
 
-/* The kernel node's parameters for the current scene. */
-static void
-kernel_node_params (nb_cuda_ctx *ctx, int k, void **args, cudaKernelNodeParams *p)
-{
-  *p = cudaKernelNodeParams ();
-  if (ctx->key.is_double)
-    {
-      args[0] = &ctx->s64;
-      p->func = k <= 1 ? (void *) render_kernel<double> : (void *) preview_kernel<double>;
-    }
-  else
-    {
-      args[0] = &ctx->s32;
-      p->func = k <= 1 ? (void *) render_kernel<float> : (void *) preview_kernel<float>;
-    }
-  args[1] = &ctx->run_stride;
-  p->kernelParams = args;
-}
-
-/* Captures the sequence of stride @k into @g; 0 (and @g->failed) if the
- * capture, the instantiation or finding the kernel node fails, with the
- * reason in ctx->graph_error.  Leaves no error pending. */
+/* Launches the run's bands up to (not including) @upto. */
 static int
-capture (nb_cuda_ctx *ctx, graph_slot *g, int k, int fault)
+launch_due (nb_cuda_ctx *ctx, int upto, char *why, size_t n)
 {
-  char *why = ctx->graph_error;
-  size_t n = sizeof ctx->graph_error;
-  cudaGraph_t graph = NULL;
-  cudaGraphNode_t nodes[2 * MAX_BANDS + 8];
-  size_t nnodes = sizeof nodes / sizeof nodes[0];
-  void *args[2];
-  cudaKernelNodeParams want;
-  cudaError_t e;
-  int ok;
+  if (upto > ctx->run_bands)
+    upto = ctx->run_bands;
+  while (ctx->run_launched < upto)
+    {
+      int ok;
 
-  graph_slot_clear (g);
-  g->stride = k;
-  g->failed = 1;
-  ctx->stats.graph_failures++;
-  ctx->run_stride = k;
-  kernel_node_params (ctx, k, args, &want);
-  if ((e = cudaStreamBeginCapture (ctx->stream, cudaStreamCaptureModeThreadLocal)) != cudaSuccess)
-    {
-      cudaGetLastError ();
-      return fail (why, n, e, "cudaStreamBeginCapture");
+      if (ctx->run.stride > 1)
+        ok = ctx->key.is_double ? launch_preview (ctx, ctx->s64, why, n)
+                                : launch_preview (ctx, ctx->s32, why, n);
+      else
+        ok = ctx->key.is_double ? launch_band (ctx, ctx->s64, ctx->run_launched, why, n)
+                                : launch_band (ctx, ctx->s32, ctx->run_launched, why, n);
+      if (!ok)
+        return 0;
+      ctx->run_launched++;
     }
-  ok = enqueue (ctx, k, fault, 1, why, n);
-  if (fault == 2 && (e = cudaStreamSynchronize (ctx->stream)) != cudaSuccess)
-    ok = fail (why, n, e, "cudaStreamSynchronize"); /* illegal while capturing */
-  e = cudaStreamEndCapture (ctx->stream, &graph);
-  if (ok && e != cudaSuccess)
-    ok = fail (why, n, e, "cudaStreamEndCapture");
-  if (ok && graph == NULL)
-    ok = fail (why, n, cudaErrorStreamCaptureInvalidated, "cudaStreamEndCapture");
-  if (ok && (e = cudaGraphGetNodes (graph, nodes, &nnodes)) != cudaSuccess)
-    ok = fail (why, n, e, "cudaGraphGetNodes");
-  if (ok)
-    {
-      g->node = NULL;
-      for (size_t i = 0; i < nnodes && i < sizeof nodes / sizeof nodes[0] && g->node == NULL; i++)
-        {
-          cudaGraphNodeType type;
-          cudaKernelNodeParams p;
-
-          if (cudaGraphNodeGetType (nodes[i], &type) == cudaSuccess &&
-              type == cudaGraphNodeTypeKernel &&
-              cudaGraphKernelNodeGetParams (nodes[i], &p) == cudaSuccess && p.func == want.func)
-            g->node = nodes[i];
-        }
-      cudaGetLastError (); /* the probes of the other nodes' types leave nothing pending */
-      if (g->node == NULL)
-        ok = fail (why, n, cudaErrorInvalidValue, "cudaGraphKernelNodeGetParams");
-    }
-  if (ok && (e = cudaGraphInstantiate (&g->exec, graph, 0)) != cudaSuccess)
-    {
-      g->exec = NULL;
-      ok = fail (why, n, e, "cudaGraphInstantiate");
-    }
-  if (!ok)
-    {
-      if (graph != NULL)
-        cudaGraphDestroy (graph);
-      g->graph = NULL;
-      g->node = NULL;
-      cudaGetLastError (); /* a failed capture is not the run's error */
-      return 0;
-    }
-  g->graph = graph;
-  g->failed = 0;
-  g->version = ctx->version;
-  ctx->stats.graph_failures--;
-  ctx->stats.graph_builds++;
   return 1;
 }
 
 extern "C" int
-nb_cuda_run_begin (
-    nb_cuda_ctx *ctx, int stride, int use_graph, int fault, int *nbands, char *why, size_t n)
+nb_cuda_run_begin (nb_cuda_ctx *ctx, const nb_cuda_run *run, int *nbands, char *why, size_t n)
 {
-  const int k = stride > 1 ? stride : 1;
-  graph_slot *g = &ctx->graphs[k > 1];
-
   *nbands = 0;
   CK (cudaSetDevice (ctx->device));
   if (!ctx->have_key)
     return fail (why, n, cudaErrorNotReady, "nb_cuda_run_begin (no scene)");
-  ctx->run_stride = k;
-  if (use_graph)
+  ctx->run = *run;
+  ctx->run_launched = 0;
+  ctx->run_complete = 0;
+  if (run->stride > 1)
     {
-      if (g->stride != k || (g->exec == NULL && !g->failed) || fault)
-        capture (ctx, g, k, fault);
-      if (g->exec != NULL)
-        {
-          if (g->version != ctx->version)
-            {
-              void *args[2];
-              cudaKernelNodeParams p;
+      nb_cuda_scene roi;
 
-              kernel_node_params (ctx, k, args, &p);
-              if (k <= 1)
-                p.gridDim = dim3 (ctx->grid_x, ctx->grid_y);
-              else
-                {
-                  const int bx = (ctx->key.fpixels + k - 1) / k;
-                  const int by = (ctx->key.spixels + k - 1) / k;
-                  p.gridDim = dim3 ((bx + BLOCK_X - 1) / BLOCK_X, (by + BLOCK_Y - 1) / BLOCK_Y);
-                }
-              p.blockDim = dim3 (BLOCK_X, BLOCK_Y);
-              CK (cudaGraphExecKernelNodeSetParams (g->exec, g->node, &p));
-              g->version = ctx->version;
-              ctx->stats.graph_param_sets++;
-            }
-          CK (cudaGraphLaunch (g->exec, ctx->stream));
-          ctx->stats.graph_launches++;
-          *nbands = ctx->nbands;
-          return 1;
-        }
+      memset (&roi, 0, sizeof roi);
+      roi.f_begin = ctx->key.is_double ? ctx->s64.f_begin : ctx->s32.f_begin;
+      roi.f_end = ctx->key.is_double ? ctx->s64.f_end : ctx->s32.f_end;
+      roi.s_begin = ctx->key.is_double ? ctx->s64.s_begin : ctx->s32.s_begin;
+      roi.s_end = ctx->key.is_double ? ctx->s64.s_end : ctx->s32.s_end;
+      nb_cuda_preview_blocks (&roi, run->stride, &ctx->run_bx, &ctx->run_by);
+      ctx->run_bands = ctx->run_bx > 0 && ctx->run_by > 0 ? 1 : 0;
+      ctx->run.dest = NULL;
+      ctx->run.stats = 0;
     }
-  if (!enqueue (ctx, k, fault, 0, why, n))
+  else
+    {
+      ctx->run.stride = 1;
+      ctx->run_bands = ctx->nbands;
+      if (run->dest != NULL)
+        ctx->stats.direct_runs++;
+    }
+  /* the pinned image, for previews and pageable destinations: allocated once
+   * one is needed (a caller with page-locked images never needs it) */
+  if (ctx->h_out == NULL && ctx->run.dest == NULL)
+    CK (cudaMallocHost ((void **) &ctx->h_out,
+                        (size_t) ctx->key.fpixels * (size_t) ctx->key.spixels * sizeof (float)));
+  ctx->stats.runs++;
+  if (ctx->run_bands == 0)
+    ctx->run_complete = 1;
+  if (!launch_due (ctx, AHEAD, why, n))
     return 0;
-  ctx->stats.plain_launches++;
-  *nbands = ctx->nbands;
+  *nbands = ctx->run_bands;
   return 1;
 }
 
@@ -1091,24 +1351,49 @@ nb_cuda_run_wait (nb_cuda_ctx *ctx,
                   size_t n)
 {
   const size_t npix = (size_t) ctx->key.fpixels * (size_t) ctx->key.spixels;
-  const size_t b0 = (size_t) band * ctx->band_rows * ctx->key.fpixels;
-  const size_t b1 = (size_t) (band + 1) * ctx->band_rows * ctx->key.fpixels;
 
-  CK (cudaEventSynchronize (ctx->events[band]));
-  *first = b0;
-  *count = (b1 < npix ? b1 : npix) - b0;
-  *data = ctx->h_out + b0;
+  if (!launch_due (ctx, band + 1 + AHEAD, why, n))
+    return 0;
+  CK (cudaEventSynchronize (ctx->copied[band]));
+  if (ctx->run.stride > 1)
+    {
+      *first = 0;
+      *count = (size_t) ctx->run_bx * (size_t) ctx->run_by;
+      *data = ctx->h_out;
+    }
+  else
+    {
+      const size_t b0 = (size_t) band * ctx->band_rows * ctx->key.fpixels;
+      const size_t b1 = (size_t) (band + 1) * ctx->band_rows * ctx->key.fpixels;
+
+      *first = b0;
+      *count = (b1 < npix ? b1 : npix) - b0;
+      *data = (ctx->run.dest != NULL ? ctx->run.dest : ctx->h_out) + b0;
+    }
   return 1;
 }
 
 extern "C" int
-nb_cuda_run_end (nb_cuda_ctx *ctx, double *omega_sum, char *why, size_t n)
+nb_cuda_run_end (nb_cuda_ctx *ctx, nb_cuda_result *result, char *why, size_t n)
 {
+  if (result != NULL)
+    memset (result, 0, sizeof *result);
   /* launch errors were checked at each launch; cudaGetLastError() here could
    * report another library's error on this thread and break a good plan */
   CK (cudaStreamSynchronize (ctx->stream));
-  if (omega_sum != NULL)
-    *omega_sum = ctx->run_stride <= 1 ? *ctx->h_omega : 0.0;
+  CK (cudaStreamSynchronize (ctx->copy_stream));
+  if (result != NULL && ctx->run_complete && ctx->run.stride <= 1)
+    {
+      float ms = 0.0f;
+
+      result->omega_sum = *ctx->h_omega;
+      if (cudaEventElapsedTime (&ms, ctx->start, ctx->stop) == cudaSuccess)
+        result->kernel_ms = ms;
+      else
+        cudaGetLastError (); /* a timing, not the run's error */
+      if (ctx->run.stats > 0)
+        stats_result (ctx->h_sel, ctx->run.stats, result);
+    }
   return 1;
 }
 
@@ -1118,17 +1403,11 @@ nb_cuda_get_stats (const nb_cuda_ctx *ctx, nb_cuda_stats *stats)
   *stats = ctx->stats;
 }
 
-extern "C" const char *
-nb_cuda_graph_error (const nb_cuda_ctx *ctx)
-{
-  return ctx->graph_error;
-}
-
-/* -------- the pixel code on the host -------- */
+/* -------- the pixel and statistics code on the host -------- */
 
 template <typename R, typename C>
 static void
-emulate (const nb_cuda_scene *sc, const C *c, int k, float *image, double *omega_sum)
+emulate (const nb_cuda_scene *sc, const C *c, int k, float *out, double *omega_sum)
 {
   scene<R> s;
   double total = 0.0;
@@ -1140,33 +1419,68 @@ emulate (const nb_cuda_scene *sc, const C *c, int k, float *image, double *omega
   s.abc = c->abc;
   s.F = sc->F_cells > 0 ? c->F : NULL;
   s.mask = sc->mask;
-  s.out = image;
+  s.out = out;
   if (k <= 1)
     for (int sp = 0; sp < s.spixels; sp++)
       for (int f = 0; f < s.fpixels; f++)
         {
           double o;
 
-          image[(size_t) sp * (size_t) s.fpixels + (size_t) f] = full_pixel (s, f, sp, &o);
+          out[(size_t) sp * (size_t) s.fpixels + (size_t) f] = full_pixel (s, f, sp, &o);
           total += o;
         }
   else
     {
-      memset (image, 0, (size_t) s.fpixels * (size_t) s.spixels * sizeof (float));
-      for (int m = 0; m < (s.spixels + k - 1) / k; m++)
-        for (int j = 0; j < (s.fpixels + k - 1) / k; j++)
-          preview_block (s, k, j, m);
+      int bx, by;
+
+      nb_cuda_preview_blocks (sc, k, &bx, &by);
+      for (int m = 0; m < by; m++)
+        for (int j = 0; j < bx; j++)
+          out[(size_t) m * (size_t) bx + (size_t) j] = preview_value (s, k, j, m);
     }
   *omega_sum = k <= 1 ? total : 0.0;
 }
 
 extern "C" void
-nb_cuda_emulate (const nb_cuda_scene *sc, int stride, float *image, double *omega_sum)
+nb_cuda_emulate (const nb_cuda_scene *sc, int stride, float *out, double *omega_sum)
 {
   const int k = stride > 1 ? stride : 1;
 
   if (sc->is_double)
-    emulate<double> (sc, (const nb_f64_ctx *) sc->tables, k, image, omega_sum);
+    emulate<double> (sc, (const nb_f64_ctx *) sc->tables, k, out, omega_sum);
   else
-    emulate<float> (sc, (const nb_f32_ctx *) sc->tables, k, image, omega_sum);
+    emulate<float> (sc, (const nb_f32_ctx *) sc->tables, k, out, omega_sum);
+}
+
+extern "C" void
+nb_cuda_emulate_stats (
+    const float *image, size_t n, int stats, const double percentiles[2], nb_cuda_result *result)
+{
+  const int passes = stats >= 2 ? STATS_PASSES : 1;
+  uint64_t hist[NB_STATS_RANKS * STATS_BINS];
+  stats_sel sel;
+
+  memset (&sel, 0, sizeof sel);
+  memset (result, 0, sizeof *result);
+  for (int p = 0; p < passes && (p == 0 || sel.nslots > 0); p++)
+    {
+      memset (hist, 0, sizeof hist);
+      for (size_t i = 0; i < n; i++)
+        {
+          uint32_t key;
+          int bin, slot;
+
+          if (!nb_stats_key (image[i], &key))
+            continue;
+          if (p == 0)
+            {
+              sel.finite++;
+              sel.max_key = key > sel.max_key ? key : sel.max_key;
+            }
+          if ((slot = stats_bin (sel, p, key, &bin)) >= 0)
+            hist[slot * STATS_BINS + bin]++;
+        }
+      stats_select (&sel, p, hist, percentiles, stats >= 2);
+    }
+  stats_result (&sel, stats, result);
 }

@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: BSD-3-Clause
  */
 #include "braggscope-controls.h"
+#include "braggscope-control-hints-private.h"
 #include "braggscope-gtk-i18n-private.h"
 
 #include <glib/gi18n-lib.h>
@@ -19,130 +20,104 @@
  *
  * Each widget is named after its property and kind: "misset-x-scale" and
  * "misset-x-spin" for a number, "convention-dropdown", "preview-while-dragging-switch",
- * "structure-factors-entry", "fluence-entry", and "energy-spin" (the wavelength
+ * "structure-factors-entry", "fluence-entry", "energy-spin" (the wavelength
  * as photon energy in keV); find one with
  * braggscope_controls_get_widget().  Properties the simulation does not have
  * are left out.  The slider ranges are what is useful to drag through; a value
- * set outside one widens it rather than being clamped.
+ * set outside one widens it rather than being clamped, while a number typed
+ * outside a spin button's range is clamped to it and said
+ * (#BraggscopeControls::value-clamped).
  */
 
+/* The layout: which property goes into which group, in which order, and as
+ * what widget.  What a property is (its label, unit, tooltip and the range
+ * worth dragging through) is the simulation's, from the engine's parameter
+ * table: the pspec's nick and blurb and its BraggscopeControlHints. */
 typedef enum
 {
-  KIND_NUMBER, /* a slider and a spin button (slider FALSE: spin button only) */
-  KIND_CHOICE, /* a drop-down: an enum property, or a string from a list */
-  KIND_SWITCH, /* a boolean */
-  KIND_FILE,   /* a path entry with a chooser button */
-  KIND_ENTRY,  /* a number too wide for a spin button (%g) */
-  KIND_ENERGY, /* a spin button of photon energy, bound to the wavelength property */
-} Kind;
+  SLIDER,       /* a slider and a spin button */
+  SPIN,         /* a spin button */
+  DROPDOWN,     /* an enum property, or a string one of a few words */
+  SWITCH,       /* a boolean */
+  FILE_ENTRY,   /* a path entry with a chooser button */
+  NUMBER_ENTRY, /* a number too wide for a spin button (%g) */
+} Widget;
 
 typedef struct
 {
   const char *property;
-  const char *label;
-  const char *unit;
-  Kind kind;
-  double lower, upper, step;
-  int digits;
-  gboolean slider;
-  const char *const *choices; /* KIND_CHOICE of a string property */
-} Spec;
+  Widget widget;
+} Row;
 
 typedef struct
 {
   const char *name;
   const char *title;
   gboolean expanded;
-  const Spec *specs;
-  guint n_specs;
+  const Row *rows;
+  guint n_rows;
 } Group;
 
-#define NUMBER(property, label, unit, lower, upper, step, digits, slider)                          \
-  {                                                                                                \
-    property, label, unit, KIND_NUMBER, lower, upper, step, digits, slider, NULL                   \
-  }
-#define CHOICE(property, label, choices)                                                           \
-  {                                                                                                \
-    property, label, "", KIND_CHOICE, 0, 0, 0, 0, FALSE, choices                                   \
-  }
-#define SWITCH(property, label)                                                                    \
-  {                                                                                                \
-    property, label, "", KIND_SWITCH, 0, 0, 0, 0, FALSE, NULL                                      \
-  }
-#define FILE_ENTRY(property, label)                                                                \
-  {                                                                                                \
-    property, label, "", KIND_FILE, 0, 0, 0, 0, FALSE, NULL                                        \
-  }
-#define ENERGY(property, label, unit, lower, upper, step, digits)                                  \
-  {                                                                                                \
-    property, label, unit, KIND_ENERGY, lower, upper, step, digits, FALSE, NULL                    \
-  }
-#define NUMBER_ENTRY(property, label, unit)                                                        \
-  {                                                                                                \
-    property, label, unit, KIND_ENTRY, 0, 0, 0, 0, FALSE, NULL                                     \
-  }
-
-static const char *const backend_choices[] = { "auto", "cpu", "cuda", NULL };
-
-/* The slider settings come first in their groups, which start expanded: the
+/* The sliders come first in their groups, which start expanded: the
  * parameters one drags (misset, mosaic spread, wavelength). */
-static const Spec crystal_specs[] = {
-  NUMBER ("misset-x", N_ ("Misset x"), "\u00b0", -180, 180, 0.1, 2, TRUE),
-  NUMBER ("misset-y", N_ ("Misset y"), "\u00b0", -180, 180, 0.1, 2, TRUE),
-  NUMBER ("misset-z", N_ ("Misset z"), "\u00b0", -180, 180, 0.1, 2, TRUE),
-  NUMBER ("mosaic-spread", N_ ("Mosaic spread"), "\u00b0", 0, 5, 0.01, 3, TRUE),
-  NUMBER ("mosaic-domains", N_ ("Mosaic domains"), "", 1, 200, 1, 0, TRUE),
-  NUMBER ("n-cells", N_ ("Unit cells per edge"), "", 1, 100, 1, 0, TRUE),
-  NUMBER ("cell-a", N_ ("Cell a"), "\u00c5", 2, 500, 0.1, 2, FALSE),
-  NUMBER ("cell-b", N_ ("Cell b"), "\u00c5", 2, 500, 0.1, 2, FALSE),
-  NUMBER ("cell-c", N_ ("Cell c"), "\u00c5", 2, 500, 0.1, 2, FALSE),
-  NUMBER ("cell-alpha", N_ ("Cell \u03b1"), "\u00b0", 20, 160, 0.1, 2, FALSE),
-  NUMBER ("cell-beta", N_ ("Cell \u03b2"), "\u00b0", 20, 160, 0.1, 2, FALSE),
-  NUMBER ("cell-gamma", N_ ("Cell \u03b3"), "\u00b0", 20, 160, 0.1, 2, FALSE),
-  CHOICE ("crystal-shape", N_ ("Crystal shape"), NULL),
-  FILE_ENTRY ("structure-factors", N_ ("Structure factors")),
-  NUMBER ("default-f", N_ ("Default F"), "", 0, 10000, 1, 1, FALSE),
+static const Row crystal_rows[] = {
+  { "misset-x", SLIDER },
+  { "misset-y", SLIDER },
+  { "misset-z", SLIDER },
+  { "mosaic-spread", SLIDER },
+  { "mosaic-domains", SLIDER },
+  { "n-cells", SLIDER },
+  { "cell-a", SPIN },
+  { "cell-b", SPIN },
+  { "cell-c", SPIN },
+  { "cell-alpha", SPIN },
+  { "cell-beta", SPIN },
+  { "cell-gamma", SPIN },
+  { "crystal-shape", DROPDOWN },
+  { "structure-factors", FILE_ENTRY },
+  { "default-f", SPIN },
 };
 
-static const Spec beam_specs[] = {
-  NUMBER ("wavelength", N_ ("Wavelength"), "\u00c5", 0.2, 4, 0.001, 4, TRUE),
-  ENERGY ("wavelength", N_ ("Photon energy"), "keV", 3.1, 62, 0.01, 4),
-  NUMBER ("dispersion", N_ ("Dispersion"), "%", 0, 10, 0.01, 2, TRUE),
-  NUMBER ("divergence", N_ ("Divergence"), "mrad", 0, 10, 0.01, 2, TRUE),
-  NUMBER ("polarization", N_ ("Polarization (Kahn)"), "", -1, 1, 0.01, 2, FALSE),
-  NUMBER_ENTRY ("fluence", N_ ("Fluence"), N_ ("photons/m\u00b2")),
+static const Row beam_rows[] = {
+  { "wavelength", SLIDER }, { "energy", SPIN },       { "dispersion", SLIDER },
+  { "divergence", SLIDER }, { "polarization", SPIN }, { "fluence", NUMBER_ENTRY },
 };
 
-static const Spec detector_specs[] = {
-  NUMBER ("distance", N_ ("Distance"), "mm", 10, 1000, 0.1, 1, TRUE),
-  NUMBER ("beam-center-x", N_ ("Beam centre x"), "mm", 0, 400, 0.01, 2, TRUE),
-  NUMBER ("beam-center-y", N_ ("Beam centre y"), "mm", 0, 400, 0.01, 2, TRUE),
-  NUMBER ("two-theta", N_ ("Detector 2\u03b8"), "\u00b0", -90, 90, 0.1, 2, TRUE),
-  NUMBER ("detector-rotx", N_ ("Rotation x"), "\u00b0", -90, 90, 0.1, 2, FALSE),
-  NUMBER ("detector-roty", N_ ("Rotation y"), "\u00b0", -90, 90, 0.1, 2, FALSE),
-  NUMBER ("detector-rotz", N_ ("Rotation z"), "\u00b0", -180, 180, 0.1, 2, FALSE),
-  NUMBER ("pixel-size", N_ ("Pixel size"), "mm", 0.01, 1, 0.001, 4, FALSE),
-  NUMBER ("detector-pixels-fast", N_ ("Pixels (fast)"), "", 16, 4096, 1, 0, FALSE),
-  NUMBER ("detector-pixels-slow", N_ ("Pixels (slow)"), "", 16, 4096, 1, 0, FALSE),
-  CHOICE ("convention", N_ ("Convention"), NULL),
+static const Row detector_rows[] = {
+  { "distance", SLIDER },           { "beam-center-x", SLIDER }, { "beam-center-y", SLIDER },
+  { "two-theta", SLIDER },          { "detector-rotx", SPIN },   { "detector-roty", SPIN },
+  { "detector-rotz", SPIN },        { "pixel-size", SPIN },      { "detector-pixels-fast", SPIN },
+  { "detector-pixels-slow", SPIN }, { "convention", DROPDOWN },
 };
 
-static const Spec sampling_specs[] = {
-  NUMBER ("oversample", N_ ("Oversample (0 = auto)"), "", 0, 16, 1, 0, FALSE),
-  NUMBER ("phi", N_ ("\u03c6 start"), "\u00b0", -360, 360, 0.1, 2, TRUE),
-  NUMBER ("osc", N_ ("Oscillation"), "\u00b0", 0, 10, 0.01, 2, TRUE),
-  CHOICE ("precision", N_ ("Precision"), NULL),
-  CHOICE ("backend", N_ ("Backend"), backend_choices),
-  SWITCH ("preview-while-dragging", N_ ("Preview while dragging")),
-  NUMBER ("preview-stride", N_ ("Preview stride"), "px", 1, 16, 1, 0, FALSE),
+static const Row sampling_rows[] = {
+  { "oversample", SPIN },
+  { "phi", SLIDER },
+  { "osc", SLIDER },
+  { "water", SLIDER },
+  { "precision", DROPDOWN },
+  { "backend", DROPDOWN },
+  { "preview-while-dragging", SWITCH },
+  { "preview-stride", SPIN },
 };
 
 static const Group groups[] = {
-  { "crystal", N_ ("Crystal"), TRUE, crystal_specs, G_N_ELEMENTS (crystal_specs) },
-  { "beam", N_ ("Beam"), TRUE, beam_specs, G_N_ELEMENTS (beam_specs) },
-  { "detector", N_ ("Detector"), FALSE, detector_specs, G_N_ELEMENTS (detector_specs) },
-  { "sampling", N_ ("Sampling"), FALSE, sampling_specs, G_N_ELEMENTS (sampling_specs) },
+  { "crystal", N_ ("Crystal"), TRUE, crystal_rows, G_N_ELEMENTS (crystal_rows) },
+  { "beam", N_ ("Beam"), TRUE, beam_rows, G_N_ELEMENTS (beam_rows) },
+  { "detector", N_ ("Detector"), FALSE, detector_rows, G_N_ELEMENTS (detector_rows) },
+  { "sampling", N_ ("Sampling"), FALSE, sampling_rows, G_N_ELEMENTS (sampling_rows) },
 };
+
+/* A property's BraggscopeControlHints, or empty ones. */
+static const BraggscopeControlHints *
+hints_of (GParamSpec *pspec)
+{
+  static const BraggscopeControlHints none = { "", 0, 0, 0, 0, NULL };
+  const BraggscopeControlHints *hints =
+      g_param_spec_get_qdata (pspec, g_quark_from_static_string (BRAGGSCOPE_CONTROL_HINTS_KEY));
+
+  return hints != NULL ? hints : &none;
+}
 
 struct _BraggscopeControls
 {
@@ -163,6 +138,14 @@ enum
 };
 
 static GParamSpec *properties[N_PROPS];
+
+enum
+{
+  VALUE_CLAMPED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
 
 /* ------------------------------------------------------------------------- */
 /* Numbers */
@@ -230,19 +213,70 @@ on_integer_value_changed (GtkAdjustment *adjustment, gpointer user_data)
     gtk_adjustment_set_value (adjustment, round (v));
 }
 
+/* "0.2 Å", or "200" for a number without a unit, in the user's locale. */
+static char *
+format_with_unit (double v, const char *unit)
+{
+  return *unit != '\0' ? g_strdup_printf ("%g %s", v, _ (unit)) : g_strdup_printf ("%g", v);
+}
+
+/* Says that the number typed into @pspec's spin button, @typed, lay outside
+ * its range and @applied was set instead. */
+static void
+report_clamp (BraggscopeControls *self, GParamSpec *pspec, double typed, double applied)
+{
+  const char *unit = hints_of (pspec)->unit;
+  const char *label = _ (g_param_spec_get_nick (pspec));
+  g_autofree char *from = format_with_unit (typed, unit);
+  g_autofree char *to = format_with_unit (applied, unit);
+  g_autofree char *message = NULL;
+
+  if (typed < applied)
+    /* Translators: a number typed into a control was out of its range: the
+     * control's label, the typed value and the value set, with units, as
+     * "Wavelength: 0 Å is below the minimum; set to 0.2 Å" */
+    message = g_strdup_printf (_ ("%s: %s is below the minimum; set to %s"), label, from, to);
+  else
+    /* Translators: as "Mosaic domains: 500 is above the maximum; set to 200" */
+    message = g_strdup_printf (_ ("%s: %s is above the maximum; set to %s"), label, from, to);
+  g_signal_emit (self, signals[VALUE_CLAMPED], 0, pspec->name, typed, applied, message);
+}
+
 /* A spin button shows its value rounded to its digits.  When its text is
  * still that rounding, leaving it (focus out, Enter) keeps the value as it is
  * instead of writing the rounded one back, which would change a dragged
- * wavelength or misset and start a render; typed text is parsed by GTK. */
+ * wavelength or misset and start a render.  Typed text is read as GTK reads
+ * it (g_strtod, the whole text); a number outside the range is clamped here,
+ * as GTK would, but said (BraggscopeControls::value-clamped).  Text that is
+ * no number (empty, "1.2.3", "nan") keeps the value: GTK would read it as 0
+ * and silently set the minimum.  A number in range is left to GTK. */
 static int
 on_spin_input (GtkSpinButton *spin, double *new_value, gpointer user_data)
 {
+  BraggscopeControls *self = g_object_get_data (G_OBJECT (spin), "braggscope-controls");
+  GtkAdjustment *adjustment = gtk_spin_button_get_adjustment (spin);
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (spin));
   double v = gtk_spin_button_get_value (spin);
   g_autofree char *shown = g_strdup_printf ("%0.*f", gtk_spin_button_get_digits (spin), v);
+  double typed, lower = gtk_adjustment_get_lower (adjustment),
+                upper = gtk_adjustment_get_upper (adjustment);
+  char *end = NULL;
 
-  if (g_strcmp0 (gtk_editable_get_text (GTK_EDITABLE (spin)), shown) != 0)
+  if (g_strcmp0 (text, shown) == 0)
+    {
+      *new_value = v;
+      return TRUE;
+    }
+  typed = g_strtod (text, &end);
+  if (end == text || *end != '\0' || isnan (typed))
+    {
+      *new_value = v;
+      return TRUE;
+    }
+  if (typed >= lower && typed <= upper)
     return FALSE;
-  *new_value = v;
+  *new_value = typed < lower ? lower : upper;
+  report_clamp (self, user_data, typed, *new_value);
   return TRUE;
 }
 
@@ -275,116 +309,56 @@ pspec_limits (GParamSpec *pspec, double *lower, double *upper)
 }
 
 static void
-add_number (BraggscopeControls *self, GtkGrid *grid, int row, const Spec *spec, GParamSpec *pspec)
+add_number (BraggscopeControls *self, GtkGrid *grid, int row, const Row *layout, GParamSpec *pspec)
 {
-  double lower, upper;
+  const BraggscopeControlHints *hints = hints_of (pspec);
+  gboolean slider = layout->widget == SLIDER;
+  double lower, upper, step = hints->step > 0.0 ? hints->step : 1.0;
   GtkAdjustment *adjustment;
   GtkWidget *spin;
-  g_autofree char *spin_name = g_strconcat (spec->property, "-spin", NULL);
+  g_autofree char *spin_name = g_strconcat (layout->property, "-spin", NULL);
 
   pspec_limits (pspec, &lower, &upper);
-  lower = MAX (lower, spec->lower);
-  upper = MIN (upper, spec->upper);
+  lower = MAX (lower, hints->lower);
+  upper = MIN (upper, hints->upper);
   if (!(upper > lower))
-    upper = lower + spec->step;
-  adjustment = gtk_adjustment_new (lower, lower, upper, spec->step, spec->step * 10, 0);
+    upper = lower + step;
+  adjustment = gtk_adjustment_new (lower, lower, upper, step, step * 10, 0);
   if (G_IS_PARAM_SPEC_INT (pspec) || G_IS_PARAM_SPEC_UINT (pspec))
     g_signal_connect (adjustment, "value-changed", G_CALLBACK (on_integer_value_changed), NULL);
 
-  if (spec->slider)
+  if (slider)
     {
       GtkWidget *scale = gtk_scale_new (GTK_ORIENTATION_HORIZONTAL, adjustment);
-      g_autofree char *scale_name = g_strconcat (spec->property, "-scale", NULL);
+      g_autofree char *scale_name = g_strconcat (layout->property, "-scale", NULL);
 
       gtk_scale_set_draw_value (GTK_SCALE (scale), FALSE);
-      gtk_range_set_round_digits (GTK_RANGE (scale), spec->digits);
+      gtk_range_set_round_digits (GTK_RANGE (scale), hints->digits);
       gtk_widget_set_hexpand (scale, TRUE);
       gtk_widget_set_size_request (scale, 160, -1);
       gtk_widget_set_name (scale, scale_name);
       gtk_widget_set_tooltip_text (scale, _ (g_param_spec_get_blurb (pspec)));
       gtk_accessible_update_property (GTK_ACCESSIBLE (scale), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                      spec->label, -1);
+                                      _ (g_param_spec_get_nick (pspec)), -1);
       gtk_grid_attach (grid, scale, 1, row, 1, 1);
       g_hash_table_insert (self->widgets, g_steal_pointer (&scale_name), scale);
     }
 
-  spin = gtk_spin_button_new (adjustment, spec->step, spec->digits);
+  spin = gtk_spin_button_new (adjustment, step, hints->digits);
   gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (spin), TRUE);
-  g_signal_connect (spin, "input", G_CALLBACK (on_spin_input), NULL);
+  /* its input handler reports a clamped value */
+  g_object_set_data (G_OBJECT (spin), "braggscope-controls", self);
+  g_signal_connect (spin, "input", G_CALLBACK (on_spin_input), pspec);
   gtk_editable_set_width_chars (GTK_EDITABLE (spin), 8);
   gtk_widget_set_name (spin, spin_name);
   gtk_widget_set_tooltip_text (spin, _ (g_param_spec_get_blurb (pspec)));
-  gtk_widget_set_halign (spin, spec->slider ? GTK_ALIGN_END : GTK_ALIGN_FILL);
-  gtk_grid_attach (grid, spin, spec->slider ? 2 : 1, row, spec->slider ? 1 : 2, 1);
+  gtk_widget_set_halign (spin, slider ? GTK_ALIGN_END : GTK_ALIGN_FILL);
+  gtk_grid_attach (grid, spin, slider ? 2 : 1, row, slider ? 1 : 2, 1);
   g_hash_table_insert (self->widgets, g_steal_pointer (&spin_name), spin);
 
-  g_object_bind_property_full (self->simulation, spec->property, adjustment, "value",
+  g_object_bind_property_full (self->simulation, layout->property, adjustment, "value",
                                G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE,
                                number_to_adjustment, adjustment_to_number, NULL, NULL);
-}
-
-/* ------------------------------------------------------------------------- */
-/* Photon energy */
-
-/* E = h c / lambda, with nanoBragg's constant for -energy (12398.42 eV
- * Angstrom), so that the keV shown here and -energy agree. */
-#define KEV_ANGSTROM 12.39842
-
-static gboolean
-wavelength_to_energy (GBinding *binding, const GValue *from, GValue *to, gpointer user_data)
-{
-  double lambda = g_value_get_double (from);
-  GtkAdjustment *adjustment;
-  double e;
-
-  if (!(lambda > 0.0) || !isfinite (lambda))
-    return FALSE;
-  e = KEV_ANGSTROM / lambda;
-  adjustment = GTK_ADJUSTMENT (g_binding_dup_target (binding));
-  if (adjustment != NULL)
-    {
-      if (e < gtk_adjustment_get_lower (adjustment))
-        gtk_adjustment_set_lower (adjustment, e);
-      if (e > gtk_adjustment_get_upper (adjustment))
-        gtk_adjustment_set_upper (adjustment, e);
-      g_object_unref (adjustment);
-    }
-  g_value_set_double (to, e);
-  return TRUE;
-}
-
-static gboolean
-energy_to_wavelength (GBinding *binding, const GValue *from, GValue *to, gpointer user_data)
-{
-  double e = g_value_get_double (from);
-
-  if (!(e > 0.0))
-    return FALSE;
-  g_value_set_double (to, KEV_ANGSTROM / e);
-  return TRUE;
-}
-
-/* A spin button in keV for a wavelength property in Angstrom: typing 12.4
- * sets 1 A, and the wavelength slider moves the energy. */
-static void
-add_energy (BraggscopeControls *self, GtkGrid *grid, int row, const Spec *spec, GParamSpec *pspec)
-{
-  GtkAdjustment *adjustment =
-      gtk_adjustment_new (spec->lower, spec->lower, spec->upper, spec->step, spec->step * 100, 0);
-  GtkWidget *spin = gtk_spin_button_new (adjustment, spec->step, spec->digits);
-
-  gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (spin), TRUE);
-  g_signal_connect (spin, "input", G_CALLBACK (on_spin_input), NULL);
-  gtk_editable_set_width_chars (GTK_EDITABLE (spin), 8);
-  gtk_widget_set_name (spin, "energy-spin");
-  gtk_widget_set_tooltip_text (spin, _ ("Photon energy of the beam (keV); sets the wavelength"));
-  gtk_accessible_update_property (GTK_ACCESSIBLE (spin), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  _ (spec->label), -1);
-  gtk_grid_attach (grid, spin, 1, row, 2, 1);
-  g_hash_table_insert (self->widgets, g_strdup ("energy-spin"), spin);
-  g_object_bind_property_full (self->simulation, spec->property, adjustment, "value",
-                               G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE,
-                               wavelength_to_energy, energy_to_wavelength, NULL, NULL);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -447,10 +421,11 @@ selected_to_choice (GBinding *binding, const GValue *from, GValue *to, gpointer 
 }
 
 static void
-add_choice (BraggscopeControls *self, GtkGrid *grid, int row, const Spec *spec, GParamSpec *pspec)
+add_choice (BraggscopeControls *self, GtkGrid *grid, int row, const Row *layout, GParamSpec *pspec)
 {
+  const BraggscopeControlHints *hints = hints_of (pspec);
   g_autoptr (GtkStringList) list = gtk_string_list_new (NULL);
-  g_autofree char *name = g_strconcat (spec->property, "-dropdown", NULL);
+  g_autofree char *name = g_strconcat (layout->property, "-dropdown", NULL);
   ChoiceMap *map = g_new0 (ChoiceMap, 1);
   GtkWidget *dropdown;
 
@@ -462,11 +437,11 @@ add_choice (BraggscopeControls *self, GtkGrid *grid, int row, const Spec *spec, 
       for (guint i = 0; i < klass->n_values; i++)
         gtk_string_list_append (list, klass->values[i].value_nick);
     }
-  else if (G_IS_PARAM_SPEC_STRING (pspec) && spec->choices != NULL)
+  else if (G_IS_PARAM_SPEC_STRING (pspec) && hints->choices != NULL)
     {
-      map->strings = spec->choices;
-      for (guint i = 0; spec->choices[i] != NULL; i++)
-        gtk_string_list_append (list, spec->choices[i]);
+      map->strings = hints->choices;
+      for (guint i = 0; hints->choices[i] != NULL; i++)
+        gtk_string_list_append (list, hints->choices[i]);
     }
   else
     {
@@ -480,7 +455,7 @@ add_choice (BraggscopeControls *self, GtkGrid *grid, int row, const Spec *spec, 
   gtk_grid_attach (grid, dropdown, 1, row, 2, 1);
   g_hash_table_insert (self->widgets, g_steal_pointer (&name), dropdown);
 
-  g_object_bind_property_full (self->simulation, spec->property, dropdown, "selected",
+  g_object_bind_property_full (self->simulation, layout->property, dropdown, "selected",
                                G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE, choice_to_selected,
                                selected_to_choice, map, g_free);
 }
@@ -489,9 +464,9 @@ add_choice (BraggscopeControls *self, GtkGrid *grid, int row, const Spec *spec, 
 /* Switches */
 
 static void
-add_switch (BraggscopeControls *self, GtkGrid *grid, int row, const Spec *spec, GParamSpec *pspec)
+add_switch (BraggscopeControls *self, GtkGrid *grid, int row, const Row *layout, GParamSpec *pspec)
 {
-  g_autofree char *name = g_strconcat (spec->property, "-switch", NULL);
+  g_autofree char *name = g_strconcat (layout->property, "-switch", NULL);
   GtkWidget *toggle = gtk_switch_new ();
 
   gtk_widget_set_halign (toggle, GTK_ALIGN_START);
@@ -500,7 +475,7 @@ add_switch (BraggscopeControls *self, GtkGrid *grid, int row, const Spec *spec, 
   gtk_grid_attach (grid, toggle, 1, row, 2, 1);
   g_hash_table_insert (self->widgets, g_steal_pointer (&name), toggle);
 
-  g_object_bind_property (self->simulation, spec->property, toggle, "active",
+  g_object_bind_property (self->simulation, layout->property, toggle, "active",
                           G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
 }
 
@@ -511,7 +486,7 @@ add_switch (BraggscopeControls *self, GtkGrid *grid, int row, const Spec *spec, 
 typedef struct
 {
   BraggscopeControls *self;
-  const char *property; /* static, from the spec table */
+  const char *property; /* static, from the layout */
   GtkWidget *entry;
 } EntryBinding;
 
@@ -640,16 +615,16 @@ on_choose_file (GtkButton *button, EntryBinding *binding)
 }
 
 static void
-add_entry (BraggscopeControls *self, GtkGrid *grid, int row, const Spec *spec, GParamSpec *pspec)
+add_entry (BraggscopeControls *self, GtkGrid *grid, int row, const Row *layout, GParamSpec *pspec)
 {
-  g_autofree char *name = g_strconcat (spec->property, "-entry", NULL);
-  g_autofree char *signal = g_strconcat ("notify::", spec->property, NULL);
+  g_autofree char *name = g_strconcat (layout->property, "-entry", NULL);
+  g_autofree char *signal = g_strconcat ("notify::", layout->property, NULL);
   EntryBinding *binding = g_new0 (EntryBinding, 1);
   GtkEventController *focus;
   gulong handler;
 
   binding->self = self;
-  binding->property = spec->property;
+  binding->property = layout->property;
   binding->entry = gtk_entry_new ();
   gtk_widget_set_name (binding->entry, name);
   gtk_widget_set_tooltip_text (binding->entry, _ (g_param_spec_get_blurb (pspec)));
@@ -661,11 +636,11 @@ add_entry (BraggscopeControls *self, GtkGrid *grid, int row, const Spec *spec, G
   gtk_widget_add_controller (binding->entry, focus);
   g_hash_table_insert (self->widgets, g_steal_pointer (&name), binding->entry);
 
-  if (spec->kind == KIND_FILE)
+  if (layout->widget == FILE_ENTRY)
     {
       GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 4);
       GtkWidget *button = gtk_button_new_from_icon_name ("document-open-symbolic");
-      g_autofree char *button_name = g_strconcat (spec->property, "-button", NULL);
+      g_autofree char *button_name = g_strconcat (layout->property, "-button", NULL);
 
       gtk_widget_set_name (button, button_name);
       gtk_widget_set_tooltip_text (button, _ ("Choose a file of structure factors (HKL)"));
@@ -709,10 +684,11 @@ build (BraggscopeControls *self)
       gtk_widget_set_margin_top (grid, 4);
       gtk_widget_set_margin_bottom (grid, 8);
 
-      for (guint i = 0; i < group->n_specs; i++)
+      for (guint i = 0; i < group->n_rows; i++)
         {
-          const Spec *spec = &group->specs[i];
-          GParamSpec *pspec = g_object_class_find_property (klass, spec->property);
+          const Row *layout = &group->rows[i];
+          GParamSpec *pspec = g_object_class_find_property (klass, layout->property);
+          const char *unit;
           g_autofree char *text = NULL;
           GtkWidget *label;
 
@@ -721,30 +697,29 @@ build (BraggscopeControls *self)
             continue;
 
           /* Translators: a control's label and its unit, as "Wavelength (Å)" */
-          text = *spec->unit != '\0'
-                     ? g_strdup_printf (_ ("%s (%s)"), _ (spec->label), _ (spec->unit))
-                     : g_strdup (_ (spec->label));
+          unit = hints_of (pspec)->unit;
+          text = unit != NULL && *unit != '\0'
+                     ? g_strdup_printf (_ ("%s (%s)"), _ (g_param_spec_get_nick (pspec)), _ (unit))
+                     : g_strdup (_ (g_param_spec_get_nick (pspec)));
           label = gtk_label_new (text);
           gtk_label_set_xalign (GTK_LABEL (label), 0.0f);
           gtk_grid_attach (GTK_GRID (grid), label, 0, row, 1, 1);
 
-          switch (spec->kind)
+          switch (layout->widget)
             {
-              case KIND_NUMBER:
-                add_number (self, GTK_GRID (grid), row, spec, pspec);
+              case SLIDER:
+              case SPIN:
+                add_number (self, GTK_GRID (grid), row, layout, pspec);
                 break;
-              case KIND_CHOICE:
-                add_choice (self, GTK_GRID (grid), row, spec, pspec);
+              case DROPDOWN:
+                add_choice (self, GTK_GRID (grid), row, layout, pspec);
                 break;
-              case KIND_SWITCH:
-                add_switch (self, GTK_GRID (grid), row, spec, pspec);
+              case SWITCH:
+                add_switch (self, GTK_GRID (grid), row, layout, pspec);
                 break;
-              case KIND_FILE:
-              case KIND_ENTRY:
-                add_entry (self, GTK_GRID (grid), row, spec, pspec);
-                break;
-              case KIND_ENERGY:
-                add_energy (self, GTK_GRID (grid), row, spec, pspec);
+              case FILE_ENTRY:
+              case NUMBER_ENTRY:
+                add_entry (self, GTK_GRID (grid), row, layout, pspec);
                 break;
             }
           row++;
@@ -844,6 +819,27 @@ braggscope_controls_class_init (BraggscopeControlsClass *klass)
       BRAGGSCOPE_TYPE_SIMULATION,
       G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /**
+   * BraggscopeControls::value-clamped:
+   * @controls: the controls
+   * @property: the simulation property the spin button edits ("wavelength")
+   * @requested: the number typed, in the spin button's unit (keV for the
+   *   photon energy)
+   * @applied: the number set instead: the nearer end of the spin button's range
+   * @message: a translated sentence saying so, for a status line: "Wavelength:
+   *   0 Å is below the minimum; set to 0.2 Å"
+   *
+   * Emitted when a number typed into a spin button lies outside its range and
+   * the nearer end of the range is set instead, which would otherwise go
+   * unnoticed (the text is simply replaced).
+   *
+   * Since: 0.1
+   */
+  signals[VALUE_CLAMPED] =
+      g_signal_new ("value-clamped", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                    NULL, G_TYPE_NONE, 4, G_TYPE_STRING | G_SIGNAL_TYPE_STATIC_SCOPE, G_TYPE_DOUBLE,
+                    G_TYPE_DOUBLE, G_TYPE_STRING);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "braggscope-controls");

@@ -10,4 +10,5 @@
 #include "braggscope.h"
 
 #include "braggscope-controls.h"
+#include "braggscope-readout.h"
 #include "braggscope-view.h"

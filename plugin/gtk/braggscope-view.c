@@ -1,105 +1,58 @@
 /* braggscope-view.c: shows a simulation's frames, colour-mapped on the GPU
- * (GtkGLArea + shaders/colormap.frag) or on the CPU (GdkMemoryTexture), with
- * zoom, pan, a readout under the cursor and beam centre / resolution ring
- * overlays.
+ * (braggscope-view-gl.c: GtkGLArea + shaders/colormap.frag) or on the CPU
+ * (braggscope-view-software.c: GdkMemoryTexture), with zoom, pan, a readout
+ * under the cursor and beam centre / resolution ring overlays; the same
+ * pictures without a widget in braggscope-view-render.c.
  *
  * SPDX-License-Identifier: BSD-3-Clause
  */
-#include "braggscope-view.h"
+#include "braggscope-view-private.h"
 #include "braggscope-gtk-i18n-private.h"
 
-#include <epoxy/gl.h>
 #include <glib/gi18n-lib.h>
 #include <math.h>
 #include <string.h>
 
-#include "braggscope-overlay-private.h"
-
 /**
  * BraggscopeView:
  *
- * A widget showing the newest frame of a #BraggscopeSimulation.
+ * A widget showing the newest frame of a [class@Braggscope.Simulation],
+ * with zoom, pan, a readout of what the detector sees under the pointer,
+ * and resolution rings and the beam centre drawn over the frame.
  *
- * The frame's photons/pixel are uploaded once as a float texture and colour
- * mapped in a fragment shader, so contrast and colormap changes never
- * re-simulate; where OpenGL is not available (or #BraggscopeView:force-software
- * is set, or the environment variable `BRAGGSCOPE_RENDERER=software`) the same
- * mapping runs on the CPU (braggscope_colormap_apply()) and is drawn as a
- * texture.  A software rasterizer (Mesa's llvmpipe) counts as no OpenGL: the
- * CPU path is faster than the shader run on the CPU; `BRAGGSCOPE_RENDERER=gl`
- * uses the shader anyway.  Both paths sample the frame the same way (the frame pixel under
- * each screen pixel's centre when zoomed in; the brightest of the frame
- * pixels a screen pixel covers when zoomed out, so spots never drop out), so
- * they show the same pixels.  `BRAGGSCOPE_GL=gles` asks for an
- * OpenGL ES context instead of desktop OpenGL.
+ * The frame's photons per pixel are uploaded once as a float texture and
+ * colour-mapped in a fragment shader, so changes of the colour table, scale
+ * or window ([property@BraggscopeGtk.View:colormap],
+ * [property@BraggscopeGtk.View:scale], [property@BraggscopeGtk.View:low],
+ * [property@BraggscopeGtk.View:high]) recolour without simulating again.
+ * Where OpenGL is not available, where it is a software rasterizer (Mesa's
+ * llvmpipe: the CPU path is faster than the shader run on the CPU), or when
+ * [property@BraggscopeGtk.View:force-software] is set or the environment
+ * variable `BRAGGSCOPE_RENDERER` is `software`, the same mapping
+ * ([func@Braggscope.Colormap.apply]) runs on the CPU and is drawn as a
+ * texture; `BRAGGSCOPE_RENDERER=gl` uses the shader even on a software
+ * rasterizer, and `BRAGGSCOPE_GL=gles` asks for an OpenGL ES context.
+ * [property@BraggscopeGtk.View:renderer] says which path draws.  Both paths
+ * sample the frame the same way (the frame pixel under each screen pixel's
+ * centre when zoomed in; the brightest of the frame pixels a screen pixel
+ * covers when zoomed out, so that spots never drop out), so they show the
+ * same pixels.
  *
- * Dragging pans, the scroll wheel zooms about the pointer, a double click fits
- * the frame to the widget.  Moving the pointer updates the readout (pixel,
- * value, resolution, 2 theta, Miller indices) and emits
- * #BraggscopeView::readout-changed.
+ * Dragging pans, the scroll wheel zooms about the pointer (a factor of 1.2
+ * per step), a double click fits the frame to the widget.  Moving the
+ * pointer moves the readout (pixel, intensity, resolution, 2θ, Miller
+ * indices) and emits [signal@BraggscopeGtk.View::readout-changed];
+ * [class@BraggscopeGtk.Readout] shows it.  The view asks for 512 x 512
+ * logical pixels and accepts down to 64; its CSS name is `braggscope-view`.
+ *
+ * Threads: as every GTK widget, the view is used on the GTK thread only, and
+ * its signals are emitted there.  The simulation it shows must belong to
+ * that thread's main context (create it on the GTK thread), whose loop
+ * delivers its frames.  Frames, which never change, may be handed to other
+ * threads.
+ *
+ * Since: 0.1
  */
-
-#define SHADER_PATH "/io/github/braggscope/gtk/shaders/"
-
-#define MIN_ZOOM             0.25
-#define MAX_ZOOM             256.0
-#define ZOOM_STEP            1.2
-#define AUTO_LOW_PERCENTILE  1.0
-#define AUTO_HIGH_PERCENTILE 99.5
-
-/* Outside the frame: the same bytes on both paths. */
-static const guint8 background_rgba[4] = { 32, 32, 32, 255 };
-
-struct _BraggscopeView
-{
-  GtkWidget parent_instance;
-
-  BraggscopeSimulation *simulation;
-  gulong frame_ready_handler;
-  BraggscopeFrame *frame;
-
-  BraggscopeDisplay display;
-  gboolean auto_contrast;
-  gboolean show_rings;
-  gboolean show_beam_center;
-  gboolean force_software;
-
-  double zoom;
-  double center_x, center_y; /* frame coordinates shown at the widget's centre */
-
-  BraggscopeGeometry *overlay_source; /* what overlay was computed from (a ref) */
-  BraggscopeOverlayGeometry overlay;
-
-  /* OpenGL path */
-  GtkWidget *gl_area;
-  gboolean use_gl;
-  GLuint program, vao, image_texture, lut_texture;
-  GLint max_texture_size;
-  gboolean image_dirty, lut_dirty;
-  struct
-  {
-    GLint image, lut, origin, step, viewport_height, scale, empty, low, range, log_range,
-        inverse_gamma, background;
-  } uniforms;
-
-  /* software path */
-  guint8 *frame_indices; /* colour table index of each frame pixel */
-  gsize frame_indices_size;
-  gboolean frame_indices_dirty;
-  GdkTexture *screen_texture; /* what the widget shows, device pixels */
-  gboolean screen_dirty;
-
-  /* readout */
-  gboolean pointer_inside;
-  double pointer_x, pointer_y;
-  gboolean readout_inside;
-  double readout_x, readout_y;
-  int readout_pixel_x, readout_pixel_y;
-  float readout_value;
-  BraggscopePixelInfo readout_info;
-
-  double drag_center_x, drag_center_y;
-};
 
 G_DEFINE_FINAL_TYPE (BraggscopeView, braggscope_view, GTK_TYPE_WIDGET)
 
@@ -137,8 +90,8 @@ static void update_readout (BraggscopeView *self);
 /* ------------------------------------------------------------------------- */
 /* Geometry of the view */
 
-static gboolean
-frame_size (BraggscopeView *self, int *width, int *height)
+gboolean
+_braggscope_view_frame_size (BraggscopeView *self, int *width, int *height)
 {
   if (self->frame == NULL)
     return FALSE;
@@ -149,15 +102,15 @@ frame_size (BraggscopeView *self, int *width, int *height)
 
 /* Logical widget pixels per frame pixel, and the frame coordinates of the
  * widget's top-left corner. */
-static gboolean
-view_transform (BraggscopeView *self, double *scale, double *origin_x, double *origin_y)
+gboolean
+_braggscope_view_transform (BraggscopeView *self, double *scale, double *origin_x, double *origin_y)
 {
   int width = gtk_widget_get_width (GTK_WIDGET (self));
   int height = gtk_widget_get_height (GTK_WIDGET (self));
   int frame_width, frame_height;
   double fit;
 
-  if (!frame_size (self, &frame_width, &frame_height) || width <= 0 || height <= 0)
+  if (!_braggscope_view_frame_size (self, &frame_width, &frame_height) || width <= 0 || height <= 0)
     return FALSE;
 
   fit = MIN ((double) width / frame_width, (double) height / frame_height);
@@ -170,16 +123,8 @@ view_transform (BraggscopeView *self, double *scale, double *origin_x, double *o
 /* ------------------------------------------------------------------------- */
 /* Invalidation */
 
-typedef enum
-{
-  CHANGED_VIEW = 1 << 0,    /* zoom, pan, size */
-  CHANGED_DISPLAY = 1 << 1, /* colormap, scale, window */
-  CHANGED_IMAGE = 1 << 2,   /* a new frame */
-  CHANGED_OVERLAY = 1 << 3, /* overlay switches only */
-} Changes;
-
-static void
-invalidate (BraggscopeView *self, Changes changes)
+void
+_braggscope_view_invalidate (BraggscopeView *self, Changes changes)
 {
   if (changes & CHANGED_IMAGE)
     self->image_dirty = TRUE;
@@ -196,528 +141,15 @@ invalidate (BraggscopeView *self, Changes changes)
 }
 
 /* ------------------------------------------------------------------------- */
-/* The OpenGL path */
-
-static gboolean
-announce_software (gpointer data)
-{
-  BraggscopeView *self = data;
-
-  invalidate (self, CHANGED_IMAGE | CHANGED_DISPLAY | CHANGED_VIEW);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RENDERER]);
-  return G_SOURCE_REMOVE;
-}
-
-/* From now on the CPU draws.  Called from the GL area's realize or render
- * handlers, so the redraw and the notification wait for an idle moment. */
-static void
-fall_back_to_software (BraggscopeView *self, const char *reason)
-{
-  if (!self->use_gl)
-    return;
-  g_debug ("BraggscopeView: drawing on the CPU: %s", reason);
-  self->use_gl = FALSE;
-  g_idle_add_full (G_PRIORITY_DEFAULT, announce_software, g_object_ref (self), g_object_unref);
-}
-
-static GLuint
-compile_shader (GLenum type, const char *prefix, const char *resource, GError **error)
-{
-  g_autoptr (GBytes) bytes = NULL;
-  g_autofree char *source = NULL;
-  const char *text;
-  GLuint shader;
-  GLint ok = GL_FALSE;
-
-  bytes = g_resources_lookup_data (resource, G_RESOURCE_LOOKUP_FLAGS_NONE, error);
-  if (bytes == NULL)
-    return 0;
-  source = g_strconcat (prefix, (const char *) g_bytes_get_data (bytes, NULL), NULL);
-  text = source;
-
-  shader = glCreateShader (type);
-  glShaderSource (shader, 1, &text, NULL);
-  glCompileShader (shader);
-  glGetShaderiv (shader, GL_COMPILE_STATUS, &ok);
-  if (!ok)
-    {
-      char log[1024] = "";
-      glGetShaderInfoLog (shader, sizeof log, NULL, log);
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "shader %s does not compile: %s", resource,
-                   g_strstrip (log));
-      glDeleteShader (shader);
-      return 0;
-    }
-  return shader;
-}
-
-/* The #version line (and default precisions for ES) for this context. */
-static const char *
-shader_prefix (GdkGLContext *context)
-{
-  int major = 0, minor = 0;
-
-  gdk_gl_context_get_version (context, &major, &minor);
-  if (gdk_gl_context_get_use_es (context))
-    return major >= 3 ? "#version 300 es\n"
-                        "precision highp float;\n"
-                        "precision highp int;\n"
-                        "precision highp sampler2D;\n"
-                      : NULL;
-  if (major > 3 || (major == 3 && minor >= 2))
-    return "#version 150\n";
-  if (major == 3)
-    return "#version 130\n";
-  return NULL;
-}
-
-static gboolean
-create_gl_resources (BraggscopeView *self, GdkGLContext *context, GError **error)
-{
-  const char *prefix = shader_prefix (context);
-  GLuint vertex, fragment;
-  GLint ok = GL_FALSE;
-
-  if (prefix == NULL)
-    {
-      int major = 0, minor = 0;
-      gdk_gl_context_get_version (context, &major, &minor);
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   "OpenGL%s %d.%d is older than the 3.0 the shaders need",
-                   gdk_gl_context_get_use_es (context) ? " ES" : "", major, minor);
-      return FALSE;
-    }
-
-  vertex = compile_shader (GL_VERTEX_SHADER, prefix, SHADER_PATH "colormap.vert", error);
-  if (vertex == 0)
-    return FALSE;
-  fragment = compile_shader (GL_FRAGMENT_SHADER, prefix, SHADER_PATH "colormap.frag", error);
-  if (fragment == 0)
-    {
-      glDeleteShader (vertex);
-      return FALSE;
-    }
-
-  self->program = glCreateProgram ();
-  glAttachShader (self->program, vertex);
-  glAttachShader (self->program, fragment);
-  glLinkProgram (self->program);
-  glDeleteShader (vertex);
-  glDeleteShader (fragment);
-  glGetProgramiv (self->program, GL_LINK_STATUS, &ok);
-  if (!ok)
-    {
-      char log[1024] = "";
-      glGetProgramInfoLog (self->program, sizeof log, NULL, log);
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "the colormap shaders do not link: %s",
-                   g_strstrip (log));
-      return FALSE;
-    }
-
-#define UNIFORM(field, name) self->uniforms.field = glGetUniformLocation (self->program, name)
-  UNIFORM (image, "u_image");
-  UNIFORM (lut, "u_lut");
-  UNIFORM (origin, "u_origin");
-  UNIFORM (step, "u_step");
-  UNIFORM (viewport_height, "u_viewport_height");
-  UNIFORM (scale, "u_scale");
-  UNIFORM (empty, "u_empty");
-  UNIFORM (low, "u_low");
-  UNIFORM (range, "u_range");
-  UNIFORM (log_range, "u_log_range");
-  UNIFORM (inverse_gamma, "u_inverse_gamma");
-  UNIFORM (background, "u_background");
-#undef UNIFORM
-
-  glGenVertexArrays (1, &self->vao);
-  glGenTextures (1, &self->image_texture);
-  glGenTextures (1, &self->lut_texture);
-  for (int i = 0; i < 2; i++)
-    {
-      glBindTexture (GL_TEXTURE_2D, i == 0 ? self->image_texture : self->lut_texture);
-      glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-      glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-      glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-      glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-    }
-  glBindTexture (GL_TEXTURE_2D, 0);
-  glGetIntegerv (GL_MAX_TEXTURE_SIZE, &self->max_texture_size);
-
-  self->image_dirty = TRUE;
-  self->lut_dirty = TRUE;
-  if (glGetError () != GL_NO_ERROR)
-    {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                           "creating the colormap textures failed");
-      return FALSE;
-    }
-  return TRUE;
-}
-
-static void
-delete_gl_resources (BraggscopeView *self)
-{
-  if (self->program != 0)
-    glDeleteProgram (self->program);
-  if (self->vao != 0)
-    glDeleteVertexArrays (1, &self->vao);
-  if (self->image_texture != 0)
-    glDeleteTextures (1, &self->image_texture);
-  if (self->lut_texture != 0)
-    glDeleteTextures (1, &self->lut_texture);
-  self->program = self->vao = self->image_texture = self->lut_texture = 0;
-}
-
-/* Mesa's llvmpipe and friends: OpenGL on the CPU, several times slower at
- * this shader than braggscope_colormap_apply() (about 150 ms against 25 ms
- * for an 800 x 800 view of a 1024 x 1024 frame on two cores). */
-static gboolean
-is_software_rasterizer (const char *renderer)
-{
-  const char *names[] = { "llvmpipe", "softpipe", "swrast", "SwiftShader", "Software Rasterizer" };
-
-  for (guint i = 0; renderer != NULL && i < G_N_ELEMENTS (names); i++)
-    if (strstr (renderer, names[i]) != NULL)
-      return TRUE;
-  return FALSE;
-}
-
-static void
-on_gl_realize (GtkGLArea *area, BraggscopeView *self)
-{
-  g_autoptr (GError) error = NULL;
-
-  gtk_gl_area_make_current (area);
-  if (gtk_gl_area_get_error (area) != NULL)
-    {
-      fall_back_to_software (self, gtk_gl_area_get_error (area)->message);
-      return;
-    }
-  if (!create_gl_resources (self, gtk_gl_area_get_context (area), &error))
-    {
-      delete_gl_resources (self);
-      fall_back_to_software (self, error->message);
-      return;
-    }
-
-  if (is_software_rasterizer ((const char *) glGetString (GL_RENDERER)) &&
-      g_strcmp0 (g_getenv ("BRAGGSCOPE_RENDERER"), "gl") != 0)
-    {
-      g_autofree char *reason =
-          g_strdup_printf ("OpenGL is %s, a software rasterizer: the CPU path is faster",
-                           (const char *) glGetString (GL_RENDERER));
-      delete_gl_resources (self);
-      fall_back_to_software (self, reason);
-      return;
-    }
-
-  {
-    GdkGLContext *context = gtk_gl_area_get_context (area);
-    int major = 0, minor = 0;
-
-    gdk_gl_context_get_version (context, &major, &minor);
-    g_debug ("BraggscopeView: colour-mapping with OpenGL%s %d.%d (%s)",
-             gdk_gl_context_get_use_es (context) ? " ES" : "", major, minor,
-             (const char *) glGetString (GL_RENDERER));
-  }
-}
-
-static void
-on_gl_unrealize (GtkGLArea *area, BraggscopeView *self)
-{
-  gtk_gl_area_make_current (area);
-  if (gtk_gl_area_get_error (area) == NULL)
-    delete_gl_resources (self);
-  self->program = self->vao = self->image_texture = self->lut_texture = 0;
-}
-
-static gboolean
-upload_image (BraggscopeView *self)
-{
-  int width, height;
-  const float *data;
-
-  if (!frame_size (self, &width, &height))
-    return FALSE;
-  if (width > self->max_texture_size || height > self->max_texture_size)
-    {
-      g_autofree char *reason =
-          g_strdup_printf ("a %d x %d frame exceeds the OpenGL texture limit of %d", width, height,
-                           self->max_texture_size);
-      fall_back_to_software (self, reason);
-      return FALSE;
-    }
-
-  data = braggscope_frame_get_data (self->frame, NULL);
-  glBindTexture (GL_TEXTURE_2D, self->image_texture);
-  glPixelStorei (GL_UNPACK_ALIGNMENT, 4);
-  glTexImage2D (GL_TEXTURE_2D, 0, GL_R32F, width, height, 0, GL_RED, GL_FLOAT, data);
-  glBindTexture (GL_TEXTURE_2D, 0);
-  if (glGetError () != GL_NO_ERROR)
-    {
-      fall_back_to_software (self, "uploading the frame as a float texture failed");
-      return FALSE;
-    }
-  self->image_dirty = FALSE;
-  return TRUE;
-}
-
-static void
-upload_lut (BraggscopeView *self)
-{
-  guint8 lut[256 * 4];
-
-  braggscope_colormap_lut (self->display.colormap, lut);
-  glBindTexture (GL_TEXTURE_2D, self->lut_texture);
-  glPixelStorei (GL_UNPACK_ALIGNMENT, 4);
-  glTexImage2D (GL_TEXTURE_2D, 0, GL_RGBA8, 256, 1, 0, GL_RGBA, GL_UNSIGNED_BYTE, lut);
-  glBindTexture (GL_TEXTURE_2D, 0);
-  self->lut_dirty = FALSE;
-}
-
-static gboolean
-on_gl_render (GtkGLArea *area, GdkGLContext *context, BraggscopeView *self)
-{
-  const BraggscopeDisplay *d = &self->display;
-  double scale, origin_x, origin_y, range, gamma;
-  int factor = gtk_widget_get_scale_factor (GTK_WIDGET (area));
-  int device_height = gtk_widget_get_height (GTK_WIDGET (area)) * factor;
-
-  glClearColor (background_rgba[0] / 255.0f, background_rgba[1] / 255.0f,
-                background_rgba[2] / 255.0f, 1.0f);
-  glClear (GL_COLOR_BUFFER_BIT);
-
-  if (!self->use_gl || self->program == 0 || !view_transform (self, &scale, &origin_x, &origin_y))
-    return TRUE;
-  if (self->image_dirty && !upload_image (self))
-    return TRUE;
-  if (self->lut_dirty)
-    upload_lut (self);
-
-  /* The uniforms mirror the CPU mapping of braggscope-colormap.c. */
-  range = d->high - d->low;
-  gamma = d->gamma > 0.0 && isfinite (d->gamma) ? d->gamma : 1.0;
-
-  glUseProgram (self->program);
-  glUniform1i (self->uniforms.image, 0);
-  glUniform1i (self->uniforms.lut, 1);
-  glUniform2f (self->uniforms.origin, (float) origin_x, (float) origin_y);
-  glUniform1f (self->uniforms.step, (float) (1.0 / (scale * factor)));
-  glUniform1f (self->uniforms.viewport_height, (float) device_height);
-  glUniform1i (self->uniforms.scale, (int) d->scale);
-  glUniform1i (self->uniforms.empty, range > 0.0 ? 0 : 1);
-  glUniform1f (self->uniforms.low, (float) d->low);
-  glUniform1f (self->uniforms.range, (float) range);
-  glUniform1f (self->uniforms.log_range, range > 0.0 ? (float) log2 (1.0 + range) : 1.0f);
-  glUniform1f (self->uniforms.inverse_gamma, (float) (1.0 / gamma));
-  glUniform4f (self->uniforms.background, background_rgba[0] / 255.0f, background_rgba[1] / 255.0f,
-               background_rgba[2] / 255.0f, 1.0f);
-
-  glActiveTexture (GL_TEXTURE0);
-  glBindTexture (GL_TEXTURE_2D, self->image_texture);
-  glActiveTexture (GL_TEXTURE1);
-  glBindTexture (GL_TEXTURE_2D, self->lut_texture);
-  glBindVertexArray (self->vao);
-  glDrawArrays (GL_TRIANGLES, 0, 3);
-  glBindVertexArray (0);
-  glBindTexture (GL_TEXTURE_2D, 0);
-  glActiveTexture (GL_TEXTURE0);
-  glBindTexture (GL_TEXTURE_2D, 0);
-  glUseProgram (0);
-  return TRUE;
-}
-
-static GtkWidget *
-create_gl_area (BraggscopeView *self)
-{
-  GtkWidget *area = gtk_gl_area_new ();
-
-  if (g_strcmp0 (g_getenv ("BRAGGSCOPE_GL"), "gles") == 0)
-    {
-      G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-      gtk_gl_area_set_use_es (GTK_GL_AREA (area), TRUE);
-      G_GNUC_END_IGNORE_DEPRECATIONS
-    }
-  gtk_gl_area_set_has_depth_buffer (GTK_GL_AREA (area), FALSE);
-  gtk_gl_area_set_has_stencil_buffer (GTK_GL_AREA (area), FALSE);
-  g_signal_connect_after (area, "realize", G_CALLBACK (on_gl_realize), self);
-  g_signal_connect (area, "unrealize", G_CALLBACK (on_gl_unrealize), self);
-  g_signal_connect (area, "render", G_CALLBACK (on_gl_render), self);
-  /* The view handles input; the area only draws. */
-  gtk_widget_set_can_target (area, FALSE);
-  return area;
-}
-
-/* ------------------------------------------------------------------------- */
-/* The software path */
-
-static const guint8 *
-ensure_frame_indices (BraggscopeView *self)
-{
-  int width, height;
-  gsize n;
-  const float *data;
-
-  if (!frame_size (self, &width, &height))
-    return NULL;
-  data = braggscope_frame_get_data (self->frame, &n);
-  if (self->frame_indices == NULL || self->frame_indices_size != n)
-    {
-      g_free (self->frame_indices);
-      self->frame_indices = g_malloc (n);
-      self->frame_indices_size = n;
-      self->frame_indices_dirty = TRUE;
-    }
-  if (self->frame_indices_dirty)
-    {
-      braggscope_colormap_apply_indices (&self->display, data, n, self->frame_indices);
-      self->frame_indices_dirty = FALSE;
-    }
-  return self->frame_indices;
-}
-
-typedef struct
-{
-  int centre; /* the frame column (row) under the window pixel's centre, -1 outside */
-  int first;  /* the frame columns its square overlaps, clamped to the frame */
-  int count;
-} Sample;
-
-/* Where each of @n window pixels samples the frame along one axis, in single
- * precision with the shader's expressions (shaders/colormap.frag), so both
- * paths pick the same frame pixels. */
-static void
-sample_spans (float origin, float step, int n, int limit, Sample *out)
-{
-  for (int i = 0; i < n; i++)
-    {
-      float p = origin + ((float) i + 0.5f) * step;
-      int first = (int) floorf (origin + (float) i * step);
-      int last = (int) ceilf (origin + ((float) i + 1.0f) * step) - 1;
-
-      out[i].centre = p >= 0.0f && p < (float) limit ? (int) floorf (p) : -1;
-      first = CLAMP (first, 0, limit - 1);
-      last = CLAMP (last, first, limit - 1);
-      out[i].first = first;
-      out[i].count = last - first + 1;
-    }
-}
-
-#define MAX_TAPS 8
-
-/* The largest index over a window pixel's square of frame pixels (at most
- * MAX_TAPS x MAX_TAPS of them, evenly spread), as the shader takes it. */
-static guint8
-footprint_index (const guint8 *indices, int frame_width, const Sample *sx, const Sample *sy)
-{
-  int nx = MIN (sx->count, MAX_TAPS), ny = MIN (sy->count, MAX_TAPS);
-  guint8 index = 0;
-
-  for (int j = 0; j < ny; j++)
-    {
-      int y = sy->first + (ny > 1 ? j * (sy->count - 1) / (ny - 1) : 0);
-      const guint8 *row = indices + (gsize) y * frame_width;
-
-      for (int i = 0; i < nx; i++)
-        index = MAX (index, row[sx->first + (nx > 1 ? i * (sx->count - 1) / (nx - 1) : 0)]);
-    }
-  return index;
-}
-
-static GdkTexture *
-render_screen_texture (BraggscopeView *self, int device_width, int device_height)
-{
-  double scale, origin_x, origin_y;
-  int factor = gtk_widget_get_scale_factor (GTK_WIDGET (self));
-  int frame_width = 0, frame_height = 0;
-  g_autofree Sample *columns = NULL, *rows = NULL;
-  const guint8 *indices;
-  guint8 lut[256 * 4];
-  guint8 *pixels;
-  GBytes *bytes;
-  GdkTexture *texture;
-  gsize stride = (gsize) device_width * 4;
-  float step;
-
-  if (!view_transform (self, &scale, &origin_x, &origin_y) ||
-      (indices = ensure_frame_indices (self)) == NULL)
-    return NULL;
-  frame_size (self, &frame_width, &frame_height);
-  braggscope_colormap_lut (self->display.colormap, lut);
-
-  step = (float) (1.0 / (scale * factor));
-  columns = g_new (Sample, device_width);
-  rows = g_new (Sample, device_height);
-  sample_spans ((float) origin_x, step, device_width, frame_width, columns);
-  sample_spans ((float) origin_y, step, device_height, frame_height, rows);
-
-  pixels = g_malloc (stride * device_height);
-  for (int j = 0; j < device_height; j++)
-    {
-      guint8 *out = pixels + j * stride;
-      const guint8 *row =
-          rows[j].centre >= 0 ? indices + (gsize) rows[j].centre * frame_width : NULL;
-
-      for (int i = 0; i < device_width; i++)
-        {
-          const guint8 *color = background_rgba;
-
-          if (row != NULL && columns[i].centre >= 0)
-            {
-              guint8 index = step <= 1.0f
-                                 ? row[columns[i].centre]
-                                 : footprint_index (indices, frame_width, &columns[i], &rows[j]);
-              color = lut + 4 * index;
-            }
-          memcpy (out + 4 * i, color, 4);
-        }
-    }
-
-  bytes = g_bytes_new_take (pixels, stride * device_height);
-  texture =
-      gdk_memory_texture_new (device_width, device_height, GDK_MEMORY_R8G8B8A8, bytes, stride);
-  g_bytes_unref (bytes);
-  return texture;
-}
-
-static void
-snapshot_software (BraggscopeView *self, GtkSnapshot *snapshot, int width, int height)
-{
-  int factor = gtk_widget_get_scale_factor (GTK_WIDGET (self));
-  int device_width = width * factor, device_height = height * factor;
-
-  if (self->screen_texture != NULL &&
-      (gdk_texture_get_width (self->screen_texture) != device_width ||
-       gdk_texture_get_height (self->screen_texture) != device_height))
-    self->screen_dirty = TRUE;
-  if (self->screen_dirty)
-    {
-      g_clear_object (&self->screen_texture);
-      self->screen_texture = render_screen_texture (self, device_width, device_height);
-      self->screen_dirty = FALSE;
-    }
-
-  if (self->screen_texture != NULL)
-    gtk_snapshot_append_texture (snapshot, self->screen_texture,
-                                 &GRAPHENE_RECT_INIT (0, 0, width, height));
-  else
-    {
-      GdkRGBA color = { background_rgba[0] / 255.0f, background_rgba[1] / 255.0f,
-                        background_rgba[2] / 255.0f, 1.0f };
-      gtk_snapshot_append_color (snapshot, &color, &GRAPHENE_RECT_INIT (0, 0, width, height));
-    }
-}
-
-/* ------------------------------------------------------------------------- */
 /* Overlays */
 
-static const BraggscopeOverlayGeometry *
-ensure_overlay (BraggscopeView *self)
+const BraggscopeOverlayGeometry *
+_braggscope_view_ensure_overlay (BraggscopeView *self)
 {
   BraggscopeGeometry *geometry;
   int width, height;
 
-  if (!frame_size (self, &width, &height))
+  if (!_braggscope_view_frame_size (self, &width, &height))
     return NULL;
   geometry = braggscope_frame_get_geometry (self->frame);
   if (geometry == NULL)
@@ -741,8 +173,8 @@ snapshot_overlays (BraggscopeView *self, GtkSnapshot *snapshot, int width, int h
   cairo_t *cr;
 
   if (!(self->show_rings || self->show_beam_center) ||
-      !view_transform (self, &scale, &origin_x, &origin_y) ||
-      (geom = ensure_overlay (self)) == NULL)
+      !_braggscope_view_transform (self, &scale, &origin_x, &origin_y) ||
+      (geom = _braggscope_view_ensure_overlay (self)) == NULL)
     return;
 
   style.rings = self->show_rings;
@@ -776,7 +208,7 @@ braggscope_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   if (self->use_gl && self->gl_area != NULL)
     gtk_widget_snapshot_child (widget, self->gl_area, snapshot);
   else
-    snapshot_software (self, snapshot, width, height);
+    _braggscope_view_snapshot_software (self, snapshot, width, height);
 
   snapshot_overlays (self, snapshot, width, height);
 }
@@ -817,7 +249,7 @@ set_window (BraggscopeView *self, double low, double high)
     return;
   self->display.low = low;
   self->display.high = high;
-  invalidate (self, CHANGED_DISPLAY);
+  _braggscope_view_invalidate (self, CHANGED_DISPLAY);
   if (low_changed)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOW]);
   if (high_changed)
@@ -839,13 +271,14 @@ static void
 set_frame (BraggscopeView *self, BraggscopeFrame *frame)
 {
   int old_width = 0, old_height = 0, width = 0, height = 0;
-  gboolean had_frame = frame_size (self, &old_width, &old_height);
+  gboolean had_frame = _braggscope_view_frame_size (self, &old_width, &old_height);
 
   if (frame == self->frame)
     return;
 
   g_set_object (&self->frame, frame);
-  if (frame_size (self, &width, &height) && (width != old_width || height != old_height))
+  if (_braggscope_view_frame_size (self, &width, &height) &&
+      (width != old_width || height != old_height))
     {
       self->center_x = 0.5 * width;
       self->center_y = 0.5 * height;
@@ -858,7 +291,7 @@ set_frame (BraggscopeView *self, BraggscopeFrame *frame)
        height != old_height))
     apply_auto_contrast (self);
 
-  invalidate (self, CHANGED_IMAGE | CHANGED_VIEW);
+  _braggscope_view_invalidate (self, CHANGED_IMAGE | CHANGED_VIEW);
   update_readout (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FRAME]);
 }
@@ -879,7 +312,7 @@ update_readout (BraggscopeView *self)
   int width, height;
   double x, y;
 
-  if (self->pointer_inside && frame_size (self, &width, &height) &&
+  if (self->pointer_inside && _braggscope_view_frame_size (self, &width, &height) &&
       braggscope_view_widget_to_frame (self, self->pointer_x, self->pointer_y, &x, &y) &&
       x >= 0.0 && y >= 0.0 && x < width && y < height)
     {
@@ -925,7 +358,7 @@ clamp_center (BraggscopeView *self)
 {
   int width, height;
 
-  if (!frame_size (self, &width, &height))
+  if (!_braggscope_view_frame_size (self, &width, &height))
     return;
   self->center_x = CLAMP (self->center_x, 0.0, (double) width);
   self->center_y = CLAMP (self->center_y, 0.0, (double) height);
@@ -949,7 +382,7 @@ zoom_about (BraggscopeView *self, double factor, double x, double y)
       self->center_y += before_y - after_y;
       clamp_center (self);
     }
-  invalidate (self, CHANGED_VIEW);
+  _braggscope_view_invalidate (self, CHANGED_VIEW);
   update_readout (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ZOOM]);
 }
@@ -978,12 +411,12 @@ on_drag_update (GtkGestureDrag *gesture, double dx, double dy, BraggscopeView *s
 {
   double scale, origin_x, origin_y;
 
-  if (!view_transform (self, &scale, &origin_x, &origin_y))
+  if (!_braggscope_view_transform (self, &scale, &origin_x, &origin_y))
     return;
   self->center_x = self->drag_center_x - dx / scale;
   self->center_y = self->drag_center_y - dy / scale;
   clamp_center (self);
-  invalidate (self, CHANGED_VIEW);
+  _braggscope_view_invalidate (self, CHANGED_VIEW);
   update_readout (self);
 }
 
@@ -1008,7 +441,7 @@ braggscope_view_constructed (GObject *object)
     self->force_software = TRUE;
   if (!self->force_software)
     {
-      self->gl_area = create_gl_area (self);
+      self->gl_area = _braggscope_view_gl_area_new (self);
       gtk_widget_set_parent (self->gl_area, GTK_WIDGET (self));
       self->use_gl = TRUE;
     }
@@ -1137,12 +570,213 @@ braggscope_view_set_property (GObject *object,
     }
 }
 
+/* The properties' reference documentation, here rather than beside each
+ * g_param_spec_*() call below, which it would make longer than a function may be. */
+
+/**
+ * BraggscopeView:simulation:
+ *
+ * The simulation whose frames are shown: the view follows its
+ * [signal@Braggscope.Simulation::frame-ready] and shows its last frame at
+ * once.  The view holds a reference to it.  Set to %NULL, the view stops
+ * following it and keeps showing the frame it has.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * BraggscopeView:frame:
+ *
+ * The frame shown: the simulation's newest, previews included, or %NULL
+ * before the first.  Read-only; notified at every new frame.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * BraggscopeView:colormap:
+ *
+ * The colour table; inverted grey (film) by default.  A change recolours
+ * the frame without simulating it again.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * BraggscopeView:scale:
+ *
+ * How an intensity becomes a position in the colour table: linear (the
+ * default), logarithmic or gamma, as [struct@Braggscope.Display] describes.
+ * A change recolours the frame without simulating it again.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * BraggscopeView:gamma:
+ *
+ * The exponent of the gamma scale (%BRAGGSCOPE_SCALE_GAMMA), dimensionless,
+ * 0.05 to 20, default 1 ([method@BraggscopeGtk.View.set_gamma] clamps values
+ * outside): the gamma scale shows t^(1/gamma) of the position t of an
+ * intensity in the window, so a gamma above 1 lifts faint pixels up the
+ * colour table.  Used by the gamma scale only.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * BraggscopeView:auto-contrast:
+ *
+ * Whether the window ([property@BraggscopeGtk.View:low] to
+ * [property@BraggscopeGtk.View:high]) follows the frames: each full frame
+ * sets it to its 1st and 99.5th percentiles
+ * ([method@Braggscope.Frame.get_auto_window]); a preview keeps the window of
+ * the last full frame, unless it is the first frame or its size differs.
+ * Turning it on sets the window from the frame shown at once; setting low
+ * or high turns it off.  On by default.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * BraggscopeView:low:
+ *
+ * The bottom of the window, in photons per pixel: intensities at or below
+ * it get the first colour of the table.  Default 0.  Setting it turns
+ * [property@BraggscopeGtk.View:auto-contrast] off; while that is on, it
+ * follows the frames and is notified when it changes.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * BraggscopeView:high:
+ *
+ * The top of the window, in photons per pixel: intensities at or above it
+ * get the last colour of the table.  Default 100.  Setting it turns
+ * [property@BraggscopeGtk.View:auto-contrast] off; while that is on, it
+ * follows the frames and is notified when it changes.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * BraggscopeView:show-rings:
+ *
+ * Whether resolution rings are drawn over the frame, at round d spacings
+ * across the resolution range the detector covers, each labelled with its
+ * d in Å.  Rings are drawn on a flat detector only (not with
+ * `-curved_det`).  On by default.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * BraggscopeView:show-beam-center:
+ *
+ * Whether a cross marks where the direct beam meets the detector plane
+ * ([method@BraggscopeGtk.View.get_beam_center]); drawn when the detector is
+ * flat and the beam meets it in front of the sample.  On by default.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * BraggscopeView:zoom:
+ *
+ * The magnification, a factor relative to the whole frame fitting the
+ * widget: 1 (the default) fits the frame, 2 shows its pixels twice as
+ * large.  0.25 to 256 ([method@BraggscopeGtk.View.set_zoom] clamps values
+ * outside).  Setting it zooms about the centre of the widget.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * BraggscopeView:renderer:
+ *
+ * `gl` while frames are colour-mapped by the OpenGL shader, `software` when
+ * on the CPU.  It reads `gl` from construction unless
+ * [property@BraggscopeGtk.View:force-software] is set, and turns to
+ * `software`, notified from an idle callback, when the realized widget
+ * finds OpenGL failing or running on a software rasterizer.  Read-only.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * BraggscopeView:force-software:
+ *
+ * Colour-map on the CPU even where OpenGL works (both paths show the same
+ * pixels).  Construct-only; also set when the environment variable
+ * `BRAGGSCOPE_RENDERER` is `software`.
+ *
+ * Since: 0.1
+ */
+
+static void
+install_properties (GObjectClass *object_class)
+{
+  GParamFlags rw = G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS;
+
+  properties[PROP_SIMULATION] =
+      g_param_spec_object ("simulation", "Simulation", "The simulation whose frames are shown",
+                           BRAGGSCOPE_TYPE_SIMULATION, rw);
+
+  properties[PROP_FRAME] =
+      g_param_spec_object ("frame", "Frame", "The frame shown", BRAGGSCOPE_TYPE_FRAME,
+                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  properties[PROP_COLORMAP] =
+      g_param_spec_enum ("colormap", "Colormap", "The colour table", BRAGGSCOPE_TYPE_COLORMAP,
+                         BRAGGSCOPE_COLORMAP_INVERTED_GREY, rw);
+
+  properties[PROP_SCALE] =
+      g_param_spec_enum ("scale", "Scale", "The intensity scale (linear, log, gamma)",
+                         BRAGGSCOPE_TYPE_SCALE, BRAGGSCOPE_SCALE_LINEAR, rw);
+
+  properties[PROP_GAMMA] = g_param_spec_double (
+      "gamma", "Gamma", "Exponent of the gamma scale, t^(1/gamma)", 0.05, 20.0, 1.0, rw);
+
+  properties[PROP_AUTO_CONTRAST] = g_param_spec_boolean (
+      "auto-contrast", "Auto contrast",
+      "Set the window to the 1st and 99.5th percentiles of each full frame", TRUE, rw);
+
+  properties[PROP_LOW] =
+      g_param_spec_double ("low", "Low", "Intensity shown as the first colour (photons/pixel)",
+                           -G_MAXDOUBLE, G_MAXDOUBLE, 0.0, rw);
+
+  properties[PROP_HIGH] =
+      g_param_spec_double ("high", "High", "Intensity shown as the last colour (photons/pixel)",
+                           -G_MAXDOUBLE, G_MAXDOUBLE, 100.0, rw);
+
+  properties[PROP_SHOW_RINGS] = g_param_spec_boolean (
+      "show-rings", "Show rings", "Draw resolution rings labelled with d (Angstrom)", TRUE, rw);
+
+  properties[PROP_SHOW_BEAM_CENTER] =
+      g_param_spec_boolean ("show-beam-center", "Show beam centre",
+                            "Mark where the direct beam meets the detector", TRUE, rw);
+
+  properties[PROP_ZOOM] =
+      g_param_spec_double ("zoom", "Zoom", "Magnification; 1 fits the whole frame in the widget",
+                           MIN_ZOOM, MAX_ZOOM, 1.0, rw);
+
+  properties[PROP_RENDERER] =
+      g_param_spec_string ("renderer", "Renderer", "\"gl\" or \"software\"", "gl",
+                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  properties[PROP_FORCE_SOFTWARE] = g_param_spec_boolean (
+      "force-software", "Force software", "Colour-map on the CPU even where OpenGL works", FALSE,
+      G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
 static void
 braggscope_view_class_init (BraggscopeViewClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
-  GParamFlags rw = G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS;
 
   _braggscope_gtk_ensure_textdomain ();
   object_class->constructed = braggscope_view_constructed;
@@ -1155,133 +789,20 @@ braggscope_view_class_init (BraggscopeViewClass *klass)
   widget_class->measure = braggscope_view_measure;
   widget_class->size_allocate = braggscope_view_size_allocate;
 
-  /**
-   * BraggscopeView:simulation:
-   *
-   * The simulation whose frames are shown (its #BraggscopeSimulation::frame-ready).
-   */
-  properties[PROP_SIMULATION] =
-      g_param_spec_object ("simulation", "Simulation", "The simulation whose frames are shown",
-                           BRAGGSCOPE_TYPE_SIMULATION, rw);
-
-  /**
-   * BraggscopeView:frame:
-   *
-   * The frame shown (the simulation's newest).
-   */
-  properties[PROP_FRAME] =
-      g_param_spec_object ("frame", "Frame", "The frame shown", BRAGGSCOPE_TYPE_FRAME,
-                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-
-  /**
-   * BraggscopeView:colormap:
-   *
-   * The colour table.
-   */
-  properties[PROP_COLORMAP] =
-      g_param_spec_enum ("colormap", "Colormap", "The colour table", BRAGGSCOPE_TYPE_COLORMAP,
-                         BRAGGSCOPE_COLORMAP_INVERTED_GREY, rw);
-
-  /**
-   * BraggscopeView:scale:
-   *
-   * The intensity scale (linear, log or gamma).
-   */
-  properties[PROP_SCALE] =
-      g_param_spec_enum ("scale", "Scale", "The intensity scale (linear, log, gamma)",
-                         BRAGGSCOPE_TYPE_SCALE, BRAGGSCOPE_SCALE_LINEAR, rw);
-
-  /**
-   * BraggscopeView:gamma:
-   *
-   * The exponent of the gamma scale: t^(1/gamma).
-   */
-  properties[PROP_GAMMA] = g_param_spec_double (
-      "gamma", "Gamma", "Exponent of the gamma scale, t^(1/gamma)", 0.05, 20.0, 1.0, rw);
-
-  /**
-   * BraggscopeView:auto-contrast:
-   *
-   * Whether the window (#BraggscopeView:low, #BraggscopeView:high) follows
-   * each full frame: its 1st and 99.5th percentiles.  Setting low or high
-   * turns it off.
-   */
-  properties[PROP_AUTO_CONTRAST] = g_param_spec_boolean (
-      "auto-contrast", "Auto contrast",
-      "Set the window to the 1st and 99.5th percentiles of each full frame", TRUE, rw);
-
-  /**
-   * BraggscopeView:low:
-   *
-   * The intensity (photons/pixel) shown as the first colour.
-   */
-  properties[PROP_LOW] =
-      g_param_spec_double ("low", "Low", "Intensity shown as the first colour (photons/pixel)",
-                           -G_MAXDOUBLE, G_MAXDOUBLE, 0.0, rw);
-
-  /**
-   * BraggscopeView:high:
-   *
-   * The intensity (photons/pixel) shown as the last colour.
-   */
-  properties[PROP_HIGH] =
-      g_param_spec_double ("high", "High", "Intensity shown as the last colour (photons/pixel)",
-                           -G_MAXDOUBLE, G_MAXDOUBLE, 100.0, rw);
-
-  /**
-   * BraggscopeView:show-rings:
-   *
-   * Whether resolution rings (labelled with d in Angstrom) are drawn.
-   */
-  properties[PROP_SHOW_RINGS] = g_param_spec_boolean (
-      "show-rings", "Show rings", "Draw resolution rings labelled with d (Angstrom)", TRUE, rw);
-
-  /**
-   * BraggscopeView:show-beam-center:
-   *
-   * Whether a cross marks where the direct beam meets the detector.
-   */
-  properties[PROP_SHOW_BEAM_CENTER] =
-      g_param_spec_boolean ("show-beam-center", "Show beam centre",
-                            "Mark where the direct beam meets the detector", TRUE, rw);
-
-  /**
-   * BraggscopeView:zoom:
-   *
-   * Magnification relative to the whole frame fitting the widget (1).
-   */
-  properties[PROP_ZOOM] =
-      g_param_spec_double ("zoom", "Zoom", "Magnification; 1 fits the whole frame in the widget",
-                           MIN_ZOOM, MAX_ZOOM, 1.0, rw);
-
-  /**
-   * BraggscopeView:renderer:
-   *
-   * "gl" when frames are colour-mapped by the OpenGL shader, "software" when
-   * on the CPU.
-   */
-  properties[PROP_RENDERER] =
-      g_param_spec_string ("renderer", "Renderer", "\"gl\" or \"software\"", "gl",
-                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-
-  /**
-   * BraggscopeView:force-software:
-   *
-   * Colour-map on the CPU even where OpenGL works.
-   */
-  properties[PROP_FORCE_SOFTWARE] = g_param_spec_boolean (
-      "force-software", "Force software", "Colour-map on the CPU even where OpenGL works", FALSE,
-      G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
-
-  g_object_class_install_properties (object_class, N_PROPS, properties);
+  install_properties (object_class);
 
   /**
    * BraggscopeView::readout-changed:
    * @self: the view
-   * @inside: whether the point is on the frame (then
-   *   braggscope_view_get_readout() has its values)
+   * @inside: whether the readout point is on the frame; then
+   *   [method@BraggscopeGtk.View.get_readout] returns its values
    *
-   * The readout point moved, left the frame, or the frame under it changed.
+   * The readout changed: its point moved (pointer motion,
+   * [method@BraggscopeGtk.View.set_readout_point]), left the frame or the
+   * widget, or what lies under it changed (a new frame, a zoom, a pan).  Not
+   * emitted while the point stays off the frame.  Emitted on the GTK thread.
+   *
+   * Since: 0.1
    */
   signals[SIGNAL_READOUT_CHANGED] =
       g_signal_new ("readout-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
@@ -1333,12 +854,16 @@ braggscope_view_init (BraggscopeView *self)
 
 /**
  * braggscope_view_new:
- * @simulation: (nullable): the simulation to show
+ * @simulation: (nullable): the simulation whose frames to show, or %NULL to
+ *   set one later
  *
- * Creates a view of @simulation's frames (it shows the last frame at once, if
- * there is one, and every frame the simulation delivers after).
+ * Creates a view of @simulation's frames: it shows the simulation's last
+ * frame at once, if there is one, and every frame the simulation delivers
+ * after.  The view takes a reference to @simulation.
  *
- * Returns: (transfer floating): a new #BraggscopeView
+ * Returns: (transfer floating): a new [class@BraggscopeGtk.View]
+ *
+ * Since: 0.1
  */
 GtkWidget *
 braggscope_view_new (BraggscopeSimulation *simulation)
@@ -1352,7 +877,11 @@ braggscope_view_new (BraggscopeSimulation *simulation)
  * braggscope_view_get_simulation:
  * @self: a view
  *
- * Returns: (transfer none) (nullable): the simulation shown
+ * The simulation shown, [property@BraggscopeGtk.View:simulation].
+ *
+ * Returns: (transfer none) (nullable): the simulation, or %NULL
+ *
+ * Since: 0.1
  */
 BraggscopeSimulation *
 braggscope_view_get_simulation (BraggscopeView *self)
@@ -1365,9 +894,14 @@ braggscope_view_get_simulation (BraggscopeView *self)
 /**
  * braggscope_view_set_simulation:
  * @self: a view
- * @simulation: (nullable): the simulation to show
+ * @simulation: (nullable): the simulation to show, or %NULL to stop
+ *   following one (the frame shown stays)
  *
- * Shows @simulation's frames from now on (its last frame at once).
+ * Shows @simulation's frames from now on, its last frame at once.  The view
+ * takes a reference to @simulation and drops the one it held to the
+ * previous simulation.
+ *
+ * Since: 0.1
  */
 void
 braggscope_view_set_simulation (BraggscopeView *self, BraggscopeSimulation *simulation)
@@ -1398,7 +932,13 @@ braggscope_view_set_simulation (BraggscopeView *self, BraggscopeSimulation *simu
  * braggscope_view_get_frame:
  * @self: a view
  *
- * Returns: (transfer none) (nullable): the frame shown
+ * The frame shown, [property@BraggscopeGtk.View:frame].
+ *
+ * Returns: (transfer none) (nullable): the frame, held by the view until the
+ *   next one (take a reference with [method@GObject.Object.ref] to keep it),
+ *   or %NULL before the first
+ *
+ * Since: 0.1
  */
 BraggscopeFrame *
 braggscope_view_get_frame (BraggscopeView *self)
@@ -1412,7 +952,11 @@ braggscope_view_get_frame (BraggscopeView *self)
  * braggscope_view_get_colormap:
  * @self: a view
  *
+ * The colour table, [property@BraggscopeGtk.View:colormap].
+ *
  * Returns: the colour table
+ *
+ * Since: 0.1
  */
 BraggscopeColormap
 braggscope_view_get_colormap (BraggscopeView *self)
@@ -1427,7 +971,10 @@ braggscope_view_get_colormap (BraggscopeView *self)
  * @self: a view
  * @colormap: the colour table
  *
- * Sets the colour table (no re-simulation).
+ * Sets [property@BraggscopeGtk.View:colormap]: the frame is recoloured,
+ * not simulated again.
+ *
+ * Since: 0.1
  */
 void
 braggscope_view_set_colormap (BraggscopeView *self, BraggscopeColormap colormap)
@@ -1437,7 +984,7 @@ braggscope_view_set_colormap (BraggscopeView *self, BraggscopeColormap colormap)
   if (self->display.colormap == colormap)
     return;
   self->display.colormap = colormap;
-  invalidate (self, CHANGED_DISPLAY);
+  _braggscope_view_invalidate (self, CHANGED_DISPLAY);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COLORMAP]);
 }
 
@@ -1445,7 +992,11 @@ braggscope_view_set_colormap (BraggscopeView *self, BraggscopeColormap colormap)
  * braggscope_view_get_scale:
  * @self: a view
  *
+ * The intensity scale, [property@BraggscopeGtk.View:scale].
+ *
  * Returns: the intensity scale
+ *
+ * Since: 0.1
  */
 BraggscopeScale
 braggscope_view_get_scale (BraggscopeView *self)
@@ -1460,7 +1011,10 @@ braggscope_view_get_scale (BraggscopeView *self)
  * @self: a view
  * @scale: the intensity scale
  *
- * Sets the intensity scale (no re-simulation).
+ * Sets [property@BraggscopeGtk.View:scale]: the frame is recoloured, not
+ * simulated again.
+ *
+ * Since: 0.1
  */
 void
 braggscope_view_set_scale (BraggscopeView *self, BraggscopeScale scale)
@@ -1470,7 +1024,7 @@ braggscope_view_set_scale (BraggscopeView *self, BraggscopeScale scale)
   if (self->display.scale == scale)
     return;
   self->display.scale = scale;
-  invalidate (self, CHANGED_DISPLAY);
+  _braggscope_view_invalidate (self, CHANGED_DISPLAY);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SCALE]);
 }
 
@@ -1478,7 +1032,11 @@ braggscope_view_set_scale (BraggscopeView *self, BraggscopeScale scale)
  * braggscope_view_get_gamma:
  * @self: a view
  *
- * Returns: the exponent of the gamma scale
+ * The exponent of the gamma scale, [property@BraggscopeGtk.View:gamma].
+ *
+ * Returns: the exponent (dimensionless, 0.05 to 20)
+ *
+ * Since: 0.1
  */
 double
 braggscope_view_get_gamma (BraggscopeView *self)
@@ -1491,9 +1049,12 @@ braggscope_view_get_gamma (BraggscopeView *self)
 /**
  * braggscope_view_set_gamma:
  * @self: a view
- * @gamma: the exponent of the gamma scale, 0.05..20
+ * @gamma: the exponent (dimensionless), clamped to 0.05 to 20
  *
- * Sets gamma: the gamma scale shows t^(1/gamma).
+ * Sets [property@BraggscopeGtk.View:gamma]: the gamma scale shows
+ * t^(1/gamma) of the position t of an intensity in the window.
+ *
+ * Since: 0.1
  */
 void
 braggscope_view_set_gamma (BraggscopeView *self, double gamma)
@@ -1504,7 +1065,7 @@ braggscope_view_set_gamma (BraggscopeView *self, double gamma)
   if (self->display.gamma == gamma)
     return;
   self->display.gamma = gamma;
-  invalidate (self, CHANGED_DISPLAY);
+  _braggscope_view_invalidate (self, CHANGED_DISPLAY);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_GAMMA]);
 }
 
@@ -1512,7 +1073,12 @@ braggscope_view_set_gamma (BraggscopeView *self, double gamma)
  * braggscope_view_get_auto_contrast:
  * @self: a view
  *
- * Returns: whether the window follows each full frame
+ * Whether the window follows the frames,
+ * [property@BraggscopeGtk.View:auto-contrast].
+ *
+ * Returns: %TRUE when each full frame sets the window
+ *
+ * Since: 0.1
  */
 gboolean
 braggscope_view_get_auto_contrast (BraggscopeView *self)
@@ -1525,10 +1091,13 @@ braggscope_view_get_auto_contrast (BraggscopeView *self)
 /**
  * braggscope_view_set_auto_contrast:
  * @self: a view
- * @auto_contrast: whether the window follows each full frame
+ * @auto_contrast: whether the window follows the frames
  *
- * With @auto_contrast the window is set at once from the frame shown, then
- * from each full frame (previews keep it).
+ * Sets [property@BraggscopeGtk.View:auto-contrast].  Turned on, the window
+ * is set at once from the frame shown, then from each full frame (previews
+ * keep it); turned off, the window stays where it is.
+ *
+ * Since: 0.1
  */
 void
 braggscope_view_set_auto_contrast (BraggscopeView *self, gboolean auto_contrast)
@@ -1548,7 +1117,11 @@ braggscope_view_set_auto_contrast (BraggscopeView *self, gboolean auto_contrast)
  * braggscope_view_get_low:
  * @self: a view
  *
+ * The bottom of the window, [property@BraggscopeGtk.View:low].
+ *
  * Returns: the intensity (photons/pixel) shown as the first colour
+ *
+ * Since: 0.1
  */
 double
 braggscope_view_get_low (BraggscopeView *self)
@@ -1561,9 +1134,14 @@ braggscope_view_get_low (BraggscopeView *self)
 /**
  * braggscope_view_set_low:
  * @self: a view
- * @low: intensity (photons/pixel) shown as the first colour
+ * @low: the intensity (photons/pixel) to show as the first colour
  *
- * Sets the bottom of the window; turns #BraggscopeView:auto-contrast off.
+ * Sets the bottom of the window, [property@BraggscopeGtk.View:low], and
+ * turns [property@BraggscopeGtk.View:auto-contrast] off.  A window whose
+ * high is not above its low shows every intensity above low in the last
+ * colour.
+ *
+ * Since: 0.1
  */
 void
 braggscope_view_set_low (BraggscopeView *self, double low)
@@ -1578,7 +1156,11 @@ braggscope_view_set_low (BraggscopeView *self, double low)
  * braggscope_view_get_high:
  * @self: a view
  *
+ * The top of the window, [property@BraggscopeGtk.View:high].
+ *
  * Returns: the intensity (photons/pixel) shown as the last colour
+ *
+ * Since: 0.1
  */
 double
 braggscope_view_get_high (BraggscopeView *self)
@@ -1591,9 +1173,12 @@ braggscope_view_get_high (BraggscopeView *self)
 /**
  * braggscope_view_set_high:
  * @self: a view
- * @high: intensity (photons/pixel) shown as the last colour
+ * @high: the intensity (photons/pixel) to show as the last colour
  *
- * Sets the top of the window; turns #BraggscopeView:auto-contrast off.
+ * Sets the top of the window, [property@BraggscopeGtk.View:high], and turns
+ * [property@BraggscopeGtk.View:auto-contrast] off.
+ *
+ * Since: 0.1
  */
 void
 braggscope_view_set_high (BraggscopeView *self, double high)
@@ -1607,9 +1192,14 @@ braggscope_view_set_high (BraggscopeView *self, double high)
 /**
  * braggscope_view_get_display:
  * @self: a view
- * @display: (out caller-allocates): the colormap, scale, gamma and window in use
+ * @display: (out caller-allocates): filled with the colour table, scale,
+ *   gamma and window in use
  *
- * What braggscope_colormap_apply() needs to colour a frame as the view does.
+ * What [func@Braggscope.Colormap.apply] needs to colour a frame as the view
+ * does (without the overlays, which
+ * [method@BraggscopeGtk.View.render_rgba] adds).
+ *
+ * Since: 0.1
  */
 void
 braggscope_view_get_display (BraggscopeView *self, BraggscopeDisplay *display)
@@ -1624,7 +1214,12 @@ braggscope_view_get_display (BraggscopeView *self, BraggscopeDisplay *display)
  * braggscope_view_get_show_rings:
  * @self: a view
  *
- * Returns: whether resolution rings are drawn
+ * Whether resolution rings are drawn,
+ * [property@BraggscopeGtk.View:show-rings].
+ *
+ * Returns: %TRUE when rings are drawn
+ *
+ * Since: 0.1
  */
 gboolean
 braggscope_view_get_show_rings (BraggscopeView *self)
@@ -1639,7 +1234,10 @@ braggscope_view_get_show_rings (BraggscopeView *self)
  * @self: a view
  * @show_rings: whether to draw resolution rings
  *
- * Shows or hides the resolution rings.
+ * Shows or hides the resolution rings,
+ * [property@BraggscopeGtk.View:show-rings].
+ *
+ * Since: 0.1
  */
 void
 braggscope_view_set_show_rings (BraggscopeView *self, gboolean show_rings)
@@ -1650,7 +1248,7 @@ braggscope_view_set_show_rings (BraggscopeView *self, gboolean show_rings)
   if (self->show_rings == show_rings)
     return;
   self->show_rings = show_rings;
-  invalidate (self, CHANGED_OVERLAY);
+  _braggscope_view_invalidate (self, CHANGED_OVERLAY);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_RINGS]);
 }
 
@@ -1658,7 +1256,12 @@ braggscope_view_set_show_rings (BraggscopeView *self, gboolean show_rings)
  * braggscope_view_get_show_beam_center:
  * @self: a view
  *
- * Returns: whether the beam centre is marked
+ * Whether the beam centre is marked,
+ * [property@BraggscopeGtk.View:show-beam-center].
+ *
+ * Returns: %TRUE when the beam centre is marked
+ *
+ * Since: 0.1
  */
 gboolean
 braggscope_view_get_show_beam_center (BraggscopeView *self)
@@ -1673,7 +1276,10 @@ braggscope_view_get_show_beam_center (BraggscopeView *self)
  * @self: a view
  * @show_beam_center: whether to mark the beam centre
  *
- * Shows or hides the beam centre cross.
+ * Shows or hides the beam centre cross,
+ * [property@BraggscopeGtk.View:show-beam-center].
+ *
+ * Since: 0.1
  */
 void
 braggscope_view_set_show_beam_center (BraggscopeView *self, gboolean show_beam_center)
@@ -1684,7 +1290,7 @@ braggscope_view_set_show_beam_center (BraggscopeView *self, gboolean show_beam_c
   if (self->show_beam_center == show_beam_center)
     return;
   self->show_beam_center = show_beam_center;
-  invalidate (self, CHANGED_OVERLAY);
+  _braggscope_view_invalidate (self, CHANGED_OVERLAY);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_BEAM_CENTER]);
 }
 
@@ -1692,7 +1298,11 @@ braggscope_view_set_show_beam_center (BraggscopeView *self, gboolean show_beam_c
  * braggscope_view_get_zoom:
  * @self: a view
  *
- * Returns: the magnification; 1 fits the whole frame
+ * The magnification, [property@BraggscopeGtk.View:zoom].
+ *
+ * Returns: the magnification factor; 1 fits the whole frame
+ *
+ * Since: 0.1
  */
 double
 braggscope_view_get_zoom (BraggscopeView *self)
@@ -1705,9 +1315,13 @@ braggscope_view_get_zoom (BraggscopeView *self)
 /**
  * braggscope_view_set_zoom:
  * @self: a view
- * @zoom: magnification, 0.25..256; 1 fits the whole frame in the widget
+ * @zoom: the magnification factor, clamped to 0.25 to 256; 1 fits the whole
+ *   frame in the widget
  *
- * Zooms about the centre of the widget.
+ * Zooms about the centre of the widget,
+ * [property@BraggscopeGtk.View:zoom].
+ *
+ * Since: 0.1
  */
 void
 braggscope_view_set_zoom (BraggscopeView *self, double zoom)
@@ -1718,7 +1332,7 @@ braggscope_view_set_zoom (BraggscopeView *self, double zoom)
   if (zoom == self->zoom)
     return;
   self->zoom = zoom;
-  invalidate (self, CHANGED_VIEW);
+  _braggscope_view_invalidate (self, CHANGED_VIEW);
   update_readout (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ZOOM]);
 }
@@ -1729,7 +1343,11 @@ braggscope_view_set_zoom (BraggscopeView *self, double zoom)
  * @x: (out) (optional): frame x (fast axis, pixels) at the widget's centre
  * @y: (out) (optional): frame y (slow axis, pixels) at the widget's centre
  *
- * The frame point shown at the centre of the widget.
+ * The frame point shown at the centre of the widget.  Frame coordinates run
+ * from 0 to the frame's width and height; pixel (i, j) covers [i, i + 1) x
+ * [j, j + 1).
+ *
+ * Since: 0.1
  */
 void
 braggscope_view_get_center (BraggscopeView *self, double *x, double *y)
@@ -1745,10 +1363,13 @@ braggscope_view_get_center (BraggscopeView *self, double *x, double *y)
 /**
  * braggscope_view_set_center:
  * @self: a view
- * @x: frame x (fast axis, pixels), clamped to the frame
- * @y: frame y (slow axis, pixels), clamped to the frame
+ * @x: frame x (fast axis, pixels), a finite number
+ * @y: frame y (slow axis, pixels), a finite number
  *
- * Pans so that the frame point (@x, @y) is at the centre of the widget.
+ * Pans so that the frame point (@x, @y) is at the centre of the widget; the
+ * point is clamped to the frame when there is one.
+ *
+ * Since: 0.1
  */
 void
 braggscope_view_set_center (BraggscopeView *self, double x, double y)
@@ -1759,7 +1380,7 @@ braggscope_view_set_center (BraggscopeView *self, double x, double y)
   self->center_x = x;
   self->center_y = y;
   clamp_center (self);
-  invalidate (self, CHANGED_VIEW);
+  _braggscope_view_invalidate (self, CHANGED_VIEW);
   update_readout (self);
 }
 
@@ -1767,7 +1388,10 @@ braggscope_view_set_center (BraggscopeView *self, double x, double y)
  * braggscope_view_fit:
  * @self: a view
  *
- * Zoom 1, frame centred: the whole frame fits the widget.
+ * Shows the whole frame: zoom 1, the frame centred in the widget (as a
+ * double click does).
+ *
+ * Since: 0.1
  */
 void
 braggscope_view_fit (BraggscopeView *self)
@@ -1776,7 +1400,7 @@ braggscope_view_fit (BraggscopeView *self)
 
   g_return_if_fail (BRAGGSCOPE_IS_VIEW (self));
 
-  if (frame_size (self, &width, &height))
+  if (_braggscope_view_frame_size (self, &width, &height))
     braggscope_view_set_center (self, 0.5 * width, 0.5 * height);
   braggscope_view_set_zoom (self, 1.0);
 }
@@ -1784,14 +1408,18 @@ braggscope_view_fit (BraggscopeView *self)
 /**
  * braggscope_view_widget_to_frame:
  * @self: a view
- * @x: widget x (logical pixels)
- * @y: widget y (logical pixels)
- * @frame_x: (out) (optional): frame x (fast axis; pixel i spans [i, i + 1))
- * @frame_y: (out) (optional): frame y (slow axis)
+ * @x: widget x (logical pixels from the left edge)
+ * @y: widget y (logical pixels from the top edge)
+ * @frame_x: (out) (optional): frame x (fast axis, pixels; pixel i spans
+ *   [i, i + 1))
+ * @frame_y: (out) (optional): frame y (slow axis, pixels)
  *
- * Where a widget point falls on the frame (possibly outside it).
+ * Where a widget point falls on the frame, inside it or not.
  *
- * Returns: %FALSE when there is no frame or the widget has no size
+ * Returns: %FALSE, leaving the outputs unset, when there is no frame or the
+ *   widget has no size yet
+ *
+ * Since: 0.1
  */
 gboolean
 braggscope_view_widget_to_frame (
@@ -1801,7 +1429,7 @@ braggscope_view_widget_to_frame (
 
   g_return_val_if_fail (BRAGGSCOPE_IS_VIEW (self), FALSE);
 
-  if (!view_transform (self, &scale, &origin_x, &origin_y))
+  if (!_braggscope_view_transform (self, &scale, &origin_x, &origin_y))
     return FALSE;
   if (frame_x != NULL)
     *frame_x = origin_x + x / scale;
@@ -1815,12 +1443,15 @@ braggscope_view_widget_to_frame (
  * @self: a view
  * @frame_x: frame x (fast axis, pixels)
  * @frame_y: frame y (slow axis, pixels)
- * @x: (out) (optional): widget x (logical pixels)
- * @y: (out) (optional): widget y (logical pixels)
+ * @x: (out) (optional): widget x (logical pixels from the left edge)
+ * @y: (out) (optional): widget y (logical pixels from the top edge)
  *
- * Where a frame point is drawn in the widget.
+ * Where a frame point is drawn in the widget, inside its allocation or not.
  *
- * Returns: %FALSE when there is no frame or the widget has no size
+ * Returns: %FALSE, leaving the outputs unset, when there is no frame or the
+ *   widget has no size yet
+ *
+ * Since: 0.1
  */
 gboolean
 braggscope_view_frame_to_widget (
@@ -1830,7 +1461,7 @@ braggscope_view_frame_to_widget (
 
   g_return_val_if_fail (BRAGGSCOPE_IS_VIEW (self), FALSE);
 
-  if (!view_transform (self, &scale, &origin_x, &origin_y))
+  if (!_braggscope_view_transform (self, &scale, &origin_x, &origin_y))
     return FALSE;
   if (x != NULL)
     *x = (frame_x - origin_x) * scale;
@@ -1843,8 +1474,13 @@ braggscope_view_frame_to_widget (
  * braggscope_view_get_renderer:
  * @self: a view
  *
- * Returns: "gl" when frames are colour-mapped by the OpenGL shader (or will
- *   be, once the widget is realized), "software" when on the CPU
+ * Which path colour-maps the frames,
+ * [property@BraggscopeGtk.View:renderer].
+ *
+ * Returns: (transfer none): `gl` when the OpenGL shader does (or will, once
+ *   the widget is realized), `software` when the CPU does; a static string
+ *
+ * Since: 0.1
  */
 const char *
 braggscope_view_get_renderer (BraggscopeView *self)
@@ -1858,7 +1494,12 @@ braggscope_view_get_renderer (BraggscopeView *self)
  * braggscope_view_get_force_software:
  * @self: a view
  *
- * Returns: whether the view was made to colour-map on the CPU
+ * Whether the view was made to colour-map on the CPU,
+ * [property@BraggscopeGtk.View:force-software].
+ *
+ * Returns: %TRUE when the CPU path was asked for
+ *
+ * Since: 0.1
  */
 gboolean
 braggscope_view_get_force_software (BraggscopeView *self)
@@ -1874,11 +1515,14 @@ braggscope_view_get_force_software (BraggscopeView *self)
  * @x: (out) (optional): frame x (fast axis, pixels) of the direct beam
  * @y: (out) (optional): frame y (slow axis, pixels) of the direct beam
  *
- * Where the direct beam meets the detector plane of the frame shown (found
- * from the frame's geometry; may lie outside the frame).
+ * Where the direct beam meets the detector plane of the frame shown, found
+ * from the frame's geometry; the point may lie outside the frame.
  *
- * Returns: %FALSE without a frame, for a detector the beam does not meet in
- *   front of the sample, or one that is not flat
+ * Returns: %FALSE, leaving the outputs unset, without a frame, for a curved
+ *   detector, or when the beam does not meet the detector plane in front of
+ *   the sample
+ *
+ * Since: 0.1
  */
 gboolean
 braggscope_view_get_beam_center (BraggscopeView *self, double *x, double *y)
@@ -1887,7 +1531,7 @@ braggscope_view_get_beam_center (BraggscopeView *self, double *x, double *y)
 
   g_return_val_if_fail (BRAGGSCOPE_IS_VIEW (self), FALSE);
 
-  geom = ensure_overlay (self);
+  geom = _braggscope_view_ensure_overlay (self);
   if (geom == NULL || !geom->has_beam_center)
     return FALSE;
   if (x != NULL)
@@ -1903,9 +1547,14 @@ braggscope_view_get_beam_center (BraggscopeView *self, double *x, double *y)
  * @x: widget x (logical pixels)
  * @y: widget y (logical pixels)
  *
- * Moves the readout to a widget point, as the pointer does; emits
- * #BraggscopeView::readout-changed.  The readout follows new frames, zoom and
- * pan until braggscope_view_clear_readout().
+ * Moves the readout to a widget point, as the pointer does (for a host that
+ * drives the readout from its own cursor, or a test), and emits
+ * [signal@BraggscopeGtk.View::readout-changed] when the point is on the
+ * frame or was before.  The point is kept in widget coordinates: the
+ * readout follows new frames, zoom and pan until the pointer moves over
+ * the widget or [method@BraggscopeGtk.View.clear_readout] is called.
+ *
+ * Since: 0.1
  */
 void
 braggscope_view_set_readout_point (BraggscopeView *self, double x, double y)
@@ -1922,7 +1571,11 @@ braggscope_view_set_readout_point (BraggscopeView *self, double x, double y)
  * braggscope_view_clear_readout:
  * @self: a view
  *
- * No readout point (as when the pointer leaves the widget).
+ * Removes the readout point, as when the pointer leaves the widget; emits
+ * [signal@BraggscopeGtk.View::readout-changed] with %FALSE when the point
+ * was on the frame.
+ *
+ * Since: 0.1
  */
 void
 braggscope_view_clear_readout (BraggscopeView *self)
@@ -1939,16 +1592,20 @@ braggscope_view_clear_readout (BraggscopeView *self)
  * @frame_x: (out) (optional): frame x of the readout point (fast axis, pixels)
  * @frame_y: (out) (optional): frame y (slow axis, pixels)
  * @pixel_x: (out) (optional): the pixel's column, floor (frame_x)
- * @pixel_y: (out) (optional): the pixel's row
- * @value: (out) (optional): the pixel's intensity, photons
+ * @pixel_y: (out) (optional): the pixel's row, floor (frame_y)
+ * @value: (out) (optional): the pixel's intensity, in photons
  * @info: (out caller-allocates) (optional): what the detector sees at the
- *   point (braggscope_geometry_query() of the frame's geometry)
+ *   point: resolution, 2θ, |q|, Miller indices and structure factor
+ *   ([method@Braggscope.Geometry.query] of the frame's geometry)
  *
- * The readout under the pointer (or the point given to
- * braggscope_view_set_readout_point()).
+ * The readout at the point under the pointer, or the point given to
+ * [method@BraggscopeGtk.View.set_readout_point], as of the last
+ * [signal@BraggscopeGtk.View::readout-changed].
  *
- * Returns: %FALSE when the point is not on the frame (the outputs are then
- *   not set)
+ * Returns: %FALSE, leaving the outputs unset, when the point is not on the
+ *   frame
+ *
+ * Since: 0.1
  */
 gboolean
 braggscope_view_get_readout (BraggscopeView *self,
@@ -1982,10 +1639,15 @@ braggscope_view_get_readout (BraggscopeView *self,
  * braggscope_view_format_readout:
  * @self: a view
  *
- * The readout as one line for a status bar: pixel, value, d, 2 theta and the
- * Miller indices, or %NULL when the point is not on the frame.
+ * The readout as one translated line for a status bar: the pixel, its
+ * intensity in photons, d in Å, 2θ in degrees, and the fractional and
+ * nearest Miller indices.  [class@BraggscopeGtk.Readout] shows more (|q| and
+ * the structure factor).
  *
- * Returns: (transfer full) (nullable): the text
+ * Returns: (transfer full) (nullable): the text, freed with
+ *   [func@GLib.free], or %NULL when the point is not on the frame
+ *
+ * Since: 0.1
  */
 char *
 braggscope_view_format_readout (BraggscopeView *self)
@@ -2014,11 +1676,14 @@ braggscope_view_format_readout (BraggscopeView *self)
  * @self: a realized view
  *
  * What the widget shows now (its size, zoom, pan and overlays), rendered by
- * the window's renderer; on the OpenGL path this reads back the shader's
- * output.
+ * the window's renderer into a texture of the widget's size; on the OpenGL
+ * path this reads back the shader's output.  For the frame at its own
+ * resolution, use [method@BraggscopeGtk.View.render_bytes].
  *
- * Returns: (transfer full) (nullable): the texture, or %NULL when the view is
- *   not realized or has no size
+ * Returns: (transfer full) (nullable): the texture, or %NULL when the view
+ *   is not realized or has no size
+ *
+ * Since: 0.1
  */
 GdkTexture *
 braggscope_view_snapshot_texture (BraggscopeView *self)
@@ -2046,180 +1711,4 @@ braggscope_view_snapshot_texture (BraggscopeView *self)
   if (node == NULL)
     return NULL;
   return gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, width, height));
-}
-
-/**
- * braggscope_view_render_rgba: (skip)
- * @self: a view
- * @width: (out): the frame's width, 0 without a frame
- * @height: (out): the frame's height, 0 without a frame
- *
- * The frame shown, colour-mapped as the view shows it (braggscope_colormap_apply()
- * with braggscope_view_get_display()) and with the overlays switched on drawn
- * over it, at the frame's resolution (one RGBA pixel per detector pixel,
- * whatever the zoom), for PNG snapshots and headless rendering.  Needs no
- * realized widget.
- *
- * Bindings use braggscope_view_render_bytes().
- *
- * Returns: (transfer full) (nullable) (skip): width * height * 4 bytes of
- *   RGBA (alpha 255), row-major, or %NULL without a frame; g_free() it
- */
-guint8 *
-braggscope_view_render_rgba (BraggscopeView *self, int *width, int *height)
-{
-  const BraggscopeOverlayGeometry *geom;
-  const float *data;
-  guint8 *rgba;
-  int w, h;
-  gsize n;
-
-  g_return_val_if_fail (BRAGGSCOPE_IS_VIEW (self), NULL);
-  g_return_val_if_fail (width != NULL && height != NULL, NULL);
-
-  *width = *height = 0;
-  if (!frame_size (self, &w, &h))
-    return NULL;
-
-  data = braggscope_frame_get_data (self->frame, &n);
-  rgba = g_malloc (n * 4);
-  braggscope_colormap_apply (&self->display, data, n, rgba);
-  if ((self->show_rings || self->show_beam_center) && (geom = ensure_overlay (self)) != NULL)
-    _braggscope_overlay_draw_into_rgba (geom, self->show_rings, self->show_beam_center,
-                                        self->display.colormap, rgba, w, h);
-
-  *width = w;
-  *height = h;
-  return rgba;
-}
-
-/**
- * braggscope_view_render_bytes:
- * @self: a view
- * @width: (out): the frame's width, 0 without a frame
- * @height: (out): the frame's height, 0 without a frame
- *
- * braggscope_view_render_rgba() for language bindings.
- *
- * Returns: (transfer full) (nullable): width * height * 4 bytes of RGBA, or
- *   %NULL without a frame
- */
-GBytes *
-braggscope_view_render_bytes (BraggscopeView *self, int *width, int *height)
-{
-  guint8 *rgba;
-
-  g_return_val_if_fail (BRAGGSCOPE_IS_VIEW (self), NULL);
-  g_return_val_if_fail (width != NULL && height != NULL, NULL);
-
-  rgba = braggscope_view_render_rgba (self, width, height);
-  if (rgba == NULL)
-    return NULL;
-  return g_bytes_new_take (rgba, (gsize) *width * *height * 4);
-}
-
-/**
- * braggscope_render_rgba: (skip)
- * @frame: a frame
- * @display: the colormap, scale and window (used as given: no auto-contrast)
- * @show_rings: whether to draw resolution rings
- * @show_beam_center: whether to mark the beam centre
- * @width: (out): the frame's width
- * @height: (out): the frame's height
- *
- * What braggscope_view_render_rgba() gives for a view showing @frame with
- * these settings, without a view: it needs neither a display nor GTK to be
- * initialised (for headless programs).  Bindings use braggscope_render_bytes().
- *
- * Returns: (transfer full): width * height * 4 bytes of RGBA (alpha 255),
- *   row-major; g_free() it
- */
-guint8 *
-braggscope_render_rgba (BraggscopeFrame *frame,
-                        const BraggscopeDisplay *display,
-                        gboolean show_rings,
-                        gboolean show_beam_center,
-                        int *width,
-                        int *height)
-{
-  BraggscopeOverlayGeometry geom;
-  BraggscopeGeometry *geometry;
-  const float *data;
-  guint8 *rgba;
-  gsize n;
-  int w, h;
-
-  g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (frame), NULL);
-  g_return_val_if_fail (display != NULL, NULL);
-  g_return_val_if_fail (width != NULL && height != NULL, NULL);
-
-  w = braggscope_frame_get_width (frame);
-  h = braggscope_frame_get_height (frame);
-  data = braggscope_frame_get_data (frame, &n);
-  rgba = g_malloc (MAX (n, 1) * 4);
-  braggscope_colormap_apply (display, data, n, rgba);
-
-  geometry = braggscope_frame_get_geometry (frame);
-  if ((show_rings || show_beam_center) && geometry != NULL &&
-      _braggscope_overlay_geometry_init (&geom, geometry, w, h))
-    _braggscope_overlay_draw_into_rgba (&geom, show_rings, show_beam_center, display->colormap,
-                                        rgba, w, h);
-  *width = w;
-  *height = h;
-  return rgba;
-}
-
-/**
- * braggscope_render_auto_window:
- * @frame: a frame
- * @display: (inout): the display whose window to set
- *
- * Sets @display's window (low and high) to the one #BraggscopeView:auto-contrast
- * chooses for @frame: its 1st and 99.5th percentiles
- * (braggscope_auto_contrast()).  With braggscope_render_rgba() a headless
- * program renders a frame exactly as a view with automatic contrast shows it.
- */
-void
-braggscope_render_auto_window (BraggscopeFrame *frame, BraggscopeDisplay *display)
-{
-  const float *data;
-  gsize n = 0;
-
-  g_return_if_fail (BRAGGSCOPE_IS_FRAME (frame));
-  g_return_if_fail (display != NULL);
-
-  data = braggscope_frame_get_data (frame, &n);
-  braggscope_auto_contrast (data, n, AUTO_LOW_PERCENTILE, AUTO_HIGH_PERCENTILE, &display->low,
-                            &display->high);
-}
-
-/**
- * braggscope_render_bytes:
- * @frame: a frame
- * @display: the colormap, scale and window (used as given)
- * @show_rings: whether to draw resolution rings
- * @show_beam_center: whether to mark the beam centre
- * @width: (out): the frame's width
- * @height: (out): the frame's height
- *
- * braggscope_render_rgba() for language bindings.
- *
- * Returns: (transfer full): width * height * 4 bytes of RGBA
- */
-GBytes *
-braggscope_render_bytes (BraggscopeFrame *frame,
-                         const BraggscopeDisplay *display,
-                         gboolean show_rings,
-                         gboolean show_beam_center,
-                         int *width,
-                         int *height)
-{
-  guint8 *rgba;
-
-  g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (frame), NULL);
-  g_return_val_if_fail (display != NULL, NULL);
-  g_return_val_if_fail (width != NULL && height != NULL, NULL);
-
-  rgba = braggscope_render_rgba (frame, display, show_rings, show_beam_center, width, height);
-  return g_bytes_new_take (rgba, (gsize) *width * *height * 4);
 }

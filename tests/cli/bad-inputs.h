@@ -19,6 +19,8 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "../mtz-fixtures.h"
+
 typedef enum
 {
   BAD_NO_SCENE = 1 << 0, /* do not prepend the small valid scene (the case is about it) */
@@ -69,6 +71,18 @@ static const bad_input bad_inputs[] = {
   { "negative-domains", "-mosaic_domains -4", 2, "-mosaic_domains" },
   { "negative-absorption-depth", "-detector_abs -50", 2, "-detector_abs" },
   { "memory-budget-zero", "-memory_budget 0", 2, "-memory_budget" },
+  /* words nanoBragg ignores: refused with the nearest flags and the way to run the line as
+   * nanoBragg would; what it reads or what is malformed stays refused with -lenient */
+  { "typo-suggests-flag", "-lamda 1.2", 2, "unknown flag '-lamda' (did you mean -lambda?)" },
+  { "ignored-flags-hint-lenient", "-hdiv 0 -vdiv 0", 2,
+    "(did you mean -hdivrange, -hdivstep or -hdivsteps?); nanoBragg ignores it: add -lenient (or "
+    "set NANOBRAGG_LENIENT=1)" },
+  { "value-after-flag-without-value", "-oversample_thick 0", 2,
+    "'0' (-oversample_thick takes no value)" },
+  { "flag-read-as-another", "-distance_mm 100", 2, "nanoBragg reads it as -distance" },
+  { "lenient-keeps-flag-read-as-another", "-lenient -distance_mm 100", 2, "-distance_mm" },
+  { "lenient-keeps-bad-value", "-lenient -distance abc", 2, "abc" },
+  { "lenient-keeps-missing-value", "-oversample_thick -lenient -lambda", 2, "-lambda" },
   { "no-cell", "-default_F 100 -detpixels 16", 2, "-cell", BAD_NO_SCENE },
   { "no-structure-factors", "-cell 100 100 100 90 90 90 -detpixels 16", 2, "-default_F",
     BAD_NO_SCENE },
@@ -140,7 +154,11 @@ static const bad_input bad_inputs[] = {
   { "sourcefile-negative-wavelength", "-sourcefile negwave.src", 1, "negwave.src:1" },
   { "sourcefile-error-names-file-line", "-sourcefile negwave4.src", 1, "negwave4.src:4" },
   { "sourcefile-source-at-sample", "-sourcefile origin.src", 1, "origin.src:2" },
-  { "sourcefile-empty", "-sourcefile empty.src", 1, "empty.src" },
+  /* with -physical: nanoBragg reads its '#' line as a source */
+  { "sourcefile-empty", "-physical -sourcefile empty.src", 1, "empty.src: no data" },
+  /* nanoBragg reads '#' lines as sources of wavelength 0: a NaN image with -N 2 */
+  { "sourcefile-comments-nan-image", "-sourcefile commented.src", 1,
+    "2 of the sources are '#' lines of commented.src" },
   { "stol-bad-field", "-stol bad.stol", 1, "bad.stol:2" },
   { "stol-empty", "-stol empty.stol", 1, "empty.stol" },
   { "stol-over-budget", "-stol big.stol -memory_budget 5", 1, "big.stol" },
@@ -151,6 +169,11 @@ static const bad_input bad_inputs[] = {
   { "mask-wrong-size", "-mask mask32.img", 1, "mask32.img" },
   { "dump-bad-header", "-dump badhead.dump", 1, "badhead.dump" },
   { "dump-short", "-dump short.dump", 1, "short.dump" },
+  /* MTZ files damaged as those that crashed or hung libccp4's reader (issue 18) */
+  { "mtz-end-record", "-hkl end-record.mtz", 1, "end-record.mtz" },
+  { "mtz-symm-record", "-hkl symm-record.mtz", 1, "symm-record.mtz" },
+  { "mtz-header-pointer", "-hkl header-pointer.mtz", 1, "header-pointer.mtz" },
+  { "mtz-truncated", "-hkl truncated.mtz", 1, "truncated.mtz" },
 
   /* ---- resources (exit 1) ---- */
   { "memory-huge-detector", "-detpixels 20000 -memory_budget 100", 1, "20000 x 20000" },
@@ -206,6 +229,7 @@ bad_inputs_write_fixtures (const char *dir)
     { "negwave4.src", "# x y z weight lambda\n-10 0 0 1 1e-10\n\n0 -10 0 1 -1e-10\n", -1 },
     { "origin.src", "# the sample itself\n0 0 0 1 1e-10\n", -1 },
     { "empty.src", "# nothing\n\n", -1 },
+    { "commented.src", "# x y z weight lambda\n#\n-10 0 0 1 1e-10\n", -1 },
     { "bad.stol", "0.1 2\n0.2 x\n", -1 },
     { "empty.stol", "", -1 },
     { "notsmv.img", "hello, not an image\n", -1 },
@@ -266,6 +290,19 @@ bad_inputs_write_fixtures (const char *dir)
     g_file_set_contents (bad, "not a dump\n", -1, &error);
     g_assert_no_error (error);
     g_assert_cmpint (g_mkdir (sub, 0755), ==, 0);
+  }
+  {
+    /* the 1HPV MTZ file cut to 200 reflections, damaged */
+    static const char *const damages[] = { "end-record", "symm-record", "header-pointer",
+                                           "truncated" };
+
+    for (gsize i = 0; i < G_N_ELEMENTS (damages); i++)
+      {
+        g_autofree char *name = g_strconcat (damages[i], ".mtz", NULL);
+        g_autofree char *path = g_build_filename (dir, name, NULL);
+
+        mtz_fixture_write_damaged (path, damages[i], 200);
+      }
   }
   {
     /* a valid 2.4 MB stol table: its rows would need about 10 MB more than the text */

@@ -1,28 +1,66 @@
 /* fuzz-png-args: the plugin's snapshot reader (braggscope_snapshot_load_args:
- * libpng and the "braggscope:args" text chunk), then the engine's parser and
- * validation on the arguments it returns, as loading a snapshot does. */
+ * libpng, the "braggscope:args" text chunk, the chunk-size limits, the bsFz
+ * chunk's CRC), then the engine's parser and validation on the arguments it
+ * returns, as loading a snapshot does; then braggscope_snapshot_restore_args
+ * (the structure-factor text chunk, the bsFz header, inflating and hashing the
+ * embedded file, the search for it on disk).  Invariants: no crash, every
+ * error a one-line message. */
 #include "fuzz-util.h"
 
 #include <braggscope.h>
 
+static void
+check_error (GError *error)
+{
+  if (error == NULL || error->message == NULL || strchr (error->message, '\n') != NULL)
+    abort ();
+}
+
+int
+LLVMFuzzerInitialize (int *argc, char ***argv)
+{
+  /* An embedded file that inflates and hashes right is written to the user's
+   * cache: a folder inside a regular file cannot be made, so the write fails
+   * (an error like any other) and nothing is left behind. */
+  char cache[4200];
+
+  snprintf (cache, sizeof cache, "%s/in-0/cache", fuzz_scratch_dir ());
+  setenv ("XDG_CACHE_HOME", cache, 1);
+  return 0;
+}
+
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
-  const char *path = fuzz_write (0, data, size);
+  static int initialized;
+  const char *path;
   g_autoptr (GError) error = NULL;
-  g_auto (GStrv) args = braggscope_snapshot_load_args (path, &error);
+  g_auto (GStrv) args = NULL, restored = NULL;
   nb_params p;
   nb_error err;
   nb_status st;
 
+  if (!initialized)
+    {
+      LLVMFuzzerInitialize (NULL, NULL);
+      initialized = 1;
+    }
+  path = fuzz_write (0, data, size);
+  args = braggscope_snapshot_load_args (path, &error);
   if (args == NULL)
     {
-      if (error == NULL || error->message == NULL || strchr (error->message, '\n') != NULL)
-        abort ();
+      check_error (error);
       return 0;
     }
   if (error != NULL || args[0] == NULL)
     abort ();
+
+  restored = braggscope_snapshot_restore_args (path, &error);
+  if (restored == NULL)
+    check_error (error);
+  else if (error != NULL || g_strv_length (restored) != g_strv_length (args))
+    abort ();
+
   nb_params_init (&p);
   /* file names in a snapshot are not opened here */
   for (char **a = args; *a != NULL; a++)

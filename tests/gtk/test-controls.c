@@ -80,6 +80,7 @@ test_names_and_groups (void)
     { "misset-z-scale", "crystal-group" },       { "mosaic-spread-scale", "crystal-group" },
     { "wavelength-scale", "beam-group" },        { "distance-scale", "detector-group" },
     { "beam-center-x-scale", "detector-group" }, { "phi-scale", "sampling-group" },
+    { "water-scale", "sampling-group" },
   };
   const char *spins[] = { "misset-x-spin",      "wavelength-spin",
                           "mosaic-spread-spin", "mosaic-domains-spin",
@@ -306,6 +307,101 @@ test_choices_and_entries (void)
   assert_close (get_double (sim, "misset-x"), 3.0);
 }
 
+/* What BraggscopeControls::value-clamped said, the last time. */
+typedef struct
+{
+  int count;
+  char *property;
+  double requested, applied;
+  char *message;
+} Clamped;
+
+static void
+on_value_clamped (BraggscopeControls *controls,
+                  const char *property,
+                  double requested,
+                  double applied,
+                  const char *message,
+                  Clamped *c)
+{
+  c->count++;
+  g_free (c->property);
+  g_free (c->message);
+  c->property = g_strdup (property);
+  c->requested = requested;
+  c->applied = applied;
+  c->message = g_strdup (message);
+}
+
+/* Types @text into @spin and leaves it, as Enter does. */
+static void
+type_into (GtkSpinButton *spin, const char *text)
+{
+  gtk_editable_set_text (GTK_EDITABLE (spin), text);
+  gtk_spin_button_update (spin);
+}
+
+/* A number typed outside a spin button's range is clamped to the range, as
+ * GTK always did, and now said: what was typed, what was set, in a sentence. */
+static void
+test_clamped (void)
+{
+  g_autoptr (BraggscopeSimulation) sim = braggscope_simulation_new ();
+  BraggscopeControls *controls = new_controls (sim);
+  GtkSpinButton *wavelength =
+      GTK_SPIN_BUTTON (widget (controls, "wavelength-spin", GTK_TYPE_SPIN_BUTTON));
+  GtkSpinButton *energy = GTK_SPIN_BUTTON (widget (controls, "energy-spin", GTK_TYPE_SPIN_BUTTON));
+  GtkSpinButton *domains =
+      GTK_SPIN_BUTTON (widget (controls, "mosaic-domains-spin", GTK_TYPE_SPIN_BUTTON));
+  Clamped c = { 0 };
+  int n;
+
+  g_signal_connect (controls, "value-clamped", G_CALLBACK (on_value_clamped), &c);
+
+  /* in range: taken as typed, nothing said */
+  type_into (wavelength, "2.5");
+  assert_close (get_double (sim, "wavelength"), 2.5);
+  g_assert_cmpint (c.count, ==, 0);
+
+  /* below: the minimum, said */
+  type_into (wavelength, "0");
+  assert_close (get_double (sim, "wavelength"), 0.2);
+  g_assert_cmpint (c.count, ==, 1);
+  g_assert_cmpstr (c.property, ==, "wavelength");
+  g_assert_cmpfloat (c.requested, ==, 0.0);
+  assert_close (c.applied, 0.2);
+  g_assert_cmpstr (c.message, ==, "Wavelength: 0 \u00c5 is below the minimum; set to 0.2 \u00c5");
+
+  /* above, on an integer without a unit */
+  type_into (domains, "500");
+  g_object_get (sim, "mosaic-domains", &n, NULL);
+  g_assert_cmpint (n, ==, 200);
+  g_assert_cmpint (c.count, ==, 2);
+  g_assert_cmpstr (c.message, ==, "Mosaic domains: 500 is above the maximum; set to 200");
+
+  /* the photon energy, in its own unit (the energy property, which sets the
+   * wavelength) */
+  type_into (energy, "100");
+  assert_close (get_double (sim, "wavelength"), 12.39842 / 62.0);
+  g_assert_cmpint (c.count, ==, 3);
+  g_assert_cmpstr (c.property, ==, "energy");
+  g_assert_cmpstr (c.message, ==, "Photon energy: 100 keV is above the maximum; set to 62 keV");
+
+  /* no number: the value stays (GTK alone would have read 0 and set the
+   * minimum without a word) */
+  type_into (wavelength, "1.5");
+  type_into (wavelength, "");
+  type_into (wavelength, "1.2.3");
+  type_into (wavelength, "nan");
+  assert_close (get_double (sim, "wavelength"), 1.5);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (wavelength)), ==, "1.5000");
+  g_assert_cmpint (c.count, ==, 3);
+
+  g_free (c.property);
+  g_free (c.message);
+  g_object_unref (controls);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -320,6 +416,7 @@ main (int argc, char **argv)
   g_test_add_func ("/controls/names-and-groups", test_names_and_groups);
   g_test_add_func ("/controls/numbers", test_numbers);
   g_test_add_func ("/controls/energy", test_energy);
+  g_test_add_func ("/controls/clamped", test_clamped);
   g_test_add_func ("/controls/choices-and-entries", test_choices_and_entries);
 
   return g_test_run ();

@@ -19,12 +19,15 @@
 
 #include "plugin-test-util.h"
 
+#include "../mtz-fixtures.h"
+
 #include <errno.h>
 #include <grp.h>
 #include <unistd.h>
 #include <png.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <zlib.h>
 
 #define DIR_ENV   "BRAGGSCOPE_TEST_BAD_INPUTS_DIR"
 #define CHILD_ENV "BRAGGSCOPE_TEST_BAD_INPUTS_CHILD"
@@ -87,6 +90,15 @@ static const BadInput table[] = {
   { STRUCTURE_FACTORS, { "empty.hkl" }, BRAGGSCOPE_ERROR_INVALID, "empty.hkl", TRUE },
   { STRUCTURE_FACTORS, { "bad.hkl" }, BRAGGSCOPE_ERROR_PARSE, "bad.hkl:3", TRUE },
   { STRUCTURE_FACTORS, { "bad.mtz" }, BRAGGSCOPE_ERROR_PARSE, "bad.mtz", TRUE },
+  /* damaged as MTZ files that crashed or hung libccp4's reader (issue 18) */
+  { STRUCTURE_FACTORS, { "end-record.mtz" }, BRAGGSCOPE_ERROR_PARSE, "end-record.mtz", TRUE },
+  { STRUCTURE_FACTORS, { "symm-record.mtz" }, BRAGGSCOPE_ERROR_PARSE, "symm-record.mtz", TRUE },
+  { STRUCTURE_FACTORS,
+    { "header-pointer.mtz" },
+    BRAGGSCOPE_ERROR_PARSE,
+    "header-pointer.mtz",
+    TRUE },
+  { STRUCTURE_FACTORS, { "truncated.mtz" }, BRAGGSCOPE_ERROR_PARSE, "truncated.mtz", TRUE },
   { ARGS, { "-hkl", "missing.hkl" }, BRAGGSCOPE_ERROR_IO, "missing.hkl", TRUE },
   /* snapshots */
   { LOAD_SNAPSHOT, { "missing.png" }, BRAGGSCOPE_ERROR_IO, "missing.png" },
@@ -94,6 +106,25 @@ static const BadInput table[] = {
   { LOAD_SNAPSHOT, { "truncated.png" }, BRAGGSCOPE_ERROR_PARSE, "truncated.png" },
   { LOAD_SNAPSHOT, { "plain.png" }, BRAGGSCOPE_ERROR_PARSE, "plain.png" },
   { LOAD_SNAPSHOT, { "bad-args.png" }, BRAGGSCOPE_ERROR_INVALID, "bad-args.png" },
+  /* snapshots with their structure factors (bsFz, see make_sf_fixtures) */
+  { LOAD_SNAPSHOT, { "sf-missing.png" }, BRAGGSCOPE_ERROR_IO, "gone.hkl (34 bytes, SHA-256" },
+  { LOAD_SNAPSHOT, { "sf-bad-crc.png" }, BRAGGSCOPE_ERROR_PARSE, "bad CRC" },
+  { LOAD_SNAPSHOT, { "sf-too-long.png" }, BRAGGSCOPE_ERROR_PARSE, "a bsFz chunk of 9000000 bytes" },
+  { LOAD_SNAPSHOT, { "sf-cut.png" }, BRAGGSCOPE_ERROR_PARSE, "bsFz chunk is cut off" },
+  { LOAD_SNAPSHOT, { "sf-version.png" }, BRAGGSCOPE_ERROR_PARSE, "unknown format (version 2" },
+  { LOAD_SNAPSHOT, { "sf-evil-name.png" }, BRAGGSCOPE_ERROR_PARSE, "invalid file name" },
+  { LOAD_SNAPSHOT, { "sf-huge-size.png" }, BRAGGSCOPE_ERROR_PARSE, "invalid file name or a size" },
+  { LOAD_SNAPSHOT, { "sf-short.png" }, BRAGGSCOPE_ERROR_PARSE, "does not inflate to its 35 bytes" },
+  { LOAD_SNAPSHOT, { "sf-long.png" }, BRAGGSCOPE_ERROR_PARSE, "does not inflate to its 33 bytes" },
+  { LOAD_SNAPSHOT,
+    { "sf-wrong-sha.png" },
+    BRAGGSCOPE_ERROR_PARSE,
+    "the embedded gone.hkl has SHA-256" },
+  { LOAD_SNAPSHOT, { "sf-disagree.png" }, BRAGGSCOPE_ERROR_PARSE, "name different files" },
+  { LOAD_SNAPSHOT,
+    { "sf-bad-text.png" },
+    BRAGGSCOPE_ERROR_PARSE,
+    "lacks a valid name, size or sha256" },
 };
 
 /* Files of the names the writers are asked for, in a folder nobody may write. */
@@ -145,6 +176,217 @@ write_png_with_args (const char *name, const char *args)
   g_assert_cmpint (fclose (fp), ==, 0);
 }
 
+/* The chunks of a PNG file as (type, data) pairs, and back. */
+typedef struct
+{
+  char type[5];
+  GByteArray *data;
+} PngChunk;
+
+static GArray *
+read_chunks (const char *name)
+{
+  g_autofree char *path = fixture (name);
+  g_autofree guint8 *png = NULL;
+  gsize length = 0;
+  GArray *chunks = g_array_new (FALSE, TRUE, sizeof (PngChunk));
+
+  g_assert_true (g_file_get_contents (path, (char **) &png, &length, NULL));
+  for (gsize at = 8; at + 12 <= length;)
+    {
+      PngChunk c;
+      guint32 n = (guint32) png[at] << 24 | (guint32) png[at + 1] << 16 |
+                  (guint32) png[at + 2] << 8 | png[at + 3];
+
+      memcpy (c.type, png + at + 4, 4);
+      c.type[4] = '\0';
+      c.data = g_byte_array_new ();
+      g_byte_array_append (c.data, png + at + 8, n);
+      g_array_append_val (chunks, c);
+      at += 12 + (gsize) n;
+    }
+  return chunks;
+}
+
+/* Writes @chunks as PNG file @name: each with its length and a correct CRC
+ * (@length_lie replaces the bsFz length; @crc_lie spoils its CRC; @cut stops
+ * the file inside the bsFz chunk). */
+static void
+write_chunks (const char *name, GArray *chunks, guint32 length_lie, gboolean crc_lie, gboolean cut)
+{
+  g_autoptr (GByteArray) out = g_byte_array_new ();
+  static const guint8 signature[8] = { 137, 'P', 'N', 'G', 13, 10, 26, 10 };
+
+  g_byte_array_append (out, signature, 8);
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      PngChunk *c = &g_array_index (chunks, PngChunk, i);
+      gboolean sf = g_str_equal (c->type, "bsFz");
+      guint32 length = GUINT32_TO_BE (sf && length_lie ? length_lie : c->data->len);
+      guint32 crc =
+          (guint32) crc32 (crc32 (0, (const guint8 *) c->type, 4), c->data->data, c->data->len);
+
+      crc = GUINT32_TO_BE (sf && crc_lie ? crc ^ 1 : crc);
+      g_byte_array_append (out, (const guint8 *) &length, 4);
+      g_byte_array_append (out, (const guint8 *) c->type, 4);
+      if (sf && cut)
+        {
+          g_byte_array_append (out, c->data->data, c->data->len / 2);
+          break;
+        }
+      g_byte_array_append (out, c->data->data, c->data->len);
+      g_byte_array_append (out, (const guint8 *) &crc, 4);
+    }
+  write_file (name, (const char *) out->data, out->len);
+}
+
+static void
+free_chunks (GArray *chunks)
+{
+  for (guint i = 0; i < chunks->len; i++)
+    g_byte_array_unref (g_array_index (chunks, PngChunk, i).data);
+  g_array_unref (chunks);
+}
+
+static PngChunk *
+chunk_of (GArray *chunks, const char *type, const char *key)
+{
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      PngChunk *c = &g_array_index (chunks, PngChunk, i);
+
+      if (g_str_equal (c->type, type) &&
+          (key == NULL ||
+           (c->data->len > strlen (key) && memcmp (c->data->data, key, strlen (key) + 1) == 0)))
+        return c;
+    }
+  g_error ("no %s chunk", type);
+}
+
+typedef enum
+{
+  SF_AS_SAVED,
+  SF_NO_TEXT,   /* without the structure-factors text chunk: bsFz alone */
+  SF_TEXT_ONLY, /* without bsFz */
+} SfVariant;
+
+/* A variant of the snapshot sf.png: @edit changes the bsFz data (after its
+ * header, offset 0 is the version byte). */
+static void
+write_sf_variant (const char *name,
+                  SfVariant variant,
+                  void (*edit) (GByteArray *bsfz),
+                  guint32 length_lie,
+                  gboolean crc_lie,
+                  gboolean cut)
+{
+  GArray *chunks = read_chunks ("sf.png");
+
+  if (edit != NULL)
+    edit (chunk_of (chunks, "bsFz", NULL)->data);
+  for (guint i = chunks->len; i-- > 0;)
+    {
+      PngChunk *c = &g_array_index (chunks, PngChunk, i);
+      gboolean text = g_str_equal (c->type, "tEXt") && c->data->len > 28 &&
+                      memcmp (c->data->data, "braggscope:structure-factors", 29) == 0;
+
+      if ((variant == SF_NO_TEXT && text) ||
+          (variant == SF_TEXT_ONLY && g_str_equal (c->type, "bsFz")))
+        {
+          g_byte_array_unref (c->data);
+          g_array_remove_index (chunks, i);
+        }
+    }
+  write_chunks (name, chunks, length_lie, crc_lie, cut);
+  free_chunks (chunks);
+}
+
+static void
+edit_version (GByteArray *b)
+{
+  b->data[0] = 2;
+}
+
+static void
+edit_name (GByteArray *b)
+{
+  /* "gone.hkl" -> "../e.hkl" */
+  memcpy (b->data + 44, "../e", 4);
+}
+
+static void
+edit_huge_size (GByteArray *b)
+{
+  b->data[4] = 1; /* 2^56 bytes and more */
+}
+
+static void
+edit_size (GByteArray *b, int delta)
+{
+  b->data[11] = (guint8) (b->data[11] + delta);
+}
+
+static void
+edit_size_up (GByteArray *b)
+{
+  edit_size (b, +1);
+}
+
+static void
+edit_size_down (GByteArray *b)
+{
+  edit_size (b, -1);
+}
+
+static void
+edit_sha (GByteArray *b)
+{
+  b->data[12] ^= 0xff;
+}
+
+/* Snapshots of a scene whose 34-byte structure-factor file gone.hkl is no
+ * longer there: embedded (sf.png) and damaged in every way the reader checks,
+ * and not embedded (sf-missing.png). */
+static void
+make_sf_fixtures (void)
+{
+  static const guint8 rgba[4 * 4] = { 0 };
+  g_autofree char *hkl = fixture ("gone.hkl");
+  g_autofree char *png = fixture ("sf.png");
+  g_autofree char *missing = fixture ("sf-missing.png");
+  g_autoptr (BraggscopeSimulation) sim = simulation_from_cmdline (SMALL_SCENE);
+  g_autoptr (GError) error = NULL;
+  GArray *chunks;
+  PngChunk *text;
+
+  write_file ("gone.hkl", "1 2 3 100\n-1 0 4 50.5\n0 0 2 20.25\n", -1);
+  g_object_set (sim, "structure-factors", hkl, NULL);
+  g_assert_true (braggscope_snapshot_save (png, rgba, 2, 2, sim, &error));
+  g_setenv ("BRAGGSCOPE_SNAPSHOT_EMBED_LIMIT", "0", TRUE);
+  g_assert_true (braggscope_snapshot_save (missing, rgba, 2, 2, sim, &error));
+  g_unsetenv ("BRAGGSCOPE_SNAPSHOT_EMBED_LIMIT");
+  g_assert_no_error (error);
+  g_unlink (hkl);
+
+  write_sf_variant ("sf-bad-crc.png", SF_AS_SAVED, NULL, 0, TRUE, FALSE);
+  write_sf_variant ("sf-too-long.png", SF_AS_SAVED, NULL, 9000000, FALSE, FALSE);
+  write_sf_variant ("sf-cut.png", SF_AS_SAVED, NULL, 0, FALSE, TRUE);
+  write_sf_variant ("sf-version.png", SF_NO_TEXT, edit_version, 0, FALSE, FALSE);
+  write_sf_variant ("sf-evil-name.png", SF_NO_TEXT, edit_name, 0, FALSE, FALSE);
+  write_sf_variant ("sf-huge-size.png", SF_NO_TEXT, edit_huge_size, 0, FALSE, FALSE);
+  write_sf_variant ("sf-short.png", SF_NO_TEXT, edit_size_up, 0, FALSE, FALSE);
+  write_sf_variant ("sf-long.png", SF_NO_TEXT, edit_size_down, 0, FALSE, FALSE);
+  write_sf_variant ("sf-wrong-sha.png", SF_NO_TEXT, edit_sha, 0, FALSE, FALSE);
+  write_sf_variant ("sf-disagree.png", SF_AS_SAVED, edit_sha, 0, FALSE, FALSE);
+
+  /* a text chunk without its sha256 line */
+  chunks = read_chunks ("sf.png");
+  text = chunk_of (chunks, "tEXt", "braggscope:structure-factors");
+  g_byte_array_set_size (text->data, text->data->len - 71);
+  write_chunks ("sf-bad-text.png", chunks, 0, FALSE, FALSE);
+  free_chunks (chunks);
+}
+
 static void
 make_fixtures (void)
 {
@@ -159,6 +401,14 @@ make_fixtures (void)
   write_file ("empty.hkl", "", 0);
   write_file ("bad.hkl", "1 2 3 100\n2 0 0 50\n1 2 x 5\n", -1);
   write_file ("bad.mtz", mtz, sizeof mtz - 1);
+  for (gsize i = 0; i < G_N_ELEMENTS (table); i++)
+    if (g_str_has_suffix (table[i].args[0], ".mtz") && !g_str_equal (table[i].args[0], "bad.mtz"))
+      {
+        g_autofree char *path = fixture (table[i].args[0]);
+        g_autofree char *damage = g_strndup (table[i].args[0], strlen (table[i].args[0]) - 4);
+
+        mtz_fixture_write_damaged (path, damage, -1);
+      }
   write_file ("not-a-png.png", "this is text, not a picture\n", -1);
   /* a PNG without our chunks: a snapshot of no simulation */
   g_assert_true (braggscope_snapshot_save (plain, rgba, 2, 2, NULL, &error));
@@ -168,6 +418,7 @@ make_fixtures (void)
   g_assert_cmpuint (length, >, 40);
   write_file ("truncated.png", contents, 40);
   write_png_with_args ("bad-args.png", "nanobragg\n-lambda\nblue\n");
+  make_sf_fixtures ();
 
   g_assert_cmpint (g_mkdir (locked, 0755), ==, 0);
   for (gsize i = 0; i < G_N_ELEMENTS (kept_files); i++)

@@ -228,6 +228,38 @@ test_render_errors (void)
   watch_clear (&ws);
 }
 
+/* The water background thickness: a property in µm, the flag -water in µm, never negative. */
+static void
+test_water (void)
+{
+  g_autoptr (BraggscopeSimulation) sim = braggscope_simulation_new ();
+  g_autoptr (BraggscopeSimulation) by_flags = simulation_from_cmdline ("-water 250");
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) args = NULL;
+  const char *const negative[] = { "-water", "-1", NULL };
+  double water;
+
+  g_object_get (sim, "water", &water, NULL);
+  g_assert_cmpfloat (water, ==, 0.0);
+  g_object_get (by_flags, "water", &water, NULL);
+  g_assert_cmpfloat_with_epsilon (water, 250.0, 1e-9);
+
+  g_object_set (sim, "water", 250.0, NULL);
+  args = braggscope_simulation_to_args (sim);
+  for (guint i = 0;; i++)
+    {
+      g_assert_nonnull (args[i]);
+      if (strcmp (args[i], "-water") != 0)
+        continue;
+      g_assert_cmpstr (args[i + 1], ==, "250");
+      break;
+    }
+
+  g_assert_false (braggscope_simulation_set_from_args (sim, negative, &error));
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "-water"));
+}
+
 static void
 test_args_round_trip (void)
 {
@@ -423,17 +455,73 @@ test_default_scene (void)
   watch_clear (&w);
 }
 
+/* A frame says its oversampling and whether it was chosen automatically, as
+ * the engine chose it: nanoBragg's ceil (3 x largest crystal edge / (lambda
+ * distance / pixel)). */
+static void
+test_frame_oversample (void)
+{
+  g_autoptr (BraggscopeSimulation) sim = simulation_from_cmdline (SMALL_SCENE);
+  BraggscopeFrame *frame;
+  int oversample = -1;
+  gboolean is_auto = FALSE;
+  Watch w;
+
+  watch_init (&w, sim);
+  braggscope_simulation_render (sim);
+  /* 3 x 5 cells x 100 A / (1 A x 100 mm / 0.4 mm) = 6 */
+  frame = watch_wait_full (&w, 60);
+  g_assert_cmpint (braggscope_frame_get_oversample (frame), ==, 6);
+  g_assert_true (braggscope_frame_get_oversample_auto (frame));
+  g_object_get (frame, "oversample", &oversample, "oversample-auto", &is_auto, NULL);
+  g_assert_cmpint (oversample, ==, 6);
+  g_assert_true (is_auto);
+
+  /* a shorter wavelength asks for more: 3 x 500 A / (0.5 A x 100 mm / 0.4 mm) = 12 */
+  g_object_set (sim, "wavelength", 0.5, NULL);
+  frame = watch_wait_full (&w, 60);
+  g_assert_cmpint (braggscope_frame_get_oversample (frame), ==, 12);
+  g_assert_true (braggscope_frame_get_oversample_auto (frame));
+
+  /* given, not chosen */
+  g_object_set (sim, "oversample", 2, NULL);
+  frame = watch_wait_full (&w, 60);
+  g_assert_cmpint (braggscope_frame_get_oversample (frame), ==, 2);
+  g_assert_false (braggscope_frame_get_oversample_auto (frame));
+  watch_clear (&w);
+}
+
+/* The domain's name is what hosts see (GError's domain string, bindings'
+ * exceptions); the formatter once turned it into "braggscope - error - quark". */
+static void
+test_error_domain (void)
+{
+  g_autoptr (BraggscopeSimulation) sim = braggscope_simulation_new ();
+  g_autoptr (GError) error = NULL;
+  const char *args[] = { "-no-such-flag", NULL };
+
+  g_assert_cmpstr (g_quark_to_string (BRAGGSCOPE_ERROR), ==, "braggscope-error-quark");
+  g_assert_true (g_quark_try_string ("braggscope-error-quark") == BRAGGSCOPE_ERROR);
+  /* and the errors the library makes carry it */
+  g_assert_false (braggscope_simulation_set_from_args (sim, args, &error));
+  g_assert_nonnull (error);
+  g_assert_cmpstr (g_quark_to_string (error->domain), ==, "braggscope-error-quark");
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
 
+  g_test_add_func ("/simulation/error-domain", test_error_domain);
   g_test_add_func ("/simulation/properties", test_properties);
   g_test_add_func ("/simulation/notify-and-sequence", test_notify_and_sequence);
   g_test_add_func ("/simulation/invalid-values", test_invalid_values);
   g_test_add_func ("/simulation/render-errors", test_render_errors);
+  g_test_add_func ("/simulation/water", test_water);
   g_test_add_func ("/simulation/args-round-trip", test_args_round_trip);
   g_test_add_func ("/simulation/geometry", test_geometry);
+  g_test_add_func ("/simulation/frame-oversample", test_frame_oversample);
   g_test_add_func ("/simulation/default-scene", test_default_scene);
   return g_test_run ();
 }

@@ -1,7 +1,13 @@
-/* test-snapshot.c: PNG snapshots keep the picture and restore the parameters. */
+/* test-snapshot.c: PNG snapshots keep the picture and restore the parameters,
+ * and carry their structure factors to another machine. */
+#define _DEFAULT_SOURCE 1 /* symlink (), lstat () */
+
 #include "plugin-test-util.h"
 
+#include <errno.h>
 #include <png.h>
+#include <sys/stat.h>
+#include <zlib.h>
 
 static char *
 temp_dir (void)
@@ -176,12 +182,426 @@ test_errors (void)
   g_rmdir (dir);
 }
 
+/* The snapshot goes through the engine's writer, as the float and SMV
+ * exports do: a link's target is replaced and the link kept, a link to a
+ * device writes the device (and reports its "disk full"). */
+static void
+test_links_and_devices (void)
+{
+  g_autofree char *dir = temp_dir ();
+  g_autofree char *sub = g_build_filename (dir, "sub", NULL);
+  g_autofree char *target = g_build_filename (sub, "picture.png", NULL);
+  g_autofree char *link = g_build_filename (dir, "link.png", NULL);
+  g_autofree char *full = g_build_filename (dir, "full.png", NULL);
+  g_autofree char *text = NULL, *software = NULL;
+  g_autofree guint8 *rgba = pattern (8, 4);
+  g_autoptr (GError) error = NULL;
+  GStatBuf st;
+
+  g_assert_cmpint (g_mkdir (sub, 0700), ==, 0);
+  g_assert_cmpint (symlink ("sub/picture.png", link), ==, 0);
+  g_assert_true (braggscope_snapshot_save (link, rgba, 8, 4, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (g_lstat (link, &st), ==, 0);
+  g_assert_true (S_ISLNK (st.st_mode));
+  text = g_file_read_link (link, NULL);
+  g_assert_cmpstr (text, ==, "sub/picture.png");
+  software = check_pixels (target, rgba, 8, 4);
+
+  if (g_file_test ("/dev/full", G_FILE_TEST_EXISTS))
+    {
+      g_assert_cmpint (symlink ("/dev/full", full), ==, 0);
+      g_assert_false (braggscope_snapshot_save (full, rgba, 8, 4, NULL, &error));
+      g_assert_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_IO);
+      g_assert_nonnull (strstr (error->message, full));
+      g_assert_nonnull (strstr (error->message, g_strerror (ENOSPC)));
+      g_assert_cmpint (g_lstat (full, &st), ==, 0);
+      g_assert_true (S_ISLNK (st.st_mode));
+      g_unlink (full);
+    }
+  g_unlink (target);
+  g_unlink (link);
+  g_rmdir (sub);
+  g_rmdir (dir);
+}
+
+/* ---- portable snapshots ---- */
+
+static char *
+copy_file (const char *from, const char *dir, const char *name)
+{
+  g_autofree char *contents = NULL;
+  g_autoptr (GError) error = NULL;
+  char *to = g_build_filename (dir, name, NULL);
+  gsize length = 0;
+
+  g_assert_true (g_file_get_contents (from, &contents, &length, &error));
+  g_assert_true (g_file_set_contents (to, contents, (gssize) length, &error));
+  g_assert_no_error (error);
+  return to;
+}
+
+static void
+remove_tree (const char *path)
+{
+  GDir *dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  if (dir == NULL)
+    {
+      g_unlink (path);
+      return;
+    }
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+      remove_tree (child);
+    }
+  g_dir_close (dir);
+  g_rmdir (path);
+}
+
+typedef struct
+{
+  char type[5];
+  guint32 length;
+  int text_compression; /* tEXt/iTXt: png_text's compression (-1 tEXt, 1 iTXt) */
+  char *key;
+} Chunk;
+
+/* The chunks of a PNG file, in order (text chunks with their key). */
+static GArray *
+list_chunks (const char *path)
+{
+  g_autofree guint8 *data = NULL;
+  gsize length = 0;
+  GArray *chunks = g_array_new (FALSE, TRUE, sizeof (Chunk));
+
+  g_assert_true (g_file_get_contents (path, (char **) &data, &length, NULL));
+  for (gsize at = 8; at + 12 <= length;)
+    {
+      Chunk c = { .text_compression = 0 };
+      guint32 n = (guint32) data[at] << 24 | (guint32) data[at + 1] << 16 |
+                  (guint32) data[at + 2] << 8 | data[at + 3];
+
+      memcpy (c.type, data + at + 4, 4);
+      c.length = n;
+      if (strcmp (c.type, "tEXt") == 0 || strcmp (c.type, "iTXt") == 0)
+        {
+          c.key = g_strndup ((const char *) data + at + 8, MIN (n, 79));
+          c.text_compression =
+              c.type[0] == 't' ? PNG_TEXT_COMPRESSION_NONE : PNG_ITXT_COMPRESSION_NONE;
+        }
+      g_array_append_val (chunks, c);
+      at += 12 + (gsize) n;
+    }
+  return chunks;
+}
+
+static const Chunk *
+find_chunk (GArray *chunks, const char *type, const char *key)
+{
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      const Chunk *c = &g_array_index (chunks, Chunk, i);
+
+      if (strcmp (c->type, type) == 0 && (key == NULL || g_strcmp0 (c->key, key) == 0))
+        return c;
+    }
+  return NULL;
+}
+
+static void
+free_chunks (GArray *chunks)
+{
+  for (guint i = 0; i < chunks->len; i++)
+    g_free (g_array_index (chunks, Chunk, i).key);
+  g_array_unref (chunks);
+}
+
+static char **
+args_without (char **args, const char *flag)
+{
+  GPtrArray *out = g_ptr_array_new ();
+
+  for (guint i = 0; args[i] != NULL; i++)
+    if (g_str_equal (args[i], flag) && args[i + 1] != NULL)
+      i++;
+    else
+      g_ptr_array_add (out, g_strdup (args[i]));
+  g_ptr_array_add (out, NULL);
+  return (char **) g_ptr_array_free (out, FALSE);
+}
+
+static const char *
+flag_value (char **args, const char *flag)
+{
+  for (guint i = 0; args[i] != NULL; i++)
+    if (g_str_equal (args[i], flag))
+      return args[i + 1];
+  return NULL;
+}
+
+/* Every property of two simulations has the same value, but the structure-factor
+ * file's path and the bookkeeping (busy, sequence). */
+static void
+assert_same_properties (BraggscopeSimulation *a, BraggscopeSimulation *b)
+{
+  guint n = 0;
+  g_autofree GParamSpec **specs = g_object_class_list_properties (G_OBJECT_GET_CLASS (a), &n);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_auto (GValue) va = G_VALUE_INIT;
+      g_auto (GValue) vb = G_VALUE_INIT;
+
+      if (g_str_equal (specs[i]->name, "busy") || g_str_equal (specs[i]->name, "sequence"))
+        continue;
+      g_value_init (&va, specs[i]->value_type);
+      g_value_init (&vb, specs[i]->value_type);
+      g_object_get_property (G_OBJECT (a), specs[i]->name, &va);
+      g_object_get_property (G_OBJECT (b), specs[i]->name, &vb);
+      if (g_str_equal (specs[i]->name, "structure-factors"))
+        continue;
+      if (g_param_values_cmp (specs[i], &va, &vb) != 0)
+        {
+          g_autofree char *sa = g_strdup_value_contents (&va), *sb = g_strdup_value_contents (&vb);
+          g_error ("property %s: %s saved, %s restored", specs[i]->name, sa, sb);
+        }
+    }
+}
+
+/* The done-when test of issue 13: a snapshot of the 1HPV scene, saved where
+ * its HKL file was at hand, reopens in a fresh folder with that file gone and
+ * no data folder: every parameter and the same image, bit for bit. */
+static void
+test_portable (void)
+{
+  g_autofree char *machine_a = temp_dir (), *machine_b = temp_dir ();
+  g_autofree char *source = g_build_filename (g_getenv ("NB_DATA_DIR"), "1hpv_p1.hkl", NULL);
+  g_autofree char *hkl = copy_file (source, machine_a, "1hpv_p1.hkl");
+  g_autofree char *saved_png = g_build_filename (machine_a, "1hpv.png", NULL);
+  g_autofree char *png = NULL, *cache = NULL;
+  g_autofree guint8 *rgba = pattern (64, 48);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (BraggscopeSimulation) sim = braggscope_simulation_new_default_scene (&error);
+  g_autoptr (BraggscopeSimulation) restored = braggscope_simulation_new ();
+  g_auto (GStrv) saved = NULL, again = NULL, saved_rest = NULL, again_rest = NULL;
+  g_autofree float *image = NULL;
+  Watch w, wr;
+  BraggscopeFrame *frame;
+  GArray *chunks;
+  const Chunk *bsfz;
+  const float *data;
+  gsize n = 0;
+
+  g_assert_no_error (error);
+  {
+    const char *args[] = { "-hkl", hkl, "-detpixels", "160", "-misset", "12.5", "-31", "7", NULL };
+    g_assert_true (braggscope_simulation_set_from_args (sim, args, &error));
+  }
+  watch_init (&w, sim);
+  frame = watch_wait_full (&w, 60);
+  data = braggscope_frame_get_data (frame, &n);
+  image = g_memdup2 (data, n * sizeof (float));
+  saved = braggscope_simulation_to_args (sim);
+  g_assert_true (braggscope_snapshot_save (saved_png, rgba, 64, 48, sim, &error));
+  g_assert_no_error (error);
+
+  /* the parameters in tEXt (ASCII), the file in bsFz, before the image data */
+  chunks = list_chunks (saved_png);
+  g_assert_cmpint (find_chunk (chunks, "tEXt", "braggscope:args")->text_compression, ==,
+                   PNG_TEXT_COMPRESSION_NONE);
+  g_assert_nonnull (find_chunk (chunks, "tEXt", "braggscope:command-line"));
+  g_assert_nonnull (find_chunk (chunks, "tEXt", "braggscope:structure-factors"));
+  bsfz = find_chunk (chunks, "bsFz", NULL);
+  g_assert_nonnull (bsfz);
+  g_assert_cmpuint (bsfz->length, <, 800 * 1000); /* 3.97 MB of text */
+  g_assert_true (bsfz < find_chunk (chunks, "IDAT", NULL));
+  free_chunks (chunks);
+
+  /* "another machine": the snapshot alone in a fresh folder, the HKL file and
+   * its folder gone, no data folder to look in */
+  png = copy_file (saved_png, machine_b, "from-a-colleague.png");
+  remove_tree (machine_a);
+  g_setenv ("BRAGGSCOPE_DATADIR", machine_b, TRUE);
+  g_assert_true (braggscope_simulation_load_snapshot (restored, png, &error));
+  g_assert_no_error (error);
+  g_unsetenv ("BRAGGSCOPE_DATADIR");
+
+  /* the file came out of the snapshot, into the user's cache */
+  again = braggscope_simulation_to_args (restored);
+  cache = g_build_filename (g_getenv ("XDG_CACHE_HOME"), "braggscope", "structure-factors", NULL);
+  g_assert_true (g_str_has_prefix (flag_value (again, "-hkl"), cache));
+  g_assert_true (g_str_has_suffix (flag_value (again, "-hkl"), "/1hpv_p1.hkl"));
+  saved_rest = args_without (saved, "-hkl");
+  again_rest = args_without (again, "-hkl");
+  g_assert_true (g_strv_equal ((const char *const *) saved_rest, (const char *const *) again_rest));
+  assert_same_properties (sim, restored);
+  {
+    g_autofree char *original = NULL, *extracted = NULL;
+    gsize lo = 0, le = 0;
+
+    g_assert_true (g_file_get_contents (source, &original, &lo, NULL));
+    g_assert_true (g_file_get_contents (flag_value (again, "-hkl"), &extracted, &le, NULL));
+    g_assert_cmpmem (original, lo, extracted, le);
+  }
+
+  /* the same image */
+  braggscope_simulation_render (restored);
+  watch_init (&wr, restored);
+  frame = watch_wait_full (&wr, 60);
+  g_assert_cmpmem (braggscope_frame_get_data (frame, NULL), n * sizeof (float), image,
+                   n * sizeof (float));
+
+  /* reopened again: the cached copy serves (and is checked) */
+  watch_clear (&wr);
+  g_clear_object (&restored);
+  restored = braggscope_simulation_new ();
+  g_assert_true (braggscope_simulation_load_snapshot (restored, png, &error));
+  g_auto (GStrv) third = braggscope_simulation_to_args (restored);
+  g_assert_cmpstr (flag_value (third, "-hkl"), ==, flag_value (again, "-hkl"));
+
+  watch_clear (&w);
+  remove_tree (machine_b);
+}
+
+/* A file too large to embed travels by name, size and SHA-256: found next to
+ * the snapshot or in the data folder, refused with another SHA-256. */
+static void
+test_not_embedded (void)
+{
+  g_autofree char *a = temp_dir (), *b = temp_dir (), *data = temp_dir ();
+  g_autofree char *hkl = g_build_filename (a, "scene.hkl", NULL);
+  g_autofree char *saved_png = g_build_filename (a, "shot.png", NULL);
+  g_autofree char *png = NULL, *beside = NULL, *in_data = NULL;
+  g_autofree guint8 *rgba = pattern (8, 8);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (BraggscopeSimulation) sim = simulation_from_cmdline (SMALL_SCENE);
+  g_autoptr (BraggscopeSimulation) restored = braggscope_simulation_new ();
+  g_auto (GStrv) args = NULL;
+  const char *contents = "1 2 3 100\n-1 0 4 50.5\n0 0 2 20\n";
+  GArray *chunks;
+
+  g_assert_true (g_file_set_contents (hkl, contents, -1, NULL));
+  {
+    const char *flags[] = { "-hkl", hkl, NULL };
+    g_assert_true (braggscope_simulation_set_from_args (sim, flags, &error));
+  }
+  g_setenv ("BRAGGSCOPE_SNAPSHOT_EMBED_LIMIT", "0", TRUE);
+  g_assert_true (braggscope_snapshot_save (saved_png, rgba, 8, 8, sim, &error));
+  g_unsetenv ("BRAGGSCOPE_SNAPSHOT_EMBED_LIMIT");
+  g_assert_no_error (error);
+  chunks = list_chunks (saved_png);
+  g_assert_null (find_chunk (chunks, "bsFz", NULL));
+  g_assert_nonnull (find_chunk (chunks, "tEXt", "braggscope:structure-factors"));
+  free_chunks (chunks);
+
+  /* on this machine: the file where it was */
+  args = braggscope_snapshot_restore_args (saved_png, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (flag_value (args, "-hkl"), ==, hkl);
+  g_clear_pointer (&args, g_strfreev);
+
+  /* elsewhere, nowhere to be found: the message says what is missing */
+  png = copy_file (saved_png, b, "shot.png");
+  g_unlink (hkl);
+  g_setenv ("BRAGGSCOPE_DATADIR", data, TRUE);
+  g_assert_false (braggscope_simulation_load_snapshot (restored, png, &error));
+  g_assert_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_IO);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "scene.hkl"));
+  g_assert_nonnull (strstr (error->message, "not embedded"));
+  g_assert_nonnull (strstr (error->message, "SHA-256"));
+  g_assert_nonnull (strstr (error->message, "31 bytes"));
+  g_assert_null (strchr (error->message, '\n'));
+  g_clear_error (&error);
+
+  /* a file of that name but other contents is refused */
+  beside = g_build_filename (b, "scene.hkl", NULL);
+  g_assert_true (g_file_set_contents (beside, "1 2 3 999\n", -1, NULL));
+  g_assert_false (braggscope_simulation_load_snapshot (restored, png, &error));
+  g_assert_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_IO);
+  g_assert_nonnull (strstr (error->message, "another file"));
+  g_clear_error (&error);
+  g_assert_true (g_file_set_contents (beside, "1 2 3 100\n-1 0 4 50.5\n0 0 2 21\n", -1, NULL));
+  g_assert_false (braggscope_simulation_load_snapshot (restored, png, &error));
+  g_assert_nonnull (strstr (error->message, "SHA-256"));
+  g_clear_error (&error);
+
+  /* the right file in the data folder */
+  in_data = g_build_filename (data, "scene.hkl", NULL);
+  g_assert_true (g_file_set_contents (in_data, contents, -1, NULL));
+  args = braggscope_snapshot_restore_args (png, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (flag_value (args, "-hkl"), ==, in_data);
+  g_clear_pointer (&args, g_strfreev);
+
+  /* and next to the snapshot, which comes first */
+  g_assert_true (g_file_set_contents (beside, contents, -1, NULL));
+  g_assert_true (braggscope_simulation_load_snapshot (restored, png, &error));
+  g_assert_no_error (error);
+  args = braggscope_simulation_to_args (restored);
+  g_assert_cmpstr (flag_value (args, "-hkl"), ==, beside);
+  g_unsetenv ("BRAGGSCOPE_DATADIR");
+
+  remove_tree (a);
+  remove_tree (b);
+  remove_tree (data);
+}
+
+/* Text that is not ASCII goes into iTXt, and comes back. */
+static void
+test_utf8_text (void)
+{
+  g_autofree char *dir = temp_dir ();
+  g_autofree char *hkl = g_build_filename (dir, "protéine.hkl", NULL);
+  g_autofree char *png = g_build_filename (dir, "shot.png", NULL);
+  g_autofree guint8 *rgba = pattern (4, 4);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (BraggscopeSimulation) sim = simulation_from_cmdline (SMALL_SCENE);
+  g_auto (GStrv) saved = NULL, loaded = NULL;
+  GArray *chunks;
+
+  g_assert_true (g_file_set_contents (hkl, "1 2 3 100\n", -1, NULL));
+  {
+    const char *flags[] = { "-hkl", hkl, NULL };
+    g_assert_true (braggscope_simulation_set_from_args (sim, flags, &error));
+  }
+  g_assert_true (braggscope_snapshot_save (png, rgba, 4, 4, sim, &error));
+  g_assert_no_error (error);
+  chunks = list_chunks (png);
+  g_assert_nonnull (find_chunk (chunks, "iTXt", "braggscope:args"));
+  g_assert_nonnull (find_chunk (chunks, "iTXt", "braggscope:structure-factors"));
+  g_assert_nonnull (find_chunk (chunks, "tEXt", "Software"));
+  g_assert_nonnull (find_chunk (chunks, "bsFz", NULL));
+  free_chunks (chunks);
+  saved = braggscope_simulation_to_args (sim);
+  loaded = braggscope_snapshot_restore_args (png, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_strv_equal ((const char *const *) saved, (const char *const *) loaded));
+  remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
+  g_autofree char *cache = g_dir_make_tmp ("braggscope-cache-XXXXXX", NULL);
+  int status;
+
+  /* a user cache folder of our own (embedded structure factors are written
+   * there), set before GLib reads it */
+  g_assert_nonnull (cache);
+  g_setenv ("XDG_CACHE_HOME", cache, TRUE);
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/snapshot/round-trip", test_round_trip);
   g_test_add_func ("/snapshot/errors", test_errors);
-  return g_test_run ();
+  g_test_add_func ("/snapshot/links-and-devices", test_links_and_devices);
+  g_test_add_func ("/snapshot/portable", test_portable);
+  g_test_add_func ("/snapshot/not-embedded", test_not_embedded);
+  g_test_add_func ("/snapshot/utf8-text", test_utf8_text);
+  status = g_test_run ();
+  remove_tree (cache);
+  return status;
 }

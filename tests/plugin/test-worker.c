@@ -98,6 +98,28 @@ test_preview_then_full (void)
   for (int y = 0; y < 256; y++)
     for (int x = 0; x < 256; x++)
       g_assert_cmpfloat (data[y * 256 + x], ==, data[(y / 4 * 4) * 256 + x / 4 * 4]);
+  /* the maximum and the display window come with the frame (a full frame's
+   * window computed by the engine where it rendered, a preview's on demand),
+   * and are those of its pixels */
+  for (int i = 0; i < 2; i++)
+    {
+      BraggscopeFrame *frame = i == 0 ? preview : full;
+      double low, high, want_low, want_high;
+      float max = -1.0f;
+      gsize n;
+
+      data = braggscope_frame_get_data (frame, &n);
+      for (gsize j = 0; j < n; j++)
+        max = MAX (max, data[j]);
+      g_assert_cmpfloat (braggscope_frame_get_max_value (frame), ==, max);
+      braggscope_frame_get_auto_window (frame, &low, &high);
+      braggscope_auto_contrast (data, n, 1.0, 99.5, &want_low, &want_high);
+      g_assert_cmpfloat (low, ==, want_low);
+      g_assert_cmpfloat (high, ==, want_high);
+      g_assert_cmpfloat (high, >, low);
+      braggscope_frame_get_auto_window (frame, &low, &high); /* computed once */
+      g_assert_cmpfloat (low, ==, want_low);
+    }
   args = braggscope_simulation_to_args (sim);
   assert_frame_is_engine_image (full, args);
   g_assert_cmpint (braggscope_frame_get_cache_rebuilds (full), >=, 1);

@@ -35,6 +35,19 @@ find_label (GtkWidget *root, const char *prefix)
   return NULL;
 }
 
+/* BraggscopeControls::value-clamped, swapped: keeps the message. */
+static void
+keep_message (char **said,
+              const char *property,
+              double requested,
+              double applied,
+              const char *message,
+              BraggscopeControls *controls)
+{
+  g_free (*said);
+  *said = g_strdup (message);
+}
+
 static void
 test_controls (void)
 {
@@ -60,6 +73,17 @@ test_controls (void)
   g_assert_cmpstr (gtk_widget_get_tooltip_text (braggscope_controls_get_widget (
                        BRAGGSCOPE_CONTROLS (controls), "distance-spin")),
                    ==, "Detektorabstand (mm)");
+  /* a clamped number is said in German (numbers in C: LC_NUMERIC is "C" here) */
+  {
+    GtkWidget *spin =
+        braggscope_controls_get_widget (BRAGGSCOPE_CONTROLS (controls), "wavelength-spin");
+    g_autofree char *said = NULL;
+
+    g_signal_connect_swapped (controls, "value-clamped", G_CALLBACK (keep_message), &said);
+    gtk_editable_set_text (GTK_EDITABLE (spin), "0");
+    gtk_spin_button_update (GTK_SPIN_BUTTON (spin));
+    g_assert_cmpstr (said, ==, "Wellenlänge: 0 Å liegt unter dem Minimum; auf 0.2 Å gesetzt");
+  }
   g_object_unref (controls);
 }
 

@@ -704,6 +704,57 @@ test_structure_factors_missing (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (braggscope_window_get_message (f->window), "missing.hkl"));
 }
 
+static gboolean
+widget_visible (gpointer data)
+{
+  return gtk_widget_get_visible (data);
+}
+
+/* Typing a wavelength of 0 gives 0.2 Å, said in the status line, and the
+ * status line says what then makes the frames slow: the oversampling chosen
+ * automatically for the shorter wavelength. */
+static void
+test_clamp_and_oversampling (Fixture *f, gconstpointer data)
+{
+  GtkWidget *spin = ui_test_find_widget (GTK_WIDGET (f->window), "wavelength-spin");
+  GtkLabel *note = GTK_LABEL (ui_test_find_widget (GTK_WIDGET (f->window), "oversample-label"));
+  GtkWidget *message = ui_test_find_widget (GTK_WIDGET (f->window), "message-label");
+  BraggscopeFrame *frame;
+  g_autofree char *expect = NULL;
+  double lambda = 0.0;
+
+  /* a small detector keeps the 21 x 21 samples per pixel below quick */
+  g_object_set (sim_of (f), "detector-pixels-fast", 64, "detector-pixels-slow", 64, "oversample", 1,
+                NULL);
+  wait_full_frame (f);
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (note)));
+
+  g_object_set (sim_of (f), "oversample", 0, NULL);
+  gtk_editable_set_text (GTK_EDITABLE (spin), "0");
+  gtk_spin_button_update (GTK_SPIN_BUTTON (spin));
+  g_object_get (sim_of (f), "wavelength", &lambda, NULL);
+  g_assert_cmpfloat_with_epsilon (lambda, 0.2, 1e-12);
+  g_assert_cmpstr (braggscope_window_get_message (f->window), ==,
+                   "Wavelength: 0 \u00c5 is below the minimum; set to 0.2 \u00c5");
+  g_assert_false (gtk_widget_has_css_class (message, "error"));
+
+  /* 3 x 10 cells x 83.8 Å / (0.2 Å x 120 mm / 0.2 mm) = 20.95: 21-fold */
+  frame = wait_full_frame (f);
+  g_assert_true (braggscope_frame_get_oversample_auto (frame));
+  g_assert_cmpint (braggscope_frame_get_oversample (frame), ==, 21);
+  g_assert_true (ui_test_wait (widget_visible, note, 10.0));
+  expect = g_strdup_printf ("Auto-selected %d-fold oversampling: %d samples per pixel (set "
+                            "Oversample to override)",
+                            21, 21 * 21);
+  g_assert_cmpstr (gtk_label_get_text (note), ==, expect);
+
+  /* an oversampling that was asked for is not worth a word */
+  g_object_set (sim_of (f), "oversample", 2, NULL);
+  frame = wait_full_frame (f);
+  g_assert_false (braggscope_frame_get_oversample_auto (frame));
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (note)));
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -729,6 +780,7 @@ main (int argc, char *argv[])
   ADD ("/ui/window/reset-scene", test_reset_scene);
   ADD ("/ui/window/structure-factors", test_structure_factors);
   ADD ("/ui/window/structure-factors-missing", test_structure_factors_missing);
+  ADD ("/ui/window/clamp-and-oversampling", test_clamp_and_oversampling);
 #undef ADD
 
   status = g_test_run ();

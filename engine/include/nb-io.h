@@ -1,12 +1,24 @@
 /* nb-io.h: the field's image files (raw float, SMV, PGM, PNG) and atomic output.
  *
- * Every writer creates "<dir>/.<name>.XXXXXX" next to the target, writes,
- * flushes and checks for errors (a full disk is an error), then rename()s over
- * the target.  When the target exists and is not empty, the data are fsynced
- * before the rename and the folder after it, so that a crash leaves the old
- * file or the new one, never an empty one (the policy of GLib's
- * g_file_set_contents()).  On any failure the temporary file is removed and an
- * existing file of the target name is left untouched.
+ * Every writer goes through nb_write_file_atomic(), which treats a name by
+ * what it is when the write starts:
+ *   - missing, or a regular file: "<dir>/.<name>.XXXXXX" is created next to
+ *     it, written, flushed and checked for errors (a full disk is an error),
+ *     then rename()d over it.  When the target exists and is not empty, the
+ *     data are fsynced before the rename and the folder after it, so that a
+ *     crash leaves the old file or the new one, never an empty one (the policy
+ *     of GLib's g_file_set_contents()).  On any failure the temporary file is
+ *     removed and an existing file of the target name is left untouched.
+ *   - a symbolic link: the link stays; the name at the end of its chain is
+ *     replaced as above, the temporary file in that name's folder.  A dangling
+ *     link's target is created.
+ *   - a character device, named pipe or socket (also behind a link, as
+ *     /dev/stdout is): opened (a socket connected to) and written through, no
+ *     temporary file; its write errors are the call's (ENOSPC from /dev/full,
+ *     EPIPE when a pipe's reader has gone: SIGPIPE is held on the writing
+ *     thread and does not end the process).  A pipe with no reader blocks
+ *     until one opens it, as `cat > fifo` does.
+ *   - a folder or anything else (a block device): refused, nothing written.
  */
 #pragma once
 
@@ -22,8 +34,9 @@ extern "C"
 #endif
 
   /* nb_write_file_atomic: writes @n_chunks buffers (@chunks[i], @sizes[i] bytes)
- * back to back into @path, atomically as described above.  Errors: NB_ERR_IO
- * with the path and strerror text. */
+ * back to back into @path, atomically where @path is a file, as described
+ * above.  Errors: NB_ERR_IO naming @path (and a link's target) with the
+ * strerror text; NB_ERR_INVALID for a bad chunk list; NB_ERR_NOMEM. */
   nb_status nb_write_file_atomic (const char *path,
                                   const void *const *chunks,
                                   const size_t *sizes,
@@ -33,11 +46,15 @@ extern "C"
   /* A set of outputs that appear together or not at all (the CLI's float, SMV,
  * PGM and PNG files of one run).  After nb_output_begin(), every
  * nb_write_file_atomic() on the calling thread (so every writer below) leaves
- * its file complete, flushed and checked under its temporary name;
- * nb_output_commit() then renames them all in order (NB_ERR_IO naming the
- * first that fails; the files before it were replaced, the rest are removed),
- * and nb_output_abort() removes them, leaving every existing file untouched.
- * Both end the set.  Not nested: nb_output_begin() aborts an open set. */
+ * its file complete, flushed and checked under its temporary name, and keeps
+ * a copy of the bytes for a stream (device, pipe, socket), which could not be
+ * taken back.  nb_output_commit() then writes the streams, then renames the
+ * files, each in order (NB_ERR_IO naming the first that fails: a failed
+ * stream leaves every file untouched; a failed rename leaves the files before
+ * it replaced and removes the rest); nb_output_abort() removes the temporary
+ * files and drops the copies, leaving every existing file and stream
+ * untouched.  Both end the set.  Not nested: nb_output_begin() aborts an open
+ * set. */
   void nb_output_begin (void);
   nb_status nb_output_commit (nb_error *err);
   void nb_output_abort (void);

@@ -69,8 +69,20 @@ extern "C"
   typedef enum
   {
     NB_BACKEND_CPU = 0, /* the CPU kernels (OpenMP) */
-    NB_BACKEND_AUTO,    /* the GPU when this build has CUDA and a device and driver are
-                         present, else the CPU (the plan log says which, and why) */
+    NB_BACKEND_AUTO,    /* the GPU when this build has CUDA, a device and driver are
+                         present and the GPU pays for its start-up, else the CPU (the plan
+                         log says which, and why).  It pays when the process has started
+                         the CUDA context already (nb_cuda_warm_up(), or an earlier plan
+                         on the GPU), or when one image's estimated CPU time exceeds the
+                         start-up: samples / (rate x OpenMP threads), samples = ROI pixels
+                         x oversample^2 x sensor layers x sources (the divergence and
+                         dispersion grid; a -sourcefile counts 1) x mosaic domains x phi
+                         steps, rate 4e8 samples/s per thread in single precision and
+                         1.5e8 in double (above what a fast AVX-512 core does, so the
+                         estimate errs towards the CPU), against 0.3 s to create the CUDA
+                         context plus 4 bytes per pixel at 5 GB/s.  The context is then
+                         created on a thread of its own while the plan reads its
+                         structure factors */
     NB_BACKEND_CUDA,    /* the GPU; nb_plan_create() fails with NB_ERR_UNSUPPORTED
                          without a usable device or in a build without CUDA */
   } nb_backend;
@@ -202,10 +214,36 @@ extern "C"
  * program name and is skipped) on top of @p, in argv order, last wins, with the
  * reference's spellings, aliases and precedence (cli.md).  Unlike the
  * reference, an unknown flag, a stray argument or a missing or non-numeric value
- * is an NB_ERR_USAGE error naming it.  -img/-mask headers are read first (mask,
- * then image) as the reference does.  Returns NB_OK, NB_ERR_USAGE, or errors of
- * reading -img/-mask. */
+ * is an NB_ERR_USAGE error naming it (unless -lenient: see nb_parse_options).
+ * -img/-mask headers are read first (mask, then image) as the reference does.
+ * Returns NB_OK, NB_ERR_USAGE, or errors of reading -img/-mask. */
   nb_status nb_params_parse_argv (nb_params *p, int argc, const char *const *argv, nb_error *err);
+
+  /* nb_warn_func: receives one warning of the parser, a single line without
+ * its newline, valid for the call only. */
+  typedef void (*nb_warn_func) (void *user, const char *message);
+
+  /* How nb_params_parse_argv_with() treats command lines written for nanoBragg. */
+  typedef struct
+  {
+    /* 1: skip what nanoBragg itself ignores instead of refusing it: a word
+     * starting with '-' that no nanoBragg flag matches (-hdiv, -lamda), and a
+     * value no flag takes (the 0 of "-oversample_thick 0").  A word nanoBragg
+     * would act on through its substring matching (-distance_mm) and a missing
+     * or malformed value of a known flag stay errors.  The flag -lenient
+     * anywhere on the command line does the same. */
+    int lenient;
+    /* called once per skipped word (may be NULL: warnings are dropped) */
+    nb_warn_func warn;
+    void *user;
+  } nb_parse_options;
+
+  /* nb_params_parse_argv_with: nb_params_parse_argv() with @opts (NULL: the
+ * defaults, strict).  An unknown flag's error names the nearest known flags
+ * and says whether nanoBragg ignores the word (then -lenient runs the line as
+ * nanoBragg would) or reads it as one of its flags. */
+  nb_status nb_params_parse_argv_with (
+      nb_params *p, int argc, const char *const *argv, const nb_parse_options *opts, nb_error *err);
 
   /* nb_params_validate: checks every field of @p against what the physics and
  * the engine allow, without touching files: numbers must be finite and in
@@ -250,11 +288,12 @@ extern "C"
     int oversample;
     int thicksteps;
     int sources, mosaic_domains, phisteps;
-    int steps;                           /* sources * domains * phisteps * oversample^2 */
-    double lambda0;                      /* m */
-    double distance;                     /* post-geometry (m) */
-    double close_distance;               /* m */
-    double Xbeam, Ybeam;                 /* convention-level beam centre (m) */
+    int comment_sources;   /* of sources, those read from '#' lines of -sourcefile */
+    int steps;             /* sources * domains * phisteps * oversample^2 */
+    double lambda0;        /* m */
+    double distance;       /* post-geometry (m) */
+    double close_distance; /* m */
+    double Xbeam, Ybeam;   /* convention-level beam centre (m) */
     double Fbeam, Sbeam, Fclose, Sclose; /* post-geometry (m) */
     double ORGX, ORGY;                   /* pixels */
     double dials_origin[3];              /* mm */
@@ -325,6 +364,47 @@ extern "C"
   /* nb_plan_destroy: frees the plan (NULL allowed). */
   void nb_plan_destroy (nb_plan *plan);
 
+  /* Statistics of the image an execute renders, computed where it is rendered
+ * (on the GPU for a plan that runs there), so that a caller showing the image
+ * does not pass over its pixels again.  Fill the "in" fields and point
+ * nb_exec_options.stats at it. */
+  typedef struct
+  {
+    int window;             /* in: also the percentile window (full images; a preview
+                               gets finite and max only) */
+    double low_percentile;  /* in: 0..100, see nb_image_window() */
+    double high_percentile; /* in */
+    int valid;              /* out: 1 when execute filled the fields below (0 after an
+                               error or a cancel) */
+    int has_window;         /* out: low and high were computed */
+    size_t finite;          /* out: pixels that are finite */
+    float max;              /* out: the largest finite pixel (photons), 0 when none */
+    double low, high;       /* out: nb_image_window() of the image */
+  } nb_exec_stats;
+
+  /* nb_exec_stats_compute: @stats of @image (@n floats) on the CPU, what
+ * execute computes with nb_exec_options.stats; no window (has_window 0) when
+ * out of memory. */
+  void nb_exec_stats_compute (const float *image, size_t n, nb_exec_stats *stats);
+
+  /* nb_image_window: a display window from the distribution of @data (@n
+ * floats): *@low and *@high are the @low_percentile-th and
+ * @high_percentile-th percentiles (0..100) of its finite values, the order
+ * statistic at rank p / 100 * (m - 1) among the m finite values interpolated
+ * linearly between neighbouring ranks (numpy.percentile's default).  Exact,
+ * in O(n) without a copy (two counting passes over 16-bit digits of the
+ * values' sort keys, nb-stats.h).  Percentiles are clamped to 0..100 (NaN:
+ * 0 for low, 100 for high) and swapped if given in the wrong order.  An empty
+ * window (high <= low) ends at the largest finite value, or at low + 1 when
+ * that is not above low; with no finite value (or out of memory) the window
+ * is 0..1. */
+  void nb_image_window (const float *data,
+                        size_t n,
+                        double low_percentile,
+                        double high_percentile,
+                        double *low,
+                        double *high);
+
   typedef struct
   {
     const volatile int
@@ -336,11 +416,12 @@ extern "C"
                       int rows_done,
                       int rows_total); /* called from the calling thread */
     void *user;
-    int threads;        /* OpenMP threads; 0 = default */
-    int preview_stride; /* 0 or 1: full image.  k >= 2: a preview: one pixel per k x k
+    int threads;          /* OpenMP threads; 0 = default */
+    int preview_stride;   /* 0 or 1: full image.  k >= 2: a preview: one pixel per k x k
                                  block (its centre, pixel f0 + k/2, s0 + k/2, clipped to the
                                  ROI) is simulated and copied to the whole block, so the
                                  image is full size at about 1/k^2 of the cost */
+    nb_exec_stats *stats; /* or NULL: statistics of the image, filled by execute */
   } nb_exec_options;
 
   /* nb_plan_execute: renders the image into @image (caller-owned,
@@ -355,6 +436,44 @@ extern "C"
  * instead of per 4 kB.  Uninitialised; NULL when out of memory.  Free with
  * free(). */
   void *nb_alloc_large (size_t bytes);
+
+  /* nb_image_alloc: a buffer of @bytes for images that a plan running on the
+ * GPU (nb_plan_get_backend() "cuda") renders into: with @pinned, page-locked
+ * host memory (cudaMallocHost), which the GPU's copy back writes into
+ * directly while the kernel renders the next band, without a copy through
+ * the backend's own buffer; without @pinned, or where page-locked memory
+ * cannot be had (a build without CUDA, no device, the limit of locked
+ * memory), nb_alloc_large().  Either works with any plan.  Uninitialised;
+ * NULL when out of memory.  Free with nb_image_free() only.  Thread-safe. */
+  void *nb_image_alloc (size_t bytes, int pinned);
+
+  /* nb_image_free: frees a buffer of nb_image_alloc() (NULL allowed).  Freeing
+ * page-locked memory may wait for the GPU's work in flight. */
+  void nb_image_free (void *image);
+
+  typedef struct
+  {
+    double execute_ms; /* wall time of the last execute that rendered a full image
+                          (not a preview, not cancelled), 0 before the first */
+    double kernel_ms;  /* of that execute, on the GPU: from the start of the first
+                          band's kernel to the end of the last one's (CUDA events);
+                          0 on the CPU */
+    int on_gpu;        /* that execute ran on the GPU */
+  } nb_plan_timing;
+
+  /* nb_plan_get_timing: how long the plan's last full image took, for a
+ * program to choose between a preview and a full frame (a frame that fits
+ * the display's frame time needs no preview) and for benchmarks. */
+  void nb_plan_get_timing (const nb_plan *plan, nb_plan_timing *timing);
+
+  /* nb_cuda_warm_up: for a long-lived program that will render many frames (a
+ * viewer): where @params asks for the GPU (-backend cuda, or auto unless
+ * NB_BACKEND=cpu) and this build and machine have one, starts creating the
+ * CUDA context on a thread of its own and returns at once, so that it is
+ * ready by the time the first plan needs it; from then on -backend auto
+ * counts the GPU's start-up as paid and chooses the GPU for every plan the
+ * GPU can run (see nb_params.backend).  Once per process; thread-safe. */
+  void nb_cuda_warm_up (const nb_params *params);
 
   /* nb_kernel_variant: the instruction set the fast kernels (single and double
  * precision) use on this CPU now ("avx512", "avx2", "sse41" or "generic"); the

@@ -1,4 +1,4 @@
-/* nanobragg: nanoBragg's command line on the Braggscope engine.
+/* nanobragg-main.c: the nanobragg program: nanoBragg's command line on the Braggscope engine.
  *
  * Takes the reference program's flags and writes the same files (float image,
  * SMV integer and noise images, PGM) plus -pngfile.  Differences, all on the
@@ -6,6 +6,7 @@
  */
 #include "nanobragg.h"
 #include "nb-io.h"
+#include "nb-param.h"
 
 #include <errno.h>
 #include <math.h>
@@ -18,56 +19,21 @@
 #include <omp.h>
 #endif
 
-static const char usage_text[] =
+static const char usage_head[] =
     "usage: nanobragg -cell a b c alpha beta gamma (or -mat FILE) -hkl FILE (or -default_F F) "
-    "[options]\n"
+    "[flags]\n"
     "\n"
     "Simulates the diffraction image of a small crystal, as James Holton's nanoBragg does, and\n"
-    "takes nanoBragg's flags (see its documentation for all of them).  The most used:\n"
-    "\t-cell a b c al be ga\tunit cell (Angstrom, degrees)\n"
-    "\t-mat FILE\t\tMOSFLM orientation matrix instead of / with -cell\n"
-    "\t-misset rx ry rz\tcrystal rotation about X, Y, Z (degrees), or 'random' with -misset_seed\n"
-    "\t-hkl FILE\t\tstructure factors: lines of h k l F (more columns are ignored), or an\n"
-    "\t\t\tMTZ file (recognised by its contents; its first amplitude column, expanded\n"
-    "\t\t\tfrom its space group to P1)\n"
-    "\t-default_F F\t\tF of reflections not in the file\n"
-    "\t-N n, -Na/-Nb/-Nc n\tunit cells per crystal axis; -xtalsize mm instead\n"
-    "\t-mosaic deg -mosaic_domains n -mosaic_seed s\tmosaic spread\n"
-    "\t-lambda A | -energy eV, -dispersion %, -dispsteps n\tspectrum\n"
-    "\t-divergence mrad, -hdivrange/-vdivrange mrad, -hdivstep/-vdivstep mrad, -divsteps n\n"
-    "\t-distance mm -pixel mm -detpixels n (-detpixels_x/_y) -detsize mm\tdetector\n"
-    "\t-Xbeam -Ybeam mm, -ORGX -ORGY px, -mosflm -xds -adxv -denzo -dials\tconventions\n"
-    "\t-detector_rotx/y/z deg -twotheta deg -pivot beam|sample\tdetector orientation\n"
-    "\t-fdet_vector -sdet_vector -odet_vector -beam_vector -polar_vector -spindle_axis\n"
-    "\t-phi deg -osc deg -phisteps n\tspindle rotation\n"
-    "\t-oversample n (-oversample_thick/_polar/_omega), -roi x0 x1 y0 y1, -dmin A\n"
-    "\t-fluence ph/m^2 | -flux ph/s -exposure s -beamsize mm, -water um, -polar K, -nopolar\n"
-    "\t-floatfile F -intfile F -noisefile F -pgmfile F -pngfile F, -nonoise -nopgm\n"
-    "\t-scale s -pgmscale s -adc counts -seed n\n"
-    "\n"
-    "Braggscope additions:\n"
-    "\t-pngfile FILE\t8-bit PNG scaled like the PGM, with the parameters and the command line\n"
-    "\t\t\tin its text chunks\n"
-    "\t-precision double|single|exact\tthe kernel: double (default) and single are the fast\n"
-    "\t\t\tvectorised kernels (double matches nanoBragg to 1e-12, most images bit for\n"
-    "\t\t\tbit; single to ~1e-4); exact is nanoBragg's own arithmetic and loop order\n"
-    "\t-backend auto|cpu|cuda\twhere the image is computed (default auto: the GPU when this\n"
-    "\t\t\tbuild has CUDA and a device and driver are present, else the CPU, with one line\n"
-    "\t\t\tsaying why); cuda without a device is an error (exit 1).  -precision exact,\n"
-    "\t\t\ttricubic interpolation and -curved_det always run on the CPU\n"
-    "\t-physical\tcorrect the reference's bugs instead of reproducing them: the phi = 0\n"
-    "\t\t\tcarry-over of the previous orientation (Q-3), the triclinic c* formula (Q-5),\n"
-    "\t\t\tthe water background scaled by r_e^2*fluence twice (Q-14), two-theta left out\n"
-    "\t\t\tof the detector's distance ratio (Q-2), and -misset_seed/-twotheta_axis also\n"
-    "\t\t\tsetting misset angles/two-theta (Q-29/Q-30)\n"
-    "\t-stats\t\tprint the plan's cache counters\n"
-    "\t-memory_budget MB\tmost memory one run may plan for (default: half of the physical\n"
-    "\t\t\tmemory); a detector, structure-factor grid or sampling that needs more is\n"
-    "\t\t\trefused before anything is allocated (exit 1)\n"
+    "takes nanoBragg's flags, with its spellings, units and precedence.  -hkl also reads an MTZ\n"
+    "file (its first amplitude column, expanded from its space group to P1).\n"
+    "\n";
+
+static const char usage_tail[] =
     "\n"
     "Where nanoBragg is dangerous, this program is safe:\n"
     "\t- an unknown flag, a stray argument or a missing or non-numeric value is an error\n"
-    "\t  naming it (exit 2); nanoBragg ignores them silently\n"
+    "\t  naming it and the nearest known flags (exit 2); nanoBragg ignores them silently\n"
+    "\t  (-lenient: skipped with a warning, as nanoBragg does)\n"
     "\t- values outside what the physics allows are errors naming the flag, the value and the\n"
     "\t  allowed range (exit 2): a wavelength <= 0, negative sizes, counts or distances, an\n"
     "\t  impossible cell, an ROI outside the detector, grids of more than 100000 steps...\n"
@@ -83,9 +49,22 @@ static const char usage_text[] =
     "\t- every output is written under a temporary name, flushed and checked (a full disk is\n"
     "\t  an error), and all are renamed together once every one is complete: a failed run\n"
     "\t  leaves no partial file and every existing file untouched\n"
+    "\t- the image does not depend on the number of threads\n"
     "\n"
-    "Exit status: 0 success, 1 failure (files, memory, output), 2 bad command line.\n"
-    "\t- the image does not depend on the number of threads\n";
+    "Exit status: 0 success, 1 failure (files, memory, output), 2 bad command line.\n";
+
+/* The usage: its head, the flags of the parameter table, its tail. */
+static void
+print_usage (FILE *out)
+{
+  char *flags = nb_params_help ();
+
+  fputs (usage_head, out);
+  if (flags != NULL)
+    fputs (flags, out);
+  fputs (usage_tail, out);
+  free (flags);
+}
 
 /* Prints @err as one line on stderr; returns the exit status: 2 when the
  * command line is wrong (@usage_codes: NB_ERR_USAGE, and NB_ERR_INVALID while the
@@ -95,6 +74,31 @@ report (const nb_error *err, int invalid_is_usage)
 {
   fprintf (stderr, "nanobragg: %s\n", err->message[0] ? err->message : nb_status_name (err->code));
   return err->code == NB_ERR_USAGE || (invalid_is_usage && err->code == NB_ERR_INVALID) ? 2 : 1;
+}
+
+static void
+warn_line (void *user, const char *message)
+{
+  (void) user;
+  fprintf (stderr, "nanobragg: warning: %s\n", message);
+}
+
+/* NANOBRAGG_LENIENT=1 is -lenient for scripts that cannot be edited; any
+ * other value than 1 or 0 is refused rather than guessed. */
+static nb_status
+lenient_from_environment (nb_parse_options *parse, nb_error *err)
+{
+  const char *v = getenv ("NANOBRAGG_LENIENT");
+
+  if (v == NULL || v[0] == '\0' || strcmp (v, "0") == 0)
+    return NB_OK;
+  if (strcmp (v, "1") == 0)
+    {
+      parse->lenient = 1;
+      return NB_OK;
+    }
+  return nb_error_set (err, NB_ERR_USAGE, "NANOBRAGG_LENIENT='%.40s': allowed 1 (as -lenient) or 0",
+                       v);
 }
 
 typedef struct
@@ -145,6 +149,16 @@ same_file (const char *a, const char *b)
   return same;
 }
 
+/* A character device (/dev/null for an unwanted output, a terminal) is
+ * written through, never replaced: several outputs, or an input, may be it. */
+static int
+is_char_device (const char *path)
+{
+  struct stat st;
+
+  return stat (path, &st) == 0 && S_ISCHR (st.st_mode);
+}
+
 /* The outputs this run will write must be distinct files, none of them an
  * input (nanoBragg would overwrite an HKL file given as -intfile), each in an
  * existing folder; checked before anything is computed.  Returns the exit
@@ -181,14 +195,14 @@ check_outputs (const nb_params *p, nb_error *err)
           nb_error_set (err, NB_ERR_USAGE, "%s: no file name", out[i].flag);
           return 2;
         }
-      for (int j = 0; j < i; j++)
+      for (int j = 0; j < i && !is_char_device (path); j++)
         if (same_file (path, out[j].path))
           {
             nb_error_set (err, NB_ERR_USAGE, "%s %s: the same file as %s %s", out[i].flag, path,
                           out[j].flag, out[j].path);
             return 2;
           }
-      for (int j = 0; j < n_in; j++)
+      for (int j = 0; j < n_in && !is_char_device (path); j++)
         if (in[j].path != NULL && same_file (path, in[j].path))
           {
             nb_error_set (err, NB_ERR_USAGE, "%s %s: is the %s input and would be overwritten",
@@ -315,6 +329,179 @@ write_png (const nb_plan *plan,
   return st;
 }
 
+/* Reads the command line into @params (initialised here).  Returns -1 to go
+ * on, else the exit status (help, bad flags, bad outputs), with @params
+ * cleared. */
+static int
+read_command_line (int argc, char **argv, nb_params *params)
+{
+  nb_parse_options parse = { 0, warn_line, NULL };
+  nb_error err;
+  nb_status st;
+  int rc;
+
+  for (int i = 1; i < argc; i++)
+    if (strcmp (argv[i], "--help") == 0 || strcmp (argv[i], "-h") == 0 ||
+        strcmp (argv[i], "-help") == 0)
+      {
+        print_usage (stdout);
+        return 0;
+      }
+  if (argc < 2)
+    {
+      print_usage (stdout);
+      fputs ("nanobragg: no arguments: give at least -cell (or -mat) and -hkl (or -default_F)\n",
+             stderr);
+      return 2;
+    }
+
+  nb_params_init (params);
+  if (lenient_from_environment (&parse, &err) != NB_OK)
+    {
+      nb_params_clear (params);
+      return report (&err, 1);
+    }
+  st = nb_params_parse_argv_with (params, argc, (const char *const *) argv, &parse, &err);
+  if (st == NB_OK)
+    st = nb_params_validate (params, &err);
+  if (st != NB_OK)
+    {
+      /* -img/-mask files are read while parsing: their errors are failures */
+      rc = report (&err, 1);
+      nb_params_clear (params);
+      return rc;
+    }
+  if ((rc = check_outputs (params, &err)) != 0)
+    {
+      report (&err, 0);
+      nb_params_clear (params);
+      return rc;
+    }
+  return -1;
+}
+
+/* An image with a non-finite pixel is never written: 0 when @image is
+ * finite, else 1 after saying why it might not be. */
+static int
+check_finite (const nb_plan_info *in, const nb_params *params, const float *image, size_t npix)
+{
+  size_t bad;
+  long first = first_non_finite (image, npix, &bad);
+
+  if (first >= 0 && in->comment_sources > 0)
+    {
+      fprintf (stderr,
+               "nanobragg: the image has %zu non-finite pixels (the first at fast %ld, slow %ld "
+               "is %g): nothing written; %d of the sources are '#' lines of %s, which nanoBragg "
+               "reads as sources (of wavelength 0 unless the line holds numbers): remove them, "
+               "or give -physical to skip them\n",
+               bad, first % in->fpixels, first / in->fpixels, (double) image[first],
+               in->comment_sources, params->source_file);
+      return 1;
+    }
+  if (first >= 0)
+    {
+      fprintf (stderr,
+               "nanobragg: the image has %zu non-finite pixels (the first at fast %ld, slow %ld "
+               "is %g): nothing written; check the flags that scale intensities (-fluence, "
+               "-flux, -water, -default_F)\n",
+               bad, first % in->fpixels, first / in->fpixels, (double) image[first]);
+      return 1;
+    }
+  return 0;
+}
+
+/* -stats: the plan's cache counters, kernel and backend. */
+static void
+print_stats (nb_plan *plan, const nb_params *params)
+{
+  nb_plan_stats ps;
+
+  nb_plan_get_stats (plan, &ps);
+  printf ("plan stages (rebuilds/hits):");
+  for (int s = 0; s < NB_N_STAGES; s++)
+    printf ("%s %s %ld/%ld", s ? "," : "", nb_stage_name (s), ps.rebuilds[s], ps.hits[s]);
+  printf ("\nkernel: %s precision%s%s\n",
+          params->precision == NB_PRECISION_SINGLE ? "single" : "double",
+          params->precision == NB_PRECISION_SINGLE ? ", " : "",
+          params->precision == NB_PRECISION_SINGLE ? nb_kernel_variant () : "");
+  printf ("backend: %s\n", nb_plan_get_backend (plan));
+}
+
+/* The buffers of one run's outputs (the plan's memory budget counted them:
+ * 7 bytes per pixel). */
+typedef struct
+{
+  float *image;
+  uint16_t *intimage;
+  uint8_t *bytes;
+  size_t npix;
+} images;
+
+/* Writes the SMV, PGM, PNG and noise images of @im, as the reference prints
+ * them; the float image and the statistics before. */
+static nb_status
+write_images (
+    nb_plan *plan, const nb_params *params, images *im, int argc, char **argv, nb_error *err)
+{
+  const nb_plan_info *in = nb_plan_get_info (plan);
+  nb_image_stats stats;
+  nb_smv_header h;
+  double intfile_scale, pgm_scale = 0.0, omega;
+  nb_status st;
+
+  nb_image_statistics (plan, im->image, &stats);
+  omega = nb_plan_get_omega_sum (plan) / in->steps;
+  printf ("solid angle subtended by detector = %g steradian ( %g%% sphere)\n", omega,
+          100 * omega / 4 / M_PI);
+
+  printf ("writing %s as %zu %zu-byte floats\n", params->floatfile, im->npix, sizeof (float));
+  if ((st = nb_write_float_image (params->floatfile, im->image, in->fpixels, in->spixels, err)) !=
+      NB_OK)
+    return st;
+  printf ("max_I = %g  at %g %g\n", stats.max_I, stats.max_I_x, stats.max_I_y);
+  printf ("mean= %g rms= %g rmsd= %g\n", stats.mean, stats.rms, stats.rmsd);
+
+  intfile_scale =
+      nb_image_to_smv (plan, im->image, &stats, params->intfile_scale, params->adc, im->intimage);
+  printf ("intfile_scale = %g\n", intfile_scale);
+  nb_smv_header_from_info (in, &h);
+  printf ("writing %s as %zu-byte integers\n", params->intfile, sizeof (uint16_t));
+  if ((st = nb_write_smv (params->intfile, &h, im->intimage, err)) != NB_OK)
+    return st;
+
+  if (params->write_pgm || params->pngfile != NULL)
+    pgm_scale =
+        nb_image_to_pgm (plan, im->image, &stats, params->pgm_scale, intfile_scale, im->bytes);
+  if (params->write_pgm)
+    {
+      printf ("pgm_scale = %g\n", pgm_scale);
+      printf ("writing %s as %zu-byte integers\n", params->pgmfile, sizeof (unsigned char));
+      if ((st = nb_write_pgm (params->pgmfile, im->bytes, in->fpixels, in->spixels, pgm_scale,
+                              err)) != NB_OK)
+        return st;
+    }
+  if (params->pngfile != NULL)
+    {
+      printf ("writing %s as 8-bit PNG (scale %g)\n", params->pngfile, pgm_scale);
+      if ((st = write_png (plan, params->pngfile, im->bytes, pgm_scale, argc, argv, err)) != NB_OK)
+        return st;
+    }
+
+  if (params->calculate_noise)
+    {
+      int overloads;
+      double photons =
+          nb_image_to_noise (plan, im->image, params->seed, params->adc, im->intimage, &overloads);
+
+      printf ("%.0f photons on noise image (%d overloads)\n", photons, overloads);
+      printf ("writing %s as %zu-byte integers\n", params->noisefile, sizeof (uint16_t));
+      if ((st = nb_write_smv (params->noisefile, &h, im->intimage, err)) != NB_OK)
+        return st;
+    }
+  return NB_OK;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -322,47 +509,12 @@ main (int argc, char **argv)
   nb_error err;
   nb_plan *plan = NULL;
   nb_status st;
-  float *image = NULL;
-  uint16_t *intimage = NULL;
-  uint8_t *bytes = NULL;
+  images im = { 0 };
   const nb_plan_info *in;
-  nb_image_stats stats;
-  double intfile_scale, pgm_scale = 0.0;
-  size_t npix;
-  int rc = 1;
+  int rc;
 
-  for (int i = 1; i < argc; i++)
-    if (strcmp (argv[i], "--help") == 0 || strcmp (argv[i], "-h") == 0 ||
-        strcmp (argv[i], "-help") == 0)
-      {
-        fputs (usage_text, stdout);
-        return 0;
-      }
-  if (argc < 2)
-    {
-      fputs (usage_text, stdout);
-      fputs ("nanobragg: no arguments: give at least -cell (or -mat) and -hkl (or -default_F)\n",
-             stderr);
-      return 2;
-    }
-
-  nb_params_init (&params);
-  st = nb_params_parse_argv (&params, argc, (const char *const *) argv, &err);
-  if (st == NB_OK)
-    st = nb_params_validate (&params, &err);
-  if (st != NB_OK)
-    {
-      /* -img/-mask files are read while parsing: their errors are failures */
-      rc = report (&err, 1);
-      nb_params_clear (&params);
-      return rc;
-    }
-  if ((rc = check_outputs (&params, &err)) != 0)
-    {
-      report (&err, 0);
-      nb_params_clear (&params);
-      return rc;
-    }
+  if ((rc = read_command_line (argc, argv, &params)) >= 0)
+    return rc;
   rc = 1;
 
   /* every output appears together at the end, or none does: the images and
@@ -380,12 +532,13 @@ main (int argc, char **argv)
   fflush (stdout);
   in = nb_plan_get_info (plan);
 
-  /* the plan's memory budget counted these (7 bytes per pixel) */
-  npix = (size_t) in->fpixels * (size_t) in->spixels;
-  image = nb_alloc_large (npix * sizeof (float));
-  intimage = nb_alloc_large (npix * sizeof (uint16_t));
-  bytes = nb_alloc_large (npix);
-  if (image == NULL || intimage == NULL || bytes == NULL)
+  im.npix = (size_t) in->fpixels * (size_t) in->spixels;
+  /* page-locked where the GPU renders it: its bands are copied straight in */
+  im.image =
+      nb_image_alloc (im.npix * sizeof (float), strcmp (nb_plan_get_backend (plan), "cuda") == 0);
+  im.intimage = nb_alloc_large (im.npix * sizeof (uint16_t));
+  im.bytes = nb_alloc_large (im.npix);
+  if (im.image == NULL || im.intimage == NULL || im.bytes == NULL)
     {
       fprintf (stderr, "nanobragg: out of memory for a %dx%d image\n", in->fpixels, in->spixels);
       goto out;
@@ -394,7 +547,7 @@ main (int argc, char **argv)
   {
     size_t before = strlen (nb_plan_get_log (plan));
 
-    st = nb_plan_execute (plan, image, NULL, &err);
+    st = nb_plan_execute (plan, im.image, NULL, &err);
     if (st != NB_OK)
       {
         rc = report (&err, 0);
@@ -402,106 +555,14 @@ main (int argc, char **argv)
       }
     fputs (nb_plan_get_log (plan) + before, stdout);
   }
-  {
-    size_t bad;
-    long first = first_non_finite (image, npix, &bad);
-
-    if (first >= 0)
-      {
-        fprintf (stderr,
-                 "nanobragg: the image has %zu non-finite pixels (the first at fast %ld, slow %ld "
-                 "is %g): nothing written; check the flags that scale intensities (-fluence, "
-                 "-flux, -water, -default_F)\n",
-                 bad, first % in->fpixels, first / in->fpixels, (double) image[first]);
-        goto out;
-      }
-  }
+  if (check_finite (in, &params, im.image, im.npix) != 0)
+    goto out;
   if (params.stats)
-    {
-      nb_plan_stats ps;
-
-      nb_plan_get_stats (plan, &ps);
-      printf ("plan stages (rebuilds/hits):");
-      for (int s = 0; s < NB_N_STAGES; s++)
-        printf ("%s %s %ld/%ld", s ? "," : "", nb_stage_name (s), ps.rebuilds[s], ps.hits[s]);
-      printf ("\nkernel: %s precision%s%s\n",
-              params.precision == NB_PRECISION_SINGLE ? "single" : "double",
-              params.precision == NB_PRECISION_SINGLE ? ", " : "",
-              params.precision == NB_PRECISION_SINGLE ? nb_kernel_variant () : "");
-      printf ("backend: %s\n", nb_plan_get_backend (plan));
-    }
+    print_stats (plan, &params);
   printf ("\n");
 
-  nb_image_statistics (plan, image, &stats);
-  {
-    double omega = nb_plan_get_omega_sum (plan) / in->steps;
-    printf ("solid angle subtended by detector = %g steradian ( %g%% sphere)\n", omega,
-            100 * omega / 4 / M_PI);
-  }
-
-  printf ("writing %s as %zu %zu-byte floats\n", params.floatfile, npix, sizeof (float));
-  if ((st = nb_write_float_image (params.floatfile, image, in->fpixels, in->spixels, &err)) !=
-      NB_OK)
-    {
-      rc = report (&err, 0);
-      goto out;
-    }
-  printf ("max_I = %g  at %g %g\n", stats.max_I, stats.max_I_x, stats.max_I_y);
-  printf ("mean= %g rms= %g rmsd= %g\n", stats.mean, stats.rms, stats.rmsd);
-
-  {
-    nb_smv_header h;
-
-    intfile_scale =
-        nb_image_to_smv (plan, image, &stats, params.intfile_scale, params.adc, intimage);
-    printf ("intfile_scale = %g\n", intfile_scale);
-    nb_smv_header_from_info (in, &h);
-    printf ("writing %s as %zu-byte integers\n", params.intfile, sizeof (uint16_t));
-    if ((st = nb_write_smv (params.intfile, &h, intimage, &err)) != NB_OK)
-      {
-        rc = report (&err, 0);
-        goto out;
-      }
-
-    if (params.write_pgm || params.pngfile != NULL)
-      pgm_scale = nb_image_to_pgm (plan, image, &stats, params.pgm_scale, intfile_scale, bytes);
-    if (params.write_pgm)
-      {
-        printf ("pgm_scale = %g\n", pgm_scale);
-        printf ("writing %s as %zu-byte integers\n", params.pgmfile, sizeof (unsigned char));
-        if ((st = nb_write_pgm (params.pgmfile, bytes, in->fpixels, in->spixels, pgm_scale,
-                                &err)) != NB_OK)
-          {
-            rc = report (&err, 0);
-            goto out;
-          }
-      }
-    if (params.pngfile != NULL)
-      {
-        printf ("writing %s as 8-bit PNG (scale %g)\n", params.pngfile, pgm_scale);
-        if ((st = write_png (plan, params.pngfile, bytes, pgm_scale, argc, argv, &err)) != NB_OK)
-          {
-            rc = report (&err, 0);
-            goto out;
-          }
-      }
-
-    if (params.calculate_noise)
-      {
-        int overloads;
-        double photons =
-            nb_image_to_noise (plan, image, params.seed, params.adc, intimage, &overloads);
-
-        printf ("%.0f photons on noise image (%d overloads)\n", photons, overloads);
-        printf ("writing %s as %zu-byte integers\n", params.noisefile, sizeof (uint16_t));
-        if ((st = nb_write_smv (params.noisefile, &h, intimage, &err)) != NB_OK)
-          {
-            rc = report (&err, 0);
-            goto out;
-          }
-      }
-  }
-  if ((st = nb_output_commit (&err)) != NB_OK)
+  if ((st = write_images (plan, &params, &im, argc, argv, &err)) != NB_OK ||
+      (st = nb_output_commit (&err)) != NB_OK)
     {
       rc = report (&err, 0);
       goto out;
@@ -517,9 +578,9 @@ out:
                strerror (errno ? errno : EIO));
       rc = 1;
     }
-  free (image);
-  free (intimage);
-  free (bytes);
+  nb_image_free (im.image);
+  free (im.intimage);
+  free (im.bytes);
   nb_plan_destroy (plan);
   nb_params_clear (&params);
   return rc;

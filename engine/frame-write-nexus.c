@@ -1,0 +1,634 @@
+/* frame-write-nexus.c: NXmx frames and master files through libhdf5 (see
+ * nb-frame-write.h).
+ *
+ * Coordinates: NeXus (McStas) puts z along the beam, y up and x = y cross z;
+ * the engine's lab frame has the beam along any vector it is given.  The
+ * vectors written here are the engine's expressed in the frame whose z is the
+ * beam and whose x is the polarization E-vector's part across the beam (a
+ * synchrotron's horizontal): a rigid rotation of every vector together, so
+ * the geometry a reader builds is the simulated one.
+ *
+ * Detector: one module.  /entry/instrument/detector/transformations/origin
+ * translates to pix0, the outer corner of the first pixel (the origin dxtbx
+ * reads: its pixel coordinates run from that corner); module_offset is zero;
+ * fast_pixel_direction and slow_pixel_direction step one pixel along fdet and
+ * sdet.  Goniometer: /entry/sample/transformations/omega about the spindle.
+ *
+ * No time stamps (HDF5's object times are off, no start_time): the same
+ * frame gives the same bytes on every run.
+ */
+#include "nb-frame-write.h"
+#include "nb-io.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef NB_HAVE_HDF5
+#include <hdf5.h>
+#endif
+
+#define RTD (180.0 * M_1_PI)
+
+int
+nb_nexus_available (void)
+{
+#ifdef NB_HAVE_HDF5
+  return 1;
+#else
+  return 0;
+#endif
+}
+
+#ifdef NB_HAVE_HDF5
+
+/* The objects of one file being written; every helper returns < 0 on failure
+ * and the caller gives up at the end. */
+typedef struct
+{
+  hid_t file;
+  hid_t gcpl; /* groups without time stamps */
+  hid_t dcpl; /* datasets without time stamps */
+  int failed;
+} nx_file;
+
+static void
+nx_check (nx_file *nx, herr_t status)
+{
+  if (status < 0)
+    nx->failed = 1;
+}
+
+static hid_t
+nx_string_type (const char *value)
+{
+  hid_t t = H5Tcopy (H5T_C_S1);
+
+  H5Tset_size (t, strlen (value) > 0 ? strlen (value) : 1);
+  H5Tset_strpad (t, H5T_STR_NULLPAD);
+  H5Tset_cset (t, H5T_CSET_UTF8);
+  return t;
+}
+
+static void
+nx_attr_string (nx_file *nx, hid_t obj, const char *name, const char *value)
+{
+  hid_t t = nx_string_type (value), s = H5Screate (H5S_SCALAR);
+  hid_t a = H5Acreate2 (obj, name, t, s, H5P_DEFAULT, H5P_DEFAULT);
+
+  nx_check (nx, a < 0 ? -1 : H5Awrite (a, t, value));
+  if (a >= 0)
+    H5Aclose (a);
+  H5Sclose (s);
+  H5Tclose (t);
+}
+
+static void
+nx_attr_vector (nx_file *nx, hid_t obj, const char *name, const double v[3])
+{
+  hsize_t dims[1] = { 3 };
+  hid_t s = H5Screate_simple (1, dims, NULL);
+  hid_t a = H5Acreate2 (obj, name, H5T_IEEE_F64LE, s, H5P_DEFAULT, H5P_DEFAULT);
+
+  nx_check (nx, a < 0 ? -1 : H5Awrite (a, H5T_NATIVE_DOUBLE, v));
+  if (a >= 0)
+    H5Aclose (a);
+  H5Sclose (s);
+}
+
+static hid_t
+nx_group (nx_file *nx, hid_t parent, const char *name, const char *nx_class)
+{
+  hid_t g = H5Gcreate2 (parent, name, H5P_DEFAULT, nx->gcpl, H5P_DEFAULT);
+
+  if (g < 0)
+    {
+      nx->failed = 1;
+      return g;
+    }
+  nx_attr_string (nx, g, "NX_class", nx_class);
+  return g;
+}
+
+static void
+nx_close_group (hid_t g)
+{
+  if (g >= 0)
+    H5Gclose (g);
+}
+
+static void
+nx_string (nx_file *nx, hid_t parent, const char *name, const char *value)
+{
+  hid_t t = nx_string_type (value), s = H5Screate (H5S_SCALAR);
+  hid_t d = H5Dcreate2 (parent, name, t, s, H5P_DEFAULT, nx->dcpl, H5P_DEFAULT);
+
+  nx_check (nx, d < 0 ? -1 : H5Dwrite (d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, value));
+  if (d >= 0)
+    H5Dclose (d);
+  H5Sclose (s);
+  H5Tclose (t);
+}
+
+/* A 1-D double dataset of @n values (a scalar when @n is 0) with "units";
+ * returned open for more attributes, or < 0. */
+static hid_t
+nx_numbers (nx_file *nx, hid_t parent, const char *name, const double *v, int n, const char *units)
+{
+  hsize_t dims[1] = { (hsize_t) n };
+  hid_t s = n > 0 ? H5Screate_simple (1, dims, NULL) : H5Screate (H5S_SCALAR);
+  hid_t d = H5Dcreate2 (parent, name, H5T_IEEE_F64LE, s, H5P_DEFAULT, nx->dcpl, H5P_DEFAULT);
+
+  H5Sclose (s);
+  if (d < 0)
+    {
+      nx->failed = 1;
+      return d;
+    }
+  nx_check (nx, H5Dwrite (d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v));
+  if (units != NULL)
+    nx_attr_string (nx, d, "units", units);
+  return d;
+}
+
+static void
+nx_number (nx_file *nx, hid_t parent, const char *name, double v, const char *units)
+{
+  hid_t d = nx_numbers (nx, parent, name, &v, 0, units);
+
+  if (d >= 0)
+    H5Dclose (d);
+}
+
+static void
+nx_ints (nx_file *nx, hid_t parent, const char *name, const long long *v, int n)
+{
+  hsize_t dims[1] = { (hsize_t) n };
+  hid_t s = n > 0 ? H5Screate_simple (1, dims, NULL) : H5Screate (H5S_SCALAR);
+  hid_t d = H5Dcreate2 (parent, name, H5T_STD_I64LE, s, H5P_DEFAULT, nx->dcpl, H5P_DEFAULT);
+
+  nx_check (nx, d < 0 ? -1 : H5Dwrite (d, H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, v));
+  if (d >= 0)
+    H5Dclose (d);
+  H5Sclose (s);
+}
+
+/* An NXtransformations axis: @n values (0: scalar) about or along @vector. */
+static void
+nx_axis (nx_file *nx,
+         hid_t parent,
+         const char *name,
+         const double *values,
+         int n,
+         const char *units,
+         const char *type,
+         const double vector[3],
+         const char *depends_on)
+{
+  static const double zero[3] = { 0.0, 0.0, 0.0 };
+  hid_t d = nx_numbers (nx, parent, name, values, n, units);
+
+  if (d < 0)
+    return;
+  nx_attr_string (nx, d, "transformation_type", type);
+  nx_attr_vector (nx, d, "vector", vector);
+  nx_attr_vector (nx, d, "offset", zero);
+  nx_attr_string (nx, d, "depends_on", depends_on);
+  H5Dclose (d);
+}
+
+/* @v of the engine's lab frame in the NeXus frame described at the top. */
+static void
+to_nexus (const nb_frame_geometry *g, const double v[3], double out[3])
+{
+  double ez[3], ex[3], ey[3], n, d;
+
+  n = sqrt (g->beam[0] * g->beam[0] + g->beam[1] * g->beam[1] + g->beam[2] * g->beam[2]);
+  for (int k = 0; k < 3; k++)
+    ez[k] = n > 0 ? g->beam[k] / n : (k == 2);
+  d = g->polar_vector[0] * ez[0] + g->polar_vector[1] * ez[1] + g->polar_vector[2] * ez[2];
+  for (int k = 0; k < 3; k++)
+    ex[k] = g->polar_vector[k] - d * ez[k];
+  n = sqrt (ex[0] * ex[0] + ex[1] * ex[1] + ex[2] * ex[2]);
+  if (!(n > 1e-12))
+    {
+      /* a polarization along the beam: any perpendicular will do */
+      double a[3] = { fabs (ez[0]) < 0.9 ? 1.0 : 0.0, fabs (ez[0]) < 0.9 ? 0.0 : 1.0, 0.0 };
+
+      d = a[0] * ez[0] + a[1] * ez[1];
+      for (int k = 0; k < 3; k++)
+        ex[k] = a[k] - d * ez[k];
+      n = sqrt (ex[0] * ex[0] + ex[1] * ex[1] + ex[2] * ex[2]);
+    }
+  for (int k = 0; k < 3; k++)
+    ex[k] /= n;
+  ey[0] = ez[1] * ex[2] - ez[2] * ex[1];
+  ey[1] = ez[2] * ex[0] - ez[0] * ex[2];
+  ey[2] = ez[0] * ex[1] - ez[1] * ex[0];
+  out[0] = v[0] * ex[0] + v[1] * ex[1] + v[2] * ex[2];
+  out[1] = v[0] * ey[0] + v[1] * ey[1] + v[2] * ey[2];
+  out[2] = v[0] * ez[0] + v[1] * ez[1] + v[2] * ez[2];
+}
+
+/* /entry/instrument and /entry/sample for @g, omega at @omega (@n values,
+ * rad). */
+static void
+nx_geometry (nx_file *nx, hid_t entry, const nb_frame_geometry *g, const double *omega, int n)
+{
+  hid_t instrument = nx_group (nx, entry, "instrument", "NXinstrument");
+  hid_t beam = nx_group (nx, instrument, "beam", "NXbeam");
+  hid_t detector = nx_group (nx, instrument, "detector", "NXdetector");
+  hid_t dt = nx_group (nx, detector, "transformations", "NXtransformations");
+  hid_t module = nx_group (nx, detector, "module", "NXdetector_module");
+  hid_t sample = nx_group (nx, entry, "sample", "NXsample");
+  hid_t st = nx_group (nx, sample, "transformations", "NXtransformations");
+  double v[3], len, pixel = g->pixel_size, zero = 0.0;
+  double *deg = malloc ((size_t) (n > 0 ? n : 1) * sizeof *deg);
+  long long origin[2] = { 0, 0 }, size[2] = { g->spixels, g->fpixels };
+  long long cutoff = g->count_cutoff;
+
+  nx_string (nx, instrument, "name", "Braggscope nanobragg-series (simulated)");
+  nx_number (nx, beam, "incident_wavelength", g->wavelength * 1e10, "angstrom");
+  if (g->flux > 0)
+    nx_number (nx, beam, "total_flux", g->flux, "Hz");
+
+  nx_string (nx, detector, "description", "Braggscope simulated pixel-array detector");
+  nx_string (nx, detector, "depends_on", "/entry/instrument/detector/transformations/origin");
+  nx_string (nx, detector, "sensor_material", "Silicon");
+  nx_number (nx, detector, "sensor_thickness", g->sensor_thickness, "m");
+  nx_number (nx, detector, "x_pixel_size", g->pixel_size, "m");
+  nx_number (nx, detector, "y_pixel_size", g->pixel_size, "m");
+  nx_number (nx, detector, "beam_center_x", g->close_f, "pixel");
+  nx_number (nx, detector, "beam_center_y", g->close_s, "pixel");
+  nx_number (nx, detector, "distance", g->distance, "m");
+  nx_number (nx, detector, "count_time", g->exposure, "s");
+  nx_ints (nx, detector, "saturation_value", &cutoff, 0);
+
+  to_nexus (g, g->pix0, v);
+  len = sqrt (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+  if (len > 0)
+    for (int k = 0; k < 3; k++)
+      v[k] /= len;
+  else
+    v[2] = 1.0;
+  nx_axis (nx, dt, "origin", &len, 0, "m", "translation", v, ".");
+  nx_ints (nx, module, "data_origin", origin, 2);
+  nx_ints (nx, module, "data_size", size, 2);
+  v[0] = v[1] = 0.0;
+  v[2] = 1.0;
+  nx_axis (nx, module, "module_offset", &zero, 0, "m", "translation", v,
+           "/entry/instrument/detector/transformations/origin");
+  to_nexus (g, g->fdet, v);
+  nx_axis (nx, module, "fast_pixel_direction", &pixel, 0, "m", "translation", v,
+           "/entry/instrument/detector/module/module_offset");
+  to_nexus (g, g->sdet, v);
+  nx_axis (nx, module, "slow_pixel_direction", &pixel, 0, "m", "translation", v,
+           "/entry/instrument/detector/module/module_offset");
+
+  nx_string (nx, sample, "name", "simulated crystal");
+  nx_string (nx, sample, "depends_on", "/entry/sample/transformations/omega");
+  if (deg == NULL)
+    nx->failed = 1;
+  else
+    {
+      for (int i = 0; i < (n > 0 ? n : 1); i++)
+        deg[i] = omega[i] * RTD;
+      to_nexus (g, g->spindle, v);
+      nx_axis (nx, st, "omega", deg, n, "deg", "rotation", v, ".");
+      for (int i = 0; i < (n > 0 ? n : 1); i++)
+        deg[i] = (omega[i] + g->angle_increment) * RTD;
+      /* where each frame's rotation ends, as Dectris files give it */
+      {
+        hid_t d = nx_numbers (nx, st, "omega_end", deg, n, "deg");
+
+        if (d >= 0)
+          H5Dclose (d);
+      }
+      nx_number (nx, st, "omega_increment_set", g->angle_increment * RTD, "deg");
+    }
+  free (deg);
+  nx_close_group (st);
+  nx_close_group (sample);
+  nx_close_group (module);
+  nx_close_group (dt);
+  nx_close_group (detector);
+  nx_close_group (beam);
+  nx_close_group (instrument);
+}
+
+/* A file in memory (the core driver, no backing store). */
+static int
+nx_open (nx_file *nx, const char *name)
+{
+  hid_t fapl = H5Pcreate (H5P_FILE_ACCESS);
+
+  memset (nx, 0, sizeof *nx);
+  nx->file = nx->gcpl = nx->dcpl = -1;
+  if (fapl < 0 || H5Pset_fapl_core (fapl, 1 << 20, 0) < 0)
+    {
+      if (fapl >= 0)
+        H5Pclose (fapl);
+      return -1;
+    }
+  nx->file = H5Fcreate (name, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  H5Pclose (fapl);
+  nx->gcpl = H5Pcreate (H5P_GROUP_CREATE);
+  nx->dcpl = H5Pcreate (H5P_DATASET_CREATE);
+  if (nx->file < 0 || nx->gcpl < 0 || nx->dcpl < 0 || H5Pset_obj_track_times (nx->gcpl, 0) < 0 ||
+      H5Pset_obj_track_times (nx->dcpl, 0) < 0)
+    return -1;
+  return 0;
+}
+
+/* Closes @nx; when nothing failed, writes its bytes to @path. */
+static nb_status
+nx_finish (nx_file *nx, const char *path, nb_status st, nb_error *err)
+{
+  void *image = NULL;
+  ssize_t size = -1;
+
+  if (st == NB_OK && !nx->failed && nx->file >= 0 && H5Fflush (nx->file, H5F_SCOPE_GLOBAL) >= 0)
+    size = H5Fget_file_image (nx->file, NULL, 0);
+  if (size > 0 && (image = malloc ((size_t) size)) != NULL &&
+      H5Fget_file_image (nx->file, image, (size_t) size) != size)
+    size = -1;
+  if (nx->dcpl >= 0)
+    H5Pclose (nx->dcpl);
+  if (nx->gcpl >= 0)
+    H5Pclose (nx->gcpl);
+  if (nx->file >= 0)
+    H5Fclose (nx->file);
+  if (st != NB_OK)
+    ;
+  else if (size > 0 && image == NULL)
+    st = nb_error_set (err, NB_ERR_NOMEM, "%s: out of memory for the HDF5 file", path);
+  else if (size <= 0)
+    st = nb_error_set (err, NB_ERR_IO, "%s: libhdf5 failed to build the file", path);
+  else
+    {
+      const void *chunks[1] = { image };
+      size_t sizes[1] = { (size_t) size };
+
+      st = nb_write_file_atomic (path, chunks, sizes, 1, err);
+    }
+  free (image);
+  return st;
+}
+
+static nb_status
+write_frame (const char *path,
+             const nb_frame_geometry *g,
+             const int32_t *pixels,
+             const char *const *keys,
+             const char *const *values,
+             int n_attrs,
+             nb_error *err)
+{
+  nx_file nx;
+  hid_t entry, data, space = -1, dcpl = -1, dset = -1;
+  hsize_t dims[3] = { 1, (hsize_t) g->spixels, (hsize_t) g->fpixels };
+
+  if (nx_open (&nx, path) < 0)
+    return nx_finish (&nx, path, nb_error_set (err, NB_ERR_IO, "%s: libhdf5 failed to start", path),
+                      err);
+  entry = nx_group (&nx, nx.file, "entry", "NXentry");
+  nx_attr_string (&nx, entry, "default", "data");
+  for (int i = 0; i < n_attrs; i++)
+    nx_attr_string (&nx, entry, keys[i], values[i]);
+  nx_string (&nx, entry, "definition", "NXmx");
+  nx_geometry (&nx, entry, g, &g->start_angle, 1);
+  data = nx_group (&nx, entry, "data", "NXdata");
+  nx_attr_string (&nx, data, "signal", "data");
+
+  space = H5Screate_simple (3, dims, NULL);
+  dcpl = H5Pcopy (nx.dcpl);
+  if (space < 0 || dcpl < 0 || H5Pset_chunk (dcpl, 3, dims) < 0 || H5Pset_shuffle (dcpl) < 0 ||
+      H5Pset_deflate (dcpl, 1) < 0 || H5Pset_fletcher32 (dcpl) < 0)
+    nx.failed = 1;
+  else if ((dset = H5Dcreate2 (data, "data", H5T_STD_I32LE, space, H5P_DEFAULT, dcpl,
+                               H5P_DEFAULT)) < 0 ||
+           H5Dwrite (dset, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, pixels) < 0)
+    nx.failed = 1;
+  if (dset >= 0)
+    H5Dclose (dset);
+  if (dcpl >= 0)
+    H5Pclose (dcpl);
+  if (space >= 0)
+    H5Sclose (space);
+  nx_close_group (data);
+  nx_close_group (entry);
+  return nx_finish (&nx, path, NB_OK, err);
+}
+
+nb_status
+nb_write_nexus_frame (const char *path,
+                      const nb_frame_geometry *g,
+                      const int32_t *pixels,
+                      const char *const *keys,
+                      const char *const *values,
+                      int n_attrs,
+                      nb_error *err)
+{
+  nb_status st = NB_OK;
+
+  /* libhdf5 prints its error stack unless told not to; the engine never prints */
+  H5E_BEGIN_TRY
+  {
+    st = write_frame (path, g, pixels, keys, values, n_attrs, err);
+  }
+  H5E_END_TRY;
+  return st;
+}
+
+static nb_status
+verify_frame (
+    const char *path, int fpixels, int spixels, const char *key, const char *value, nb_error *err)
+{
+  hid_t file = H5Fopen (path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  hid_t dset = -1, space = -1;
+  hsize_t dims[3] = { 0, 0, 0 };
+  int32_t *pixels = NULL;
+  nb_status st = NB_OK;
+
+  if (file < 0)
+    return nb_error_set (err, NB_ERR_PARSE, "%s: not an HDF5 file libhdf5 can open", path);
+  if (key != NULL)
+    {
+      hid_t a = H5Aopen_by_name (file, "/entry", key, H5P_DEFAULT, H5P_DEFAULT);
+      hid_t t = a >= 0 ? H5Aget_type (a) : -1;
+      size_t len = t >= 0 ? H5Tget_size (t) : 0;
+      char *text = len > 0 ? calloc (1, len + 1) : NULL;
+
+      if (a < 0 || t < 0 || H5Tget_class (t) != H5T_STRING || H5Tis_variable_str (t) > 0 ||
+          text == NULL || H5Aread (a, t, text) < 0)
+        st = nb_error_set (err, NB_ERR_PARSE, "%s: no string attribute /entry@%s", path, key);
+      else if (strcmp (text, value) != 0)
+        st = nb_error_set (err, NB_ERR_PARSE, "%s: /entry@%s is '%.60s', expected '%.60s'", path,
+                           key, text, value);
+      free (text);
+      if (t >= 0)
+        H5Tclose (t);
+      if (a >= 0)
+        H5Aclose (a);
+    }
+  if (st == NB_OK)
+    {
+      dset = H5Dopen2 (file, "/entry/data/data", H5P_DEFAULT);
+      space = dset >= 0 ? H5Dget_space (dset) : -1;
+      if (space < 0 || H5Sget_simple_extent_ndims (space) != 3 ||
+          H5Sget_simple_extent_dims (space, dims, NULL) < 0 || dims[0] != 1 ||
+          dims[1] != (hsize_t) spixels || dims[2] != (hsize_t) fpixels)
+        st = nb_error_set (err, NB_ERR_PARSE, "%s: /entry/data/data is not 1 x %d x %d", path,
+                           spixels, fpixels);
+      else if ((pixels = malloc ((size_t) fpixels * (size_t) spixels * sizeof *pixels)) == NULL)
+        st = nb_error_set (err, NB_ERR_NOMEM, "%s: out of memory", path);
+      else if (H5Dread (dset, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, pixels) < 0)
+        st = nb_error_set (err, NB_ERR_PARSE,
+                           "%s: /entry/data/data does not read back (a checksum or the "
+                           "compressed data is wrong)",
+                           path);
+    }
+  free (pixels);
+  if (space >= 0)
+    H5Sclose (space);
+  if (dset >= 0)
+    H5Dclose (dset);
+  H5Fclose (file);
+  return st;
+}
+
+nb_status
+nb_nexus_verify_frame (
+    const char *path, int fpixels, int spixels, const char *key, const char *value, nb_error *err)
+{
+  nb_status st = NB_OK;
+
+  H5E_BEGIN_TRY
+  {
+    st = verify_frame (path, fpixels, spixels, key, value, err);
+  }
+  H5E_END_TRY;
+  return st;
+}
+
+static nb_status
+write_master (const char *path,
+              const nb_frame_geometry *g,
+              int n_frames,
+              const double *omega,
+              const char *const *frame_files,
+              nb_error *err)
+{
+  nx_file nx;
+  hid_t entry, data, vspace = -1, sspace = -1, dcpl = -1, dset = -1;
+  hsize_t vdims[3] = { (hsize_t) n_frames, (hsize_t) g->spixels, (hsize_t) g->fpixels };
+  hsize_t sdims[3] = { 1, (hsize_t) g->spixels, (hsize_t) g->fpixels };
+
+  if (nx_open (&nx, path) < 0)
+    return nx_finish (&nx, path, nb_error_set (err, NB_ERR_IO, "%s: libhdf5 failed to start", path),
+                      err);
+  entry = nx_group (&nx, nx.file, "entry", "NXentry");
+  nx_attr_string (&nx, entry, "default", "data");
+  nx_string (&nx, entry, "definition", "NXmx");
+  nx_geometry (&nx, entry, g, omega, n_frames);
+  data = nx_group (&nx, entry, "data", "NXdata");
+  nx_attr_string (&nx, data, "signal", "data");
+  for (int i = 0; i < n_frames && !nx.failed; i++)
+    {
+      char name[32];
+
+      snprintf (name, sizeof name, "data_%06d", i + 1);
+      nx_check (&nx, H5Lcreate_external (frame_files[i], "/entry/data/data", data, name,
+                                         H5P_DEFAULT, H5P_DEFAULT));
+    }
+
+  vspace = H5Screate_simple (3, vdims, NULL);
+  sspace = H5Screate_simple (3, sdims, NULL);
+  dcpl = H5Pcopy (nx.dcpl);
+  if (vspace < 0 || sspace < 0 || dcpl < 0)
+    nx.failed = 1;
+  for (int i = 0; i < n_frames && !nx.failed; i++)
+    {
+      hsize_t start[3] = { (hsize_t) i, 0, 0 };
+
+      if (H5Sselect_hyperslab (vspace, H5S_SELECT_SET, start, NULL, sdims, NULL) < 0 ||
+          H5Pset_virtual (dcpl, vspace, frame_files[i], "/entry/data/data", sspace) < 0)
+        nx.failed = 1;
+    }
+  if (!nx.failed && vspace >= 0)
+    {
+      H5Sselect_all (vspace);
+      dset = H5Dcreate2 (data, "data", H5T_STD_I32LE, vspace, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+      if (dset < 0)
+        nx.failed = 1;
+      else
+        H5Dclose (dset);
+    }
+  if (dcpl >= 0)
+    H5Pclose (dcpl);
+  if (sspace >= 0)
+    H5Sclose (sspace);
+  if (vspace >= 0)
+    H5Sclose (vspace);
+  nx_close_group (data);
+  nx_close_group (entry);
+  return nx_finish (&nx, path, NB_OK, err);
+}
+
+nb_status
+nb_write_nexus_master (const char *path,
+                       const nb_frame_geometry *g,
+                       int n_frames,
+                       const double *omega,
+                       const char *const *frame_files,
+                       nb_error *err)
+{
+  nb_status st = NB_OK;
+
+  if (n_frames < 1)
+    return nb_error_set (err, NB_ERR_INVALID, "%s: a master file needs at least one frame", path);
+  H5E_BEGIN_TRY
+  {
+    st = write_master (path, g, n_frames, omega, frame_files, err);
+  }
+  H5E_END_TRY;
+  return st;
+}
+
+#else /* no libhdf5 */
+
+#define NO_HDF5(path)                                                                              \
+  nb_error_set (err, NB_ERR_UNSUPPORTED, "%s: this build has no NeXus/HDF5 support (libhdf5)", path)
+
+nb_status
+nb_write_nexus_frame (const char *path,
+                      const nb_frame_geometry *g,
+                      const int32_t *pixels,
+                      const char *const *keys,
+                      const char *const *values,
+                      int n_attrs,
+                      nb_error *err)
+{
+  return NO_HDF5 (path);
+}
+
+nb_status
+nb_nexus_verify_frame (
+    const char *path, int fpixels, int spixels, const char *key, const char *value, nb_error *err)
+{
+  return NO_HDF5 (path);
+}
+
+nb_status
+nb_write_nexus_master (const char *path,
+                       const nb_frame_geometry *g,
+                       int n_frames,
+                       const double *omega,
+                       const char *const *frame_files,
+                       nb_error *err)
+{
+  return NO_HDF5 (path);
+}
+
+#endif

@@ -1,0 +1,150 @@
+/* params-header.c: the SMV headers of -img and -mask as parameter defaults.
+ *
+ * Source: nanoBragg.c header ingestion; physics.md §19.7; cli.md (-img,
+ * -mask).  The headers are read before every other flag, whatever their
+ * position, as the reference does.
+ */
+#include "nb-io.h"
+#include "nb-param-private.h"
+
+#include <stdio.h>
+
+/* One header key for apply_smv_header(): absent (0), or present with a
+ * finite number (1) that must also be positive when @positive; any other value
+ * is an error naming the file, the line and the key. */
+static nb_status
+smv_key (const nb_smv_file *f,
+         const char *path,
+         const char *key,
+         int positive,
+         double *out,
+         int *found,
+         nb_error *err)
+{
+  char raw[48];
+  long line;
+  int r = nb_smv_lookup (f, key, out, &line, raw, sizeof raw);
+
+  *found = r != 0;
+  if (r < 0)
+    return nb_error_set (err, NB_ERR_PARSE, "%s:%ld: %s='%s' is not a number", path, line, key,
+                         raw);
+  if (r > 0 && positive && !(*out > 0.0))
+    return nb_error_set (err, NB_ERR_PARSE, "%s:%ld: %s=%s (allowed: > 0)", path, line, key, raw);
+  return NB_OK;
+}
+
+/* Applies the keys of an SMV header (-img / -mask) as defaults.  Source:
+ * nanoBragg.c header ingestion; physics.md §19.7.  Unlike the reference
+ * (atof), a key whose value is not a number, or an impossible value (a
+ * pixel size, distance or wavelength <= 0), is an error naming the file and
+ * line. */
+static nb_status
+apply_smv_header (nb_params *p, const char *path, int is_mask, nb_error *err)
+{
+  static const struct
+  {
+    const char *key;
+    int positive;
+  } keys[] = {
+    { "PIXEL_SIZE", 1 },    { "DISTANCE", 1 },      { "CLOSE_DISTANCE", 1 }, { "WAVELENGTH", 1 },
+    { "BEAM_CENTER_X", 0 }, { "BEAM_CENTER_Y", 0 }, { "ORGX", 0 },           { "ORGY", 0 },
+    { "PHI", 0 },           { "OSC_RANGE", 0 },
+  };
+  enum
+  {
+    K_PIXEL,
+    K_DISTANCE,
+    K_CLOSE,
+    K_WAVE,
+    K_BCX,
+    K_BCY,
+    K_ORGX,
+    K_ORGY,
+    K_PHI,
+    K_OSC,
+    K_N
+  };
+  double v[K_N];
+  int found[K_N];
+  nb_smv_file f;
+  nb_status st = nb_read_smv (path, &f, err);
+
+  if (st != NB_OK)
+    return st;
+  for (int k = 0; k < K_N; k++)
+    if ((st = smv_key (&f, path, keys[k].key, keys[k].positive, &v[k], &found[k], err)) != NB_OK)
+      {
+        nb_smv_file_clear (&f);
+        return st;
+      }
+  if (f.size1 > NB_MAX_PIXELS || f.size2 > NB_MAX_PIXELS)
+    {
+      nb_error_set (err, NB_ERR_PARSE,
+                    "%s: SIZE1=%d x SIZE2=%d pixels (allowed: up to %d per axis)", path, f.size1,
+                    f.size2, NB_MAX_PIXELS);
+      nb_smv_file_clear (&f);
+      return NB_ERR_PARSE;
+    }
+  if (found[K_OSC] && v[K_OSC] < 0.0)
+    {
+      long line;
+      char raw[48];
+
+      nb_smv_lookup (&f, "OSC_RANGE", &v[K_OSC], &line, raw, sizeof raw);
+      nb_error_set (err, NB_ERR_PARSE, "%s:%ld: OSC_RANGE=%s (allowed: >= 0)", path, line, raw);
+      nb_smv_file_clear (&f);
+      return NB_ERR_PARSE;
+    }
+
+  if (f.size1 > 0)
+    p->fpixels = f.size1;
+  if (f.size2 > 0)
+    p->spixels = f.size2;
+  if (found[K_PIXEL])
+    p->pixel_size = v[K_PIXEL] / 1000.0;
+  p->detsize_f = p->pixel_size * p->fpixels;
+  p->detsize_s = p->pixel_size * p->spixels;
+  if (found[K_DISTANCE])
+    p->distance = v[K_DISTANCE] / 1000.0;
+  if (found[K_CLOSE])
+    p->close_distance = v[K_CLOSE] / 1000.0;
+  if (found[K_WAVE])
+    p->lambda0 = v[K_WAVE] / 1e10;
+  if (found[K_BCX])
+    p->Xbeam = v[K_BCX] / 1000.0;
+  if (found[K_BCY])
+    p->Ybeam = is_mask ? p->detsize_s - v[K_BCY] / 1000.0 : v[K_BCY] / 1000.0;
+  if (found[K_ORGX])
+    p->ORGX = v[K_ORGX];
+  if (found[K_ORGY])
+    p->ORGY = v[K_ORGY];
+  if (found[K_PHI])
+    p->phi0 = nb_unit_to_field (&nb_unit_deg, v[K_PHI]);
+  if (found[K_OSC])
+    p->osc = nb_unit_to_field (&nb_unit_deg, v[K_OSC]);
+  /* TWOTHETA is read but never applied by the reference. */
+  nb_smv_file_clear (&f);
+  return NB_OK;
+}
+
+nb_status
+nb_params_apply_headers (nb_params *p, int argc, const char *const *argv, nb_error *err)
+{
+  const char *img = NULL, *mask = NULL;
+  nb_status st;
+
+  for (int i = 1; i + 1 < argc; i++)
+    {
+      if (strcmp (argv[i], "-img") == 0)
+        img = argv[i + 1];
+      else if (strcmp (argv[i], "-mask") == 0)
+        mask = argv[i + 1];
+    }
+  /* The mask is read first, so the image's keys win. */
+  if (mask != NULL && (st = apply_smv_header (p, mask, 1, err)) != NB_OK)
+    return st;
+  if (img != NULL && (st = apply_smv_header (p, img, 0, err)) != NB_OK)
+    return st;
+  return NB_OK;
+}

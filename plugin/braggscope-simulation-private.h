@@ -1,0 +1,64 @@
+/* braggscope-simulation-private.h: BraggscopeSimulation's instance and what
+ * its files share (braggscope-simulation.c: the object and its API;
+ * braggscope-simulation-properties.c: its properties). */
+#pragma once
+
+#include "braggscope-private.h"
+
+G_BEGIN_DECLS
+
+typedef struct _BraggscopeWorker BraggscopeWorker;
+
+struct _BraggscopeSimulation
+{
+  GObject parent_instance;
+
+  GMainContext *context;
+  nb_params params;
+  gboolean preview_while_dragging;
+  int preview_stride;
+  guint64 sequence;
+  gboolean rendering; /* changes render: set by the first render () */
+  gboolean busy;
+  BraggscopeFrame *last_frame;
+  nb_plan_info info; /* the last frame's plan: what "not given" properties read */
+  gboolean have_info;
+  BraggscopeWorker *worker;
+  /* requests: the newest posted, the one of the last frame delivered */
+  guint64 last_id;
+  guint64 delivered_id;
+  gboolean delivered_full;
+};
+
+/* braggscope-simulation.c */
+
+/* An accepted change: a new sequence number, and a render when rendering. */
+void _braggscope_simulation_changed (BraggscopeSimulation *self);
+void _braggscope_simulation_emit_error (BraggscopeSimulation *self, GError *error);
+
+/* braggscope-simulation-properties.c */
+
+/* nanoBragg's defaults on a 512 x 512 detector, into uninitialised @p. */
+void _braggscope_simulation_default_params (nb_params *p);
+void _braggscope_simulation_install_properties (GObjectClass *klass);
+void _braggscope_simulation_get_property (GObject *object,
+                                          guint prop_id,
+                                          GValue *value,
+                                          GParamSpec *pspec);
+void _braggscope_simulation_set_property (GObject *object,
+                                          guint prop_id,
+                                          const GValue *value,
+                                          GParamSpec *pspec);
+
+/* The values of every parameter property, then, after a change, notify
+ * those that differ (and free @before). */
+GValue *_braggscope_simulation_snapshot (BraggscopeSimulation *self);
+void _braggscope_simulation_notify_changed (BraggscopeSimulation *self, GValue *before);
+
+/* A frame's plan values: notifies the properties that read them. */
+void _braggscope_simulation_set_info (BraggscopeSimulation *self, const nb_plan_info *info);
+
+void _braggscope_simulation_notify_busy (BraggscopeSimulation *self);
+void _braggscope_simulation_notify_sequence (BraggscopeSimulation *self);
+
+G_END_DECLS

@@ -1,0 +1,496 @@
+/* braggscope-simulation-properties.c: BraggscopeSimulation's properties.
+ *
+ * The parameter properties are generated, at class init, from the engine's
+ * parameter table (nb-param.h): one property per row with a property name,
+ * of the row's type, in its flag's unit, with its label as nick and its help
+ * as blurb.  They are read and written through the table
+ * (nb_param_get_number(), nb_param_set_number()...), so a property converts,
+ * checks and has the side effects of its flag, and refuses what the command
+ * line refuses, with the same message after the property's name.  The
+ * simulation's own properties (previews, busy, sequence) are written out
+ * below.
+ *
+ * Each property also carries BraggscopeControlHints (its unit symbol and the
+ * range a slider spans) for BraggscopeControls.
+ */
+#include "braggscope-simulation-private.h"
+
+#include "braggscope-control-hints-private.h"
+#include "braggscope-enums.h"
+#include "nb-param.h"
+
+#include <glib/gi18n-lib.h>
+#include <math.h>
+#include <string.h>
+
+/* The public enums are the engine's, value for value, so that a host may
+ * hand either to the other; properties map them by nick (the table's words). */
+G_STATIC_ASSERT ((int) BRAGGSCOPE_SHAPE_SQUARE == (int) NB_SHAPE_SQUARE);
+G_STATIC_ASSERT ((int) BRAGGSCOPE_SHAPE_ROUND == (int) NB_SHAPE_ROUND);
+G_STATIC_ASSERT ((int) BRAGGSCOPE_SHAPE_GAUSS == (int) NB_SHAPE_GAUSS);
+G_STATIC_ASSERT ((int) BRAGGSCOPE_SHAPE_TOPHAT == (int) NB_SHAPE_TOPHAT);
+G_STATIC_ASSERT ((int) BRAGGSCOPE_CONVENTION_CUSTOM == (int) NB_CONVENTION_CUSTOM);
+G_STATIC_ASSERT ((int) BRAGGSCOPE_CONVENTION_ADXV == (int) NB_CONVENTION_ADXV);
+G_STATIC_ASSERT ((int) BRAGGSCOPE_CONVENTION_MOSFLM == (int) NB_CONVENTION_MOSFLM);
+G_STATIC_ASSERT ((int) BRAGGSCOPE_CONVENTION_XDS == (int) NB_CONVENTION_XDS);
+G_STATIC_ASSERT ((int) BRAGGSCOPE_CONVENTION_DIALS == (int) NB_CONVENTION_DIALS);
+G_STATIC_ASSERT ((int) BRAGGSCOPE_CONVENTION_DENZO == (int) NB_CONVENTION_DENZO);
+
+enum
+{
+  PROP_0,
+  PROP_PREVIEW_WHILE_DRAGGING,
+  PROP_PREVIEW_STRIDE,
+  /* read-only */
+  PROP_BUSY,
+  PROP_SEQUENCE,
+  N_OWN_PROPS
+  /* then the parameter properties, N_OWN_PROPS + their place in param_rows */
+};
+
+#define MAX_PARAM_PROPS 64
+
+static GParamSpec *own_props[N_OWN_PROPS];
+static const nb_param *param_rows[MAX_PARAM_PROPS];
+static GParamSpec *param_props[MAX_PARAM_PROPS];
+static guint n_param_props;
+
+static const BraggscopeControlHints preview_stride_hints = { "px", 1, 16, 1, 0, NULL };
+
+/* ------------------------------------------------------------------------- */
+/* Creating the parameter properties */
+
+/* The public enum whose nicks are the words of @row's choices, if any: the
+ * crystal shape, the convention and the precision are enums, the backend a
+ * string. */
+static GType
+choice_enum_type (const nb_param *row)
+{
+  GType types[] = { BRAGGSCOPE_TYPE_SHAPE, BRAGGSCOPE_TYPE_CONVENTION, BRAGGSCOPE_TYPE_PRECISION };
+
+  for (gsize t = 0; t < G_N_ELEMENTS (types); t++)
+    {
+      g_autoptr (GEnumClass) klass = g_type_class_ref (types[t]);
+      guint words = 0, found = 0;
+
+      for (const nb_choice *c = row->choices; c->word != NULL; c++, words++)
+        found += g_enum_get_value_by_nick (klass, c->word) != NULL;
+      if (words == klass->n_values && found == words)
+        return types[t];
+    }
+  return G_TYPE_INVALID;
+}
+
+static GParamSpec *
+param_spec (const nb_param *row, const nb_params *defaults)
+{
+  GParamFlags flags = G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS;
+
+  if (row->kind == NB_PARAM_CHOICE)
+    {
+      GType type = choice_enum_type (row);
+      const char *word = nb_param_get_text (row, defaults);
+
+      if (type != G_TYPE_INVALID)
+        {
+          g_autoptr (GEnumClass) klass = g_type_class_ref (type);
+
+          return g_param_spec_enum (row->property, row->label, row->help, type,
+                                    g_enum_get_value_by_nick (klass, word)->value, flags);
+        }
+      return g_param_spec_string (row->property, row->label, row->help, word, flags);
+    }
+  if (row->kind == NB_PARAM_TEXT)
+    return g_param_spec_string (row->property, row->label, row->help, NULL, flags);
+  if (row->kind == NB_PARAM_WHOLE)
+    return g_param_spec_int (row->property, row->label, row->help, G_MININT, G_MAXINT,
+                             (int) nb_param_get_number (row, defaults, NULL), flags);
+  {
+    double v = nb_param_get_number (row, defaults, NULL);
+
+    /* The range is unbounded on purpose (NaN gets through too): the engine
+     * judges a value, and a rejected one is reported through
+     * BraggscopeSimulation::error rather than as a GObject warning. */
+    return g_param_spec_double (row->property, row->label, row->help, -INFINITY, INFINITY,
+                                isfinite (v) ? v : 0.0, flags | G_PARAM_LAX_VALIDATION);
+  }
+}
+
+/* The simulation's defaults: nanoBragg's, on a 512 x 512 detector. */
+void
+_braggscope_simulation_default_params (nb_params *p)
+{
+  nb_params_init (p);
+  p->fpixels = p->spixels = 512;
+}
+
+static void
+install_param_props (GObjectClass *klass)
+{
+  size_t n;
+  const nb_param *rows = nb_param_table (&n);
+  nb_params defaults;
+  GQuark hints_quark = g_quark_from_static_string (BRAGGSCOPE_CONTROL_HINTS_KEY);
+
+  _braggscope_simulation_default_params (&defaults);
+  for (size_t i = 0; i < n; i++)
+    {
+      const nb_param *row = &rows[i];
+      BraggscopeControlHints *hints;
+      GParamSpec *pspec;
+
+      if (row->property == NULL)
+        continue;
+      g_assert (n_param_props < MAX_PARAM_PROPS);
+      pspec = param_spec (row, &defaults);
+      /* class data: kept for the life of the process, as the class is */
+      hints = g_new0 (BraggscopeControlHints, 1);
+      hints->unit = nb_param_unit_symbol (row);
+      hints->lower = row->ui_lower;
+      hints->upper = row->ui_upper;
+      hints->step = row->ui_step;
+      hints->digits = row->ui_digits;
+      if (G_IS_PARAM_SPEC_STRING (pspec) && row->choices != NULL)
+        {
+          /* the words of a string property (the backend), for a drop-down */
+          GPtrArray *words = g_ptr_array_new ();
+
+          for (const nb_choice *c = row->choices; c->word != NULL; c++)
+            g_ptr_array_add (words, (gpointer) c->word);
+          g_ptr_array_add (words, NULL);
+          hints->choices = (const char *const *) g_ptr_array_free (words, FALSE);
+        }
+      g_param_spec_set_qdata (pspec, hints_quark, hints);
+      param_rows[n_param_props] = row;
+      param_props[n_param_props] = pspec;
+      g_object_class_install_property (klass, N_OWN_PROPS + n_param_props, pspec);
+      n_param_props++;
+    }
+  nb_params_clear (&defaults);
+}
+
+void
+_braggscope_simulation_install_properties (GObjectClass *klass)
+{
+  GParamFlags rw = G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS;
+  GParamFlags ro = G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS;
+
+  /**
+   * BraggscopeSimulation:preview-while-dragging:
+   *
+   * Whether each change first renders a coarse preview (one simulated pixel
+   * per [property@Braggscope.Simulation:preview-stride]² block), then the
+   * full frame.  Without previews every change renders the full frame only,
+   * and a newer change cancels it, so a continuous drag may show nothing new
+   * until it stops.  On by default.
+   *
+   * Since: 0.1
+   */
+  own_props[PROP_PREVIEW_WHILE_DRAGGING] =
+      g_param_spec_boolean ("preview-while-dragging", N_ ("Preview while dragging"),
+                            N_ ("Render previews while parameters change"), TRUE, rw);
+  /**
+   * BraggscopeSimulation:preview-stride:
+   *
+   * The side, in pixels, of the square blocks of a preview: a preview
+   * simulates one pixel per block and copies it to the whole block, so it
+   * costs about 1/stride² of a full frame.  1 to 64, default 4; below 2 no
+   * previews are rendered.  Takes effect at the next change.
+   *
+   * Since: 0.1
+   */
+  own_props[PROP_PREVIEW_STRIDE] = g_param_spec_int (
+      "preview-stride", N_ ("Preview stride"), N_ ("Preview block size (pixels)"), 1, 64, 4, rw);
+  g_param_spec_set_qdata (own_props[PROP_PREVIEW_STRIDE],
+                          g_quark_from_static_string (BRAGGSCOPE_CONTROL_HINTS_KEY),
+                          (gpointer) &preview_stride_hints);
+  /**
+   * BraggscopeSimulation:busy:
+   *
+   * %TRUE from a render request until the full frame of the newest parameters,
+   * or the error that ended its render, has been delivered.  Read-only;
+   * notified on the simulation's main context.
+   *
+   * Since: 0.1
+   */
+  own_props[PROP_BUSY] =
+      g_param_spec_boolean ("busy", NULL, N_ ("A frame is being rendered"), FALSE, ro);
+  /**
+   * BraggscopeSimulation:sequence:
+   *
+   * The number of parameter changes accepted so far (a count, 0 for a new
+   * simulation): each property change the engine accepts, and each successful
+   * [method@Braggscope.Simulation.set_from_args], adds one; a refused value
+   * or a value equal to the current one adds nothing.  Every frame carries the
+   * number of the change it answers ([property@Braggscope.Frame:sequence]).
+   * Read-only.
+   *
+   * Since: 0.1
+   */
+  own_props[PROP_SEQUENCE] = g_param_spec_uint64 (
+      "sequence", NULL, N_ ("Accepted parameter changes (count)"), 0, G_MAXUINT64, 0, ro);
+  g_object_class_install_properties (klass, N_OWN_PROPS, own_props);
+  install_param_props (klass);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Reading */
+
+static const nb_param *
+param_row (guint prop_id)
+{
+  return prop_id >= N_OWN_PROPS && prop_id < N_OWN_PROPS + n_param_props
+             ? param_rows[prop_id - N_OWN_PROPS]
+             : NULL;
+}
+
+static void
+get_param (BraggscopeSimulation *self, const nb_param *row, GValue *value)
+{
+  const nb_plan_info *info = self->have_info ? &self->info : NULL;
+
+  if (G_VALUE_HOLDS_ENUM (value))
+    {
+      g_autoptr (GEnumClass) klass = g_type_class_ref (G_VALUE_TYPE (value));
+      GEnumValue *v = g_enum_get_value_by_nick (klass, nb_param_get_text (row, &self->params));
+
+      g_value_set_enum (value, v != NULL ? v->value : 0);
+    }
+  else if (G_VALUE_HOLDS_STRING (value))
+    g_value_set_string (value, nb_param_get_text (row, &self->params));
+  else if (G_VALUE_HOLDS_INT (value))
+    g_value_set_int (value, (int) nb_param_get_number (row, &self->params, info));
+  else
+    g_value_set_double (value, nb_param_get_number (row, &self->params, info));
+}
+
+void
+_braggscope_simulation_get_property (GObject *object,
+                                     guint prop_id,
+                                     GValue *value,
+                                     GParamSpec *pspec)
+{
+  BraggscopeSimulation *self = BRAGGSCOPE_SIMULATION (object);
+  const nb_param *row = param_row (prop_id);
+
+  if (row != NULL)
+    {
+      get_param (self, row, value);
+      return;
+    }
+  switch (prop_id)
+    {
+      case PROP_PREVIEW_WHILE_DRAGGING:
+        g_value_set_boolean (value, self->preview_while_dragging);
+        break;
+      case PROP_PREVIEW_STRIDE:
+        g_value_set_int (value, self->preview_stride);
+        break;
+      case PROP_BUSY:
+        g_value_set_boolean (value, self->busy);
+        break;
+      case PROP_SEQUENCE:
+        g_value_set_uint64 (value, self->sequence);
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+GValue *
+_braggscope_simulation_snapshot (BraggscopeSimulation *self)
+{
+  GValue *values = g_new0 (GValue, n_param_props);
+
+  for (guint i = 0; i < n_param_props; i++)
+    {
+      g_value_init (&values[i], param_props[i]->value_type);
+      get_param (self, param_rows[i], &values[i]);
+    }
+  return values;
+}
+
+void
+_braggscope_simulation_notify_changed (BraggscopeSimulation *self, GValue *before)
+{
+  GValue now = G_VALUE_INIT;
+
+  g_object_freeze_notify (G_OBJECT (self));
+  for (guint i = 0; i < n_param_props; i++)
+    {
+      g_value_init (&now, param_props[i]->value_type);
+      get_param (self, param_rows[i], &now);
+      if (g_param_values_cmp (param_props[i], &before[i], &now) != 0 ||
+          (G_VALUE_HOLDS_DOUBLE (&now) &&
+           isnan (g_value_get_double (&now)) != isnan (g_value_get_double (&before[i]))))
+        g_object_notify_by_pspec (G_OBJECT (self), param_props[i]);
+      g_value_unset (&now);
+      g_value_unset (&before[i]);
+    }
+  g_free (before);
+  g_object_thaw_notify (G_OBJECT (self));
+}
+
+void
+_braggscope_simulation_set_info (BraggscopeSimulation *self, const nb_plan_info *info)
+{
+  GValue *before;
+
+  if (self->have_info && memcmp (&self->info, info, sizeof *info) == 0)
+    return;
+  before = _braggscope_simulation_snapshot (self);
+  self->info = *info;
+  self->have_info = TRUE;
+  _braggscope_simulation_notify_changed (self, before);
+}
+
+void
+_braggscope_simulation_notify_busy (BraggscopeSimulation *self)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), own_props[PROP_BUSY]);
+}
+
+void
+_braggscope_simulation_notify_sequence (BraggscopeSimulation *self)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), own_props[PROP_SEQUENCE]);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Writing */
+
+static gboolean
+set_file (BraggscopeSimulation *self,
+          const nb_param *row,
+          const char *path,
+          nb_params *next,
+          GError **error)
+{
+  nb_error err = { 0 };
+
+  if ((row->flags & NB_PARAM_INPUT_FILE) && path != NULL && path[0] != '\0' &&
+      !g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    {
+      g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_IO, "'%s' is not a readable file",
+                   path);
+      return FALSE;
+    }
+  if (nb_params_copy (next, &self->params, &err) != NB_OK ||
+      nb_param_set_text (row, next, path, &err) != NB_OK)
+    {
+      nb_params_clear (next);
+      _braggscope_propagate_nb (error, &err);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* @next: @self's parameters with @row set to @value, as its flag would set
+ * it.  Numbers and words leave the strings shared with @self->params; a file
+ * name makes @next a deep copy (*@deep). */
+static gboolean
+apply_value (BraggscopeSimulation *self,
+             const nb_param *row,
+             const GValue *value,
+             nb_params *next,
+             gboolean *deep,
+             GError **error)
+{
+  nb_error err = { 0 };
+  nb_status st;
+
+  *deep = FALSE;
+  *next = self->params;
+  if (G_VALUE_HOLDS_STRING (value) && row->kind == NB_PARAM_TEXT)
+    return (*deep = set_file (self, row, g_value_get_string (value), next, error));
+  if (G_VALUE_HOLDS_ENUM (value))
+    {
+      g_autoptr (GEnumClass) klass = g_type_class_ref (G_VALUE_TYPE (value));
+      GEnumValue *v = g_enum_get_value (klass, g_value_get_enum (value));
+
+      st = nb_param_set_text (row, next, v != NULL ? v->value_nick : "", &err);
+    }
+  else if (G_VALUE_HOLDS_STRING (value))
+    st = nb_param_set_text (row, next, g_value_get_string (value), &err);
+  else if (G_VALUE_HOLDS_INT (value))
+    st = nb_param_set_number (row, next, g_value_get_int (value), &err);
+  else
+    st = nb_param_set_number (row, next, g_value_get_double (value), &err);
+  if (st != NB_OK)
+    _braggscope_propagate_nb (error, &err);
+  return st == NB_OK;
+}
+
+static void
+set_param (BraggscopeSimulation *self, const nb_param *row, GParamSpec *pspec, const GValue *value)
+{
+  g_autoptr (GError) error = NULL;
+  nb_params next;
+  nb_error err = { 0 };
+  gboolean deep;
+  GValue *before;
+
+  if (!apply_value (self, row, value, &next, &deep, &error))
+    {
+      g_prefix_error (&error, "%s: ", pspec->name);
+      _braggscope_simulation_emit_error (self, error);
+      return;
+    }
+  if (deep ? g_strcmp0 (nb_param_get_text (row, &next), nb_param_get_text (row, &self->params)) == 0
+           : memcmp (&next, &self->params, sizeof next) == 0)
+    {
+      if (deep)
+        nb_params_clear (&next);
+      return;
+    }
+  if (nb_params_validate (&next, &err) != NB_OK)
+    {
+      error = _braggscope_error_from_nb (&err);
+      g_prefix_error (&error, "%s: ", pspec->name);
+      _braggscope_simulation_emit_error (self, error);
+      if (deep)
+        nb_params_clear (&next);
+      return;
+    }
+  before = _braggscope_simulation_snapshot (self);
+  if (deep)
+    nb_params_clear (&self->params);
+  self->params = next;
+  _braggscope_simulation_notify_changed (self, before);
+  _braggscope_simulation_changed (self);
+}
+
+void
+_braggscope_simulation_set_property (GObject *object,
+                                     guint prop_id,
+                                     const GValue *value,
+                                     GParamSpec *pspec)
+{
+  BraggscopeSimulation *self = BRAGGSCOPE_SIMULATION (object);
+  const nb_param *row = param_row (prop_id);
+
+  if (row != NULL)
+    {
+      set_param (self, row, pspec, value);
+      return;
+    }
+  switch (prop_id)
+    {
+      case PROP_PREVIEW_WHILE_DRAGGING:
+        if (self->preview_while_dragging != g_value_get_boolean (value))
+          {
+            self->preview_while_dragging = g_value_get_boolean (value);
+            g_object_notify_by_pspec (object, pspec);
+          }
+        break;
+      case PROP_PREVIEW_STRIDE:
+        if (self->preview_stride != g_value_get_int (value))
+          {
+            self->preview_stride = g_value_get_int (value);
+            g_object_notify_by_pspec (object, pspec);
+          }
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}

@@ -1,0 +1,400 @@
+/* braggscope-worker.c: the thread that owns a BraggscopeSimulation's plan.
+ *
+ * The simulation posts requests (the newest wins, a full render in flight is
+ * cancelled); this thread brings the plan to a request's parameters, renders
+ * a preview and then the full frame, and hands each frame (or error) to the
+ * simulation on its main context.  See braggscope-simulation.c for the
+ * protocol and braggscope-worker-private.h for the interface.
+ */
+#include "braggscope-worker-private.h"
+
+#include <string.h>
+
+struct _BraggscopeWorker
+{
+  gatomicrefcount ref_count;
+  GMutex lock;
+  GCond cond;
+  GThread *thread;
+  GMainContext *context; /* the owner's: results go there */
+  GWeakRef simulation;
+  BraggscopeFramePool *pool;
+
+  /* under lock */
+  BraggscopeRequest pending;
+  gboolean quit;
+  gboolean preview_in_flight; /* a preview, or a full frame in its place: not cancelled */
+  gint cancel;                /* raised under lock; the engine polls it (nb_exec_options.cancel) */
+
+  /* worker thread only */
+  nb_plan *plan;
+  guint64 plan_request; /* the request whose params the plan holds; 0: none */
+  int hits, rebuilds;   /* stage counters of that update */
+  nb_geometry *geometry_key;
+  BraggscopeGeometry *geometry;
+  BraggscopeFrameSource *source;
+};
+
+static void
+request_clear (BraggscopeRequest *r)
+{
+  if (r->valid)
+    nb_params_clear (&r->params);
+  memset (r, 0, sizeof *r);
+}
+
+static BraggscopeWorker *
+worker_ref (BraggscopeWorker *w)
+{
+  g_atomic_ref_count_inc (&w->ref_count);
+  return w;
+}
+
+void
+_braggscope_worker_unref (BraggscopeWorker *w)
+{
+  if (!g_atomic_ref_count_dec (&w->ref_count))
+    return;
+  request_clear (&w->pending);
+  g_weak_ref_clear (&w->simulation);
+  _braggscope_frame_pool_unref (w->pool);
+  g_main_context_unref (w->context);
+  g_cond_clear (&w->cond);
+  g_mutex_clear (&w->lock);
+  g_free (w);
+}
+
+static void
+delivery_free (gpointer data)
+{
+  BraggscopeDelivery *d = data;
+
+  g_clear_object (&d->frame);
+  g_clear_error (&d->error);
+  _braggscope_worker_unref (d->worker);
+  g_free (d);
+}
+
+static gboolean
+delivery_dispatch (gpointer data)
+{
+  BraggscopeDelivery *d = data;
+  g_autoptr (BraggscopeSimulation) self = g_weak_ref_get (&d->worker->simulation);
+
+  if (self != NULL)
+    _braggscope_simulation_deliver (self, d);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+worker_post (BraggscopeWorker *w, BraggscopeDelivery *d)
+{
+  d->worker = worker_ref (w);
+  g_main_context_invoke_full (w->context, G_PRIORITY_DEFAULT, delivery_dispatch, d, delivery_free);
+}
+
+static void
+worker_post_error (BraggscopeWorker *w, const BraggscopeRequest *req, const nb_error *err)
+{
+  BraggscopeDelivery *d = g_new0 (BraggscopeDelivery, 1);
+
+  d->id = req->id;
+  d->sequence = req->sequence;
+  d->error = _braggscope_error_from_nb (err);
+  worker_post (w, d);
+}
+
+static void
+sum_stats (const nb_plan_stats *before, const nb_plan_stats *after, int *hits, int *rebuilds)
+{
+  *hits = *rebuilds = 0;
+  for (int i = 0; i < NB_N_STAGES; i++)
+    {
+      *hits += (int) (after->hits[i] - before->hits[i]);
+      *rebuilds += (int) (after->rebuilds[i] - before->rebuilds[i]);
+    }
+}
+
+/* The plan's -mask pixels for a frame source: those of the previous source
+ * when they did not change (a mask is copied once, not per update). */
+static GBytes *
+worker_mask (BraggscopeWorker *w)
+{
+  const nb_plan_info *info = nb_plan_get_info (w->plan);
+  const guint16 *mask = nb_plan_get_mask (w->plan);
+  gsize size = (gsize) info->fpixels * (gsize) info->spixels * sizeof (guint16);
+  GBytes *previous = _braggscope_frame_source_peek_mask (w->source);
+
+  if (mask == NULL)
+    return NULL;
+  if (previous != NULL && g_bytes_get_size (previous) == size &&
+      memcmp (g_bytes_get_data (previous, NULL), mask, size) == 0)
+    return g_bytes_ref (previous);
+  return g_bytes_new (mask, size);
+}
+
+/* Brings the plan to @req's parameters (creating it the first time). */
+static nb_status
+worker_update_plan (BraggscopeWorker *w, const BraggscopeRequest *req, nb_error *err)
+{
+  nb_plan_stats before = { 0 }, after;
+  BraggscopeFrameSource *source = NULL;
+  nb_geometry *geom;
+  g_autoptr (GBytes) mask = NULL;
+  nb_status st;
+
+  if (w->plan == NULL)
+    {
+      /* a viewer renders many frames: the GPU's start-up is worth it, and
+       * starts while the plan reads its files */
+      nb_cuda_warm_up (&req->params);
+      st = nb_plan_create (&req->params, &w->plan, err);
+    }
+  else
+    {
+      nb_plan_get_stats (w->plan, &before);
+      st = nb_plan_update (w->plan, &req->params, err);
+    }
+  if (st != NB_OK)
+    {
+      /* the plan keeps its previous parameters (or there is none yet) */
+      w->plan_request = 0;
+      return st;
+    }
+  nb_plan_get_stats (w->plan, &after);
+  sum_stats (&before, &after, &w->hits, &w->rebuilds);
+  w->plan_request = req->id;
+
+  /* the snapshot is shared until an update changes what it holds */
+  geom = nb_plan_ref_geometry (w->plan);
+  mask = worker_mask (w);
+  source = _braggscope_frame_source_new (nb_plan_get_info (w->plan), &req->params, mask);
+  if (geom == NULL || source == NULL)
+    {
+      nb_geometry_unref (geom);
+      _braggscope_frame_source_unref (source);
+      w->plan_request = 0;
+      return nb_error_set (err, NB_ERR_NOMEM, "out of memory for a frame's geometry");
+    }
+  if (geom == w->geometry_key)
+    nb_geometry_unref (geom);
+  else
+    {
+      if (w->geometry != NULL)
+        braggscope_geometry_unref (w->geometry);
+      w->geometry = _braggscope_geometry_new_take (geom);
+      w->geometry_key = geom;
+    }
+  _braggscope_frame_source_unref (w->source);
+  w->source = source;
+  return NB_OK;
+}
+
+/* Renders @req (a preview or the full frame) and posts the frame or the
+ * error.  Returns NB_ERR_CANCELLED, silently, when a newer request or
+ * shutdown interrupted it. */
+static nb_status
+worker_run (BraggscopeWorker *w, const BraggscopeRequest *req, gboolean preview)
+{
+  gint64 start = g_get_monotonic_time (), end;
+  nb_exec_options opts = { 0 };
+  nb_error err = { 0 };
+  const nb_plan_info *info;
+  BraggscopeFrameInit init = { 0 };
+  nb_exec_stats stats = { 0 };
+  BraggscopeDelivery *d;
+  gsize n;
+  float *data;
+  gboolean pinned;
+  nb_status st;
+
+  if (w->plan == NULL || w->plan_request != req->id)
+    if ((st = worker_update_plan (w, req, &err)) != NB_OK)
+      {
+        worker_post_error (w, req, &err);
+        return st;
+      }
+
+  info = nb_plan_get_info (w->plan);
+  n = (gsize) info->fpixels * (gsize) info->spixels;
+  /* the GPU copies straight into a page-locked frame */
+  pinned = strcmp (nb_plan_get_backend (w->plan), "cuda") == 0;
+  data = _braggscope_frame_pool_acquire (w->pool, n, pinned);
+  opts.cancel = (const volatile int *) &w->cancel;
+  opts.preview_stride = preview ? req->stride : 0;
+  /* the maximum and, for a full frame, the display window, computed where
+   * the frame is rendered */
+  stats.window = !preview;
+  stats.low_percentile = _BRAGGSCOPE_AUTO_LOW_PERCENTILE;
+  stats.high_percentile = _BRAGGSCOPE_AUTO_HIGH_PERCENTILE;
+  opts.stats = &stats;
+  st = nb_plan_execute (w->plan, data, &opts, &err);
+  if (st != NB_OK)
+    {
+      _braggscope_frame_pool_release (w->pool, data, n, pinned);
+      if (st != NB_ERR_CANCELLED)
+        worker_post_error (w, req, &err);
+      return st;
+    }
+  end = g_get_monotonic_time ();
+
+  init.pool = w->pool;
+  init.data = data;
+  init.pinned = pinned;
+  init.width = info->fpixels;
+  init.height = info->spixels;
+  init.is_preview = preview;
+  init.sequence = req->sequence;
+  init.queue_ms = (start - req->changed_us) / 1000.0;
+  init.execute_ms = (end - start) / 1000.0;
+  init.total_ms = (end - req->changed_us) / 1000.0;
+  init.backend = nb_plan_get_backend (w->plan);
+  init.cache_hits = w->hits;
+  init.cache_rebuilds = w->rebuilds;
+  init.max_value = stats.max;
+  init.has_auto_window = stats.has_window;
+  init.auto_low = stats.low;
+  init.auto_high = stats.high;
+  init.source = w->source;
+  init.geometry = w->geometry;
+
+  d = g_new0 (BraggscopeDelivery, 1);
+  d->id = req->id;
+  d->sequence = req->sequence;
+  d->is_preview = preview;
+  d->frame = _braggscope_frame_new (&init);
+  d->info = *info;
+  worker_post (w, d);
+  return NB_OK;
+}
+
+/* A full frame the GPU rendered within this (60 Hz) needs no preview. */
+#define FRAME_BUDGET_MS (1000.0 / 60.0)
+
+/* Whether @req's preview is worth rendering first: not where the plan's
+ * last full frame, on the GPU, already fit the frame budget (the full frame
+ * comes as soon as a preview would). */
+static gboolean
+worker_wants_preview (BraggscopeWorker *w, const BraggscopeRequest *req)
+{
+  nb_plan_timing t;
+
+  if (!req->preview || w->plan == NULL)
+    return req->preview;
+  nb_plan_get_timing (w->plan, &t);
+  return !(t.on_gpu && t.execute_ms > 0.0 && t.execute_ms <= FRAME_BUDGET_MS);
+}
+
+static gpointer
+worker_thread (gpointer data)
+{
+  BraggscopeWorker *w = data;
+  /* g_main_context_invoke_full() calls back at once, on the calling thread,
+   * when the target is that thread's default context and nobody owns it;
+   * pushing a context of our own makes it always queue to the owner. */
+  GMainContext *own = g_main_context_new ();
+  BraggscopeRequest req = { 0 };
+  gboolean full_due = FALSE; /* req's preview is done, its full frame is not */
+
+  g_main_context_push_thread_default (own);
+  g_mutex_lock (&w->lock);
+  for (;;)
+    {
+      BraggscopeRequest old = { 0 };
+      gboolean preview = FALSE, short_run = FALSE;
+      nb_status st;
+
+      while (!w->quit && !w->pending.valid && !full_due)
+        g_cond_wait (&w->cond, &w->lock);
+      if (w->quit)
+        break;
+      if (w->pending.valid)
+        {
+          old = req;
+          req = w->pending;
+          memset (&w->pending, 0, sizeof w->pending);
+          preview = worker_wants_preview (w, &req);
+          /* a full frame standing in for the preview runs to its end, as
+           * the preview would (a drag must not cancel every frame) */
+          short_run = req.preview;
+          full_due = TRUE;
+        }
+      g_atomic_int_set (&w->cancel, 0);
+      w->preview_in_flight = short_run;
+      g_mutex_unlock (&w->lock);
+
+      request_clear (&old);
+      st = worker_run (w, &req, preview);
+      if (!preview || st != NB_OK)
+        full_due = FALSE;
+
+      g_mutex_lock (&w->lock);
+      w->preview_in_flight = FALSE;
+    }
+  g_mutex_unlock (&w->lock);
+
+  request_clear (&req);
+  nb_plan_destroy (w->plan);
+  w->plan = NULL;
+  if (w->geometry != NULL)
+    braggscope_geometry_unref (w->geometry);
+  w->geometry = NULL;
+  w->geometry_key = NULL;
+  _braggscope_frame_source_unref (w->source);
+  w->source = NULL;
+  g_main_context_pop_thread_default (own);
+  g_main_context_unref (own);
+  _braggscope_worker_unref (w);
+  return NULL;
+}
+
+BraggscopeWorker *
+_braggscope_worker_new (BraggscopeSimulation *self, GMainContext *context)
+{
+  BraggscopeWorker *w = g_new0 (BraggscopeWorker, 1);
+
+  g_atomic_ref_count_init (&w->ref_count);
+  g_mutex_init (&w->lock);
+  g_cond_init (&w->cond);
+  w->context = g_main_context_ref (context);
+  g_weak_ref_init (&w->simulation, self);
+  w->pool = _braggscope_frame_pool_new ();
+  w->thread = g_thread_new ("braggscope-worker", worker_thread, worker_ref (w));
+  return w;
+}
+
+/* Replaces the pending request (latest wins) and cancels a full render in flight. */
+void
+_braggscope_worker_submit (BraggscopeWorker *w, BraggscopeRequest *req)
+{
+  BraggscopeRequest old;
+
+  g_mutex_lock (&w->lock);
+  old = w->pending;
+  w->pending = *req;
+  if (!w->preview_in_flight)
+    g_atomic_int_set (&w->cancel, 1);
+  g_cond_signal (&w->cond);
+  g_mutex_unlock (&w->lock);
+  request_clear (&old);
+  memset (req, 0, sizeof *req);
+}
+
+void
+_braggscope_worker_stop (BraggscopeWorker *w)
+{
+  g_mutex_lock (&w->lock);
+  w->quit = TRUE;
+  g_atomic_int_set (&w->cancel, 1);
+  g_cond_signal (&w->cond);
+  g_mutex_unlock (&w->lock);
+  g_thread_join (w->thread);
+  w->thread = NULL;
+  g_weak_ref_set (&w->simulation, NULL);
+}
+
+guint
+_braggscope_worker_get_buffers_allocated (BraggscopeWorker *w)
+{
+  return _braggscope_frame_pool_get_allocated (w->pool);
+}

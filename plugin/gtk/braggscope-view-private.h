@@ -1,0 +1,114 @@
+/* braggscope-view-private.h: BraggscopeView's instance and what its files
+ * share: braggscope-view.c (the widget), braggscope-view-gl.c (the OpenGL
+ * path), braggscope-view-software.c (the CPU path) and
+ * braggscope-view-render.c (pictures of a frame without a widget).
+ *
+ * SPDX-License-Identifier: BSD-3-Clause
+ */
+#pragma once
+
+#include <epoxy/gl.h>
+
+#include "braggscope-overlay-private.h"
+#include "braggscope-view.h"
+
+G_BEGIN_DECLS
+
+#define SHADER_PATH "/io/github/braggscope/gtk/shaders/"
+
+#define MIN_ZOOM  0.25
+#define MAX_ZOOM  256.0
+#define ZOOM_STEP 1.2
+
+/* Outside the frame: the same bytes on both paths. */
+static const guint8 _braggscope_view_background[4] = { 32, 32, 32, 255 };
+
+struct _BraggscopeView
+{
+  GtkWidget parent_instance;
+
+  BraggscopeSimulation *simulation;
+  gulong frame_ready_handler;
+  BraggscopeFrame *frame;
+
+  BraggscopeDisplay display;
+  gboolean auto_contrast;
+  gboolean show_rings;
+  gboolean show_beam_center;
+  gboolean force_software;
+
+  double zoom;
+  double center_x, center_y; /* frame coordinates shown at the widget's centre */
+
+  BraggscopeGeometry *overlay_source; /* what overlay was computed from (a ref) */
+  BraggscopeOverlayGeometry overlay;
+
+  /* OpenGL path */
+  GtkWidget *gl_area;
+  gboolean use_gl;
+  GLuint program, vao, image_texture, lut_texture;
+  GLint max_texture_size;
+  gboolean image_dirty, lut_dirty;
+  struct
+  {
+    GLint image, lut, origin, step, viewport_height, scale, empty, low, range, log_range,
+        inverse_gamma, background;
+  } uniforms;
+
+  /* software path */
+  guint8 *frame_indices; /* colour table index of each frame pixel */
+  gsize frame_indices_size;
+  gboolean frame_indices_dirty;
+  GdkTexture *screen_texture; /* what the widget shows, device pixels */
+  gboolean screen_dirty;
+
+  /* readout */
+  gboolean pointer_inside;
+  double pointer_x, pointer_y;
+  gboolean readout_inside;
+  double readout_x, readout_y;
+  int readout_pixel_x, readout_pixel_y;
+  float readout_value;
+  BraggscopePixelInfo readout_info;
+
+  double drag_center_x, drag_center_y;
+};
+
+typedef enum
+{
+  CHANGED_VIEW = 1 << 0,    /* zoom, pan, size */
+  CHANGED_DISPLAY = 1 << 1, /* colormap, scale, window */
+  CHANGED_IMAGE = 1 << 2,   /* a new frame */
+  CHANGED_OVERLAY = 1 << 3, /* overlay switches only */
+} Changes;
+
+/* braggscope-view.c */
+
+/* The frame's size; FALSE without a frame. */
+gboolean _braggscope_view_frame_size (BraggscopeView *self, int *width, int *height);
+
+/* Logical widget pixels per frame pixel, and the frame coordinates of the
+ * widget's top-left corner; FALSE without a frame or a size. */
+gboolean _braggscope_view_transform (BraggscopeView *self,
+                                     double *scale,
+                                     double *origin_x,
+                                     double *origin_y);
+
+/* Marks what @changes make stale and queues a redraw. */
+void _braggscope_view_invalidate (BraggscopeView *self, Changes changes);
+
+/* The overlay of the frame's geometry, computed once per geometry and size;
+ * NULL where there is none. */
+const BraggscopeOverlayGeometry *_braggscope_view_ensure_overlay (BraggscopeView *self);
+
+/* braggscope-view-gl.c: the GL area drawing the frame; it falls back to the
+ * CPU path (and notifies BraggscopeView:renderer) when OpenGL fails. */
+GtkWidget *_braggscope_view_gl_area_new (BraggscopeView *self);
+
+/* braggscope-view-software.c: the frame drawn on the CPU into @snapshot. */
+void _braggscope_view_snapshot_software (BraggscopeView *self,
+                                         GtkSnapshot *snapshot,
+                                         int width,
+                                         int height);
+
+G_END_DECLS

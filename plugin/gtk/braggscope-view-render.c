@@ -1,0 +1,202 @@
+/* braggscope-view-render.c: a frame as a view shows it, without a widget:
+ * colour-mapped RGBA at the frame's resolution with the overlays, for PNG
+ * snapshots and headless programs.
+ *
+ * SPDX-License-Identifier: BSD-3-Clause
+ */
+#include "braggscope-view-private.h"
+
+/**
+ * braggscope_view_render_rgba: (skip)
+ * @self: a view
+ * @width: (out): the frame's width in pixels, 0 without a frame
+ * @height: (out): the frame's height in pixels, 0 without a frame
+ *
+ * The frame shown, colour-mapped as the view shows it
+ * ([func@Braggscope.Colormap.apply] with
+ * [method@BraggscopeGtk.View.get_display]) and with the overlays that are
+ * switched on drawn over it, at the frame's resolution: one RGBA pixel per
+ * detector pixel, whatever the zoom and pan.  For PNG snapshots and
+ * headless programs: it needs no realized widget and no OpenGL.
+ *
+ * Bindings use [method@BraggscopeGtk.View.render_bytes].
+ *
+ * Returns: (transfer full) (nullable): @width * @height * 4 bytes of RGBA
+ *   (alpha 255), row by row from pixel (0, 0), or %NULL without a frame;
+ *   free with [func@GLib.free]
+ *
+ * Since: 0.1
+ */
+guint8 *
+braggscope_view_render_rgba (BraggscopeView *self, int *width, int *height)
+{
+  const BraggscopeOverlayGeometry *geom;
+  const float *data;
+  guint8 *rgba;
+  int w, h;
+  gsize n;
+
+  g_return_val_if_fail (BRAGGSCOPE_IS_VIEW (self), NULL);
+  g_return_val_if_fail (width != NULL && height != NULL, NULL);
+
+  *width = *height = 0;
+  if (!_braggscope_view_frame_size (self, &w, &h))
+    return NULL;
+
+  data = braggscope_frame_get_data (self->frame, &n);
+  rgba = g_malloc (n * 4);
+  braggscope_colormap_apply (&self->display, data, n, rgba);
+  if ((self->show_rings || self->show_beam_center) &&
+      (geom = _braggscope_view_ensure_overlay (self)) != NULL)
+    _braggscope_overlay_draw_into_rgba (geom, self->show_rings, self->show_beam_center,
+                                        self->display.colormap, rgba, w, h);
+
+  *width = w;
+  *height = h;
+  return rgba;
+}
+
+/**
+ * braggscope_view_render_bytes:
+ * @self: a view
+ * @width: (out): the frame's width in pixels, 0 without a frame
+ * @height: (out): the frame's height in pixels, 0 without a frame
+ *
+ * [method@BraggscopeGtk.View.render_rgba] as a [struct@GLib.Bytes], for
+ * language bindings.
+ *
+ * Returns: (transfer full) (nullable): @width * @height * 4 bytes of RGBA
+ *   (alpha 255), row by row from pixel (0, 0), or %NULL without a frame
+ *
+ * Since: 0.1
+ */
+GBytes *
+braggscope_view_render_bytes (BraggscopeView *self, int *width, int *height)
+{
+  guint8 *rgba;
+
+  g_return_val_if_fail (BRAGGSCOPE_IS_VIEW (self), NULL);
+  g_return_val_if_fail (width != NULL && height != NULL, NULL);
+
+  rgba = braggscope_view_render_rgba (self, width, height);
+  if (rgba == NULL)
+    return NULL;
+  return g_bytes_new_take (rgba, (gsize) *width * *height * 4);
+}
+
+/**
+ * braggscope_render_rgba: (skip)
+ * @frame: a frame
+ * @display: the colour table, scale, gamma and window, used as given (no
+ *   automatic contrast: [func@BraggscopeGtk.render_auto_window] sets the
+ *   window a view would choose)
+ * @show_rings: whether to draw resolution rings
+ * @show_beam_center: whether to mark the beam centre
+ * @width: (out): the frame's width in pixels
+ * @height: (out): the frame's height in pixels
+ *
+ * What [method@BraggscopeGtk.View.render_rgba] gives for a view showing
+ * @frame with these settings, without a view: it needs neither a display
+ * nor GTK to be initialised, for headless programs.
+ *
+ * Bindings use [func@BraggscopeGtk.render_bytes].
+ *
+ * Returns: (transfer full): @width * @height * 4 bytes of RGBA (alpha 255),
+ *   row by row from pixel (0, 0); free with [func@GLib.free]
+ *
+ * Since: 0.1
+ */
+guint8 *
+braggscope_render_rgba (BraggscopeFrame *frame,
+                        const BraggscopeDisplay *display,
+                        gboolean show_rings,
+                        gboolean show_beam_center,
+                        int *width,
+                        int *height)
+{
+  BraggscopeOverlayGeometry geom;
+  BraggscopeGeometry *geometry;
+  const float *data;
+  guint8 *rgba;
+  gsize n;
+  int w, h;
+
+  g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (frame), NULL);
+  g_return_val_if_fail (display != NULL, NULL);
+  g_return_val_if_fail (width != NULL && height != NULL, NULL);
+
+  w = braggscope_frame_get_width (frame);
+  h = braggscope_frame_get_height (frame);
+  data = braggscope_frame_get_data (frame, &n);
+  rgba = g_malloc (MAX (n, 1) * 4);
+  braggscope_colormap_apply (display, data, n, rgba);
+
+  geometry = braggscope_frame_get_geometry (frame);
+  if ((show_rings || show_beam_center) && geometry != NULL &&
+      _braggscope_overlay_geometry_init (&geom, geometry, w, h))
+    _braggscope_overlay_draw_into_rgba (&geom, show_rings, show_beam_center, display->colormap,
+                                        rgba, w, h);
+  *width = w;
+  *height = h;
+  return rgba;
+}
+
+/**
+ * braggscope_render_auto_window:
+ * @frame: a frame
+ * @display: the display whose window (`low` and `high`) to set, changed in
+ *   place
+ *
+ * Sets @display's window to the one
+ * [property@BraggscopeGtk.View:auto-contrast] chooses for @frame: its 1st
+ * and 99.5th percentiles, in photons per pixel
+ * ([method@Braggscope.Frame.get_auto_window]); the other fields are left as
+ * they are.  With [func@BraggscopeGtk.render_rgba] a headless program
+ * renders a frame exactly as a view with automatic contrast shows it.
+ *
+ * Since: 0.1
+ */
+void
+braggscope_render_auto_window (BraggscopeFrame *frame, BraggscopeDisplay *display)
+{
+  g_return_if_fail (BRAGGSCOPE_IS_FRAME (frame));
+  g_return_if_fail (display != NULL);
+
+  /* computed once per frame, on the GPU where it was rendered there */
+  braggscope_frame_get_auto_window (frame, &display->low, &display->high);
+}
+
+/**
+ * braggscope_render_bytes:
+ * @frame: a frame
+ * @display: the colour table, scale, gamma and window, used as given
+ * @show_rings: whether to draw resolution rings
+ * @show_beam_center: whether to mark the beam centre
+ * @width: (out): the frame's width in pixels
+ * @height: (out): the frame's height in pixels
+ *
+ * [func@BraggscopeGtk.render_rgba] as a [struct@GLib.Bytes], for language
+ * bindings.
+ *
+ * Returns: (transfer full): @width * @height * 4 bytes of RGBA (alpha 255),
+ *   row by row from pixel (0, 0)
+ *
+ * Since: 0.1
+ */
+GBytes *
+braggscope_render_bytes (BraggscopeFrame *frame,
+                         const BraggscopeDisplay *display,
+                         gboolean show_rings,
+                         gboolean show_beam_center,
+                         int *width,
+                         int *height)
+{
+  guint8 *rgba;
+
+  g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (frame), NULL);
+  g_return_val_if_fail (display != NULL, NULL);
+  g_return_val_if_fail (width != NULL && height != NULL, NULL);
+
+  rgba = braggscope_render_rgba (frame, display, show_rings, show_beam_center, width, height);
+  return g_bytes_new_take (rgba, (gsize) *width * *height * 4);
+}

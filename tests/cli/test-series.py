@@ -1,0 +1,341 @@
+#!/usr/bin/python3
+"""nanobragg-series end to end (suite 'cli'), with TAP output.
+
+Runs $NB_SERIES on small scenes (64 x 64 pixels) and checks:
+  - a 6-frame rotation and a 6-frame stills series in every format: each frame's
+    float file and SMV file are, byte for byte, what $NB_CLI (nanobragg) writes
+    for the frame's own command line (the flags of the series file), the CBF
+    read through fabio and the NeXus frame and master read through h5py hold the
+    same counts as that SMV file, and their headers the geometry nanobragg's
+    SMV header gives;
+  - mpirun -n 2 (and 3) makes the same bytes as one process (when built with MPI);
+  - --resume skips complete frames, makes damaged or missing ones again, and
+    ends with the same bytes; an interrupted run (SIGINT) leaves no partial or
+    temporary file, and --resume completes it to the same bytes.
+fabio and h5py are Debian's python3-fabio and python3-h5py (build-aux/setup.sh
+installs them); without them this test fails rather than skips.
+"""
+import glob
+import json
+import logging
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+import numpy as np
+
+SERIES = os.environ["NB_SERIES"]
+CLI = os.environ["NB_CLI"]
+HAVE_MPI = os.environ.get("NB_SERIES_MPI") == "1"
+
+SCENE = ["-default_F", "100", "-cell", "100", "100", "100", "90", "90", "90",
+         "-lambda", "6.2", "-N", "5", "-distance", "100", "-detpixels", "64",
+         "-pixel", "0.1", "-mosaic", "0.3", "-mosaic_domains", "3", "-osc", "0.5",
+         "-Xbeam", "3.1", "-Ybeam", "3.4"]
+ROTATION = ["--frames", "6", "-phi", "1"]
+STILLS = ["--stills", "6", "--orientation-seed", "12345", "--random-mosaic-seed"]
+ALL = ["--format", "cbf,nexus,smv,float"]
+
+results = []
+
+
+def check(name):
+    def wrap(fn):
+        def run():
+            try:
+                fn()
+                results.append((True, name, ""))
+            except Exception:
+                results.append((False, name, traceback.format_exc()))
+        run.__name__ = fn.__name__
+        tests.append(run)
+        return run
+    return wrap
+
+
+tests = []
+
+
+def series(args, cwd, env=None, expect=0):
+    p = subprocess.run([SERIES] + args, cwd=cwd, capture_output=True, text=True, env=env)
+    assert p.returncode == expect, "exit %d, stderr:\n%s" % (p.returncode, p.stderr)
+    return p
+
+
+def read_smv(path):
+    data = open(path, "rb").read()
+    head = data[:512].split(b"}")[0].decode()
+    keys = dict(kv.split("=", 1) for kv in head.replace("{", "").replace(";", "").split("\n")
+                if "=" in kv)
+    hb = int(keys["HEADER_BYTES"])
+    f, s = int(keys["SIZE1"]), int(keys["SIZE2"])
+    pixels = np.frombuffer(data[hb:hb + 2 * f * s], dtype="<u2").reshape(s, f)
+    return keys, pixels
+
+
+def frame_flags(folder, prefix):
+    meta = json.load(open(os.path.join(folder, prefix + "_series.json")))
+    return meta["nanobragg"], meta["frame_flags"]
+
+
+def same_bytes(a, b):
+    return open(a, "rb").read() == open(b, "rb").read()
+
+
+def check_series(folder, prefix, kind):
+    import fabio
+    import h5py
+
+    base, flags = frame_flags(folder, prefix)
+    assert len(flags) == 6
+    errors = []
+
+    class Watch(logging.Handler):
+        def emit(self, record):
+            errors.append(record.getMessage())
+
+    logging.getLogger("fabio").addHandler(Watch(level=logging.ERROR))
+    ref = tempfile.mkdtemp(dir=folder)
+    mispositions = set()
+    master = h5py.File(os.path.join(folder, prefix + "_master.h5"), "r")
+    assert master["/entry/definition"][()] == b"NXmx"
+    stack = master["/entry/data/data"][()]
+    assert stack.shape == (6, 64, 64), stack.shape
+    for i, extra in enumerate(flags):
+        n = "%s_%06d" % (prefix, i + 1)
+        # the frame's own command line, alone
+        cmd = [CLI] + base[1:] + extra + ["-floatfile", "f.bin", "-intfile", "i.img",
+                                          "-noisefile", "n.img", "-nopgm"]
+        p = subprocess.run(cmd, cwd=ref, capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+        assert same_bytes(os.path.join(ref, "f.bin"), os.path.join(folder, n + ".bin")), \
+            "%s.bin differs from nanobragg's -floatfile" % n
+        assert same_bytes(os.path.join(ref, "n.img"), os.path.join(folder, n + ".img")), \
+            "%s.img differs from nanobragg's -noisefile" % n
+        keys, counts = read_smv(os.path.join(ref, "n.img"))
+        assert counts.sum() > 0
+
+        # CBF through fabio: counts and the Pilatus header's geometry; fabio only logs a
+        # wrong MD5 digest, so its log is watched
+        errors.clear()
+        cbf = fabio.open(os.path.join(folder, n + ".cbf"))
+        assert errors == [], errors
+        assert cbf.data.shape == (64, 64)
+        assert np.array_equal(cbf.data, counts), "%s.cbf counts differ" % n
+        text = cbf.header["_array_data.header_contents"]
+        head = {}
+        for line in text.splitlines():
+            words = line.lstrip("# ").split()
+            if words:
+                head[words[0]] = words[1:]
+        assert float(head["Wavelength"][0]) == float(keys["WAVELENGTH"])
+        assert abs(float(head["Detector_distance"][0]) * 1000 -
+                   float(keys["CLOSE_DISTANCE"])) < 1e-9
+        assert abs(float(head["Pixel_size"][0]) * 1000 - float(keys["PIXEL_SIZE"])) < 1e-12
+        bx = float(head["Beam_xy"][0].strip("(,"))
+        by = float(head["Beam_xy"][1].strip("),"))
+        # XDS's ORGX counts from the first pixel's centre, Beam_xy from its corner
+        assert abs(bx - (float(keys["XDS_ORGX"]) - 0.5)) < 1e-6, (bx, keys["XDS_ORGX"])
+        assert abs(by - (float(keys["XDS_ORGY"]) - 0.5)) < 1e-6, (by, keys["XDS_ORGY"])
+        assert float(head["Start_angle"][0]) == float(keys["OSC_START"])
+        assert float(head["Angle_increment"][0]) == float(keys["OSC_RANGE"])
+        assert head["Count_cutoff"][0] == "65535"
+        assert float(head["Exposure_time"][0]) == 1.0
+
+        # NeXus frame through h5py
+        h = h5py.File(os.path.join(folder, n + ".h5"), "r")
+        d = h["/entry/data/data"]
+        assert d.shape == (1, 64, 64) and d.chunks == (1, 64, 64)
+        assert d.compression == "gzip" and d.shuffle and d.fletcher32
+        assert np.array_equal(d[0], counts), "%s.h5 counts differ" % n
+        det = h["/entry/instrument/detector"]
+        assert abs(h["/entry/instrument/beam/incident_wavelength"][()] -
+                   float(keys["WAVELENGTH"])) < 1e-12
+        assert abs(det["distance"][()] * 1000 - float(keys["CLOSE_DISTANCE"])) < 1e-9
+        assert abs(det["x_pixel_size"][()] * 1000 - float(keys["PIXEL_SIZE"])) < 1e-12
+        assert abs(det["beam_center_x"][()] - bx) < 1e-6
+        assert abs(det["beam_center_y"][()] - by) < 1e-6
+        omega = h["/entry/sample/transformations/omega"]
+        assert abs(omega[()] - float(keys["OSC_START"])) < 1e-9
+        assert omega.attrs["transformation_type"] == b"rotation"
+        fast = det["module/fast_pixel_direction"]
+        assert abs(fast[()] * 1000 - float(keys["PIXEL_SIZE"])) < 1e-12
+        # the pixel directions are unit vectors across the beam (z)
+        for axis in ("fast_pixel_direction", "slow_pixel_direction"):
+            v = det["module"][axis].attrs["vector"]
+            assert abs(np.linalg.norm(v) - 1) < 1e-12 and abs(v[2]) < 1e-12
+        # the master file's virtual dataset reaches the frame
+        assert np.array_equal(stack[i], counts)
+        assert np.array_equal(master["/entry/data/data_%06d" % (i + 1)][0], counts)
+        if kind == "rotation":
+            assert abs(master["/entry/sample/transformations/omega"][i] -
+                       float(keys["OSC_START"])) < 1e-9
+        mispositions.add(tuple(extra))
+    assert len(mispositions) == 6
+    shutil.rmtree(ref)
+
+
+@check("6-frame rotation in every format equals nanobragg frame by frame")
+def test_rotation():
+    d = tempfile.mkdtemp()
+    p = series(ALL + ROTATION + ["--out", "rot"] + SCENE, d)
+    summary = json.loads(p.stdout)
+    assert summary["frames"] == 6 and summary["written"] == 6, summary
+    assert json.load(open(os.path.join(d, "rot_summary.json"))) == summary
+    _, flags = frame_flags(d, "rot")
+    assert [f[1] for f in flags] == ["1", "1.5", "2", "2.5", "3", "3.5"], flags
+    check_series(d, "rot", "rotation")
+    shutil.rmtree(d)
+
+
+@check("6 stills in every format equal nanobragg frame by frame")
+def test_stills():
+    d = tempfile.mkdtemp()
+    series(ALL + STILLS + ["--out", "st"] + SCENE, d)
+    _, flags = frame_flags(d, "st")
+    assert all(f[0] == "-misset" and f[4] == "-mosaic_seed" for f in flags), flags
+    check_series(d, "st", "stills")
+    shutil.rmtree(d)
+
+
+@check("a sweep: the product of two --sweep, last fastest")
+def test_sweep():
+    d = tempfile.mkdtemp()
+    series(["--format", "float", "--sweep", "distance=90:110:3", "--sweep", "N=3:5:2",
+            "--out", "w"] + SCENE, d)
+    _, flags = frame_flags(d, "w")
+    assert flags == [["-distance", a, "-N", b] for a in ("90", "100", "110") for b in ("3", "5")]
+    p = series(["--sweep", "N=3:4:3"] + SCENE, d, expect=2)
+    assert "3.5" in p.stderr and p.stderr.count("\n") == 1, p.stderr
+    p = series(["--sweep", "hkl=1:2:2"] + SCENE, d, expect=2)
+    assert "-hkl takes a word" in p.stderr, p.stderr
+    shutil.rmtree(d)
+
+
+def mpirun(n):
+    exe = shutil.which("mpirun")
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_rmaps_base_oversubscribe="1")
+    return [exe, "-n", str(n), "--oversubscribe"], env
+
+
+@check("mpirun -n 2 and -n 3 give the same bytes as one process")
+def test_mpi():
+    if not HAVE_MPI or shutil.which("mpirun") is None:
+        print("# skipped: nanobragg-series built without MPI or no mpirun")
+        return
+    one = tempfile.mkdtemp()
+    series(ALL + ROTATION + ["--out", "r"] + SCENE, one)
+    names = sorted(os.path.basename(f) for f in glob.glob(os.path.join(one, "r_*"))
+                   if not f.endswith("_summary.json"))
+    for n in (2, 3):
+        d = tempfile.mkdtemp()
+        cmd, env = mpirun(n)
+        p = subprocess.run(cmd + [SERIES] + ALL + ROTATION + ["--out", "r"] + SCENE, cwd=d,
+                           capture_output=True, text=True, env=env, timeout=60)
+        assert p.returncode == 0, p.stderr
+        summary = json.loads(p.stdout)
+        assert len(summary["ranks"]) == n and summary["written"] == 6, summary
+        got = sorted(os.path.basename(f) for f in glob.glob(os.path.join(d, "r_*"))
+                     if not f.endswith("_summary.json"))
+        assert got == names, (got, names)
+        for f in names:
+            assert same_bytes(os.path.join(one, f), os.path.join(d, f)), "%s differs, %d ranks" % (f, n)
+        shutil.rmtree(d)
+    shutil.rmtree(one)
+
+
+def leftovers(folder):
+    return [f for f in os.listdir(folder) if f.startswith(".")]
+
+
+@check("--resume skips complete frames and makes damaged ones again")
+def test_resume():
+    ref = tempfile.mkdtemp()
+    series(ALL + STILLS + ["--out", "s"] + SCENE, ref)
+    d = tempfile.mkdtemp()
+    for f in os.listdir(ref):
+        shutil.copy(os.path.join(ref, f), d)
+    os.unlink(os.path.join(d, "s_000003.cbf"))
+    with open(os.path.join(d, "s_000004.h5"), "r+b") as f:
+        f.truncate(os.path.getsize(os.path.join(d, "s_000004.h5")) - 100)
+    with open(os.path.join(d, "s_000005.cbf"), "r+b") as f:
+        f.seek(os.path.getsize(os.path.join(d, "s_000005.cbf")) - 4200)
+        f.write(b"\x55")
+    os.truncate(os.path.join(d, "s_000006.bin"), 100)
+    # a temporary file of a killed run
+    open(os.path.join(d, ".s_000003.cbf.AbC123"), "w").write("partial")
+    p = series(ALL + STILLS + ["--out", "s", "--resume"] + SCENE, d)
+    summary = json.loads(p.stdout)
+    assert summary["skipped"] == 2 and summary["written"] == 4, summary
+    for f in os.listdir(ref):
+        if not f.endswith("_summary.json"):
+            assert same_bytes(os.path.join(ref, f), os.path.join(d, f)), f
+    assert leftovers(d) == [], leftovers(d)
+    # another series in the same place is refused
+    p = series(ALL + ROTATION + ["--out", "s", "--resume"] + SCENE, d, expect=2)
+    assert "another series" in p.stderr, p.stderr
+    shutil.rmtree(ref)
+    shutil.rmtree(d)
+
+
+@check("Ctrl+C leaves no partial file; --resume completes the series")
+def test_interrupt():
+    # about 50 ms a frame, a second in all: the signal comes after the second frame
+    slow = SCENE + ["-detpixels", "96", "-oversample", "8"]
+    args = ["--format", "cbf,nexus,float", "--frames", "24", "--out", "r", "--threads", "1"] + slow
+    ref = tempfile.mkdtemp()
+    series(args, ref)
+    d = tempfile.mkdtemp()
+    p = subprocess.Popen([SERIES] + args, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 30
+    while not os.path.exists(os.path.join(d, "r_000002.cbf")) and time.time() < deadline:
+        time.sleep(0.002)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=30)
+    assert p.returncode == 130, (p.returncode, err)
+    assert b"interrupted" in err, err
+    assert leftovers(d) == [], leftovers(d)
+    done = [f for f in os.listdir(d) if f.startswith("r_0")]
+    assert len(done) < 72, "the run was not interrupted (%d files)" % len(done)
+    # every file present is complete: a frame's files appear together
+    frames = {f[:8] for f in done}
+    for fr in frames:
+        for ext in (".cbf", ".h5", ".bin"):
+            assert same_bytes(os.path.join(ref, fr + ext), os.path.join(d, fr + ext)), fr + ext
+    p = series(args + ["--resume"], d)
+    summary = json.loads(p.stdout)
+    assert summary["skipped"] == len(frames) and summary["written"] == 24 - len(frames), summary
+    for f in os.listdir(ref):
+        if not f.endswith("_summary.json"):
+            assert same_bytes(os.path.join(ref, f), os.path.join(d, f)), f
+    shutil.rmtree(ref)
+    shutil.rmtree(d)
+
+
+def main():
+    try:
+        import fabio  # noqa: F401
+        import h5py  # noqa: F401
+    except ImportError as e:
+        print("1..1\nnot ok 1 - python3-fabio and python3-h5py are needed (%s)" % e)
+        return 1
+    print("1..%d" % len(tests))
+    for t in tests:
+        t()
+        ok, name, why = results[-1]
+        print("%s %d - %s" % ("ok" if ok else "not ok", len(results), name))
+        if not ok:
+            for line in why.splitlines():
+                print("# " + line)
+        sys.stdout.flush()
+    return 0 if all(r[0] for r in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

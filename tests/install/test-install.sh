@@ -1,0 +1,231 @@
+#!/usr/bin/env bash
+# test-install.sh: `meson install` into a temporary folder gives a usable library.  TAP.
+#
+# usage: test-install.sh BUILD_DIR SOURCE_DIR CC PYTHON GJS
+#   PYTHON, GJS: interpreters with PyGObject and GJS, or "" to skip their hosts
+#
+# The build is installed with DESTDIR into a temporary folder, and the installed .pc files
+# are moved to that folder (their prefix line rewritten: what a packager's relocation does).
+# Then, with nothing of the build or source tree on any search path:
+#   - the files every user needs are where the standard layout puts them;
+#   - the linked C host (the installed copy of plugin/examples/c-host-linked.c) is compiled
+#     with `pkg-config --cflags --libs braggscope-gtk-1` alone and run, and the libraries it
+#     loaded are checked to be the installed ones;
+#   - a small engine program is compiled with `pkg-config --cflags --libs nanobragg` and run;
+#   - the Python host (and the GJS host) run on the installed typelibs and libraries only,
+#     checked in the process's memory map.
+set -u
+
+build=$(cd "$1" && pwd)
+src=$(cd "$2" && pwd)
+cc=$3
+python=${4:-}
+gjs=${5:-}
+
+n=0
+failed=0
+ok () { n=$((n + 1)); echo "ok $n - $*"; }
+not_ok () { n=$((n + 1)); failed=1; echo "not ok $n - $*"; }
+skip () { n=$((n + 1)); echo "ok $n - # SKIP $*"; }
+# check NAME COMMAND...: runs the command with its output as TAP comments
+check () {
+  local name=$1 out status
+  shift
+  out=$("$@" 2>&1)
+  status=$?
+  printf '%s\n' "$out" | sed 's/^/# /'
+  if [ $status -eq 0 ]; then ok "$name"; else not_ok "$name (exit status $status)"; fi
+  return $status
+}
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/braggscope-install.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+if ! out=$(meson install -C "$build" --no-rebuild --quiet --destdir "$tmp/dest" 2>&1); then
+  printf '%s\n' "$out" | sed 's/^/# /'
+  not_ok "meson install"
+  echo "1..$n"
+  exit 1
+fi
+ok "meson install --destdir"
+
+# The configured layout, from meson.
+read -r prefix libdir includedir datadir < <(meson introspect "$build" --buildoptions | python3 -c '
+import json, sys
+o = {x["name"]: x["value"] for x in json.load(sys.stdin)}
+print(o["prefix"], o["libdir"], o["includedir"], o["datadir"])')
+root=$tmp/dest$prefix
+lib=$root/$libdir
+case $libdir in /*) lib=$tmp/dest$libdir ;; esac
+
+# Relocate the .pc files into the temporary prefix.
+missing=
+for pc in braggscope-1 braggscope-gtk-1 nanobragg; do
+  if [ -f "$lib/pkgconfig/$pc.pc" ]; then
+    sed -i "s|^prefix=.*|prefix=$root|" "$lib/pkgconfig/$pc.pc"
+  else
+    missing="$missing $pc.pc"
+  fi
+done
+[ -z "$missing" ] && ok "braggscope-1.pc, braggscope-gtk-1.pc, nanobragg.pc in $libdir/pkgconfig" \
+  || not_ok "missing:$missing"
+
+# Everything a user of the library, the viewer or the reference looks for.
+missing=
+for f in "$includedir/braggscope-1/braggscope.h" "$includedir/braggscope-1/braggscope-enums.h" \
+         "$includedir/braggscope-1/braggscope-module.h" \
+         "$includedir/braggscope-gtk-1/braggscope-gtk.h" \
+         "$includedir/braggscope-gtk-1/braggscope-readout.h" \
+         "$includedir/braggscope-gtk-1/braggscope-gtk-module.h" \
+         "$includedir/nanobragg/nanobragg.h" "$includedir/nanobragg/nb-status.h" \
+         "$libdir/libbraggscope-1.so.0" "$libdir/libbraggscope-gtk-1.so.0" "$libdir/libnanobragg.a" \
+         "$libdir/girepository-1.0/Braggscope-1.0.typelib" \
+         "$libdir/girepository-1.0/BraggscopeGtk-1.0.typelib" \
+         "$datadir/gir-1.0/Braggscope-1.0.gir" "$datadir/gir-1.0/BraggscopeGtk-1.0.gir" \
+         "$datadir/glib-2.0/schemas/io.github.braggscope.Braggscope.gschema.xml" \
+         "$datadir/locale/de/LC_MESSAGES/braggscope.mo" \
+         "$datadir/applications/io.github.braggscope.Braggscope.desktop" \
+         "$datadir/metainfo/io.github.braggscope.Braggscope.metainfo.xml" \
+         "$datadir/icons/hicolor/scalable/apps/io.github.braggscope.Braggscope.svg" \
+         "$datadir/braggscope/1hpv_p1.hkl" "$datadir/doc/braggscope/examples/c-host-linked.c" \
+         "$datadir/doc/braggscope/examples/python-host.py" "bin/braggscope" "bin/nanobragg"; do
+  case $f in /*) path=$tmp/dest$f ;; *) path=$root/$f ;; esac
+  [ -e "$path" ] || missing="$missing $f"
+done
+[ -z "$missing" ] && ok "headers, libraries, typelibs, GIR, schema, translation, desktop data, data, examples" \
+  || not_ok "not installed:$missing"
+
+docs=$(meson introspect "$build" --buildoptions | python3 -c '
+import json, sys
+print(next((x["value"] for x in json.load(sys.stdin) if x["name"] == "docs"), "disabled"))')
+if [ "$docs" = disabled ]; then
+  skip "API reference (the docs option is disabled)"
+else
+  missing=
+  for f in braggscope-1/index.html braggscope-1/class.Simulation.html braggscope-1/engine-api.html \
+           braggscope-1/embedding.html braggscope-gtk-1/index.html braggscope-gtk-1/class.Readout.html; do
+    [ -f "$root/$datadir/doc/$f" ] || missing="$missing $f"
+  done
+  [ -z "$missing" ] && ok "API reference in $datadir/doc/braggscope-1 and braggscope-gtk-1" \
+    || not_ok "reference pages not installed:$missing"
+fi
+
+# Nothing of the build or source tree on the search paths from here on.
+unset GI_TYPELIB_PATH LD_LIBRARY_PATH PYTHONPATH
+export PKG_CONFIG_PATH=$lib/pkgconfig
+export BRAGGSCOPE_DATADIR=$root/$datadir/braggscope
+export BRAGGSCOPE_LOCALEDIR=$root/$datadir/locale
+export NB_BACKEND=cpu
+xvfb=$src/build-aux/xvfb-test.sh
+
+# loaded_from_install MAPS: a process's memory map (a copy of /proc/PID/maps) shows the
+# installed libbraggscope-gtk-1, and no Braggscope library or typelib from anywhere else.
+loaded_from_install () {
+  local maps=$1 outside
+  outside=$(grep -E 'libbraggscope|Braggscope.*\.typelib' "$maps" | awk '{print $6}' | sort -u |
+            grep -v "^$tmp/dest/")
+  if [ -n "$outside" ]; then
+    echo "mapped from outside the installed tree: $outside"
+    return 1
+  fi
+  grep -q "$lib/libbraggscope-gtk-1.so" "$maps" || { echo "libbraggscope-gtk-1 not mapped"; return 1; }
+}
+
+flags=$(pkg-config --cflags --libs braggscope-gtk-1 2>&1)
+case $flags in
+  *"$build"* | *"$src"*) not_ok "pkg-config braggscope-gtk-1 points into the build or source tree: $flags" ;;
+  *) ok "pkg-config braggscope-gtk-1: $flags" ;;
+esac
+
+# shellcheck disable=SC2086 # pkg-config's words
+if check "C host compiled against the installed braggscope-gtk-1.pc" \
+     $cc -o "$tmp/c-host-linked" "$root/$datadir/doc/braggscope/examples/c-host-linked.c" \
+     $(pkg-config --cflags --libs braggscope-gtk-1) -Wl,-rpath,"$lib"; then
+  # the host's memory map is read while it runs (it exits after its first frame on screen)
+  cat >"$tmp/run-c-host.sh" <<END
+"$tmp/c-host-linked" --quit-after-frame -detpixels 128 &
+pid=\$!
+for i in \$(seq 100); do
+  grep -q libbraggscope-gtk /proc/\$pid/maps 2>/dev/null && break
+  sleep 0.05
+done
+cp /proc/\$pid/maps "$tmp/c-host.maps"
+wait \$pid
+END
+  check "installed C host runs" "$xvfb" --exitcode sh "$tmp/run-c-host.sh" &&
+    check "the C host loaded the installed libraries" loaded_from_install "$tmp/c-host.maps"
+else
+  not_ok "installed C host runs (not built)"
+fi
+
+cat >"$tmp/engine.c" <<'EOF'
+#include <nanobragg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int
+main (void)
+{
+  const char *argv[] = { "engine", "-default_F", "100", "-cell", "40", "50", "60", "90", "90",
+                         "90", "-N", "3", "-detpixels", "32", "-distance", "60", NULL };
+  nb_params p;
+  nb_plan *plan = NULL;
+  nb_error err;
+  float image[32 * 32];
+  double sum = 0;
+
+  nb_params_init (&p);
+  if (nb_params_parse_argv (&p, 16, argv, &err) != NB_OK ||
+      nb_plan_create (&p, &plan, &err) != NB_OK || nb_plan_execute (plan, image, NULL, &err) != NB_OK)
+    {
+      fprintf (stderr, "engine: %s\n", err.message);
+      return 1;
+    }
+  for (int i = 0; i < 32 * 32; i++)
+    sum += image[i];
+  printf ("32 x 32 pixels, %g photons\n", sum);
+  nb_plan_destroy (plan);
+  nb_params_clear (&p);
+  return sum > 0 ? 0 : 1;
+}
+EOF
+# shellcheck disable=SC2046
+if check "engine program compiled against the installed nanobragg.pc" \
+     $cc -std=c11 -o "$tmp/engine" "$tmp/engine.c" $(pkg-config --cflags --libs nanobragg); then
+  check "engine program runs" "$tmp/engine"
+fi
+
+export GI_TYPELIB_PATH=$lib/girepository-1.0
+export LD_LIBRARY_PATH=$lib
+if [ -n "$python" ]; then
+  cat >"$tmp/run-python.py" <<'EOF'
+import runpy, sys
+example, maps = sys.argv[1], sys.argv[2]
+sys.argv = [example, "--quit-after-frame", "-detpixels", "128"]
+try:
+    runpy.run_path(example, run_name="__main__")
+except SystemExit as e:
+    status = e.code
+with open("/proc/self/maps") as f, open(maps, "w") as out:
+    out.write(f.read())
+sys.exit(status)
+EOF
+  check "installed Python host runs on the installed typelibs" \
+    "$xvfb" --exitcode "$python" "$tmp/run-python.py" \
+    "$root/$datadir/doc/braggscope/examples/python-host.py" "$tmp/python.maps" &&
+    check "the Python host loaded the installed libraries and typelibs" \
+      loaded_from_install "$tmp/python.maps"
+else
+  skip "Python host (no python3 with PyGObject)"
+fi
+
+if [ -n "$gjs" ]; then
+  check "installed GJS host runs on the installed typelibs and libraries" \
+    "$xvfb" --exitcode "$gjs" -m "$root/$datadir/doc/braggscope/examples/gjs-host.js" \
+    --quit-after-frame -detpixels 128
+else
+  skip "GJS host (no gjs)"
+fi
+
+echo "1..$n"
+exit 0
