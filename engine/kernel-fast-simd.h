@@ -436,6 +436,178 @@ NBS_FN (v_step) (
   }
 }
 
+/* The row's tables from the context: the grating axes, the structure
+ * factors' grid and how a cell's index is computed. */
+static void
+NBS_FN (simd_tables_init) (const NB_CTX *c, NBS_FN (simd_tables) * t)
+{
+  memset (t, 0, sizeof *t);
+  t->N[0] = v_set1 (c->Na);
+  t->N[1] = v_set1 (c->Nb);
+  t->N[2] = v_set1 (c->Nc);
+  t->use[0] = c->Na > NBS_K (1.0);
+  t->use[1] = c->Nb > NBS_K (1.0);
+  t->use[2] = c->Nc > NBS_K (1.0);
+  t->with_F = c->F != NULL;
+  t->dF = v_set1 (c->default_F);
+  t->F2 = v_set1 (c->default_F * c->default_F);
+  t->F = c->F;
+  if (t->with_F)
+    {
+      const long h_stride = (long) c->k_stride * c->l_stride;
+      const long offset = -((long) c->h_min * h_stride + (long) c->k_min * c->l_stride + c->l_min);
+      const long reach = 4 * ((long) (c->h_count + labs (c->h_min)) * h_stride + labs (offset));
+
+      t->h_lo = v_set1 ((NBS_R) c->h_min);
+      t->h_hi = v_set1 ((NBS_R) (c->h_min + c->h_count - 1));
+      t->k_lo = v_set1 ((NBS_R) c->k_min);
+      t->k_hi = v_set1 ((NBS_R) (c->k_min + c->k_count - 1));
+      t->l_lo = v_set1 ((NBS_R) c->l_min);
+      t->l_hi = v_set1 ((NBS_R) (c->l_min + c->l_count - 1));
+      t->h_stride = vi_set1 ((int) h_stride);
+      t->k_stride = vi_set1 (c->l_stride);
+      t->offset = vi_set1 ((int) offset);
+      /* in the grid every partial sum of the cell is a whole number of
+       * magnitude below reach: exact in NBS_R below 2^24 (float), always in
+       * double */
+      t->float_cell = NB_REAL_IS_DOUBLE || reach < (1L << 24);
+      t->h_stride_r = v_set1 ((NBS_R) h_stride);
+      t->k_stride_r = v_set1 ((NBS_R) c->l_stride);
+      t->offset_r = v_set1 ((NBS_R) offset);
+    }
+}
+
+/* One sub-pixel (column subF of the lanes' columns @col, its row's point
+ * b = Sdet sdet + Odet odet + pix0): the unit vectors d from the sample to
+ * it, and its solid angle, kept in omega from the first sub-pixel on and
+ * added to osum (render_chunk's geometry and nb_solid_angle). */
+static inline __attribute__ ((always_inline)) void
+NBS_FN (v_subpixel) (const NB_CTX *c,
+                     const VI *col,
+                     int subF,
+                     NBS_R bx,
+                     NBS_R by,
+                     NBS_R bz,
+                     V *dx,
+                     V *dy,
+                     V *dz,
+                     V *omega,
+                     V *osum)
+{
+  const NBS_R omega_scale = c->pixel_size * c->pixel_size * c->close_distance;
+  const NBS_R half_subpix = c->subpix * NBS_K (0.5);
+  const V zero = v_set1 (NBS_K (0.0)), one = v_set1 (NBS_K (1.0));
+
+  EACH (u)
+  {
+    V Fdet =
+        v_set1 (c->subpix) * v_from_int (vi_add (col[u], vi_set1 (subF))) + v_set1 (half_subpix);
+    V px = Fdet * v_set1 (c->fdet[0]) + v_set1 (bx);
+    V py = Fdet * v_set1 (c->fdet[1]) + v_set1 (by);
+    V pz = Fdet * v_set1 (c->fdet[2]) + v_set1 (bz);
+    V r = v_sqrt (px * px + py * py + pz * pz);
+    V rinv = one / r;
+    V i2 = rinv * rinv;
+    V w = i2;
+
+    dx[u] = px * rinv;
+    dy[u] = py * rinv;
+    dz[u] = pz * rinv;
+    if (!c->point_pixel)
+      w = v_set1 (omega_scale) * i2 * rinv;
+    omega[u] = v_select (m_eq (omega[u], zero), omega[u], w);
+    osum[u] = osum[u] + omega[u];
+  }
+}
+
+/* Source @src seen along the unit vectors d: the scattering vectors q, and
+ * the polarization factor (nb_kahn_factor) where a lane still lacks one;
+ * @kahn0: the Kahn factor is 0. */
+static inline __attribute__ ((always_inline)) void
+NBS_FN (v_source) (const NB_CTX *c,
+                   int src,
+                   int kahn0,
+                   const V *dx,
+                   const V *dy,
+                   const V *dz,
+                   V *qx,
+                   V *qy,
+                   V *qz,
+                   V *polar)
+{
+  const NBS_R *inc = c->inc + 3 * src;
+  const V il = v_set1 (c->inv_lambda[src]);
+  const V zero = v_set1 (NBS_K (0.0)), one = v_set1 (NBS_K (1.0));
+
+  EACH (u)
+  {
+    const M fresh = m_eq (polar[u], zero);
+
+    qx[u] = (dx[u] - v_set1 (inc[0])) * il;
+    qy[u] = (dy[u] - v_set1 (inc[1])) * il;
+    qz[u] = (dz[u] - v_set1 (inc[2])) * il;
+    if (m_any (fresh))
+      {
+        V c2 = v_set1 (inc[0]) * dx[u] + v_set1 (inc[1]) * dy[u] + v_set1 (inc[2]) * dz[u];
+        V c2sq = c2 * c2;
+        V kahn;
+
+        if (kahn0)
+          kahn = v_set1 (NBS_K (0.5)) * (one + c2sq);
+        else
+          {
+            const NBS_R *B = c->pol + 6 * src, *E = B + 3;
+            V b = dx[u] * v_set1 (B[0]) + dy[u] * v_set1 (B[1]) + dz[u] * v_set1 (B[2]);
+            V e = dx[u] * v_set1 (E[0]) + dy[u] * v_set1 (E[1]) + dz[u] * v_set1 (E[2]);
+            V n2 = e * e + b * b;
+            V cos2psi = v_select (m_gt (n2, zero), one, (e * e - b * b) / n2);
+
+            kahn = v_set1 (NBS_K (0.5)) * (one + c2sq - v_set1 (c->kahn) * cos2psi * (one - c2sq));
+          }
+        polar[u] = v_select (fresh, polar[u], kahn);
+      }
+  }
+}
+
+/* The finished pixels j0 + lane of the row into out (@count of the row in
+ * all; streamed where @stream), their solid angles into omega_lanes. */
+static inline __attribute__ ((always_inline)) void
+NBS_FN (v_store_pixels) (const NB_CTX *c,
+                         const V *acc,
+                         const V *polar,
+                         const V *omega,
+                         const V *osum,
+                         int j0,
+                         int count,
+                         int stream,
+                         float *out,
+                         OD *omega_lanes)
+{
+  EACH (u)
+  {
+    const int n = count - (j0 + u * NBS_W) < NBS_W ? count - (j0 + u * NBS_W) : NBS_W;
+    /* the capture fraction is 1 without sensor layers */
+    V v = v_set1 (c->scale) * acc[u];
+
+    v = v * polar[u];
+    v = v * omega[u];
+    if (c->physical_bg != NBS_K (0.0))
+      v = v + v_set1 (c->scale * c->physical_bg) * polar[u] * omega[u];
+    if (n == NBS_W && stream)
+      v_stream_float (out + j0 + u * NBS_W, v);
+    else if (n > 0)
+      v_store_float (out + j0 + u * NBS_W, v, n);
+    for (int k = 0; k < NBS_OD; k++)
+      {
+        const int w = NBS_W / NBS_OD, m = n - k * w;
+
+        if (m > 0)
+          omega_lanes[u * NBS_OD + k] =
+              od_add_first (omega_lanes[u * NBS_OD + k], od_part (osum[u], k), m < w ? m : w);
+      }
+  }
+}
+
 /* The pixels f_first + j fstride, j < @count, of row @spixel into out[j], as
  * nb_fast_render_row() (kernel-fast-body.h) renders them, for a context
  * where c->simd; their sub-pixels' solid angles added to *@omega_sum. */
@@ -444,7 +616,6 @@ NBS_FN (simd_render_row) (
     const NB_CTX *c, int spixel, int f_first, int count, int fstride, float *out, double *omega_sum)
 {
   const int N = c->oversample;
-  const NBS_R omega_scale = c->pixel_size * c->pixel_size * c->close_distance;
   const NBS_R half_subpix = c->subpix * NBS_K (0.5);
   const int kahn0 = c->kahn == NBS_K (0.0);
   const V zero = v_set1 (NBS_K (0.0)), one = v_set1 (NBS_K (1.0));
@@ -455,40 +626,7 @@ NBS_FN (simd_render_row) (
   OD omega_lanes[NBS_U * NBS_OD]; /* the row's solid angles, lane by lane */
   double omega_total = 0.0;
 
-  memset (&t, 0, sizeof t);
-  t.N[0] = v_set1 (c->Na);
-  t.N[1] = v_set1 (c->Nb);
-  t.N[2] = v_set1 (c->Nc);
-  t.use[0] = c->Na > NBS_K (1.0);
-  t.use[1] = c->Nb > NBS_K (1.0);
-  t.use[2] = c->Nc > NBS_K (1.0);
-  t.with_F = c->F != NULL;
-  t.dF = v_set1 (c->default_F);
-  t.F2 = v_set1 (c->default_F * c->default_F);
-  t.F = c->F;
-  if (t.with_F)
-    {
-      const long h_stride = (long) c->k_stride * c->l_stride;
-      const long offset = -((long) c->h_min * h_stride + (long) c->k_min * c->l_stride + c->l_min);
-      const long reach = 4 * ((long) (c->h_count + labs (c->h_min)) * h_stride + labs (offset));
-
-      t.h_lo = v_set1 ((NBS_R) c->h_min);
-      t.h_hi = v_set1 ((NBS_R) (c->h_min + c->h_count - 1));
-      t.k_lo = v_set1 ((NBS_R) c->k_min);
-      t.k_hi = v_set1 ((NBS_R) (c->k_min + c->k_count - 1));
-      t.l_lo = v_set1 ((NBS_R) c->l_min);
-      t.l_hi = v_set1 ((NBS_R) (c->l_min + c->l_count - 1));
-      t.h_stride = vi_set1 ((int) h_stride);
-      t.k_stride = vi_set1 (c->l_stride);
-      t.offset = vi_set1 ((int) offset);
-      /* in the grid every partial sum of the cell is a whole number of
-       * magnitude below reach: exact in NBS_R below 2^24 (float), always in
-       * double */
-      t.float_cell = NB_REAL_IS_DOUBLE || reach < (1L << 24);
-      t.h_stride_r = v_set1 ((NBS_R) h_stride);
-      t.k_stride_r = v_set1 ((NBS_R) c->l_stride);
-      t.offset_r = v_set1 ((NBS_R) offset);
-    }
+  NBS_FN (simd_tables_init) (c, &t);
   for (int k = 0; k < NBS_U * NBS_OD; k++)
     omega_lanes[k] = od_zero ();
 
@@ -523,96 +661,19 @@ NBS_FN (simd_render_row) (
                 {
                   V dx[NBS_U], dy[NBS_U], dz[NBS_U];
 
-                  EACH (u)
-                  {
-                    V Fdet = v_set1 (c->subpix) * v_from_int (vi_add (col[u], vi_set1 (subF))) +
-                             v_set1 (half_subpix);
-                    V px = Fdet * v_set1 (c->fdet[0]) + v_set1 (bx);
-                    V py = Fdet * v_set1 (c->fdet[1]) + v_set1 (by);
-                    V pz = Fdet * v_set1 (c->fdet[2]) + v_set1 (bz);
-                    V r = v_sqrt (px * px + py * py + pz * pz);
-                    V rinv = one / r;
-                    V i2 = rinv * rinv;
-                    V w = i2;
-
-                    dx[u] = px * rinv;
-                    dy[u] = py * rinv;
-                    dz[u] = pz * rinv;
-                    if (!c->point_pixel)
-                      w = v_set1 (omega_scale) * i2 * rinv;
-                    omega[u] = v_select (m_eq (omega[u], zero), omega[u], w);
-                    osum[u] = osum[u] + omega[u];
-                  }
-
+                  NBS_FN (v_subpixel) (c, col, subF, bx, by, bz, dx, dy, dz, omega, osum);
                   for (int src = 0; src < c->nsources; src++)
                     {
-                      const NBS_R *inc = c->inc + 3 * src;
-                      const V il = v_set1 (c->inv_lambda[src]);
                       V qx[NBS_U], qy[NBS_U], qz[NBS_U];
 
-                      EACH (u)
-                      {
-                        const M fresh = m_eq (polar[u], zero);
-
-                        qx[u] = (dx[u] - v_set1 (inc[0])) * il;
-                        qy[u] = (dy[u] - v_set1 (inc[1])) * il;
-                        qz[u] = (dz[u] - v_set1 (inc[2])) * il;
-                        /* nb_kahn_factor, where a lane still needs it */
-                        if (m_any (fresh))
-                          {
-                            V c2 = v_set1 (inc[0]) * dx[u] + v_set1 (inc[1]) * dy[u] +
-                                   v_set1 (inc[2]) * dz[u];
-                            V c2sq = c2 * c2;
-                            V kahn;
-
-                            if (kahn0)
-                              kahn = v_set1 (NBS_K (0.5)) * (one + c2sq);
-                            else
-                              {
-                                const NBS_R *B = c->pol + 6 * src, *E = B + 3;
-                                V b = dx[u] * v_set1 (B[0]) + dy[u] * v_set1 (B[1]) +
-                                      dz[u] * v_set1 (B[2]);
-                                V e = dx[u] * v_set1 (E[0]) + dy[u] * v_set1 (E[1]) +
-                                      dz[u] * v_set1 (E[2]);
-                                V n2 = e * e + b * b;
-                                V cos2psi = v_select (m_gt (n2, zero), one, (e * e - b * b) / n2);
-
-                                kahn = v_set1 (NBS_K (0.5)) *
-                                       (one + c2sq - v_set1 (c->kahn) * cos2psi * (one - c2sq));
-                              }
-                            polar[u] = v_select (fresh, polar[u], kahn);
-                          }
-                      }
+                      NBS_FN (v_source) (c, src, kahn0, dx, dy, dz, qx, qy, qz, polar);
                       for (int step = 0; step < c->nsteps; step++)
                         NBS_FN (v_step) (&t, c->abc + 9 * step, qx, qy, qz, acc);
                     }
                 }
             }
         }
-
-      EACH (u)
-      {
-        const int n = count - (j0 + u * NBS_W) < NBS_W ? count - (j0 + u * NBS_W) : NBS_W;
-        /* the capture fraction is 1 without sensor layers */
-        V v = v_set1 (c->scale) * acc[u];
-
-        v = v * polar[u];
-        v = v * omega[u];
-        if (c->physical_bg != NBS_K (0.0))
-          v = v + v_set1 (c->scale * c->physical_bg) * polar[u] * omega[u];
-        if (n == NBS_W && stream)
-          v_stream_float (out + j0 + u * NBS_W, v);
-        else if (n > 0)
-          v_store_float (out + j0 + u * NBS_W, v, n);
-        for (int k = 0; k < NBS_OD; k++)
-          {
-            const int w = NBS_W / NBS_OD, m = n - k * w;
-
-            if (m > 0)
-              omega_lanes[u * NBS_OD + k] =
-                  od_add_first (omega_lanes[u * NBS_OD + k], od_part (osum[u], k), m < w ? m : w);
-          }
-      }
+      NBS_FN (v_store_pixels) (c, acc, polar, omega, osum, j0, count, stream, out, omega_lanes);
     }
   for (int k = 0; k < NBS_U * NBS_OD; k++)
     {
