@@ -475,9 +475,10 @@ extern "C"
  * GPU can run (see nb_params.backend).  Once per process; thread-safe. */
   void nb_cuda_warm_up (const nb_params *params);
 
-  /* nb_kernel_variant: the instruction set the single-precision kernel uses on
- * this CPU now ("avx512", "avx2" or "generic"); the environment variable
- * NB_KERNEL=generic|avx2|avx512 forces one (falling back when unsupported). */
+  /* nb_kernel_variant: the instruction set the fast kernels (single and double
+ * precision) use on this CPU now ("avx512", "avx2", "sse41" or "generic"); the
+ * environment variable NB_KERNEL=generic|sse41|avx2|avx512 forces one
+ * (falling back when unsupported). */
   const char *nb_kernel_variant (void);
 
   /* nb_plan_get_backend: where the plan's execute runs now: "cuda" or "cpu".
