@@ -32,7 +32,7 @@ export DEBIAN_FRONTEND=noninteractive
 PACKAGES=(gcc libc6-dev meson ninja-build pkg-config libglib2.0-dev libpng-dev python3-numpy
           libgtk-4-dev libepoxy-dev gobject-introspection libgirepository1.0-dev gir1.2-gtk-4.0
           python3-gi xvfb xauth desktop-file-utils appstream gettext clang valgrind
-          libccp4-dev locales-all clang-format)
+          libccp4-dev libcbf-dev libhdf5-dev locales-all clang-format)
 
 # The default scene: HIV-1 protease (PDB 1HPV) on a 1024 x 1024 detector.
 SCENE=(-hkl "$ROOT/data/1hpv_p1.hkl"
@@ -96,7 +96,7 @@ install_dependencies () {
 }
 
 configure_and_build () {
-  local options=(-Dtests=enabled -Dpng=enabled)
+  local options=(-Dtests=enabled -Dpng=enabled -Dcbf=enabled -Dhdf5=enabled)
   [ -n "${GOLDEN_DIR:-}" ] && options+=("-Dgolden_dir=$(realpath -m "$GOLDEN_DIR")")
   # Tests on a machine with nvcc must compile and link the CUDA backend: a toolkit that meson
   # cannot use is then an error, not a quietly CPU-only build.

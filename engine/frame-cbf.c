@@ -1,0 +1,538 @@
+/* frame-cbf.c: CBF frames through CBFlib (libcbf).
+ *
+ * The pixels are the first row of _array_data.data, decoded by CBFlib
+ * (byte-offset, packed, canonical, nibble-offset, predictor or none), and
+ * checked against the element count and dimensions its MIME header declares.
+ * The geometry comes from, in order:
+ *   the axis categories of a full imgCIF file (axis, diffrn_detector_axis,
+ *   array_structure_list_axis...), through CBFlib's detector and goniometer
+ *   objects: beam centre (cbf_get_beam_center: displacements from the centre
+ *   of pixel (0, 0), so half a pixel is added to reach its corner), distance,
+ *   pixel size, wavelength, the scan's rotation start and increment,
+ *   integration time and overload;
+ *   else the Pilatus (miniCBF) header text in _array_data.header_contents:
+ *   Pixel_size, Wavelength, Detector_distance, Beam_xy (pixels from pixel
+ *   (0, 0)'s corner, as dxtbx reads them), Start_angle, Angle_increment,
+ *   Exposure_time, Count_cutoff, Detector_2theta and the sensor thickness.
+ */
+#include "nb-frame-private.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define RTD (180.0 / M_PI)
+
+#ifdef NB_HAVE_CBF
+
+#include <cbflib/cbf.h>
+#include <cbflib/cbf_simple.h>
+
+static const char *
+cbf_message (int code)
+{
+  const char *m = cbf_strerror (code);
+
+  return m != NULL && m[0] != '\0' ? m : "unknown CBFlib error";
+}
+
+/* ---- the miniCBF header ---- */
+
+/* The header line that starts with "# @key" (then a blank, or ':' for
+ * Threshold_setting and friends); its text after the key in *@rest, the whole
+ * line (without "# ") quoted in @line (@size bytes).  0 when absent. */
+static int
+mini_line (const char *text, const char *key, const char **rest, char *line, size_t size)
+{
+  size_t keylen = strlen (key);
+
+  for (const char *p = text; p != NULL && *p != '\0'; p = strchr (p, '\n'), p = p ? p + 1 : NULL)
+    {
+      const char *q = p;
+
+      while (*q == ' ' || *q == '\t')
+        q++;
+      if (*q != '#')
+        continue;
+      q++;
+      while (*q == ' ' || *q == '\t')
+        q++;
+      if (strncasecmp (q, key, keylen) != 0)
+        continue;
+      if (q[keylen] != ' ' && q[keylen] != '\t' && q[keylen] != ':' && q[keylen] != '=')
+        continue;
+      *rest = q + keylen;
+      while (**rest == ' ' || **rest == '\t' || **rest == ':' || **rest == '=')
+        (*rest)++;
+      nb_frame_quote (p, strcspn (p, "\r\n"), line, size);
+      {
+        /* "# Key ..." with its leading blanks trimmed */
+        size_t lead = strspn (line, " \t");
+
+        memmove (line, line + lead, strlen (line + lead) + 1);
+      }
+      return 1;
+    }
+  return 0;
+}
+
+/* A number and its unit from @s ("0.21396 m", "75e-6 m", "174.0000 deg.");
+ * the unit word in @unit.  0 when @s does not start with a finite number. */
+static int
+mini_number (const char *s, double *v, char *unit, size_t size, const char **after)
+{
+  char *end;
+  size_t n;
+
+  while (*s == ' ' || *s == '\t' || *s == '(' || *s == ',')
+    s++;
+  *v = nb_frame_strtod (s, &end);
+  if (end == s || !isfinite (*v))
+    return 0;
+  s = end;
+  while (*s == ' ' || *s == '\t')
+    s++;
+  n = strcspn (s, " \t\r\n,()");
+  nb_frame_quote (s, n < size - 1 ? n : size - 1, unit, size);
+  if (after != NULL)
+    *after = s + n;
+  return 1;
+}
+
+/* Metres per @unit for a length ("m", "mm", "um", "micron"); 0 unknown. */
+static double
+length_unit (const char *unit)
+{
+  if (strcmp (unit, "m") == 0 || unit[0] == '\0')
+    return 1.0;
+  if (strcmp (unit, "mm") == 0)
+    return 1e-3;
+  if (strcmp (unit, "um") == 0 || strcmp (unit, "microns") == 0 || strcmp (unit, "micron") == 0)
+    return 1e-6;
+  return 0.0;
+}
+
+/* A header item "key number unit": NB_OK with *@found, or NB_ERR_PARSE
+ * naming the line when the number is missing, the unit unknown or the value
+ * out of range. */
+static nb_status
+mini_item (const nb_frame *frame,
+           const char *text,
+           const char *key,
+           int kind, /* 0 length (m), 1 angle (deg), 2 time (s), 3 wavelength (A) */
+           int positive,
+           double *v,
+           char *line,
+           size_t size,
+           int *found,
+           nb_error *err)
+{
+  const char *rest;
+  char unit[16];
+  double scale = 1.0;
+
+  *found = 0;
+  if (!mini_line (text, key, &rest, line, size))
+    return NB_OK;
+  if (!mini_number (rest, v, unit, sizeof unit, NULL))
+    return nb_error_set (err, NB_ERR_PARSE, "%s: miniCBF header '%s': no number after %s",
+                         frame->path, line, key);
+  switch (kind)
+    {
+      case 0:
+        scale = length_unit (unit);
+        break;
+      case 1:
+        scale = strncmp (unit, "deg", 3) == 0 || unit[0] == '\0' ? 1.0 / RTD
+                : strcmp (unit, "rad") == 0                      ? 1.0
+                                                                 : 0.0;
+        break;
+      case 2:
+        scale = strcmp (unit, "s") == 0 || unit[0] == '\0' ? 1.0 : 0.0;
+        break;
+      case 3:
+        scale = strcmp (unit, "A") == 0 || unit[0] == '\0' ? 1e-10
+                : strcmp (unit, "nm") == 0                 ? 1e-9
+                                                           : 0.0;
+        break;
+    }
+  if (scale == 0.0)
+    return nb_error_set (err, NB_ERR_PARSE, "%s: miniCBF header '%s': unknown unit '%s'",
+                         frame->path, line, unit);
+  if ((positive && !(*v > 0)) || (!positive && kind != 1 && *v < 0))
+    return nb_error_set (err, NB_ERR_PARSE, "%s: miniCBF header '%s': %s %s", frame->path, line,
+                         key, positive ? "must be positive" : "must not be negative");
+  *v *= scale;
+  *found = 1;
+  return NB_OK;
+}
+
+static nb_status
+mini_geometry (nb_frame *frame, const char *text, nb_error *err)
+{
+  static const struct
+  {
+    const char *key;
+    int kind, positive;
+    nb_frame_item item;
+  } items[] = {
+    { "Wavelength", 3, 1, NB_FRAME_WAVELENGTH },  { "Detector_distance", 0, 1, NB_FRAME_DISTANCE },
+    { "Start_angle", 1, 0, NB_FRAME_PHI_START },  { "Angle_increment", 1, 0, NB_FRAME_OSCILLATION },
+    { "Exposure_time", 2, 0, NB_FRAME_EXPOSURE }, { "Detector_2theta", 1, 0, NB_FRAME_TWOTHETA },
+  };
+  char line[NB_FRAME_SOURCE_MAX - 32], unit[16];
+  const char *rest;
+  double v, px_f = NAN, px_s = NAN;
+  int found;
+  nb_status st;
+
+  for (size_t i = 0; i < sizeof items / sizeof items[0]; i++)
+    {
+      if ((st = mini_item (frame, text, items[i].key, items[i].kind, items[i].positive, &v, line,
+                           sizeof line, &found, err)) != NB_OK)
+        return st;
+      if (found)
+        nb_frame_set_item (frame, items[i].item, fabs (v) == 0.0 ? 0.0 : v,
+                           "the miniCBF header '%s'", line);
+    }
+  if (frame->item[NB_FRAME_OSCILLATION].have && frame->item[NB_FRAME_OSCILLATION].value < 0)
+    return nb_error_set (err, NB_ERR_PARSE,
+                         "%s: miniCBF header: Angle_increment %g deg (allowed: >= 0)", frame->path,
+                         frame->item[NB_FRAME_OSCILLATION].value * RTD);
+
+  /* "# Pixel_size 75e-6 m x 75e-6 m" */
+  if (mini_line (text, "Pixel_size", &rest, line, sizeof line))
+    {
+      const char *after;
+      double s1, s2;
+
+      if (!mini_number (rest, &px_f, unit, sizeof unit, &after) || !(s1 = length_unit (unit)))
+        return nb_error_set (err, NB_ERR_PARSE,
+                             "%s: miniCBF header '%s': not a pixel size (number and unit)",
+                             frame->path, line);
+      while (*after == ' ' || *after == 'x' || *after == 'X' || *after == '*')
+        after++;
+      if (mini_number (after, &px_s, unit, sizeof unit, NULL) && (s2 = length_unit (unit)) > 0)
+        px_s *= s2;
+      else
+        px_s = px_f * s1;
+      px_f *= s1;
+      if (!(px_f > 0) || !(px_s > 0) || px_f > 0.1 || px_s > 0.1)
+        return nb_error_set (err, NB_ERR_PARSE,
+                             "%s: miniCBF header '%s': pixel size out of range (0 to 0.1 m)",
+                             frame->path, line);
+      if (fabs (px_f - px_s) > 1e-6 * px_f)
+        return nb_error_set (err, NB_ERR_PARSE,
+                             "%s: miniCBF header '%s': rectangular pixels are not supported",
+                             frame->path, line);
+      nb_frame_set_item (frame, NB_FRAME_PIXEL_SIZE, px_f, "the miniCBF header '%s'", line);
+    }
+
+  /* "# Beam_xy (2216.06, 2300.41) pixels" */
+  if (mini_line (text, "Beam_xy", &rest, line, sizeof line))
+    {
+      const char *after;
+      char unit2[16];
+      double x, y;
+
+      if (!mini_number (rest, &x, unit, sizeof unit, &after) ||
+          !mini_number (after, &y, unit2, sizeof unit2, NULL))
+        return nb_error_set (err, NB_ERR_PARSE, "%s: miniCBF header '%s': not two numbers",
+                             frame->path, line);
+      if (!(px_f > 0))
+        return nb_error_set (err, NB_ERR_PARSE,
+                             "%s: miniCBF header '%s' is in pixels, but there is no Pixel_size",
+                             frame->path, line);
+      nb_frame_set_item (frame, NB_FRAME_BEAM_F, x * px_f, "the miniCBF header '%s'", line);
+      nb_frame_set_item (frame, NB_FRAME_BEAM_S, y * px_s, "the miniCBF header '%s'", line);
+    }
+
+  /* "# Silicon sensor, thickness 0.000450 m" */
+  for (const char *p = text; (p = strstr (p, "thickness")) != NULL; p++)
+    {
+      const char *start = p, *end;
+
+      while (start > text && start[-1] != '\n')
+        start--;
+      end = p + strcspn (p, "\r\n");
+      if (*start != '#' || strstr (start, "sensor") == NULL || strstr (start, "sensor") > end)
+        continue;
+      nb_frame_quote (start + 1, (size_t) (end - start - 1), line, sizeof line);
+      memmove (line, line + strspn (line, " "), strlen (line + strspn (line, " ")) + 1);
+      if (mini_number (p + 9, &v, unit, sizeof unit, NULL) && length_unit (unit) > 0 && v >= 0)
+        nb_frame_set_item (frame, NB_FRAME_THICKNESS, v * length_unit (unit),
+                           "the miniCBF header '%s'", line);
+      break;
+    }
+
+  /* "# Count_cutoff 65535 counts" */
+  if (mini_line (text, "Count_cutoff", &rest, line, sizeof line))
+    {
+      if (!mini_number (rest, &v, unit, sizeof unit, NULL) || !(v >= 1))
+        return nb_error_set (err, NB_ERR_PARSE, "%s: miniCBF header '%s': not a positive count",
+                             frame->path, line);
+      frame->count_cutoff = v > INT32_MAX ? 0 : (int64_t) ceil (v);
+    }
+  return NB_OK;
+}
+
+/* ---- full imgCIF ---- */
+
+static int
+has_category (cbf_handle h, const char *name)
+{
+  return cbf_rewind_datablock (h) == 0 && cbf_find_category (h, name) == 0;
+}
+
+static nb_status
+full_geometry (nb_frame *frame, cbf_handle h, nb_error *err)
+{
+  cbf_detector det = NULL;
+  cbf_goniometer gon = NULL;
+  double v, index_f, index_s, centre_f, centre_s, px_f, px_s, start, increment;
+  unsigned int overload_flag = 0;
+  int e;
+
+  if ((e = cbf_get_wavelength (h, &v)) == 0 && v > 0 && isfinite (v))
+    nb_frame_set_item (frame, NB_FRAME_WAVELENGTH, v * 1e-10,
+                       "the CBF category diffrn_radiation_wavelength (%.10g A)", v);
+  if ((e = cbf_get_integration_time (h, 0, &v)) == 0 && v >= 0 && isfinite (v))
+    nb_frame_set_item (frame, NB_FRAME_EXPOSURE, v,
+                       "the CBF category diffrn_scan_frame (integration time %.10g s)", v);
+  {
+    double overload = 0;
+
+    if (cbf_get_overload (h, 0, &overload) == 0 && overload >= 1 && overload <= INT32_MAX)
+      frame->count_cutoff = (int64_t) ceil (overload);
+    (void) overload_flag;
+  }
+
+  if ((e = cbf_construct_detector (h, &det, 0)) != 0)
+    return nb_error_set (err, NB_ERR_PARSE,
+                         "%s: the CBF axis categories do not describe a detector (CBFlib: %s)",
+                         frame->path, cbf_message (e));
+  if ((e = cbf_get_pixel_size_fs (h, 0, 1, &px_f)) != 0 ||
+      (e = cbf_get_pixel_size_fs (h, 0, 2, &px_s)) != 0)
+    {
+      /* array_element_size missing: the detector's own axis increments */
+      if ((e = cbf_get_inferred_pixel_size_fs (det, 1, &px_f)) != 0 ||
+          (e = cbf_get_inferred_pixel_size_fs (det, 2, &px_s)) != 0)
+        {
+          cbf_free_detector (det);
+          return nb_error_set (err, NB_ERR_PARSE, "%s: CBF: no pixel size (CBFlib: %s)",
+                               frame->path, cbf_message (e));
+        }
+    }
+  /* both in mm: CBFlib converts array_element_size's metres */
+  px_f = fabs (px_f);
+  px_s = fabs (px_s);
+  if (!(px_f > 0) || !(px_f < 100) || fabs (px_f - px_s) > 1e-6 * px_f)
+    {
+      cbf_free_detector (det);
+      return nb_error_set (err, NB_ERR_PARSE,
+                           "%s: CBF pixel size %g x %g mm (square pixels of up to 100 mm only)",
+                           frame->path, px_f, px_s);
+    }
+  nb_frame_set_item (frame, NB_FRAME_PIXEL_SIZE, px_f * 1e-3,
+                     "the CBF category array_element_size / detector axes (%.10g mm)", px_f);
+  if ((e = cbf_get_detector_distance (det, &v)) == 0 && v > 0 && isfinite (v))
+    nb_frame_set_item (frame, NB_FRAME_DISTANCE, v * 1e-3,
+                       "the CBF detector axes (cbf_get_detector_distance %.10g mm)", v);
+  if ((e = cbf_get_beam_center_fs (det, &index_f, &index_s, &centre_f, &centre_s)) == 0 &&
+      isfinite (index_f) && isfinite (index_s))
+    {
+      nb_frame_set_item (frame, NB_FRAME_BEAM_F, (index_f + 0.5) * px_f * 1e-3,
+                         "the CBF detector axes (cbf_get_beam_center: pixel index %.10g, %.10g "
+                         "from pixel (0, 0)'s centre)",
+                         index_f, index_s);
+      nb_frame_set_item (frame, NB_FRAME_BEAM_S, (index_s + 0.5) * px_s * 1e-3, "%s",
+                         frame->item[NB_FRAME_BEAM_F].source);
+    }
+  cbf_free_detector (det);
+
+  if (cbf_construct_goniometer (h, &gon) == 0)
+    {
+      if (cbf_get_rotation_range (gon, 0, &start, &increment) == 0 && isfinite (start) &&
+          isfinite (increment))
+        {
+          nb_frame_set_item (frame, NB_FRAME_PHI_START, start / RTD,
+                             "the CBF goniometer axes (rotation start %.10g deg)", start);
+          nb_frame_set_item (frame, NB_FRAME_OSCILLATION, fabs (increment) / RTD,
+                             "the CBF goniometer axes (rotation increment %.10g deg)", increment);
+        }
+      cbf_free_goniometer (gon);
+    }
+  return NB_OK;
+}
+
+/* ---- reading ---- */
+
+static nb_status
+read_pixels (nb_frame *frame, cbf_handle h, unsigned flags, nb_error *err)
+{
+  unsigned int compression = 0;
+  int id = 0, elsigned = 0, elunsigned = 0, minelem = 0, maxelem = 0, e;
+  size_t elsize = 0, nelem = 0, dimf = 0, dimm = 0, dims = 0, padding = 0, nread = 0, n;
+  const char *byteorder = NULL;
+
+  if ((e = cbf_rewind_datablock (h)) != 0 || (e = cbf_find_category (h, "array_data")) != 0 ||
+      (e = cbf_find_column (h, "data")) != 0 || (e = cbf_rewind_row (h)) != 0)
+    return nb_error_set (err, NB_ERR_PARSE, "%s: CBF without _array_data.data (CBFlib: %s)",
+                         frame->path, cbf_message (e));
+  e = cbf_get_integerarrayparameters_wdims_fs (h, &compression, &id, &elsize, &elsigned,
+                                               &elunsigned, &nelem, &minelem, &maxelem, &byteorder,
+                                               &dimf, &dimm, &dims, &padding);
+  if (e != 0)
+    {
+      double *ignored = NULL;
+      int real = cbf_get_realarrayparameters (h, &compression, &id, &elsize, &nelem) == 0;
+
+      (void) ignored;
+      if (real)
+        return nb_error_set (err, NB_ERR_PARSE,
+                             "%s: CBF pixels are floating-point, not counts (%zu-byte reals)",
+                             frame->path, elsize);
+      return nb_error_set (err, NB_ERR_PARSE,
+                           "%s: CBF binary section unreadable: unknown compression or a "
+                           "malformed MIME header (CBFlib: %s)",
+                           frame->path, cbf_message (e));
+    }
+  if (elsize != 1 && elsize != 2 && elsize != 4)
+    return nb_error_set (err, NB_ERR_PARSE, "%s: CBF pixels of %zu bytes (1, 2 or 4 are read)",
+                         frame->path, elsize);
+  snprintf (frame->element_type, sizeof frame->element_type, "%s %zu-bit",
+            elsigned ? "signed" : "unsigned", elsize * 8);
+  /* a 2-D array has its slow dimension in the middle place */
+  if (dims <= 1 && dimm > 0)
+    {
+      dims = dimm;
+      dimm = 1;
+    }
+  if (dimm > 1)
+    return nb_error_set (err, NB_ERR_PARSE, "%s: CBF array of %zu x %zu x %zu: not one 2-D frame",
+                         frame->path, dimf, dimm, dims);
+  if (dimf == 0 || dims == 0 || dimf > 65536 || dims > 65536)
+    return nb_error_set (err, NB_ERR_PARSE,
+                         "%s: CBF dimensions %zu x %zu (fast x slow; 1 to 65536 each, both "
+                         "given by X-Binary-Size-Fastest-Dimension and -Second-Dimension)",
+                         frame->path, dimf, dims);
+  n = dimf * dims;
+  if (nelem != n)
+    return nb_error_set (err, NB_ERR_PARSE,
+                         "%s: wrong size: X-Binary-Number-of-Elements %zu is not %zu x %zu",
+                         frame->path, nelem, dimf, dims);
+  frame->fpixels = (int) dimf;
+  frame->spixels = (int) dims;
+  if (flags & NB_FRAME_HEADER_ONLY)
+    return NB_OK;
+
+  {
+    nb_status st = nb_frame_alloc_pixels (frame, err);
+
+    if (st != NB_OK)
+      return st;
+  }
+  /* signed and 8/16-bit data come as int32; unsigned 32-bit as uint32, in the same buffer */
+  e = cbf_get_integerarray (h, &id, frame->counts, 4, elsigned || elsize < 4, n, &nread);
+  if (e != 0 || nread != n)
+    {
+      if (e == 0 || e == CBF_ENDOFDATA || e == CBF_FILEREAD)
+        return nb_error_set (
+            err, NB_ERR_PARSE, "%s: truncated or corrupt CBF data: %zu of %zu pixels decoded%s%s",
+            frame->path, nread, n, e ? " (CBFlib: " : "", e ? cbf_message (e) : "");
+      return nb_error_set (err, NB_ERR_PARSE,
+                           "%s: CBF pixel data could not be decoded (compression 0x%x; CBFlib: %s)",
+                           frame->path, compression, cbf_message (e));
+    }
+  if (!elsigned && elsize == 4)
+    for (size_t i = 0; i < n; i++)
+      if ((uint32_t) frame->counts[i] > INT32_MAX)
+        {
+          frame->mask[i] = NB_PIXEL_MASKED;
+          frame->counts[i] = INT32_MAX;
+        }
+  nb_frame_classify (frame);
+  return NB_OK;
+}
+
+nb_status
+nb_frame_read_cbf (const char *path, unsigned flags, nb_frame *frame, nb_error *err)
+{
+  cbf_handle h = NULL;
+  FILE *fp;
+  nb_status st = NB_OK;
+  int e;
+
+  frame->format = NB_FRAME_MINICBF;
+  if ((e = cbf_make_handle (&h)) != 0)
+    return nb_error_set (err, NB_ERR_NOMEM, "%s: CBFlib: %s", path, cbf_message (e));
+  fp = fopen (path, "rb");
+  if (fp == NULL)
+    {
+      int en = errno;
+
+      cbf_free_handle (h);
+      return nb_error_set (err, NB_ERR_IO, "cannot open %s: %s", path, strerror (en));
+    }
+  /* CBFlib owns the stream from here and closes it with the handle */
+  e = cbf_read_widefile (h, fp, MSG_DIGEST);
+  if (e != 0)
+    {
+      st = nb_error_set (err, NB_ERR_PARSE, "%s: not a readable CBF file (CBFlib: %s)", path,
+                         cbf_message (e));
+      goto out;
+    }
+
+  if (has_category (h, "axis") && has_category (h, "diffrn_detector_element"))
+    {
+      frame->format = NB_FRAME_CBF;
+      if ((st = full_geometry (frame, h, err)) != NB_OK)
+        goto out;
+    }
+  else if (has_category (h, "array_data") && cbf_find_column (h, "header_contents") == 0 &&
+           cbf_rewind_row (h) == 0)
+    {
+      const char *text = NULL;
+
+      if ((e = cbf_get_value (h, &text)) != 0 || text == NULL)
+        {
+          st = nb_error_set (err, NB_ERR_PARSE,
+                             "%s: unreadable _array_data.header_contents (CBFlib: %s)", path,
+                             cbf_message (e));
+          goto out;
+        }
+      if ((frame->header = strdup (text)) == NULL)
+        {
+          st = nb_error_set (err, NB_ERR_NOMEM, "out of memory reading %s", path);
+          goto out;
+        }
+      if ((st = mini_geometry (frame, frame->header, err)) != NB_OK)
+        goto out;
+    }
+  else
+    frame->format = NB_FRAME_CBF; /* no geometry at all: the pixels alone */
+
+  st = read_pixels (frame, h, flags, err);
+
+out:
+  cbf_free_handle (h);
+  return st;
+}
+
+#else /* !NB_HAVE_CBF */
+
+nb_status
+nb_frame_read_cbf (const char *path, unsigned flags, nb_frame *frame, nb_error *err)
+{
+  (void) flags;
+  (void) frame;
+  return nb_error_set (err, NB_ERR_UNSUPPORTED,
+                       "%s: a CBF file, but this build has no CBFlib (reconfigure with "
+                       "-Dcbf=enabled; Debian libcbf-dev)",
+                       path);
+}
+
+#endif
