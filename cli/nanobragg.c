@@ -5,6 +5,7 @@
  * side of safety, are listed in the --help text.
  */
 #include "nanobragg.h"
+#include "nb-frame.h"
 #include "nb-io.h"
 
 #include <errno.h>
@@ -61,6 +62,10 @@ static const char usage_text[] =
     "\t\t\tof the detector's distance ratio (Q-2), and -misset_seed/-twotheta_axis also\n"
     "\t\t\tsetting misset angles/two-theta (Q-29/Q-30)\n"
     "\t-stats\t\tprint the plan's cache counters\n"
+    "\t-frame FILE\tadopt a measured frame's geometry (SMV, CBF or NeXus/HDF5 header:\n"
+    "\t\t\twavelength, distance, beam centre, pixel size and count, phi, oscillation),\n"
+    "\t\t\tprinting where each value came from; the other flags apply on top (and\n"
+    "\t\t\t-img after it); -frame_index N picks a frame of a NeXus series\n"
     "\t-memory_budget MB\tmost memory one run may plan for (default: half of the physical\n"
     "\t\t\tmemory); a detector, structure-factor grid or sampling that needs more is\n"
     "\t\t\trefused before anything is allocated (exit 1)\n"
@@ -95,6 +100,13 @@ report (const nb_error *err, int invalid_is_usage)
 {
   fprintf (stderr, "nanobragg: %s\n", err->message[0] ? err->message : nb_status_name (err->code));
   return err->code == NB_ERR_USAGE || (invalid_is_usage && err->code == NB_ERR_INVALID) ? 2 : 1;
+}
+
+/* A -frame file that cannot be read is a failure (exit 1), as -img's. */
+static int
+report_error (const nb_error *err)
+{
+  return report (err, 0);
 }
 
 typedef struct
@@ -145,6 +157,9 @@ same_file (const char *a, const char *b)
   return same;
 }
 
+/* -frame's file, an input like -img's (its geometry is already in the parameters). */
+static const char *frame_input;
+
 /* The outputs this run will write must be distinct files, none of them an
  * input (nanoBragg would overwrite an HKL file given as -intfile), each in an
  * existing folder; checked before anything is computed.  Returns the exit
@@ -152,7 +167,7 @@ same_file (const char *a, const char *b)
 static int
 check_outputs (const nb_params *p, nb_error *err)
 {
-  named_file out[5], in[7];
+  named_file out[5], in[8];
   int n_out = 0, n_in = 0;
 
   out[n_out++] = (named_file){ "-floatfile", p->floatfile };
@@ -170,6 +185,7 @@ check_outputs (const nb_params *p, nb_error *err)
   in[n_in++] = (named_file){ "-sourcefile", p->source_file };
   in[n_in++] = (named_file){ "-img", p->img_file };
   in[n_in++] = (named_file){ "-mask", p->mask_file };
+  in[n_in++] = (named_file){ "-frame", frame_input };
 
   for (int i = 0; i < n_out; i++)
     {
@@ -347,7 +363,80 @@ main (int argc, char **argv)
     }
 
   nb_params_init (&params);
-  st = nb_params_parse_argv (&params, argc, (const char *const *) argv, &err);
+  /* -frame: the measured frame's geometry first, every other flag on top */
+  {
+    const char *frame_path = NULL, **rest = calloc ((size_t) argc + 1, sizeof *rest);
+    long frame_index = 0;
+    int n_rest = 0;
+
+    if (rest == NULL)
+      {
+        fputs ("nanobragg: out of memory\n", stderr);
+        return 1;
+      }
+    for (int i = 0; i < argc; i++)
+      {
+        if (i > 0 && (strcmp (argv[i], "-frame") == 0 || strcmp (argv[i], "-frame_index") == 0))
+          {
+            char *end;
+
+            if (i + 1 >= argc)
+              {
+                fprintf (stderr, "nanobragg: %s needs a value\n", argv[i]);
+                free (rest);
+                return 2;
+              }
+            if (argv[i][6] == '\0')
+              frame_path = argv[++i];
+            else
+              {
+                errno = 0;
+                frame_index = strtol (argv[i + 1], &end, 10);
+                if (end == argv[i + 1] || *end != '\0' || errno != 0 || frame_index < 0 ||
+                    frame_index > 1000000000L)
+                  {
+                    fprintf (stderr, "nanobragg: -frame_index %s: not a frame number (0 or more)\n",
+                             argv[i + 1]);
+                    free (rest);
+                    return 2;
+                  }
+                i++;
+              }
+            continue;
+          }
+        rest[n_rest++] = argv[i];
+      }
+    frame_input = frame_path;
+    if (frame_path != NULL)
+      {
+        nb_frame frame;
+        char *report = NULL;
+
+        if ((st = nb_frame_read (frame_path, (int) frame_index, NB_FRAME_HEADER_ONLY, &frame,
+                                 &err)) == NB_OK)
+          {
+            st = nb_frame_apply_geometry (&frame, &params, &report, &err);
+            nb_frame_clear (&frame);
+          }
+        if (st != NB_OK)
+          {
+            free (rest);
+            nb_params_clear (&params);
+            return report_error (&err);
+          }
+        fputs (report, stdout);
+        free (report);
+      }
+    else if (frame_index != 0)
+      {
+        fputs ("nanobragg: -frame_index without -frame\n", stderr);
+        free (rest);
+        nb_params_clear (&params);
+        return 2;
+      }
+    st = nb_params_parse_argv (&params, n_rest, rest, &err);
+    free (rest);
+  }
   if (st == NB_OK)
     st = nb_params_validate (&params, &err);
   if (st != NB_OK)

@@ -370,6 +370,30 @@ full_geometry (nb_frame *frame, cbf_handle h, nb_error *err)
 
 /* ---- reading ---- */
 
+static const char *
+compression_name (unsigned int compression)
+{
+  switch (compression & CBF_COMPRESSION_MASK)
+    {
+      case CBF_NONE:
+        return "none";
+      case CBF_CANONICAL:
+        return "canonical";
+      case CBF_PACKED:
+        return "packed";
+      case CBF_PACKED_V2:
+        return "packed v2";
+      case CBF_BYTE_OFFSET:
+        return "byte offset";
+      case CBF_NIBBLE_OFFSET:
+        return "nibble offset";
+      case CBF_PREDICTOR:
+        return "predictor";
+      default:
+        return "unknown";
+    }
+}
+
 static nb_status
 read_pixels (nb_frame *frame, cbf_handle h, unsigned flags, nb_error *err)
 {
@@ -438,15 +462,12 @@ read_pixels (nb_frame *frame, cbf_handle h, unsigned flags, nb_error *err)
   /* signed and 8/16-bit data come as int32; unsigned 32-bit as uint32, in the same buffer */
   e = cbf_get_integerarray (h, &id, frame->counts, 4, elsigned || elsize < 4, n, &nread);
   if (e != 0 || nread != n)
-    {
-      if (e == 0 || e == CBF_ENDOFDATA || e == CBF_FILEREAD)
-        return nb_error_set (
-            err, NB_ERR_PARSE, "%s: truncated or corrupt CBF data: %zu of %zu pixels decoded%s%s",
-            frame->path, nread, n, e ? " (CBFlib: " : "", e ? cbf_message (e) : "");
-      return nb_error_set (err, NB_ERR_PARSE,
-                           "%s: CBF pixel data could not be decoded (compression 0x%x; CBFlib: %s)",
-                           frame->path, compression, cbf_message (e));
-    }
+    return nb_error_set (err, NB_ERR_PARSE,
+                         "%s: CBF data could not be decoded: %zu of %zu pixels (compression %s; "
+                         "CBFlib: %s): truncated or corrupt, or a compression CBFlib does not "
+                         "know",
+                         frame->path, nread, n, compression_name (compression),
+                         e ? cbf_message (e) : "too few elements");
   if (!elsigned && elsize == 4)
     for (size_t i = 0; i < n; i++)
       if ((uint32_t) frame->counts[i] > INT32_MAX)
@@ -462,27 +483,43 @@ nb_status
 nb_frame_read_cbf (const char *path, unsigned flags, nb_frame *frame, nb_error *err)
 {
   cbf_handle h = NULL;
-  FILE *fp;
+  FILE *fp, *log;
+  char *log_text = NULL;
+  size_t log_len = 0;
   nb_status st = NB_OK;
   int e;
 
   frame->format = NB_FRAME_MINICBF;
   if ((e = cbf_make_handle (&h)) != 0)
     return nb_error_set (err, NB_ERR_NOMEM, "%s: CBFlib: %s", path, cbf_message (e));
+  /* CBFlib logs its parser's complaints to stderr; the engine never prints, so they go to
+   * memory, and the first becomes part of the message */
+  log = open_memstream (&log_text, &log_len);
+  cbf_set_cbf_logfile (h, log);
   fp = fopen (path, "rb");
   if (fp == NULL)
     {
       int en = errno;
 
-      cbf_free_handle (h);
-      return nb_error_set (err, NB_ERR_IO, "cannot open %s: %s", path, strerror (en));
+      st = nb_error_set (err, NB_ERR_IO, "cannot open %s: %s", path, strerror (en));
+      goto out;
     }
   /* CBFlib owns the stream from here and closes it with the handle */
   e = cbf_read_widefile (h, fp, MSG_DIGEST);
   if (e != 0)
     {
-      st = nb_error_set (err, NB_ERR_PARSE, "%s: not a readable CBF file (CBFlib: %s)", path,
-                         cbf_message (e));
+      char said[160] = "";
+
+      if (log != NULL && fflush (log) == 0 && log_text != NULL)
+        {
+          const char *t = log_text;
+
+          if (strncmp (t, "CBFlib: ", 8) == 0)
+            t += 8;
+          nb_frame_quote (t, strcspn (t, "\n"), said, sizeof said);
+        }
+      st = nb_error_set (err, NB_ERR_PARSE, "%s: not a readable CBF file (CBFlib: %s%s%s)", path,
+                         cbf_message (e), said[0] ? ": " : "", said);
       goto out;
     }
 
@@ -519,6 +556,9 @@ nb_frame_read_cbf (const char *path, unsigned flags, nb_frame *frame, nb_error *
 
 out:
   cbf_free_handle (h);
+  if (log != NULL)
+    fclose (log);
+  free (log_text);
   return st;
 }
 

@@ -517,9 +517,11 @@ nx_open_frame (nx_ctx *c, int index, hid_t *d, hsize_t *at, char *name, size_t n
       *d = H5Dopen2 (c->file, name, c->dapl);
       if (*d < 0)
         {
+          /* libhdf5's message first: the next call clears its error stack */
+          h5_message (why);
           nx_link_target (c, name, target, sizeof target);
           return nb_error_set (c->err, NB_ERR_PARSE, "%s: cannot open %s%s: %s", c->path, name,
-                               target, h5_message (why));
+                               target, why);
         }
       space = H5Dget_space (*d);
       rank = space >= 0 ? H5Sget_simple_extent_ndims (space) : -1;

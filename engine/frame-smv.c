@@ -290,10 +290,15 @@ nb_frame_read_smv (const char *path, FILE *fp, unsigned flags, nb_frame *frame, 
 
     v = nb_frame_strtod (first + 15, &end);
     if (end == first + 15 || !(v >= 16 && v <= (double) st_file.st_size) || v > 1 << 20)
-      return nb_error_set (err, NB_ERR_PARSE,
-                           "%s:2: HEADER_BYTES=%.40s is not a header size within the file "
-                           "(%lld bytes)",
-                           path, first + 15, (long long) st_file.st_size);
+      {
+        char raw[48];
+
+        smv_raw (first + 15, raw, sizeof raw);
+        return nb_error_set (err, NB_ERR_PARSE,
+                             "%s:2: HEADER_BYTES=%s is not a header size within the file "
+                             "(%lld bytes)",
+                             path, raw, (long long) st_file.st_size);
+      }
     header_bytes = (size_t) v;
   }
   frame->header = malloc (header_bytes + 1);
@@ -377,7 +382,7 @@ nb_frame_read_smv (const char *path, FILE *fp, unsigned flags, nb_frame *frame, 
 
       return nb_error_set (err, NB_ERR_PARSE,
                            "%s: %s: SIZE1=%d x SIZE2=%d pixels of TYPE %s need %zu bytes after "
-                           "the %zu-byte header, the file has %lld",
+                           "HEADER_BYTES=%zu, the file has %lld",
                            path, have < (long long) data_bytes ? "truncated" : "wrong size",
                            frame->fpixels, frame->spixels, frame->element_type, data_bytes,
                            header_bytes, have);

@@ -507,11 +507,13 @@ nb_frame_apply_geometry (const nb_frame *f, nb_params *p, char **report, nb_erro
         text_printf (&b, "sensor thickness %.10g mm from %s: not applied\n",
                      it[NB_FRAME_THICKNESS].value * 1e3, it[NB_FRAME_THICKNESS].source);
       if (f->count_cutoff > 0)
-        text_printf (&b, "count cutoff %lld: %ld pixels overloaded", (long long) f->count_cutoff,
-                     f->n_overload);
+        text_printf (&b, "count cutoff %lld", (long long) f->count_cutoff);
       else
         text_printf (&b, "count cutoff: none given");
-      text_printf (&b, "; %ld pixels masked\n", f->n_masked);
+      if (f->mask != NULL)
+        text_printf (&b, "; %ld pixels overloaded, %ld masked\n", f->n_overload, f->n_masked);
+      else
+        text_printf (&b, " (pixels not read)\n");
       if (b.nomem)
         {
           free (b.text);
