@@ -4,7 +4,8 @@
 # usage: bash build-aux/fuzz.sh [TARGET...]
 #   Configures build-fuzz (CC=clang, coverage for libFuzzer on every object) and runs meson's
 #   suite 'fuzz': each target (all, or those named: argv hkl fdump matrix stol sourcefile smv
-#   png-args) for FUZZ_SECONDS seconds, one after the other, one core each.
+#   frame-smv frame-cbf frame-nexus png-args) for FUZZ_SECONDS seconds, one after the other,
+#   one core each.
 #
 #   bash build-aux/fuzz.sh --run FUZZER CORPUS REGRESSIONS
 #   What each test of the suite runs: first the regression inputs, then FUZZER for

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #define RTD (180.0 / M_PI)
 
@@ -452,6 +453,16 @@ read_pixels (nb_frame *frame, cbf_handle h, unsigned flags, nb_error *err)
   frame->spixels = (int) dims;
   if (flags & NB_FRAME_HEADER_ONLY)
     return NB_OK;
+  {
+    /* no compression CBFlib knows packs 64 elements into a byte: a header claiming more is
+     * wrong, and is refused before its pixels are allocated */
+    struct stat st_file;
+
+    if (stat (frame->path, &st_file) == 0 && (double) n > 64.0 * (double) st_file.st_size + 4096)
+      return nb_error_set (err, NB_ERR_PARSE,
+                           "%s: wrong size: %zu x %zu pixels cannot fit in a file of %lld bytes",
+                           frame->path, dimf, dims, (long long) st_file.st_size);
+  }
 
   {
     nb_status st = nb_frame_alloc_pixels (frame, err);

@@ -118,11 +118,19 @@ frame_pixels (nb_frame *frame, int fpixels, int spixels, const char *what, nb_er
   return NB_OK;
 }
 
+/* The largest frame nb_frame_read_limited() was asked to read on this thread. */
+static _Thread_local size_t read_limit;
+
 nb_status
 nb_frame_alloc_pixels (nb_frame *frame, nb_error *err)
 {
-  return frame_pixels (frame, frame->fpixels, frame->spixels,
-                       frame->path != NULL ? frame->path : "frame", err);
+  const char *what = frame->path != NULL ? frame->path : "frame";
+
+  if (read_limit > 0 && (size_t) frame->fpixels * (size_t) frame->spixels > read_limit)
+    return nb_error_set (err, NB_ERR_NOMEM,
+                         "%s: %d x %d pixels, more than the %zu this reader may hold", what,
+                         frame->fpixels, frame->spixels, read_limit);
+  return frame_pixels (frame, frame->fpixels, frame->spixels, what, err);
 }
 
 nb_status
@@ -228,6 +236,13 @@ is_cbf (const char *head, size_t n)
 nb_status
 nb_frame_read (const char *path, int index, unsigned flags, nb_frame *frame, nb_error *err)
 {
+  return nb_frame_read_limited (path, index, flags, NB_FRAME_MAX_PIXELS, frame, err);
+}
+
+nb_status
+nb_frame_read_limited (
+    const char *path, int index, unsigned flags, size_t max_pixels, nb_frame *frame, nb_error *err)
+{
   char head[256], shown[40];
   FILE *fp;
   size_t n;
@@ -244,6 +259,7 @@ nb_frame_read (const char *path, int index, unsigned flags, nb_frame *frame, nb_
   if ((frame->path = strdup (path)) == NULL)
     return nb_error_set (err, NB_ERR_NOMEM, "out of memory");
   frame->n_frames = 1;
+  read_limit = max_pixels;
 
   fp = fopen (path, "rb");
   if (fp == NULL)

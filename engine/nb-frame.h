@@ -116,11 +116,27 @@ extern "C"
    * filters this libhdf5 has.  Errors (one line naming @path and the reason):
    * NB_ERR_IO (cannot open/read), NB_ERR_PARSE (not a frame format, a
    * malformed or inconsistent header, truncated or surplus pixel data, an
-   * unknown pixel type or compression, index out of range), NB_ERR_NOMEM,
-   * NB_ERR_UNSUPPORTED (CBF or NeXus in a build without CBFlib or libhdf5).
+   * unknown pixel type or compression, index out of range), NB_ERR_NOMEM (also
+   * a frame of more than NB_FRAME_MAX_PIXELS), NB_ERR_UNSUPPORTED (CBF or
+   * NeXus in a build without CBFlib or libhdf5).
    * Free with nb_frame_clear(). */
   nb_status
   nb_frame_read (const char *path, int index, unsigned flags, nb_frame *frame, nb_error *err);
+
+  /* The most pixels nb_frame_read() holds: 2^28, 1.3 GB of counts and mask
+   * (today's largest detectors have 18 to 32 million). */
+#define NB_FRAME_MAX_PIXELS ((size_t) 1 << 28)
+
+  /* nb_frame_read_limited: nb_frame_read() refusing frames of more than
+   * @max_pixels pixels (0: no limit but the 65536 per axis) with
+   * NB_ERR_NOMEM before anything is allocated: a header may claim any size,
+   * and a compressed file can be tiny. */
+  nb_status nb_frame_read_limited (const char *path,
+                                   int index,
+                                   unsigned flags,
+                                   size_t max_pixels,
+                                   nb_frame *frame,
+                                   nb_error *err);
 
   /* nb_frame_alloc: an empty frame of @fpixels x @spixels (counts 0, every
    * pixel valid, no geometry), for callers that fill one themselves (a
