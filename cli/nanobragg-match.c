@@ -548,9 +548,13 @@ main (int argc, char **argv)
       goto fail;
   }
   printf ("misset %.4f %.4f %.4f deg\n", p.misset[0] * RTD, p.misset[1] * RTD, p.misset[2] * RTD);
-  if (o.refine_detector)
-    printf ("distance %.4f mm, beam centre -Xbeam %.4f -Ybeam %.4f mm (ORGX %.2f ORGY %.2f)\n",
-            p.distance * 1e3, p.Xbeam * 1e3, p.Ybeam * 1e3, p.ORGX, p.ORGY);
+  if (o.refine_detector &&
+      (p.convention == NB_CONVENTION_XDS || p.convention == NB_CONVENTION_DIALS))
+    printf ("distance %.4f mm, beam centre -ORGX %.3f -ORGY %.3f pixels\n", p.distance * 1e3,
+            p.ORGX, p.ORGY);
+  else if (o.refine_detector)
+    printf ("distance %.4f mm, beam centre -Xbeam %.4f -Ybeam %.4f mm\n", p.distance * 1e3,
+            p.Xbeam * 1e3, p.Ybeam * 1e3);
   printf ("score: %d of %d peaks (%.1f%%) within %g pixels of a predicted reflection, rms "
           "%.2f pixels\n",
           score.n_matched, score.n_peaks, 100 * score.fraction, o.radius, score.rms_distance);
