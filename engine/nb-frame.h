@@ -18,6 +18,9 @@
  *            or behind external links (Eiger: data_000001...), one frame by
  *            index, through libhdf5
  * A build without CBFlib or libhdf5 refuses those files with NB_ERR_UNSUPPORTED.
+ * Threads: reading is reentrant as far as the libraries are: CBFlib handles are
+ * per call, and libhdf5 must be a thread-safe build (Debian's is) to read from
+ * two threads at once; its error printing is switched off per call and thread.
  *
  * Conventions: pixel (f, s) is counts[s * fpixels + f], fast index first, as
  * the file stores it and as nb_plan_execute() renders.  Lengths and angles of

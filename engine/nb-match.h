@@ -21,9 +21,14 @@
  * (a curved detector is treated as flat).  Mosaic spread, divergence and
  * spectral width are not modelled except through @excitation.
  *
- * Threads: every function is reentrant; nb_orientation_search() runs its grid
+ * Threads: every function is reentrant; nb_orientation_search() runs its grids
  * on OpenMP threads.  Progress callbacks run on the calling thread; the cancel
  * flag is read with atomic loads, as nb_exec_options.cancel.
+ *
+ * Precision: on a 256 x 256 still of 1HPV with photon noise (tests/test-match.c)
+ * refinement returns to the simulated misset within 0.003 deg from starts 1 deg
+ * away; the rotation about the spindle of a rotation frame is known only
+ * through which reflections are partial, so it is the least well determined.
  */
 #pragma once
 
@@ -253,8 +258,11 @@ extern "C"
    * simplex searches over a rotation vector about that orientation (and the
    * detector shifts): first on a reciprocal-space score (peaks back-projected
    * onto the Ewald sphere against the lattice, tolerances narrowing from
-   * max_rotation), then on the detector-space soft score of nb_match_peaks()
-   * with widths narrowing to @opt->match.radius / 2.  On success @p holds
+   * max_rotation), then on the distances of nb_match_peaks() on the detector
+   * (a Gaussian score narrowing to the radius, truncated least squares at
+   * half of it, and last least squares of the peaks then within half the
+   * radius).  The result is never worse than the start (more peaks matched,
+   * or as many closer).  On success @p holds
    * the result (misset angles as -misset takes them, in radians; a -misset
    * random orientation becomes explicit angles) and @res its score.  On
    * error or cancellation @p is unchanged.  Errors: NB_ERR_INVALID (fewer
@@ -281,23 +289,32 @@ extern "C"
   typedef struct
   {
     nb_match_result score; /* of the best orientation, refined */
-    long grid_points;      /* orientations scored on the grid */
-    int grid_best;         /* peaks the best grid orientation matched (reciprocal space) */
+    long grid_points;      /* orientations scored on the grid (0 when it was skipped) */
+    int grid_best;         /* peaks the best candidate matched in reciprocal space */
     int informative;       /* peaks sharp enough at the grid's spacing to be scored */
-    double grid_seconds, refine_seconds;
+    double grid_seconds;   /* finding the candidates (both grids) */
+    double refine_seconds; /* refining them */
   } nb_search_result;
 
   /* nb_orientation_search: the orientation of the crystal of @p's cell (or
    * -mat, whose orientation is ignored) that best explains @peaks, with the
-   * rest of @p's geometry fixed: every orientation of a grid over all
-   * rotations (the cubed 3-sphere of unit quaternions, @opt->step apart) is
-   * scored on predicted positions alone, in reciprocal space (the peaks
+   * rest of @p's geometry fixed.  Candidates come from two grids, both scored
+   * on predicted positions alone, in reciprocal space (the peaks
    * back-projected onto the Ewald sphere at the middle of the exposure,
-   * counted when within a tolerance of a lattice point; peaks too far out to
-   * be told apart from chance at the grid's spacing are left out of the
-   * count), then the best @opt->candidates are refined with nb_refine().  On
-   * success @p's misset is the best orientation found (and its distance and
-   * beam centre when refined).  Errors: those of nb_refine(). */
+   * counted when within a tolerance of a lattice point):
+   *   every orientation of a grid over all rotations (the cubed 3-sphere of
+   *   unit quaternions, @opt->step apart), when at least 6 peaks are sharp
+   *   enough to be told apart from chance at that spacing;
+   *   the orientations whose cell edges lie along the lattice rows the peaks
+   *   show (directions t of a hemisphere grid 0.25 deg apart where
+   *   cos(2 pi L t.y) averages highest over the peaks y for each edge length
+   *   L, combined into right-handed triplets with the cell's angles): the
+   *   known-cell form of a real-space grid search, which large cells need.
+   * The best distinct candidates (@opt->candidates of them, up to the
+   * lattice's own symmetry) are refined with nb_refine()'s stages and the
+   * best result kept.  On success @p's misset is that orientation (and its
+   * distance and beam centre when refined).  Errors: those of nb_refine(),
+   * NB_ERR_INVALID when no candidate at all was found. */
   nb_status nb_orientation_search (nb_params *p,
                                    const nb_peak *peaks,
                                    int n,

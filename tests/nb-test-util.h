@@ -2,6 +2,7 @@
 #pragma once
 
 #include <glib.h>
+#include <glib/gstdio.h>
 
 #include "nanobragg.h"
 
@@ -25,4 +26,21 @@ plan_new (const char *cmdline)
     g_error ("'%s': %s", cmdline, err.message);
   nb_params_clear (&p);
   return plan;
+}
+
+/* nb_test_remove_dir: removes the files directly inside @dir, then @dir (a
+ * test's scratch folder; one level, as the tests make them). */
+static inline void
+nb_test_remove_dir (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+
+      g_remove (path);
+    }
+  g_rmdir (dir);
 }

@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include "nb-frame.h"
+#include "nb-test-util.h"
 
 #ifdef NB_HAVE_CBF
 #include <cbflib/cbf.h>
@@ -686,6 +687,38 @@ test_nexus (void)
 
   assert_refused (master, 3, "frame 3 asked for, the file holds 3");
   {
+    /* one frame, slow x fast, in the master itself, signed 16-bit, no geometry at all */
+    g_autofree char *one = g_build_filename (tmpdir, "one_frame.h5", NULL);
+    hid_t file = H5Fcreate (one, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t entry = h5_group (file, "entry", "NXentry"), data = h5_group (entry, "data", "NXdata");
+    hsize_t dims[2] = { 4, 5 };
+    hid_t space = H5Screate_simple (2, dims, NULL);
+    hid_t d =
+        H5Dcreate2 (data, "data", H5T_STD_I16LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    int16_t v[20];
+
+    for (int i = 0; i < 20; i++)
+      v[i] = (int16_t) (i - 2);
+    g_assert_cmpint (H5Dwrite (d, H5T_NATIVE_INT16, H5S_ALL, H5S_ALL, H5P_DEFAULT, v), >=, 0);
+    H5Dclose (d);
+    H5Sclose (space);
+    H5Gclose (data);
+    H5Gclose (entry);
+    H5Fclose (file);
+    g_assert_cmpint (nb_frame_read (one, 0, 0, &f, &err), ==, NB_OK);
+    g_assert_cmpint (f.n_frames, ==, 1);
+    g_assert_cmpint (f.fpixels, ==, 5);
+    g_assert_cmpint (f.spixels, ==, 4);
+    g_assert_cmpstr (f.element_type, ==, "signed 16-bit");
+    g_assert_cmpint (f.counts[0], ==, -2);
+    g_assert_cmpint (f.counts[19], ==, 17);
+    g_assert_cmpint (f.n_masked, ==, 2);
+    for (int k = 0; k < NB_FRAME_N_ITEMS; k++)
+      g_assert_false (f.item[k].have);
+    nb_frame_clear (&f);
+    assert_refused (one, 1, "frame 1 asked for, the file holds 1");
+  }
+  {
     /* a data file that is not there: the link and its target are named */
     g_autofree char *lost = write_master ("lost_master.h5", "lost_data_000001.h5");
 
@@ -966,18 +999,7 @@ main (int argc, char **argv)
   g_test_add_func ("/frame/not-frames", test_not_frames);
   rc = g_test_run ();
 
-  {
-    g_autoptr (GDir) d = g_dir_open (tmpdir, 0, NULL);
-    const char *name;
-
-    while (d != NULL && (name = g_dir_read_name (d)) != NULL)
-      {
-        g_autofree char *p = g_build_filename (tmpdir, name, NULL);
-
-        g_remove (p);
-      }
-    g_rmdir (tmpdir);
-  }
+  nb_test_remove_dir (tmpdir);
   g_free (tmpdir);
   return rc;
 }
