@@ -27,6 +27,8 @@ FUZZ_SECONDS=${FUZZ_SECONDS:-20}
 # UBSan reports must fail the run, with a stack to act on.
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+# the leaks of libraries outside Braggscope (CBFlib's parser), as the sanitizer test runs
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$ROOT/build-aux/lsan.supp:print_suppressions=0}
 
 say () { printf '%s\n' "fuzz.sh: $*"; }
 die () { printf '%s\n' "fuzz.sh: $*" >&2; exit 1; }

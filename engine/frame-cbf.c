@@ -288,11 +288,86 @@ has_category (cbf_handle h, const char *name)
   return cbf_rewind_datablock (h) == 0 && cbf_find_category (h, name) == 0;
 }
 
+/* The value of column @column in the row of category @category whose column
+ * @key_column holds @key; NULL when there is none. */
+static const char *
+cbf_lookup (
+    cbf_handle h, const char *category, const char *key_column, const char *key, const char *column)
+{
+  unsigned int rows = 0;
+
+  if (cbf_rewind_datablock (h) != 0 || cbf_find_category (h, category) != 0 ||
+      cbf_count_rows (h, &rows) != 0)
+    return NULL;
+  for (unsigned int r = 0; r < rows; r++)
+    {
+      const char *v = NULL;
+
+      /* CBFlib selects a row only once a column is current */
+      if (cbf_find_column (h, key_column) != 0 || cbf_select_row (h, r) != 0 ||
+          cbf_get_value (h, &v) != 0 || v == NULL || strcmp (v, key) != 0)
+        continue;
+      if (cbf_find_column (h, column) != 0 || cbf_get_value (h, &v) != 0)
+        return NULL;
+      return v;
+    }
+  return NULL;
+}
+
+/* The scan's rotation from the categories themselves (CBFlib's goniometer
+ * object, cbf_construct_goniometer, crashes on some malformed files): of the
+ * measurement's axes (diffrn_measurement_axis) the first whose scan
+ * (diffrn_scan_axis) has a nonzero angle_increment, else the first with an
+ * angle_start; its start and increment in degrees, its name in @axis.
+ * Returns 0 when there is none. */
+static int
+scan_rotation (cbf_handle h, char *axis, size_t size, double *start, double *increment)
+{
+  unsigned int rows = 0;
+  int found = 0;
+
+  if (cbf_rewind_datablock (h) != 0 || cbf_find_category (h, "diffrn_measurement_axis") != 0 ||
+      cbf_count_rows (h, &rows) != 0)
+    return 0;
+  for (unsigned int r = 0; r < rows && r < 64; r++)
+    {
+      const char *id = NULL, *a, *b;
+      char name[64];
+      char *end;
+      double s0, inc;
+
+      if (cbf_rewind_datablock (h) != 0 || cbf_find_category (h, "diffrn_measurement_axis") != 0 ||
+          cbf_find_column (h, "axis_id") != 0 || cbf_select_row (h, r) != 0 ||
+          cbf_get_value (h, &id) != 0 || id == NULL)
+        continue;
+      nb_frame_quote (id, strlen (id), name, sizeof name);
+      a = cbf_lookup (h, "diffrn_scan_axis", "axis_id", name, "angle_start");
+      if (a == NULL)
+        continue;
+      s0 = nb_frame_strtod (a, &end);
+      if (end == a || !isfinite (s0))
+        continue;
+      b = cbf_lookup (h, "diffrn_scan_axis", "axis_id", name, "angle_increment");
+      inc = b != NULL ? nb_frame_strtod (b, &end) : 0.0;
+      if (b == NULL || end == b || !isfinite (inc))
+        inc = 0.0;
+      if (!found || inc != 0.0)
+        {
+          *start = s0;
+          *increment = inc;
+          snprintf (axis, size, "%s", name);
+          found = 1;
+        }
+      if (inc != 0.0)
+        break;
+    }
+  return found;
+}
+
 static nb_status
 full_geometry (nb_frame *frame, cbf_handle h, nb_error *err)
 {
   cbf_detector det = NULL;
-  cbf_goniometer gon = NULL;
   double v, index_f, index_s, centre_f, centre_s, px_f, px_s, start, increment;
   unsigned int overload_flag = 0;
   int e;
@@ -354,19 +429,159 @@ full_geometry (nb_frame *frame, cbf_handle h, nb_error *err)
     }
   cbf_free_detector (det);
 
-  if (cbf_construct_goniometer (h, &gon) == 0)
-    {
-      if (cbf_get_rotation_range (gon, 0, &start, &increment) == 0 && isfinite (start) &&
-          isfinite (increment))
-        {
-          nb_frame_set_item (frame, NB_FRAME_PHI_START, start / RTD,
-                             "the CBF goniometer axes (rotation start %.10g deg)", start);
-          nb_frame_set_item (frame, NB_FRAME_OSCILLATION, fabs (increment) / RTD,
-                             "the CBF goniometer axes (rotation increment %.10g deg)", increment);
-        }
-      cbf_free_goniometer (gon);
-    }
+  {
+    char axis[64];
+
+    if (scan_rotation (h, axis, sizeof axis, &start, &increment))
+      {
+        nb_frame_set_item (frame, NB_FRAME_PHI_START, start / RTD,
+                           "the CBF goniometer axis %s (diffrn_scan_axis.angle_start %.10g deg)",
+                           axis, start);
+        nb_frame_set_item (frame, NB_FRAME_OSCILLATION, fabs (increment) / RTD,
+                           "the CBF goniometer axis %s (diffrn_scan_axis.angle_increment %.10g "
+                           "deg)",
+                           axis, increment);
+      }
+  }
   return NB_OK;
+}
+
+/* ---- what CBFlib cannot take ---- */
+
+/* CBFlib 0.9.7 trusts its input further than a reader of files from anywhere
+ * may: its validator formats item names into a fixed buffer on the stack (a
+ * name of a thousand characters overflows it), and its byte-offset decoder
+ * writes every element its binary section holds.  Before CBFlib sees a file
+ * its text is checked here: CIF's own limits (data names of at most 75
+ * characters, lines of at most 2048; a little more is allowed), and every
+ * binary section must declare its size; *@binary_max receives the largest
+ * X-Binary-Size, which bounds what the decoder can write. */
+#define CIF_NAME_MAX 128
+#define CIF_LINE_MAX 4096
+
+static nb_status
+check_cbf_text (const char *path, size_t *binary_max, nb_error *err)
+{
+  static const unsigned char marker[4] = { 0x0c, 0x1a, 0x04, 0xd5 };
+  FILE *fp = fopen (path, "rb");
+  unsigned char *data = NULL;
+  struct stat st_file;
+  size_t len, pos = 0, line_start = 0, token_start = 0, in_token = 0;
+  long line = 1, declared = -1;
+  nb_status st = NB_OK;
+
+  *binary_max = 0;
+  if (fp == NULL)
+    return nb_error_set (err, NB_ERR_IO, "cannot open %s: %s", path, strerror (errno));
+  if (fstat (fileno (fp), &st_file) != 0 || st_file.st_size < 0)
+    {
+      fclose (fp);
+      return nb_error_set (err, NB_ERR_IO, "cannot read %s: %s", path, strerror (errno));
+    }
+  len = (size_t) st_file.st_size;
+  data = nb_alloc_large (len > 0 ? len : 1);
+  if (data == NULL)
+    {
+      fclose (fp);
+      return nb_error_set (err, NB_ERR_NOMEM, "out of memory reading %s", path);
+    }
+  if (fread (data, 1, len, fp) != len)
+    {
+      st = nb_error_set (err, NB_ERR_IO, "cannot read %s: %s", path, strerror (errno));
+      goto out;
+    }
+
+  while (pos < len)
+    {
+      unsigned char c = data[pos];
+
+      if (c == marker[0] && pos + 4 <= len && memcmp (data + pos, marker, 4) == 0)
+        {
+          /* a binary section: skip the size its MIME header declared */
+          if (declared < 0)
+            {
+              st = nb_error_set (err, NB_ERR_PARSE,
+                                 "%s:%ld: binary data without an X-Binary-Size header", path, line);
+              goto out;
+            }
+          if ((size_t) declared > *binary_max)
+            *binary_max = (size_t) declared;
+          /* the data, then the padding some writers add (X-Binary-Size-Padding) */
+          pos += 4 + (size_t) declared;
+          while (pos < len && data[pos] == '\0')
+            pos++;
+          line_start = pos;
+          in_token = 0;
+          declared = -1;
+          continue;
+        }
+      if (c == '\n')
+        {
+          /* the MIME header's size, on a line of its own */
+          static const char key[] = "X-Binary-Size:";
+          size_t n = pos - line_start;
+
+          if (n > sizeof key - 1 &&
+              strncasecmp ((const char *) data + line_start, key, sizeof key - 1) == 0)
+            {
+              char number[32];
+              size_t k = sizeof key - 1, m = 0;
+              char *end;
+              double v;
+
+              while (k < n && (data[line_start + k] == ' ' || data[line_start + k] == '\t'))
+                k++;
+              while (k < n && m + 1 < sizeof number && data[line_start + k] != '\r')
+                number[m++] = (char) data[line_start + k++];
+              number[m] = '\0';
+              v = nb_frame_strtod (number, &end);
+              if (end == number || !(v >= 0 && v <= (double) len))
+                {
+                  st = nb_error_set (err, NB_ERR_PARSE,
+                                     "%s:%ld: X-Binary-Size '%s' is not a size within the file",
+                                     path, line, number);
+                  goto out;
+                }
+              declared = (long) v;
+            }
+          line++;
+          line_start = pos + 1;
+        }
+      else if (pos - line_start >= CIF_LINE_MAX)
+        {
+          st = nb_error_set (err, NB_ERR_PARSE,
+                             "%s:%ld: a line of more than %d characters (not CIF; CBFlib would "
+                             "overflow)",
+                             path, line, CIF_LINE_MAX);
+          goto out;
+        }
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+        in_token = 0;
+      else
+        {
+          if (!in_token)
+            {
+              in_token = 1;
+              token_start = pos;
+            }
+          else if (pos - token_start >= CIF_NAME_MAX &&
+                   (data[token_start] == '_' ||
+                    strncasecmp ((const char *) data + token_start, "data_", 5) == 0 ||
+                    strncasecmp ((const char *) data + token_start, "save_", 5) == 0))
+            {
+              st = nb_error_set (err, NB_ERR_PARSE,
+                                 "%s:%ld: a name of more than %d characters (CIF allows 75)", path,
+                                 line, CIF_NAME_MAX);
+              goto out;
+            }
+        }
+      pos++;
+    }
+
+out:
+  free (data);
+  fclose (fp);
+  return st;
 }
 
 /* ---- reading ---- */
@@ -396,7 +611,7 @@ compression_name (unsigned int compression)
 }
 
 static nb_status
-read_pixels (nb_frame *frame, cbf_handle h, unsigned flags, nb_error *err)
+read_pixels (nb_frame *frame, cbf_handle h, unsigned flags, size_t binary_max, nb_error *err)
 {
   unsigned int compression = 0;
   int id = 0, elsigned = 0, elunsigned = 0, minelem = 0, maxelem = 0, e;
@@ -465,7 +680,10 @@ read_pixels (nb_frame *frame, cbf_handle h, unsigned flags, nb_error *err)
   }
 
   {
-    nb_status st = nb_frame_alloc_pixels (frame, err);
+    /* CBFlib's byte-offset decoder (0.9.7) decodes every element its binary section holds,
+     * however many were asked for: room for as many as the section has bytes, each element
+     * taking at least one */
+    nb_status st = nb_frame_alloc_pixels_capacity (frame, binary_max + 16, err);
 
     if (st != NB_OK)
       return st;
@@ -496,11 +714,13 @@ nb_frame_read_cbf (const char *path, unsigned flags, nb_frame *frame, nb_error *
   cbf_handle h = NULL;
   FILE *fp, *log;
   char *log_text = NULL;
-  size_t log_len = 0;
+  size_t log_len = 0, binary_max = 0;
   nb_status st = NB_OK;
   int e;
 
   frame->format = NB_FRAME_MINICBF;
+  if ((st = check_cbf_text (path, &binary_max, err)) != NB_OK)
+    return st;
   if ((e = cbf_make_handle (&h)) != 0)
     return nb_error_set (err, NB_ERR_NOMEM, "%s: CBFlib: %s", path, cbf_message (e));
   /* CBFlib logs its parser's complaints to stderr; the engine never prints, so they go to
@@ -563,7 +783,7 @@ nb_frame_read_cbf (const char *path, unsigned flags, nb_frame *frame, nb_error *
   else
     frame->format = NB_FRAME_CBF; /* no geometry at all: the pixels alone */
 
-  st = read_pixels (frame, h, flags, err);
+  st = read_pixels (frame, h, flags, binary_max, err);
 
 out:
   cbf_free_handle (h);

@@ -92,7 +92,8 @@ nb_frame_set_item (nb_frame *frame, nb_frame_item item, double value, const char
 }
 
 static nb_status
-frame_pixels (nb_frame *frame, int fpixels, int spixels, const char *what, nb_error *err)
+frame_pixels (
+    nb_frame *frame, int fpixels, int spixels, size_t capacity, const char *what, nb_error *err)
 {
   size_t n;
 
@@ -103,7 +104,12 @@ frame_pixels (nb_frame *frame, int fpixels, int spixels, const char *what, nb_er
   n = (size_t) fpixels * (size_t) spixels;
   frame->fpixels = fpixels;
   frame->spixels = spixels;
-  frame->counts = nb_alloc_large (n * sizeof *frame->counts);
+  if (capacity < n)
+    capacity = n;
+  if (capacity > SIZE_MAX / sizeof *frame->counts)
+    return nb_error_set (err, NB_ERR_NOMEM, "%s: out of memory for %d x %d pixels", what, fpixels,
+                         spixels);
+  frame->counts = nb_alloc_large (capacity * sizeof *frame->counts);
   frame->mask = nb_alloc_large (n);
   if (frame->counts == NULL || frame->mask == NULL)
     {
@@ -122,7 +128,7 @@ frame_pixels (nb_frame *frame, int fpixels, int spixels, const char *what, nb_er
 static _Thread_local size_t read_limit;
 
 nb_status
-nb_frame_alloc_pixels (nb_frame *frame, nb_error *err)
+nb_frame_alloc_pixels_capacity (nb_frame *frame, size_t capacity, nb_error *err)
 {
   const char *what = frame->path != NULL ? frame->path : "frame";
 
@@ -130,7 +136,13 @@ nb_frame_alloc_pixels (nb_frame *frame, nb_error *err)
     return nb_error_set (err, NB_ERR_NOMEM,
                          "%s: %d x %d pixels, more than the %zu this reader may hold", what,
                          frame->fpixels, frame->spixels, read_limit);
-  return frame_pixels (frame, frame->fpixels, frame->spixels, what, err);
+  return frame_pixels (frame, frame->fpixels, frame->spixels, capacity, what, err);
+}
+
+nb_status
+nb_frame_alloc_pixels (nb_frame *frame, nb_error *err)
+{
+  return nb_frame_alloc_pixels_capacity (frame, 0, err);
 }
 
 nb_status
@@ -142,7 +154,7 @@ nb_frame_alloc (nb_frame *frame, int fpixels, int spixels, const char *path, nb_
   if (path != NULL && (frame->path = strdup (path)) == NULL)
     return nb_error_set (err, NB_ERR_NOMEM, "out of memory");
   frame->n_frames = 1;
-  st = frame_pixels (frame, fpixels, spixels, path != NULL ? path : "frame", err);
+  st = frame_pixels (frame, fpixels, spixels, 0, path != NULL ? path : "frame", err);
   if (st == NB_ERR_PARSE)
     st = err != NULL ? (err->code = NB_ERR_INVALID) : NB_ERR_INVALID;
   if (st != NB_OK)

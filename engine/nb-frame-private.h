@@ -27,6 +27,10 @@ void nb_frame_set_item (nb_frame *frame, nb_frame_item item, double value, const
  * 1..65536 each).  NB_ERR_PARSE naming @path for a bad size, NB_ERR_NOMEM. */
 nb_status nb_frame_alloc_pixels (nb_frame *frame, nb_error *err);
 
+/* The same with room for at least @capacity counts (more than the frame's
+ * pixels: for a decoder that may write past them). */
+nb_status nb_frame_alloc_pixels_capacity (nb_frame *frame, size_t capacity, nb_error *err);
+
 /* Fills mask, n_masked and n_overload from counts: negative counts are
  * masked, counts >= frame->count_cutoff (when > 0) overloads; a mask byte
  * already NB_PIXEL_MASKED stays so (values above INT32_MAX, NXmx pixel_mask). */
