@@ -149,6 +149,133 @@ nx_string_attr (hid_t obj, const char *attr, char *out, size_t size)
   return ok;
 }
 
+/* Whether dataset @d's stored bytes can hold its dataspace: a compact
+ * dataset keeps its data in its header, and libhdf5 1.10 copies the
+ * dataspace's worth out of a shorter buffer without checking (found by
+ * fuzzing); contiguous and chunked data are checked by the library. */
+static int
+nx_storage_ok (hid_t d)
+{
+  hid_t dcpl = H5Dget_create_plist (d), space, type;
+  int ok = 1;
+
+  if (dcpl < 0)
+    return 0;
+  if (H5Pget_layout (dcpl) == H5D_COMPACT)
+    {
+      hssize_t n;
+      size_t size;
+
+      space = H5Dget_space (d);
+      type = H5Dget_type (d);
+      n = space >= 0 ? H5Sget_simple_extent_npoints (space) : -1;
+      size = type >= 0 ? H5Tget_size (type) : 0;
+      ok = n >= 0 && size > 0 && (hsize_t) n <= H5Dget_storage_size (d) / size;
+      if (space >= 0)
+        H5Sclose (space);
+      if (type >= 0)
+        H5Tclose (type);
+    }
+  H5Pclose (dcpl);
+  return ok;
+}
+
+/* Whether every stored chunk of unfiltered, chunked dataset @d that holds
+ * frame @at (of a rank-3 stack, or the rank-2 frame) has its chunk's size
+ * and lies inside the file after its start: libhdf5 1.10 copies a whole
+ * chunk out of a shorter stored one without checking (found by fuzzing).  Filtered chunks are sized by their filter.
+ * Unallocated chunks read as the fill value. */
+static int
+nx_chunks_ok (hid_t d, hid_t dcpl, const hsize_t *dims, int rank, hsize_t at)
+{
+  hsize_t cdims[3], bytes, off[3] = { 0 }, fsize = 0;
+  hid_t type;
+  size_t size;
+
+  if (H5Pget_layout (dcpl) != H5D_CHUNKED || H5Pget_nfilters (dcpl) != 0)
+    return 1;
+  if (H5Pget_chunk (dcpl, rank, cdims) != rank || (type = H5Dget_type (d)) < 0)
+    return 0;
+  size = H5Tget_size (type);
+  H5Tclose (type);
+  {
+    hid_t file = H5Iget_file_id (d);
+    herr_t got = file >= 0 ? H5Fget_filesize (file, &fsize) : -1;
+
+    if (file >= 0)
+      H5Fclose (file);
+    if (got < 0)
+      return 0;
+  }
+  bytes = size;
+  for (int i = 0; i < rank; i++)
+    {
+      if (cdims[i] == 0)
+        return 0;
+      bytes *= cdims[i];
+    }
+  /* every entry of a small index, which a damaged file can fill with
+   * duplicates the read finds instead of the chunk asked for */
+  {
+    hid_t space = H5Dget_space (d);
+    hsize_t n = 0;
+
+    if (space < 0 || H5Dget_num_chunks (d, space, &n) < 0)
+      n = 0, bytes = 0;
+    for (hsize_t k = 0; k < n && k < 4096 && bytes != 0; k++)
+      {
+        hsize_t o[3] = { 0 }, stored = 0;
+        unsigned mask = 0;
+        haddr_t addr = HADDR_UNDEF;
+
+        if (H5Dget_chunk_info (d, space, k, o, &mask, &addr, &stored) < 0 || stored != bytes ||
+            addr == HADDR_UNDEF || addr == 0 || addr > fsize - stored)
+          bytes = 0;
+        for (int i = 0; i < rank && bytes != 0; i++)
+          if (o[i] % cdims[i] != 0 || o[i] >= dims[i])
+            bytes = 0;
+      }
+    if (space >= 0)
+      H5Sclose (space);
+    if (bytes == 0)
+      return 0;
+  }
+  if (rank == 3)
+    off[0] = at / cdims[0] * cdims[0];
+  for (off[rank - 2] = 0; off[rank - 2] < dims[rank - 2]; off[rank - 2] += cdims[rank - 2])
+    for (off[rank - 1] = 0; off[rank - 1] < dims[rank - 1]; off[rank - 1] += cdims[rank - 1])
+      {
+        unsigned mask = 0;
+        haddr_t addr = HADDR_UNDEF;
+        hsize_t stored = 0;
+
+        if (H5Dget_chunk_info_by_coord (d, off, &mask, &addr, &stored) < 0)
+          return 0;
+        if (addr != HADDR_UNDEF && (stored != bytes || addr == 0 || addr > fsize - stored))
+          return 0;
+      }
+  return 1;
+}
+
+/* Whether dataset @d (@rank dimensions @dims) holds integers of 1 to 8
+ * bytes in storage the library reads safely (nx_storage_ok, nx_chunks_ok
+ * for its first frame). */
+static int
+nx_integers_ok (hid_t d, const hsize_t *dims, int rank)
+{
+  hid_t type = H5Dget_type (d), dcpl;
+  int ok = type >= 0 && H5Tget_class (type) == H5T_INTEGER && H5Tget_size (type) >= 1 &&
+           H5Tget_size (type) <= 8;
+
+  if (type >= 0)
+    H5Tclose (type);
+  if (!ok || !nx_storage_ok (d) || (dcpl = H5Dget_create_plist (d)) < 0)
+    return 0;
+  ok = nx_chunks_ok (d, dcpl, dims, rank, 0);
+  H5Pclose (dcpl);
+  return ok;
+}
+
 /* Element @index (clamped to the last) of a numeric dataset @name as a double,
  * with its units attribute; 0 when absent, -1 (and an error) when it is not
  * numeric or cannot be read. */
@@ -166,7 +293,8 @@ nx_number (const nx_ctx *c, const char *name, hsize_t index, double *v, char *un
   space = H5Dget_space (d);
   n = space >= 0 ? H5Sget_simple_extent_npoints (space) : -1;
   if (type >= 0 && (H5Tget_class (type) == H5T_FLOAT || H5Tget_class (type) == H5T_INTEGER) &&
-      n >= 1 && H5Sget_simple_extent_ndims (space) <= 1)
+      H5Tget_size (type) <= 16 && n >= 1 && H5Sget_simple_extent_ndims (space) <= 1 &&
+      nx_storage_ok (d))
     {
       hsize_t at = index < (hsize_t) n ? index : (hsize_t) n - 1, one = 1;
       hid_t mem = H5Screate_simple (1, &one, NULL);
@@ -598,6 +726,14 @@ nx_read_pixels (nx_ctx *c, hid_t d, hsize_t at, const char *name)
     st = dcpl >= 0 ? nx_filters (c, dcpl, name)
                    : nb_error_set (c->err, NB_ERR_PARSE, "%s: %s: no creation properties: %s",
                                    c->path, name, h5_message (why));
+    if (st == NB_OK && !nx_storage_ok (d))
+      st = nb_error_set (c->err, NB_ERR_PARSE,
+                         "%s: %s: its compact storage is smaller than its dimensions", c->path,
+                         name);
+    if (st == NB_OK && !nx_chunks_ok (d, dcpl, dims, rank, at))
+      st = nb_error_set (c->err, NB_ERR_PARSE,
+                         "%s: %s: a stored chunk of frame %llu is not its chunk's size", c->path,
+                         name, (unsigned long long) at);
     if (dcpl >= 0)
       H5Pclose (dcpl);
     if (st != NB_OK)
@@ -708,12 +844,13 @@ nx_pixel_mask (nx_ctx *c)
       space = H5Dget_space (d);
       if (H5Sget_simple_extent_ndims (space) != 2 ||
           H5Sget_simple_extent_dims (space, dims, NULL) < 0 || dims[0] != (hsize_t) f->spixels ||
-          dims[1] != (hsize_t) f->fpixels)
+          dims[1] != (hsize_t) f->fpixels || !nx_integers_ok (d, dims, 2))
         {
           H5Sclose (space);
           H5Dclose (d);
           return nb_error_set (c->err, NB_ERR_PARSE,
-                               "%s: %s is not a %d x %d (slow x fast) array like the frames",
+                               "%s: %s is not a %d x %d (slow x fast) array of integers like the "
+                               "frames",
                                c->path, name, f->spixels, f->fpixels);
         }
       m = malloc (n * sizeof *m);

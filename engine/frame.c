@@ -83,6 +83,9 @@ nb_frame_set_item (nb_frame *frame, nb_frame_item item, double value, const char
   char text[NB_FRAME_SOURCE_MAX];
   va_list ap;
 
+  /* a header value that overflows in conversion (a damaged file) says nothing */
+  if (!isfinite (value))
+    return;
   v->have = 1;
   v->value = value;
   va_start (ap, fmt);

@@ -16,7 +16,9 @@ nb_status
 nb_frame_read_nexus (const char *path, int index, unsigned flags, nb_frame *frame, nb_error *err);
 
 /* Records item @item = @value (SI) with its source, printf-style; the text is
- * made printable (other bytes become '?') and truncated to fit. */
+ * made printable (other bytes become '?') and truncated to fit.  A value that
+ * is not finite (a header number that overflowed in conversion) is not
+ * recorded: the item stays absent. */
 void nb_frame_set_item (nb_frame *frame, nb_frame_item item, double value, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__ ((format (printf, 4, 5)))
