@@ -372,6 +372,7 @@ main (int argc, char **argv)
     if (rest == NULL)
       {
         fputs ("nanobragg: out of memory\n", stderr);
+        nb_params_clear (&params);
         return 1;
       }
     for (int i = 0; i < argc; i++)
@@ -384,6 +385,7 @@ main (int argc, char **argv)
               {
                 fprintf (stderr, "nanobragg: %s needs a value\n", argv[i]);
                 free (rest);
+                nb_params_clear (&params);
                 return 2;
               }
             if (argv[i][6] == '\0')
@@ -398,6 +400,7 @@ main (int argc, char **argv)
                     fprintf (stderr, "nanobragg: -frame_index %s: not a frame number (0 or more)\n",
                              argv[i + 1]);
                     free (rest);
+                    nb_params_clear (&params);
                     return 2;
                   }
                 i++;

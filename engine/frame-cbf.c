@@ -369,7 +369,7 @@ full_geometry (nb_frame *frame, cbf_handle h, nb_error *err)
 {
   cbf_detector det = NULL;
   double v, index_f, index_s, centre_f, centre_s, px_f, px_s, start, increment;
-  unsigned int overload_flag = 0;
+  unsigned int elements = 0;
   int e;
 
   if ((e = cbf_get_wavelength (h, &v)) == 0 && v > 0 && isfinite (v))
@@ -378,12 +378,17 @@ full_geometry (nb_frame *frame, cbf_handle h, nb_error *err)
   if ((e = cbf_get_integration_time (h, 0, &v)) == 0 && v >= 0 && isfinite (v))
     nb_frame_set_item (frame, NB_FRAME_EXPOSURE, v,
                        "the CBF category diffrn_scan_frame (integration time %.10g s)", v);
+  /* CBFlib 0.9.7 takes element numbers modulo the element count: none divides by zero */
+  if ((e = cbf_count_elements (h, &elements)) != 0 || elements == 0)
+    return nb_error_set (err, NB_ERR_PARSE,
+                         "%s: the CBF category diffrn_detector_element names no element of the "
+                         "detector (CBFlib: %s)",
+                         frame->path, e ? cbf_message (e) : "no rows");
   {
     double overload = 0;
 
     if (cbf_get_overload (h, 0, &overload) == 0 && overload >= 1 && overload <= INT32_MAX)
       frame->count_cutoff = (int64_t) ceil (overload);
-    (void) overload_flag;
   }
 
   if ((e = cbf_construct_detector (h, &det, 0)) != 0)
@@ -454,8 +459,8 @@ full_geometry (nb_frame *frame, cbf_handle h, nb_error *err)
  * writes every element its binary section holds.  Before CBFlib sees a file
  * its text is checked here: CIF's own limits (data names of at most 75
  * characters, lines of at most 2048; a little more is allowed), and every
- * binary section must declare its size; *@binary_max receives the largest
- * X-Binary-Size, which bounds what the decoder can write. */
+ * binary section must declare its size and byte order; *@binary_max receives
+ * the largest X-Binary-Size, which bounds what the decoder can write. */
 #define CIF_NAME_MAX 128
 #define CIF_LINE_MAX 4096
 
@@ -468,6 +473,7 @@ check_cbf_text (const char *path, size_t *binary_max, nb_error *err)
   struct stat st_file;
   size_t len, pos = 0, line_start = 0, token_start = 0, in_token = 0;
   long line = 1, declared = -1;
+  int byte_order = 0;
   nb_status st = NB_OK;
 
   *binary_max = 0;
@@ -504,6 +510,16 @@ check_cbf_text (const char *path, size_t *binary_max, nb_error *err)
                                  "%s:%ld: binary data without an X-Binary-Size header", path, line);
               goto out;
             }
+          /* without one, CBFlib 0.9.7's lexer formats a byte order left from an earlier
+           * parse (a freed string) */
+          if (!byte_order)
+            {
+              st = nb_error_set (err, NB_ERR_PARSE,
+                                 "%s:%ld: binary data without an X-Binary-Element-Byte-Order "
+                                 "header (LITTLE_ENDIAN or BIG_ENDIAN)",
+                                 path, line);
+              goto out;
+            }
           if ((size_t) declared > *binary_max)
             *binary_max = (size_t) declared;
           /* the data, then the padding some writers add (X-Binary-Size-Padding) */
@@ -513,13 +529,28 @@ check_cbf_text (const char *path, size_t *binary_max, nb_error *err)
           line_start = pos;
           in_token = 0;
           declared = -1;
+          byte_order = 0;
           continue;
         }
       if (c == '\n')
         {
-          /* the MIME header's size, on a line of its own */
-          static const char key[] = "X-Binary-Size:";
+          /* the MIME header's size and byte order, on lines of their own */
+          static const char key[] = "X-Binary-Size:", order[] = "X-Binary-Element-Byte-Order:";
           size_t n = pos - line_start;
+
+          if (n > sizeof order - 1 &&
+              strncasecmp ((const char *) data + line_start, order, sizeof order - 1) == 0)
+            {
+              const char *v = (const char *) data + line_start + sizeof order - 1;
+              size_t m = n - (sizeof order - 1);
+
+              while (m > 0 && (*v == ' ' || *v == '\t'))
+                v++, m--;
+              while (m > 0 && (v[m - 1] == ' ' || v[m - 1] == '\t' || v[m - 1] == '\r'))
+                m--;
+              byte_order = (m == 13 && strncasecmp (v, "LITTLE_ENDIAN", 13) == 0) ||
+                           (m == 10 && strncasecmp (v, "BIG_ENDIAN", 10) == 0);
+            }
 
           if (n > sizeof key - 1 &&
               strncasecmp ((const char *) data + line_start, key, sizeof key - 1) == 0)

@@ -107,11 +107,10 @@ test_match_refuses (void)
 
   for (gsize c = 0; c < G_N_ELEMENTS (cases); c++)
     {
-      g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+      g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
       g_autofree char *out = NULL, *err = NULL;
-      g_auto (GStrv) words = NULL;
 
-      g_ptr_array_add (argv, (gpointer) match_cli);
+      g_ptr_array_add (argv, g_strdup (match_cli));
       for (int i = 0; i < 6 && cases[c].args[i] != NULL; i++)
         {
           g_auto (GStrv) split = g_strsplit (cases[c].args[i], " ", -1);
