@@ -36,8 +36,8 @@ main (int argc, char **argv)
 {
   g_autoptr (BraggscopeSimulation) sim = NULL;
   g_autoptr (GError) error = NULL;
-  const char *args[] = { "-default_F", "100", "-cell", "40", "50", "60", "90", "90", "90",
-                         "-detpixels", "64", "-N", "3", NULL };
+  const char *args[] = { "-default_F", "100", "-cell",      "40", "50", "60", "90",
+                         "90",         "90",  "-detpixels", "64", "-N", "3",  NULL };
   GtkWidget *window, *box;
   gint64 deadline;
 
