@@ -473,7 +473,7 @@ check_cbf_text (const char *path, size_t *binary_max, nb_error *err)
   struct stat st_file;
   size_t len, pos = 0, line_start = 0, token_start = 0, in_token = 0;
   long line = 1, declared = -1;
-  int byte_order = 0;
+  int byte_order = 0, in_text = 0, mime = 0;
   nb_status st = NB_OK;
 
   *binary_max = 0;
@@ -503,7 +503,17 @@ check_cbf_text (const char *path, size_t *binary_max, nb_error *err)
 
       if (c == marker[0] && pos + 4 <= len && memcmp (data + pos, marker, 4) == 0)
         {
-          /* a binary section: skip the size its MIME header declared */
+          /* a binary section: skip the size its MIME header declared.  CBFlib reads one
+           * only in a ';' text field opened by a MIME boundary; elsewhere it takes the
+           * bytes for its old "simple binary" and formats a byte order it never set */
+          if (!in_text || !mime)
+            {
+              st = nb_error_set (err, NB_ERR_PARSE,
+                                 "%s:%ld: binary data outside a MIME section (a ';' text field "
+                                 "opened by --CIF-BINARY-FORMAT-SECTION--)",
+                                 path, line);
+              goto out;
+            }
           if (declared < 0)
             {
               st = nb_error_set (err, NB_ERR_PARSE,
@@ -530,13 +540,43 @@ check_cbf_text (const char *path, size_t *binary_max, nb_error *err)
           in_token = 0;
           declared = -1;
           byte_order = 0;
+          mime = 0;
           continue;
+        }
+      if (c == 0x1a || c == 0x04)
+        {
+          st = nb_error_set (err, NB_ERR_PARSE,
+                             "%s:%ld: control byte 0x%02x outside binary data (CBFlib would read "
+                             "binary data there)",
+                             path, line, c);
+          goto out;
         }
       if (c == '\n')
         {
           /* the MIME header's size and byte order, on lines of their own */
-          static const char key[] = "X-Binary-Size:", order[] = "X-Binary-Element-Byte-Order:";
+          static const char key[] = "X-Binary-Size:", order[] = "X-Binary-Element-Byte-Order:",
+                            boundary[] = "--CIF-BINARY-FORMAT-SECTION--";
           size_t n = pos - line_start;
+          const unsigned char *l = data + line_start;
+
+          /* text fields: a ';' at the start of a line opens one; closes it when a blank
+           * follows.  CBFlib turns to MIME at the first line of a field that starts with
+           * the boundary */
+          if (n >= 1 && l[0] == ';')
+            {
+              if (!in_text)
+                in_text = 1;
+              else if (n == 1 || l[1] == ' ' || l[1] == '\t' || l[1] == '\r')
+                in_text = 0;
+              mime = 0;
+            }
+          else if (in_text && !mime && n >= sizeof boundary - 1 &&
+                   strncasecmp ((const char *) l, boundary, sizeof boundary - 1) == 0)
+            {
+              mime = 1;
+              declared = -1;
+              byte_order = 0;
+            }
 
           if (n > sizeof order - 1 &&
               strncasecmp ((const char *) data + line_start, order, sizeof order - 1) == 0)
