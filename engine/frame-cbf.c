@@ -314,6 +314,79 @@ cbf_lookup (
   return NULL;
 }
 
+/* Whether the axis category is a forest CBFlib can walk: every depends_on
+ * names an axis of the category (or is '.'), and no chain comes back to where
+ * it started.  CBFlib 0.9.7 walks a chain that leads to a missing axis
+ * forever (found by fuzzing).  NB_ERR_PARSE naming the axis otherwise. */
+#define CBF_AXES_MAX 256
+
+static nb_status
+check_axes (cbf_handle h, const char *path, nb_error *err)
+{
+  const char *id[CBF_AXES_MAX], *dep[CBF_AXES_MAX];
+  int parent[CBF_AXES_MAX];
+  unsigned int rows = 0;
+
+  if (cbf_rewind_datablock (h) != 0 || cbf_find_category (h, "axis") != 0 ||
+      cbf_count_rows (h, &rows) != 0)
+    return NB_OK;
+  if (rows > CBF_AXES_MAX)
+    return nb_error_set (err, NB_ERR_PARSE, "%s: more than %d axes in the CBF axis category", path,
+                         CBF_AXES_MAX);
+  for (unsigned int r = 0; r < rows; r++)
+    {
+      id[r] = dep[r] = NULL;
+      if (cbf_find_column (h, "id") != 0 || cbf_select_row (h, r) != 0 ||
+          cbf_get_value (h, &id[r]) != 0 || id[r] == NULL)
+        return nb_error_set (err, NB_ERR_PARSE, "%s: row %u of the CBF axis category has no id",
+                             path, r + 1);
+      if (cbf_find_column (h, "depends_on") == 0 && cbf_select_row (h, r) == 0 &&
+          cbf_get_value (h, &dep[r]) == 0 && dep[r] != NULL &&
+          (strcmp (dep[r], ".") == 0 || strcmp (dep[r], "?") == 0))
+        dep[r] = NULL;
+    }
+  for (unsigned int r = 0; r < rows; r++)
+    {
+      parent[r] = -1;
+      if (dep[r] == NULL)
+        continue;
+      for (unsigned int q = 0; q < rows && parent[r] < 0; q++)
+        if (strcmp (dep[r], id[q]) == 0)
+          parent[r] = (int) q;
+      if (parent[r] < 0)
+        {
+          char a[64], b[64];
+
+          nb_frame_quote (id[r], strlen (id[r]), a, sizeof a);
+          nb_frame_quote (dep[r], strlen (dep[r]), b, sizeof b);
+          return nb_error_set (err, NB_ERR_PARSE,
+                               "%s: the CBF axis '%s' depends on '%s', which the axis category "
+                               "does not define",
+                               path, a, b);
+        }
+    }
+  for (unsigned int r = 0; r < rows; r++)
+    {
+      int at = (int) r;
+
+      for (unsigned int steps = 0; at >= 0; steps++)
+        {
+          if (steps > rows)
+            {
+              char a[64];
+
+              nb_frame_quote (id[r], strlen (id[r]), a, sizeof a);
+              return nb_error_set (err, NB_ERR_PARSE,
+                                   "%s: the CBF axis '%s' depends on itself (a cycle of "
+                                   "depends_on)",
+                                   path, a);
+            }
+          at = parent[at];
+        }
+    }
+  return NB_OK;
+}
+
 /* The scan's rotation from the categories themselves (CBFlib's goniometer
  * object, cbf_construct_goniometer, crashes on some malformed files): of the
  * measurement's axes (diffrn_measurement_axis) the first whose scan
@@ -370,6 +443,7 @@ full_geometry (nb_frame *frame, cbf_handle h, nb_error *err)
   cbf_detector det = NULL;
   double v, index_f, index_s, centre_f, centre_s, px_f, px_s, start, increment;
   unsigned int elements = 0;
+  nb_status st;
   int e;
 
   if ((e = cbf_get_wavelength (h, &v)) == 0 && v > 0 && isfinite (v))
@@ -378,6 +452,8 @@ full_geometry (nb_frame *frame, cbf_handle h, nb_error *err)
   if ((e = cbf_get_integration_time (h, 0, &v)) == 0 && v >= 0 && isfinite (v))
     nb_frame_set_item (frame, NB_FRAME_EXPOSURE, v,
                        "the CBF category diffrn_scan_frame (integration time %.10g s)", v);
+  if ((st = check_axes (h, frame->path, err)) != NB_OK)
+    return st;
   /* CBFlib 0.9.7 takes element numbers modulo the element count: none divides by zero */
   if ((e = cbf_count_elements (h, &elements)) != 0 || elements == 0)
     return nb_error_set (err, NB_ERR_PARSE,
