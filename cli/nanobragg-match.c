@@ -416,6 +416,53 @@ simulate (const nb_params *p, const nb_frame *frame, nb_error *err)
   return st;
 }
 
+/* The orientation search (--search) or the refinement of @p against @peaks
+ * (@n), with their progress and timing on stdout. */
+static nb_status
+fit (const options *o, nb_params *p, const nb_peak *peaks, int n, int *last, nb_error *err)
+{
+  clock_t c0 = clock ();
+  time_t t0 = time (NULL);
+
+  if (o->search)
+    {
+      nb_search_options so;
+      nb_search_result sr;
+
+      nb_search_options_init (&so);
+      so.step = o->step / RTD;
+      so.candidates = o->candidates;
+      so.threads = o->threads;
+      so.refine.match.radius = o->radius;
+      so.refine.refine_distance = so.refine.refine_beam = o->refine_detector;
+      so.refine.progress = progress;
+      so.refine.user = last;
+      if (nb_orientation_search (p, peaks, n, &so, &sr, err) != NB_OK)
+        return err->code;
+      printf ("orientation search: %ld grid orientations, %d of %d peaks sharp enough for "
+              "the grid; best candidate matched %d in reciprocal space; %.1f s search, %.1f "
+              "s refinement (%.1f s processor time)\n",
+              sr.grid_points, sr.informative, n, sr.grid_best, sr.grid_seconds, sr.refine_seconds,
+              (double) (clock () - c0) / CLOCKS_PER_SEC);
+    }
+  else
+    {
+      nb_refine_options ro;
+      nb_refine_result rr;
+
+      nb_refine_options_init (&ro);
+      ro.match.radius = o->radius;
+      ro.refine_distance = ro.refine_beam = o->refine_detector;
+      ro.progress = progress;
+      ro.user = last;
+      if (nb_refine (p, peaks, n, &ro, &rr, err) != NB_OK)
+        return err->code;
+      printf ("refinement: %d evaluations, the orientation turned %.4f deg, %ld s\n",
+              rr.evaluations, rr.rotation * RTD, (long) (time (NULL) - t0));
+    }
+  return NB_OK;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -497,47 +544,8 @@ main (int argc, char **argv)
       goto fail;
     }
 
-  {
-    clock_t c0 = clock ();
-    time_t t0 = time (NULL);
-
-    if (o.search)
-      {
-        nb_search_options so;
-        nb_search_result sr;
-
-        nb_search_options_init (&so);
-        so.step = o.step / RTD;
-        so.candidates = o.candidates;
-        so.threads = o.threads;
-        so.refine.match.radius = o.radius;
-        so.refine.refine_distance = so.refine.refine_beam = o.refine_detector;
-        so.refine.progress = progress;
-        so.refine.user = &last;
-        if (nb_orientation_search (&p, peaks, n, &so, &sr, &err) != NB_OK)
-          goto fail;
-        printf ("orientation search: %ld grid orientations, %d of %d peaks sharp enough for "
-                "the grid; best candidate matched %d in reciprocal space; %.1f s search, %.1f "
-                "s refinement (%.1f s processor time)\n",
-                sr.grid_points, sr.informative, n, sr.grid_best, sr.grid_seconds, sr.refine_seconds,
-                (double) (clock () - c0) / CLOCKS_PER_SEC);
-      }
-    else
-      {
-        nb_refine_options ro;
-        nb_refine_result rr;
-
-        nb_refine_options_init (&ro);
-        ro.match.radius = o.radius;
-        ro.refine_distance = ro.refine_beam = o.refine_detector;
-        ro.progress = progress;
-        ro.user = &last;
-        if (nb_refine (&p, peaks, n, &ro, &rr, &err) != NB_OK)
-          goto fail;
-        printf ("refinement: %d evaluations, the orientation turned %.4f deg, %ld s\n",
-                rr.evaluations, rr.rotation * RTD, (long) (time (NULL) - t0));
-      }
-  }
+  if (fit (&o, &p, peaks, n, &last, &err) != NB_OK)
+    goto fail;
 
   {
     nb_match_options mo;

@@ -540,6 +540,83 @@ full_geometry (nb_frame *frame, cbf_handle h, nb_error *err)
 #define CIF_NAME_MAX 128
 #define CIF_LINE_MAX 4096
 
+/* What check_cbf_text() knows of the text field and MIME section it is in. */
+typedef struct
+{
+  int in_text, mime; /* inside a ';' text field; it holds a MIME section */
+  int byte_order;    /* the section declared X-Binary-Element-Byte-Order */
+  long declared;     /* its X-Binary-Size, or -1 */
+} cbf_scan;
+
+/* Line @line of @path, @l of @n bytes (without its newline) in a file of
+ * @len bytes: the text fields it opens or closes, and the MIME header's size
+ * and byte order, which stand on lines of their own. */
+static nb_status
+scan_line (const char *path,
+           long line,
+           const unsigned char *l,
+           size_t n,
+           size_t len,
+           cbf_scan *sc,
+           nb_error *err)
+{
+  static const char key[] = "X-Binary-Size:", order[] = "X-Binary-Element-Byte-Order:",
+                    boundary[] = "--CIF-BINARY-FORMAT-SECTION--";
+
+  /* text fields: a ';' at the start of a line opens one; closes it when a blank
+   * follows.  CBFlib turns to MIME at the first line of a field that starts with
+   * the boundary */
+  if (n >= 1 && l[0] == ';')
+    {
+      if (!sc->in_text)
+        sc->in_text = 1;
+      else if (n == 1 || l[1] == ' ' || l[1] == '\t' || l[1] == '\r')
+        sc->in_text = 0;
+      sc->mime = 0;
+    }
+  else if (sc->in_text && !sc->mime && n >= sizeof boundary - 1 &&
+           strncasecmp ((const char *) l, boundary, sizeof boundary - 1) == 0)
+    {
+      sc->mime = 1;
+      sc->declared = -1;
+      sc->byte_order = 0;
+    }
+
+  if (n > sizeof order - 1 && strncasecmp ((const char *) l, order, sizeof order - 1) == 0)
+    {
+      const char *v = (const char *) l + sizeof order - 1;
+      size_t m = n - (sizeof order - 1);
+
+      while (m > 0 && (*v == ' ' || *v == '\t'))
+        v++, m--;
+      while (m > 0 && (v[m - 1] == ' ' || v[m - 1] == '\t' || v[m - 1] == '\r'))
+        m--;
+      sc->byte_order = (m == 13 && strncasecmp (v, "LITTLE_ENDIAN", 13) == 0) ||
+                       (m == 10 && strncasecmp (v, "BIG_ENDIAN", 10) == 0);
+    }
+
+  if (n > sizeof key - 1 && strncasecmp ((const char *) l, key, sizeof key - 1) == 0)
+    {
+      char number[32];
+      size_t k = sizeof key - 1, m = 0;
+      char *end;
+      double v;
+
+      while (k < n && (l[k] == ' ' || l[k] == '\t'))
+        k++;
+      while (k < n && m + 1 < sizeof number && l[k] != '\r')
+        number[m++] = (char) l[k++];
+      number[m] = '\0';
+      v = nb_frame_strtod (number, &end);
+      if (end == number || !(v >= 0 && v <= (double) len))
+        return nb_error_set (err, NB_ERR_PARSE,
+                             "%s:%ld: X-Binary-Size '%s' is not a size within the file", path, line,
+                             number);
+      sc->declared = (long) v;
+    }
+  return NB_OK;
+}
+
 static nb_status
 check_cbf_text (const char *path, size_t *binary_max, nb_error *err)
 {
@@ -548,8 +625,8 @@ check_cbf_text (const char *path, size_t *binary_max, nb_error *err)
   unsigned char *data = NULL;
   struct stat st_file;
   size_t len, pos = 0, line_start = 0, token_start = 0, in_token = 0;
-  long line = 1, declared = -1;
-  int byte_order = 0, in_text = 0, mime = 0;
+  long line = 1;
+  cbf_scan sc = { 0, 0, 0, -1 };
   nb_status st = NB_OK;
 
   *binary_max = 0;
@@ -582,7 +659,7 @@ check_cbf_text (const char *path, size_t *binary_max, nb_error *err)
           /* a binary section: skip the size its MIME header declared.  CBFlib reads one
            * only in a ';' text field opened by a MIME boundary; elsewhere it takes the
            * bytes for its old "simple binary" and formats a byte order it never set */
-          if (!in_text || !mime)
+          if (!sc.in_text || !sc.mime)
             {
               st = nb_error_set (err, NB_ERR_PARSE,
                                  "%s:%ld: binary data outside a MIME section (a ';' text field "
@@ -590,7 +667,7 @@ check_cbf_text (const char *path, size_t *binary_max, nb_error *err)
                                  path, line);
               goto out;
             }
-          if (declared < 0)
+          if (sc.declared < 0)
             {
               st = nb_error_set (err, NB_ERR_PARSE,
                                  "%s:%ld: binary data without an X-Binary-Size header", path, line);
@@ -598,7 +675,7 @@ check_cbf_text (const char *path, size_t *binary_max, nb_error *err)
             }
           /* without one, CBFlib 0.9.7's lexer formats a byte order left from an earlier
            * parse (a freed string) */
-          if (!byte_order)
+          if (!sc.byte_order)
             {
               st = nb_error_set (err, NB_ERR_PARSE,
                                  "%s:%ld: binary data without an X-Binary-Element-Byte-Order "
@@ -606,17 +683,17 @@ check_cbf_text (const char *path, size_t *binary_max, nb_error *err)
                                  path, line);
               goto out;
             }
-          if ((size_t) declared > *binary_max)
-            *binary_max = (size_t) declared;
+          if ((size_t) sc.declared > *binary_max)
+            *binary_max = (size_t) sc.declared;
           /* the data, then the padding some writers add (X-Binary-Size-Padding) */
-          pos += 4 + (size_t) declared;
+          pos += 4 + (size_t) sc.declared;
           while (pos < len && data[pos] == '\0')
             pos++;
           line_start = pos;
           in_token = 0;
-          declared = -1;
-          byte_order = 0;
-          mime = 0;
+          sc.declared = -1;
+          sc.byte_order = 0;
+          sc.mime = 0;
           continue;
         }
       if (c == 0x1a || c == 0x04)
@@ -629,68 +706,9 @@ check_cbf_text (const char *path, size_t *binary_max, nb_error *err)
         }
       if (c == '\n')
         {
-          /* the MIME header's size and byte order, on lines of their own */
-          static const char key[] = "X-Binary-Size:", order[] = "X-Binary-Element-Byte-Order:",
-                            boundary[] = "--CIF-BINARY-FORMAT-SECTION--";
-          size_t n = pos - line_start;
-          const unsigned char *l = data + line_start;
-
-          /* text fields: a ';' at the start of a line opens one; closes it when a blank
-           * follows.  CBFlib turns to MIME at the first line of a field that starts with
-           * the boundary */
-          if (n >= 1 && l[0] == ';')
-            {
-              if (!in_text)
-                in_text = 1;
-              else if (n == 1 || l[1] == ' ' || l[1] == '\t' || l[1] == '\r')
-                in_text = 0;
-              mime = 0;
-            }
-          else if (in_text && !mime && n >= sizeof boundary - 1 &&
-                   strncasecmp ((const char *) l, boundary, sizeof boundary - 1) == 0)
-            {
-              mime = 1;
-              declared = -1;
-              byte_order = 0;
-            }
-
-          if (n > sizeof order - 1 &&
-              strncasecmp ((const char *) data + line_start, order, sizeof order - 1) == 0)
-            {
-              const char *v = (const char *) data + line_start + sizeof order - 1;
-              size_t m = n - (sizeof order - 1);
-
-              while (m > 0 && (*v == ' ' || *v == '\t'))
-                v++, m--;
-              while (m > 0 && (v[m - 1] == ' ' || v[m - 1] == '\t' || v[m - 1] == '\r'))
-                m--;
-              byte_order = (m == 13 && strncasecmp (v, "LITTLE_ENDIAN", 13) == 0) ||
-                           (m == 10 && strncasecmp (v, "BIG_ENDIAN", 10) == 0);
-            }
-
-          if (n > sizeof key - 1 &&
-              strncasecmp ((const char *) data + line_start, key, sizeof key - 1) == 0)
-            {
-              char number[32];
-              size_t k = sizeof key - 1, m = 0;
-              char *end;
-              double v;
-
-              while (k < n && (data[line_start + k] == ' ' || data[line_start + k] == '\t'))
-                k++;
-              while (k < n && m + 1 < sizeof number && data[line_start + k] != '\r')
-                number[m++] = (char) data[line_start + k++];
-              number[m] = '\0';
-              v = nb_frame_strtod (number, &end);
-              if (end == number || !(v >= 0 && v <= (double) len))
-                {
-                  st = nb_error_set (err, NB_ERR_PARSE,
-                                     "%s:%ld: X-Binary-Size '%s' is not a size within the file",
-                                     path, line, number);
-                  goto out;
-                }
-              declared = (long) v;
-            }
+          if ((st = scan_line (path, line, data + line_start, pos - line_start, len, &sc, err)) !=
+              NB_OK)
+            goto out;
           line++;
           line_start = pos + 1;
         }

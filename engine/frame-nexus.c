@@ -394,6 +394,83 @@ nx_item (nx_ctx *c,
   return NB_OK;
 }
 
+/* The scan axis: the first of omega, phi, chi and kappa (in the sample's
+ * goniometer or transformations) that moves gives the start angle of frame
+ * @index and the oscillation; without one that moves, the first found gives
+ * the start angle. */
+static nb_status
+nx_scan_axis (nx_ctx *c, hsize_t index)
+{
+  char name[256];
+  double v;
+  int found;
+  nb_status st;
+  static const char *const axes[] = { "omega", "phi", "chi", "kappa" };
+  static const char *const groups[] = { "goniometer", "transformations" };
+  double first_start = NAN;
+  char first_name[256] = "";
+
+  for (size_t a = 0; a < 4; a++)
+    for (size_t g = 0; g < 2; g++)
+      {
+        double start, next, step = NAN;
+        char base[200];
+
+        snprintf (base, sizeof base, "%s/sample/%s/%s", c->entry, groups[g], axes[a]);
+        if ((st = nx_item (c, base, 1, 0, index, NB_FRAME_N_ITEMS, &start, &found)) != NB_OK)
+          return st;
+        if (!found)
+          continue;
+        if (isnan (first_start))
+          {
+            first_start = start;
+            snprintf (first_name, sizeof first_name, "%s", base);
+          }
+        {
+          static const char *const suffixes[] = { "_range_average", "_increment_set" };
+
+          for (size_t k = 0; k < 2 && isnan (step); k++)
+            {
+              snprintf (name, sizeof name, "%s%s", base, suffixes[k]);
+              if ((st = nx_item (c, name, 1, 0, 0, NB_FRAME_N_ITEMS, &v, &found)) != NB_OK)
+                return st;
+              if (found)
+                step = v;
+            }
+        }
+        if (isnan (step))
+          {
+            /* successive values: the step to the next frame, or from the previous */
+            hsize_t other = index + 1;
+
+            if ((st = nx_item (c, base, 1, 0, other, NB_FRAME_N_ITEMS, &next, &found)) != NB_OK)
+              return st;
+            if (next == start && index > 0)
+              {
+                if ((st = nx_item (c, base, 1, 0, index - 1, NB_FRAME_N_ITEMS, &next, &found)) !=
+                    NB_OK)
+                  return st;
+                next = 2 * start - next;
+              }
+            step = next - start;
+          }
+        if (step != 0.0)
+          {
+            nb_frame_set_item (c->frame, NB_FRAME_PHI_START, start,
+                               "the NeXus dataset %s[%llu] (%.10g deg)", base,
+                               (unsigned long long) index, start * RTD);
+            nb_frame_set_item (c->frame, NB_FRAME_OSCILLATION, fabs (step),
+                               "the NeXus scan axis %s (%.10g deg per frame)", base, step * RTD);
+            return NB_OK;
+          }
+      }
+  if (!isnan (first_start))
+    nb_frame_set_item (c->frame, NB_FRAME_PHI_START, first_start,
+                       "the NeXus dataset %s[%llu] (%.10g deg; no axis moves)", first_name,
+                       (unsigned long long) index, first_start * RTD);
+  return NB_OK;
+}
+
 static nb_status
 nx_geometry (nx_ctx *c, hsize_t index)
 {
@@ -493,73 +570,7 @@ nx_geometry (nx_ctx *c, hsize_t index)
       }
   }
 
-  /* the scan axis */
-  {
-    static const char *const axes[] = { "omega", "phi", "chi", "kappa" };
-    static const char *const groups[] = { "goniometer", "transformations" };
-    double first_start = NAN;
-    char first_name[256] = "";
-
-    for (size_t a = 0; a < 4; a++)
-      for (size_t g = 0; g < 2; g++)
-        {
-          double start, next, step = NAN;
-          char base[200];
-
-          snprintf (base, sizeof base, "%s/sample/%s/%s", c->entry, groups[g], axes[a]);
-          if ((st = nx_item (c, base, 1, 0, index, NB_FRAME_N_ITEMS, &start, &found)) != NB_OK)
-            return st;
-          if (!found)
-            continue;
-          if (isnan (first_start))
-            {
-              first_start = start;
-              snprintf (first_name, sizeof first_name, "%s", base);
-            }
-          {
-            static const char *const suffixes[] = { "_range_average", "_increment_set" };
-
-            for (size_t k = 0; k < 2 && isnan (step); k++)
-              {
-                snprintf (name, sizeof name, "%s%s", base, suffixes[k]);
-                if ((st = nx_item (c, name, 1, 0, 0, NB_FRAME_N_ITEMS, &v, &found)) != NB_OK)
-                  return st;
-                if (found)
-                  step = v;
-              }
-          }
-          if (isnan (step))
-            {
-              /* successive values: the step to the next frame, or from the previous */
-              hsize_t other = index + 1;
-
-              if ((st = nx_item (c, base, 1, 0, other, NB_FRAME_N_ITEMS, &next, &found)) != NB_OK)
-                return st;
-              if (next == start && index > 0)
-                {
-                  if ((st = nx_item (c, base, 1, 0, index - 1, NB_FRAME_N_ITEMS, &next, &found)) !=
-                      NB_OK)
-                    return st;
-                  next = 2 * start - next;
-                }
-              step = next - start;
-            }
-          if (step != 0.0)
-            {
-              nb_frame_set_item (c->frame, NB_FRAME_PHI_START, start,
-                                 "the NeXus dataset %s[%llu] (%.10g deg)", base,
-                                 (unsigned long long) index, start * RTD);
-              nb_frame_set_item (c->frame, NB_FRAME_OSCILLATION, fabs (step),
-                                 "the NeXus scan axis %s (%.10g deg per frame)", base, step * RTD);
-              return NB_OK;
-            }
-        }
-    if (!isnan (first_start))
-      nb_frame_set_item (c->frame, NB_FRAME_PHI_START, first_start,
-                         "the NeXus dataset %s[%llu] (%.10g deg; no axis moves)", first_name,
-                         (unsigned long long) index, first_start * RTD);
-  }
-  return NB_OK;
+  return nx_scan_axis (c, index);
 }
 
 /* Every filter of @dcpl must be available; NB_ERR_PARSE naming the first

@@ -266,6 +266,65 @@ load_u16 (const unsigned char *b, int little)
   return little ? (uint16_t) (b[0] | b[1] << 8) : (uint16_t) (b[1] | b[0] << 8);
 }
 
+/* The pixels of an SMV file after its @header_bytes into @frame's counts
+ * (@elsize bytes each, of @little endian order and @is_signed), with values
+ * above INT32_MAX masked. */
+static nb_status
+smv_read_pixels (const char *path,
+                 FILE *fp,
+                 size_t header_bytes,
+                 int elsize,
+                 int is_signed,
+                 int little,
+                 nb_frame *frame,
+                 nb_error *err)
+{
+  size_t n_pixels = (size_t) frame->fpixels * (size_t) frame->spixels, done = 0;
+  /* read in slices so that the raw bytes never need a second full-size buffer */
+  unsigned char *buf = malloc (65536);
+
+  if (buf == NULL)
+    return nb_error_set (err, NB_ERR_NOMEM, "out of memory reading %s", path);
+  if (fseeko (fp, (off_t) header_bytes, SEEK_SET) != 0)
+    {
+      free (buf);
+      return nb_error_set (err, NB_ERR_IO, "cannot read %s: %s", path, strerror (errno));
+    }
+  while (done < n_pixels)
+    {
+      size_t want =
+          n_pixels - done < 65536 / (size_t) elsize ? n_pixels - done : 65536 / (size_t) elsize;
+
+      if (fread (buf, (size_t) elsize, want, fp) != want)
+        {
+          int e = ferror (fp) ? errno : 0;
+
+          free (buf);
+          return e ? nb_error_set (err, NB_ERR_IO, "cannot read %s: %s", path, strerror (e))
+                   : nb_error_set (err, NB_ERR_PARSE, "%s: truncated pixel data", path);
+        }
+      for (size_t i = 0; i < want; i++)
+        {
+          const unsigned char *b = buf + i * (size_t) elsize;
+          int64_t c;
+
+          if (elsize == 2)
+            c = is_signed ? (int64_t) (int16_t) load_u16 (b, little) : load_u16 (b, little);
+          else
+            c = is_signed ? (int64_t) (int32_t) load_u32 (b, little) : load_u32 (b, little);
+          if (c > INT32_MAX)
+            {
+              frame->mask[done + i] = NB_PIXEL_MASKED;
+              c = INT32_MAX;
+            }
+          frame->counts[done + i] = (int32_t) c;
+        }
+      done += want;
+    }
+  free (buf);
+  return NB_OK;
+}
+
 nb_status
 nb_frame_read_smv (const char *path, FILE *fp, unsigned flags, nb_frame *frame, nb_error *err)
 {
@@ -403,51 +462,9 @@ nb_frame_read_smv (const char *path, FILE *fp, unsigned flags, nb_frame *frame, 
 
   if ((st = nb_frame_alloc_pixels (frame, err)) != NB_OK)
     return st;
-  {
-    /* read in slices so that the raw bytes never need a second full-size buffer */
-    unsigned char *buf = malloc (65536);
-    size_t done = 0;
-
-    if (buf == NULL)
-      return nb_error_set (err, NB_ERR_NOMEM, "out of memory reading %s", path);
-    if (fseeko (fp, (off_t) header_bytes, SEEK_SET) != 0)
-      {
-        free (buf);
-        return nb_error_set (err, NB_ERR_IO, "cannot read %s: %s", path, strerror (errno));
-      }
-    while (done < n_pixels)
-      {
-        size_t want =
-            n_pixels - done < 65536 / (size_t) elsize ? n_pixels - done : 65536 / (size_t) elsize;
-
-        if (fread (buf, (size_t) elsize, want, fp) != want)
-          {
-            int e = ferror (fp) ? errno : 0;
-
-            free (buf);
-            return e ? nb_error_set (err, NB_ERR_IO, "cannot read %s: %s", path, strerror (e))
-                     : nb_error_set (err, NB_ERR_PARSE, "%s: truncated pixel data", path);
-          }
-        for (size_t i = 0; i < want; i++)
-          {
-            const unsigned char *b = buf + i * (size_t) elsize;
-            int64_t c;
-
-            if (elsize == 2)
-              c = is_signed ? (int64_t) (int16_t) load_u16 (b, little) : load_u16 (b, little);
-            else
-              c = is_signed ? (int64_t) (int32_t) load_u32 (b, little) : load_u32 (b, little);
-            if (c > INT32_MAX)
-              {
-                frame->mask[done + i] = NB_PIXEL_MASKED;
-                c = INT32_MAX;
-              }
-            frame->counts[done + i] = (int32_t) c;
-          }
-        done += want;
-      }
-    free (buf);
-  }
+  if ((st = smv_read_pixels (path, fp, header_bytes, elsize, is_signed, little, frame, err)) !=
+      NB_OK)
+    return st;
   nb_frame_classify (frame);
   return NB_OK;
 }

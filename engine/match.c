@@ -1,22 +1,15 @@
-/* match.c: peaks on a measured frame, reflections predicted from the plan's
- * geometry, the match score and the correlation in resolution shells.
- *
- * Prediction is the rotation method's (Kabsch, J. Appl. Cryst. 21 (1988)
- * 916; the form of DIALS' rotation-angle solver): with the crystal turned by
- * phi about the unit spindle e, a reciprocal-lattice vector r becomes
- * r(phi) = r_par + cos(phi) r_perp + sin(phi) e x r_perp, and it diffracts
- * where |k s0 + r(phi)| = k (k = 1/lambda), i.e.
- * s0.r_par + cos(phi) s0.r_perp + sin(phi) s0.(e x r_perp) = -|r|^2 / (2k).
+/* match.c: peaks on a measured frame, the match score of a prediction
+ * (predict.c) against them and the correlation in resolution shells; the
+ * prediction model's parts that only matching needs (the peak's lattice
+ * vector, the nearest predicted spot, a moved detector) and the matrix
+ * helpers refinement uses.
  */
 #include "nb-match-private.h"
 #include "nb-private.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define RTD (180.0 / M_PI)
 
 /* ------------------------------------------------------------------------ */
 /* Matrices                                                                  */
@@ -30,33 +23,6 @@ nb_mat_mul (const double a[9], const double b[9], double out[9])
     for (int j = 0; j < 3; j++)
       t[3 * i + j] = a[3 * i] * b[j] + a[3 * i + 1] * b[3 + j] + a[3 * i + 2] * b[6 + j];
   memcpy (out, t, sizeof t);
-}
-
-void
-nb_mat_transpose (const double a[9], double out[9])
-{
-  double t[9];
-
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++)
-      t[3 * j + i] = a[3 * i + j];
-  memcpy (out, t, sizeof t);
-}
-
-/* The rotation -misset applies: about lab X, then Y, then Z (nb_rotate_xyz),
- * as a matrix: its columns are the rotated unit vectors. */
-void
-nb_mat_misset (const double misset[3], double out[9])
-{
-  for (int j = 0; j < 3; j++)
-    {
-      double v[3] = { j == 0, j == 1, j == 2 }, r[3];
-
-      nb_rotate_xyz (v, misset[0], misset[1], misset[2], r);
-      out[j] = r[0];
-      out[3 + j] = r[1];
-      out[6 + j] = r[2];
-    }
 }
 
 /* The inverse of nb_mat_misset: U = Rz(z) Ry(y) Rx(x), so U[2][0] = -sin y,
@@ -155,181 +121,6 @@ rotate_about (const double e[3], double c, double s, const double v[3], double o
 /* ------------------------------------------------------------------------ */
 /* The model                                                                 */
 
-/* @p without what a prediction does not need: no files but -mat, one source,
- * one mosaic domain, no oversampling, the reference kernel (which prepares
- * no tables). */
-static nb_status
-stripped_params (nb_params *q, const nb_params *p, nb_error *err)
-{
-  nb_status st = nb_params_copy (q, p, err);
-  char **strings[] = { &q->hkl_file,    &q->dump_file, &q->stol_file,
-                       &q->source_file, &q->img_file,  &q->mask_file };
-
-  if (st != NB_OK)
-    return st;
-  for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++)
-    {
-      free (*strings[i]);
-      *strings[i] = NULL;
-    }
-  q->stol_kind = NB_STOL_NONE;
-  if (q->default_F == 0.0)
-    q->default_F = 1.0;
-  q->mosaic_domains = 1;
-  q->mosaic_spread = 0.0;
-  q->dispersion = 0.0;
-  q->dispsteps = -1;
-  q->dispstep = -1;
-  q->hdivrange = q->vdivrange = -1;
-  q->hdivstep = q->vdivstep = -1;
-  q->hdivsteps = q->vdivsteps = -1;
-  q->oversample = 1;
-  q->oversample_thick = q->oversample_polar = q->oversample_omega = 0;
-  q->detector_thick = 0.0;
-  q->detector_thicksteps = -1;
-  q->water_size = 0.0;
-  for (int i = 0; i < 4; i++)
-    q->roi[i] = -1;
-  q->precision = NB_PRECISION_EXACT;
-  q->backend = NB_BACKEND_CPU;
-  q->stats = 0;
-  return NB_OK;
-}
-
-/* The largest |x| = 2 sin(theta) / lambda over the detector's corners. */
-static double
-corner_resolution (const nb_model *m)
-{
-  double best = 0.0;
-
-  for (int c = 0; c < 4; c++)
-    {
-      double f = (c & 1) ? m->fpixels : 0, s = (c & 2) ? m->spixels : 0, pos[3], dir[3], x[3];
-
-      for (int i = 0; i < 3; i++)
-        pos[i] = m->pix0[i] + f * m->pixel * m->fdet[i] + s * m->pixel * m->sdet[i];
-      nb_unitize (pos, dir);
-      for (int i = 0; i < 3; i++)
-        x[i] = m->k * (dir[i] - m->s0[i]);
-      if (nb_magnitude (x) > best)
-        best = nb_magnitude (x);
-    }
-  return best;
-}
-
-nb_status
-nb_model_init (nb_model *m, const nb_params *p, const nb_predict_options *opt, nb_error *err)
-{
-  nb_predict_options defaults;
-  nb_params q;
-  nb_plan *plan = NULL;
-  const nb_plan_info *in;
-  double U0t[9], a[3][3];
-  nb_status st;
-
-  memset (m, 0, sizeof *m);
-  if (opt == NULL)
-    {
-      nb_predict_options_init (&defaults);
-      opt = &defaults;
-    }
-  if (p->cell[0] == 0.0 && p->mat_file == NULL)
-    return nb_error_set (err, NB_ERR_INVALID,
-                         "no unit cell: give -cell a b c alpha beta gamma or -mat FILE");
-  if ((st = stripped_params (&q, p, err)) != NB_OK)
-    return st;
-  st = nb_plan_create (&q, &plan, err);
-  if (st != NB_OK)
-    {
-      nb_params_clear (&q);
-      return st;
-    }
-  in = nb_plan_get_info (plan);
-
-  nb_unitize (in->beam, m->s0);
-  m->k = 1.0 / (in->lambda0 * 1e10);
-  nb_unitize (in->spindle, m->e);
-  m->phi0 = in->phi0;
-  m->osc = in->osc;
-  m->phi_mid = in->phi0 + 0.5 * in->osc;
-  memcpy (m->pix0, in->pix0, sizeof m->pix0);
-  memcpy (m->fdet, in->fdet, sizeof m->fdet);
-  memcpy (m->sdet, in->sdet, sizeof m->sdet);
-  memcpy (m->odet, in->odet, sizeof m->odet);
-  m->pixel = in->pixel_size;
-  m->fpixels = in->fpixels;
-  m->spixels = in->spixels;
-  m->Fbeam = in->Fbeam;
-  m->Sbeam = in->Sbeam;
-  m->distance = in->distance;
-  if (p->misset_random)
-    {
-      double mis[3];
-
-      for (int i = 0; i < 3; i++)
-        mis[i] = plan->xtal.misset_random_deg[i] / RTD;
-      nb_mat_misset (mis, m->U0);
-    }
-  else
-    nb_mat_misset (p->misset, m->U0);
-  /* the cell at misset 0: the plan's vectors turned back */
-  nb_mat_transpose (m->U0, U0t);
-  mat_vec (U0t, in->a0, a[0]);
-  mat_vec (U0t, in->b0, a[1]);
-  mat_vec (U0t, in->c0, a[2]);
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++)
-      m->A0[3 * i + j] = a[i][j] * 1e10;
-  {
-    double bc[3], ca[3], ab[3];
-
-    nb_cross (m->A0 + 3, m->A0 + 6, bc);
-    nb_cross (m->A0 + 6, m->A0, ca);
-    nb_cross (m->A0, m->A0 + 3, ab);
-    m->V = nb_dot (m->A0, bc);
-    for (int j = 0; j < 3; j++)
-      {
-        m->B0[j] = bc[j] / m->V;
-        m->B0[3 + j] = ca[j] / m->V;
-        m->B0[6 + j] = ab[j] / m->V;
-      }
-    m->V = fabs (m->V);
-  }
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++)
-      m->G[3 * i + j] = nb_dot (m->B0 + 3 * i, m->B0 + 3 * j);
-
-  if (opt->excitation >= 0)
-    m->excitation = opt->excitation;
-  else
-    m->excitation = (p->mosaic_spread > 0 ? p->mosaic_spread : 0.0) + 0.05 / RTD;
-  if (opt->spot_radius >= 0)
-    m->spot_radius = opt->spot_radius;
-  else
-    {
-      double widest = 0;
-
-      for (int i = 0; i < 3; i++)
-        {
-          double n_cells = i == 0 ? p->Na : i == 1 ? p->Nb : p->Nc;
-          double edge = nb_magnitude (m->A0 + 3 * i) * (n_cells > 1 ? n_cells : 1);
-
-          if (1.0 / edge > widest)
-            widest = 1.0 / edge;
-        }
-      /* the main lobe of the shape transform: sinc3's first zero, 1.43 / (N a) */
-      m->spot_radius = 1.43 * widest;
-    }
-  m->s_max = opt->d_min > 0 ? 1.0 / opt->d_min : corner_resolution (m);
-  if (m->s_max > 2.0 * m->k)
-    m->s_max = 2.0 * m->k;
-  nb_plan_destroy (plan);
-  nb_params_clear (&q);
-  if (!(m->V > 0) || !isfinite (m->V))
-    return nb_error_set (err, NB_ERR_INVALID, "the unit cell has no volume");
-  return NB_OK;
-}
-
 void
 nb_model_shift (nb_model *m, double dD, double dF, double dS)
 {
@@ -338,134 +129,6 @@ nb_model_shift (nb_model *m, double dD, double dF, double dS)
   m->Fbeam += dF;
   m->Sbeam += dS;
   m->distance += dD;
-}
-
-/* Where the ray from the sample along @dir meets the detector plane, in
- * pixels; 0 when it does not (parallel, or behind the sample). */
-static int
-ray_to_pixel (const nb_model *m, const double dir[3], double *f, double *s)
-{
-  double den = nb_dot (dir, m->odet), t, pos[3];
-
-  if (fabs (den) < 1e-12)
-    return 0;
-  t = nb_dot (m->pix0, m->odet) / den;
-  if (!(t > 0))
-    return 0;
-  for (int i = 0; i < 3; i++)
-    pos[i] = t * dir[i] - m->pix0[i];
-  *f = nb_dot (pos, m->fdet) / m->pixel;
-  *s = nb_dot (pos, m->sdet) / m->pixel;
-  return 1;
-}
-
-/* The standard normal density and distribution. */
-static double
-normal_pdf (double x)
-{
-  return exp (-0.5 * x * x) / sqrt (2.0 * M_PI);
-}
-
-static double
-normal_cdf (double x)
-{
-  return 0.5 * erfc (-x / M_SQRT2);
-}
-
-int
-nb_model_predict (const nb_model *m,
-                  const double U[9],
-                  int h,
-                  int k,
-                  int l,
-                  int gate,
-                  double f[2],
-                  double s[2],
-                  double phi[2])
-{
-  double r0[3], r[3], par, rperp[3], w[3], a, b, c, rho, r2, base, delta;
-  int n = 0;
-
-  for (int i = 0; i < 3; i++)
-    r0[i] = h * m->B0[i] + k * m->B0[3 + i] + l * m->B0[6 + i];
-  mat_vec (U, r0, r);
-  r2 = nb_dot (r, r);
-  if (r2 == 0.0 || r2 > m->s_max * m->s_max * (1 + 1e-12))
-    return 0;
-  par = nb_dot (m->e, r);
-  for (int i = 0; i < 3; i++)
-    rperp[i] = r[i] - par * m->e[i];
-  nb_cross (m->e, rperp, w);
-  a = nb_dot (m->s0, rperp);
-  b = nb_dot (m->s0, w);
-  c = -r2 / (2.0 * m->k) - par * nb_dot (m->s0, m->e);
-  rho = hypot (a, b);
-  if (!(rho > 1e-15) || fabs (c) > rho)
-    return 0;
-  base = atan2 (b, a);
-  delta = acos (c / rho);
-  for (int sgn = -1; sgn <= 1; sgn += 2)
-    {
-      double ang = base + sgn * delta, cs, sn, s1[3], dr[3], speed, width, sigma, lo, hi, mean;
-
-      if (sgn > 0 && delta == 0.0 && n > 0)
-        continue;
-      cs = cos (ang);
-      sn = sin (ang);
-      for (int i = 0; i < 3; i++)
-        {
-          s1[i] = m->k * m->s0[i] + par * m->e[i] + cs * rperp[i] + sn * w[i];
-          dr[i] = cs * w[i] - sn * rperp[i]; /* dr/dphi = e x r(phi) */
-        }
-      /* The point crosses the sphere at speed s1/k . dr/dphi per radian: a point of radius
-       * spot_radius touches it for spot_radius / speed either side (the Lorentz factor;
-       * capped near the spindle, where the speed vanishes), widened by the excitation
-       * (mosaic spread).  That contact is taken as a Gaussian in phi of 2 sigma = its
-       * half-width. */
-      speed = fabs (nb_dot (s1, dr)) / m->k;
-      width = m->spot_radius > 0 ? m->spot_radius / (speed > 1e-9 ? speed : 1e-9) : 0;
-      if (width > 0.1)
-        width = 0.1;
-      width = hypot (width, m->excitation);
-      sigma = width > 1e-6 ? 0.5 * width : 0.5e-6;
-      /* the crossing nearest the exposure */
-      ang = m->phi0 + 0.5 * m->osc + remainder (ang - m->phi0 - 0.5 * m->osc, 2.0 * M_PI);
-      lo = (m->phi0 - ang) / sigma;
-      hi = (m->phi0 + m->osc - ang) / sigma;
-      if (m->osc > 0)
-        {
-          /* recorded: the part of the profile inside the exposure, at least 2 % of it
-           * (a crossing within the exposure widened by the half-width); its spot is where
-           * the recorded part's mean angle puts the point (for a partial reflection,
-           * towards the inside of the exposure; for the far tail of one, at the edge) */
-          double part = normal_cdf (hi) - normal_cdf (lo);
-
-          if (gate && !(part >= 0.02))
-            continue;
-          if (part > 1e-12)
-            mean = ang + sigma * (normal_pdf (lo) - normal_pdf (hi)) / part;
-          else
-            mean = ang < m->phi0 ? m->phi0 : m->phi0 + m->osc;
-        }
-      else
-        {
-          /* a still: the point within its half-width of the sphere, seen where it is */
-          if (gate && fabs (lo) > 2.0)
-            continue;
-          mean = m->phi0;
-        }
-      if (mean != ang)
-        {
-          /* the point at the mean angle, projected radially onto the sphere */
-          double cm = cos (mean), sm = sin (mean);
-
-          for (int i = 0; i < 3; i++)
-            s1[i] = m->k * m->s0[i] + par * m->e[i] + cm * rperp[i] + sm * w[i];
-        }
-      if (ray_to_pixel (m, s1, &f[n], &s[n]))
-        phi[n++] = ang;
-    }
-  return n;
 }
 
 void
@@ -532,107 +195,6 @@ nb_model_nearest (
             }
         }
   return best;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Prediction                                                                */
-
-void
-nb_predict_options_init (nb_predict_options *opt)
-{
-  opt->excitation = -1.0;
-  opt->spot_radius = -1.0;
-  opt->d_min = 0.0;
-  opt->on_detector = 1;
-}
-
-nb_status
-nb_predict_reflections (const nb_params *p,
-                        const nb_predict_options *opt,
-                        nb_reflection **out,
-                        size_t *n_out,
-                        nb_error *err)
-{
-  nb_predict_options defaults;
-  nb_model m;
-  nb_reflection *list = NULL;
-  size_t n = 0, cap = 0;
-  int hmax[3];
-  nb_status st;
-
-  *out = NULL;
-  *n_out = 0;
-  if (opt == NULL)
-    {
-      nb_predict_options_init (&defaults);
-      opt = &defaults;
-    }
-  if ((st = nb_model_init (&m, p, opt, err)) != NB_OK)
-    return st;
-  for (int i = 0; i < 3; i++)
-    {
-      double lim = nb_magnitude (m.A0 + 3 * i) * m.s_max;
-
-      if (!(lim < 2000))
-        return nb_error_set (err, NB_ERR_INVALID,
-                             "prediction: Miller indices up to %g at this resolution (cell %g A, "
-                             "d_min %g A): too many reflections",
-                             lim, nb_magnitude (m.A0 + 3 * i), 1.0 / m.s_max);
-      hmax[i] = (int) ceil (lim);
-    }
-  if ((double) (2 * hmax[0] + 1) * (2 * hmax[1] + 1) * (2 * hmax[2] + 1) > 2e9)
-    return nb_error_set (err, NB_ERR_INVALID, "prediction: too many lattice points");
-
-  for (int h = -hmax[0]; h <= hmax[0]; h++)
-    for (int k = -hmax[1]; k <= hmax[1]; k++)
-      for (int l = -hmax[2]; l <= hmax[2]; l++)
-        {
-          double f[2], s[2], phi[2];
-          int got = nb_model_predict (&m, m.U0, h, k, l, 1, f, s, phi);
-
-          for (int j = 0; j < got; j++)
-            {
-              double r0[3], r[3];
-
-              if (opt->on_detector &&
-                  !(f[j] >= 0 && s[j] >= 0 && f[j] < m.fpixels && s[j] < m.spixels))
-                continue;
-              if (n == cap)
-                {
-                  size_t grown = cap ? cap * 2 : 1024;
-                  nb_reflection *bigger;
-
-                  if (grown > 10000000)
-                    {
-                      free (list);
-                      return nb_error_set (err, NB_ERR_INVALID,
-                                           "prediction: more than 10 million reflections");
-                    }
-                  bigger = realloc (list, grown * sizeof *bigger);
-                  if (bigger == NULL)
-                    {
-                      free (list);
-                      return nb_error_set (err, NB_ERR_NOMEM, "out of memory predicting");
-                    }
-                  list = bigger;
-                  cap = grown;
-                }
-              for (int i = 0; i < 3; i++)
-                r0[i] = h * m.B0[i] + k * m.B0[3 + i] + l * m.B0[6 + i];
-              mat_vec (m.U0, r0, r);
-              list[n].h = h;
-              list[n].k = k;
-              list[n].l = l;
-              list[n].f = f[j];
-              list[n].s = s[j];
-              list[n].phi = phi[j];
-              list[n].d = 1.0 / nb_magnitude (r);
-              n++;
-            }
-        }
-  *out = list;
-  *n_out = n;
-  return NB_OK;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -704,6 +266,106 @@ by_intensity (const void *a, const void *b)
   return x->fpixel < y->fpixel ? -1 : x->fpixel > y->fpixel;
 }
 
+/* The background of each block x block tile of @frame into @bg (nby x nbx):
+ * the median of its valid pixels, 0 when it has none; @tmp holds a tile. */
+static void
+block_background (const nb_frame *frame, int block, int nbx, int nby, int32_t *tmp, double *bg)
+{
+  int W = frame->fpixels, H = frame->spixels;
+
+  for (int by = 0; by < nby; by++)
+    for (int bx = 0; bx < nbx; bx++)
+      {
+        size_t m = 0;
+
+        for (int s = by * block; s < H && s < (by + 1) * block; s++)
+          for (int f = bx * block; f < W && f < (bx + 1) * block; f++)
+            {
+              size_t i = (size_t) s * W + f;
+
+              if (frame->mask[i] == NB_PIXEL_VALID)
+                tmp[m++] = frame->counts[i];
+            }
+        bg[(size_t) by * nbx + bx] = m > 0 ? select_kth (tmp, m, m / 2) : 0.0;
+      }
+}
+
+/* Whether pixel (@f, @s) of @frame, at least max(1, edge) pixels inside it,
+ * is a peak over background @b by the tests of @opt; if so, fills @peak. */
+static int
+peak_at (const nb_frame *frame, const nb_peak_options *opt, int f, int s, double b, nb_peak *peak)
+{
+  int W = frame->fpixels, H = frame->spixels;
+  size_t i = (size_t) s * W + f;
+  double c, thr, floor_b, sum = 0, sf = 0, ss = 0, wsum = 0;
+  int above = 0, overloaded = 0;
+
+  if (frame->mask[i] == NB_PIXEL_MASKED)
+    return 0;
+  c = frame->counts[i];
+  thr = opt->sigmas * sqrt (b > 1 ? b : 1);
+  if (thr < opt->min_height)
+    thr = opt->min_height;
+  if (c - b < thr || c - b <= 0)
+    return 0;
+  /* nothing masked nearby: gaps and dead pixels make false maxima */
+  for (int ds = -opt->edge; ds <= opt->edge; ds++)
+    for (int df = -opt->edge; df <= opt->edge; df++)
+      if (frame->mask[i + (ptrdiff_t) ds * W + df] == NB_PIXEL_MASKED)
+        return 0;
+  floor_b = sqrt (b) > 1 ? sqrt (b) : 1;
+  for (int ds = -1; ds <= 1; ds++)
+    for (int df = -1; df <= 1; df++)
+      {
+        size_t j = i + (ptrdiff_t) ds * W + df;
+        double cj = frame->counts[j], w = cj - b;
+
+        if (frame->mask[j] == NB_PIXEL_MASKED)
+          continue;
+        /* a plateau's first pixel in raster order is its maximum */
+        if (j != i && (cj > c || (cj == c && j < i)))
+          return 0;
+        above += w >= floor_b;
+      }
+  if (above < opt->min_pixels)
+    return 0;
+  /* intensity and centroid over the box: a spot wider than 3 x 3 pixels, cut by a
+   * small box, would have its centroid pulled to the maximum's pixel centre */
+  for (int ds = -opt->box; ds <= opt->box; ds++)
+    for (int df = -opt->box; df <= opt->box; df++)
+      {
+        size_t j;
+        double w;
+
+        if (s + ds < 0 || s + ds >= H || f + df < 0 || f + df >= W)
+          continue;
+        j = i + (ptrdiff_t) ds * W + df;
+        if (frame->mask[j] == NB_PIXEL_MASKED)
+          continue;
+        w = frame->counts[j] - b;
+        sum += w;
+        if (w > 0)
+          {
+            sf += w * (f + df + 0.5);
+            ss += w * (s + ds + 0.5);
+            wsum += w;
+          }
+        overloaded |= frame->mask[j] == NB_PIXEL_OVERLOAD;
+      }
+  if (!(wsum > 0))
+    return 0;
+  *peak = (nb_peak){ .f = sf / wsum,
+                     .s = ss / wsum,
+                     .fpixel = f,
+                     .spixel = s,
+                     .intensity = sum,
+                     .height = c - b,
+                     .background = b,
+                     .pixels = above,
+                     .overloaded = overloaded };
+  return 1;
+}
+
 nb_status
 nb_find_peaks (
     const nb_frame *frame, const nb_peak_options *opt, nb_peak **peaks, int *n_out, nb_error *err)
@@ -744,93 +406,15 @@ nb_find_peaks (
   tmp = malloc ((size_t) opt->block * (size_t) opt->block * sizeof *tmp);
   if (bg == NULL || tmp == NULL)
     goto nomem;
-
-  /* the background: each block's median over its valid pixels */
-  for (int by = 0; by < nby; by++)
-    for (int bx = 0; bx < nbx; bx++)
-      {
-        size_t m = 0;
-
-        for (int s = by * opt->block; s < H && s < (by + 1) * opt->block; s++)
-          for (int f = bx * opt->block; f < W && f < (bx + 1) * opt->block; f++)
-            {
-              size_t i = (size_t) s * W + f;
-
-              if (frame->mask[i] == NB_PIXEL_VALID)
-                tmp[m++] = frame->counts[i];
-            }
-        bg[(size_t) by * nbx + bx] = m > 0 ? select_kth (tmp, m, m / 2) : 0.0;
-      }
+  block_background (frame, opt->block, nbx, nby, tmp, bg);
 
   for (int s = e; s < H - e; s++)
     for (int f = e; f < W - e; f++)
       {
-        size_t i = (size_t) s * W + f;
-        double b, c, thr, floor_b, sum = 0, sf = 0, ss = 0, wsum = 0;
-        int above = 0, is_max = 1, overloaded = 0;
+        nb_peak peak;
 
-        if (frame->mask[i] == NB_PIXEL_MASKED)
-          continue;
-        b = bg[(size_t) (s / opt->block) * nbx + f / opt->block];
-        c = frame->counts[i];
-        thr = opt->sigmas * sqrt (b > 1 ? b : 1);
-        if (thr < opt->min_height)
-          thr = opt->min_height;
-        if (c - b < thr || c - b <= 0)
-          continue;
-        /* nothing masked nearby: gaps and dead pixels make false maxima */
-        for (int ds = -opt->edge; ds <= opt->edge && is_max; ds++)
-          for (int df = -opt->edge; df <= opt->edge; df++)
-            if (frame->mask[i + (ptrdiff_t) ds * W + df] == NB_PIXEL_MASKED)
-              {
-                is_max = 0;
-                break;
-              }
-        if (!is_max)
-          continue;
-        floor_b = sqrt (b) > 1 ? sqrt (b) : 1;
-        for (int ds = -1; ds <= 1 && is_max; ds++)
-          for (int df = -1; df <= 1; df++)
-            {
-              size_t j = i + (ptrdiff_t) ds * W + df;
-              double cj = frame->counts[j], w = cj - b;
-
-              if (frame->mask[j] == NB_PIXEL_MASKED)
-                continue;
-              /* a plateau's first pixel in raster order is its maximum */
-              if (j != i && (cj > c || (cj == c && j < i)))
-                {
-                  is_max = 0;
-                  break;
-                }
-              above += w >= floor_b;
-            }
-        if (!is_max || above < opt->min_pixels)
-          continue;
-        /* intensity and centroid over the box: a spot wider than 3 x 3 pixels, cut by a
-         * small box, would have its centroid pulled to the maximum's pixel centre */
-        for (int ds = -opt->box; ds <= opt->box; ds++)
-          for (int df = -opt->box; df <= opt->box; df++)
-            {
-              size_t j;
-              double w;
-
-              if (s + ds < 0 || s + ds >= H || f + df < 0 || f + df >= W)
-                continue;
-              j = i + (ptrdiff_t) ds * W + df;
-              if (frame->mask[j] == NB_PIXEL_MASKED)
-                continue;
-              w = frame->counts[j] - b;
-              sum += w;
-              if (w > 0)
-                {
-                  sf += w * (f + df + 0.5);
-                  ss += w * (s + ds + 0.5);
-                  wsum += w;
-                }
-              overloaded |= frame->mask[j] == NB_PIXEL_OVERLOAD;
-            }
-        if (!(wsum > 0))
+        if (!peak_at (frame, opt, f, s, bg[(size_t) (s / opt->block) * nbx + f / opt->block],
+                      &peak))
           continue;
         if (n_cand == cap)
           {
@@ -842,15 +426,7 @@ nb_find_peaks (
             cand = bigger;
             cap = grown;
           }
-        cand[n_cand++] = (nb_peak){ .f = sf / wsum,
-                                    .s = ss / wsum,
-                                    .fpixel = f,
-                                    .spixel = s,
-                                    .intensity = sum,
-                                    .height = c - b,
-                                    .background = b,
-                                    .pixels = above,
-                                    .overloaded = overloaded };
+        cand[n_cand++] = peak;
       }
   free (bg);
   free (tmp);

@@ -361,6 +361,8 @@ FORMAT_HOOK (format_header)
  * flag restores, so the shadow's are right). */
 FORMAT_HOOK (format_frame)
 {
+  if (*nb_param_string ((nb_params *) p, row, 0) == NULL || nb_param_same (row, p, shadow, 0))
+    return;
   format_header (row, p, shadow, b);
   shadow->exposure = NAN;
 }

@@ -1221,6 +1221,70 @@ basis_candidates (const nb_model *m,
 
 /* ---- the search ---- */
 
+/* The search's second half: every candidate of @cands scored alike in
+ * reciprocal space (tolerance @theta), the distinct best (up to the
+ * lattice's rotations, @S a buffer of 48) refined, the best result's
+ * orientation and detector shift in @best_U, @best_shift.  0, -1 when
+ * cancelled, -2 out of memory. */
+static int
+refine_candidates (const nb_model *m,
+                   const nb_peak *peaks,
+                   int n,
+                   const nb_search_options *opt,
+                   const peak_vectors *pv,
+                   double theta,
+                   double (*S)[9],
+                   candidates *cands,
+                   nb_search_result *res,
+                   double best_U[9],
+                   double best_shift[3])
+{
+  nb_match_result best;
+  double (*chosen)[9] = malloc ((size_t) opt->candidates * sizeof *chosen);
+  int n_chosen = 0, evals = 0, n_sym;
+
+  if (chosen == NULL)
+    return -2;
+  for (int i = 0; i < cands->n; i++)
+    cands->list[i].score = reciprocal_count (m, pv, cands->list[i].U, theta);
+  qsort (cands->list, (size_t) cands->n, sizeof *cands->list, by_candidate_score);
+  res->grid_best = (int) cands->list[0].score;
+  n_sym = lattice_rotations (m, S, 1e-3);
+  for (int i = 0; i < cands->n && n_chosen < opt->candidates; i++)
+    {
+      int near = 0;
+
+      for (int j = 0; j < n_chosen && !near; j++)
+        near = symmetric_angle (cands->list[i].U, chosen[j], S, n_sym) < 2 * opt->step;
+      if (!near)
+        memcpy (chosen[n_chosen++], cands->list[i].U, sizeof chosen[0]);
+    }
+  memset (&best, 0, sizeof best);
+  best.soft = -1;
+  memcpy (best_U, m->U0, 9 * sizeof *best_U);
+  for (int c = 0; c < n_chosen; c++)
+    {
+      double U[9], shift[3] = { 0, 0, 0 };
+      nb_match_result r;
+
+      memcpy (U, chosen[c], sizeof U);
+      if (refine_from (m, peaks, n, &opt->refine, U, shift, &r, &evals, 0.7 + 0.3 * c / n_chosen,
+                       0.7 + 0.3 * (c + 1) / n_chosen) != 0)
+        {
+          free (chosen);
+          return -1;
+        }
+      if (best.soft < 0 || better (&r, &best))
+        {
+          best = r;
+          memcpy (best_U, U, sizeof U);
+          memcpy (best_shift, shift, 3 * sizeof *best_shift);
+        }
+    }
+  free (chosen);
+  return 0;
+}
+
 nb_status
 nb_orientation_search (nb_params *p,
                        const nb_peak *peaks,
@@ -1238,7 +1302,6 @@ nb_orientation_search (nb_params *p,
   candidates cands = { NULL, 0, 0 };
   int n_inf = 0, nthreads = 1, rc;
   double (*S)[9] = NULL;
-  int n_sym;
 
   memset (res, 0, sizeof *res);
   if (opt == NULL)
@@ -1325,50 +1388,12 @@ nb_orientation_search (nb_params *p,
 
   {
     double best_U[9], best_shift[3] = { 0, 0, 0 }, t1 = seconds_now ();
-    nb_match_result best;
-    double (*chosen)[9] = malloc ((size_t) opt->candidates * sizeof *chosen);
-    int n_chosen = 0, evals = 0;
 
-    if (chosen == NULL)
+    rc = refine_candidates (&m, peaks, n, opt, &pv, theta, S, &cands, res, best_U, best_shift);
+    if (rc == -1)
+      goto cancelled;
+    if (rc == -2)
       goto nomem;
-    /* every candidate scored alike, the distinct best refined */
-    for (int i = 0; i < cands.n; i++)
-      cands.list[i].score = reciprocal_count (&m, &pv, cands.list[i].U, theta);
-    qsort (cands.list, (size_t) cands.n, sizeof *cands.list, by_candidate_score);
-    res->grid_best = (int) cands.list[0].score;
-    n_sym = lattice_rotations (&m, S, 1e-3);
-    for (int i = 0; i < cands.n && n_chosen < opt->candidates; i++)
-      {
-        int near = 0;
-
-        for (int j = 0; j < n_chosen && !near; j++)
-          near = symmetric_angle (cands.list[i].U, chosen[j], S, n_sym) < 2 * opt->step;
-        if (!near)
-          memcpy (chosen[n_chosen++], cands.list[i].U, sizeof chosen[0]);
-      }
-    memset (&best, 0, sizeof best);
-    best.soft = -1;
-    memcpy (best_U, m.U0, sizeof best_U);
-    for (int c = 0; c < n_chosen; c++)
-      {
-        double U[9], shift[3] = { 0, 0, 0 };
-        nb_match_result r;
-
-        memcpy (U, chosen[c], sizeof U);
-        if (refine_from (&m, peaks, n, &opt->refine, U, shift, &r, &evals, 0.7 + 0.3 * c / n_chosen,
-                         0.7 + 0.3 * (c + 1) / n_chosen) != 0)
-          {
-            free (chosen);
-            goto cancelled;
-          }
-        if (best.soft < 0 || better (&r, &best))
-          {
-            best = r;
-            memcpy (best_U, U, sizeof U);
-            memcpy (best_shift, shift, sizeof shift);
-          }
-      }
-    free (chosen);
     res->refine_seconds = seconds_now () - t1;
     st = finish (p, &m, best_U, best_shift, peaks, n, &opt->refine, &res->score, err);
   }
