@@ -39,6 +39,8 @@ HOSTS = ("plugin/examples/", "plugin/braggscope-drag-bench.c")
 # restatement of the table.
 NOT_PARAMETERS = {
     ("engine/frame-write-nexus.c", "distance"): "NXdetector/distance, a field of the NXmx format",
+    ("engine/frame.c", "distance"): "nb_frame_item_name: the header item NB_FRAME_DISTANCE",
+    ("engine/frame.c", "wavelength"): "nb_frame_item_name: the header item NB_FRAME_WAVELENGTH",
 }
 
 COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)

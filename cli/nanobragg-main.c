@@ -83,6 +83,15 @@ warn_line (void *user, const char *message)
   fprintf (stderr, "nanobragg: warning: %s\n", message);
 }
 
+/* What a -frame header set, with where each value came from, before the
+ * plan's log. */
+static void
+report_line (void *user, const char *message)
+{
+  (void) user;
+  printf ("%s\n", message);
+}
+
 /* NANOBRAGG_LENIENT=1 is -lenient for scripts that cannot be edited; any
  * other value than 1 or 0 is refused rather than guessed. */
 static nb_status
@@ -166,7 +175,7 @@ is_char_device (const char *path)
 static int
 check_outputs (const nb_params *p, nb_error *err)
 {
-  named_file out[5], in[7];
+  named_file out[5], in[8];
   int n_out = 0, n_in = 0;
 
   out[n_out++] = (named_file){ "-floatfile", p->floatfile };
@@ -184,6 +193,7 @@ check_outputs (const nb_params *p, nb_error *err)
   in[n_in++] = (named_file){ "-sourcefile", p->source_file };
   in[n_in++] = (named_file){ "-img", p->img_file };
   in[n_in++] = (named_file){ "-mask", p->mask_file };
+  in[n_in++] = (named_file){ "-frame", p->frame_file };
 
   for (int i = 0; i < n_out; i++)
     {
@@ -335,7 +345,7 @@ write_png (const nb_plan *plan,
 static int
 read_command_line (int argc, char **argv, nb_params *params)
 {
-  nb_parse_options parse = { 0, warn_line, NULL };
+  nb_parse_options parse = { 0, warn_line, NULL, report_line };
   nb_error err;
   nb_status st;
   int rc;
@@ -366,7 +376,7 @@ read_command_line (int argc, char **argv, nb_params *params)
     st = nb_params_validate (params, &err);
   if (st != NB_OK)
     {
-      /* -img/-mask files are read while parsing: their errors are failures */
+      /* -frame/-img/-mask files are read while parsing: their errors are failures */
       rc = report (&err, 1);
       nb_params_clear (params);
       return rc;

@@ -39,7 +39,7 @@ nb_param_string (nb_params *p, const nb_param *row, int k)
 }
 
 /* The strings nb_params owns (its file names), for copies and clean-up. */
-#define NB_PARAMS_N_STRINGS 12
+#define NB_PARAMS_N_STRINGS 13
 void nb_params_strings (nb_params *p, char **strings[NB_PARAMS_N_STRINGS]);
 
 /* The field as a double (int and long fields converted). */
@@ -142,11 +142,14 @@ nb_status nb_param_check_range (const nb_param *row, const nb_params *p, int k, 
  * grids, the detector's axes and ROI...): params-validate.c. */
 nb_status nb_params_check_relations (const nb_params *p, nb_error *err);
 
-/* ---- header defaults (-img, -mask) ---- */
+/* ---- header defaults (-frame, -img, -mask) ---- */
 
-/* params-header.c: applies the SMV headers of the -img/-mask files of @argv
- * as defaults (mask first, so the image's keys win: Q-28). */
-nb_status nb_params_apply_headers (nb_params *p, int argc, const char *const *argv, nb_error *err);
+/* params-header.c: applies the headers of the -frame, -mask and -img files of
+ * @argv as defaults, in that order (the mask before the image, so the image's
+ * keys win: Q-28); the lines of -frame's report go to @opts->report (@opts
+ * may be NULL). */
+nb_status nb_params_apply_headers (
+    nb_params *p, int argc, const char *const *argv, const nb_parse_options *opts, nb_error *err);
 
 /* The pixels one axis of an SMV header may have (params-header.c, and the
  * -detpixels range). */

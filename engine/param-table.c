@@ -356,6 +356,17 @@ FORMAT_HOOK (format_header)
   shadow->distance = shadow->lambda0 = shadow->phi0 = shadow->osc = NAN;
 }
 
+/* A measured frame's header sets what an SMV header does and the exposure
+ * (its beam centre and close distance have "not given" defaults, which no
+ * flag restores, so the shadow's are right). */
+FORMAT_HOOK (format_frame)
+{
+  if (*nb_param_string ((nb_params *) p, row, 0) == NULL || nb_param_same (row, p, shadow, 0))
+    return;
+  format_header (row, p, shadow, b);
+  shadow->exposure = NAN;
+}
+
 /* The seeds' defaults depend on the time: a seed is written only where it
  * changes the result.  The mosaic seed draws the domains' orientations, which
  * matter with more than one domain and a spread (a spread without a domain
@@ -496,7 +507,15 @@ static const nb_param rows[] = {
                "angles set by -misset_seed and -twotheta_axis (Q-29, Q-30), '#' lines of a -sourcefile "
                "read as sources (Q-19)"),
 
-  SECTION ("Detector headers (read before every other flag; the mask first)"),
+  SECTION ("Detector headers (read before every other flag: a measured frame, the mask, the image)"),
+  ROW (.flag = "-frame", TEXT (frame_file), .flags = NB_PARAM_INPUT_FILE | NB_PARAM_BRAGGSCOPE,
+       .format = format_frame,
+       .help = "measured frame (SMV, CBF or NeXus/HDF5) whose header gives the wavelength, distance, "
+               "beam centre, pixel size and count, phi, oscillation and exposure, each printed with "
+               "where it came from"),
+  ROW (.flag = "-frame_index", COUNT (frame_index), .unit = &none, .min = 0, .max = 1e9,
+       .flags = NB_PARAM_BRAGGSCOPE | NB_PARAM_NONNEG,
+       .help = "the frame of a NeXus series -frame reads (0-based)"),
   ROW (.flag = "-mask", TEXT (mask_file), .flags = NB_PARAM_INPUT_FILE, .stages = BUFFERS,
        .format = format_header,
        .help = "SMV file whose zero pixels are skipped; its header gives defaults"),

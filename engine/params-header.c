@@ -1,13 +1,17 @@
-/* params-header.c: the SMV headers of -img and -mask as parameter defaults.
+/* params-header.c: the headers of -frame, -img and -mask as parameter
+ * defaults.
  *
  * Source: nanoBragg.c header ingestion; physics.md §19.7; cli.md (-img,
  * -mask).  The headers are read before every other flag, whatever their
- * position, as the reference does.
+ * position, as the reference does; a measured frame's (-frame, Braggscope's
+ * own: nb-frame.h) before those two.
  */
+#include "nb-frame.h"
 #include "nb-io.h"
 #include "nb-param-private.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 /* One header key for apply_smv_header(): absent (0), or present with a
  * finite number (1) that must also be positive when @positive; any other value
@@ -128,11 +132,63 @@ apply_smv_header (nb_params *p, const char *path, int is_mask, nb_error *err)
   return NB_OK;
 }
 
-nb_status
-nb_params_apply_headers (nb_params *p, int argc, const char *const *argv, nb_error *err)
+/* The -frame_index of @argv (0 when not given), checked against its row's
+ * range: the frame is read before the flags are. */
+static nb_status
+frame_index (nb_params *p, int argc, const char *const *argv, int *index, nb_error *err)
 {
-  const char *img = NULL, *mask = NULL;
+  const nb_param *row = nb_param_find ("-frame_index");
   nb_status st;
+  double x;
+
+  *index = 0;
+  for (int i = 1; i + 1 < argc; i++)
+    if (strcmp (argv[i], row->flag) == 0)
+      {
+        if ((st = nb_parse_whole (argv[i], argv[i + 1], &x, err)) != NB_OK)
+          return st;
+        nb_param_store (row, p, 0, x);
+        if ((st = nb_param_check_range (row, p, 0, err)) != NB_OK)
+          return st;
+        *index = p->frame_index;
+      }
+  return NB_OK;
+}
+
+/* Applies the header of the measured frame @path as defaults
+ * (nb_frame_apply_geometry()), its report line by line to @opts->report. */
+static nb_status
+apply_frame_header (
+    nb_params *p, const char *path, int index, const nb_parse_options *opts, nb_error *err)
+{
+  nb_frame frame;
+  char *report = NULL;
+  nb_status st = nb_frame_read (path, index, NB_FRAME_HEADER_ONLY, &frame, err);
+
+  if (st != NB_OK)
+    return st;
+  st = nb_frame_apply_geometry (&frame, p, opts != NULL && opts->report != NULL ? &report : NULL,
+                                err);
+  nb_frame_clear (&frame);
+  for (char *line = report, *end; st == NB_OK && line != NULL && *line != '\0'; line = end + 1)
+    {
+      if ((end = strchr (line, '\n')) == NULL)
+        end = line + strlen (line) - 1;
+      else
+        *end = '\0';
+      opts->report (opts->user, line);
+    }
+  free (report);
+  return st;
+}
+
+nb_status
+nb_params_apply_headers (
+    nb_params *p, int argc, const char *const *argv, const nb_parse_options *opts, nb_error *err)
+{
+  const char *img = NULL, *mask = NULL, *frame = NULL;
+  nb_status st;
+  int index;
 
   for (int i = 1; i + 1 < argc; i++)
     {
@@ -140,7 +196,14 @@ nb_params_apply_headers (nb_params *p, int argc, const char *const *argv, nb_err
         img = argv[i + 1];
       else if (strcmp (argv[i], "-mask") == 0)
         mask = argv[i + 1];
+      else if (strcmp (argv[i], "-frame") == 0)
+        frame = argv[i + 1];
     }
+  /* A measured frame first: -img and -mask, which nanoBragg reads before
+   * every flag, come on top of it, as the flags do. */
+  if (frame != NULL && ((st = frame_index (p, argc, argv, &index, err)) != NB_OK ||
+                        (st = apply_frame_header (p, frame, index, opts, err)) != NB_OK))
+    return st;
   /* The mask is read first, so the image's keys win. */
   if (mask != NULL && (st = apply_smv_header (p, mask, 1, err)) != NB_OK)
     return st;

@@ -385,7 +385,7 @@ nb_params_parse_argv_with (
   nb_status st;
 
   nb_error_clear (err);
-  if ((st = nb_params_apply_headers (p, argc, argv, err)) != NB_OK)
+  if ((st = nb_params_apply_headers (p, argc, argv, opts, err)) != NB_OK)
     return st;
 
   /* -physical changes how other flags act (Q-29, Q-30) and -lenient what is

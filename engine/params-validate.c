@@ -344,6 +344,9 @@ nb_params_check_relations (const nb_params *p, nb_error *err)
                          "-flux %g photons/s needs -exposure > 0 s and -beamsize > 0 mm (got %g s, "
                          "%g mm)",
                          p->flux, p->exposure, p->beamsize * 1000.0);
+  if (p->frame_index != 0 && p->frame_file == NULL)
+    return nb_error_set (err, NB_ERR_INVALID, "-frame_index %d without -frame: which file?",
+                         p->frame_index);
   return check_detector (p, err);
 }
 

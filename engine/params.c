@@ -98,8 +98,9 @@ void
 nb_params_strings (nb_params *p, char **strings[NB_PARAMS_N_STRINGS])
 {
   char **s[NB_PARAMS_N_STRINGS] = { &p->mat_file,    &p->hkl_file, &p->dump_file, &p->stol_file,
-                                    &p->source_file, &p->img_file, &p->mask_file, &p->floatfile,
-                                    &p->intfile,     &p->pgmfile,  &p->noisefile, &p->pngfile };
+                                    &p->source_file, &p->img_file, &p->mask_file, &p->frame_file,
+                                    &p->floatfile,   &p->intfile,  &p->pgmfile,   &p->noisefile,
+                                    &p->pngfile };
 
   memcpy (strings, s, sizeof s);
 }

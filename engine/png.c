@@ -142,11 +142,17 @@ utf8_to_latin1 (const char *in, char *latin1)
   return fits;
 }
 
-/* Encodes the image into @sink.  Kept apart from the caller so that the only
- * locals alive across setjmp() are never changed after it. */
+/* Encodes the image (@channels 1: grey, 3: RGB) into @sink.  Kept apart from
+ * the caller so that the only locals alive across setjmp() are never changed
+ * after it. */
 static int
-encode_png (
-    png_sink *sink, const uint8_t *bytes, int width, int height, png_textp texts, int n_text)
+encode_png (png_sink *sink,
+            const uint8_t *bytes,
+            int width,
+            int height,
+            int channels,
+            png_textp texts,
+            int n_text)
 {
   png_structp png;
   png_infop info;
@@ -171,13 +177,14 @@ encode_png (
     }
 
   png_set_write_fn (png, sink, sink_write, sink_flush);
-  png_set_IHDR (png, info, (png_uint_32) width, (png_uint_32) height, 8, PNG_COLOR_TYPE_GRAY,
-                PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  png_set_IHDR (png, info, (png_uint_32) width, (png_uint_32) height, 8,
+                channels == 3 ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE,
+                PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   if (n_text > 0)
     png_set_text (png, info, texts, n_text);
   png_write_info (png, info);
   for (int y = 0; y < height; y++)
-    png_write_row (png, bytes + (size_t) y * (size_t) width);
+    png_write_row (png, bytes + (size_t) y * (size_t) width * (size_t) channels);
   png_write_end (png, info);
   png_destroy_write_struct (&png, &info);
   return 0;
@@ -189,15 +196,16 @@ nb_png_available (void)
   return 1;
 }
 
-nb_status
-nb_write_png_gray8 (const char *path,
-                    const uint8_t *bytes,
-                    int width,
-                    int height,
-                    const char *const *keys,
-                    const char *const *values,
-                    int n_text,
-                    nb_error *err)
+static nb_status
+write_png (const char *path,
+           const uint8_t *bytes,
+           int width,
+           int height,
+           int channels,
+           const char *const *keys,
+           const char *const *values,
+           int n_text,
+           nb_error *err)
 {
   png_sink sink = { 0 };
   png_textp texts = NULL;
@@ -261,7 +269,7 @@ nb_write_png_gray8 (const char *path,
         }
     }
 
-  if (encode_png (&sink, bytes, width, height, texts, n_text) != 0)
+  if (encode_png (&sink, bytes, width, height, channels, texts, n_text) != 0)
     {
       if (sink.nomem)
         status = nb_error_set (err, NB_ERR_NOMEM, "out of memory writing %s", path);
@@ -284,6 +292,32 @@ out:
   free (texts);
   free (sink.data);
   return status;
+}
+
+nb_status
+nb_write_png_gray8 (const char *path,
+                    const uint8_t *bytes,
+                    int width,
+                    int height,
+                    const char *const *keys,
+                    const char *const *values,
+                    int n_text,
+                    nb_error *err)
+{
+  return write_png (path, bytes, width, height, 1, keys, values, n_text, err);
+}
+
+nb_status
+nb_write_png_rgb8 (const char *path,
+                   const uint8_t *rgb,
+                   int width,
+                   int height,
+                   const char *const *keys,
+                   const char *const *values,
+                   int n_text,
+                   nb_error *err)
+{
+  return write_png (path, rgb, width, height, 3, keys, values, n_text, err);
 }
 
 #else /* !NB_HAVE_PNG */
@@ -314,6 +348,19 @@ nb_write_png_gray8 (const char *path,
                        "cannot write PNG %s: this build has no libpng (reconfigure with "
                        "-Dpng=enabled)",
                        path != NULL ? path : "(null)");
+}
+
+nb_status
+nb_write_png_rgb8 (const char *path,
+                   const uint8_t *rgb,
+                   int width,
+                   int height,
+                   const char *const *keys,
+                   const char *const *values,
+                   int n_text,
+                   nb_error *err)
+{
+  return nb_write_png_gray8 (path, rgb, width, height, keys, values, n_text, err);
 }
 
 #endif

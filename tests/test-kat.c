@@ -6,6 +6,8 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "nb-test-util.h"
+
 typedef struct
 {
   const char *id;
@@ -170,15 +172,7 @@ run_cli (const char *dir, const char *args, const char *suffix)
 static void
 remove_dir (char *dir)
 {
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *path = g_build_filename (dir, name, NULL);
-      g_remove (path);
-    }
-  g_rmdir (dir);
+  nb_test_remove_tree (dir);
   g_free (dir);
 }
 

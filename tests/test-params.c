@@ -82,6 +82,8 @@ test_defaults (void)
   g_assert_null (p.source_file);
   g_assert_null (p.img_file);
   g_assert_null (p.mask_file);
+  g_assert_null (p.frame_file);
+  g_assert_cmpint (p.frame_index, ==, 0);
   g_assert_null (p.pngfile);
   g_assert_cmpfloat (p.Na, ==, 1.0);
   g_assert_cmpfloat (p.Nb, ==, 1.0);
@@ -822,7 +824,7 @@ parse_lenient (nb_params *p, const char *cmdline, int lenient, GPtrArray *warnin
   g_autofree char *full = g_strconcat ("nanobragg ", cmdline, NULL);
   g_auto (GStrv) argv = NULL;
   int argc = 0;
-  nb_parse_options opts = { lenient, collect_warning, warnings };
+  nb_parse_options opts = { lenient, collect_warning, warnings, NULL };
 
   g_assert_true (g_shell_parse_argv (full, &argc, &argv, &error));
   g_assert_no_error (error);
@@ -1535,6 +1537,8 @@ test_table_covers_fields (void)
       M (roi),
       M (img_file),
       M (mask_file),
+      M (frame_file),
+      M (frame_index),
       M (phi0),
       M (osc),
       M (phistep),

@@ -166,6 +166,9 @@ extern "C"
     int roi[4];                /* xmin xmax ymin ymax (inclusive pixels); -1 = whole detector */
     char *img_file;            /* -img: SMV header read for defaults (owned) */
     char *mask_file;           /* -mask: SMV file, zero pixels skipped (owned) */
+    char *frame_file;          /* -frame: a measured frame (SMV, CBF, NeXus) whose header gives
+                                  defaults, read before -mask and -img (owned; nb-frame.h) */
+    int frame_index;           /* -frame_index: the frame of a NeXus series (0-based) */
 
     /* ---- sampling ---- */
     double phi0;    /* start spindle angle (rad) */
@@ -215,8 +218,10 @@ extern "C"
  * reference's spellings, aliases and precedence (cli.md).  Unlike the
  * reference, an unknown flag, a stray argument or a missing or non-numeric value
  * is an NB_ERR_USAGE error naming it (unless -lenient: see nb_parse_options).
- * -img/-mask headers are read first (mask, then image) as the reference does.
- * Returns NB_OK, NB_ERR_USAGE, or errors of reading -img/-mask. */
+ * -img/-mask headers are read first (mask, then image) as the reference does,
+ * after the header of a -frame (nb_frame_apply_geometry()).  Returns NB_OK,
+ * NB_ERR_USAGE, or errors of reading -img/-mask and those of nb_frame_read()
+ * for -frame. */
   nb_status nb_params_parse_argv (nb_params *p, int argc, const char *const *argv, nb_error *err);
 
   /* nb_warn_func: receives one warning of the parser, a single line without
@@ -236,6 +241,10 @@ extern "C"
     /* called once per skipped word (may be NULL: warnings are dropped) */
     nb_warn_func warn;
     void *user;
+    /* called once per line of what a -frame header set, each value with the
+     * header text it came from (nb_frame_apply_geometry()'s report; may be
+     * NULL: the lines are dropped) */
+    nb_warn_func report;
   } nb_parse_options;
 
   /* nb_params_parse_argv_with: nb_params_parse_argv() with @opts (NULL: the

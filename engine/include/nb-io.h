@@ -182,6 +182,17 @@ extern "C"
                                 int n_text,
                                 nb_error *err);
 
+  /* nb_write_png_rgb8: as nb_write_png_gray8, for 8-bit RGB pixels (@rgb:
+ * 3 bytes per pixel, rows of @width pixels). */
+  nb_status nb_write_png_rgb8 (const char *path,
+                               const uint8_t *rgb,
+                               int width,
+                               int height,
+                               const char *const *keys,
+                               const char *const *values,
+                               int n_text,
+                               nb_error *err);
+
 #ifdef __cplusplus
 }
 #endif

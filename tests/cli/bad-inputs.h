@@ -198,6 +198,16 @@ static const bad_input bad_inputs[] = {
   { "disk-full-second-file", "-detpixels_f 100 -detpixels_s 1", 1, "existing.img",
     BAD_CLI_ONLY | BAD_FSIZE, 600 },
   { "disk-full-first-file", "-detpixels 64", 1, "existing.bin", BAD_CLI_ONLY | BAD_FSIZE, 2000 },
+  /* -frame: a measured frame's geometry (the CLI's flag; the plugin reads frames itself) */
+  { "frame-missing", "-frame nothere.cbf", 1, "nothere.cbf", BAD_CLI_ONLY },
+  { "frame-not-a-frame", "-frame notsmv.img", 1, "notsmv.img", BAD_CLI_ONLY },
+  { "frame-truncated", "-frame trunc.img", 1, "trunc.img", BAD_CLI_ONLY },
+  { "frame-bad-header-value", "-frame badpix.img", 1, "badpix.img", BAD_CLI_ONLY },
+  { "frame-index-beyond", "-frame mask32.img -frame_index 1", 1, "mask32.img", BAD_CLI_ONLY },
+  { "frame-no-value", "-frame", 2, "-frame", BAD_CLI_ONLY },
+  { "frame-index-junk", "-frame mask32.img -frame_index x", 2, "-frame_index", BAD_CLI_ONLY },
+  { "frame-index-alone", "-frame_index 2", 2, "-frame_index", BAD_CLI_ONLY },
+  { "frame-is-output", "-frame mask32.img -intfile mask32.img", 2, "mask32.img", BAD_CLI_ONLY },
 
   /* ---- plugin-only rows (property values, set_from_args specifics) go here ---- */
 };

@@ -1,0 +1,192 @@
+/* nb-frame.h: measured detector frames (SMV, CBF, NeXus/HDF5) and the
+ * geometry their headers carry.
+ *
+ * A frame is read whole into an nb_frame: its counts as int32 (whatever the
+ * file's integer type), a mask of the same shape saying which pixels are
+ * measurements, and the geometry items its header gave (wavelength, distance,
+ * beam centre...), each with the header text it came from.
+ * nb_frame_apply_geometry() turns those items into nb_params fields, so a plan
+ * simulates what the detector saw; items the header lacks keep their values.
+ *
+ * Readers, by the file's first bytes (not its name):
+ *   SMV      "{\nHEADER_BYTES=": ADSC, Rayonix, Timepix and nanoBragg headers,
+ *            unsigned 16- and 32-bit pixels (own code, like nanoBragg's -img)
+ *   CBF      "###CBF" or "data_": miniCBF (Pilatus/Eiger header in
+ *            _array_data.header_contents) and full imgCIF with its axis
+ *            categories, through CBFlib (libcbf); any compression CBFlib decodes
+ *   NeXus    the HDF5 signature: an NXmx master file with its data in the file
+ *            or behind external links (Eiger: data_000001...), one frame by
+ *            index, through libhdf5
+ * A build without CBFlib or libhdf5 refuses those files with NB_ERR_UNSUPPORTED.
+ * Threads: reading is reentrant as far as the libraries are: CBFlib handles are
+ * per call, and libhdf5 must be a thread-safe build (Debian's is) to read from
+ * two threads at once; its error printing is switched off per call and thread.
+ *
+ * Conventions: pixel (f, s) is counts[s * fpixels + f], fast index first, as
+ * the file stores it and as nb_plan_execute() renders.  Lengths and angles of
+ * the items are SI (m, rad, s), as nb_params holds them.  The beam centre is
+ * given along the detector's fast and slow axes from the outer corner of pixel
+ * (0, 0), the frame nanoBragg's Fbeam/Sbeam and DIALS use; each header's own
+ * convention is converted on reading (see the readers' notes below).
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nanobragg.h"
+#include "nb-status.h"
+
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
+  /* What a pixel of nb_frame.mask says about nb_frame.counts. */
+  enum
+  {
+    NB_PIXEL_VALID = 0,    /* a measurement */
+    NB_PIXEL_MASKED = 1,   /* not a measurement: a negative count (Pilatus and Eiger mark module
+                              gaps -1 and bad pixels -2), a value above INT32_MAX in an unsigned
+                              32-bit file (Eiger's 2^32 - 1 for gaps), or a pixel of an NXmx
+                              pixel_mask; counts keeps the value as read (clamped to INT32_MAX) */
+    NB_PIXEL_OVERLOAD = 2, /* at or above the count cutoff: saturated, the true count is larger */
+  };
+
+  typedef enum
+  {
+    NB_FRAME_SMV = 0,
+    NB_FRAME_MINICBF, /* CBF whose geometry is the Pilatus header text */
+    NB_FRAME_CBF,     /* full imgCIF: geometry from the axis categories */
+    NB_FRAME_NEXUS,
+  } nb_frame_format;
+
+  /* The geometry items a header can give. */
+  typedef enum
+  {
+    NB_FRAME_WAVELENGTH = 0, /* m */
+    NB_FRAME_DISTANCE,       /* sample to detector (m) */
+    NB_FRAME_BEAM_F,         /* beam centre along the fast axis from pixel (0, 0)'s corner (m) */
+    NB_FRAME_BEAM_S,         /* the same along the slow axis (m) */
+    NB_FRAME_PIXEL_SIZE,     /* m (square pixels; a rectangular one is refused) */
+    NB_FRAME_PHI_START,      /* spindle angle at the start of the exposure (rad) */
+    NB_FRAME_OSCILLATION,    /* spindle rotation during the exposure (rad) */
+    NB_FRAME_EXPOSURE,       /* s */
+    NB_FRAME_TWOTHETA,       /* detector two-theta (rad): read, never applied (see below) */
+    NB_FRAME_THICKNESS,      /* sensor thickness (m): read, never applied */
+    NB_FRAME_N_ITEMS
+  } nb_frame_item;
+
+#define NB_FRAME_SOURCE_MAX 200
+
+  typedef struct
+  {
+    int have;                         /* 1 when the header gave the item */
+    double value;                     /* SI units, see nb_frame_item */
+    char source[NB_FRAME_SOURCE_MAX]; /* where it came from, e.g. "the miniCBF header '#
+                                         Detector_distance 0.21396 m'" (printable ASCII) */
+  } nb_frame_value;
+
+  typedef struct
+  {
+    char *path; /* as given (owned) */
+    nb_frame_format format;
+    int fpixels, spixels;
+    int32_t *counts; /* fpixels * spixels (owned, nb_alloc_large); NULL after a header-only read */
+    uint8_t *mask;   /* fpixels * spixels NB_PIXEL_* (owned, nb_alloc_large); NULL likewise */
+    long n_masked, n_overload; /* pixels of each state */
+    int64_t count_cutoff;      /* counts >= this are overloads; 0 when the file gives none */
+    char element_type[32];     /* the file's pixel type: "unsigned 16-bit", "signed 32-bit"... */
+    int frame_index;           /* the frame read (NeXus: 0-based index into the series), else 0 */
+    int n_frames;              /* frames in the file (1 for SMV and CBF) */
+    char *header;              /* the header text as read (SMV header, miniCBF header_contents),
+                                  or NULL (NeXus, full CBF); owned */
+    nb_frame_value item[NB_FRAME_N_ITEMS];
+  } nb_frame;
+
+  /* Flags of nb_frame_read(). */
+  enum
+  {
+    NB_FRAME_HEADER_ONLY = 1 << 0, /* read the header and the dimensions, not the pixels
+                                      (counts and mask stay NULL) */
+  };
+
+  /* nb_frame_read: reads frame @index (0-based; only NeXus files hold more
+   * than one) of @path into @frame (uninitialised; cleared on failure).  The
+   * whole file is checked: an SMV file must be exactly its header and
+   * SIZE1 x SIZE2 pixels of its TYPE; CBF binary sections must decode to the
+   * element count and dimensions they declare; a NeXus dataset must use
+   * filters this libhdf5 has.  Errors (one line naming @path and the reason):
+   * NB_ERR_IO (cannot open/read), NB_ERR_PARSE (not a frame format, a
+   * malformed or inconsistent header, truncated or surplus pixel data, an
+   * unknown pixel type or compression, index out of range), NB_ERR_NOMEM (also
+   * a frame of more than NB_FRAME_MAX_PIXELS), NB_ERR_UNSUPPORTED (CBF or
+   * NeXus in a build without CBFlib or libhdf5).
+   * Free with nb_frame_clear(). */
+  nb_status
+  nb_frame_read (const char *path, int index, unsigned flags, nb_frame *frame, nb_error *err);
+
+  /* The most pixels nb_frame_read() holds: 2^28, 1.3 GB of counts and mask
+   * (today's largest detectors have 18 to 32 million). */
+#define NB_FRAME_MAX_PIXELS ((size_t) 1 << 28)
+
+  /* nb_frame_read_limited: nb_frame_read() refusing frames of more than
+   * @max_pixels pixels (0: no limit but the 65536 per axis) with
+   * NB_ERR_NOMEM before anything is allocated: a header may claim any size,
+   * and a compressed file can be tiny. */
+  nb_status nb_frame_read_limited (const char *path,
+                                   int index,
+                                   unsigned flags,
+                                   size_t max_pixels,
+                                   nb_frame *frame,
+                                   nb_error *err);
+
+  /* nb_frame_alloc: an empty frame of @fpixels x @spixels (counts 0, every
+   * pixel valid, no geometry), for callers that fill one themselves (a
+   * simulated image with noise standing in for a measurement).  @path may be
+   * NULL.  NB_ERR_INVALID for a size outside 1..65536, NB_ERR_NOMEM. */
+  nb_status
+  nb_frame_alloc (nb_frame *frame, int fpixels, int spixels, const char *path, nb_error *err);
+
+  /* nb_frame_clear: frees what @frame owns and zeroes it (NULL allowed). */
+  void nb_frame_clear (nb_frame *frame);
+
+  /* nb_frame_format_name: "SMV", "miniCBF", "CBF", "NeXus". */
+  const char *nb_frame_format_name (nb_frame_format format);
+
+  /* nb_frame_item_name: "wavelength", "distance", "beam centre (fast)"... */
+  const char *nb_frame_item_name (nb_frame_item item);
+
+  /* nb_params_set_beam_centre: sets the fields of @p that put the direct beam
+   * at @fbeam, @sbeam (m along fast and slow from pixel (0, 0)'s corner, as
+   * nb_plan_info's Fbeam/Sbeam) in @p's convention: ADXV Xbeam = F, Ybeam =
+   * detsize_s - S; MOSFLM Xbeam = S - pixel/2, Ybeam = F - pixel/2; DENZO
+   * Xbeam = S, Ybeam = F; XDS and DIALS (which pivot about the sample) the
+   * origin ORGX = F / pixel + 1/2, ORGY = S / pixel + 1/2; CUSTOM Xbeam = F,
+   * Ybeam = S.  Exact for a detector normal to the beam (no rotations or
+   * two-theta); otherwise the point these fields name, as nanoBragg reads
+   * them.  Uses @p->pixel_size and the detector size (@p->spixels or
+   * detsize_s), so set those first. */
+  void nb_params_set_beam_centre (nb_params *p, double fbeam, double sbeam);
+
+  /* nb_frame_apply_geometry: sets the fields of @p the frame's header gave:
+   * the pixel counts (always: the frame's dimensions, detsize_f/_s from them),
+   * pixel_size, lambda0, distance (and close_distance when @p had one: it is
+   * dropped, the header names the beam distance), the beam centre through
+   * nb_params_set_beam_centre() in @p's convention, phi0, osc, exposure.
+   * Items the header lacks keep @p's values.  Two-theta and sensor thickness
+   * are never applied: a nonzero two-theta is reported as such (its axis and
+   * sign differ between headers), and a thickness alone would change
+   * nothing without the sensor's attenuation.
+   *
+   * @report, when non-NULL, receives a malloc'ed text, one line per item
+   * ("distance 213.96 mm from the miniCBF header '# Detector_distance
+   * 0.21396 m'", "oscillation: not in the header, keeps 0 deg"), in the
+   * units of nanoBragg's flags; free() it.  Errors: NB_ERR_NOMEM (then @p is
+   * unchanged). */
+  nb_status
+  nb_frame_apply_geometry (const nb_frame *frame, nb_params *p, char **report, nb_error *err);
+
+#ifdef __cplusplus
+}
+#endif

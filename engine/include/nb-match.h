@@ -1,0 +1,275 @@
+/* nb-match.h: matching a simulation to a measured frame: peaks found on the
+ * frame, the match score of the reflections predicted from the plan's
+ * geometry (nb-predict.h) against them, the correlation in resolution shells,
+ * refinement of the orientation (and optionally the distance and beam centre),
+ * and an orientation search for a known cell.
+ *
+ * Geometry and orientation come from nb_params, as for nb-predict.h's
+ * prediction, and pixel coordinates are those of nb_geometry_query(): pixel
+ * (i, j) spans [i, i+1) x [j, j+1), its centre is (i + 0.5, j + 0.5).
+ *
+ * Threads: every function is reentrant; nb_orientation_search() runs its grids
+ * on OpenMP threads.  Progress callbacks run on the calling thread; the cancel
+ * flag is read with atomic loads, as nb_exec_options.cancel.
+ *
+ * Precision: on a 256 x 256 still of 1HPV with photon noise (tests/test-match.c)
+ * refinement returns to the simulated misset within 0.003 deg from starts 1 deg
+ * away; the rotation about the spindle of a rotation frame is known only
+ * through which reflections are partial, so it is the least well determined.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nanobragg.h"
+#include "nb-frame.h"
+#include "nb-predict.h"
+#include "nb-status.h"
+
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
+  /* ---- peaks ---- */
+
+  /* A peak found on a frame: a local maximum of the counts above the local
+   * background. */
+  typedef struct
+  {
+    double f, s;        /* centroid of the counts above the background in the box around the
+                           maximum (pixels) */
+    int fpixel, spixel; /* the maximum pixel */
+    double intensity;   /* counts of the box above the background */
+    double height;      /* counts of the maximum above the background */
+    double background;  /* background per pixel (counts) */
+    int pixels;         /* pixels of the 3 x 3 box around the maximum clearly above the
+                           background */
+    int overloaded;     /* the box holds an overloaded pixel */
+  } nb_peak;
+
+  typedef struct
+  {
+    int max_peaks;     /* keep the strongest this many (by intensity); default 50 */
+    double min_height; /* the maximum must be at least this many counts above the background;
+                          default 3 */
+    double sigmas;     /* ... and this many Poisson sigmas (sqrt of the background, at least 1)
+                          above it; default 3 */
+    int min_pixels;    /* at least this many pixels of the 3 x 3 box clearly above the
+                          background (by max(1, sqrt(background)) counts): a lone hot pixel or
+                          cosmic ray is not a spot; default 2 */
+    int separation;    /* a peak closer than this (pixels, along either axis) to a stronger one
+                          is dropped; default 4 */
+    int block;         /* the background is the median of the valid pixels of each block x block
+                          tile (pixels); default 32 */
+    int edge;          /* peaks within this many pixels of a masked pixel or the frame's edge are
+                          dropped (module gaps, dead pixels); default 1 */
+    int box;           /* the box of a peak's intensity and centroid reaches this many pixels
+                          either side of its maximum (masked pixels left out); default 2 */
+  } nb_peak_options;
+
+  /* nb_peak_options_init: the defaults above. */
+  void nb_peak_options_init (nb_peak_options *opt);
+
+  /* nb_find_peaks: the strongest peaks of @frame (which must hold pixels),
+   * strongest first, in a malloc'ed array *@peaks of *@n (free() it; NULL
+   * when none).  Only valid and overloaded pixels count: masked pixels never
+   * become peaks, nor enter a box or a background.  @opt may be NULL (the
+   * defaults).  Errors: NB_ERR_INVALID (a frame without pixels, options out
+   * of range), NB_ERR_NOMEM. */
+  nb_status nb_find_peaks (
+      const nb_frame *frame, const nb_peak_options *opt, nb_peak **peaks, int *n, nb_error *err);
+
+  /* nb_peaks_in_resolution: keeps the peaks of @peaks (@n) whose resolution,
+   * with the detector and wavelength of @p, lies within [@d_min, @d_max]
+   * (Angstrom; 0 for no limit), in their order, packed at the front (the
+   * direct beam and the beam stop's shadow lie beyond any d_max).  Returns
+   * how many, or -1 with @err set (the errors of nb_plan_create() for @p). */
+  int nb_peaks_in_resolution (
+      const nb_params *p, nb_peak *peaks, int n, double d_min, double d_max, nb_error *err);
+
+  /* ---- the match score ---- */
+
+  typedef struct
+  {
+    double radius;              /* a peak matches when a predicted reflection lies within this many
+                                   pixels of its centroid; default 3 */
+    nb_predict_options predict; /* what is predicted */
+  } nb_match_options;
+
+  void nb_match_options_init (nb_match_options *opt);
+
+#define NB_MAX_SHELLS 32
+
+  typedef struct
+  {
+    /* peaks against predictions */
+    int n_peaks;
+    int n_matched;       /* peaks within the radius of a predicted reflection */
+    double fraction;     /* n_matched / n_peaks (0 without peaks) */
+    double rms_distance; /* of the matched peaks (pixels) */
+    double soft;         /* mean over peaks of exp(-d^2 / (2 (radius/2)^2)), d the distance to the
+                            nearest predicted reflection: the smooth score refinement maximises */
+    /* simulated against measured pixels (nb_match_frame only; n_shells 0 otherwise) */
+    int n_shells;
+    double shell_d_max[NB_MAX_SHELLS]; /* low-resolution edge (Angstrom) */
+    double shell_d_min[NB_MAX_SHELLS]; /* high-resolution edge (Angstrom) */
+    double shell_cc[NB_MAX_SHELLS];    /* Pearson correlation; NAN with fewer than 3 pixels or
+                                          no variance */
+    long shell_pixels[NB_MAX_SHELLS];
+    double cc; /* over all valid pixels */
+  } nb_match_result;
+
+  /* Per-peak detail of nb_match_peaks(). */
+  typedef struct
+  {
+    double distance; /* pixels to the nearest predicted reflection; INFINITY when none is near */
+    int h, k, l;     /* that reflection */
+    double f, s;     /* its predicted spot (pixels) */
+  } nb_peak_match;
+
+  /* nb_match_peaks: how many of @peaks (@n) lie within @opt->radius of a
+   * reflection the crystal of @p is predicted to give (nb_predict_reflections
+   * with @opt->predict): for each peak, the lattice points nearest the
+   * reciprocal-lattice vector its position implies (at the middle of the
+   * exposure) are predicted and the nearest spot kept.  Fills @res's peak
+   * part (n_shells 0) and, when @detail is non-NULL, @n entries of it.
+   * Errors: those of nb_plan_create() for @p, NB_ERR_NOMEM. */
+  nb_status nb_match_peaks (const nb_params *p,
+                            const nb_peak *peaks,
+                            int n,
+                            const nb_match_options *opt,
+                            nb_match_result *res,
+                            nb_peak_match *detail,
+                            nb_error *err);
+
+  /* nb_shell_correlation: Pearson correlations between @image (a simulation,
+   * info->fpixels x info->spixels floats) and @frame's counts, over the
+   * frame's valid pixels, in @n_shells (1..NB_MAX_SHELLS) shells of equal
+   * reciprocal-space volume between the lowest and highest resolution of the
+   * detector's pixel centres, and over all; resolution from @info (the plan
+   * that rendered @image).  Fills @res's shell part.  Errors: NB_ERR_INVALID
+   * (sizes differ, a frame without pixels, @n_shells out of range). */
+  nb_status nb_shell_correlation (const nb_plan_info *info,
+                                  const float *image,
+                                  const nb_frame *frame,
+                                  int n_shells,
+                                  nb_match_result *res,
+                                  nb_error *err);
+
+  /* nb_match_frame: the whole match score of a simulated @image of @plan
+   * against the measured @frame: nb_match_peaks() for @peaks (@n; from
+   * nb_find_peaks()) with the plan's parameters, and nb_shell_correlation()
+   * in 10 shells.  Errors: those two's. */
+  nb_status nb_match_frame (const nb_plan *plan,
+                            const float *image,
+                            const nb_frame *frame,
+                            const nb_peak *peaks,
+                            int n,
+                            const nb_match_options *opt,
+                            nb_match_result *res,
+                            nb_error *err);
+
+  /* ---- refinement and orientation search ---- */
+
+  /* Progress: @fraction 0..1 of the work, @stage a constant English word
+   * ("grid", "refine"...), @score the best match fraction so far. */
+  typedef void (*nb_match_progress) (void *user, double fraction, const char *stage, double score);
+
+  typedef struct
+  {
+    nb_match_options match;     /* the score maximised (its radius sets the final tolerance) */
+    int refine_distance;        /* also refine the distance (within +-max_distance_change) */
+    int refine_beam;            /* also refine the beam centre (within +-max_beam_change pixels) */
+    double max_rotation;        /* rad: how far the orientation may move; default 3 deg */
+    double max_distance_change; /* m; default 5% of the distance */
+    double max_beam_change;     /* pixels; default 20 */
+    int max_evaluations;        /* per Nelder-Mead run; default 600 */
+    nb_match_progress progress;
+    void *user;
+    const volatile int *cancel; /* raised (atomic store, non-zero): return NB_ERR_CANCELLED */
+  } nb_refine_options;
+
+  void nb_refine_options_init (nb_refine_options *opt);
+
+  typedef struct
+  {
+    nb_match_result score; /* of the refined parameters (peak part) */
+    double rotation;       /* angle between the start and refined orientations (rad) */
+    int evaluations;       /* score evaluations made */
+  } nb_refine_result;
+
+  /* nb_refine: adjusts the misset of @p (and, when asked, its distance and
+   * beam centre, through nb_params_set_beam_centre()) to maximise the match
+   * of @peaks (@n, at least 3) from the orientation @p has, with Nelder-Mead
+   * simplex searches over a rotation vector about that orientation (and the
+   * detector shifts): first on a reciprocal-space score (peaks back-projected
+   * onto the Ewald sphere against the lattice, tolerances narrowing from
+   * max_rotation), then on the distances of nb_match_peaks() on the detector
+   * (a Gaussian score narrowing to the radius, truncated least squares at
+   * half of it, and last least squares of the peaks then within half the
+   * radius).  The result is never worse than the start (more peaks matched,
+   * or as many closer).  On success @p holds
+   * the result (misset angles as -misset takes them, in radians; a -misset
+   * random orientation becomes explicit angles) and @res its score.  On
+   * error or cancellation @p is unchanged.  Errors: NB_ERR_INVALID (fewer
+   * than 3 peaks, a cell-less @p), those of nb_plan_create(),
+   * NB_ERR_CANCELLED, NB_ERR_NOMEM. */
+  nb_status nb_refine (nb_params *p,
+                       const nb_peak *peaks,
+                       int n,
+                       const nb_refine_options *opt,
+                       nb_refine_result *res,
+                       nb_error *err);
+
+  typedef struct
+  {
+    double step;              /* grid spacing (rad) of the orientations tried; default 1.5 deg */
+    int candidates;           /* best grid orientations refined; default 12 */
+    nb_refine_options refine; /* for the candidates (its progress and cancel serve the whole
+                                 search) */
+    int threads;              /* OpenMP threads; 0 = default */
+  } nb_search_options;
+
+  void nb_search_options_init (nb_search_options *opt);
+
+  typedef struct
+  {
+    nb_match_result score; /* of the best orientation, refined */
+    long grid_points;      /* orientations scored on the grid (0 when it was skipped) */
+    int grid_best;         /* peaks the best candidate matched in reciprocal space */
+    int informative;       /* peaks sharp enough at the grid's spacing to be scored */
+    double grid_seconds;   /* finding the candidates (both grids) */
+    double refine_seconds; /* refining them */
+  } nb_search_result;
+
+  /* nb_orientation_search: the orientation of the crystal of @p's cell (or
+   * -mat, whose orientation is ignored) that best explains @peaks, with the
+   * rest of @p's geometry fixed.  Candidates come from two grids, both scored
+   * on predicted positions alone, in reciprocal space (the peaks
+   * back-projected onto the Ewald sphere at the middle of the exposure,
+   * counted when within a tolerance of a lattice point):
+   *   every orientation of a grid over all rotations (the cubed 3-sphere of
+   *   unit quaternions, @opt->step apart), when at least 6 peaks are sharp
+   *   enough to be told apart from chance at that spacing;
+   *   the orientations whose cell edges lie along the lattice rows the peaks
+   *   show (directions t of a hemisphere grid 0.25 deg apart where
+   *   cos(2 pi L t.y) averages highest over the peaks y for each edge length
+   *   L, combined into right-handed triplets with the cell's angles): the
+   *   known-cell form of a real-space grid search, which large cells need.
+   * The best distinct candidates (@opt->candidates of them, up to the
+   * lattice's own symmetry) are refined with nb_refine()'s stages and the
+   * best result kept.  On success @p's misset is that orientation (and its
+   * distance and beam centre when refined).  Errors: those of nb_refine(),
+   * NB_ERR_INVALID when no candidate at all was found. */
+  nb_status nb_orientation_search (nb_params *p,
+                                   const nb_peak *peaks,
+                                   int n,
+                                   const nb_search_options *opt,
+                                   nb_search_result *res,
+                                   nb_error *err);
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,427 @@
+/* test-match.c: peaks, prediction, the match score, refinement and the
+ * orientation search (nb-match.h).
+ *
+ * The refinement test is the issue's: a 1HPV frame simulated with photon
+ * noise at a misset M stands in for the measured frame, and from five
+ * starting orientations 1 deg away refine must return to M within 0.05 deg.
+ * The frame is a still of a crystal with Gaussian spots (-gauss_xtal: a
+ * spherical shape transform, so each spot's centroid is the radial projection
+ * of its lattice point, as the model predicts) spread over a few pixels, so
+ * that centroids are not quantised to pixel centres. */
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "nb-frame.h"
+#include "nb-io.h"
+#include "nb-match.h"
+
+#define RTD (180.0 / G_PI)
+
+/* The scene: 1HPV, 256 x 256 pixels of 0.1 mm at 60 mm, lambda 1 A, a still,
+ * 8 x 8 x 8 cells with Gaussian spots. */
+#define SCENE                                                                                      \
+  "-cell 63.4 63.4 83.8 90 90 120 -lambda 1.0 -detpixels 256 -pixel 0.1 -distance 60 "             \
+  "-N 8 -gauss_xtal -fluence 1e27 -oversample 1 -precision single -backend cpu"
+
+static const double misset_M[3] = { 10.0, 20.0, 30.0 }; /* deg */
+
+static void
+params_from (nb_params *p, const char *cmdline)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *full = g_strconcat ("nanobragg ", cmdline, NULL);
+  g_auto (GStrv) argv = NULL;
+  int argc = 0;
+  nb_error err = { 0 };
+
+  g_assert_true (g_shell_parse_argv (full, &argc, &argv, &error));
+  nb_params_init (p);
+  if (nb_params_parse_argv (p, argc, (const char *const *) argv, &err) != NB_OK)
+    g_error ("'%s': %s", cmdline, err.message);
+}
+
+/* The scene at misset M with the 1HPV structure factors: its image and, as
+ * the measured frame, that image with Poisson noise (seed fixed). */
+static void
+simulate_frame (nb_params *p, nb_frame *frame, float **image_out)
+{
+  g_autofree char *hkl = g_build_filename (g_getenv ("NB_DATA_DIR"), "1hpv_p1.hkl", NULL);
+  g_autofree char *cmd = g_strdup_printf ("%s -hkl %s -misset %g %g %g", SCENE, hkl, misset_M[0],
+                                          misset_M[1], misset_M[2]);
+  nb_plan *plan = NULL;
+  nb_error err;
+  const nb_plan_info *in;
+  uint16_t *noise;
+  float *image;
+  int overloads;
+  size_t n;
+
+  params_from (p, cmd);
+  g_assert_cmpint (nb_plan_create (p, &plan, &err), ==, NB_OK);
+  in = nb_plan_get_info (plan);
+  n = (size_t) in->fpixels * in->spixels;
+  image = g_new (float, n);
+  noise = g_new (uint16_t, n);
+  g_assert_cmpint (nb_plan_execute (plan, image, NULL, &err), ==, NB_OK);
+  nb_image_to_noise (plan, image, -4321, 0.0, noise, &overloads);
+  g_assert_cmpint (nb_frame_alloc (frame, in->fpixels, in->spixels, "simulated 1HPV", &err), ==,
+                   NB_OK);
+  for (size_t i = 0; i < n; i++)
+    frame->counts[i] = noise[i];
+  g_test_message ("simulated frame: %d overloaded pixels", overloads);
+  g_free (noise);
+  nb_plan_destroy (plan);
+  if (image_out != NULL)
+    *image_out = image;
+  else
+    g_free (image);
+}
+
+static nb_peak *
+frame_peaks (const nb_frame *frame, const nb_params *p, int want, int *n)
+{
+  nb_peak_options opt;
+  nb_peak *peaks = NULL;
+  nb_error err;
+  int all;
+
+  nb_peak_options_init (&opt);
+  opt.max_peaks = 10 * want;
+  g_assert_cmpint (nb_find_peaks (frame, &opt, &peaks, &all, &err), ==, NB_OK);
+  /* the direct beam's own spot (F000) is no reflection */
+  *n = nb_peaks_in_resolution (p, peaks, all, 0, 100, &err);
+  g_assert_cmpint (*n, >=, 0);
+  if (*n > want)
+    *n = want;
+  return peaks;
+}
+
+/* ------------------------------------------------------------------------ */
+
+/* Masked pixels never become peaks, nor do their neighbours, a lone hot
+ * pixel or the frame's edge; a real spot does, with its centroid. */
+static void
+test_peaks_synthetic (void)
+{
+  nb_frame f;
+  nb_error err;
+  nb_peak *peaks = NULL;
+  int n;
+
+  g_assert_cmpint (nb_frame_alloc (&f, 64, 48, NULL, &err), ==, NB_OK);
+  /* a background of 1 count */
+  for (int i = 0; i < 64 * 48; i++)
+    f.counts[i] = 1;
+  /* a spot centred at (20.5 + 0.25, 30.5): 100 counts, 40 to its right, 20 above/below */
+  f.counts[30 * 64 + 20] = 101;
+  f.counts[30 * 64 + 21] = 41;
+  f.counts[29 * 64 + 20] = 21;
+  f.counts[31 * 64 + 20] = 21;
+  /* a masked gap holding huge values, and a bright pixel beside it */
+  for (int s = 0; s < 48; s++)
+    {
+      f.counts[s * 64 + 40] = 100000;
+      f.mask[s * 64 + 40] = NB_PIXEL_MASKED;
+    }
+  f.counts[10 * 64 + 41] = 500;
+  f.counts[10 * 64 + 42] = 300;
+  /* a lone hot pixel */
+  f.counts[5 * 64 + 10] = 1000;
+  /* at the edge */
+  f.counts[0 * 64 + 30] = 900;
+  f.counts[0 * 64 + 31] = 900;
+  g_assert_cmpint (nb_find_peaks (&f, NULL, &peaks, &n, &err), ==, NB_OK);
+  g_assert_cmpint (n, ==, 1);
+  g_assert_cmpint (peaks[0].fpixel, ==, 20);
+  g_assert_cmpint (peaks[0].spixel, ==, 30);
+  g_assert_cmpfloat_with_epsilon (peaks[0].background, 1.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (peaks[0].intensity, 100 + 40 + 20 + 20, 1e-9);
+  g_assert_cmpfloat_with_epsilon (peaks[0].f, (100 * 20.5 + 40 * 21.5 + 40 * 20.5) / 180.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (peaks[0].s, 30.5, 1e-9);
+  free (peaks);
+
+  /* without the pixel-count rule the hot pixel is a peak; the masked gap still is not */
+  {
+    nb_peak_options opt;
+
+    nb_peak_options_init (&opt);
+    opt.min_pixels = 1;
+    g_assert_cmpint (nb_find_peaks (&f, &opt, &peaks, &n, &err), ==, NB_OK);
+    g_assert_cmpint (n, ==, 2);
+    for (int i = 0; i < n; i++)
+      g_assert_true (abs (peaks[i].fpixel - 40) > 1);
+    free (peaks);
+  }
+  nb_frame_clear (&f);
+}
+
+/* On the real Eiger frame: the strongest 50 peaks, none on or beside a
+ * masked (module gap) pixel. */
+static void
+test_peaks_eiger (void)
+{
+#ifdef NB_HAVE_CBF
+  g_autofree char *gz =
+      g_test_build_filename (G_TEST_DIST, "data", "measured", "dlsnxs2cbf_therm_0001.cbf.gz", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("nb-test-match-XXXXXX", &error);
+  g_autofree char *path = g_build_filename (dir, "therm.cbf", NULL);
+  gzFile in = gzopen (gz, "rb");
+  FILE *out = fopen (path, "wb");
+  char buf[65536];
+  int got;
+  nb_frame f;
+  nb_error err;
+  nb_peak *peaks = NULL;
+  int n;
+
+  g_assert_nonnull (in);
+  g_assert_nonnull (out);
+  while ((got = gzread (in, buf, sizeof buf)) > 0)
+    fwrite (buf, 1, (size_t) got, out);
+  gzclose (in);
+  fclose (out);
+  g_assert_cmpint (nb_frame_read (path, 0, 0, &f, &err), ==, NB_OK);
+  g_remove (path);
+  g_rmdir (dir);
+  g_assert_cmpint (nb_find_peaks (&f, NULL, &peaks, &n, &err), ==, NB_OK);
+  g_assert_cmpint (n, ==, 50);
+  for (int i = 0; i < n; i++)
+    {
+      for (int ds = -1; ds <= 1; ds++)
+        for (int df = -1; df <= 1; df++)
+          g_assert_cmpint (
+              f.mask[(size_t) (peaks[i].spixel + ds) * f.fpixels + peaks[i].fpixel + df], !=,
+              NB_PIXEL_MASKED);
+      g_assert_cmpint (peaks[i].pixels, >=, 2);
+      if (i > 0)
+        g_assert_cmpfloat (peaks[i].intensity, <=, peaks[i - 1].intensity);
+    }
+  g_test_message ("strongest peak %.1f, %.1f: %.0f counts; 50th: %.0f", peaks[0].f, peaks[0].s,
+                  peaks[0].intensity, peaks[n - 1].intensity);
+  free (peaks);
+  nb_frame_clear (&f);
+#else
+  g_test_skip ("this build has no CBFlib");
+#endif
+}
+
+/* Every predicted reflection is where the engine's own pixel query finds
+ * its Miller indices, and satisfies the Ewald condition there. */
+static void
+test_prediction_consistent (void)
+{
+  nb_params p;
+  nb_plan *plan = NULL;
+  nb_geometry *g;
+  nb_reflection *refl = NULL;
+  size_t n;
+  nb_error err;
+  nb_predict_options opt;
+
+  params_from (&p, "-cell 40 50 60 80 95 100 -default_F 1 -lambda 1.2 -detpixels 300 -pixel 0.1 "
+                   "-distance 80 -misset 5 -12 40 -N 20 -mosaic 0.3 -backend cpu -xds");
+  nb_predict_options_init (&opt);
+  g_assert_cmpint (nb_predict_reflections (&p, &opt, &refl, &n, &err), ==, NB_OK);
+  g_test_message ("%zu reflections on a still", n);
+  g_assert_cmpuint (n, >, 10);
+  g_assert_cmpint (nb_plan_create (&p, &plan, &err), ==, NB_OK);
+  g = nb_plan_ref_geometry (plan);
+  for (size_t i = 0; i < n; i++)
+    {
+      nb_pixel_query q;
+
+      g_assert_true (refl[i].f >= 0 && refl[i].f < 300 && refl[i].s >= 0 && refl[i].s < 300);
+      g_assert_cmpint (nb_geometry_query (g, refl[i].f, refl[i].s, &q, &err), ==, NB_OK);
+      /* the spot is the lattice point projected onto the sphere: its pixel's indices are
+       * whole within the excitation allowed (spot radius 1.43 / (20 x 40 A), 0.35 deg) */
+      g_assert_cmpint (q.h, ==, refl[i].h);
+      g_assert_cmpint (q.k, ==, refl[i].k);
+      g_assert_cmpint (q.l, ==, refl[i].l);
+      for (int k = 0; k < 3; k++)
+        g_assert_cmpfloat (fabs (q.hkl[k] - (k == 0 ? q.h : k == 1 ? q.k : q.l)), <, 0.2);
+      g_assert_cmpfloat_with_epsilon (q.d, refl[i].d, 0.002 * refl[i].d);
+    }
+  nb_geometry_unref (g);
+  nb_plan_destroy (plan);
+  free (refl);
+  nb_params_clear (&p);
+}
+
+/* Refine recovers a known orientation (the test). */
+static void
+test_refine_recovers (void)
+{
+  nb_params truth;
+  nb_frame frame;
+  nb_peak *peaks;
+  int n;
+  nb_match_result at_truth;
+  nb_error err;
+  static const double dirs[5][3] = {
+    { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 }, { 0.57735, -0.57735, 0.57735 }, { -0.70711, 0.70711, 0 },
+  };
+
+  simulate_frame (&truth, &frame, NULL);
+  peaks = frame_peaks (&frame, &truth, 50, &n);
+  g_assert_cmpint (n, ==, 50);
+  g_assert_cmpint (nb_match_peaks (&truth, peaks, n, NULL, &at_truth, NULL, &err), ==, NB_OK);
+  g_test_message ("at M: %d of %d peaks matched, rms %.3f px", at_truth.n_matched, n,
+                  at_truth.rms_distance);
+  g_assert_cmpfloat (at_truth.fraction, >=, 0.9);
+
+  for (int t = 0; t < 5; t++)
+    {
+      nb_params p;
+      nb_refine_options opt;
+      nb_refine_result res;
+
+      g_assert_cmpint (nb_params_copy (&p, &truth, &err), ==, NB_OK);
+      /* 1 deg away: each misset angle moved by the unit direction's share of 1 deg */
+      for (int k = 0; k < 3; k++)
+        p.misset[k] += dirs[t][k] / RTD;
+      nb_refine_options_init (&opt);
+      g_assert_cmpint (nb_refine (&p, peaks, n, &opt, &res, &err), ==, NB_OK);
+      g_test_message ("start %d: misset %.4f %.4f %.4f deg (M %+.4f %+.4f %+.4f), %d of %d "
+                      "matched, rms %.3f px, %d evaluations",
+                      t, p.misset[0] * RTD, p.misset[1] * RTD, p.misset[2] * RTD,
+                      p.misset[0] * RTD - misset_M[0], p.misset[1] * RTD - misset_M[1],
+                      p.misset[2] * RTD - misset_M[2], res.score.n_matched, n,
+                      res.score.rms_distance, res.evaluations);
+      for (int k = 0; k < 3; k++)
+        g_assert_cmpfloat (fabs (p.misset[k] * RTD - misset_M[k]), <, 0.05);
+      g_assert_cmpint (res.score.n_matched, >=, at_truth.n_matched);
+      nb_params_clear (&p);
+    }
+  free (peaks);
+  nb_frame_clear (&frame);
+  nb_params_clear (&truth);
+}
+
+/* The orientation search finds M (up to the lattice's symmetry) from no
+ * orientation at all, on the grid and through the lattice rows. */
+static void
+test_search_finds (void)
+{
+  nb_params truth, p;
+  nb_frame frame;
+  nb_peak *peaks;
+  int n;
+  nb_search_options opt;
+  nb_search_result res;
+  nb_match_result at_truth;
+  nb_error err;
+
+  simulate_frame (&truth, &frame, NULL);
+  peaks = frame_peaks (&frame, &truth, 50, &n);
+  g_assert_cmpint (nb_match_peaks (&truth, peaks, n, NULL, &at_truth, NULL, &err), ==, NB_OK);
+  g_assert_cmpint (nb_params_copy (&p, &truth, &err), ==, NB_OK);
+  p.misset[0] = p.misset[1] = p.misset[2] = 0;
+  nb_search_options_init (&opt);
+  opt.step = 3.0 / RTD;
+  opt.candidates = 4;
+  g_assert_cmpint (nb_orientation_search (&p, peaks, n, &opt, &res, &err), ==, NB_OK);
+  g_test_message ("search: %ld grid points, %d informative peaks, best candidate %d; misset %.3f "
+                  "%.3f %.3f, %d of %d matched (at M: %d), %.2f s + %.2f s",
+                  res.grid_points, res.informative, res.grid_best, p.misset[0] * RTD,
+                  p.misset[1] * RTD, p.misset[2] * RTD, res.score.n_matched, n, at_truth.n_matched,
+                  res.grid_seconds, res.refine_seconds);
+  g_assert_cmpint (res.score.n_matched, >=, at_truth.n_matched - 1);
+  nb_params_clear (&p);
+
+  /* cancelled before it starts: NB_ERR_CANCELLED, the parameters untouched */
+  {
+    volatile int stop = 1;
+
+    g_assert_cmpint (nb_params_copy (&p, &truth, &err), ==, NB_OK);
+    p.misset[0] = 1.0;
+    opt.refine.cancel = &stop;
+    g_assert_cmpint (nb_orientation_search (&p, peaks, n, &opt, &res, &err), ==, NB_ERR_CANCELLED);
+    g_assert_cmpfloat (p.misset[0], ==, 1.0);
+    nb_params_clear (&p);
+  }
+  free (peaks);
+  nb_frame_clear (&frame);
+  nb_params_clear (&truth);
+}
+
+/* The simulation against its own noisy frame correlates in every shell;
+ * against a frame of another orientation, far less. */
+static void
+test_shells (void)
+{
+  nb_params p;
+  nb_frame frame;
+  float *image;
+  nb_plan *plan = NULL;
+  nb_match_result res, other;
+  nb_error err;
+
+  simulate_frame (&p, &frame, &image);
+  g_assert_cmpint (nb_plan_create (&p, &plan, &err), ==, NB_OK);
+  g_assert_cmpint (nb_match_frame (plan, image, &frame, NULL, 0, NULL, &res, &err), ==, NB_OK);
+  g_test_message ("overall CC %.4f", res.cc);
+  g_assert_cmpint (res.n_shells, ==, 10);
+  g_assert_cmpfloat (res.cc, >, 0.95);
+  for (int j = 0; j < res.n_shells; j++)
+    {
+      g_test_message ("shell %d: %.2f-%.2f A, %ld pixels, CC %.4f", j, res.shell_d_max[j],
+                      res.shell_d_min[j], res.shell_pixels[j], res.shell_cc[j]);
+      g_assert_cmpfloat (res.shell_d_min[j], <, res.shell_d_max[j]);
+      g_assert_cmpfloat (res.shell_cc[j], >, 0.8);
+    }
+  nb_plan_destroy (plan);
+  nb_params_clear (&p);
+  {
+    /* the same crystal 5 degrees away */
+    g_autofree char *hkl = g_build_filename (g_getenv ("NB_DATA_DIR"), "1hpv_p1.hkl", NULL);
+    g_autofree char *cmd = g_strdup_printf ("%s -hkl %s -misset 15 20 30", SCENE, hkl);
+    float *moved = g_new (float, 256 * 256);
+
+    params_from (&p, cmd);
+    g_assert_cmpint (nb_plan_create (&p, &plan, &err), ==, NB_OK);
+    g_assert_cmpint (nb_plan_execute (plan, moved, NULL, &err), ==, NB_OK);
+    g_assert_cmpint (
+        nb_shell_correlation (nb_plan_get_info (plan), moved, &frame, 10, &other, &err), ==, NB_OK);
+    g_test_message ("another orientation: CC %.4f", other.cc);
+    g_assert_cmpfloat (other.cc, <, 0.5);
+    nb_plan_destroy (plan);
+    nb_params_clear (&p);
+    g_free (moved);
+  }
+  {
+    /* sizes that differ are refused */
+    nb_frame small;
+
+    g_assert_cmpint (nb_frame_alloc (&small, 10, 10, NULL, &err), ==, NB_OK);
+    params_from (&p, SCENE " -default_F 1");
+    g_assert_cmpint (nb_plan_create (&p, &plan, &err), ==, NB_OK);
+    g_assert_cmpint (
+        nb_shell_correlation (nb_plan_get_info (plan), image, &small, 10, &other, &err), ==,
+        NB_ERR_INVALID);
+    g_assert_nonnull (strstr (err.message, "256 x 256"));
+    nb_plan_destroy (plan);
+    nb_params_clear (&p);
+    nb_frame_clear (&small);
+  }
+  g_free (image);
+  nb_frame_clear (&frame);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/match/peaks/synthetic", test_peaks_synthetic);
+  g_test_add_func ("/match/peaks/eiger", test_peaks_eiger);
+  g_test_add_func ("/match/predict/consistent", test_prediction_consistent);
+  g_test_add_func ("/match/refine/recovers-misset", test_refine_recovers);
+  g_test_add_func ("/match/search/finds-orientation", test_search_finds);
+  g_test_add_func ("/match/shells", test_shells);
+  return g_test_run ();
+}
