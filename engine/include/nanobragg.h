@@ -561,6 +561,24 @@ extern "C"
   nb_status nb_geometry_query (
       const nb_geometry *geom, double fpixel, double spixel, nb_pixel_query *out, nb_error *err);
 
+  /* nb_geometry_direction_to_pixel: where the ray from the sample along @dir
+ * (lab frame, any length) meets the detector plane, in the pixel units of
+ * nb_geometry_query() (a curved detector is treated as flat).  Returns 1 and
+ * sets *@fpixel, *@spixel, or 0 when the ray runs parallel to the plane or
+ * away from it; points off the detector's pixels are returned (compare them
+ * with nb_geometry_size()). */
+  int nb_geometry_direction_to_pixel (const nb_geometry *geom,
+                                      const double dir[3],
+                                      double *fpixel,
+                                      double *spixel);
+
+  /* nb_geometry_structure_factor: the structure factor the plan uses for
+ * (@h, @k, @l): the file's where the file has the reflection, else default_F
+ * (as the kernel's lookup of whole indices).  *@from_file (when non-NULL) is
+ * 1 when the indices lie inside the file's grid. */
+  double
+  nb_geometry_structure_factor (const nb_geometry *geom, int h, int k, int l, int *from_file);
+
   /* ------------------------------------------------------------------------- */
   /* Statistics and conversions of a float image, as the reference computes them
  * (physics.md §19). */
