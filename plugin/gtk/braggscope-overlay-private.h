@@ -57,6 +57,9 @@ typedef struct
   double cross_size; /* half length of the beam centre cross, target units */
   double font_size;  /* points of the ring labels, target units */
   double color[4];   /* RGBA of lines and labels */
+  gboolean marker;   /* a circle at (marker_x, marker_y), frame pixels, with marker_label */
+  double marker_x, marker_y;
+  const char *marker_label;
 } BraggscopeOverlayStyle;
 
 /* A colour that stands out on @map. */

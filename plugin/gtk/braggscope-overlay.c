@@ -341,6 +341,43 @@ draw_ring (const BraggscopeOverlayGeometry *geom,
     draw_label (style, cr, label_x, label_y, geom->ring_d[ring]);
 }
 
+/* Where a reciprocal-lattice point's ray meets the detector: a circle and its
+ * h k l, in a colour apart from the rings'. */
+static void
+draw_marker (const BraggscopeOverlayStyle *style, cairo_t *cr)
+{
+  double x, y, radius = 2.0 * style->cross_size / 3.0;
+
+  to_target (style, style->marker_x, style->marker_y, &x, &y);
+  cairo_save (cr);
+  cairo_set_line_width (cr, 2.0 * style->line_width);
+  cairo_set_source_rgba (cr, 0.0, 0.0, 0.0, 0.6);
+  cairo_arc (cr, x, y, radius + style->line_width, 0, 2 * G_PI);
+  cairo_stroke (cr);
+  cairo_set_source_rgba (cr, 1.0, 0.3, 0.9, 1.0);
+  cairo_arc (cr, x, y, radius, 0, 2 * G_PI);
+  cairo_stroke (cr);
+  if (style->marker_label != NULL)
+    {
+      PangoLayout *layout = pango_cairo_create_layout (cr);
+      PangoFontDescription *font = pango_font_description_from_string ("Sans Bold");
+
+      pango_font_description_set_absolute_size (font, style->font_size * PANGO_SCALE);
+      pango_layout_set_font_description (layout, font);
+      pango_layout_set_text (layout, style->marker_label, -1);
+      cairo_move_to (cr, x + radius + 2.0, y - radius - style->font_size);
+      pango_cairo_layout_path (cr, layout);
+      cairo_set_source_rgba (cr, 0.0, 0.0, 0.0, 0.7);
+      cairo_set_line_width (cr, MAX (1.0, 0.2 * style->font_size));
+      cairo_stroke_preserve (cr);
+      cairo_set_source_rgba (cr, 1.0, 0.3, 0.9, 1.0);
+      cairo_fill (cr);
+      pango_font_description_free (font);
+      g_object_unref (layout);
+    }
+  cairo_restore (cr);
+}
+
 void
 _braggscope_overlay_draw (const BraggscopeOverlayGeometry *geom,
                           const BraggscopeOverlayStyle *style,
@@ -361,6 +398,9 @@ _braggscope_overlay_draw (const BraggscopeOverlayGeometry *geom,
                                style->color[3]);
         draw_ring (geom, style, cr, ring);
       }
+
+  if (style->marker)
+    draw_marker (style, cr);
 
   if (style->beam_center && geom->has_beam_center)
     {

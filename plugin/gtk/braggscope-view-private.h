@@ -72,6 +72,11 @@ struct _BraggscopeView
   BraggscopePixelInfo readout_info;
 
   double drag_center_x, drag_center_y;
+
+  /* a point marked by a linked view (frame pixels) */
+  gboolean has_marker;
+  double marker_x, marker_y;
+  char *marker_label;
 };
 
 typedef enum

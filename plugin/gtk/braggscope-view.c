@@ -155,7 +155,7 @@ snapshot_overlays (BraggscopeView *self, GtkSnapshot *snapshot, int width, int h
   double scale, origin_x, origin_y;
   cairo_t *cr;
 
-  if (!(self->show_rings || self->show_beam_center) ||
+  if (!(self->show_rings || self->show_beam_center || self->has_marker) ||
       !_braggscope_view_transform (self, &scale, &origin_x, &origin_y) ||
       (geom = _braggscope_view_ensure_overlay (self)) == NULL)
     return;
@@ -168,6 +168,10 @@ snapshot_overlays (BraggscopeView *self, GtkSnapshot *snapshot, int width, int h
   style.line_width = 1.5;
   style.cross_size = 12.0;
   style.font_size = 12.0;
+  style.marker = self->has_marker;
+  style.marker_x = self->marker_x;
+  style.marker_y = self->marker_y;
+  style.marker_label = self->marker_label;
   _braggscope_overlay_color_for (self->display.colormap, style.color);
 
   cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
@@ -440,6 +444,7 @@ braggscope_view_dispose (GObject *object)
   g_clear_object (&self->frame);
   g_clear_object (&self->screen_texture);
   g_clear_pointer (&self->overlay_source, braggscope_geometry_unref);
+  g_clear_pointer (&self->marker_label, g_free);
 
   G_OBJECT_CLASS (braggscope_view_parent_class)->dispose (object);
 }

@@ -104,6 +104,13 @@ BRAGGSCOPE_GTK_EXPORT
 char *braggscope_view_format_readout (BraggscopeView *self);
 
 BRAGGSCOPE_GTK_EXPORT
+void braggscope_view_set_marker (BraggscopeView *self, double x, double y, const char *label);
+BRAGGSCOPE_GTK_EXPORT
+void braggscope_view_clear_marker (BraggscopeView *self);
+BRAGGSCOPE_GTK_EXPORT
+gboolean braggscope_view_get_marker (BraggscopeView *self, double *x, double *y);
+
+BRAGGSCOPE_GTK_EXPORT
 GdkTexture *braggscope_view_snapshot_texture (BraggscopeView *self);
 BRAGGSCOPE_GTK_EXPORT
 guint8 *braggscope_view_render_rgba (BraggscopeView *self, int *width, int *height);
