@@ -237,3 +237,89 @@ braggscope_frame_predict_reflections (BraggscopeFrame *self, GError **error)
     }
   return _braggscope_frame_source_predict (source, error);
 }
+
+typedef struct
+{
+  BraggscopeReflection reflection;
+  float value;
+} Ranked;
+
+static int
+by_value (gconstpointer a, gconstpointer b)
+{
+  float x = ((const Ranked *) a)->value, y = ((const Ranked *) b)->value;
+
+  return x > y ? -1 : x < y;
+}
+
+/* The brightest pixel of the 3 x 3 block around frame point (@x, @y). */
+static float
+peak_near (const float *data, int width, int height, double x, double y)
+{
+  int i0 = (int) floor (x), j0 = (int) floor (y);
+  float best = -INFINITY;
+
+  for (int j = MAX (j0 - 1, 0); j <= MIN (j0 + 1, height - 1); j++)
+    for (int i = MAX (i0 - 1, 0); i <= MIN (i0 + 1, width - 1); i++)
+      best = MAX (best, data[(gsize) j * width + i]);
+  return best;
+}
+
+/**
+ * braggscope_frame_get_brightest_reflections:
+ * @self: a frame
+ * @n: how many to keep at most (a count)
+ * @error: the error, if any
+ *
+ * The reflections predicted on @self's detector
+ * ([method@Braggscope.Frame.predict_reflections]), brightest first: ranked
+ * by the frame's brightest pixel within one pixel of each predicted spot,
+ * the @n first kept.  Positions and indices come from the geometry, the
+ * ranking from the image: what a viewer labels with h k l.
+ *
+ * Fails as [method@Braggscope.Frame.predict_reflections]:
+ * %BRAGGSCOPE_ERROR_INVALID, %BRAGGSCOPE_ERROR_NOMEM or
+ * %BRAGGSCOPE_ERROR_FAILED.
+ *
+ * Returns: (transfer container) (element-type BraggscopeReflection): at most
+ *   @n reflections, brightest first
+ *
+ * Since: 0.1
+ */
+GArray *
+braggscope_frame_get_brightest_reflections (BraggscopeFrame *self, guint n, GError **error)
+{
+  g_autoptr (GArray) all = NULL;
+  g_autoptr (GArray) ranked = NULL;
+  const float *data;
+  gsize n_pixels;
+  int width, height;
+  GArray *out;
+
+  g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  all = braggscope_frame_predict_reflections (self, error);
+  if (all == NULL)
+    return NULL;
+  width = braggscope_frame_get_width (self);
+  height = braggscope_frame_get_height (self);
+  data = braggscope_frame_get_data (self, &n_pixels);
+  ranked = g_array_sized_new (FALSE, FALSE, sizeof (Ranked), all->len);
+  for (guint i = 0; i < all->len; i++)
+    {
+      Ranked r = { g_array_index (all, BraggscopeReflection, i), 0.0f };
+
+      if (!(r.reflection.x >= 0 && r.reflection.y >= 0 && r.reflection.x < width &&
+            r.reflection.y < height) ||
+          data == NULL || n_pixels < (gsize) width * height)
+        continue;
+      r.value = peak_near (data, width, height, r.reflection.x, r.reflection.y);
+      g_array_append_val (ranked, r);
+    }
+  g_array_sort (ranked, by_value);
+  out = g_array_sized_new (FALSE, FALSE, sizeof (BraggscopeReflection), MIN (n, ranked->len));
+  for (guint i = 0; i < ranked->len && i < n; i++)
+    g_array_append_val (out, g_array_index (ranked, Ranked, i).reflection);
+  return out;
+}

@@ -103,6 +103,8 @@ BRAGGSCOPE_EXPORT
 gboolean braggscope_frame_get_lattice (BraggscopeFrame *self, BraggscopeLattice *lattice);
 BRAGGSCOPE_EXPORT
 GArray *braggscope_frame_predict_reflections (BraggscopeFrame *self, GError **error);
+BRAGGSCOPE_EXPORT
+GArray *braggscope_frame_get_brightest_reflections (BraggscopeFrame *self, guint n, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (BraggscopeLattice, braggscope_lattice_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (BraggscopeReflection, braggscope_reflection_free)

@@ -1,10 +1,121 @@
-/* braggscope-view-marks.c: what BraggscopeView marks on a frame for other
- * widgets and for teaching: the spot of a linked reciprocal view's lattice
+/* braggscope-view-marks.c: what BraggscopeView draws over a frame: the
+ * resolution rings (chosen from the detector's range or at fixed
+ * resolutions), the beam centre, the Miller indices of the brightest
+ * predicted reflections, and the spot of a linked reciprocal view's lattice
  * point (the marker).
  *
  * SPDX-License-Identifier: BSD-3-Clause
  */
 #include "braggscope-view-private.h"
+
+/* ------------------------------------------------------------------------- */
+/* Overlays */
+
+const BraggscopeOverlayGeometry *
+_braggscope_view_ensure_overlay (BraggscopeView *self)
+{
+  BraggscopeGeometry *geometry;
+  int width, height;
+
+  if (!_braggscope_view_frame_size (self, &width, &height))
+    return NULL;
+  geometry = braggscope_frame_get_geometry (self->frame);
+  if (geometry == NULL)
+    return NULL;
+  if (geometry != self->overlay_source || self->overlay.width != width ||
+      self->overlay.height != height)
+    {
+      g_clear_pointer (&self->overlay_source, braggscope_geometry_unref);
+      self->overlay_source = braggscope_geometry_ref (geometry);
+      _braggscope_overlay_geometry_init (&self->overlay, geometry, width, height);
+      _braggscope_overlay_geometry_fix_rings (&self->overlay, self->ring_resolutions);
+    }
+  return self->overlay.projective ? &self->overlay : NULL;
+}
+
+void
+_braggscope_view_snapshot_overlays (BraggscopeView *self,
+                                    GtkSnapshot *snapshot,
+                                    int width,
+                                    int height)
+{
+  const BraggscopeOverlayGeometry *geom;
+  BraggscopeOverlayStyle style = { 0 };
+  double scale, origin_x, origin_y;
+  cairo_t *cr;
+
+  if (!(self->show_rings || self->show_beam_center || self->has_marker || self->show_labels) ||
+      !_braggscope_view_transform (self, &scale, &origin_x, &origin_y) ||
+      (geom = _braggscope_view_ensure_overlay (self)) == NULL)
+    return;
+
+  style.rings = self->show_rings;
+  style.beam_center = self->show_beam_center;
+  style.scale = scale;
+  style.offset_x = -origin_x * scale;
+  style.offset_y = -origin_y * scale;
+  style.line_width = 1.5;
+  style.cross_size = 12.0;
+  style.font_size = 12.0;
+  style.marker = self->has_marker;
+  style.marker_x = self->marker_x;
+  style.marker_y = self->marker_y;
+  style.marker_label = self->marker_label;
+  style.labels = _braggscope_view_ensure_labels (self);
+  if (style.labels != NULL)
+    {
+      g_clear_pointer (&self->labels_placed, g_array_unref);
+      self->labels_placed = g_array_new (FALSE, FALSE, sizeof (BraggscopeReflection));
+      style.labels_placed = self->labels_placed;
+    }
+  _braggscope_overlay_color_for (self->display.colormap, style.color);
+
+  cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
+  _braggscope_overlay_draw (geom, &style, cr);
+  cairo_destroy (cr);
+}
+
+GArray *
+_braggscope_view_ensure_labels (BraggscopeView *self)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (!self->show_labels || self->frame == NULL || braggscope_frame_get_is_preview (self->frame))
+    return NULL;
+  if (self->labels_frame == self->frame && self->labels != NULL)
+    return self->labels;
+  g_clear_pointer (&self->labels, g_array_unref);
+  g_set_object (&self->labels_frame, self->frame);
+  self->labels =
+      braggscope_frame_get_brightest_reflections (self->frame, self->label_count, &error);
+  if (self->labels == NULL)
+    g_debug ("BraggscopeView: no labels: %s", error->message);
+  return self->labels;
+}
+
+/**
+ * braggscope_view_get_labels:
+ * @self: a view
+ *
+ * The reflections labelled with h k l the last time the view was drawn (with
+ * [property@BraggscopeGtk.View:show-labels] on): of the brightest predicted
+ * reflections of the full frame shown, those whose label found a place.
+ *
+ * Returns: (transfer container) (element-type BraggscopeReflection)
+ *   (nullable): the labelled reflections, brightest first, or %NULL when
+ *   none were drawn
+ *
+ * Since: 0.1
+ */
+GArray *
+braggscope_view_get_labels (BraggscopeView *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_VIEW (self), NULL);
+
+  if (!self->show_labels || self->labels_placed == NULL)
+    return NULL;
+  return g_array_ref (self->labels_placed);
+}
 
 /**
  * braggscope_view_set_marker:

@@ -73,6 +73,14 @@ struct _BraggscopeView
 
   double drag_center_x, drag_center_y;
 
+  /* Miller-index labels and rings at fixed resolutions */
+  gboolean show_labels;
+  guint label_count;
+  char *ring_resolutions;
+  BraggscopeFrame *labels_frame; /* what labels were chosen for */
+  GArray *labels;                /* BraggscopeReflection */
+  GArray *labels_placed;         /* those drawn the last time */
+
   /* a point marked by a linked view (frame pixels) */
   gboolean has_marker;
   double marker_x, marker_y;
@@ -105,6 +113,18 @@ void _braggscope_view_invalidate (BraggscopeView *self, Changes changes);
 /* The overlay of the frame's geometry, computed once per geometry and size;
  * NULL where there is none. */
 const BraggscopeOverlayGeometry *_braggscope_view_ensure_overlay (BraggscopeView *self);
+
+/* braggscope-view-marks.c: the rings, beam centre, labels and marker over
+ * the frame, in widget coordinates. */
+void _braggscope_view_snapshot_overlays (BraggscopeView *self,
+                                         GtkSnapshot *snapshot,
+                                         int width,
+                                         int height);
+
+/* The reflections labelled on the frame shown (BraggscopeReflection,
+ * brightest first), computed once per full frame; NULL when labels are off,
+ * for previews, or when prediction failed. */
+GArray *_braggscope_view_ensure_labels (BraggscopeView *self);
 
 /* braggscope-view-gl.c: the GL area drawing the frame; it falls back to the
  * CPU path (and notifies BraggscopeView:renderer) when OpenGL fails. */

@@ -52,6 +52,9 @@ enum
   PROP_HIGH,
   PROP_SHOW_RINGS,
   PROP_SHOW_BEAM_CENTER,
+  PROP_SHOW_LABELS,
+  PROP_LABEL_COUNT,
+  PROP_RING_RESOLUTIONS,
   PROP_ZOOM,
   PROP_RENDERER,
   PROP_FORCE_SOFTWARE,
@@ -124,62 +127,6 @@ _braggscope_view_invalidate (BraggscopeView *self, Changes changes)
 }
 
 /* ------------------------------------------------------------------------- */
-/* Overlays */
-
-const BraggscopeOverlayGeometry *
-_braggscope_view_ensure_overlay (BraggscopeView *self)
-{
-  BraggscopeGeometry *geometry;
-  int width, height;
-
-  if (!_braggscope_view_frame_size (self, &width, &height))
-    return NULL;
-  geometry = braggscope_frame_get_geometry (self->frame);
-  if (geometry == NULL)
-    return NULL;
-  if (geometry != self->overlay_source || self->overlay.width != width ||
-      self->overlay.height != height)
-    {
-      g_clear_pointer (&self->overlay_source, braggscope_geometry_unref);
-      self->overlay_source = braggscope_geometry_ref (geometry);
-      _braggscope_overlay_geometry_init (&self->overlay, geometry, width, height);
-    }
-  return self->overlay.projective ? &self->overlay : NULL;
-}
-
-static void
-snapshot_overlays (BraggscopeView *self, GtkSnapshot *snapshot, int width, int height)
-{
-  const BraggscopeOverlayGeometry *geom;
-  BraggscopeOverlayStyle style = { 0 };
-  double scale, origin_x, origin_y;
-  cairo_t *cr;
-
-  if (!(self->show_rings || self->show_beam_center || self->has_marker) ||
-      !_braggscope_view_transform (self, &scale, &origin_x, &origin_y) ||
-      (geom = _braggscope_view_ensure_overlay (self)) == NULL)
-    return;
-
-  style.rings = self->show_rings;
-  style.beam_center = self->show_beam_center;
-  style.scale = scale;
-  style.offset_x = -origin_x * scale;
-  style.offset_y = -origin_y * scale;
-  style.line_width = 1.5;
-  style.cross_size = 12.0;
-  style.font_size = 12.0;
-  style.marker = self->has_marker;
-  style.marker_x = self->marker_x;
-  style.marker_y = self->marker_y;
-  style.marker_label = self->marker_label;
-  _braggscope_overlay_color_for (self->display.colormap, style.color);
-
-  cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
-  _braggscope_overlay_draw (geom, &style, cr);
-  cairo_destroy (cr);
-}
-
-/* ------------------------------------------------------------------------- */
 /* GtkWidget */
 
 static void
@@ -197,7 +144,7 @@ braggscope_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   else
     _braggscope_view_snapshot_software (self, snapshot, width, height);
 
-  snapshot_overlays (self, snapshot, width, height);
+  _braggscope_view_snapshot_overlays (self, snapshot, width, height);
 }
 
 static void
@@ -445,6 +392,10 @@ braggscope_view_dispose (GObject *object)
   g_clear_object (&self->screen_texture);
   g_clear_pointer (&self->overlay_source, braggscope_geometry_unref);
   g_clear_pointer (&self->marker_label, g_free);
+  g_clear_pointer (&self->ring_resolutions, g_free);
+  g_clear_pointer (&self->labels, g_array_unref);
+  g_clear_pointer (&self->labels_placed, g_array_unref);
+  g_clear_object (&self->labels_frame);
 
   G_OBJECT_CLASS (braggscope_view_parent_class)->dispose (object);
 }
@@ -496,6 +447,15 @@ braggscope_view_get_property (GObject *object, guint prop_id, GValue *value, GPa
       case PROP_SHOW_BEAM_CENTER:
         g_value_set_boolean (value, self->show_beam_center);
         break;
+      case PROP_SHOW_LABELS:
+        g_value_set_boolean (value, self->show_labels);
+        break;
+      case PROP_LABEL_COUNT:
+        g_value_set_uint (value, self->label_count);
+        break;
+      case PROP_RING_RESOLUTIONS:
+        g_value_set_string (value, self->ring_resolutions);
+        break;
       case PROP_ZOOM:
         g_value_set_double (value, self->zoom);
         break;
@@ -546,6 +506,15 @@ braggscope_view_set_property (GObject *object,
         break;
       case PROP_SHOW_BEAM_CENTER:
         braggscope_view_set_show_beam_center (self, g_value_get_boolean (value));
+        break;
+      case PROP_SHOW_LABELS:
+        braggscope_view_set_show_labels (self, g_value_get_boolean (value));
+        break;
+      case PROP_LABEL_COUNT:
+        braggscope_view_set_label_count (self, g_value_get_uint (value));
+        break;
+      case PROP_RING_RESOLUTIONS:
+        braggscope_view_set_ring_resolutions (self, g_value_get_string (value));
         break;
       case PROP_ZOOM:
         braggscope_view_set_zoom (self, g_value_get_double (value));
@@ -654,6 +623,42 @@ install_properties (GObjectClass *object_class)
                             "Mark where the direct beam meets the detector", TRUE, rw);
 
   /**
+   * BraggscopeView:show-labels:
+   *
+   * Whether the brightest predicted reflections of a full frame are labelled
+   * with h k l ([method@Braggscope.Frame.get_brightest_reflections]): at
+   * most [property@BraggscopeGtk.View:label-count] of them, each where its
+   * label overlaps no other.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_SHOW_LABELS] = g_param_spec_boolean (
+      "show-labels", "Miller indices", "Label the brightest spots with h k l", FALSE, rw);
+
+  /**
+   * BraggscopeView:label-count:
+   *
+   * How many of the brightest predicted reflections to label (a count).
+   *
+   * Since: 0.1
+   */
+  properties[PROP_LABEL_COUNT] = g_param_spec_uint (
+      "label-count", "Labels", "How many spots to label with h k l", 1, 500, 20, rw);
+
+  /**
+   * BraggscopeView:ring-resolutions:
+   *
+   * Resolutions d of the rings, in Å, as numbers separated by blanks or
+   * commas ("3 2.5 2"; at most six), so that rings stay at those d when the
+   * wavelength or the distance changes; %NULL or empty for rings chosen
+   * from the detector's range of 2θ.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_RING_RESOLUTIONS] = g_param_spec_string (
+      "ring-resolutions", "Ring resolutions", "Resolutions of the rings (Å)", NULL, rw);
+
+  /**
    * BraggscopeView:zoom:
    *
    * Magnification relative to the whole frame fitting the widget (1).
@@ -728,6 +733,7 @@ braggscope_view_init (BraggscopeView *self)
   self->auto_contrast = TRUE;
   self->show_rings = TRUE;
   self->show_beam_center = TRUE;
+  self->label_count = 20;
   self->zoom = 1.0;
   self->frame_indices_dirty = TRUE;
   self->screen_dirty = TRUE;
@@ -1474,4 +1480,129 @@ braggscope_view_snapshot_texture (BraggscopeView *self)
   if (node == NULL)
     return NULL;
   return gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, width, height));
+}
+
+/**
+ * braggscope_view_get_show_labels:
+ * @self: a view
+ *
+ * The [property@BraggscopeGtk.View:show-labels].
+ *
+ * Returns: whether the brightest spots are labelled with h k l
+ *
+ * Since: 0.1
+ */
+gboolean
+braggscope_view_get_show_labels (BraggscopeView *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_VIEW (self), FALSE);
+  return self->show_labels;
+}
+
+/**
+ * braggscope_view_set_show_labels:
+ * @self: a view
+ * @show_labels: whether to label the brightest spots with h k l
+ *
+ * Sets the [property@BraggscopeGtk.View:show-labels].
+ *
+ * Since: 0.1
+ */
+void
+braggscope_view_set_show_labels (BraggscopeView *self, gboolean show_labels)
+{
+  g_return_if_fail (BRAGGSCOPE_IS_VIEW (self));
+
+  show_labels = !!show_labels;
+  if (self->show_labels == show_labels)
+    return;
+  self->show_labels = show_labels;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_LABELS]);
+  _braggscope_view_invalidate (self, CHANGED_OVERLAY);
+}
+
+/**
+ * braggscope_view_get_label_count:
+ * @self: a view
+ *
+ * The [property@BraggscopeGtk.View:label-count].
+ *
+ * Returns: how many of the brightest spots are labelled (a count)
+ *
+ * Since: 0.1
+ */
+guint
+braggscope_view_get_label_count (BraggscopeView *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_VIEW (self), 0);
+  return self->label_count;
+}
+
+/**
+ * braggscope_view_set_label_count:
+ * @self: a view
+ * @count: how many of the brightest spots to label, 1 to 500 (a count)
+ *
+ * Sets the [property@BraggscopeGtk.View:label-count].
+ *
+ * Since: 0.1
+ */
+void
+braggscope_view_set_label_count (BraggscopeView *self, guint count)
+{
+  g_return_if_fail (BRAGGSCOPE_IS_VIEW (self));
+
+  count = CLAMP (count, 1, 500);
+  if (self->label_count == count)
+    return;
+  self->label_count = count;
+  g_clear_object (&self->labels_frame);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LABEL_COUNT]);
+  _braggscope_view_invalidate (self, CHANGED_OVERLAY);
+}
+
+/**
+ * braggscope_view_get_ring_resolutions:
+ * @self: a view
+ *
+ * The [property@BraggscopeGtk.View:ring-resolutions].
+ *
+ * Returns: (nullable): the resolutions of the rings (Å), or %NULL for rings
+ *   chosen from the detector's range
+ *
+ * Since: 0.1
+ */
+const char *
+braggscope_view_get_ring_resolutions (BraggscopeView *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_VIEW (self), NULL);
+  return self->ring_resolutions;
+}
+
+/**
+ * braggscope_view_set_ring_resolutions:
+ * @self: a view
+ * @resolutions: (nullable): resolutions d in Å separated by blanks or commas
+ *   ("3 2.5"), or %NULL or "" for rings chosen from the detector's range
+ *
+ * Sets the [property@BraggscopeGtk.View:ring-resolutions].  Text that is
+ * not such a list keeps the automatic rings.
+ *
+ * Since: 0.1
+ */
+void
+braggscope_view_set_ring_resolutions (BraggscopeView *self, const char *resolutions)
+{
+  g_return_if_fail (BRAGGSCOPE_IS_VIEW (self));
+
+  if (resolutions != NULL && *resolutions == '\0')
+    resolutions = NULL;
+  if (g_strcmp0 (self->ring_resolutions, resolutions) == 0)
+    return;
+  g_free (self->ring_resolutions);
+  self->ring_resolutions = g_strdup (resolutions);
+  /* the overlay is recomputed with them */
+  g_clear_pointer (&self->overlay_source, braggscope_geometry_unref);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RING_RESOLUTIONS]);
+  _braggscope_view_invalidate (self, CHANGED_OVERLAY);
 }

@@ -104,6 +104,21 @@ BRAGGSCOPE_GTK_EXPORT
 char *braggscope_view_format_readout (BraggscopeView *self);
 
 BRAGGSCOPE_GTK_EXPORT
+gboolean braggscope_view_get_show_labels (BraggscopeView *self);
+BRAGGSCOPE_GTK_EXPORT
+void braggscope_view_set_show_labels (BraggscopeView *self, gboolean show_labels);
+BRAGGSCOPE_GTK_EXPORT
+guint braggscope_view_get_label_count (BraggscopeView *self);
+BRAGGSCOPE_GTK_EXPORT
+void braggscope_view_set_label_count (BraggscopeView *self, guint count);
+BRAGGSCOPE_GTK_EXPORT
+const char *braggscope_view_get_ring_resolutions (BraggscopeView *self);
+BRAGGSCOPE_GTK_EXPORT
+void braggscope_view_set_ring_resolutions (BraggscopeView *self, const char *resolutions);
+BRAGGSCOPE_GTK_EXPORT
+GArray *braggscope_view_get_labels (BraggscopeView *self);
+
+BRAGGSCOPE_GTK_EXPORT
 void braggscope_view_set_marker (BraggscopeView *self, double x, double y, const char *label);
 BRAGGSCOPE_GTK_EXPORT
 void braggscope_view_clear_marker (BraggscopeView *self);
@@ -119,6 +134,15 @@ GBytes *braggscope_view_render_bytes (BraggscopeView *self, int *width, int *hei
 
 BRAGGSCOPE_GTK_EXPORT
 void braggscope_render_auto_window (BraggscopeFrame *frame, BraggscopeDisplay *display);
+BRAGGSCOPE_GTK_EXPORT
+guint8 *braggscope_render_annotated_rgba (BraggscopeFrame *frame,
+                                          const BraggscopeDisplay *display,
+                                          gboolean show_rings,
+                                          gboolean show_beam_center,
+                                          const char *ring_resolutions,
+                                          guint n_labels,
+                                          int *width,
+                                          int *height);
 BRAGGSCOPE_GTK_EXPORT
 guint8 *braggscope_render_rgba (BraggscopeFrame *frame,
                                 const BraggscopeDisplay *display,
