@@ -211,6 +211,50 @@ test_linked (void)
   watch_clear (&w);
 }
 
+/* The view labels spots of full frames only where a label fits, each with the
+ * pixel query's indices at its spot. */
+static void
+test_view_labels (void)
+{
+  Watch w;
+  g_autoptr (BraggscopeSimulation) sim = new_simulation (&w);
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *detector = braggscope_view_new (sim);
+  BraggscopeView *view = BRAGGSCOPE_VIEW (detector);
+  g_autoptr (GArray) labels = NULL;
+  BraggscopeGeometry *geometry = braggscope_frame_get_geometry (watch_last (&w));
+
+  gtk_widget_set_size_request (detector, 400, 400);
+  gtk_window_set_child (GTK_WINDOW (window), detector);
+  gtk_window_present (GTK_WINDOW (window));
+  braggscope_view_set_show_labels (view, TRUE);
+  braggscope_view_set_label_count (view, 12);
+  braggscope_view_set_ring_resolutions (view, "3, 2.5");
+  g_assert_cmpstr (braggscope_view_get_ring_resolutions (view), ==, "3, 2.5");
+  wait_mapped (detector);
+  spin (0.2);
+
+  labels = braggscope_view_get_labels (view);
+  g_assert_nonnull (labels);
+  g_assert_cmpuint (labels->len, >, 0);
+  g_assert_cmpuint (labels->len, <=, 12);
+  for (guint i = 0; i < labels->len; i++)
+    {
+      const BraggscopeReflection *r = &g_array_index (labels, BraggscopeReflection, i);
+      BraggscopePixelInfo info;
+
+      g_assert_true (braggscope_geometry_query (geometry, r->x, r->y, &info, NULL));
+      g_assert_cmpint (info.nearest_h, ==, r->h);
+      g_assert_cmpint (info.nearest_k, ==, r->k);
+      g_assert_cmpint (info.nearest_l, ==, r->l);
+    }
+  braggscope_view_set_show_labels (view, FALSE);
+  g_assert_null (braggscope_view_get_labels (view));
+  gtk_window_destroy (GTK_WINDOW (window));
+  spin (0.05);
+  watch_clear (&w);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -221,5 +265,6 @@ main (int argc, char **argv)
   g_test_add_func ("/reciprocal/follows-parameters", test_follows);
   g_test_add_func ("/reciprocal/headless", test_headless);
   g_test_add_func ("/reciprocal/linked", test_linked);
+  g_test_add_func ("/labels/view", test_view_labels);
   return g_test_run ();
 }
