@@ -13,10 +13,12 @@
 #include "braggscope-config.h"
 
 #include "braggscope-headless.h"
+#include "braggscope-lesson.h"
 
 #include <braggscope-gtk.h>
 #include <braggscope.h>
 #include <glib/gi18n.h>
+#include <string.h>
 
 typedef struct
 {
@@ -24,6 +26,10 @@ typedef struct
   gboolean auto_contrast;
   gboolean show_rings;
   gboolean show_beam_center;
+  const char *view;             /* detector, reciprocal or both */
+  guint labels;                 /* how many spots to label; 0: none */
+  const char *ring_resolutions; /* or NULL */
+  double reciprocal_resolution, reciprocal_zoom;
 } Look;
 
 typedef struct
@@ -83,6 +89,74 @@ look_init (Look *look, const BraggscopeOptions *opts, GSettings *settings)
     look->show_beam_center = opts->show_beam_center;
 }
 
+/* What a lesson shows, then the command line's choices. */
+static void
+look_teaching (Look *look, const BraggscopeOptions *opts, const BraggscopeLesson *lesson)
+{
+  look->view = "detector";
+  look->labels = 0;
+  look->ring_resolutions = NULL;
+  look->reciprocal_resolution = 0.0;
+  look->reciprocal_zoom = 1.0;
+  if (lesson != NULL)
+    {
+      look->view = lesson->view;
+      look->labels = lesson->labels ? lesson->label_count : 0;
+      look->ring_resolutions = lesson->rings;
+      look->reciprocal_resolution = lesson->reciprocal_resolution;
+      look->reciprocal_zoom = lesson->reciprocal_zoom;
+    }
+  if (opts->view != NULL)
+    look->view = opts->view;
+  if (opts->labels >= 0)
+    look->labels = opts->labels ? (lesson != NULL ? MAX (lesson->label_count, 1) : 20) : 0;
+  if (opts->ring_resolutions != NULL)
+    look->ring_resolutions = opts->ring_resolutions;
+}
+
+/* The detector picture, the reciprocal one (square, as tall as the frame), or
+ * both side by side, as the window's views would show them. */
+static guint8 *
+render_views (BraggscopeFrame *frame, const Look *look, int *width, int *height)
+{
+  gboolean detector = g_strcmp0 (look->view, "reciprocal") != 0;
+  gboolean reciprocal = g_strcmp0 (look->view, "detector") != 0;
+  int w = braggscope_frame_get_width (frame), h = braggscope_frame_get_height (frame);
+  int side = MAX (h, 240), out_w = (detector ? w : 0) + (reciprocal ? side : 0);
+  int out_h = MAX (detector ? h : 0, reciprocal ? side : 0);
+  g_autofree guint8 *image = NULL;
+  g_autoptr (GBytes) space = NULL;
+  guint8 *out;
+
+  if (detector)
+    image = braggscope_render_annotated_rgba (frame, &look->display, look->show_rings,
+                                              look->show_beam_center, look->ring_resolutions,
+                                              look->labels, &w, &h);
+  if (!reciprocal)
+    {
+      *width = w;
+      *height = h;
+      return g_steal_pointer (&image);
+    }
+  space = braggscope_render_reciprocal_bytes (frame, 25.0, 20.0, look->reciprocal_zoom,
+                                              look->reciprocal_resolution, side, side);
+  out = g_malloc0 ((gsize) out_w * out_h * 4);
+  for (int j = 0; j < out_h; j++)
+    {
+      guint8 *row = out + (gsize) j * out_w * 4;
+
+      if (detector && j < h)
+        memcpy (row, image + (gsize) j * w * 4, (gsize) w * 4);
+      if (space != NULL && j < side)
+        memcpy (row + (detector ? (gsize) w * 4 : 0),
+                (const guint8 *) g_bytes_get_data (space, NULL) + (gsize) j * side * 4,
+                (gsize) side * 4);
+    }
+  *width = out_w;
+  *height = out_h;
+  return out;
+}
+
 static void
 on_frame_ready (BraggscopeSimulation *sim, BraggscopeFrame *frame, Wait *wait)
 {
@@ -129,18 +203,30 @@ braggscope_headless_snapshot (const BraggscopeOptions *opts, GSettings *settings
 {
   g_autoptr (BraggscopeSimulation) sim = NULL;
   g_autoptr (BraggscopeFrame) frame = NULL;
+  g_autoptr (BraggscopeLesson) lesson = NULL;
   g_autofree guint8 *rgba = NULL;
   Look look;
   int width = 0, height = 0;
 
   look_init (&look, opts, settings);
-
-  sim = braggscope_simulation_new_default_scene (error);
-  if (sim == NULL)
-    return 1;
-  if (opts->nb_args[0] != NULL &&
-      !braggscope_simulation_set_from_args (sim, (const char *const *) opts->nb_args, error))
-    return 2;
+  if (opts->lesson != NULL)
+    {
+      if ((lesson = braggscope_lesson_find (opts->lesson, error)) == NULL)
+        return 2;
+      if ((sim = braggscope_lesson_create_simulation (lesson, (const char *const *) opts->nb_args,
+                                                      error)) == NULL)
+        return 2;
+    }
+  else
+    {
+      sim = braggscope_simulation_new_default_scene (error);
+      if (sim == NULL)
+        return 1;
+      if (opts->nb_args[0] != NULL &&
+          !braggscope_simulation_set_from_args (sim, (const char *const *) opts->nb_args, error))
+        return 2;
+    }
+  look_teaching (&look, opts, lesson);
 
   frame = render_full_frame (sim, error);
   if (frame == NULL)
@@ -154,8 +240,7 @@ braggscope_headless_snapshot (const BraggscopeOptions *opts, GSettings *settings
 
   if (look.auto_contrast)
     braggscope_render_auto_window (frame, &look.display);
-  rgba = braggscope_render_rgba (frame, &look.display, look.show_rings, look.show_beam_center,
-                                 &width, &height);
+  rgba = render_views (frame, &look, &width, &height);
 
   if (!braggscope_snapshot_save (opts->snapshot, rgba, width, height, sim, error))
     return 1;

@@ -369,8 +369,10 @@ camera_init (Camera *cam,
       cam->rows[2][i] = zi2;
     }
 
+  /* between the sphere's centre and the origin; zooming in moves towards the
+   * origin, where the lattice is */
   for (int i = 0; i < 3; i++)
-    cam->centre[i] = 0.5 * scene->C[i];
+    cam->centre[i] = 0.5 * scene->C[i] / MAX (look->zoom, 1.0);
   extent = 0.5 * scene->k + MAX (scene->k, scene->s_lim);
   cam->scale = 0.46 * MIN (width, height) / extent * MAX (look->zoom, 0.01);
   cam->cx = 0.5 * width;
@@ -472,6 +474,9 @@ splat_points (const BraggscopeReciprocalScene *scene,
 {
   static const double shell_rgb[3] = { 1.0, 0.78, 0.25 }, crossing_rgb[3] = { 0.45, 1.0, 0.55 };
   double depth_range = scene->k + scene->s_lim;
+  /* diffracting points stay apart: at most under half the lattice's spacing on screen */
+  double spacing = MIN (MIN (norm (scene->a_star), norm (scene->b_star)), norm (scene->c_star));
+  double largest = CLAMP (0.45 * spacing * cam->scale, 1.2, 3.6);
 
   for (guint i = 0; i < scene->points->len; i++)
     {
@@ -503,8 +508,9 @@ splat_points (const BraggscopeReciprocalScene *scene,
             }
           else
             {
-              double radius =
-                  look->size_by_structure_factor ? 1.4 + 3.6 * pow (p->intensity, 0.25) : 2.5;
+              double radius = look->size_by_structure_factor
+                                  ? largest * (0.3 + 0.7 * pow (p->intensity, 0.25))
+                                  : 0.6 * largest;
 
               blend_disc (cv, x, y, radius, p->state == POINT_CROSSING ? crossing_rgb : shell_rgb,
                           (0.3 + 0.7 * p->weight) / (n > 1 ? sqrt (n) : 1.0));
