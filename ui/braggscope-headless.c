@@ -122,11 +122,9 @@ render_views (BraggscopeFrame *frame, const Look *look, int *width, int *height)
   gboolean detector = g_strcmp0 (look->view, "reciprocal") != 0;
   gboolean reciprocal = g_strcmp0 (look->view, "detector") != 0;
   int w = braggscope_frame_get_width (frame), h = braggscope_frame_get_height (frame);
-  int side = MAX (h, 240), out_w = (detector ? w : 0) + (reciprocal ? side : 0);
-  int out_h = MAX (detector ? h : 0, reciprocal ? side : 0);
+  int side = MAX (h, 240);
   g_autofree guint8 *image = NULL;
   g_autoptr (GBytes) space = NULL;
-  guint8 *out;
 
   if (detector)
     image = braggscope_render_annotated_rgba (frame, &look->display, look->show_rings,
@@ -140,16 +138,27 @@ render_views (BraggscopeFrame *frame, const Look *look, int *width, int *height)
     }
   space = braggscope_render_reciprocal_bytes (frame, 25.0, 20.0, look->reciprocal_zoom,
                                               look->reciprocal_resolution, side, side);
-  out = g_malloc0 ((gsize) out_w * out_h * 4);
+  return braggscope_join_side_by_side (detector ? image : NULL, w, h,
+                                       space != NULL ? g_bytes_get_data (space, NULL) : NULL, side,
+                                       width, height);
+}
+
+guint8 *
+braggscope_join_side_by_side (
+    const guint8 *left, int lw, int lh, const guint8 *right, int side, int *width, int *height)
+{
+  int out_w = (left != NULL ? lw : 0) + (right != NULL ? side : 0);
+  int out_h = MAX (left != NULL ? lh : 0, right != NULL ? side : 0);
+  guint8 *out = g_malloc0 ((gsize) MAX (out_w, 1) * MAX (out_h, 1) * 4);
+
   for (int j = 0; j < out_h; j++)
     {
       guint8 *row = out + (gsize) j * out_w * 4;
 
-      if (detector && j < h)
-        memcpy (row, image + (gsize) j * w * 4, (gsize) w * 4);
-      if (space != NULL && j < side)
-        memcpy (row + (detector ? (gsize) w * 4 : 0),
-                (const guint8 *) g_bytes_get_data (space, NULL) + (gsize) j * side * 4,
+      if (left != NULL && j < lh)
+        memcpy (row, left + (gsize) j * lw * 4, (gsize) lw * 4);
+      if (right != NULL && j < side)
+        memcpy (row + (left != NULL ? (gsize) lw * 4 : 0), right + (gsize) j * side * 4,
                 (gsize) side * 4);
     }
   *width = out_w;

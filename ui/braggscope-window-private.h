@@ -24,6 +24,8 @@ typedef struct
   char *path;
 } BraggscopePending;
 
+typedef struct _BraggscopeExport BraggscopeExport;
+
 struct _BraggscopeWindow
 {
   GtkApplicationWindow parent_instance;
@@ -65,6 +67,26 @@ struct _BraggscopeWindow
   GtkLabel *backend_label;
   GtkLabel *cache_label;
   GtkLabel *message_label;
+
+  /* Teaching (braggscope-window-teaching.c) */
+  GtkBox *sidebar_box;
+  GMenu *primary_menu;
+  GtkWidget *views_paned;
+  BraggscopeReciprocalView *reciprocal;
+  GtkRevealer *lesson_revealer;
+  GtkLabel *lesson_title;
+  GtkLabel *lesson_text;
+  GtkBox *lesson_try;
+  char *lesson_id;
+  GtkExpander *play_expander;
+  GtkSpinButton *play_start_spin;
+  GtkSpinButton *play_range_spin;
+  GtkSpinButton *play_speed_spin;
+  GtkCheckButton *play_loop_check;
+  guint play_source;
+  gint64 play_last_us;
+  double play_phi;
+  BraggscopeExport *export;
 };
 
 /* braggscope-window.c */
@@ -72,7 +94,27 @@ void _braggscope_window_set_simulation (BraggscopeWindow *self, BraggscopeSimula
 /* The newest frame when it is a full frame of the current parameters, else NULL. */
 BraggscopeFrame *_braggscope_window_get_current_frame (BraggscopeWindow *self);
 
+/* braggscope-window-teaching.c */
+void _braggscope_window_init_teaching (BraggscopeWindow *self);
+void _braggscope_window_dispose_teaching (BraggscopeWindow *self);
+/* Puts the simulation's detector view and a new reciprocal view side by side. */
+void _braggscope_window_place_views (BraggscopeWindow *self);
+/* Writes the frame of a rotation being exported once it is the full frame
+ * of the current parameters, and moves on; @failed ends the export. */
+void _braggscope_window_export_frame (BraggscopeWindow *self, const GError *failed);
+
 /* braggscope-window-actions.c */
+/* Asks for a file (or a folder) and activates @file_action (a "-file"
+ * action, static string) with its path.  @patterns: NULL-terminated glob
+ * patterns. */
+void _braggscope_window_choose_file (BraggscopeWindow *self,
+                                     GtkFileChooserAction mode,
+                                     const char *title,
+                                     const char *accept,
+                                     const char *suggested_name,
+                                     const char *filter_name,
+                                     const char *const *patterns,
+                                     const char *file_action);
 void _braggscope_window_init_actions (BraggscopeWindow *self);
 /* Runs the waiting output requests when @frame is a full frame of the current
  * parameters; fails them all with @error when it is non-NULL. */

@@ -125,6 +125,7 @@ on_frame_ready (BraggscopeSimulation *sim, BraggscopeFrame *frame, BraggscopeWin
 {
   show_frame_status (self, frame);
   _braggscope_window_run_pending (self, NULL);
+  _braggscope_window_export_frame (self, NULL);
 }
 
 /* A number typed outside a control's range was clamped: say so. */
@@ -144,6 +145,7 @@ on_simulation_error (BraggscopeSimulation *sim, GError *error, BraggscopeWindow 
 {
   braggscope_window_show_message (self, error->message, TRUE);
   _braggscope_window_run_pending (self, error);
+  _braggscope_window_export_frame (self, error);
 }
 
 static void
@@ -246,9 +248,11 @@ _braggscope_window_set_simulation (BraggscopeWindow *self, BraggscopeSimulation 
     {
       g_signal_handlers_disconnect_by_data (self->sim, self);
       g_clear_pointer (&self->busy_binding, g_binding_unbind);
-      gtk_box_remove (self->view_slot, GTK_WIDGET (self->view));
+      gtk_paned_set_start_child (GTK_PANED (self->views_paned), NULL);
+      gtk_paned_set_end_child (GTK_PANED (self->views_paned), NULL);
       gtk_box_remove (self->controls_slot, self->controls);
       self->view = NULL;
+      self->reciprocal = NULL;
       self->controls = NULL;
       g_clear_object (&self->sim);
     }
@@ -257,7 +261,7 @@ _braggscope_window_set_simulation (BraggscopeWindow *self, BraggscopeSimulation 
   self->view = BRAGGSCOPE_VIEW (braggscope_view_new (sim));
   gtk_widget_set_hexpand (GTK_WIDGET (self->view), TRUE);
   gtk_widget_set_vexpand (GTK_WIDGET (self->view), TRUE);
-  gtk_box_append (self->view_slot, GTK_WIDGET (self->view));
+  _braggscope_window_place_views (self);
   self->controls = braggscope_controls_new (sim);
   gtk_box_append (self->controls_slot, self->controls);
   g_signal_connect (self->controls, "value-clamped", G_CALLBACK (on_value_clamped), self);
@@ -344,6 +348,14 @@ braggscope_window_get_view (BraggscopeWindow *self)
   return self->view;
 }
 
+BraggscopeReciprocalView *
+braggscope_window_get_reciprocal_view (BraggscopeWindow *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_WINDOW (self), NULL);
+
+  return self->reciprocal;
+}
+
 GtkWidget *
 braggscope_window_get_controls (BraggscopeWindow *self)
 {
@@ -373,12 +385,14 @@ braggscope_window_dispose (GObject *object)
   BraggscopeWindow *self = BRAGGSCOPE_WINDOW (object);
 
   g_cancellable_cancel (self->cancellable);
+  _braggscope_window_dispose_teaching (self);
   g_queue_clear_full (&self->pending, (GDestroyNotify) _braggscope_pending_free);
   if (self->sim != NULL)
     g_signal_handlers_disconnect_by_data (self->sim, self);
   g_clear_pointer (&self->busy_binding, g_binding_unbind);
   gtk_widget_dispose_template (GTK_WIDGET (self), BRAGGSCOPE_TYPE_WINDOW);
   self->view = NULL;
+  self->reciprocal = NULL;
   self->controls = NULL;
   g_clear_object (&self->sim);
   g_clear_object (&self->settings);
@@ -436,6 +450,8 @@ braggscope_window_class_init (BraggscopeWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, backend_label);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, cache_label);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, message_label);
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, sidebar_box);
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, primary_menu);
 }
 
 static void
@@ -445,6 +461,7 @@ braggscope_window_init (BraggscopeWindow *self)
   self->cancellable = g_cancellable_new ();
   gtk_widget_init_template (GTK_WIDGET (self));
   _braggscope_window_init_actions (self);
+  _braggscope_window_init_teaching (self);
 }
 
 BraggscopeWindow *

@@ -187,3 +187,128 @@ braggscope_view_get_marker (BraggscopeView *self, double *x, double *y)
     *y = self->marker_y;
   return self->has_marker;
 }
+
+/**
+ * braggscope_view_get_show_labels:
+ * @self: a view
+ *
+ * The [property@BraggscopeGtk.View:show-labels].
+ *
+ * Returns: whether the brightest spots are labelled with h k l
+ *
+ * Since: 0.1
+ */
+gboolean
+braggscope_view_get_show_labels (BraggscopeView *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_VIEW (self), FALSE);
+  return self->show_labels;
+}
+
+/**
+ * braggscope_view_set_show_labels:
+ * @self: a view
+ * @show_labels: whether to label the brightest spots with h k l
+ *
+ * Sets the [property@BraggscopeGtk.View:show-labels].
+ *
+ * Since: 0.1
+ */
+void
+braggscope_view_set_show_labels (BraggscopeView *self, gboolean show_labels)
+{
+  g_return_if_fail (BRAGGSCOPE_IS_VIEW (self));
+
+  show_labels = !!show_labels;
+  if (self->show_labels == show_labels)
+    return;
+  self->show_labels = show_labels;
+  g_object_notify (G_OBJECT (self), "show-labels");
+  _braggscope_view_invalidate (self, CHANGED_OVERLAY);
+}
+
+/**
+ * braggscope_view_get_label_count:
+ * @self: a view
+ *
+ * The [property@BraggscopeGtk.View:label-count].
+ *
+ * Returns: how many of the brightest spots are labelled (a count)
+ *
+ * Since: 0.1
+ */
+guint
+braggscope_view_get_label_count (BraggscopeView *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_VIEW (self), 0);
+  return self->label_count;
+}
+
+/**
+ * braggscope_view_set_label_count:
+ * @self: a view
+ * @count: how many of the brightest spots to label, 1 to 500 (a count)
+ *
+ * Sets the [property@BraggscopeGtk.View:label-count].
+ *
+ * Since: 0.1
+ */
+void
+braggscope_view_set_label_count (BraggscopeView *self, guint count)
+{
+  g_return_if_fail (BRAGGSCOPE_IS_VIEW (self));
+
+  count = CLAMP (count, 1, 500);
+  if (self->label_count == count)
+    return;
+  self->label_count = count;
+  g_clear_object (&self->labels_frame);
+  g_object_notify (G_OBJECT (self), "label-count");
+  _braggscope_view_invalidate (self, CHANGED_OVERLAY);
+}
+
+/**
+ * braggscope_view_get_ring_resolutions:
+ * @self: a view
+ *
+ * The [property@BraggscopeGtk.View:ring-resolutions].
+ *
+ * Returns: (nullable): the resolutions of the rings (Å), or %NULL for rings
+ *   chosen from the detector's range
+ *
+ * Since: 0.1
+ */
+const char *
+braggscope_view_get_ring_resolutions (BraggscopeView *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_VIEW (self), NULL);
+  return self->ring_resolutions;
+}
+
+/**
+ * braggscope_view_set_ring_resolutions:
+ * @self: a view
+ * @resolutions: (nullable): resolutions d in Å separated by blanks or commas
+ *   ("3 2.5"), or %NULL or "" for rings chosen from the detector's range
+ *
+ * Sets the [property@BraggscopeGtk.View:ring-resolutions].  Text that is
+ * not such a list keeps the automatic rings.
+ *
+ * Since: 0.1
+ */
+void
+braggscope_view_set_ring_resolutions (BraggscopeView *self, const char *resolutions)
+{
+  g_return_if_fail (BRAGGSCOPE_IS_VIEW (self));
+
+  if (resolutions != NULL && *resolutions == '\0')
+    resolutions = NULL;
+  if (g_strcmp0 (self->ring_resolutions, resolutions) == 0)
+    return;
+  g_free (self->ring_resolutions);
+  self->ring_resolutions = g_strdup (resolutions);
+  /* the overlay is recomputed with them */
+  g_clear_pointer (&self->overlay_source, braggscope_geometry_unref);
+  g_object_notify (G_OBJECT (self), "ring-resolutions");
+  _braggscope_view_invalidate (self, CHANGED_OVERLAY);
+}

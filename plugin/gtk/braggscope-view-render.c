@@ -193,11 +193,11 @@ braggscope_render_bytes (BraggscopeFrame *frame,
  * @width: (out): the frame's width
  * @height: (out): the frame's height
  *
- * braggscope_render_rgba() with what a teaching view adds: rings at fixed
- * resolutions and Miller-index labels.  Needs no display.
+ * [func@BraggscopeGtk.render_rgba] with what a teaching view adds: rings at
+ * fixed resolutions and Miller-index labels.  Needs no display.
  *
  * Returns: (transfer full): width * height * 4 bytes of RGBA (alpha 255),
- *   row-major; g_free() it
+ *   row-major, freed with `g_free`
  *
  * Since: 0.1
  */

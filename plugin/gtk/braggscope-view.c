@@ -527,6 +527,47 @@ braggscope_view_set_property (GObject *object,
     }
 }
 
+/* What a teaching view draws over the frame: labels and fixed rings. */
+static void
+install_mark_properties (GParamFlags rw)
+{
+  /**
+   * BraggscopeView:show-labels:
+   *
+   * Whether the brightest predicted reflections of a full frame are labelled
+   * with h k l ([method@Braggscope.Frame.get_brightest_reflections]): at
+   * most [property@BraggscopeGtk.View:label-count] of them, each where its
+   * label overlaps no other.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_SHOW_LABELS] = g_param_spec_boolean (
+      "show-labels", "Miller indices", "Label the brightest spots with h k l", FALSE, rw);
+
+  /**
+   * BraggscopeView:label-count:
+   *
+   * How many of the brightest predicted reflections to label (a count).
+   *
+   * Since: 0.1
+   */
+  properties[PROP_LABEL_COUNT] = g_param_spec_uint (
+      "label-count", "Labels", "How many spots to label with h k l", 1, 500, 20, rw);
+
+  /**
+   * BraggscopeView:ring-resolutions:
+   *
+   * Resolutions d of the rings, in Å, as numbers separated by blanks or
+   * commas ("3 2.5 2"; at most six), so that rings stay at those d when the
+   * wavelength or the distance changes; %NULL or empty for rings chosen
+   * from the detector's range of 2θ.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_RING_RESOLUTIONS] = g_param_spec_string (
+      "ring-resolutions", "Ring resolutions", "Resolutions of the rings (Å)", NULL, rw);
+}
+
 static void
 install_properties (GObjectClass *object_class)
 {
@@ -623,42 +664,6 @@ install_properties (GObjectClass *object_class)
                             "Mark where the direct beam meets the detector", TRUE, rw);
 
   /**
-   * BraggscopeView:show-labels:
-   *
-   * Whether the brightest predicted reflections of a full frame are labelled
-   * with h k l ([method@Braggscope.Frame.get_brightest_reflections]): at
-   * most [property@BraggscopeGtk.View:label-count] of them, each where its
-   * label overlaps no other.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_SHOW_LABELS] = g_param_spec_boolean (
-      "show-labels", "Miller indices", "Label the brightest spots with h k l", FALSE, rw);
-
-  /**
-   * BraggscopeView:label-count:
-   *
-   * How many of the brightest predicted reflections to label (a count).
-   *
-   * Since: 0.1
-   */
-  properties[PROP_LABEL_COUNT] = g_param_spec_uint (
-      "label-count", "Labels", "How many spots to label with h k l", 1, 500, 20, rw);
-
-  /**
-   * BraggscopeView:ring-resolutions:
-   *
-   * Resolutions d of the rings, in Å, as numbers separated by blanks or
-   * commas ("3 2.5 2"; at most six), so that rings stay at those d when the
-   * wavelength or the distance changes; %NULL or empty for rings chosen
-   * from the detector's range of 2θ.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_RING_RESOLUTIONS] = g_param_spec_string (
-      "ring-resolutions", "Ring resolutions", "Resolutions of the rings (Å)", NULL, rw);
-
-  /**
    * BraggscopeView:zoom:
    *
    * Magnification relative to the whole frame fitting the widget (1).
@@ -686,6 +691,7 @@ install_properties (GObjectClass *object_class)
       "force-software", "Force software", "Colour-map on the CPU even where OpenGL works", FALSE,
       G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
 
+  install_mark_properties (rw);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -1480,129 +1486,4 @@ braggscope_view_snapshot_texture (BraggscopeView *self)
   if (node == NULL)
     return NULL;
   return gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, width, height));
-}
-
-/**
- * braggscope_view_get_show_labels:
- * @self: a view
- *
- * The [property@BraggscopeGtk.View:show-labels].
- *
- * Returns: whether the brightest spots are labelled with h k l
- *
- * Since: 0.1
- */
-gboolean
-braggscope_view_get_show_labels (BraggscopeView *self)
-{
-  g_return_val_if_fail (BRAGGSCOPE_IS_VIEW (self), FALSE);
-  return self->show_labels;
-}
-
-/**
- * braggscope_view_set_show_labels:
- * @self: a view
- * @show_labels: whether to label the brightest spots with h k l
- *
- * Sets the [property@BraggscopeGtk.View:show-labels].
- *
- * Since: 0.1
- */
-void
-braggscope_view_set_show_labels (BraggscopeView *self, gboolean show_labels)
-{
-  g_return_if_fail (BRAGGSCOPE_IS_VIEW (self));
-
-  show_labels = !!show_labels;
-  if (self->show_labels == show_labels)
-    return;
-  self->show_labels = show_labels;
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_LABELS]);
-  _braggscope_view_invalidate (self, CHANGED_OVERLAY);
-}
-
-/**
- * braggscope_view_get_label_count:
- * @self: a view
- *
- * The [property@BraggscopeGtk.View:label-count].
- *
- * Returns: how many of the brightest spots are labelled (a count)
- *
- * Since: 0.1
- */
-guint
-braggscope_view_get_label_count (BraggscopeView *self)
-{
-  g_return_val_if_fail (BRAGGSCOPE_IS_VIEW (self), 0);
-  return self->label_count;
-}
-
-/**
- * braggscope_view_set_label_count:
- * @self: a view
- * @count: how many of the brightest spots to label, 1 to 500 (a count)
- *
- * Sets the [property@BraggscopeGtk.View:label-count].
- *
- * Since: 0.1
- */
-void
-braggscope_view_set_label_count (BraggscopeView *self, guint count)
-{
-  g_return_if_fail (BRAGGSCOPE_IS_VIEW (self));
-
-  count = CLAMP (count, 1, 500);
-  if (self->label_count == count)
-    return;
-  self->label_count = count;
-  g_clear_object (&self->labels_frame);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LABEL_COUNT]);
-  _braggscope_view_invalidate (self, CHANGED_OVERLAY);
-}
-
-/**
- * braggscope_view_get_ring_resolutions:
- * @self: a view
- *
- * The [property@BraggscopeGtk.View:ring-resolutions].
- *
- * Returns: (nullable): the resolutions of the rings (Å), or %NULL for rings
- *   chosen from the detector's range
- *
- * Since: 0.1
- */
-const char *
-braggscope_view_get_ring_resolutions (BraggscopeView *self)
-{
-  g_return_val_if_fail (BRAGGSCOPE_IS_VIEW (self), NULL);
-  return self->ring_resolutions;
-}
-
-/**
- * braggscope_view_set_ring_resolutions:
- * @self: a view
- * @resolutions: (nullable): resolutions d in Å separated by blanks or commas
- *   ("3 2.5"), or %NULL or "" for rings chosen from the detector's range
- *
- * Sets the [property@BraggscopeGtk.View:ring-resolutions].  Text that is
- * not such a list keeps the automatic rings.
- *
- * Since: 0.1
- */
-void
-braggscope_view_set_ring_resolutions (BraggscopeView *self, const char *resolutions)
-{
-  g_return_if_fail (BRAGGSCOPE_IS_VIEW (self));
-
-  if (resolutions != NULL && *resolutions == '\0')
-    resolutions = NULL;
-  if (g_strcmp0 (self->ring_resolutions, resolutions) == 0)
-    return;
-  g_free (self->ring_resolutions);
-  self->ring_resolutions = g_strdup (resolutions);
-  /* the overlay is recomputed with them */
-  g_clear_pointer (&self->overlay_source, braggscope_geometry_unref);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RING_RESOLUTIONS]);
-  _braggscope_view_invalidate (self, CHANGED_OVERLAY);
 }
