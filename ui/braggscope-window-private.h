@@ -41,22 +41,11 @@ struct _BraggscopeWindow
   /* Exports writing in a worker thread; cancelled when the window goes. */
   GCancellable *cancellable;
 
-  /* Template children: the display group. */
+  /* Template children. */
   GtkLabel *subtitle_label;
   GtkPaned *paned;
   GtkBox *controls_slot;
   GtkBox *view_slot;
-  GtkDropDown *colormap_dropdown;
-  GtkDropDown *scale_dropdown;
-  GtkScale *gamma_scale;
-  GtkAdjustment *gamma_adjustment;
-  GtkCheckButton *auto_contrast_check;
-  GtkSpinButton *low_spin;
-  GtkSpinButton *high_spin;
-  GtkAdjustment *low_adjustment;
-  GtkAdjustment *high_adjustment;
-  GtkCheckButton *rings_check;
-  GtkCheckButton *beam_center_check;
   BraggscopeReadout *readout;
 
   /* Template children: the status line. */

@@ -90,6 +90,15 @@ show_labels_changed (GSimpleAction *action, GVariant *value, gpointer user_data)
     braggscope_view_set_show_labels (self->view, g_variant_get_boolean (value));
 }
 
+/* The Display group's check button switches the labels too. */
+static void
+on_view_labels (BraggscopeView *view, GParamSpec *pspec, BraggscopeWindow *self)
+{
+  g_simple_action_set_state (
+      G_SIMPLE_ACTION (g_action_map_lookup_action (G_ACTION_MAP (self), "show-labels")),
+      g_variant_new_boolean (braggscope_view_get_show_labels (view)));
+}
+
 void
 _braggscope_window_place_views (BraggscopeWindow *self)
 {
@@ -102,6 +111,8 @@ _braggscope_window_place_views (BraggscopeWindow *self)
   gtk_paned_set_end_child (GTK_PANED (self->views_paned), GTK_WIDGET (self->reciprocal));
   braggscope_reciprocal_view_set_detector_view (self->reciprocal, self->view);
   braggscope_view_set_show_labels (self->view, g_variant_get_boolean (state));
+  g_signal_connect_object (self->view, "notify::show-labels", G_CALLBACK (on_view_labels), self,
+                           G_CONNECT_DEFAULT);
   apply_view_mode (self);
 }
 

@@ -168,75 +168,23 @@ update_subtitle (BraggscopeWindow *self)
   gtk_label_set_text (self->subtitle_label, text);
 }
 
-/* ---- the display group ---- */
-
-static gboolean
-enum_to_position (GBinding *binding, const GValue *from, GValue *to, gpointer user_data)
-{
-  g_value_set_uint (to, (guint) g_value_get_enum (from));
-  return TRUE;
-}
-
-static gboolean
-position_to_enum (GBinding *binding, const GValue *from, GValue *to, gpointer user_data)
-{
-  guint position = g_value_get_uint (from);
-
-  if (position == GTK_INVALID_LIST_POSITION)
-    return FALSE;
-  g_value_set_enum (to, (int) position);
-  return TRUE;
-}
-
-static void
-update_gamma_sensitivity (BraggscopeWindow *self)
-{
-  BraggscopeScale scale = BRAGGSCOPE_SCALE_LINEAR;
-
-  g_object_get (self->view, "scale", &scale, NULL);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->gamma_scale), scale == BRAGGSCOPE_SCALE_GAMMA);
-}
+/* ---- the display: the view's settings are kept in GSettings ---- */
 
 static void
 bind_display (BraggscopeWindow *self)
 {
+  /* A locked key must not make the whole view insensitive. */
+  const GSettingsBindFlags flags = G_SETTINGS_BIND_DEFAULT | G_SETTINGS_BIND_NO_SENSITIVITY;
   GObject *view = G_OBJECT (self->view);
-  const GBindingFlags both = G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE;
 
-  /* The settings first, so that the widgets below start from the saved choices. */
-  if (self->settings != NULL)
-    {
-      /* A locked key must not make the whole view insensitive. */
-      const GSettingsBindFlags flags = G_SETTINGS_BIND_DEFAULT | G_SETTINGS_BIND_NO_SENSITIVITY;
-
-      g_settings_bind (self->settings, "colormap", view, "colormap", flags);
-      g_settings_bind (self->settings, "scale", view, "scale", flags);
-      g_settings_bind (self->settings, "gamma", view, "gamma", flags);
-      g_settings_bind (self->settings, "auto-contrast", view, "auto-contrast", flags);
-      g_settings_bind (self->settings, "show-rings", view, "show-rings", flags);
-      g_settings_bind (self->settings, "show-beam-center", view, "show-beam-center", flags);
-    }
-
-  g_object_bind_property_full (view, "colormap", self->colormap_dropdown, "selected", both,
-                               enum_to_position, position_to_enum, NULL, NULL);
-  g_object_bind_property_full (view, "scale", self->scale_dropdown, "selected", both,
-                               enum_to_position, position_to_enum, NULL, NULL);
-  g_object_bind_property (view, "gamma", self->gamma_adjustment, "value", both);
-  g_object_bind_property (view, "auto-contrast", self->auto_contrast_check, "active", both);
-  /* Setting low or high switches automatic contrast off: the spin buttons are
-   * insensitive (cannot take the focus and re-round their value) while it is on. */
-  g_object_bind_property (view, "auto-contrast", self->low_spin, "sensitive",
-                          G_BINDING_SYNC_CREATE | G_BINDING_INVERT_BOOLEAN);
-  g_object_bind_property (view, "auto-contrast", self->high_spin, "sensitive",
-                          G_BINDING_SYNC_CREATE | G_BINDING_INVERT_BOOLEAN);
-  g_object_bind_property (view, "low", self->low_adjustment, "value", both);
-  g_object_bind_property (view, "high", self->high_adjustment, "value", both);
-  g_object_bind_property (view, "show-rings", self->rings_check, "active", both);
-  g_object_bind_property (view, "show-beam-center", self->beam_center_check, "active", both);
-
-  g_signal_connect_object (view, "notify::scale", G_CALLBACK (update_gamma_sensitivity), self,
-                           G_CONNECT_SWAPPED);
-  update_gamma_sensitivity (self);
+  if (self->settings == NULL)
+    return;
+  g_settings_bind (self->settings, "colormap", view, "colormap", flags);
+  g_settings_bind (self->settings, "scale", view, "scale", flags);
+  g_settings_bind (self->settings, "gamma", view, "gamma", flags);
+  g_settings_bind (self->settings, "auto-contrast", view, "auto-contrast", flags);
+  g_settings_bind (self->settings, "show-rings", view, "show-rings", flags);
+  g_settings_bind (self->settings, "show-beam-center", view, "show-beam-center", flags);
 }
 
 void
@@ -262,7 +210,7 @@ _braggscope_window_set_simulation (BraggscopeWindow *self, BraggscopeSimulation 
   gtk_widget_set_hexpand (GTK_WIDGET (self->view), TRUE);
   gtk_widget_set_vexpand (GTK_WIDGET (self->view), TRUE);
   _braggscope_window_place_views (self);
-  self->controls = braggscope_controls_new (sim);
+  self->controls = braggscope_controls_new_with_view (sim, self->view);
   gtk_box_append (self->controls_slot, self->controls);
   g_signal_connect (self->controls, "value-clamped", G_CALLBACK (on_value_clamped), self);
 
@@ -431,17 +379,6 @@ braggscope_window_class_init (BraggscopeWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, paned);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, controls_slot);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, view_slot);
-  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, colormap_dropdown);
-  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, scale_dropdown);
-  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, gamma_scale);
-  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, gamma_adjustment);
-  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, auto_contrast_check);
-  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, low_spin);
-  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, high_spin);
-  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, low_adjustment);
-  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, high_adjustment);
-  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, rings_check);
-  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, beam_center_check);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, readout);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, busy_spinner);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, frame_kind_label);
