@@ -323,3 +323,27 @@ braggscope_frame_get_brightest_reflections (BraggscopeFrame *self, guint n, GErr
     g_array_append_val (out, g_array_index (ranked, Ranked, i).reflection);
   return out;
 }
+
+/**
+ * braggscope_frame_get_mosaic_domains:
+ * @self: a frame
+ *
+ * The mosaic domains the frame was rendered with: the parameters' count, or
+ * for a full frame with [property@Braggscope.Simulation:max-arc-domains] on,
+ * the count that draws the mosaic spread as smooth arcs.
+ *
+ * Returns: the number of mosaic domains (a count; 0 for a frame that does
+ *   not know its parameters)
+ *
+ * Since: 0.1
+ */
+int
+braggscope_frame_get_mosaic_domains (BraggscopeFrame *self)
+{
+  BraggscopeFrameSource *source;
+
+  g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (self), 0);
+
+  source = _braggscope_frame_peek_source (self);
+  return source != NULL ? _braggscope_frame_source_peek_info (source)->mosaic_domains : 0;
+}

@@ -100,6 +100,8 @@ BRAGGSCOPE_EXPORT
 void braggscope_reflection_free (BraggscopeReflection *reflection);
 
 BRAGGSCOPE_EXPORT
+int braggscope_frame_get_mosaic_domains (BraggscopeFrame *self);
+BRAGGSCOPE_EXPORT
 gboolean braggscope_frame_get_lattice (BraggscopeFrame *self, BraggscopeLattice *lattice);
 BRAGGSCOPE_EXPORT
 GArray *braggscope_frame_predict_reflections (BraggscopeFrame *self, GError **error);

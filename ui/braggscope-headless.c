@@ -32,6 +32,9 @@ typedef struct
   double reciprocal_resolution, reciprocal_zoom;
 } Look;
 
+/* As the window's full frames (BRAGGSCOPE_VIEWER_ARC_DOMAINS). */
+#define BRAGGSCOPE_HEADLESS_ARC_DOMAINS 96
+
 typedef struct
 {
   BraggscopeSimulation *sim;
@@ -236,6 +239,8 @@ braggscope_headless_snapshot (const BraggscopeOptions *opts, GSettings *settings
         return 2;
     }
   look_teaching (&look, opts, lesson);
+  /* the window's full frames draw a large mosaic spread as arcs */
+  g_object_set (sim, "max-arc-domains", BRAGGSCOPE_HEADLESS_ARC_DOMAINS, NULL);
 
   frame = render_full_frame (sim, error);
   if (frame == NULL)

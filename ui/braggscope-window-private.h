@@ -26,6 +26,11 @@ typedef struct
 
 typedef struct _BraggscopeExport BraggscopeExport;
 
+/* The most mosaic domains a full frame of the viewer takes to draw smooth
+ * arcs (BraggscopeSimulation:max-arc-domains): about 2 s a frame for 1HPV at
+ * 1024^2 on two cores; previews keep the parameters' count. */
+#define BRAGGSCOPE_VIEWER_ARC_DOMAINS 96
+
 struct _BraggscopeWindow
 {
   GtkApplicationWindow parent_instance;
@@ -76,6 +81,7 @@ struct _BraggscopeWindow
   gint64 play_last_us;
   double play_phi;
   BraggscopeExport *export;
+  GtkLabel *domains_label; /* says when full frames raised the mosaic domains */
 };
 
 /* braggscope-window.c */
@@ -86,6 +92,8 @@ BraggscopeFrame *_braggscope_window_get_current_frame (BraggscopeWindow *self);
 /* braggscope-window-teaching.c */
 void _braggscope_window_init_teaching (BraggscopeWindow *self);
 void _braggscope_window_dispose_teaching (BraggscopeWindow *self);
+/* Says how many mosaic domains @frame used when the arc rule raised them. */
+void _braggscope_window_show_domains (BraggscopeWindow *self, BraggscopeFrame *frame);
 /* Puts the simulation's detector view and a new reciprocal view side by side. */
 void _braggscope_window_place_views (BraggscopeWindow *self);
 /* Writes the frame of a rotation being exported once it is the full frame

@@ -680,6 +680,22 @@ add_menus (BraggscopeWindow *self)
 }
 
 void
+_braggscope_window_show_domains (BraggscopeWindow *self, BraggscopeFrame *frame)
+{
+  int asked = 0, used = braggscope_frame_get_mosaic_domains (frame);
+  g_autofree char *text = NULL;
+
+  g_object_get (self->sim, "mosaic-domains", &asked, NULL);
+  gtk_widget_set_visible (GTK_WIDGET (self->domains_label), used > asked && asked > 0);
+  if (!(used > asked && asked > 0))
+    return;
+  /* Translators: the status line, when a full frame used more mosaic domains
+   * than set, so that a large mosaic spread draws arcs, not copies of spots */
+  text = g_strdup_printf (_ ("%d mosaic domains (%d set): smooth arcs"), used, asked);
+  gtk_label_set_text (self->domains_label, text);
+}
+
+void
 _braggscope_window_init_teaching (BraggscopeWindow *self)
 {
   g_action_map_add_action_entries (G_ACTION_MAP (self), teaching_entries,
@@ -693,6 +709,18 @@ _braggscope_window_init_teaching (BraggscopeWindow *self)
   gtk_box_append (self->view_slot, self->views_paned);
   gtk_box_append (self->sidebar_box, playback_group (self));
   add_menus (self);
+  self->domains_label = GTK_LABEL (gtk_label_new (NULL));
+  gtk_widget_set_name (GTK_WIDGET (self->domains_label), "domains-label");
+  gtk_widget_set_tooltip_text (
+      GTK_WIDGET (self->domains_label),
+      _ ("With a large mosaic spread the domains would draw separate copies of each spot: full "
+         "frames take as many domains as make the copies merge into arcs (their spacing, spread / "
+         "√domains, no larger than a spot's angular width d / (N a)), at most 96; previews keep "
+         "the set count"));
+  gtk_widget_set_visible (GTK_WIDGET (self->domains_label), FALSE);
+  gtk_box_insert_child_after (GTK_BOX (gtk_widget_get_parent (GTK_WIDGET (self->oversample_label))),
+                              GTK_WIDGET (self->domains_label),
+                              GTK_WIDGET (self->oversample_label));
 }
 
 void

@@ -117,7 +117,10 @@ show_frame_status (BraggscopeWindow *self, BraggscopeFrame *frame)
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->frame_kind_label), tooltip);
   /* a preview samples one pixel per block: its cost says little */
   if (!braggscope_frame_get_is_preview (frame))
-    show_oversample_note (self, frame);
+    {
+      show_oversample_note (self, frame);
+      _braggscope_window_show_domains (self, frame);
+    }
 }
 
 static void
@@ -206,6 +209,8 @@ _braggscope_window_set_simulation (BraggscopeWindow *self, BraggscopeSimulation 
     }
 
   self->sim = g_object_ref (sim);
+  /* full frames draw a large mosaic spread as arcs, previews stay fast */
+  g_object_set (sim, "max-arc-domains", BRAGGSCOPE_VIEWER_ARC_DOMAINS, NULL);
   self->view = BRAGGSCOPE_VIEW (braggscope_view_new (sim));
   gtk_widget_set_hexpand (GTK_WIDGET (self->view), TRUE);
   gtk_widget_set_vexpand (GTK_WIDGET (self->view), TRUE);

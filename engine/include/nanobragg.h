@@ -497,6 +497,16 @@ extern "C"
   /* nb_plan_get_info: derived values (geometry, counts) of the current plan. */
   const nb_plan_info *nb_plan_get_info (const nb_plan *plan);
 
+  /* nb_plan_arc_domains: the mosaic domains that draw the plan's mosaic
+ * spread as smooth arcs rather than separate copies of each spot: the
+ * plan's own count when it already does (or without a mosaic spread), else
+ * ceil ((s / w)^2) up to @max_domains, where s is the spread (rad) and
+ * w = d_min / (N a) the angle that moves a reciprocal-lattice point by its
+ * shape transform's width (d_min the detector's highest resolution, N a the
+ * crystal's longest edge).  The plan is not changed (a geometry snapshot is
+ * made, as nb_plan_ref_geometry()). */
+  int nb_plan_arc_domains (nb_plan *plan, int max_domains);
+
   /* nb_plan_get_params: the parameters the plan was built from (owned by the plan). */
   const nb_params *nb_plan_get_params (const nb_plan *plan);
 

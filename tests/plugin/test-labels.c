@@ -150,6 +150,57 @@ test_local_maxima (void)
   watch_clear (&w);
 }
 
+/* Smooth mosaic arcs: the full frame takes the domains the rule asks for, a
+ * preview keeps the parameters' count, and the image is the engine's with
+ * that count. */
+static void
+test_arc_domains (void)
+{
+  Watch w;
+  g_autoptr (BraggscopeSimulation) sim = new_scene ();
+  const char *args[] = { "-mosaic", "2",   "-mosaic_domains", "5", "-detpixels", "128",
+                         "-pixel",  "0.8", "-oversample",     "1", NULL };
+  BraggscopeFrame *frame;
+  char **frame_args; /* the frame's own */
+  int full, previews = 0;
+
+  g_assert_true (braggscope_simulation_set_from_args (sim, args, NULL));
+  watch_init (&w, sim);
+  frame = render (sim, &w);
+  g_assert_cmpint (braggscope_frame_get_mosaic_domains (frame), ==, 5);
+
+  g_object_set (sim, "max-arc-domains", 96, NULL);
+  frame = watch_wait_full (&w, 120);
+  full = braggscope_frame_get_mosaic_domains (frame);
+  g_test_message ("2 deg of mosaic spread: %d domains in the full frame", full);
+  g_assert_cmpint (full, >, 5);
+  g_assert_cmpint (full, <=, 96);
+  frame_args = braggscope_frame_get_args (frame);
+  assert_frame_is_engine_image (frame, frame_args);
+
+  /* a drag: previews keep 5 domains, the full frame the raised count */
+  g_object_set (sim, "misset-x", 11.0, NULL);
+  frame = watch_wait_full (&w, 120);
+  for (guint i = 0; i < w.frames->len; i++)
+    {
+      BraggscopeFrame *f = g_ptr_array_index (w.frames, i);
+
+      if (braggscope_frame_get_is_preview (f))
+        {
+          g_assert_cmpint (braggscope_frame_get_mosaic_domains (f), ==, 5);
+          previews++;
+        }
+    }
+  g_assert_cmpint (previews, >, 0);
+  g_assert_cmpint (braggscope_frame_get_mosaic_domains (frame), ==, full);
+
+  /* a spread the domains already draw as arcs is left alone */
+  g_object_set (sim, "mosaic-spread", 0.05, NULL);
+  frame = watch_wait_full (&w, 120);
+  g_assert_cmpint (braggscope_frame_get_mosaic_domains (frame), ==, 5);
+  watch_clear (&w);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -158,5 +209,6 @@ main (int argc, char **argv)
 
   g_test_add_func ("/labels/pixel-query", test_pixel_query);
   g_test_add_func ("/labels/local-maxima", test_local_maxima);
+  g_test_add_func ("/arcs/domains", test_arc_domains);
   return g_test_run ();
 }

@@ -911,6 +911,23 @@ test_playback (Fixture *f, gconstpointer data)
   g_rmdir (pngs);
 }
 
+/* A mosaic spread the set domains would draw as copies: the full frame
+ * takes more, and the status line says so. */
+static void
+test_arc_domains (Fixture *f, gconstpointer data)
+{
+  GtkWidget *label = ui_test_find_widget (GTK_WIDGET (f->window), "domains-label");
+  BraggscopeFrame *frame;
+
+  g_assert_nonnull (label);
+  g_assert_false (gtk_widget_get_visible (label));
+  g_object_set (sim_of (f), "mosaic-spread", 1.0, NULL);
+  frame = wait_full_frame (f);
+  g_assert_cmpint (braggscope_frame_get_mosaic_domains (frame), >, 5);
+  g_assert_true (gtk_widget_get_visible (label));
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (label)), "(5 set)"));
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -940,6 +957,7 @@ main (int argc, char *argv[])
   ADD ("/ui/window/teaching-views", test_teaching_views);
   ADD ("/ui/window/lesson", test_lesson);
   ADD ("/ui/window/playback", test_playback);
+  ADD ("/ui/window/arc-domains", test_arc_domains);
 #undef ADD
 
   status = g_test_run ();
