@@ -213,3 +213,9 @@ nb_geometry_structure_factor (const nb_geometry *g, int h, int k, int l, int *fr
     *from_file = inside;
   return F;
 }
+
+int
+nb_geometry_same_structure_factors (const nb_geometry *a, const nb_geometry *b)
+{
+  return a->shared == b->shared && a->default_F == b->default_F;
+}

@@ -221,6 +221,28 @@ braggscope_geometry_get_structure_factor (
 }
 
 /**
+ * braggscope_geometry_same_structure_factors:
+ * @self: a geometry
+ * @other: another geometry
+ *
+ * Whether the two look up the same structure factors (the same table, as a
+ * simulation keeps it until its structure factors change, and the same
+ * default F): what a view computed from |F| for one holds for the other.
+ *
+ * Returns: %TRUE when [method@Braggscope.Geometry.get_structure_factor]
+ *   answers alike for both
+ *
+ * Since: 0.1
+ */
+gboolean
+braggscope_geometry_same_structure_factors (BraggscopeGeometry *self, BraggscopeGeometry *other)
+{
+  g_return_val_if_fail (self != NULL && other != NULL, FALSE);
+
+  return nb_geometry_same_structure_factors (self->geom, other->geom) != 0;
+}
+
+/**
  * braggscope_pixel_info_copy:
  * @info: a pixel info
  *

@@ -84,6 +84,10 @@ double braggscope_geometry_get_structure_factor (
     BraggscopeGeometry *self, int h, int k, int l, gboolean *from_file);
 
 BRAGGSCOPE_EXPORT
+gboolean braggscope_geometry_same_structure_factors (BraggscopeGeometry *self,
+                                                     BraggscopeGeometry *other);
+
+BRAGGSCOPE_EXPORT
 BraggscopePixelInfo *braggscope_pixel_info_copy (const BraggscopePixelInfo *info);
 BRAGGSCOPE_EXPORT
 void braggscope_pixel_info_free (BraggscopePixelInfo *info);

@@ -589,6 +589,12 @@ extern "C"
   double
   nb_geometry_structure_factor (const nb_geometry *geom, int h, int k, int l, int *from_file);
 
+  /* nb_geometry_same_structure_factors: 1 when @a and @b look up the same
+ * structure factors (the same table read once by a plan, and the same
+ * default_F), so that F computed with one holds for the other: the cache key
+ * of a viewer that draws |F| while the orientation changes. */
+  int nb_geometry_same_structure_factors (const nb_geometry *a, const nb_geometry *b);
+
   /* ------------------------------------------------------------------------- */
   /* Statistics and conversions of a float image, as the reference computes them
  * (physics.md §19). */

@@ -37,6 +37,11 @@
  * screen can show): about 40 ms of building at most. */
 #define MAX_POINTS 2000000
 
+/* Without a resolution limit of its own the view draws the lattice to the
+ * detector's corners, or as far as this many points reach (about 1.5 ms a
+ * frame to place and draw, so that a drag keeps its pace). */
+#define DRAWN_POINTS 40000
+
 typedef enum
 {
   POINT_AWAY = 0,
@@ -138,72 +143,182 @@ cell_edges (const BraggscopeReciprocalScene *scene, double edges[3])
   edges[2] = volume > 0 ? norm (ab) / volume : 0;
 }
 
-static void
-add_point (BraggscopeReciprocalScene *scene, int h, int k, int l, const double r[3], double s)
+/* ------------------------------------------------------------------------- */
+/* The lattice points: which (h, k, l) lie within the limit, and their |F|^2,
+ * depend on the cell's metric, the limit and the structure factors, not on
+ * the orientation.  A drag of the misset or phi (or the wavelength) reuses
+ * them; the last set built is kept for every view of the process. */
+
+typedef struct
 {
-  const BraggscopeLattice *lat = &scene->lattice;
-  double e = excitation (scene, r), tol = tolerance (scene, s), F;
-  Point p = { { (float) r[0], (float) r[1], (float) r[2] }, 0.0f, 0.0f, h, k, l, POINT_AWAY };
+  gatomicrefcount refs;
+  double metric[6]; /* a*.a*, b*.b*, c*.c*, a*.b*, a*.c*, b*.c* (1/Angstrom^2) */
+  double s_lim;
+  BraggscopeGeometry *geometry; /* whose structure factors */
+  guint n;
+  gint16 *hkl;      /* 3 n */
+  float *intensity; /* |F|^2 / the largest */
+} LatticePoints;
 
-  if (fabs (e) < tol)
-    p.state = POINT_SHELL;
-  else if (lat->phi_range > 0)
-    {
-      double r0[3], r1[3];
+static GMutex points_lock;
+static LatticePoints *points_cache;
 
-      rotate (r, scene->axis, -0.5 * lat->phi_range * DEG, r0);
-      rotate (r, scene->axis, 0.5 * lat->phi_range * DEG, r1);
-      if ((excitation (scene, r0) < 0) != (excitation (scene, r1) < 0))
-        p.state = POINT_CROSSING;
-    }
-  p.weight = p.state == POINT_CROSSING ? 1.0f : (float) exp (-(e / tol) * (e / tol));
-  F = scene->geometry != NULL
-          ? braggscope_geometry_get_structure_factor (scene->geometry, h, k, l, NULL)
-          : 1.0;
-  p.intensity = (float) (F * F);
-  if (p.state != POINT_AWAY)
-    scene->n_diffracting++;
-  g_array_append_val (scene->points, p);
+static void
+lattice_points_unref (LatticePoints *lp)
+{
+  if (lp == NULL || !g_atomic_ref_count_dec (&lp->refs))
+    return;
+  if (lp->geometry != NULL)
+    braggscope_geometry_unref (lp->geometry);
+  g_free (lp->hkl);
+  g_free (lp->intensity);
+  g_free (lp);
 }
 
 static void
-build_points (BraggscopeReciprocalScene *scene)
+metric_of (const BraggscopeReciprocalScene *scene, double metric[6])
 {
-  double edges[3];
+  metric[0] = dot (scene->a_star, scene->a_star);
+  metric[1] = dot (scene->b_star, scene->b_star);
+  metric[2] = dot (scene->c_star, scene->c_star);
+  metric[3] = dot (scene->a_star, scene->b_star);
+  metric[4] = dot (scene->a_star, scene->c_star);
+  metric[5] = dot (scene->b_star, scene->c_star);
+}
+
+static gboolean
+same_points (const LatticePoints *lp, const double metric[6], double s_lim, BraggscopeGeometry *g)
+{
+  /* a turned cell's metric differs from the unturned one's in the last bits */
+  for (int i = 0; i < 6; i++)
+    if (fabs (lp->metric[i] - metric[i]) > 1e-9 * (fabs (metric[0]) + fabs (metric[2])))
+      return FALSE;
+  return fabs (lp->s_lim - s_lim) <= 1e-12 * s_lim &&
+         (lp->geometry == g || (lp->geometry != NULL && g != NULL &&
+                                braggscope_geometry_same_structure_factors (lp->geometry, g)));
+}
+
+static LatticePoints *
+lattice_points_build (const BraggscopeReciprocalScene *scene, const double metric[6])
+{
+  LatticePoints *lp = g_new0 (LatticePoints, 1);
+  g_autoptr (GArray) hkl = g_array_new (FALSE, FALSE, sizeof (gint16));
+  g_autoptr (GArray) intensity = g_array_new (FALSE, FALSE, sizeof (float));
+  double edges[3], s2 = scene->s_lim * scene->s_lim;
   int limit[3];
   float fmax = 0.0f;
 
+  g_atomic_ref_count_init (&lp->refs);
+  memcpy (lp->metric, metric, sizeof lp->metric);
+  lp->s_lim = scene->s_lim;
+  lp->geometry = scene->geometry != NULL ? braggscope_geometry_ref (scene->geometry) : NULL;
   cell_edges (scene, edges);
   for (int i = 0; i < 3; i++)
     {
       double n = edges[i] * scene->s_lim;
 
       if (!(n < 1000))
-        return;
+        return lp;
       limit[i] = (int) ceil (n);
     }
-  if ((double) (2 * limit[0] + 1) * (2 * limit[1] + 1) * (2 * limit[2] + 1) > 8.0 * MAX_POINTS)
-    return;
-
   for (int h = -limit[0]; h <= limit[0]; h++)
     for (int k = -limit[1]; k <= limit[1]; k++)
       for (int l = -limit[2]; l <= limit[2]; l++)
         {
-          double r[3], s;
+          double r2 = h * h * metric[0] + k * k * metric[1] + l * l * metric[2] +
+                      2.0 * (h * k * metric[3] + h * l * metric[4] + k * l * metric[5]);
+          gint16 idx[3] = { h, k, l };
+          float F2;
 
-          if (h == 0 && k == 0 && l == 0)
+          if ((h == 0 && k == 0 && l == 0) || r2 > s2 || intensity->len >= MAX_POINTS)
             continue;
-          lattice_vector (scene, h, k, l, r);
-          s = norm (r);
-          if (s > scene->s_lim || scene->points->len >= MAX_POINTS)
-            continue;
-          add_point (scene, h, k, l, r, s);
+          F2 = scene->geometry != NULL ? (float) pow (braggscope_geometry_get_structure_factor (
+                                                          scene->geometry, h, k, l, NULL),
+                                                      2.0)
+                                       : 1.0f;
+          g_array_append_vals (hkl, idx, 3);
+          g_array_append_val (intensity, F2);
+          fmax = MAX (fmax, F2);
         }
+  for (guint i = 0; i < intensity->len; i++)
+    g_array_index (intensity, float, i) /= fmax > 0 ? fmax : 1.0f;
+  lp->n = intensity->len;
+  lp->hkl = (gint16 *) g_array_free (g_steal_pointer (&hkl), FALSE);
+  lp->intensity = (float *) g_array_free (g_steal_pointer (&intensity), FALSE);
+  return lp;
+}
 
-  for (guint i = 0; i < scene->points->len; i++)
-    fmax = MAX (fmax, g_array_index (scene->points, Point, i).intensity);
-  for (guint i = 0; i < scene->points->len; i++)
-    g_array_index (scene->points, Point, i).intensity /= fmax > 0 ? fmax : 1.0f;
+static LatticePoints *
+lattice_points_get (const BraggscopeReciprocalScene *scene)
+{
+  double metric[6];
+  LatticePoints *lp;
+
+  metric_of (scene, metric);
+  g_mutex_lock (&points_lock);
+  if (points_cache != NULL && same_points (points_cache, metric, scene->s_lim, scene->geometry))
+    {
+      lp = points_cache;
+      g_atomic_ref_count_inc (&lp->refs);
+      g_mutex_unlock (&points_lock);
+      return lp;
+    }
+  g_mutex_unlock (&points_lock);
+
+  lp = lattice_points_build (scene, metric);
+  g_mutex_lock (&points_lock);
+  lattice_points_unref (points_cache);
+  points_cache = lp;
+  g_atomic_ref_count_inc (&lp->refs);
+  g_mutex_unlock (&points_lock);
+  return lp;
+}
+
+/* Where each lattice point is in this frame's orientation and how far from
+ * the sphere. */
+static void
+place_points (BraggscopeReciprocalScene *scene)
+{
+  const BraggscopeLattice *lat = &scene->lattice;
+  LatticePoints *lp = lattice_points_get (scene);
+  double half = 0.5 * lat->phi_range * DEG;
+
+  g_array_set_size (scene->points, lp->n);
+  for (guint i = 0; i < lp->n; i++)
+    {
+      const gint16 *idx = lp->hkl + 3 * i;
+      Point *p = &g_array_index (scene->points, Point, i);
+      double r[3], s, e, tol;
+
+      lattice_vector (scene, idx[0], idx[1], idx[2], r);
+      s = norm (r);
+      e = excitation (scene, r);
+      tol = tolerance (scene, s);
+      p->r[0] = (float) r[0];
+      p->r[1] = (float) r[1];
+      p->r[2] = (float) r[2];
+      p->h = idx[0];
+      p->k = idx[1];
+      p->l = idx[2];
+      p->intensity = lp->intensity[i];
+      p->state = POINT_AWAY;
+      if (fabs (e) < tol)
+        p->state = POINT_SHELL;
+      else if (half > 0)
+        {
+          double r0[3], r1[3];
+
+          rotate (r, scene->axis, -half, r0);
+          rotate (r, scene->axis, half, r1);
+          if ((excitation (scene, r0) < 0) != (excitation (scene, r1) < 0))
+            p->state = POINT_CROSSING;
+        }
+      /* the shading of a point away from the sphere is its |F| alone */
+      p->weight = p->state == POINT_SHELL ? (float) exp (-(e / tol) * (e / tol)) : 1.0f;
+      if (p->state != POINT_AWAY)
+        scene->n_diffracting++;
+    }
+  lattice_points_unref (lp);
 }
 
 BraggscopeReciprocalScene *
@@ -236,6 +351,16 @@ _braggscope_reciprocal_scene_new (BraggscopeFrame *frame, double resolution_limi
                  : lat.d_min > 0      ? 1.0 / lat.d_min
                                       : 2.0 * scene->k;
   scene->s_lim = MIN (scene->s_lim, 2.0 * scene->k);
+  /* a limit of its own: no more points than the view can draw at a drag's pace */
+  if (resolution_limit <= 0)
+    {
+      double b_c[3], v_star;
+
+      cross (scene->b_star, scene->c_star, b_c);
+      v_star = fabs (dot (scene->a_star, b_c));
+      if (v_star > 0 && 4.0 / 3.0 * G_PI * pow (scene->s_lim, 3) / v_star > DRAWN_POINTS)
+        scene->s_lim = cbrt (DRAWN_POINTS * v_star * 3.0 / (4.0 * G_PI));
+    }
 
   cell_edges (scene, edges);
   for (int i = 0; i < 3; i++)
@@ -248,7 +373,7 @@ _braggscope_reciprocal_scene_new (BraggscopeFrame *frame, double resolution_limi
   scene->spot_radius = 1.43 * widest;
 
   scene->points = g_array_new (FALSE, FALSE, sizeof (Point));
-  build_points (scene);
+  place_points (scene);
   return scene;
 }
 
