@@ -566,7 +566,9 @@ install_properties (GObjectClass *object_class)
    * BraggscopeReciprocalView:resolution-limit:
    *
    * The lattice points drawn reach this resolution d, in Å; 0 takes the
-   * resolution the detector's corners reach.
+   * resolution the detector's corners reach, or a coarser one where that
+   * would draw more than 40,000 points (so that drawing keeps a drag's pace:
+   * about 3 ms a frame).
    *
    * Since: 0.1
    */
