@@ -179,7 +179,13 @@ _braggscope_simulation_install_properties (GObjectClass *klass)
   /**
    * BraggscopeSimulation:preview-while-dragging:
    *
-   * Render a coarse preview first for every change, then the full frame.
+   * Whether each change first renders a coarse preview (one simulated pixel
+   * per [property@Braggscope.Simulation:preview-stride]² block), then the
+   * full frame.  Without previews every change renders the full frame only,
+   * and a newer change cancels it, so a continuous drag may show nothing new
+   * until it stops.  On by default.
+   *
+   * Since: 0.1
    */
   own_props[PROP_PREVIEW_WHILE_DRAGGING] =
       g_param_spec_boolean ("preview-while-dragging", N_ ("Preview while dragging"),
@@ -187,8 +193,12 @@ _braggscope_simulation_install_properties (GObjectClass *klass)
   /**
    * BraggscopeSimulation:preview-stride:
    *
-   * A preview simulates one pixel per preview-stride x preview-stride block
-   * (1: no previews).
+   * The side, in pixels, of the square blocks of a preview: a preview
+   * simulates one pixel per block and copies it to the whole block, so it
+   * costs about 1/stride² of a full frame.  1 to 64, default 4; below 2 no
+   * previews are rendered.  Takes effect at the next change.
+   *
+   * Since: 0.1
    */
   own_props[PROP_PREVIEW_STRIDE] = g_param_spec_int (
       "preview-stride", N_ ("Preview stride"), N_ ("Preview block size (pixels)"), 1, 64, 4, rw);
@@ -215,15 +225,25 @@ _braggscope_simulation_install_properties (GObjectClass *klass)
   /**
    * BraggscopeSimulation:busy:
    *
-   * %TRUE from a render request until its full frame (or error) arrives.
+   * %TRUE from a render request until the full frame of the newest parameters,
+   * or the error that ended its render, has been delivered.  Read-only;
+   * notified on the simulation's main context.
+   *
+   * Since: 0.1
    */
   own_props[PROP_BUSY] =
       g_param_spec_boolean ("busy", NULL, N_ ("A frame is being rendered"), FALSE, ro);
   /**
    * BraggscopeSimulation:sequence:
    *
-   * Incremented by every accepted parameter change; frames carry the
-   * sequence they answer.
+   * The number of parameter changes accepted so far (a count, 0 for a new
+   * simulation): each property change the engine accepts, and each successful
+   * [method@Braggscope.Simulation.set_from_args], adds one; a refused value
+   * or a value equal to the current one adds nothing.  Every frame carries the
+   * number of the change it answers ([property@Braggscope.Frame:sequence]).
+   * Read-only.
+   *
+   * Since: 0.1
    */
   own_props[PROP_SEQUENCE] = g_param_spec_uint64 (
       "sequence", NULL, N_ ("Accepted parameter changes (count)"), 0, G_MAXUINT64, 0, ro);

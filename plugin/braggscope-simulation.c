@@ -43,28 +43,8 @@
 #define DEFAULT_SCENE_ARGS "1hpv-scene.args"
 
 /* ------------------------------------------------------------------------- */
-/* The simulation */
+/* The simulation (its reference documentation is in braggscope-simulation.h) */
 
-/**
- * BraggscopeSimulation:
- *
- * A live nanoBragg simulation: parameters in, frames out, rendered on a
- * worker thread (see braggscope_simulation_render()).
- *
- * The parameters are properties, one per nanoBragg flag a host edits, made
- * from the engine's parameter table: each takes its flag's unit (distance in
- * mm, misset-x, -y and -z the three angles of `-misset` in degrees, n-cells
- * is `-N`, wavelength is `-lambda` in Angstrom, energy is `-energy` in keV),
- * has its flag's side effects (distance also pivots the detector about the
- * beam spot, convention sets the pivot, polarization clears `-nopolar`) and
- * is refused where the flag is, with the same message after the property's
- * name, through #BraggscopeSimulation::error (the property keeps its value).
- * A property's nick is a short label and its blurb says what it is and its
- * unit; `nanobragg --help` lists every flag.  Counts and distances given as
- * "automatic" read as the flags say (mosaic-domains -1, oversample 0), and
- * beam-center-x and -y read the centre the last frame's plan chose while
- * none is given.
- */
 G_DEFINE_FINAL_TYPE (BraggscopeSimulation, braggscope_simulation, G_TYPE_OBJECT)
 
 enum
@@ -194,12 +174,25 @@ braggscope_simulation_class_init (BraggscopeSimulationClass *klass)
   /**
    * BraggscopeSimulation::frame-ready:
    * @self: the simulation
-   * @frame: the new frame
+   * @frame: the new frame; the simulation keeps a reference until the next
+   *   one arrives, take your own ([method@GObject.Object.ref]) to keep it longer
    *
-   * A frame is ready: a preview while parameters change, then the full
-   * frame.  Emitted on the thread-default main context the simulation was
-   * created in; frames never answer an older sequence than one delivered
-   * before.  braggscope_simulation_get_last_frame() returns it afterwards.
+   * A frame is ready: a preview ([property@Braggscope.Frame:is-preview])
+   * while parameters change, then the full frame of the newest parameters.
+   * Frames never go backwards: none answers an older change
+   * ([property@Braggscope.Frame:sequence]) than one delivered before, and no
+   * preview follows the full frame of its change.
+   *
+   * When a handler runs, [method@Braggscope.Simulation.get_last_frame]
+   * already returns @frame, the parameter properties that read values the
+   * engine derived (the automatic beam centre) have been updated and notified,
+   * and, for the full frame of the newest change,
+   * [property@Braggscope.Simulation:busy] is %FALSE.
+   *
+   * Emitted on the thread-default main context the simulation was created
+   * in, never on the worker thread.
+   *
+   * Since: 0.1
    */
   signals[SIGNAL_FRAME_READY] =
       g_signal_new ("frame-ready", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
@@ -207,11 +200,36 @@ braggscope_simulation_class_init (BraggscopeSimulationClass *klass)
   /**
    * BraggscopeSimulation::error:
    * @self: the simulation
-   * @error: what went wrong, in the %BRAGGSCOPE_ERROR domain
+   * @error: what went wrong, in the `BRAGGSCOPE_ERROR` domain: a one-line
+   *   message naming the input and its value
    *
-   * A parameter change was rejected (the property keeps its value), or the
-   * engine failed to render the parameters (the frames keep showing the last
-   * parameters it accepted).  Emitted on the creation context.
+   * A parameter change was refused, or the engine could not render the
+   * parameters.  Emitted on the thread-default main context the simulation
+   * was created in, at one of two moments:
+   *
+   * - at once, before the property setter returns, when a property is given a
+   *   value the engine refuses: `BRAGGSCOPE_ERROR_INVALID` (a value out of
+   *   range or against another parameter), or `BRAGGSCOPE_ERROR_IO` when
+   *   [property@Braggscope.Simulation:structure-factors] names no readable
+   *   file.  The message starts with the property's name; the property keeps
+   *   its value and nothing is rendered.  `BRAGGSCOPE_ERROR_NOMEM` may also
+   *   come at once, when a change or [method@Braggscope.Simulation.render]
+   *   cannot copy the parameters for the worker;
+   * - later, when the worker thread fails to render the parameters:
+   *   `BRAGGSCOPE_ERROR_IO` or `BRAGGSCOPE_ERROR_PARSE` for an input file
+   *   (structure factors, `-mat`, `-sourcefile`, `-mask`...) that cannot be
+   *   read or is malformed, `BRAGGSCOPE_ERROR_NOMEM` for a plan larger than
+   *   memory allows, `BRAGGSCOPE_ERROR_UNSUPPORTED` for `-backend cuda`
+   *   without a usable GPU, `BRAGGSCOPE_ERROR_INVALID` for parameters the
+   *   engine cannot render (no unit cell, no structure factors, a mask of
+   *   another size than the detector).  Frames keep showing the last
+   *   parameters that rendered, and [property@Braggscope.Simulation:busy]
+   *   turns %FALSE when the failed request was the newest.
+   *
+   * A render superseded by a newer change is dropped silently: this signal
+   * never carries `BRAGGSCOPE_ERROR_CANCELLED`.
+   *
+   * Since: 0.1
    */
   signals[SIGNAL_ERROR] = g_signal_new ("error", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                         NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_ERROR);
@@ -229,11 +247,22 @@ braggscope_simulation_init (BraggscopeSimulation *self)
 /**
  * braggscope_simulation_new:
  *
- * A simulation with nanoBragg's defaults (no cell and no structure factors
- * yet: set them, then call braggscope_simulation_render()) on a 512 x 512
- * detector.
+ * Creates a simulation with nanoBragg's defaults on a 512 x 512 detector and
+ * no crystal: before it can render, give it a unit cell (the `cell-*`
+ * properties such as [property@Braggscope.Simulation:cell-a], or `-cell` or
+ * `-mat` through [method@Braggscope.Simulation.set_from_args]) and structure
+ * factors ([property@Braggscope.Simulation:structure-factors] or
+ * [property@Braggscope.Simulation:default-f]), then call
+ * [method@Braggscope.Simulation.render].  Nothing renders before that.
  *
- * Returns: (transfer full): a new simulation
+ * The simulation belongs to the calling thread's thread-default main
+ * context (see [class@Braggscope.Simulation]).  Its last reference cancels a
+ * render in flight and waits for the worker thread to stop.
+ *
+ * Returns: (transfer full): a new simulation; release it with
+ *   [method@GObject.Object.unref]
+ *
+ * Since: 0.1
  */
 BraggscopeSimulation *
 braggscope_simulation_new (void)
@@ -264,19 +293,33 @@ find_default_scene (GError **error)
 
 /**
  * braggscope_simulation_new_default_scene:
- * @error: a #GError, %BRAGGSCOPE_ERROR_IO when a data file is missing,
- *   %BRAGGSCOPE_ERROR_PARSE or %BRAGGSCOPE_ERROR_INVALID for a scene file
- *   that is no command line
+ * @error: return location for a [struct@GLib.Error], or %NULL
  *
- * The default scene: HIV-1 protease (PDB 1HPV, structure factors from
- * `1hpv_p1.hkl`, P1, cell 63.4 63.4 83.8 90 90 120), misset 10 20 30 degrees,
- * 1 Angstrom, 10 x 10 x 10 cells, 0.2 degree mosaic spread in 5 domains, 120 mm,
- * 1024 x 1024 pixels of 0.1 mm, single precision: the flags of
- * `1hpv-scene.args` beside the structure factors.  The data files are looked
- * up in $BRAGGSCOPE_DATADIR, the installed data folder (datadir/braggscope),
- * then the source tree.  Rendering starts at once.
+ * Creates the default scene and starts rendering it: HIV-1 protease (PDB
+ * 1HPV, structure factors from `1hpv_p1.hkl`, P1, cell 63.4 63.4 83.8 Å,
+ * 90 90 120 degrees), misset 10 20 30 degrees, 1 Å, 10 x 10 x 10 unit cells,
+ * 0.2 degree mosaic spread in 5 domains, 120 mm, 1024 x 1024 pixels of
+ * 0.1 mm, single precision: the flags of `1hpv-scene.args`, which lies beside
+ * the structure factors.
  *
- * Returns: (transfer full): a new simulation, or %NULL with @error set
+ * The two data files are looked up in the folder `$BRAGGSCOPE_DATADIR`
+ * names, then in the installed data folder (datadir/braggscope), then in
+ * the source tree the library was built from.  The structure factors
+ * themselves are read by the worker: a failure to read them arrives as
+ * [signal@Braggscope.Simulation::error].
+ *
+ * Fails with `BRAGGSCOPE_ERROR_IO` when `1hpv_p1.hkl` is in none of those
+ * folders or `1hpv-scene.args` cannot be read, with
+ * `BRAGGSCOPE_ERROR_PARSE` when `1hpv-scene.args` is not a command line a
+ * shell could split, and with the errors of
+ * [method@Braggscope.Simulation.set_from_args] (`BRAGGSCOPE_ERROR_INVALID`
+ * above all) when its flags are refused; the message then starts with the
+ * file's path.
+ *
+ * Returns: (transfer full): a new simulation, rendering, or %NULL with
+ *   @error set
+ *
+ * Since: 0.1
  */
 BraggscopeSimulation *
 braggscope_simulation_new_default_scene (GError **error)
@@ -368,16 +411,35 @@ fail:
 /**
  * braggscope_simulation_set_from_args:
  * @self: a simulation
- * @args: (array zero-terminated=1): nanoBragg flags, without the program
- *   name, e.g. { "-lambda", "1.2", "-distance", "150", NULL }
- * @error: a #GError, %BRAGGSCOPE_ERROR_INVALID naming the flag and value
+ * @args: (array zero-terminated=1): nanoBragg flags and their values,
+ *   without the program name, e.g. `{ "-lambda", "1.2", "-distance", "150",
+ *   NULL }`
+ * @error: return location for a [struct@GLib.Error], or %NULL
  *
- * Applies nanoBragg command-line flags on top of the current parameters,
- * in order, last wins, with nanoBragg's spellings and units.  Nothing changes
- * on error.  Files named by the flags are read when the frame is rendered;
- * errors reading them arrive as #BraggscopeSimulation::error.
+ * Applies nanoBragg command-line flags on top of the current parameters, in
+ * order, last wins, with nanoBragg's spellings, aliases and units (`nanobragg
+ * --help` lists them), as one change: on success
+ * [property@Braggscope.Simulation:sequence] grows by one, every property
+ * whose value changed is notified, and, once
+ * [method@Braggscope.Simulation.render] has been called, the new parameters
+ * render.  On error nothing changes.
  *
- * Returns: %TRUE when the flags were applied
+ * The headers of `-img` and `-mask` files are read here, as nanoBragg reads
+ * them; every other file named by a flag (`-hkl`, `-mat`...) is read when the
+ * frame is rendered, and a failure to read it arrives as
+ * [signal@Braggscope.Simulation::error].
+ *
+ * Fails with `BRAGGSCOPE_ERROR_INVALID` for an unknown flag, a stray word, a
+ * missing or non-numeric value, or a value the physics does not allow (the
+ * message names the flag and the value); `BRAGGSCOPE_ERROR_UNSUPPORTED` for
+ * a `-backend` word that is not a backend; `BRAGGSCOPE_ERROR_IO` or
+ * `BRAGGSCOPE_ERROR_PARSE` when an `-img` or `-mask` file cannot be read or
+ * its header is malformed; `BRAGGSCOPE_ERROR_NOMEM` when the parameters
+ * cannot be copied.
+ *
+ * Returns: %TRUE when the flags were applied, %FALSE with @error set
+ *
+ * Since: 0.1
  */
 gboolean
 braggscope_simulation_set_from_args (BraggscopeSimulation *self,
@@ -442,13 +504,18 @@ _braggscope_params_to_strv (const nb_params *params)
  * @self: a simulation
  *
  * The current parameters as a `nanobragg` command line: the first element is
- * "nanobragg", then the flags of every parameter that differs from
- * nanoBragg's defaults (and the seeds), so that the command-line program, or
- * braggscope_simulation_set_from_args() on a new simulation (without the
- * first element), reproduces them.
+ * `nanobragg`, then the flags, in nanoBragg's units, of every parameter that
+ * differs from nanoBragg's defaults, and the random seeds, so that the
+ * command-line program, or [method@Braggscope.Simulation.set_from_args] on a
+ * new simulation (given the elements after the first), reproduces them.
+ * Values the engine derives while they are not given (an automatic beam
+ * centre, oversampling or number of mosaic domains) are left out, as they
+ * are on a command line.
  *
- * Returns: (transfer full) (array zero-terminated=1): the flags; free with
- *   g_strfreev()
+ * Returns: (transfer full) (array zero-terminated=1): the program name and
+ *   the flags; free with [func@GLib.strfreev]
+ *
+ * Since: 0.1
  */
 char **
 braggscope_simulation_to_args (BraggscopeSimulation *self)
@@ -467,10 +534,13 @@ braggscope_simulation_to_args (BraggscopeSimulation *self)
  * braggscope_simulation_to_command_line:
  * @self: a simulation
  *
- * braggscope_simulation_to_args() as one string, each argument quoted for a
- * POSIX shell where needed.
+ * [method@Braggscope.Simulation.to_args] as one line for a POSIX shell: the
+ * arguments separated by spaces, each quoted where it holds anything other
+ * than letters, digits and `-_./+=:,@%`.
  *
- * Returns: (transfer full): the command line
+ * Returns: (transfer full): the command line; free with [func@GLib.free]
+ *
+ * Since: 0.1
  */
 char *
 braggscope_simulation_to_command_line (BraggscopeSimulation *self)
@@ -504,10 +574,16 @@ braggscope_simulation_to_command_line (BraggscopeSimulation *self)
  * braggscope_simulation_render:
  * @self: a simulation
  *
- * Requests a full frame of the current parameters; from then on every
- * accepted change renders too.  The frame arrives as
- * #BraggscopeSimulation::frame-ready, a failure as
- * #BraggscopeSimulation::error.
+ * Starts rendering: requests a full frame of the current parameters (no
+ * preview), and from now on every accepted change renders too (a preview,
+ * then the full frame; see [class@Braggscope.Simulation]).  Returns at once:
+ * the frame arrives as [signal@Braggscope.Simulation::frame-ready] on the
+ * simulation's main context, a failure as
+ * [signal@Braggscope.Simulation::error].
+ * [property@Braggscope.Simulation:busy] turns %TRUE until then.  The first
+ * call starts the worker thread.
+ *
+ * Since: 0.1
  */
 void
 braggscope_simulation_render (BraggscopeSimulation *self)
@@ -522,8 +598,14 @@ braggscope_simulation_render (BraggscopeSimulation *self)
  * braggscope_simulation_get_last_frame:
  * @self: a simulation
  *
- * Returns: (transfer none) (nullable): the frame last delivered by
- *   #BraggscopeSimulation::frame-ready, or %NULL before the first
+ * The frame last delivered by [signal@Braggscope.Simulation::frame-ready], a
+ * preview or a full frame.
+ *
+ * Returns: (transfer none) (nullable): the frame, owned by the simulation
+ *   until the next one is delivered (take a reference with
+ *   [method@GObject.Object.ref] to keep it), or %NULL before the first
+ *
+ * Since: 0.1
  */
 BraggscopeFrame *
 braggscope_simulation_get_last_frame (BraggscopeSimulation *self)
@@ -536,7 +618,12 @@ braggscope_simulation_get_last_frame (BraggscopeSimulation *self)
  * braggscope_simulation_get_busy:
  * @self: a simulation
  *
- * Returns: %TRUE while a requested frame has not arrived
+ * Whether a frame is owed, [property@Braggscope.Simulation:busy].
+ *
+ * Returns: %TRUE from a render request until the full frame of the newest
+ *   parameters, or the error that ended its render, has been delivered
+ *
+ * Since: 0.1
  */
 gboolean
 braggscope_simulation_get_busy (BraggscopeSimulation *self)
@@ -549,7 +636,14 @@ braggscope_simulation_get_busy (BraggscopeSimulation *self)
  * braggscope_simulation_get_sequence:
  * @self: a simulation
  *
- * Returns: the number of accepted parameter changes so far
+ * The number of parameter changes accepted so far,
+ * [property@Braggscope.Simulation:sequence].  A frame answers the change
+ * whose number it carries in [property@Braggscope.Frame:sequence], so a frame
+ * shows the current parameters when the two are equal.
+ *
+ * Returns: the count of accepted changes, 0 for a new simulation
+ *
+ * Since: 0.1
  */
 guint64
 braggscope_simulation_get_sequence (BraggscopeSimulation *self)

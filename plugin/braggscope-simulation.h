@@ -17,7 +17,8 @@ G_BEGIN_DECLS
  * @BRAGGSCOPE_SHAPE_GAUSS: Gaussian spots (`-gauss_xtal`)
  * @BRAGGSCOPE_SHAPE_TOPHAT: flat-top spots (`-tophat_spots`)
  *
- * The crystal shape transform. *
+ * The crystal shape transform.
+ *
  * Since: 0.1
  */
 typedef enum
@@ -37,7 +38,8 @@ typedef enum
  * @BRAGGSCOPE_CONVENTION_DIALS: DIALS's frame (`-dials`)
  * @BRAGGSCOPE_CONVENTION_DENZO: DENZO's frame (`-denzo`)
  *
- * The detector convention: axes, beam centre and pivot. *
+ * The detector convention: axes, beam centre and pivot.
+ *
  * Since: 0.1
  */
 typedef enum
@@ -57,7 +59,8 @@ typedef enum
  * @BRAGGSCOPE_PRECISION_EXACT: nanoBragg's own arithmetic and loop order, bit
  *   for bit (slowest)
  *
- * The arithmetic of the kernel (`-precision single|double|exact`). *
+ * The arithmetic of the kernel (`-precision single|double|exact`).
+ *
  * Since: 0.1
  */
 typedef enum
@@ -73,13 +76,36 @@ typedef enum
  * A live diffraction simulation: nanoBragg's parameters as properties, and a
  * worker thread that owns one warm engine plan and renders them.
  *
- * The parameters are properties named after their nanoBragg flags, in the
- * flags' units ([property@Braggscope.Simulation:misset-x] in degrees,
+ * ## Parameters
+ *
+ * The parameters are properties, one per nanoBragg flag a host edits, made
+ * from the engine's parameter table.  Each is in its flag's unit
+ * ([property@Braggscope.Simulation:misset-x] in degrees,
  * [property@Braggscope.Simulation:wavelength] in Å,
- * [property@Braggscope.Simulation:distance] in mm...); any flag can also be
- * applied with [method@Braggscope.Simulation.set_from_args], and
+ * [property@Braggscope.Simulation:distance] in mm, [property@Braggscope.Simulation:energy]
+ * in keV...; each property's page names its flag, unit and range), and has
+ * its flag's side effects: setting [property@Braggscope.Simulation:distance]
+ * pivots the detector about the beam spot, as `-distance` does,
+ * [property@Braggscope.Simulation:polarization] clears `-nopolar`, and so on.
+ * A property's nick is a short label for a control and its blurb says what it
+ * is, with its unit.
+ *
+ * Some parameters have an "automatic" value, which the property reads as the
+ * flag spells it: [property@Braggscope.Simulation:mosaic-domains] reads -1
+ * and [property@Braggscope.Simulation:oversample] 0 while nanoBragg chooses.
+ * [property@Braggscope.Simulation:beam-center-x] and
+ * [property@Braggscope.Simulation:beam-center-y], while none is given, read
+ * NaN until the first frame arrives, then the centre (mm) the engine derived
+ * from the convention for the last frame; setting NaN gives the choice back
+ * to the convention.
+ *
+ * Any flag can also be applied with
+ * [method@Braggscope.Simulation.set_from_args], and
  * [method@Braggscope.Simulation.to_args] gives the `nanobragg` command line
- * that reproduces the current set.
+ * that reproduces the current parameters; `nanobragg --help` lists every
+ * flag.
+ *
+ * ## Rendering
  *
  * Rendering starts with [method@Braggscope.Simulation.render] (at once for
  * [ctor@Braggscope.Simulation.new_default_scene]); from then on every
@@ -89,16 +115,36 @@ typedef enum
  * [property@Braggscope.Simulation:preview-stride]² block) and then, once
  * changes stop, the full frame.  Frames arrive as
  * [signal@Braggscope.Simulation::frame-ready], never older than one already
- * delivered.
+ * delivered; [property@Braggscope.Simulation:busy] is %TRUE while a full
+ * frame is owed.
  *
- * Threads: the simulation belongs to the thread-default main context it was
- * created in: set its properties there, and its signals are emitted there.
- * Frames may be read from any thread.
+ * ## Threads
  *
- * Errors: a value the engine rejects is reported at once as
- * [signal@Braggscope.Simulation::error] (%BRAGGSCOPE_ERROR_INVALID) and the
- * property keeps its value; a file it cannot read is reported when rendering,
- * and frames keep showing the last parameters it accepted.
+ * The simulation belongs to the thread-default [struct@GLib.MainContext] of
+ * the thread that created it (the main thread's global default context for a
+ * GTK host): set its properties and call its methods on that thread.  Its
+ * signals and property notifications are emitted on that context, so that
+ * context must be running for frames to arrive.  The engine runs on one
+ * worker thread per simulation, started by the first render request and
+ * joined when the simulation is disposed.  [class@Braggscope.Frame]s are
+ * immutable and may be read from any thread.
+ *
+ * ## Errors
+ *
+ * A value the engine rejects is reported at once, before the setter
+ * returns, as [signal@Braggscope.Simulation::error]
+ * (`BRAGGSCOPE_ERROR_INVALID`, or `BRAGGSCOPE_ERROR_IO` for a file name that
+ * names no readable file), with the property's name before the engine's
+ * message; the property keeps its value and no frame is requested.  What
+ * only rendering finds out arrives later through the same signal, on the
+ * simulation's context: an input file (structure factors, `-mat`,
+ * `-sourcefile`, `-mask`...) that cannot be read (`BRAGGSCOPE_ERROR_IO`) or
+ * parsed (`BRAGGSCOPE_ERROR_PARSE`), parameters
+ * that need more memory than the plan may take (`BRAGGSCOPE_ERROR_NOMEM`),
+ * `-backend cuda` without a usable GPU (`BRAGGSCOPE_ERROR_UNSUPPORTED`), a
+ * scene the engine cannot render, such as one without a unit cell or without
+ * structure factors (`BRAGGSCOPE_ERROR_INVALID`); the frames then keep
+ * showing the last parameters the engine rendered.
  *
  * Since: 0.1
  */

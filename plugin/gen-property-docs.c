@@ -63,20 +63,27 @@ main (int argc, char **argv)
       const nb_param *row = &rows[i];
       const nb_param *owner = nb_param_owner (row);
       const char *unit = nb_param_unit_symbol (row);
+      /* flags of our own (-precision, -backend) are the nanobragg program's, not nanoBragg's */
+      int ours = (owner->flags & NB_PARAM_BRAGGSCOPE) != 0;
       char range[160], stages[128];
 
       if (row->property == NULL)
         continue;
       fprintf (out, "\n/**\n * BraggscopeSimulation:%s:\n *\n * %s.", row->property, row->help);
       if (owner->flag != NULL && owner != row)
-        fprintf (out, " Value %d of nanoBragg's `%s`", row->component + 1, owner->flag);
+        fprintf (out, " Value %d of %s `%s`", row->component + 1,
+                 ours ? "the nanobragg program's" : "nanoBragg's", owner->flag);
       else if (row->flag != NULL)
-        fprintf (out, " nanoBragg's `%s`", row->flag);
+        fprintf (out, " %s `%s`", ours ? "The nanobragg program's" : "nanoBragg's", row->flag);
       else
         fprintf (out, " The %s nanoBragg's flags select", row->name);
       if (row->kind == NB_PARAM_NUMBER || row->kind == NB_PARAM_WHOLE)
         {
-          fprintf (out, ", in %s", unit[0] != '\0' ? unit : "a count without unit");
+          /* a number without a unit is a count when whole (-N), else a pure number (-polar) */
+          if (unit[0] != '\0')
+            fprintf (out, ", in %s", unit);
+          else
+            fprintf (out, ", %s", row->kind == NB_PARAM_WHOLE ? "a count" : "dimensionless");
           if (!(row->flags & (NB_PARAM_NO_RANGE | NB_PARAM_COMPONENT)) && row->check == NULL)
             {
               nb_param_describe_range (row, range, sizeof range);

@@ -9,19 +9,23 @@
 /**
  * braggscope_view_render_rgba: (skip)
  * @self: a view
- * @width: (out): the frame's width, 0 without a frame
- * @height: (out): the frame's height, 0 without a frame
+ * @width: (out): the frame's width in pixels, 0 without a frame
+ * @height: (out): the frame's height in pixels, 0 without a frame
  *
- * The frame shown, colour-mapped as the view shows it (braggscope_colormap_apply()
- * with braggscope_view_get_display()) and with the overlays switched on drawn
- * over it, at the frame's resolution (one RGBA pixel per detector pixel,
- * whatever the zoom), for PNG snapshots and headless rendering.  Needs no
- * realized widget.
+ * The frame shown, colour-mapped as the view shows it
+ * ([func@Braggscope.Colormap.apply] with
+ * [method@BraggscopeGtk.View.get_display]) and with the overlays that are
+ * switched on drawn over it, at the frame's resolution: one RGBA pixel per
+ * detector pixel, whatever the zoom and pan.  For PNG snapshots and
+ * headless programs: it needs no realized widget and no OpenGL.
  *
- * Bindings use braggscope_view_render_bytes().
+ * Bindings use [method@BraggscopeGtk.View.render_bytes].
  *
- * Returns: (transfer full) (nullable) (skip): width * height * 4 bytes of
- *   RGBA (alpha 255), row-major, or %NULL without a frame; g_free() it
+ * Returns: (transfer full) (nullable): @width * @height * 4 bytes of RGBA
+ *   (alpha 255), row by row from pixel (0, 0), or %NULL without a frame;
+ *   free with [func@GLib.free]
+ *
+ * Since: 0.1
  */
 guint8 *
 braggscope_view_render_rgba (BraggscopeView *self, int *width, int *height)
@@ -56,13 +60,16 @@ braggscope_view_render_rgba (BraggscopeView *self, int *width, int *height)
 /**
  * braggscope_view_render_bytes:
  * @self: a view
- * @width: (out): the frame's width, 0 without a frame
- * @height: (out): the frame's height, 0 without a frame
+ * @width: (out): the frame's width in pixels, 0 without a frame
+ * @height: (out): the frame's height in pixels, 0 without a frame
  *
- * braggscope_view_render_rgba() for language bindings.
+ * [method@BraggscopeGtk.View.render_rgba] as a [struct@GLib.Bytes], for
+ * language bindings.
  *
- * Returns: (transfer full) (nullable): width * height * 4 bytes of RGBA, or
- *   %NULL without a frame
+ * Returns: (transfer full) (nullable): @width * @height * 4 bytes of RGBA
+ *   (alpha 255), row by row from pixel (0, 0), or %NULL without a frame
+ *
+ * Since: 0.1
  */
 GBytes *
 braggscope_view_render_bytes (BraggscopeView *self, int *width, int *height)
@@ -81,18 +88,24 @@ braggscope_view_render_bytes (BraggscopeView *self, int *width, int *height)
 /**
  * braggscope_render_rgba: (skip)
  * @frame: a frame
- * @display: the colormap, scale and window (used as given: no auto-contrast)
+ * @display: the colour table, scale, gamma and window, used as given (no
+ *   automatic contrast: [func@BraggscopeGtk.render_auto_window] sets the
+ *   window a view would choose)
  * @show_rings: whether to draw resolution rings
  * @show_beam_center: whether to mark the beam centre
- * @width: (out): the frame's width
- * @height: (out): the frame's height
+ * @width: (out): the frame's width in pixels
+ * @height: (out): the frame's height in pixels
  *
- * What braggscope_view_render_rgba() gives for a view showing @frame with
- * these settings, without a view: it needs neither a display nor GTK to be
- * initialised (for headless programs).  Bindings use braggscope_render_bytes().
+ * What [method@BraggscopeGtk.View.render_rgba] gives for a view showing
+ * @frame with these settings, without a view: it needs neither a display
+ * nor GTK to be initialised, for headless programs.
  *
- * Returns: (transfer full): width * height * 4 bytes of RGBA (alpha 255),
- *   row-major; g_free() it
+ * Bindings use [func@BraggscopeGtk.render_bytes].
+ *
+ * Returns: (transfer full): @width * @height * 4 bytes of RGBA (alpha 255),
+ *   row by row from pixel (0, 0); free with [func@GLib.free]
+ *
+ * Since: 0.1
  */
 guint8 *
 braggscope_render_rgba (BraggscopeFrame *frame,
@@ -132,12 +145,17 @@ braggscope_render_rgba (BraggscopeFrame *frame,
 /**
  * braggscope_render_auto_window:
  * @frame: a frame
- * @display: (inout): the display whose window to set
+ * @display: the display whose window (`low` and `high`) to set, changed in
+ *   place
  *
- * Sets @display's window (low and high) to the one #BraggscopeView:auto-contrast
- * chooses for @frame: its 1st and 99.5th percentiles
- * (braggscope_auto_contrast()).  With braggscope_render_rgba() a headless
- * program renders a frame exactly as a view with automatic contrast shows it.
+ * Sets @display's window to the one
+ * [property@BraggscopeGtk.View:auto-contrast] chooses for @frame: its 1st
+ * and 99.5th percentiles, in photons per pixel
+ * ([method@Braggscope.Frame.get_auto_window]); the other fields are left as
+ * they are.  With [func@BraggscopeGtk.render_rgba] a headless program
+ * renders a frame exactly as a view with automatic contrast shows it.
+ *
+ * Since: 0.1
  */
 void
 braggscope_render_auto_window (BraggscopeFrame *frame, BraggscopeDisplay *display)
@@ -152,15 +170,19 @@ braggscope_render_auto_window (BraggscopeFrame *frame, BraggscopeDisplay *displa
 /**
  * braggscope_render_bytes:
  * @frame: a frame
- * @display: the colormap, scale and window (used as given)
+ * @display: the colour table, scale, gamma and window, used as given
  * @show_rings: whether to draw resolution rings
  * @show_beam_center: whether to mark the beam centre
- * @width: (out): the frame's width
- * @height: (out): the frame's height
+ * @width: (out): the frame's width in pixels
+ * @height: (out): the frame's height in pixels
  *
- * braggscope_render_rgba() for language bindings.
+ * [func@BraggscopeGtk.render_rgba] as a [struct@GLib.Bytes], for language
+ * bindings.
  *
- * Returns: (transfer full): width * height * 4 bytes of RGBA
+ * Returns: (transfer full): @width * @height * 4 bytes of RGBA (alpha 255),
+ *   row by row from pixel (0, 0)
+ *
+ * Since: 0.1
  */
 GBytes *
 braggscope_render_bytes (BraggscopeFrame *frame,

@@ -16,25 +16,42 @@
 /**
  * BraggscopeView:
  *
- * A widget showing the newest frame of a #BraggscopeSimulation.
+ * A widget showing the newest frame of a [class@Braggscope.Simulation],
+ * with zoom, pan, a readout of what the detector sees under the pointer,
+ * and resolution rings and the beam centre drawn over the frame.
  *
- * The frame's photons/pixel are uploaded once as a float texture and colour
- * mapped in a fragment shader, so contrast and colormap changes never
- * re-simulate; where OpenGL is not available (or #BraggscopeView:force-software
- * is set, or the environment variable `BRAGGSCOPE_RENDERER=software`) the same
- * mapping runs on the CPU (braggscope_colormap_apply()) and is drawn as a
- * texture.  A software rasterizer (Mesa's llvmpipe) counts as no OpenGL: the
- * CPU path is faster than the shader run on the CPU; `BRAGGSCOPE_RENDERER=gl`
- * uses the shader anyway.  Both paths sample the frame the same way (the frame pixel under
- * each screen pixel's centre when zoomed in; the brightest of the frame
- * pixels a screen pixel covers when zoomed out, so spots never drop out), so
- * they show the same pixels.  `BRAGGSCOPE_GL=gles` asks for an
- * OpenGL ES context instead of desktop OpenGL.
+ * The frame's photons per pixel are uploaded once as a float texture and
+ * colour-mapped in a fragment shader, so changes of the colour table, scale
+ * or window ([property@BraggscopeGtk.View:colormap],
+ * [property@BraggscopeGtk.View:scale], [property@BraggscopeGtk.View:low],
+ * [property@BraggscopeGtk.View:high]) recolour without simulating again.
+ * Where OpenGL is not available, where it is a software rasterizer (Mesa's
+ * llvmpipe: the CPU path is faster than the shader run on the CPU), or when
+ * [property@BraggscopeGtk.View:force-software] is set or the environment
+ * variable `BRAGGSCOPE_RENDERER` is `software`, the same mapping
+ * ([func@Braggscope.Colormap.apply]) runs on the CPU and is drawn as a
+ * texture; `BRAGGSCOPE_RENDERER=gl` uses the shader even on a software
+ * rasterizer, and `BRAGGSCOPE_GL=gles` asks for an OpenGL ES context.
+ * [property@BraggscopeGtk.View:renderer] says which path draws.  Both paths
+ * sample the frame the same way (the frame pixel under each screen pixel's
+ * centre when zoomed in; the brightest of the frame pixels a screen pixel
+ * covers when zoomed out, so that spots never drop out), so they show the
+ * same pixels.
  *
- * Dragging pans, the scroll wheel zooms about the pointer, a double click fits
- * the frame to the widget.  Moving the pointer updates the readout (pixel,
- * value, resolution, 2 theta, Miller indices) and emits
- * #BraggscopeView::readout-changed.
+ * Dragging pans, the scroll wheel zooms about the pointer (a factor of 1.2
+ * per step), a double click fits the frame to the widget.  Moving the
+ * pointer moves the readout (pixel, intensity, resolution, 2θ, Miller
+ * indices) and emits [signal@BraggscopeGtk.View::readout-changed];
+ * [class@BraggscopeGtk.Readout] shows it.  The view asks for 512 x 512
+ * logical pixels and accepts down to 64; its CSS name is `braggscope-view`.
+ *
+ * Threads: as every GTK widget, the view is used on the GTK thread only, and
+ * its signals are emitted there.  The simulation it shows must belong to
+ * that thread's main context (create it on the GTK thread), whose loop
+ * delivers its frames.  Frames, which never change, may be handed to other
+ * threads.
+ *
+ * Since: 0.1
  */
 
 G_DEFINE_FINAL_TYPE (BraggscopeView, braggscope_view, GTK_TYPE_WIDGET)
@@ -568,125 +585,201 @@ install_mark_properties (GParamFlags rw)
       "ring-resolutions", "Ring resolutions", "Resolutions of the rings (Å)", NULL, rw);
 }
 
+/* The properties' reference documentation, here rather than beside each
+ * g_param_spec_*() call below, which it would make longer than a function may be. */
+
+/**
+ * BraggscopeView:simulation:
+ *
+ * The simulation whose frames are shown: the view follows its
+ * [signal@Braggscope.Simulation::frame-ready] and shows its last frame at
+ * once.  The view holds a reference to it.  Set to %NULL, the view stops
+ * following it and keeps showing the frame it has.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * BraggscopeView:frame:
+ *
+ * The frame shown: the simulation's newest, previews included, or %NULL
+ * before the first.  Read-only; notified at every new frame.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * BraggscopeView:colormap:
+ *
+ * The colour table; inverted grey (film) by default.  A change recolours
+ * the frame without simulating it again.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * BraggscopeView:scale:
+ *
+ * How an intensity becomes a position in the colour table: linear (the
+ * default), logarithmic or gamma, as [struct@Braggscope.Display] describes.
+ * A change recolours the frame without simulating it again.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * BraggscopeView:gamma:
+ *
+ * The exponent of the gamma scale (%BRAGGSCOPE_SCALE_GAMMA), dimensionless,
+ * 0.05 to 20, default 1 ([method@BraggscopeGtk.View.set_gamma] clamps values
+ * outside): the gamma scale shows t^(1/gamma) of the position t of an
+ * intensity in the window, so a gamma above 1 lifts faint pixels up the
+ * colour table.  Used by the gamma scale only.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * BraggscopeView:auto-contrast:
+ *
+ * Whether the window ([property@BraggscopeGtk.View:low] to
+ * [property@BraggscopeGtk.View:high]) follows the frames: each full frame
+ * sets it to its 1st and 99.5th percentiles
+ * ([method@Braggscope.Frame.get_auto_window]); a preview keeps the window of
+ * the last full frame, unless it is the first frame or its size differs.
+ * Turning it on sets the window from the frame shown at once; setting low
+ * or high turns it off.  On by default.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * BraggscopeView:low:
+ *
+ * The bottom of the window, in photons per pixel: intensities at or below
+ * it get the first colour of the table.  Default 0.  Setting it turns
+ * [property@BraggscopeGtk.View:auto-contrast] off; while that is on, it
+ * follows the frames and is notified when it changes.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * BraggscopeView:high:
+ *
+ * The top of the window, in photons per pixel: intensities at or above it
+ * get the last colour of the table.  Default 100.  Setting it turns
+ * [property@BraggscopeGtk.View:auto-contrast] off; while that is on, it
+ * follows the frames and is notified when it changes.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * BraggscopeView:show-rings:
+ *
+ * Whether resolution rings are drawn over the frame, at round d spacings
+ * across the resolution range the detector covers, each labelled with its
+ * d in Å.  Rings are drawn on a flat detector only (not with
+ * `-curved_det`).  On by default.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * BraggscopeView:show-beam-center:
+ *
+ * Whether a cross marks where the direct beam meets the detector plane
+ * ([method@BraggscopeGtk.View.get_beam_center]); drawn when the detector is
+ * flat and the beam meets it in front of the sample.  On by default.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * BraggscopeView:zoom:
+ *
+ * The magnification, a factor relative to the whole frame fitting the
+ * widget: 1 (the default) fits the frame, 2 shows its pixels twice as
+ * large.  0.25 to 256 ([method@BraggscopeGtk.View.set_zoom] clamps values
+ * outside).  Setting it zooms about the centre of the widget.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * BraggscopeView:renderer:
+ *
+ * `gl` while frames are colour-mapped by the OpenGL shader, `software` when
+ * on the CPU.  It reads `gl` from construction unless
+ * [property@BraggscopeGtk.View:force-software] is set, and turns to
+ * `software`, notified from an idle callback, when the realized widget
+ * finds OpenGL failing or running on a software rasterizer.  Read-only.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * BraggscopeView:force-software:
+ *
+ * Colour-map on the CPU even where OpenGL works (both paths show the same
+ * pixels).  Construct-only; also set when the environment variable
+ * `BRAGGSCOPE_RENDERER` is `software`.
+ *
+ * Since: 0.1
+ */
+
 static void
 install_properties (GObjectClass *object_class)
 {
   GParamFlags rw = G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS;
 
-  /**
-   * BraggscopeView:simulation:
-   *
-   * The simulation whose frames are shown (its #BraggscopeSimulation::frame-ready).
-   */
   properties[PROP_SIMULATION] =
       g_param_spec_object ("simulation", "Simulation", "The simulation whose frames are shown",
                            BRAGGSCOPE_TYPE_SIMULATION, rw);
 
-  /**
-   * BraggscopeView:frame:
-   *
-   * The frame shown (the simulation's newest).
-   */
   properties[PROP_FRAME] =
       g_param_spec_object ("frame", "Frame", "The frame shown", BRAGGSCOPE_TYPE_FRAME,
                            G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
-  /**
-   * BraggscopeView:colormap:
-   *
-   * The colour table.
-   */
   properties[PROP_COLORMAP] =
       g_param_spec_enum ("colormap", "Colormap", "The colour table", BRAGGSCOPE_TYPE_COLORMAP,
                          BRAGGSCOPE_COLORMAP_INVERTED_GREY, rw);
 
-  /**
-   * BraggscopeView:scale:
-   *
-   * The intensity scale (linear, log or gamma).
-   */
   properties[PROP_SCALE] =
       g_param_spec_enum ("scale", "Scale", "The intensity scale (linear, log, gamma)",
                          BRAGGSCOPE_TYPE_SCALE, BRAGGSCOPE_SCALE_LINEAR, rw);
 
-  /**
-   * BraggscopeView:gamma:
-   *
-   * The exponent of the gamma scale: t^(1/gamma).
-   */
   properties[PROP_GAMMA] = g_param_spec_double (
       "gamma", "Gamma", "Exponent of the gamma scale, t^(1/gamma)", 0.05, 20.0, 1.0, rw);
 
-  /**
-   * BraggscopeView:auto-contrast:
-   *
-   * Whether the window (#BraggscopeView:low, #BraggscopeView:high) follows
-   * each full frame: its 1st and 99.5th percentiles.  Setting low or high
-   * turns it off.
-   */
   properties[PROP_AUTO_CONTRAST] = g_param_spec_boolean (
       "auto-contrast", "Auto contrast",
       "Set the window to the 1st and 99.5th percentiles of each full frame", TRUE, rw);
 
-  /**
-   * BraggscopeView:low:
-   *
-   * The intensity (photons/pixel) shown as the first colour.
-   */
   properties[PROP_LOW] =
       g_param_spec_double ("low", "Low", "Intensity shown as the first colour (photons/pixel)",
                            -G_MAXDOUBLE, G_MAXDOUBLE, 0.0, rw);
 
-  /**
-   * BraggscopeView:high:
-   *
-   * The intensity (photons/pixel) shown as the last colour.
-   */
   properties[PROP_HIGH] =
       g_param_spec_double ("high", "High", "Intensity shown as the last colour (photons/pixel)",
                            -G_MAXDOUBLE, G_MAXDOUBLE, 100.0, rw);
 
-  /**
-   * BraggscopeView:show-rings:
-   *
-   * Whether resolution rings (labelled with d in Angstrom) are drawn.
-   */
   properties[PROP_SHOW_RINGS] = g_param_spec_boolean (
       "show-rings", "Show rings", "Draw resolution rings labelled with d (Angstrom)", TRUE, rw);
 
-  /**
-   * BraggscopeView:show-beam-center:
-   *
-   * Whether a cross marks where the direct beam meets the detector.
-   */
   properties[PROP_SHOW_BEAM_CENTER] =
       g_param_spec_boolean ("show-beam-center", "Show beam centre",
                             "Mark where the direct beam meets the detector", TRUE, rw);
 
-  /**
-   * BraggscopeView:zoom:
-   *
-   * Magnification relative to the whole frame fitting the widget (1).
-   */
   properties[PROP_ZOOM] =
       g_param_spec_double ("zoom", "Zoom", "Magnification; 1 fits the whole frame in the widget",
                            MIN_ZOOM, MAX_ZOOM, 1.0, rw);
 
-  /**
-   * BraggscopeView:renderer:
-   *
-   * "gl" when frames are colour-mapped by the OpenGL shader, "software" when
-   * on the CPU.
-   */
   properties[PROP_RENDERER] =
       g_param_spec_string ("renderer", "Renderer", "\"gl\" or \"software\"", "gl",
                            G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
-  /**
-   * BraggscopeView:force-software:
-   *
-   * Colour-map on the CPU even where OpenGL works.
-   */
   properties[PROP_FORCE_SOFTWARE] = g_param_spec_boolean (
       "force-software", "Force software", "Colour-map on the CPU even where OpenGL works", FALSE,
       G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
@@ -717,10 +810,15 @@ braggscope_view_class_init (BraggscopeViewClass *klass)
   /**
    * BraggscopeView::readout-changed:
    * @self: the view
-   * @inside: whether the point is on the frame (then
-   *   braggscope_view_get_readout() has its values)
+   * @inside: whether the readout point is on the frame; then
+   *   [method@BraggscopeGtk.View.get_readout] returns its values
    *
-   * The readout point moved, left the frame, or the frame under it changed.
+   * The readout changed: its point moved (pointer motion,
+   * [method@BraggscopeGtk.View.set_readout_point]), left the frame or the
+   * widget, or what lies under it changed (a new frame, a zoom, a pan).  Not
+   * emitted while the point stays off the frame.  Emitted on the GTK thread.
+   *
+   * Since: 0.1
    */
   signals[SIGNAL_READOUT_CHANGED] =
       g_signal_new ("readout-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
@@ -773,12 +871,16 @@ braggscope_view_init (BraggscopeView *self)
 
 /**
  * braggscope_view_new:
- * @simulation: (nullable): the simulation to show
+ * @simulation: (nullable): the simulation whose frames to show, or %NULL to
+ *   set one later
  *
- * Creates a view of @simulation's frames (it shows the last frame at once, if
- * there is one, and every frame the simulation delivers after).
+ * Creates a view of @simulation's frames: it shows the simulation's last
+ * frame at once, if there is one, and every frame the simulation delivers
+ * after.  The view takes a reference to @simulation.
  *
- * Returns: (transfer floating): a new #BraggscopeView
+ * Returns: (transfer floating): a new [class@BraggscopeGtk.View]
+ *
+ * Since: 0.1
  */
 GtkWidget *
 braggscope_view_new (BraggscopeSimulation *simulation)
@@ -792,7 +894,11 @@ braggscope_view_new (BraggscopeSimulation *simulation)
  * braggscope_view_get_simulation:
  * @self: a view
  *
- * Returns: (transfer none) (nullable): the simulation shown
+ * The simulation shown, [property@BraggscopeGtk.View:simulation].
+ *
+ * Returns: (transfer none) (nullable): the simulation, or %NULL
+ *
+ * Since: 0.1
  */
 BraggscopeSimulation *
 braggscope_view_get_simulation (BraggscopeView *self)
@@ -805,9 +911,14 @@ braggscope_view_get_simulation (BraggscopeView *self)
 /**
  * braggscope_view_set_simulation:
  * @self: a view
- * @simulation: (nullable): the simulation to show
+ * @simulation: (nullable): the simulation to show, or %NULL to stop
+ *   following one (the frame shown stays)
  *
- * Shows @simulation's frames from now on (its last frame at once).
+ * Shows @simulation's frames from now on, its last frame at once.  The view
+ * takes a reference to @simulation and drops the one it held to the
+ * previous simulation.
+ *
+ * Since: 0.1
  */
 void
 braggscope_view_set_simulation (BraggscopeView *self, BraggscopeSimulation *simulation)
@@ -838,7 +949,13 @@ braggscope_view_set_simulation (BraggscopeView *self, BraggscopeSimulation *simu
  * braggscope_view_get_frame:
  * @self: a view
  *
- * Returns: (transfer none) (nullable): the frame shown
+ * The frame shown, [property@BraggscopeGtk.View:frame].
+ *
+ * Returns: (transfer none) (nullable): the frame, held by the view until the
+ *   next one (take a reference with [method@GObject.Object.ref] to keep it),
+ *   or %NULL before the first
+ *
+ * Since: 0.1
  */
 BraggscopeFrame *
 braggscope_view_get_frame (BraggscopeView *self)
@@ -852,7 +969,11 @@ braggscope_view_get_frame (BraggscopeView *self)
  * braggscope_view_get_colormap:
  * @self: a view
  *
+ * The colour table, [property@BraggscopeGtk.View:colormap].
+ *
  * Returns: the colour table
+ *
+ * Since: 0.1
  */
 BraggscopeColormap
 braggscope_view_get_colormap (BraggscopeView *self)
@@ -867,7 +988,10 @@ braggscope_view_get_colormap (BraggscopeView *self)
  * @self: a view
  * @colormap: the colour table
  *
- * Sets the colour table (no re-simulation).
+ * Sets [property@BraggscopeGtk.View:colormap]: the frame is recoloured,
+ * not simulated again.
+ *
+ * Since: 0.1
  */
 void
 braggscope_view_set_colormap (BraggscopeView *self, BraggscopeColormap colormap)
@@ -885,7 +1009,11 @@ braggscope_view_set_colormap (BraggscopeView *self, BraggscopeColormap colormap)
  * braggscope_view_get_scale:
  * @self: a view
  *
+ * The intensity scale, [property@BraggscopeGtk.View:scale].
+ *
  * Returns: the intensity scale
+ *
+ * Since: 0.1
  */
 BraggscopeScale
 braggscope_view_get_scale (BraggscopeView *self)
@@ -900,7 +1028,10 @@ braggscope_view_get_scale (BraggscopeView *self)
  * @self: a view
  * @scale: the intensity scale
  *
- * Sets the intensity scale (no re-simulation).
+ * Sets [property@BraggscopeGtk.View:scale]: the frame is recoloured, not
+ * simulated again.
+ *
+ * Since: 0.1
  */
 void
 braggscope_view_set_scale (BraggscopeView *self, BraggscopeScale scale)
@@ -918,7 +1049,11 @@ braggscope_view_set_scale (BraggscopeView *self, BraggscopeScale scale)
  * braggscope_view_get_gamma:
  * @self: a view
  *
- * Returns: the exponent of the gamma scale
+ * The exponent of the gamma scale, [property@BraggscopeGtk.View:gamma].
+ *
+ * Returns: the exponent (dimensionless, 0.05 to 20)
+ *
+ * Since: 0.1
  */
 double
 braggscope_view_get_gamma (BraggscopeView *self)
@@ -931,9 +1066,12 @@ braggscope_view_get_gamma (BraggscopeView *self)
 /**
  * braggscope_view_set_gamma:
  * @self: a view
- * @gamma: the exponent of the gamma scale, 0.05..20
+ * @gamma: the exponent (dimensionless), clamped to 0.05 to 20
  *
- * Sets gamma: the gamma scale shows t^(1/gamma).
+ * Sets [property@BraggscopeGtk.View:gamma]: the gamma scale shows
+ * t^(1/gamma) of the position t of an intensity in the window.
+ *
+ * Since: 0.1
  */
 void
 braggscope_view_set_gamma (BraggscopeView *self, double gamma)
@@ -952,7 +1090,12 @@ braggscope_view_set_gamma (BraggscopeView *self, double gamma)
  * braggscope_view_get_auto_contrast:
  * @self: a view
  *
- * Returns: whether the window follows each full frame
+ * Whether the window follows the frames,
+ * [property@BraggscopeGtk.View:auto-contrast].
+ *
+ * Returns: %TRUE when each full frame sets the window
+ *
+ * Since: 0.1
  */
 gboolean
 braggscope_view_get_auto_contrast (BraggscopeView *self)
@@ -965,10 +1108,13 @@ braggscope_view_get_auto_contrast (BraggscopeView *self)
 /**
  * braggscope_view_set_auto_contrast:
  * @self: a view
- * @auto_contrast: whether the window follows each full frame
+ * @auto_contrast: whether the window follows the frames
  *
- * With @auto_contrast the window is set at once from the frame shown, then
- * from each full frame (previews keep it).
+ * Sets [property@BraggscopeGtk.View:auto-contrast].  Turned on, the window
+ * is set at once from the frame shown, then from each full frame (previews
+ * keep it); turned off, the window stays where it is.
+ *
+ * Since: 0.1
  */
 void
 braggscope_view_set_auto_contrast (BraggscopeView *self, gboolean auto_contrast)
@@ -988,7 +1134,11 @@ braggscope_view_set_auto_contrast (BraggscopeView *self, gboolean auto_contrast)
  * braggscope_view_get_low:
  * @self: a view
  *
+ * The bottom of the window, [property@BraggscopeGtk.View:low].
+ *
  * Returns: the intensity (photons/pixel) shown as the first colour
+ *
+ * Since: 0.1
  */
 double
 braggscope_view_get_low (BraggscopeView *self)
@@ -1001,9 +1151,14 @@ braggscope_view_get_low (BraggscopeView *self)
 /**
  * braggscope_view_set_low:
  * @self: a view
- * @low: intensity (photons/pixel) shown as the first colour
+ * @low: the intensity (photons/pixel) to show as the first colour
  *
- * Sets the bottom of the window; turns #BraggscopeView:auto-contrast off.
+ * Sets the bottom of the window, [property@BraggscopeGtk.View:low], and
+ * turns [property@BraggscopeGtk.View:auto-contrast] off.  A window whose
+ * high is not above its low shows every intensity above low in the last
+ * colour.
+ *
+ * Since: 0.1
  */
 void
 braggscope_view_set_low (BraggscopeView *self, double low)
@@ -1018,7 +1173,11 @@ braggscope_view_set_low (BraggscopeView *self, double low)
  * braggscope_view_get_high:
  * @self: a view
  *
+ * The top of the window, [property@BraggscopeGtk.View:high].
+ *
  * Returns: the intensity (photons/pixel) shown as the last colour
+ *
+ * Since: 0.1
  */
 double
 braggscope_view_get_high (BraggscopeView *self)
@@ -1031,9 +1190,12 @@ braggscope_view_get_high (BraggscopeView *self)
 /**
  * braggscope_view_set_high:
  * @self: a view
- * @high: intensity (photons/pixel) shown as the last colour
+ * @high: the intensity (photons/pixel) to show as the last colour
  *
- * Sets the top of the window; turns #BraggscopeView:auto-contrast off.
+ * Sets the top of the window, [property@BraggscopeGtk.View:high], and turns
+ * [property@BraggscopeGtk.View:auto-contrast] off.
+ *
+ * Since: 0.1
  */
 void
 braggscope_view_set_high (BraggscopeView *self, double high)
@@ -1047,9 +1209,14 @@ braggscope_view_set_high (BraggscopeView *self, double high)
 /**
  * braggscope_view_get_display:
  * @self: a view
- * @display: (out caller-allocates): the colormap, scale, gamma and window in use
+ * @display: (out caller-allocates): filled with the colour table, scale,
+ *   gamma and window in use
  *
- * What braggscope_colormap_apply() needs to colour a frame as the view does.
+ * What [func@Braggscope.Colormap.apply] needs to colour a frame as the view
+ * does (without the overlays, which
+ * [method@BraggscopeGtk.View.render_rgba] adds).
+ *
+ * Since: 0.1
  */
 void
 braggscope_view_get_display (BraggscopeView *self, BraggscopeDisplay *display)
@@ -1064,7 +1231,12 @@ braggscope_view_get_display (BraggscopeView *self, BraggscopeDisplay *display)
  * braggscope_view_get_show_rings:
  * @self: a view
  *
- * Returns: whether resolution rings are drawn
+ * Whether resolution rings are drawn,
+ * [property@BraggscopeGtk.View:show-rings].
+ *
+ * Returns: %TRUE when rings are drawn
+ *
+ * Since: 0.1
  */
 gboolean
 braggscope_view_get_show_rings (BraggscopeView *self)
@@ -1079,7 +1251,10 @@ braggscope_view_get_show_rings (BraggscopeView *self)
  * @self: a view
  * @show_rings: whether to draw resolution rings
  *
- * Shows or hides the resolution rings.
+ * Shows or hides the resolution rings,
+ * [property@BraggscopeGtk.View:show-rings].
+ *
+ * Since: 0.1
  */
 void
 braggscope_view_set_show_rings (BraggscopeView *self, gboolean show_rings)
@@ -1098,7 +1273,12 @@ braggscope_view_set_show_rings (BraggscopeView *self, gboolean show_rings)
  * braggscope_view_get_show_beam_center:
  * @self: a view
  *
- * Returns: whether the beam centre is marked
+ * Whether the beam centre is marked,
+ * [property@BraggscopeGtk.View:show-beam-center].
+ *
+ * Returns: %TRUE when the beam centre is marked
+ *
+ * Since: 0.1
  */
 gboolean
 braggscope_view_get_show_beam_center (BraggscopeView *self)
@@ -1113,7 +1293,10 @@ braggscope_view_get_show_beam_center (BraggscopeView *self)
  * @self: a view
  * @show_beam_center: whether to mark the beam centre
  *
- * Shows or hides the beam centre cross.
+ * Shows or hides the beam centre cross,
+ * [property@BraggscopeGtk.View:show-beam-center].
+ *
+ * Since: 0.1
  */
 void
 braggscope_view_set_show_beam_center (BraggscopeView *self, gboolean show_beam_center)
@@ -1132,7 +1315,11 @@ braggscope_view_set_show_beam_center (BraggscopeView *self, gboolean show_beam_c
  * braggscope_view_get_zoom:
  * @self: a view
  *
- * Returns: the magnification; 1 fits the whole frame
+ * The magnification, [property@BraggscopeGtk.View:zoom].
+ *
+ * Returns: the magnification factor; 1 fits the whole frame
+ *
+ * Since: 0.1
  */
 double
 braggscope_view_get_zoom (BraggscopeView *self)
@@ -1145,9 +1332,13 @@ braggscope_view_get_zoom (BraggscopeView *self)
 /**
  * braggscope_view_set_zoom:
  * @self: a view
- * @zoom: magnification, 0.25..256; 1 fits the whole frame in the widget
+ * @zoom: the magnification factor, clamped to 0.25 to 256; 1 fits the whole
+ *   frame in the widget
  *
- * Zooms about the centre of the widget.
+ * Zooms about the centre of the widget,
+ * [property@BraggscopeGtk.View:zoom].
+ *
+ * Since: 0.1
  */
 void
 braggscope_view_set_zoom (BraggscopeView *self, double zoom)
@@ -1169,7 +1360,11 @@ braggscope_view_set_zoom (BraggscopeView *self, double zoom)
  * @x: (out) (optional): frame x (fast axis, pixels) at the widget's centre
  * @y: (out) (optional): frame y (slow axis, pixels) at the widget's centre
  *
- * The frame point shown at the centre of the widget.
+ * The frame point shown at the centre of the widget.  Frame coordinates run
+ * from 0 to the frame's width and height; pixel (i, j) covers [i, i + 1) x
+ * [j, j + 1).
+ *
+ * Since: 0.1
  */
 void
 braggscope_view_get_center (BraggscopeView *self, double *x, double *y)
@@ -1185,10 +1380,13 @@ braggscope_view_get_center (BraggscopeView *self, double *x, double *y)
 /**
  * braggscope_view_set_center:
  * @self: a view
- * @x: frame x (fast axis, pixels), clamped to the frame
- * @y: frame y (slow axis, pixels), clamped to the frame
+ * @x: frame x (fast axis, pixels), a finite number
+ * @y: frame y (slow axis, pixels), a finite number
  *
- * Pans so that the frame point (@x, @y) is at the centre of the widget.
+ * Pans so that the frame point (@x, @y) is at the centre of the widget; the
+ * point is clamped to the frame when there is one.
+ *
+ * Since: 0.1
  */
 void
 braggscope_view_set_center (BraggscopeView *self, double x, double y)
@@ -1207,7 +1405,10 @@ braggscope_view_set_center (BraggscopeView *self, double x, double y)
  * braggscope_view_fit:
  * @self: a view
  *
- * Zoom 1, frame centred: the whole frame fits the widget.
+ * Shows the whole frame: zoom 1, the frame centred in the widget (as a
+ * double click does).
+ *
+ * Since: 0.1
  */
 void
 braggscope_view_fit (BraggscopeView *self)
@@ -1224,14 +1425,18 @@ braggscope_view_fit (BraggscopeView *self)
 /**
  * braggscope_view_widget_to_frame:
  * @self: a view
- * @x: widget x (logical pixels)
- * @y: widget y (logical pixels)
- * @frame_x: (out) (optional): frame x (fast axis; pixel i spans [i, i + 1))
- * @frame_y: (out) (optional): frame y (slow axis)
+ * @x: widget x (logical pixels from the left edge)
+ * @y: widget y (logical pixels from the top edge)
+ * @frame_x: (out) (optional): frame x (fast axis, pixels; pixel i spans
+ *   [i, i + 1))
+ * @frame_y: (out) (optional): frame y (slow axis, pixels)
  *
- * Where a widget point falls on the frame (possibly outside it).
+ * Where a widget point falls on the frame, inside it or not.
  *
- * Returns: %FALSE when there is no frame or the widget has no size
+ * Returns: %FALSE, leaving the outputs unset, when there is no frame or the
+ *   widget has no size yet
+ *
+ * Since: 0.1
  */
 gboolean
 braggscope_view_widget_to_frame (
@@ -1255,12 +1460,15 @@ braggscope_view_widget_to_frame (
  * @self: a view
  * @frame_x: frame x (fast axis, pixels)
  * @frame_y: frame y (slow axis, pixels)
- * @x: (out) (optional): widget x (logical pixels)
- * @y: (out) (optional): widget y (logical pixels)
+ * @x: (out) (optional): widget x (logical pixels from the left edge)
+ * @y: (out) (optional): widget y (logical pixels from the top edge)
  *
- * Where a frame point is drawn in the widget.
+ * Where a frame point is drawn in the widget, inside its allocation or not.
  *
- * Returns: %FALSE when there is no frame or the widget has no size
+ * Returns: %FALSE, leaving the outputs unset, when there is no frame or the
+ *   widget has no size yet
+ *
+ * Since: 0.1
  */
 gboolean
 braggscope_view_frame_to_widget (
@@ -1283,8 +1491,13 @@ braggscope_view_frame_to_widget (
  * braggscope_view_get_renderer:
  * @self: a view
  *
- * Returns: "gl" when frames are colour-mapped by the OpenGL shader (or will
- *   be, once the widget is realized), "software" when on the CPU
+ * Which path colour-maps the frames,
+ * [property@BraggscopeGtk.View:renderer].
+ *
+ * Returns: (transfer none): `gl` when the OpenGL shader does (or will, once
+ *   the widget is realized), `software` when the CPU does; a static string
+ *
+ * Since: 0.1
  */
 const char *
 braggscope_view_get_renderer (BraggscopeView *self)
@@ -1298,7 +1511,12 @@ braggscope_view_get_renderer (BraggscopeView *self)
  * braggscope_view_get_force_software:
  * @self: a view
  *
- * Returns: whether the view was made to colour-map on the CPU
+ * Whether the view was made to colour-map on the CPU,
+ * [property@BraggscopeGtk.View:force-software].
+ *
+ * Returns: %TRUE when the CPU path was asked for
+ *
+ * Since: 0.1
  */
 gboolean
 braggscope_view_get_force_software (BraggscopeView *self)
@@ -1314,11 +1532,14 @@ braggscope_view_get_force_software (BraggscopeView *self)
  * @x: (out) (optional): frame x (fast axis, pixels) of the direct beam
  * @y: (out) (optional): frame y (slow axis, pixels) of the direct beam
  *
- * Where the direct beam meets the detector plane of the frame shown (found
- * from the frame's geometry; may lie outside the frame).
+ * Where the direct beam meets the detector plane of the frame shown, found
+ * from the frame's geometry; the point may lie outside the frame.
  *
- * Returns: %FALSE without a frame, for a detector the beam does not meet in
- *   front of the sample, or one that is not flat
+ * Returns: %FALSE, leaving the outputs unset, without a frame, for a curved
+ *   detector, or when the beam does not meet the detector plane in front of
+ *   the sample
+ *
+ * Since: 0.1
  */
 gboolean
 braggscope_view_get_beam_center (BraggscopeView *self, double *x, double *y)
@@ -1343,9 +1564,14 @@ braggscope_view_get_beam_center (BraggscopeView *self, double *x, double *y)
  * @x: widget x (logical pixels)
  * @y: widget y (logical pixels)
  *
- * Moves the readout to a widget point, as the pointer does; emits
- * #BraggscopeView::readout-changed.  The readout follows new frames, zoom and
- * pan until braggscope_view_clear_readout().
+ * Moves the readout to a widget point, as the pointer does (for a host that
+ * drives the readout from its own cursor, or a test), and emits
+ * [signal@BraggscopeGtk.View::readout-changed] when the point is on the
+ * frame or was before.  The point is kept in widget coordinates: the
+ * readout follows new frames, zoom and pan until the pointer moves over
+ * the widget or [method@BraggscopeGtk.View.clear_readout] is called.
+ *
+ * Since: 0.1
  */
 void
 braggscope_view_set_readout_point (BraggscopeView *self, double x, double y)
@@ -1362,7 +1588,11 @@ braggscope_view_set_readout_point (BraggscopeView *self, double x, double y)
  * braggscope_view_clear_readout:
  * @self: a view
  *
- * No readout point (as when the pointer leaves the widget).
+ * Removes the readout point, as when the pointer leaves the widget; emits
+ * [signal@BraggscopeGtk.View::readout-changed] with %FALSE when the point
+ * was on the frame.
+ *
+ * Since: 0.1
  */
 void
 braggscope_view_clear_readout (BraggscopeView *self)
@@ -1379,16 +1609,20 @@ braggscope_view_clear_readout (BraggscopeView *self)
  * @frame_x: (out) (optional): frame x of the readout point (fast axis, pixels)
  * @frame_y: (out) (optional): frame y (slow axis, pixels)
  * @pixel_x: (out) (optional): the pixel's column, floor (frame_x)
- * @pixel_y: (out) (optional): the pixel's row
- * @value: (out) (optional): the pixel's intensity, photons
+ * @pixel_y: (out) (optional): the pixel's row, floor (frame_y)
+ * @value: (out) (optional): the pixel's intensity, in photons
  * @info: (out caller-allocates) (optional): what the detector sees at the
- *   point (braggscope_geometry_query() of the frame's geometry)
+ *   point: resolution, 2θ, |q|, Miller indices and structure factor
+ *   ([method@Braggscope.Geometry.query] of the frame's geometry)
  *
- * The readout under the pointer (or the point given to
- * braggscope_view_set_readout_point()).
+ * The readout at the point under the pointer, or the point given to
+ * [method@BraggscopeGtk.View.set_readout_point], as of the last
+ * [signal@BraggscopeGtk.View::readout-changed].
  *
- * Returns: %FALSE when the point is not on the frame (the outputs are then
- *   not set)
+ * Returns: %FALSE, leaving the outputs unset, when the point is not on the
+ *   frame
+ *
+ * Since: 0.1
  */
 gboolean
 braggscope_view_get_readout (BraggscopeView *self,
@@ -1422,10 +1656,15 @@ braggscope_view_get_readout (BraggscopeView *self,
  * braggscope_view_format_readout:
  * @self: a view
  *
- * The readout as one line for a status bar: pixel, value, d, 2 theta and the
- * Miller indices, or %NULL when the point is not on the frame.
+ * The readout as one translated line for a status bar: the pixel, its
+ * intensity in photons, d in Å, 2θ in degrees, and the fractional and
+ * nearest Miller indices.  [class@BraggscopeGtk.Readout] shows more (|q| and
+ * the structure factor).
  *
- * Returns: (transfer full) (nullable): the text
+ * Returns: (transfer full) (nullable): the text, freed with
+ *   [func@GLib.free], or %NULL when the point is not on the frame
+ *
+ * Since: 0.1
  */
 char *
 braggscope_view_format_readout (BraggscopeView *self)
@@ -1454,11 +1693,14 @@ braggscope_view_format_readout (BraggscopeView *self)
  * @self: a realized view
  *
  * What the widget shows now (its size, zoom, pan and overlays), rendered by
- * the window's renderer; on the OpenGL path this reads back the shader's
- * output.
+ * the window's renderer into a texture of the widget's size; on the OpenGL
+ * path this reads back the shader's output.  For the frame at its own
+ * resolution, use [method@BraggscopeGtk.View.render_bytes].
  *
- * Returns: (transfer full) (nullable): the texture, or %NULL when the view is
- *   not realized or has no size
+ * Returns: (transfer full) (nullable): the texture, or %NULL when the view
+ *   is not realized or has no size
+ *
+ * Since: 0.1
  */
 GdkTexture *
 braggscope_view_snapshot_texture (BraggscopeView *self)
