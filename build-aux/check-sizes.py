@@ -28,9 +28,6 @@ WAIVED = {
         "the fast kernel, being rewritten on the cpu branch (SIMD variants)",
     ("cli/nanobragg-bench.c", "parse_options"):
         "the benchmark's options, being extended on the cpu branch (workload c)",
-    ("plugin/gtk/braggscope-view.c", None):
-        "its reference docs (issue 13) took it past 1500 lines: it waits for the split the "
-        "simulation had (get/set_property and the properties into braggscope-view-properties.c)",
 }
 
 

@@ -15,9 +15,9 @@
  *
  * A vertical box of expanders (crystal, effects, beam, detector, sampling,
  * and with a [property@BraggscopeGtk.Controls:view] display) whose widgets
- * are bound to a #BraggscopeSimulation's properties with
- * g_object_bind_property(): moving a slider sets the property (and so starts
- * a render), and a property set elsewhere moves the slider.
+ * are bound to a [class@Braggscope.Simulation]'s properties with
+ * [method@GObject.Object.bind_property]: moving a slider sets the property
+ * (and so starts a render), and a property set elsewhere moves the slider.
  *
  * The groups scroll inside the controls' own allocation (a host may give
  * them any size: nothing is clipped, a scroll bar appears instead), and the
@@ -33,11 +33,13 @@
  * "misset-x-spin" for a number, "convention-dropdown", "preview-while-dragging-switch",
  * "structure-factors-entry", "fluence-entry", "energy-spin" (the wavelength
  * as photon energy in keV); find one with
- * braggscope_controls_get_widget().  Properties the simulation does not have
+ * [method@BraggscopeGtk.Controls.get_widget].  Properties the simulation does not have
  * are left out.  The slider ranges are what is useful to drag through; a value
  * set outside one widens it rather than being clamped, while a number typed
  * outside a spin button's range is clamped to it and said
- * (#BraggscopeControls::value-clamped).
+ * ([signal@BraggscopeGtk.Controls::value-clamped]).
+ *
+ * Since: 0.1
  */
 
 /* The layout: which property goes into which group, in which order, and as
@@ -831,7 +833,10 @@ braggscope_controls_class_init (BraggscopeControlsClass *klass)
    * BraggscopeControls:simulation:
    *
    * The simulation whose properties the widgets are bound to (a new one with
-   * nanoBragg's defaults when none is given).
+   * nanoBragg's defaults when none is given).  Construct-only; the controls
+   * hold a reference to it.
+   *
+   * Since: 0.1
    */
   properties[PROP_SIMULATION] = g_param_spec_object (
       "simulation", "Simulation", "The simulation whose properties the widgets edit",
@@ -889,9 +894,12 @@ braggscope_controls_init (BraggscopeControls *self)
  * braggscope_controls_new:
  * @simulation: the simulation to edit
  *
- * Creates the controls, bound to @simulation's properties.
+ * Creates the controls, bound to @simulation's properties, without a
+ * Display group ([ctor@BraggscopeGtk.Controls.new_with_view] has one).
  *
- * Returns: (transfer floating): a new #BraggscopeControls
+ * Returns: (transfer floating): a new [class@BraggscopeGtk.Controls]
+ *
+ * Since: 0.1
  */
 GtkWidget *
 braggscope_controls_new (BraggscopeSimulation *simulation)
@@ -927,7 +935,12 @@ braggscope_controls_new_with_view (BraggscopeSimulation *simulation, BraggscopeV
  * braggscope_controls_get_simulation:
  * @self: the controls
  *
+ * Gets the simulation whose properties the widgets edit
+ * ([property@BraggscopeGtk.Controls:simulation]).
+ *
  * Returns: (transfer none): the simulation the widgets edit
+ *
+ * Since: 0.1
  */
 BraggscopeSimulation *
 braggscope_controls_get_simulation (BraggscopeControls *self)
@@ -943,8 +956,13 @@ braggscope_controls_get_simulation (BraggscopeControls *self)
  * @name: a widget name: property + "-scale", "-spin", "-dropdown", "-switch",
  *   "-entry" or "-button", or a group + "-group" ("crystal-group")
  *
+ * Finds one of the controls' widgets by its name, as the class description
+ * names them ("misset-x-scale"), for a host or a test that drives one.
+ *
  * Returns: (transfer none) (nullable): the widget, or %NULL if there is none
  *   of that name
+ *
+ * Since: 0.1
  */
 GtkWidget *
 braggscope_controls_get_widget (BraggscopeControls *self, const char *name)

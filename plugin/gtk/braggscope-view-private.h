@@ -1,7 +1,8 @@
 /* braggscope-view-private.h: BraggscopeView's instance and what its files
  * share: braggscope-view.c (the widget), braggscope-view-gl.c (the OpenGL
  * path), braggscope-view-software.c (the CPU path) and
- * braggscope-view-render.c (pictures of a frame without a widget).
+ * braggscope-view-render.c (pictures of a frame without a widget),
+ * braggscope-view-properties.c (its properties and their docs).
  *
  * SPDX-License-Identifier: BSD-3-Clause
  */
@@ -135,5 +136,39 @@ void _braggscope_view_snapshot_software (BraggscopeView *self,
                                          GtkSnapshot *snapshot,
                                          int width,
                                          int height);
+
+/* braggscope-view-properties.c */
+
+typedef enum
+{
+  PROP_0,
+  PROP_SIMULATION,
+  PROP_FRAME,
+  PROP_COLORMAP,
+  PROP_SCALE,
+  PROP_GAMMA,
+  PROP_AUTO_CONTRAST,
+  PROP_LOW,
+  PROP_HIGH,
+  PROP_SHOW_RINGS,
+  PROP_SHOW_BEAM_CENTER,
+  PROP_SHOW_LABELS,
+  PROP_LABEL_COUNT,
+  PROP_RING_RESOLUTIONS,
+  PROP_ZOOM,
+  PROP_RENDERER,
+  PROP_FORCE_SOFTWARE,
+  N_PROPS
+} BraggscopeViewProperty;
+
+extern GParamSpec *_braggscope_view_properties[N_PROPS];
+
+void _braggscope_view_install_properties (GObjectClass *object_class);
+void
+_braggscope_view_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec);
+void _braggscope_view_set_property (GObject *object,
+                                    guint prop_id,
+                                    const GValue *value,
+                                    GParamSpec *pspec);
 
 G_END_DECLS
