@@ -8,6 +8,11 @@
  * display, so the result does not depend on whether one is present;
  * tests/ui/test-snapshot-cli.c checks that.
  *
+ * With --compare "FLAGS" the scene is A, the window's held frame, and the
+ * scene with FLAGS on top is B, the frame after the change; the picture is
+ * braggscope_render_compare_rgba() of the two in --compare-mode, each with
+ * its own automatic window, as the window's Compare shows them.
+ *
  * SPDX-License-Identifier: BSD-3-Clause
  */
 #include "braggscope-config.h"
@@ -146,6 +151,41 @@ render_views (BraggscopeFrame *frame, const Look *look, int *width, int *height)
                                        width, height);
 }
 
+/* A (@held) and B (@frame) as the window's Compare shows them in the mode
+ * named @mode_name (side by side when NULL), each with its own window. */
+static guint8 *
+render_compare (BraggscopeFrame *held,
+                BraggscopeFrame *frame,
+                const Look *look,
+                const char *mode_name,
+                int *width,
+                int *height)
+{
+  BraggscopeDisplay display = look->display, reference_display = look->display;
+  BraggscopeCompareMode mode =
+      enum_from_nick (BRAGGSCOPE_TYPE_COMPARE_MODE, mode_name, BRAGGSCOPE_COMPARE_SIDE_BY_SIDE);
+  g_autofree guint8 *picture = NULL;
+  const char *fallback = NULL;
+  guint8 *rgba;
+  int w, h;
+
+  if (look->auto_contrast)
+    {
+      braggscope_render_auto_window (frame, &display);
+      braggscope_render_auto_window (held, &reference_display);
+    }
+  picture =
+      braggscope_render_annotated_rgba (frame, &display, look->show_rings, look->show_beam_center,
+                                        look->ring_resolutions, look->labels, &w, &h);
+  rgba = braggscope_render_compare_rgba (
+      frame, picture, &display, braggscope_frame_get_data (held, NULL),
+      braggscope_frame_get_width (held), braggscope_frame_get_height (held), &reference_display,
+      mode, FALSE, width, height, &fallback);
+  if (fallback != NULL)
+    g_printerr ("braggscope: %s\n", fallback);
+  return rgba;
+}
+
 guint8 *
 braggscope_join_side_by_side (
     const guint8 *left, int lw, int lh, const guint8 *right, int side, int *width, int *height)
@@ -252,9 +292,25 @@ braggscope_headless_snapshot (const BraggscopeOptions *opts, GSettings *settings
       return 1;
     }
 
-  if (look.auto_contrast)
-    braggscope_render_auto_window (frame, &look.display);
-  rgba = render_views (frame, &look, &width, &height);
+  if (opts->compare != NULL)
+    {
+      g_autoptr (BraggscopeFrame) held = g_steal_pointer (&frame);
+
+      if (!braggscope_simulation_set_from_args (sim, (const char *const *) opts->compare, error))
+        {
+          g_prefix_error (error, "--compare: ");
+          return 2;
+        }
+      if ((frame = render_full_frame (sim, error)) == NULL)
+        return 1;
+      rgba = render_compare (held, frame, &look, opts->compare_mode, &width, &height);
+    }
+  else
+    {
+      if (look.auto_contrast)
+        braggscope_render_auto_window (frame, &look.display);
+      rgba = render_views (frame, &look, &width, &height);
+    }
 
   if (!braggscope_snapshot_save (opts->snapshot, rgba, width, height, sim, error))
     return 1;

@@ -29,6 +29,8 @@ typedef struct
   int labels;             /* --labels / --no-labels: 1 / 0; -1 = not given */
   char *ring_resolutions; /* --rings-at "3 2.5": rings at these d (Angstrom), or NULL */
   char *lesson;           /* --lesson NAME: start from a lesson, or NULL */
+  char **compare;         /* --compare "FLAGS": B's nanoBragg flags on top of A's, or NULL */
+  char *compare_mode;     /* --compare-mode side-by-side|blink|overlay|difference, or NULL */
   char **nb_args;         /* the nanoBragg flags, NULL-terminated (never NULL) */
 } BraggscopeOptions;
 

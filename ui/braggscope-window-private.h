@@ -100,6 +100,11 @@ void _braggscope_window_place_views (BraggscopeWindow *self);
  * of the current parameters, and moves on; @failed ends the export. */
 void _braggscope_window_export_frame (BraggscopeWindow *self, const GError *failed);
 
+/* braggscope-window-compare.c: the Compare menu and its actions. */
+void _braggscope_window_init_compare (BraggscopeWindow *self);
+/* Gives a new detector view the window's compare mode and follows its layer. */
+void _braggscope_window_connect_compare (BraggscopeWindow *self);
+
 /* braggscope-window-actions.c */
 /* Asks for a file (or a folder) and activates @file_action (a "-file"
  * action, static string) with its path.  @patterns: NULL-terminated glob

@@ -215,6 +215,7 @@ _braggscope_window_set_simulation (BraggscopeWindow *self, BraggscopeSimulation 
   gtk_widget_set_hexpand (GTK_WIDGET (self->view), TRUE);
   gtk_widget_set_vexpand (GTK_WIDGET (self->view), TRUE);
   _braggscope_window_place_views (self);
+  _braggscope_window_connect_compare (self);
   self->controls = braggscope_controls_new_with_view (sim, self->view);
   gtk_box_append (self->controls_slot, self->controls);
   g_signal_connect (self->controls, "value-clamped", G_CALLBACK (on_value_clamped), self);
@@ -404,6 +405,7 @@ braggscope_window_init (BraggscopeWindow *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   _braggscope_window_init_actions (self);
   _braggscope_window_init_teaching (self);
+  _braggscope_window_init_compare (self);
 }
 
 BraggscopeWindow *

@@ -82,6 +82,21 @@ struct _BraggscopeView
   GArray *labels;                /* BraggscopeReflection */
   GArray *labels_placed;         /* those drawn the last time */
 
+  /* the second layer and how it is shown (braggscope-view-compare.c) */
+  GBytes *reference; /* float32, reference_width x reference_height; NaN masked */
+  int reference_width, reference_height;
+  char *reference_label;
+  BraggscopeCompareMode compare_mode;
+  gboolean blink_reference;
+  gboolean reference_scale;
+  BraggscopeDisplay reference_display; /* the current display with the reference's window */
+  gboolean reference_auto_window;
+  guint8 *compare_rgba, *compare_keys; /* the composed picture, one pixel per frame pixel */
+  int compare_width, compare_height;
+  gboolean compare_dirty;
+  const char *compare_fallback; /* static, translated; NULL when the mode is shown */
+  float readout_reference;      /* NaN when none */
+
   /* a point marked by a linked view (frame pixels) */
   gboolean has_marker;
   double marker_x, marker_y;
@@ -94,6 +109,7 @@ typedef enum
   CHANGED_DISPLAY = 1 << 1, /* colormap, scale, window */
   CHANGED_IMAGE = 1 << 2,   /* a new frame */
   CHANGED_OVERLAY = 1 << 3, /* overlay switches only */
+  CHANGED_COMPARE = 1 << 4, /* the reference layer or how it is shown */
 } Changes;
 
 /* braggscope-view.c */
@@ -107,6 +123,9 @@ gboolean _braggscope_view_transform (BraggscopeView *self,
                                      double *scale,
                                      double *origin_x,
                                      double *origin_y);
+
+/* Reads the readout at the pointer again; emits readout-changed. */
+void _braggscope_view_update_readout (BraggscopeView *self);
 
 /* Marks what @changes make stale and queues a redraw. */
 void _braggscope_view_invalidate (BraggscopeView *self, Changes changes);
@@ -131,11 +150,53 @@ GArray *_braggscope_view_ensure_labels (BraggscopeView *self);
  * CPU path (and notifies BraggscopeView:renderer) when OpenGL fails. */
 GtkWidget *_braggscope_view_gl_area_new (BraggscopeView *self);
 
-/* braggscope-view-software.c: the frame drawn on the CPU into @snapshot. */
+/* braggscope-view-software.c: the frame drawn on the CPU into @snapshot;
+ * when comparing, the composed picture of braggscope-view-compare.c. */
 void _braggscope_view_snapshot_software (BraggscopeView *self,
                                          GtkSnapshot *snapshot,
                                          int width,
                                          int height);
+
+/* braggscope-view-compare.c */
+
+/* How the layers are laid out: @mode, or SIDE_BY_SIDE when @mode needs
+ * layers of one size and they differ (then *@fallback, if given, says so,
+ * translated; else it is set to NULL). */
+BraggscopeCompareMode _braggscope_compare_layout (BraggscopeCompareMode mode,
+                                                  int width,
+                                                  int height,
+                                                  int reference_width,
+                                                  int reference_height,
+                                                  const char **fallback);
+
+/* The layout the view draws now: NONE without a frame, a reference or a
+ * mode. */
+BraggscopeCompareMode _braggscope_view_compare_layout (BraggscopeView *self);
+
+/* The rectangle the view shows, in frame coordinates: the frame, widened to
+ * the left by the reference when side by side; FALSE without a frame. */
+gboolean
+_braggscope_view_canvas (BraggscopeView *self, double *x0, double *y0, double *x1, double *y1);
+
+/* The composed picture (RGBA, and a salience per pixel that the sampler
+ * keeps when zoomed out) with its size and its left edge in frame
+ * coordinates; FALSE when not comparing. */
+gboolean _braggscope_view_ensure_compare (BraggscopeView *self,
+                                          const guint8 **rgba,
+                                          const guint8 **keys,
+                                          int *width,
+                                          int *height,
+                                          double *x0);
+
+/* The frame pixel under frame point (@x, @y) moved out of the reference's
+ * panel (side by side: the same pixel of the current frame), and the
+ * reference's value there (NaN where it has none). */
+float _braggscope_view_reference_at (BraggscopeView *self, double *x, double y);
+
+/* A new frame: the picture is stale, the sizes may now differ. */
+void _braggscope_view_compare_frame_changed (BraggscopeView *self);
+void _braggscope_view_compare_init (BraggscopeView *self);
+void _braggscope_view_compare_dispose (BraggscopeView *self);
 
 /* braggscope-view-properties.c */
 
@@ -158,6 +219,15 @@ typedef enum
   PROP_ZOOM,
   PROP_RENDERER,
   PROP_FORCE_SOFTWARE,
+  PROP_COMPARE_MODE,
+  PROP_HAS_REFERENCE,
+  PROP_REFERENCE_LABEL,
+  PROP_BLINK_REFERENCE,
+  PROP_REFERENCE_AUTO_WINDOW,
+  PROP_REFERENCE_MIN,
+  PROP_REFERENCE_MAX,
+  PROP_REFERENCE_SCALE,
+  PROP_COMPARE_FALLBACK,
   N_PROPS
 } BraggscopeViewProperty;
 
@@ -170,5 +240,10 @@ void _braggscope_view_set_property (GObject *object,
                                     guint prop_id,
                                     const GValue *value,
                                     GParamSpec *pspec);
+
+/* The compare properties, read and written by braggscope-view-compare.c. */
+void _braggscope_view_compare_get_property (BraggscopeView *self, guint prop_id, GValue *value);
+void
+_braggscope_view_compare_set_property (BraggscopeView *self, guint prop_id, const GValue *value);
 
 G_END_DECLS

@@ -63,6 +63,17 @@ _braggscope_view_get_property (GObject *object, guint prop_id, GValue *value, GP
       case PROP_FORCE_SOFTWARE:
         g_value_set_boolean (value, self->force_software);
         break;
+      case PROP_COMPARE_MODE:
+      case PROP_HAS_REFERENCE:
+      case PROP_REFERENCE_LABEL:
+      case PROP_BLINK_REFERENCE:
+      case PROP_REFERENCE_AUTO_WINDOW:
+      case PROP_REFERENCE_MIN:
+      case PROP_REFERENCE_MAX:
+      case PROP_REFERENCE_SCALE:
+      case PROP_COMPARE_FALLBACK:
+        _braggscope_view_compare_get_property (self, prop_id, value);
+        break;
       default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -119,6 +130,17 @@ _braggscope_view_set_property (GObject *object,
         break;
       case PROP_FORCE_SOFTWARE:
         self->force_software = g_value_get_boolean (value);
+        break;
+      case PROP_COMPARE_MODE:
+      case PROP_HAS_REFERENCE:
+      case PROP_REFERENCE_LABEL:
+      case PROP_BLINK_REFERENCE:
+      case PROP_REFERENCE_AUTO_WINDOW:
+      case PROP_REFERENCE_MIN:
+      case PROP_REFERENCE_MAX:
+      case PROP_REFERENCE_SCALE:
+      case PROP_COMPARE_FALLBACK:
+        _braggscope_view_compare_set_property (self, prop_id, value);
         break;
       default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -310,6 +332,135 @@ install_mark_properties (GParamFlags rw)
  * Since: 0.1
  */
 
+/* The second layer (braggscope-view-compare.c): a held frame or a measured
+ * one, and how it is shown with the current frame. */
+static void
+install_compare_properties (GParamFlags rw)
+{
+  GParamFlags ro = G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS;
+
+  /**
+   * BraggscopeView:compare-mode:
+   *
+   * How the current frame is shown with the reference layer
+   * ([method@BraggscopeGtk.View.set_reference],
+   * [method@BraggscopeGtk.View.hold_frame]): alone (the default), side by
+   * side, as a blink, as an overlay or as their difference.  Without a
+   * reference the view shows the current frame whatever the mode.
+   *
+   * Since: 0.1
+   */
+  _braggscope_view_properties[PROP_COMPARE_MODE] =
+      g_param_spec_enum ("compare-mode", "Compare mode", "How the reference layer is shown",
+                         BRAGGSCOPE_TYPE_COMPARE_MODE, BRAGGSCOPE_COMPARE_NONE, rw);
+
+  /**
+   * BraggscopeView:has-reference:
+   *
+   * Whether the view holds a reference layer.  Read-only.
+   *
+   * Since: 0.1
+   */
+  _braggscope_view_properties[PROP_HAS_REFERENCE] = g_param_spec_boolean (
+      "has-reference", "Has reference", "Whether a reference layer is held", FALSE, ro);
+
+  /**
+   * BraggscopeView:reference-label:
+   *
+   * The reference layer's name as its setter gave it ("A" for a held frame,
+   * "measured" for a measured one), shown by the readout beside its value;
+   * %NULL without a reference.  Read-only.
+   *
+   * Since: 0.1
+   */
+  _braggscope_view_properties[PROP_REFERENCE_LABEL] = g_param_spec_string (
+      "reference-label", "Reference label", "The reference layer's name", NULL, ro);
+
+  /**
+   * BraggscopeView:blink-reference:
+   *
+   * In %BRAGGSCOPE_COMPARE_BLINK mode, %TRUE shows the reference and %FALSE
+   * (the default) the current frame; the `b` key over the view toggles it.
+   *
+   * Since: 0.1
+   */
+  _braggscope_view_properties[PROP_BLINK_REFERENCE] = g_param_spec_boolean (
+      "blink-reference", "Blink reference", "Blink mode shows the reference", FALSE, rw);
+
+  /**
+   * BraggscopeView:reference-auto-window:
+   *
+   * Whether the reference's own window
+   * ([property@BraggscopeGtk.View:reference-min] to
+   * [property@BraggscopeGtk.View:reference-max]) is set from it, at its 1st
+   * and 99.5th percentiles of the unmasked values, as the current frame's
+   * automatic contrast does.  Setting either limit turns it off.  On by
+   * default.
+   *
+   * Since: 0.1
+   */
+  _braggscope_view_properties[PROP_REFERENCE_AUTO_WINDOW] =
+      g_param_spec_boolean ("reference-auto-window", "Reference automatic window",
+                            "Set the reference's window from its percentiles", TRUE, rw);
+
+  /**
+   * BraggscopeView:reference-min:
+   *
+   * The bottom of the reference's window, in the reference's own units
+   * (photons per pixel for a held frame, counts for a measured one).
+   * Default 0.  Setting it turns
+   * [property@BraggscopeGtk.View:reference-auto-window] off.
+   *
+   * Since: 0.1
+   */
+  _braggscope_view_properties[PROP_REFERENCE_MIN] = g_param_spec_double (
+      "reference-min", "Reference min", "The reference's first colour (its units)", -G_MAXDOUBLE,
+      G_MAXDOUBLE, 0.0, rw);
+
+  /**
+   * BraggscopeView:reference-max:
+   *
+   * The top of the reference's window, in the reference's own units
+   * (photons per pixel for a held frame, counts for a measured one).
+   * Default 100.  Setting it turns
+   * [property@BraggscopeGtk.View:reference-auto-window] off.
+   *
+   * Since: 0.1
+   */
+  _braggscope_view_properties[PROP_REFERENCE_MAX] = g_param_spec_double (
+      "reference-max", "Reference max", "The reference's last colour (its units)", -G_MAXDOUBLE,
+      G_MAXDOUBLE, 100.0, rw);
+
+  /**
+   * BraggscopeView:reference-scale:
+   *
+   * Whether %BRAGGSCOPE_COMPARE_DIFFERENCE scales the reference by the
+   * least-squares factor s = Σ c·r / Σ r² over the pixels unmasked in both
+   * (c current, r reference; dimensionless, 1 when Σ r² is 0) before
+   * subtracting it, for measured counts against simulated photons.  Off by
+   * default: a held frame is subtracted as it is.
+   *
+   * Since: 0.1
+   */
+  _braggscope_view_properties[PROP_REFERENCE_SCALE] = g_param_spec_boolean (
+      "reference-scale", "Scale reference",
+      "Scale the reference by the least-squares factor in the difference", FALSE, rw);
+
+  /**
+   * BraggscopeView:compare-fallback:
+   *
+   * Why the view shows the layers side by side rather than in
+   * [property@BraggscopeGtk.View:compare-mode]: blink, overlay and
+   * difference need a reference of the frame's size, and a translated
+   * sentence saying that the sizes differ is set here when they do; %NULL
+   * when the mode is shown as asked.  Read-only; notified when it changes.
+   *
+   * Since: 0.1
+   */
+  _braggscope_view_properties[PROP_COMPARE_FALLBACK] = g_param_spec_string (
+      "compare-fallback", "Compare fallback", "Why the layers are shown side by side", NULL, ro);
+}
+
 void
 _braggscope_view_install_properties (GObjectClass *object_class)
 {
@@ -366,5 +517,6 @@ _braggscope_view_install_properties (GObjectClass *object_class)
       G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
 
   install_mark_properties (rw);
+  install_compare_properties (rw);
   g_object_class_install_properties (object_class, N_PROPS, _braggscope_view_properties);
 }

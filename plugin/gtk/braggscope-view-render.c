@@ -9,15 +9,19 @@
 /**
  * braggscope_view_render_rgba: (skip)
  * @self: a view
- * @width: (out): the frame's width in pixels, 0 without a frame
- * @height: (out): the frame's height in pixels, 0 without a frame
+ * @width: (out): the picture's width in pixels, 0 without a frame
+ * @height: (out): the picture's height in pixels, 0 without a frame
  *
  * The frame shown, colour-mapped as the view shows it
  * ([func@Braggscope.Colormap.apply] with
  * [method@BraggscopeGtk.View.get_display]) and with the overlays that are
  * switched on drawn over it, at the frame's resolution: one RGBA pixel per
  * detector pixel, whatever the zoom and pan.  For PNG snapshots and
- * headless programs: it needs no realized widget and no OpenGL.
+ * headless programs: it needs no realized widget and no OpenGL.  With a
+ * reference layer and a [property@BraggscopeGtk.View:compare-mode], the
+ * picture is what [func@BraggscopeGtk.render_compare_rgba] gives (the blink
+ * showing what [property@BraggscopeGtk.View:blink-reference] chooses), and
+ * @width and @height are its size.
  *
  * Bindings use [method@BraggscopeGtk.View.render_bytes].
  *
@@ -31,6 +35,7 @@ guint8 *
 braggscope_view_render_rgba (BraggscopeView *self, int *width, int *height)
 {
   const BraggscopeOverlayGeometry *geom;
+  BraggscopeCompareMode layout;
   const float *data;
   guint8 *rgba;
   int w, h;
@@ -51,6 +56,32 @@ braggscope_view_render_rgba (BraggscopeView *self, int *width, int *height)
     _braggscope_overlay_draw_into_rgba (geom, self->show_rings, self->show_beam_center,
                                         _braggscope_view_ensure_labels (self),
                                         self->display.colormap, rgba, w, h);
+
+  layout = _braggscope_view_compare_layout (self);
+  /* blink showing the frame shows it alone */
+  if (layout != BRAGGSCOPE_COMPARE_NONE &&
+      !(layout == BRAGGSCOPE_COMPARE_BLINK && !self->blink_reference))
+    {
+      guint8 *composed;
+
+      /* the reference is shown with the frame's table and scale */
+      self->reference_display.colormap = self->display.colormap;
+      self->reference_display.scale = self->display.scale;
+      self->reference_display.gamma = self->display.gamma;
+      composed = braggscope_render_compare_rgba (
+          self->frame, rgba, &self->display, g_bytes_get_data (self->reference, NULL),
+          self->reference_width, self->reference_height, &self->reference_display,
+          self->compare_mode, self->reference_scale, &w, &h, NULL);
+      g_free (rgba);
+      rgba = composed;
+      /* the overlays of the frame over the layers drawn in one */
+      if ((layout == BRAGGSCOPE_COMPARE_OVERLAY || layout == BRAGGSCOPE_COMPARE_DIFFERENCE) &&
+          (self->show_rings || self->show_beam_center || self->show_labels) &&
+          (geom = _braggscope_view_ensure_overlay (self)) != NULL)
+        _braggscope_overlay_draw_into_rgba (geom, self->show_rings, self->show_beam_center,
+                                            _braggscope_view_ensure_labels (self),
+                                            self->display.colormap, rgba, w, h);
+    }
 
   *width = w;
   *height = h;

@@ -64,8 +64,6 @@ enum
 
 static guint signals[N_SIGNALS];
 
-static void update_readout (BraggscopeView *self);
-
 /* ------------------------------------------------------------------------- */
 /* Geometry of the view */
 
@@ -86,13 +84,12 @@ _braggscope_view_transform (BraggscopeView *self, double *scale, double *origin_
 {
   int width = gtk_widget_get_width (GTK_WIDGET (self));
   int height = gtk_widget_get_height (GTK_WIDGET (self));
-  int frame_width, frame_height;
-  double fit;
+  double x0, y0, x1, y1, fit;
 
-  if (!_braggscope_view_frame_size (self, &frame_width, &frame_height) || width <= 0 || height <= 0)
+  if (!_braggscope_view_canvas (self, &x0, &y0, &x1, &y1) || width <= 0 || height <= 0)
     return FALSE;
 
-  fit = MIN ((double) width / frame_width, (double) height / frame_height);
+  fit = MIN (width / (x1 - x0), height / (y1 - y0));
   *scale = self->zoom * fit;
   *origin_x = self->center_x - 0.5 * width / *scale;
   *origin_y = self->center_y - 0.5 * height / *scale;
@@ -111,7 +108,9 @@ _braggscope_view_invalidate (BraggscopeView *self, Changes changes)
     self->lut_dirty = TRUE;
   if (changes & (CHANGED_IMAGE | CHANGED_DISPLAY))
     self->frame_indices_dirty = TRUE;
-  if (changes & (CHANGED_IMAGE | CHANGED_DISPLAY | CHANGED_VIEW))
+  if (changes & (CHANGED_IMAGE | CHANGED_DISPLAY))
+    self->compare_dirty = TRUE;
+  if (changes & (CHANGED_IMAGE | CHANGED_DISPLAY | CHANGED_VIEW | CHANGED_COMPARE))
     self->screen_dirty = TRUE;
 
   if (self->use_gl && self->gl_area != NULL && (changes & ~CHANGED_OVERLAY))
@@ -132,7 +131,9 @@ braggscope_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   if (width <= 0 || height <= 0)
     return;
 
-  if (self->use_gl && self->gl_area != NULL)
+  /* comparing draws the composed layers on the CPU */
+  if (self->use_gl && self->gl_area != NULL &&
+      _braggscope_view_compare_layout (self) == BRAGGSCOPE_COMPARE_NONE)
     gtk_widget_snapshot_child (widget, self->gl_area, snapshot);
   else
     _braggscope_view_snapshot_software (self, snapshot, width, height);
@@ -204,11 +205,15 @@ set_frame (BraggscopeView *self, BraggscopeFrame *frame)
     return;
 
   g_set_object (&self->frame, frame);
+  _braggscope_view_compare_frame_changed (self);
   if (_braggscope_view_frame_size (self, &width, &height) &&
       (width != old_width || height != old_height))
     {
-      self->center_x = 0.5 * width;
-      self->center_y = 0.5 * height;
+      double x0, y0, x1, y1;
+
+      _braggscope_view_canvas (self, &x0, &y0, &x1, &y1);
+      self->center_x = 0.5 * (x0 + x1);
+      self->center_y = 0.5 * (y0 + y1);
     }
 
   /* Previews keep the window of the last full frame, so a drag does not
@@ -219,7 +224,7 @@ set_frame (BraggscopeView *self, BraggscopeFrame *frame)
     apply_auto_contrast (self);
 
   _braggscope_view_invalidate (self, CHANGED_IMAGE | CHANGED_VIEW);
-  update_readout (self);
+  _braggscope_view_update_readout (self);
   g_object_notify_by_pspec (G_OBJECT (self), _braggscope_view_properties[PROP_FRAME]);
 }
 
@@ -232,16 +237,21 @@ on_frame_ready (BraggscopeSimulation *simulation, BraggscopeFrame *frame, Braggs
 /* ------------------------------------------------------------------------- */
 /* Readout */
 
-static void
-update_readout (BraggscopeView *self)
+void
+_braggscope_view_update_readout (BraggscopeView *self)
 {
   gboolean inside = FALSE;
-  int width, height;
+  int width = 0, height = 0;
   double x, y;
 
+  self->readout_reference = NAN;
+  /* side by side, a point on the reference's panel reads the same pixel of both */
   if (self->pointer_inside && _braggscope_view_frame_size (self, &width, &height) &&
-      braggscope_view_widget_to_frame (self, self->pointer_x, self->pointer_y, &x, &y) &&
-      x >= 0.0 && y >= 0.0 && x < width && y < height)
+      braggscope_view_widget_to_frame (self, self->pointer_x, self->pointer_y, &x, &y))
+    self->readout_reference = _braggscope_view_reference_at (self, &x, y);
+  else
+    x = y = -1.0;
+  if (x >= 0.0 && y >= 0.0 && x < width && y < height)
     {
       BraggscopeGeometry *geometry = braggscope_frame_get_geometry (self->frame);
       const float *data = braggscope_frame_get_data (self->frame, NULL);
@@ -283,12 +293,12 @@ on_leave (GtkEventControllerMotion *controller, BraggscopeView *self)
 static void
 clamp_center (BraggscopeView *self)
 {
-  int width, height;
+  double x0, y0, x1, y1;
 
-  if (!_braggscope_view_frame_size (self, &width, &height))
+  if (!_braggscope_view_canvas (self, &x0, &y0, &x1, &y1))
     return;
-  self->center_x = CLAMP (self->center_x, 0.0, (double) width);
-  self->center_y = CLAMP (self->center_y, 0.0, (double) height);
+  self->center_x = CLAMP (self->center_x, x0, x1);
+  self->center_y = CLAMP (self->center_y, y0, y1);
 }
 
 /* Zooms by @factor keeping the frame point under (x, y) where it is. */
@@ -310,7 +320,7 @@ zoom_about (BraggscopeView *self, double factor, double x, double y)
       clamp_center (self);
     }
   _braggscope_view_invalidate (self, CHANGED_VIEW);
-  update_readout (self);
+  _braggscope_view_update_readout (self);
   g_object_notify_by_pspec (G_OBJECT (self), _braggscope_view_properties[PROP_ZOOM]);
 }
 
@@ -344,7 +354,7 @@ on_drag_update (GtkGestureDrag *gesture, double dx, double dy, BraggscopeView *s
   self->center_y = self->drag_center_y - dy / scale;
   clamp_center (self);
   _braggscope_view_invalidate (self, CHANGED_VIEW);
-  update_readout (self);
+  _braggscope_view_update_readout (self);
 }
 
 static void
@@ -389,6 +399,7 @@ braggscope_view_dispose (GObject *object)
   g_clear_pointer (&self->labels, g_array_unref);
   g_clear_pointer (&self->labels_placed, g_array_unref);
   g_clear_object (&self->labels_frame);
+  _braggscope_view_compare_dispose (self);
 
   G_OBJECT_CLASS (braggscope_view_parent_class)->dispose (object);
 }
@@ -456,6 +467,7 @@ braggscope_view_init (BraggscopeView *self)
   self->zoom = 1.0;
   self->frame_indices_dirty = TRUE;
   self->screen_dirty = TRUE;
+  _braggscope_view_compare_init (self);
 
   gtk_widget_set_focusable (GTK_WIDGET (self), TRUE);
   gtk_widget_set_overflow (GTK_WIDGET (self), GTK_OVERFLOW_HIDDEN);
@@ -965,7 +977,7 @@ braggscope_view_set_zoom (BraggscopeView *self, double zoom)
     return;
   self->zoom = zoom;
   _braggscope_view_invalidate (self, CHANGED_VIEW);
-  update_readout (self);
+  _braggscope_view_update_readout (self);
   g_object_notify_by_pspec (G_OBJECT (self), _braggscope_view_properties[PROP_ZOOM]);
 }
 
@@ -1013,7 +1025,7 @@ braggscope_view_set_center (BraggscopeView *self, double x, double y)
   self->center_y = y;
   clamp_center (self);
   _braggscope_view_invalidate (self, CHANGED_VIEW);
-  update_readout (self);
+  _braggscope_view_update_readout (self);
 }
 
 /**
@@ -1028,12 +1040,12 @@ braggscope_view_set_center (BraggscopeView *self, double x, double y)
 void
 braggscope_view_fit (BraggscopeView *self)
 {
-  int width, height;
+  double x0, y0, x1, y1;
 
   g_return_if_fail (BRAGGSCOPE_IS_VIEW (self));
 
-  if (_braggscope_view_frame_size (self, &width, &height))
-    braggscope_view_set_center (self, 0.5 * width, 0.5 * height);
+  if (_braggscope_view_canvas (self, &x0, &y0, &x1, &y1))
+    braggscope_view_set_center (self, 0.5 * (x0 + x1), 0.5 * (y0 + y1));
   braggscope_view_set_zoom (self, 1.0);
 }
 
@@ -1196,7 +1208,7 @@ braggscope_view_set_readout_point (BraggscopeView *self, double x, double y)
   self->pointer_inside = TRUE;
   self->pointer_x = x;
   self->pointer_y = y;
-  update_readout (self);
+  _braggscope_view_update_readout (self);
 }
 
 /**
@@ -1215,7 +1227,7 @@ braggscope_view_clear_readout (BraggscopeView *self)
   g_return_if_fail (BRAGGSCOPE_IS_VIEW (self));
 
   self->pointer_inside = FALSE;
-  update_readout (self);
+  _braggscope_view_update_readout (self);
 }
 
 /**

@@ -386,6 +386,97 @@ test_teaching_views (void)
   }
 }
 
+/* --compare: A is the scene, B the scene with the flags on top. */
+static void
+test_compare (void)
+{
+  struct
+  {
+    const char *name, *mode, *flags;
+    int width, height, status;
+  } cases[] = {
+    { "cmp-side.png", "side-by-side", "-misset 10 22 30", 512, 256, 0 },
+    { "cmp-blink.png", "blink", "-misset 10 22 30", 256, 256, 0 },
+    { "cmp-overlay.png", "overlay", "-misset 10 22 30", 256, 256, 0 },
+    { "cmp-diff.png", "difference", "-misset 10 22 30", 256, 256, 0 },
+    /* the default scene's own misset: B is A */
+    { "cmp-same.png", "difference", "-misset 10 20 30", 256, 256, 0 },
+    /* a smaller B: the difference is drawn side by side, and said */
+    { "cmp-size.png", "difference", "-detpixels 200", 456, 256, 0 },
+  };
+  g_autofree guint8 *alone = NULL;
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autofree char *path = g_build_filename (tmpdir, cases[c].name, NULL);
+      const char *args[] = { "--snapshot",
+                             path,
+                             "--no-rings",
+                             "--no-beam-center",
+                             "--compare",
+                             cases[c].flags,
+                             "--compare-mode",
+                             cases[c].mode,
+                             SMALL,
+                             NULL };
+      g_auto (Run) run;
+      g_autofree guint8 *pixels = NULL;
+      int width = 0, height = 0, white = 0, coloured = 0;
+
+      run_braggscope (&run, FALSE, NULL, args);
+      g_assert_cmpint (run.status, ==, cases[c].status);
+      if (c == 5)
+        g_assert_nonnull (strstr (run.err, "side by side"));
+      else
+        g_assert_cmpstr (run.err, ==, "");
+      pixels = read_snapshot (path, &width, &height, NULL);
+      g_assert_cmpint (width, ==, cases[c].width);
+      g_assert_cmpint (height, ==, cases[c].height);
+      for (int i = 0; i < width * height; i++)
+        {
+          const guint8 *p = pixels + 4 * i;
+
+          white += p[0] == 255 && p[1] == 255 && p[2] == 255;
+          coloured += p[0] != p[1] || p[1] != p[2];
+        }
+      if (c == 4)
+        /* the difference of a frame with itself is zero: white everywhere */
+        g_assert_cmpint (white, ==, width * height);
+      else if (c == 3 || c == 2)
+        /* a turned crystal differs (and is drawn in colour) */
+        g_assert_cmpint (coloured, >, 100);
+      if (c == 0)
+        alone = g_steal_pointer (&pixels);
+      else if (c == 1)
+        {
+          /* blink shows A, the left half of side by side */
+          for (int y = 0; y < height; y++)
+            g_assert_cmpmem (pixels + (gsize) y * width * 4, (gsize) width * 4,
+                             alone + (gsize) y * 2 * width * 4, (gsize) width * 4);
+        }
+    }
+
+  {
+    const char *bad[][6] = {
+      { "--snapshot", "x.png", "--compare", "-lambda -3", NULL, NULL },
+      { "--snapshot", "x.png", "--compare", "-misset 1 2 3", "--compare-mode", "sideways" },
+      { "--snapshot", "x.png", "--compare-mode", "blink", NULL, NULL },
+      { "--compare", "-lambda 2", NULL, NULL, NULL, NULL },
+    };
+    const char *expect[] = { "--compare: -lambda", "--compare-mode", "--compare-mode needs",
+                             "--snapshot" };
+
+    for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+      {
+        g_auto (Run) run;
+
+        run_braggscope (&run, FALSE, NULL, bad[i]);
+        g_assert_cmpint (run.status, ==, 2);
+        g_assert_nonnull (strstr (run.err, expect[i]));
+      }
+  }
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -401,6 +492,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/ui/snapshot/display-options", test_display_options);
   g_test_add_func ("/ui/snapshot/errors", test_errors);
   g_test_add_func ("/ui/snapshot/teaching-views", test_teaching_views);
+  g_test_add_func ("/ui/snapshot/compare", test_compare);
   g_test_add_func ("/ui/snapshot/help-version", test_help_version);
   g_test_add_func ("/ui/snapshot/german", test_german);
 

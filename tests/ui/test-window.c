@@ -755,6 +755,89 @@ test_clamp_and_oversampling (Fixture *f, gconstpointer data)
   g_assert_false (gtk_widget_get_visible (GTK_WIDGET (note)));
 }
 
+/* ---- compare: A held, B after a change ---- */
+
+static void
+test_compare (Fixture *f, gconstpointer data)
+{
+  BraggscopeView *view = view_of (f);
+  BraggscopeFrame *a, *b;
+  g_autoptr (GVariant) mode = NULL;
+  g_autofree guint8 *shown = NULL;
+  int width, height;
+
+  g_assert_false (g_action_group_get_action_enabled (G_ACTION_GROUP (f->window), "blink"));
+  a = wait_full_frame (f);
+  activate (f, "hold-frame", NULL);
+  g_assert_true (braggscope_view_get_has_reference (view));
+  g_assert_cmpstr (braggscope_view_get_reference_label (view), ==, "A");
+  /* holding shows A and B side by side */
+  mode = g_action_group_get_action_state (G_ACTION_GROUP (f->window), "compare-mode");
+  g_assert_cmpstr (g_variant_get_string (mode, NULL), ==, "side-by-side");
+  g_assert_cmpint (braggscope_view_get_compare_mode (view), ==, BRAGGSCOPE_COMPARE_SIDE_BY_SIDE);
+  g_assert_true (g_action_group_get_action_enabled (G_ACTION_GROUP (f->window), "blink"));
+
+  g_object_set (sim_of (f), "misset-x", 14.0, NULL);
+  b = wait_full_frame (f);
+  g_assert_true (a != b);
+  shown = braggscope_view_render_rgba (view, &width, &height);
+  g_assert_cmpint (width, ==, 2 * braggscope_frame_get_width (b));
+
+  activate (f, "compare-mode", g_variant_new_string ("difference"));
+  g_assert_cmpint (braggscope_view_get_compare_mode (view), ==, BRAGGSCOPE_COMPARE_DIFFERENCE);
+  g_assert_nonnull (strstr (braggscope_window_get_message (f->window), "B − A"));
+
+  /* the blink action switches to blink, then between A and B */
+  activate (f, "blink", NULL);
+  g_assert_cmpint (braggscope_view_get_compare_mode (view), ==, BRAGGSCOPE_COMPARE_BLINK);
+  g_assert_false (braggscope_view_get_blink_reference (view));
+  activate (f, "blink", NULL);
+  g_assert_true (braggscope_view_get_blink_reference (view));
+  g_assert_nonnull (strstr (braggscope_window_get_message (f->window), "Ctrl+B"));
+
+  activate (f, "clear-reference", NULL);
+  g_assert_false (braggscope_view_get_has_reference (view));
+  g_assert_false (g_action_group_get_action_enabled (G_ACTION_GROUP (f->window), "blink"));
+}
+
+/* Every action of the window is on the keyboard: an accelerator, or (those
+ * with a free parameter) a menu item, which F10 reaches. */
+static void
+test_keyboard (Fixture *f, gconstpointer data)
+{
+  /* chosen by name from a menu, or given a file by a dialog */
+  static const char *const menu_only[] = { "lesson", "show-help-overlay", NULL };
+  g_auto (GStrv) actions = g_action_group_list_actions (G_ACTION_GROUP (f->window));
+  g_auto (GStrv) described = gtk_application_list_action_descriptions (GTK_APPLICATION (app));
+  int missing = 0;
+
+  for (int i = 0; actions[i] != NULL; i++)
+    {
+      g_autofree char *prefix = g_strconcat ("win.", actions[i], NULL);
+      gboolean found = FALSE;
+
+      if (g_str_has_suffix (actions[i], "-file") || g_str_has_suffix (actions[i], "-folder") ||
+          g_strv_contains (menu_only, actions[i]))
+        continue;
+      for (int j = 0; described[j] != NULL && !found; j++)
+        {
+          g_auto (GStrv) accels = NULL;
+
+          if (!g_str_has_prefix (described[j], prefix) ||
+              strchr ("(:", described[j][strlen (prefix)]) == NULL)
+            continue;
+          accels = gtk_application_get_accels_for_action (GTK_APPLICATION (app), described[j]);
+          found = accels[0] != NULL;
+        }
+      if (!found)
+        {
+          g_test_message ("win.%s has no accelerator", actions[i]);
+          missing++;
+        }
+    }
+  g_assert_cmpint (missing, ==, 0);
+}
+
 /* ---- teaching: views, labels, lessons, playback and its export ---- */
 
 static void
@@ -958,6 +1041,8 @@ main (int argc, char *argv[])
   ADD ("/ui/window/lesson", test_lesson);
   ADD ("/ui/window/playback", test_playback);
   ADD ("/ui/window/arc-domains", test_arc_domains);
+  ADD ("/ui/window/compare", test_compare);
+  ADD ("/ui/window/keyboard", test_keyboard);
 #undef ADD
 
   status = g_test_run ();
