@@ -123,6 +123,7 @@ simulation_request (BraggscopeSimulation *self, gboolean interactive)
   req.changed_us = g_get_monotonic_time ();
   req.stride = self->preview_stride;
   req.preview = interactive && self->preview_while_dragging && self->preview_stride >= 2;
+  req.max_arc_domains = self->max_arc_domains;
   _braggscope_worker_submit (self->worker, &req);
   set_busy (self, TRUE);
 }
