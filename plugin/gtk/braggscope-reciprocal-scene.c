@@ -657,13 +657,20 @@ draw_text (cairo_t *cr, double x, double y, const char *text, double size, const
   pango_layout_set_font_description (layout, font);
   pango_layout_set_text (layout, text, -1);
   cairo_save (cr);
-  cairo_move_to (cr, x, y);
-  pango_cairo_layout_path (cr, layout);
-  cairo_set_source_rgba (cr, 0, 0, 0, 0.7);
-  cairo_set_line_width (cr, MAX (1.0, 0.2 * size));
-  cairo_stroke_preserve (cr);
+  /* A dark halo of the text shifted by its outline's width, then the text:
+   * glyphs come from cairo's cache, where stroking their outlines took a
+   * third of a drawing, at every frame of a drag. */
+  cairo_set_source_rgba (cr, 0, 0, 0, 0.45);
+  for (int i = 0; i < 4; i++)
+    {
+      double halo = MAX (1.0, 0.1 * size);
+
+      cairo_move_to (cr, x + (i & 1 ? halo : -halo), y + (i & 2 ? halo : -halo));
+      pango_cairo_show_layout (cr, layout);
+    }
   cairo_set_source_rgba (cr, rgba[0], rgba[1], rgba[2], rgba[3]);
-  cairo_fill (cr);
+  cairo_move_to (cr, x, y);
+  pango_cairo_show_layout (cr, layout);
   cairo_restore (cr);
   pango_font_description_free (font);
   g_object_unref (layout);
