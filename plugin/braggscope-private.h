@@ -8,10 +8,12 @@
 #include <glib-object.h>
 
 #include "nanobragg.h"
+#include "nb-match.h"
 
 #include "braggscope-error.h"
 #include "braggscope-frame.h"
 #include "braggscope-geometry.h"
+#include "braggscope-measured.h"
 #include "braggscope-simulation.h"
 
 G_BEGIN_DECLS
@@ -85,6 +87,9 @@ gboolean _braggscope_simulation_restore_args (BraggscopeSimulation *self,
                                               const char *const *args,
                                               GError **error);
 guint _braggscope_simulation_get_buffers_allocated (BraggscopeSimulation *self);
+
+/* measured frames: the engine's frame, immutable */
+const nb_frame *_braggscope_measured_frame_peek (BraggscopeMeasuredFrame *self);
 
 /* nb_params_to_argv as a GStrv */
 char **_braggscope_params_to_strv (const nb_params *params);

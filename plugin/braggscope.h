@@ -10,5 +10,6 @@
 #include "braggscope-error.h"
 #include "braggscope-frame.h"
 #include "braggscope-geometry.h"
+#include "braggscope-measured.h"
 #include "braggscope-simulation.h"
 #include "braggscope-snapshot.h"
