@@ -221,17 +221,15 @@ on_file_chosen (GtkNativeDialog *dialog, int response, gpointer user_data)
   g_object_unref (dialog);
 }
 
-/* Asks for a file and activates @file_action (a "-file" action, static
- * string) with its path.  @patterns: NULL-terminated glob patterns. */
-static void
-choose_file (BraggscopeWindow *self,
-             GtkFileChooserAction mode,
-             const char *title,
-             const char *accept,
-             const char *suggested_name,
-             const char *filter_name,
-             const char *const *patterns,
-             const char *file_action)
+void
+_braggscope_window_choose_file (BraggscopeWindow *self,
+                                GtkFileChooserAction mode,
+                                const char *title,
+                                const char *accept,
+                                const char *suggested_name,
+                                const char *filter_name,
+                                const char *const *patterns,
+                                const char *file_action)
 {
   GtkFileChooserNative *dialog;
   GtkFileFilter *filter = gtk_file_filter_new ();
@@ -263,9 +261,9 @@ open_structure_factors_activated (GSimpleAction *action, GVariant *parameter, gp
 {
   static const char *const patterns[] = { "*.hkl", "*.HKL", "*.mtz", "*.MTZ", NULL };
 
-  choose_file (user_data, GTK_FILE_CHOOSER_ACTION_OPEN, _ ("Open Structure Factors"), _ ("_Open"),
-               NULL, _ ("Structure factors (HKL text, MTZ)"), patterns,
-               "open-structure-factors-file");
+  _braggscope_window_choose_file (
+      user_data, GTK_FILE_CHOOSER_ACTION_OPEN, _ ("Open Structure Factors"), _ ("_Open"), NULL,
+      _ ("Structure factors (HKL text, MTZ)"), patterns, "open-structure-factors-file");
 }
 
 static void
@@ -273,8 +271,9 @@ open_snapshot_activated (GSimpleAction *action, GVariant *parameter, gpointer us
 {
   static const char *const patterns[] = { "*.png", "*.PNG", NULL };
 
-  choose_file (user_data, GTK_FILE_CHOOSER_ACTION_OPEN, _ ("Open Snapshot"), _ ("_Open"), NULL,
-               _ ("Braggscope snapshots (PNG)"), patterns, "open-snapshot-file");
+  _braggscope_window_choose_file (user_data, GTK_FILE_CHOOSER_ACTION_OPEN, _ ("Open Snapshot"),
+                                  _ ("_Open"), NULL, _ ("Braggscope snapshots (PNG)"), patterns,
+                                  "open-snapshot-file");
 }
 
 static void
@@ -282,8 +281,9 @@ save_snapshot_activated (GSimpleAction *action, GVariant *parameter, gpointer us
 {
   static const char *const patterns[] = { "*.png", "*.PNG", NULL };
 
-  choose_file (user_data, GTK_FILE_CHOOSER_ACTION_SAVE, _ ("Save Snapshot"), _ ("_Save"),
-               "braggscope.png", _ ("PNG images"), patterns, "save-snapshot-file");
+  _braggscope_window_choose_file (user_data, GTK_FILE_CHOOSER_ACTION_SAVE, _ ("Save Snapshot"),
+                                  _ ("_Save"), "braggscope.png", _ ("PNG images"), patterns,
+                                  "save-snapshot-file");
 }
 
 static void
@@ -291,8 +291,9 @@ export_float_activated (GSimpleAction *action, GVariant *parameter, gpointer use
 {
   static const char *const patterns[] = { "*.float", "*.bin", NULL };
 
-  choose_file (user_data, GTK_FILE_CHOOSER_ACTION_SAVE, _ ("Export Float Image"), _ ("_Export"),
-               "braggscope.float", _ ("Raw float32 images"), patterns, "export-float-file");
+  _braggscope_window_choose_file (user_data, GTK_FILE_CHOOSER_ACTION_SAVE, _ ("Export Float Image"),
+                                  _ ("_Export"), "braggscope.float", _ ("Raw float32 images"),
+                                  patterns, "export-float-file");
 }
 
 static void
@@ -300,8 +301,9 @@ export_smv_activated (GSimpleAction *action, GVariant *parameter, gpointer user_
 {
   static const char *const patterns[] = { "*.img", "*.smv", NULL };
 
-  choose_file (user_data, GTK_FILE_CHOOSER_ACTION_SAVE, _ ("Export SMV Image"), _ ("_Export"),
-               "braggscope.img", _ ("SMV images"), patterns, "export-smv-file");
+  _braggscope_window_choose_file (user_data, GTK_FILE_CHOOSER_ACTION_SAVE, _ ("Export SMV Image"),
+                                  _ ("_Export"), "braggscope.img", _ ("SMV images"), patterns,
+                                  "export-smv-file");
 }
 
 /* ---- clipboard, scene, keyboard ---- */
