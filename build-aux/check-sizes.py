@@ -24,13 +24,6 @@ FOLDERS = ("engine", "cli", "plugin", "ui")
 SUFFIXES = (".c", ".h", ".cu")
 # (file, first line of the function's name, or None: the file) -> why it may be long for now
 WAIVED = {
-    ("engine/kernel-fast-body.h", "FN (render_chunk)"):
-        "the fast kernel, being rewritten on the cpu branch (SIMD variants)",
-    ("cli/nanobragg-bench.c", "parse_options"):
-        "the benchmark's options, being extended on the cpu branch (workload c)",
-    ("plugin/gtk/braggscope-view.c", None):
-        "its reference docs (issue 13) took it past 1500 lines: it waits for the split the "
-        "simulation had (get/set_property and the properties into braggscope-view-properties.c)",
 }
 
 

@@ -44,6 +44,11 @@
   "-cell 63.4 63.4 83.8 90 90 120 -misset 10 20 30 -lambda 1.0 -N 10 -mosaic 0.2 "                 \
   "-mosaic_domains 10 -oversample 2 -hdivrange 0.5 -vdivrange 0.5 -hdivsteps 3 -vdivsteps 3 "      \
   "-square_div -distance 150 -pixel 0.1"
+/* The viewer's default scene (braggscope_simulation_new_default_scene() and
+ * build-aux/setup.sh's SCENE), whose automatic oversampling is 3 x 3. */
+#define WORKLOAD_C                                                                                 \
+  "-cell 63.4 63.4 83.8 90 90 120 -misset 10 20 30 -lambda 1.0 -N 10 -mosaic 0.2 "                 \
+  "-mosaic_domains 5 -distance 120 -pixel 0.1"
 #define PREVIEW_STRIDE 4
 #define PREVIEW_TEXT   "4"
 #define PROCESS_OUTPUT "-floatfile out.bin -nopgm -nonoise -noprogress"
@@ -75,9 +80,11 @@ static const char usage_text[] =
     "Workloads:\n"
     "\ta\t" WORKLOAD_A " -detpixels S, for each S of --sizes\n"
     "\tb\t-hkl DATA/" HKL_NAME " " WORKLOAD_B " -detpixels 1024\n"
+    "\tc\t-hkl DATA/" HKL_NAME " " WORKLOAD_C " -detpixels 1024 (the viewer's default\n"
+    "\t\tscene, 3 x 3 sub-pixels by the automatic oversampling)\n"
     "\n"
     "Options:\n"
-    "\t--workload a|b|all\tdefault all\n"
+    "\t--workload a|b|c|all\tdefault all\n"
     "\t--sizes S,S,...\t\tdetector sizes of workload a (default 256,512,1024,2048)\n"
     "\t--precision single|double|exact|both\tdefault both (single and double); exact is the\n"
     "\t\t\treference-exact kernel\n"
@@ -94,7 +101,7 @@ static const char usage_text[] =
 
 typedef struct
 {
-  int run_a, run_b;
+  int run_a, run_b, run_c;
   int sizes[MAX_SIZES];
   int nsizes;
   int precisions[2]; /* nb_precision values, in printing order */
@@ -121,7 +128,8 @@ typedef struct
   int process_argc;
   int uses_hkl;
   char size_text[16];
-  char words[2 * sizeof WORKLOAD_B + sizeof PROCESS_OUTPUT]; /* the argv strings */
+  char words[2 * (sizeof WORKLOAD_B > sizeof WORKLOAD_C ? sizeof WORKLOAD_B : sizeof WORKLOAD_C) +
+             sizeof PROCESS_OUTPUT]; /* the argv strings */
   double *cold[2], *warm[2], *update[2], *preview[2], *cancel[2], *reference, *cli;
   double *kernel[2]; /* --backend cuda: the warm execute's GPU kernel time */
   double *staged[2]; /* --backend cuda: warm into a pageable image */
@@ -226,15 +234,15 @@ resolve_executable (const char *name)
   return realpath (name, NULL);
 }
 
-/* Returns -1 to go on, else the exit status. */
-static int
-parse_options (int argc, char **argv, bench_options *o)
+/* The defaults: every workload, sizes 256 to 2048, both precisions, one
+ * thread per online CPU, 5 rounds. */
+static void
+options_init (bench_options *o)
 {
-  const char *data = NULL;
   long ncpu = sysconf (_SC_NPROCESSORS_ONLN);
 
   memset (o, 0, sizeof *o);
-  o->run_a = o->run_b = 1;
+  o->run_a = o->run_b = o->run_c = 1;
   o->sizes[0] = 256;
   o->sizes[1] = 512;
   o->sizes[2] = 1024;
@@ -246,130 +254,126 @@ parse_options (int argc, char **argv, bench_options *o)
   o->cli_precision = "single";
   o->threads = ncpu > 0 ? (int) ncpu : 1;
   o->repeat = 5;
+}
 
-  for (int i = 1; i < argc; i++)
+/* The options that take a value, as --name VALUE or --name=VALUE. */
+static const char *const value_options[] = {
+  "--workload", "--sizes",  "--precision",     "--threads", "--reference",
+  "--cli",      "--repeat", "--cli-precision", "--backend", "--data",
+};
+
+static int
+takes_value (const char *name)
+{
+  for (size_t i = 0; i < sizeof value_options / sizeof value_options[0]; i++)
+    if (strcmp (name, value_options[i]) == 0)
+      return 1;
+  return 0;
+}
+
+/* --precision's value into o->precisions. */
+static int
+option_precision (bench_options *o, const char *name, const char *value)
+{
+  if (strcmp (value, "double") == 0 || strcmp (value, "single") == 0 ||
+      strcmp (value, "exact") == 0)
     {
-      const char *arg = argv[i];
-      const char *eq = strchr (arg, '=');
-      char name[32];
-      const char *value = NULL;
-      int is_flag;
-
-      if (strncmp (arg, "--", 2) != 0 || (eq ? (size_t) (eq - arg) : strlen (arg)) >= sizeof name)
-        {
-          fprintf (stderr, "nanobragg-bench: unknown option '%s' (see --help)\n", arg);
-          return 2;
-        }
-      snprintf (name, sizeof name, "%.*s", eq ? (int) (eq - arg) : (int) strlen (arg), arg);
-      is_flag = strcmp (name, "--help") == 0 || strcmp (name, "--json") == 0;
-      if (is_flag)
-        {
-          if (eq != NULL)
-            return usage_error (name, "takes no value (got '%s')", eq + 1);
-          if (strcmp (name, "--help") == 0)
-            {
-              fputs (usage_text, stdout);
-              return 0;
-            }
-          o->json = 1;
-          continue;
-        }
-      if (strcmp (name, "--workload") != 0 && strcmp (name, "--sizes") != 0 &&
-          strcmp (name, "--precision") != 0 && strcmp (name, "--threads") != 0 &&
-          strcmp (name, "--reference") != 0 && strcmp (name, "--cli") != 0 &&
-          strcmp (name, "--repeat") != 0 && strcmp (name, "--data") != 0 &&
-          strcmp (name, "--cli-precision") != 0 && strcmp (name, "--backend") != 0)
-        {
-          fprintf (stderr, "nanobragg-bench: unknown option '%s' (see --help)\n", arg);
-          return 2;
-        }
-      if (eq != NULL)
-        value = eq + 1;
-      else if (i + 1 < argc)
-        value = argv[++i];
-      else
-        return usage_error (name, "%sneeds a value", "");
-
-      if (strcmp (name, "--workload") == 0)
-        {
-          o->run_a = strcmp (value, "a") == 0 || strcmp (value, "all") == 0;
-          o->run_b = strcmp (value, "b") == 0 || strcmp (value, "all") == 0;
-          if (!o->run_a && !o->run_b)
-            return usage_error (name, "'%s' is not a, b or all", value);
-        }
-      else if (strcmp (name, "--sizes") == 0)
-        {
-          if (!parse_sizes (value, o))
-            return usage_error (name, "'%s' is not a comma-separated list of sizes 1..65536",
-                                value);
-        }
-      else if (strcmp (name, "--precision") == 0)
-        {
-          if (strcmp (value, "double") == 0 || strcmp (value, "single") == 0 ||
-              strcmp (value, "exact") == 0)
-            {
-              o->precisions[0] = strcmp (value, "double") == 0   ? NB_PRECISION_DOUBLE
-                                 : strcmp (value, "single") == 0 ? NB_PRECISION_SINGLE
-                                                                 : NB_PRECISION_EXACT;
-              o->nprecisions = 1;
-            }
-          else if (strcmp (value, "both") == 0)
-            {
-              o->precisions[0] = NB_PRECISION_DOUBLE;
-              o->precisions[1] = NB_PRECISION_SINGLE;
-              o->nprecisions = 2;
-            }
-          else
-            return usage_error (name, "'%s' is not single, double, exact or both", value);
-        }
-      else if (strcmp (name, "--threads") == 0)
-        {
-          if (!parse_positive (value, 4096, &o->threads))
-            return usage_error (name, "'%s' is not a thread count 1..4096", value);
-        }
-      else if (strcmp (name, "--backend") == 0)
-        {
-          if (strcmp (value, "cpu") == 0)
-            o->backend = NB_BACKEND_CPU;
-          else if (strcmp (value, "cuda") == 0)
-            {
-              char why[256];
-
-              if (!nb_cuda_device_available (why, sizeof why))
-                return usage_error (name, "cuda: %s", why);
-              o->backend = NB_BACKEND_CUDA;
-            }
-          else
-            return usage_error (name, "'%s' is not cpu or cuda", value);
-        }
-      else if (strcmp (name, "--cli-precision") == 0)
-        {
-          if (strcmp (value, "single") != 0 && strcmp (value, "double") != 0 &&
-              strcmp (value, "exact") != 0)
-            return usage_error (name, "'%s' is not single, double or exact", value);
-          o->cli_precision = value;
-        }
-      else if (strcmp (name, "--repeat") == 0)
-        {
-          if (!parse_positive (value, MAX_REPEAT, &o->repeat))
-            return usage_error (name, "'%s' is not a count 1..1000", value);
-          o->repeat_given = 1;
-        }
-      else if (strcmp (name, "--reference") == 0 || strcmp (name, "--cli") == 0)
-        {
-          char *path = resolve_executable (value);
-          char **slot = strcmp (name, "--cli") == 0 ? &o->cli : &o->reference;
-
-          if (path == NULL)
-            return usage_error (name, "'%s' is not an executable file", value);
-          free (*slot);
-          *slot = path;
-        }
-      else
-        data = value;
+      o->precisions[0] = strcmp (value, "double") == 0   ? NB_PRECISION_DOUBLE
+                         : strcmp (value, "single") == 0 ? NB_PRECISION_SINGLE
+                                                         : NB_PRECISION_EXACT;
+      o->nprecisions = 1;
     }
+  else if (strcmp (value, "both") == 0)
+    {
+      o->precisions[0] = NB_PRECISION_DOUBLE;
+      o->precisions[1] = NB_PRECISION_SINGLE;
+      o->nprecisions = 2;
+    }
+  else
+    return usage_error (name, "'%s' is not single, double, exact or both", value);
+  return -1;
+}
 
-  if (o->run_b)
+/* --backend's value into o->backend; cuda only where a device answers. */
+static int
+option_backend (bench_options *o, const char *name, const char *value)
+{
+  if (strcmp (value, "cpu") == 0)
+    o->backend = NB_BACKEND_CPU;
+  else if (strcmp (value, "cuda") == 0)
+    {
+      char why[256];
+
+      if (!nb_cuda_device_available (why, sizeof why))
+        return usage_error (name, "cuda: %s", why);
+      o->backend = NB_BACKEND_CUDA;
+    }
+  else
+    return usage_error (name, "'%s' is not cpu or cuda", value);
+  return -1;
+}
+
+/* One option of value_options with its @value into @o (--data into *@data,
+ * resolved once all are read).  Returns -1 to go on, else the exit status. */
+static int
+option_set (bench_options *o, const char *name, const char *value, const char **data)
+{
+  if (strcmp (name, "--workload") == 0)
+    {
+      o->run_a = strcmp (value, "a") == 0 || strcmp (value, "all") == 0;
+      o->run_b = strcmp (value, "b") == 0 || strcmp (value, "all") == 0;
+      o->run_c = strcmp (value, "c") == 0 || strcmp (value, "all") == 0;
+      if (!o->run_a && !o->run_b && !o->run_c)
+        return usage_error (name, "'%s' is not a, b, c or all", value);
+    }
+  else if (strcmp (name, "--sizes") == 0)
+    {
+      if (!parse_sizes (value, o))
+        return usage_error (name, "'%s' is not a comma-separated list of sizes 1..65536", value);
+    }
+  else if (strcmp (name, "--precision") == 0)
+    return option_precision (o, name, value);
+  else if (strcmp (name, "--threads") == 0)
+    {
+      if (!parse_positive (value, 4096, &o->threads))
+        return usage_error (name, "'%s' is not a thread count 1..4096", value);
+    }
+  else if (strcmp (name, "--backend") == 0)
+    return option_backend (o, name, value);
+  else if (strcmp (name, "--cli-precision") == 0)
+    {
+      if (strcmp (value, "single") != 0 && strcmp (value, "double") != 0 &&
+          strcmp (value, "exact") != 0)
+        return usage_error (name, "'%s' is not single, double or exact", value);
+      o->cli_precision = value;
+    }
+  else if (strcmp (name, "--repeat") == 0)
+    {
+      if (!parse_positive (value, MAX_REPEAT, &o->repeat))
+        return usage_error (name, "'%s' is not a count 1..1000", value);
+      o->repeat_given = 1;
+    }
+  else if (strcmp (name, "--reference") == 0 || strcmp (name, "--cli") == 0)
+    {
+      char *path = resolve_executable (value);
+      char **slot = strcmp (name, "--cli") == 0 ? &o->cli : &o->reference;
+
+      if (path == NULL)
+        return usage_error (name, "'%s' is not an executable file", value);
+      free (*slot);
+      *slot = path;
+    }
+  else
+    *data = value;
+  return -1;
+}
+
+/* o->data_dir from --data (@data, NULL when not given): workloads b and c
+ * need the 1HPV structure factors there, or in the source tree's data/. */
+static int
+options_find_data (bench_options *o, const char *data)
+{
+  if (o->run_b || o->run_c)
     {
       char hkl[PATH_MAX];
       const char *dir = data ? data : NB_DATA_DIR;
@@ -385,6 +389,56 @@ parse_options (int argc, char **argv, bench_options *o)
   else if (data != NULL && (o->data_dir = realpath (data, NULL)) == NULL)
     return usage_error ("--data", "'%s' is not a folder", data);
   return -1;
+}
+
+/* Returns -1 to go on, else the exit status. */
+static int
+parse_options (int argc, char **argv, bench_options *o)
+{
+  const char *data = NULL;
+
+  options_init (o);
+  for (int i = 1; i < argc; i++)
+    {
+      const char *arg = argv[i];
+      const char *eq = strchr (arg, '=');
+      char name[32];
+      const char *value = NULL;
+      int status;
+
+      if (strncmp (arg, "--", 2) != 0 || (eq ? (size_t) (eq - arg) : strlen (arg)) >= sizeof name)
+        {
+          fprintf (stderr, "nanobragg-bench: unknown option '%s' (see --help)\n", arg);
+          return 2;
+        }
+      snprintf (name, sizeof name, "%.*s", eq ? (int) (eq - arg) : (int) strlen (arg), arg);
+      if (strcmp (name, "--help") == 0 || strcmp (name, "--json") == 0)
+        {
+          if (eq != NULL)
+            return usage_error (name, "takes no value (got '%s')", eq + 1);
+          if (strcmp (name, "--help") == 0)
+            {
+              fputs (usage_text, stdout);
+              return 0;
+            }
+          o->json = 1;
+          continue;
+        }
+      if (!takes_value (name))
+        {
+          fprintf (stderr, "nanobragg-bench: unknown option '%s' (see --help)\n", arg);
+          return 2;
+        }
+      if (eq != NULL)
+        value = eq + 1;
+      else if (i + 1 < argc)
+        value = argv[++i];
+      else
+        return usage_error (name, "%sneeds a value", "");
+      if ((status = option_set (o, name, value, &data)) != -1)
+        return status;
+    }
+  return options_find_data (o, data);
 }
 
 static void
@@ -413,7 +467,9 @@ case_append (const char **argv, int *argc, const char *line, char *store, size_t
 static void
 case_init (bench_case *c, const char *workload, int size, const char *hkl_path)
 {
-  const char *line = strcmp (workload, "a") == 0 ? WORKLOAD_A : WORKLOAD_B;
+  const char *line = strcmp (workload, "a") == 0   ? WORKLOAD_A
+                     : strcmp (workload, "b") == 0 ? WORKLOAD_B
+                                                   : WORKLOAD_C;
   size_t used = 0;
 
   memset (c, 0, sizeof *c);
@@ -854,7 +910,8 @@ run_case (const bench_options *o, bench_case *c)
   int repeat = o->repeat;
   int ok = 1;
 
-  /* on the GPU, as a viewer's frames: page-locked, the bands copied straight in */
+  /* as the CLI and the library allocate theirs: 2 MB-aligned on huge pages; on
+     the GPU, as a viewer's frames: page-locked, the bands copied straight in */
   image = nb_image_alloc (npix * sizeof (float), o->backend == NB_BACKEND_CUDA);
   if (o->backend == NB_BACKEND_CUDA)
     staging = malloc (npix * sizeof (float));
@@ -940,16 +997,17 @@ main (int argc, char **argv)
         if (!run_case (&o, &c))
           rc = 1;
       }
-  if (o.run_b && rc == 0)
-    {
-      bench_case c;
-      char hkl_path[PATH_MAX];
+  for (int k = 0; k < 2 && rc == 0; k++)
+    if (k == 0 ? o.run_b : o.run_c)
+      {
+        bench_case c;
+        char hkl_path[PATH_MAX];
 
-      snprintf (hkl_path, sizeof hkl_path, "%s/%s", o.data_dir, HKL_NAME);
-      case_init (&c, "b", 1024, hkl_path);
-      if (!run_case (&o, &c))
-        rc = 1;
-    }
+        snprintf (hkl_path, sizeof hkl_path, "%s/%s", o.data_dir, HKL_NAME);
+        case_init (&c, k == 0 ? "b" : "c", 1024, hkl_path);
+        if (!run_case (&o, &c))
+          rc = 1;
+      }
   options_clear (&o);
   return rc;
 }

@@ -304,8 +304,9 @@ def check_symbol(sym, spaces, nsname):
 
 
 def read_pending(path):
+    """The pending symbols: none when there is no list, or when it holds only comments."""
     pending = {}
-    if path is None:
+    if path is None or not os.path.exists(path):
         return pending
     with open(path, encoding="utf-8") as f:
         for line in f:

@@ -1,6 +1,7 @@
 /* frame.c: measured frames: format detection, buffers, and the header's
  * geometry applied to a plan's parameters. */
 #include "nb-frame-private.h"
+#include "nb-log.h"
 
 #include <errno.h>
 #include <locale.h>
@@ -385,54 +386,9 @@ convention_label (nb_convention c)
   return "custom";
 }
 
-typedef struct
-{
-  char *text;
-  size_t len, cap;
-  int nomem;
-} text_buf;
-
-static void text_printf (text_buf *b, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__ ((format (printf, 2, 3)))
-#endif
-    ;
-
-static void
-text_printf (text_buf *b, const char *fmt, ...)
-{
-  va_list ap;
-  int n;
-
-  if (b->nomem)
-    return;
-  va_start (ap, fmt);
-  n = vsnprintf (NULL, 0, fmt, ap);
-  va_end (ap);
-  if (n < 0)
-    return;
-  if (b->len + (size_t) n + 1 > b->cap)
-    {
-      size_t cap = (b->cap ? b->cap * 2 : 1024) + (size_t) n;
-      char *t = realloc (b->text, cap);
-
-      if (t == NULL)
-        {
-          b->nomem = 1;
-          return;
-        }
-      b->text = t;
-      b->cap = cap;
-    }
-  va_start (ap, fmt);
-  vsnprintf (b->text + b->len, b->cap - b->len, fmt, ap);
-  va_end (ap);
-  b->len += (size_t) n;
-}
-
 /* "<item> <value> from <source>" or "<item>: not in the header, keeps <value>" */
 static void
-report_item (text_buf *b,
+report_item (nb_log *b,
              const nb_frame *f,
              nb_frame_item item,
              double shown_value,
@@ -443,9 +399,9 @@ report_item (text_buf *b,
   const char *name = nb_frame_item_name (item);
 
   if (v->have)
-    text_printf (b, "%s %.10g %s from %s\n", name, shown_value, unit, v->source);
+    nb_log_printf (b, "%s %.10g %s from %s\n", name, shown_value, unit, v->source);
   else
-    text_printf (b, "%s: not in the header, keeps %.10g %s\n", name, kept_value, unit);
+    nb_log_printf (b, "%s: not in the header, keeps %.10g %s\n", name, kept_value, unit);
 }
 
 nb_status
@@ -453,7 +409,7 @@ nb_frame_apply_geometry (const nb_frame *f, nb_params *p, char **report, nb_erro
 {
   const nb_frame_value *it = f->item;
   nb_params q = *p; /* shallow: only numbers change, the strings stay p's */
-  text_buf b = { 0 };
+  nb_log b = { 0 };
   const char *what = f->path != NULL ? f->path : "the frame";
 
   if (report != NULL)
@@ -483,66 +439,66 @@ nb_frame_apply_geometry (const nb_frame *f, nb_params *p, char **report, nb_erro
 
   if (report != NULL)
     {
-      text_printf (&b, "%s: %s frame %d x %d pixels (%s)", what, nb_frame_format_name (f->format),
-                   f->fpixels, f->spixels, f->element_type);
+      nb_log_printf (&b, "%s: %s frame %d x %d pixels (%s)", what, nb_frame_format_name (f->format),
+                     f->fpixels, f->spixels, f->element_type);
       if (f->n_frames > 1)
-        text_printf (&b, ", frame %d of %d", f->frame_index, f->n_frames);
-      text_printf (&b, "\n");
+        nb_log_printf (&b, ", frame %d of %d", f->frame_index, f->n_frames);
+      nb_log_printf (&b, "\n");
       report_item (&b, f, NB_FRAME_WAVELENGTH, q.lambda0 * 1e10, p->lambda0 * 1e10, "A");
       report_item (&b, f, NB_FRAME_DISTANCE, q.distance * 1e3, p->distance * 1e3, "mm");
       report_item (&b, f, NB_FRAME_PIXEL_SIZE, q.pixel_size * 1e3, p->pixel_size * 1e3, "mm");
-      text_printf (&b, "detector %d x %d pixels from the frame's dimensions\n", q.fpixels,
-                   q.spixels);
+      nb_log_printf (&b, "detector %d x %d pixels from the frame's dimensions\n", q.fpixels,
+                     q.spixels);
       if (it[NB_FRAME_BEAM_F].have && it[NB_FRAME_BEAM_S].have)
         {
           double fb = it[NB_FRAME_BEAM_F].value, sb = it[NB_FRAME_BEAM_S].value;
 
-          text_printf (&b, "beam centre %.10g mm fast, %.10g mm slow (%.10g, %.10g pixels) ",
-                       fb * 1e3, sb * 1e3, fb / q.pixel_size, sb / q.pixel_size);
+          nb_log_printf (&b, "beam centre %.10g mm fast, %.10g mm slow (%.10g, %.10g pixels) ",
+                         fb * 1e3, sb * 1e3, fb / q.pixel_size, sb / q.pixel_size);
           if (q.convention == NB_CONVENTION_XDS || q.convention == NB_CONVENTION_DIALS)
-            text_printf (&b, "= -ORGX %.10g -ORGY %.10g", q.ORGX, q.ORGY);
+            nb_log_printf (&b, "= -ORGX %.10g -ORGY %.10g", q.ORGX, q.ORGY);
           else
-            text_printf (&b, "= -Xbeam %.10g -Ybeam %.10g", q.Xbeam * 1e3, q.Ybeam * 1e3);
-          text_printf (&b, " in the %s convention, from %s", convention_label (q.convention),
-                       it[NB_FRAME_BEAM_F].source);
+            nb_log_printf (&b, "= -Xbeam %.10g -Ybeam %.10g", q.Xbeam * 1e3, q.Ybeam * 1e3);
+          nb_log_printf (&b, " in the %s convention, from %s", convention_label (q.convention),
+                         it[NB_FRAME_BEAM_F].source);
           if (strcmp (it[NB_FRAME_BEAM_F].source, it[NB_FRAME_BEAM_S].source) != 0)
-            text_printf (&b, " and %s", it[NB_FRAME_BEAM_S].source);
-          text_printf (&b, "\n");
+            nb_log_printf (&b, " and %s", it[NB_FRAME_BEAM_S].source);
+          nb_log_printf (&b, "\n");
           if (fb < 0 || sb < 0 || fb > q.detsize_f || sb > q.detsize_s)
-            text_printf (&b, "note: the beam centre lies outside the detector\n");
+            nb_log_printf (&b, "note: the beam centre lies outside the detector\n");
         }
       else
-        text_printf (&b, "beam centre: not in the header, keeps the plan's\n");
+        nb_log_printf (&b, "beam centre: not in the header, keeps the plan's\n");
       report_item (&b, f, NB_FRAME_PHI_START, q.phi0 * RTD, p->phi0 * RTD, "deg");
       if (it[NB_FRAME_OSCILLATION].have || p->osc >= 0)
         report_item (&b, f, NB_FRAME_OSCILLATION, q.osc * RTD, p->osc * RTD, "deg");
       else
-        text_printf (&b, "oscillation: not in the header, keeps none\n");
+        nb_log_printf (&b, "oscillation: not in the header, keeps none\n");
       report_item (&b, f, NB_FRAME_EXPOSURE, q.exposure, p->exposure, "s");
       if (it[NB_FRAME_TWOTHETA].have)
         {
           double tt = it[NB_FRAME_TWOTHETA].value;
 
           if (tt != 0.0)
-            text_printf (&b,
-                         "two-theta %.10g deg from %s: NOT applied (set -twotheta and "
-                         "-twotheta_axis for this detector by hand)\n",
-                         tt * RTD, it[NB_FRAME_TWOTHETA].source);
+            nb_log_printf (&b,
+                           "two-theta %.10g deg from %s: NOT applied (set -twotheta and "
+                           "-twotheta_axis for this detector by hand)\n",
+                           tt * RTD, it[NB_FRAME_TWOTHETA].source);
           else
-            text_printf (&b, "two-theta 0 deg from %s (as the plan)\n",
-                         it[NB_FRAME_TWOTHETA].source);
+            nb_log_printf (&b, "two-theta 0 deg from %s (as the plan)\n",
+                           it[NB_FRAME_TWOTHETA].source);
         }
       if (it[NB_FRAME_THICKNESS].have)
-        text_printf (&b, "sensor thickness %.10g mm from %s: not applied\n",
-                     it[NB_FRAME_THICKNESS].value * 1e3, it[NB_FRAME_THICKNESS].source);
+        nb_log_printf (&b, "sensor thickness %.10g mm from %s: not applied\n",
+                       it[NB_FRAME_THICKNESS].value * 1e3, it[NB_FRAME_THICKNESS].source);
       if (f->count_cutoff > 0)
-        text_printf (&b, "count cutoff %lld", (long long) f->count_cutoff);
+        nb_log_printf (&b, "count cutoff %lld", (long long) f->count_cutoff);
       else
-        text_printf (&b, "count cutoff: none given");
+        nb_log_printf (&b, "count cutoff: none given");
       if (f->mask != NULL)
-        text_printf (&b, "; %ld pixels overloaded, %ld masked\n", f->n_overload, f->n_masked);
+        nb_log_printf (&b, "; %ld pixels overloaded, %ld masked\n", f->n_overload, f->n_masked);
       else
-        text_printf (&b, " (pixels not read)\n");
+        nb_log_printf (&b, " (pixels not read)\n");
       if (b.nomem)
         {
           free (b.text);

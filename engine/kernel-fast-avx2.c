@@ -7,4 +7,7 @@
 #endif
 
 #define NB_ISA avx2
+#if defined(__x86_64__) || defined(__i386__)
+#define NB_SIMD_ISA 1
+#endif
 #include "kernel-fast-variants.h"

@@ -7,4 +7,7 @@
 #endif
 
 #define NB_ISA avx512
+#if defined(__x86_64__) || defined(__i386__)
+#define NB_SIMD_ISA 2
+#endif
 #include "kernel-fast-variants.h"

@@ -32,204 +32,244 @@
 #define NB_PHYS(name) NB_CAT (name, NB_PHYS_SUFFIX)
 #include "nb-physics.h"
 
-/* All loops run over the whole chunk (CH pixels, constant trip counts that
- * vectorise without remainders); only the first @n results are stored. */
+/* A chunk's per-pixel values, staged through memory.  All loops run over
+ * the whole chunk (CH pixels, constant trip counts that vectorise without
+ * remainders); only the first n results are stored. */
+typedef struct
+{
+  R acc[CH], polar[CH], omega[CH], capture[CH], osum[CH];
+  R dx[CH], dy[CH], dz[CH], rr[CH], rinv[CH]; /* the sub-pixel's direction */
+  R qx[CH], qy[CH], qz[CH], keep[CH];         /* the source's scattering vector */
+} FN (chunk);
+
+/* Sub-pixel (subS, subF) of layer @t of the pixels (spixel, f0 + l fstride):
+ * the unit vectors d from the sample to it and their lengths (a curved
+ * detector's bent onto the sphere), its solid angle and the layer's capture
+ * fraction (nb_solid_angle; the reference's per-sub-pixel geometry). */
+static inline void
+FN (chunk_subpixel) (
+    const NB_CTX *c, FN (chunk) * s, int t, int spixel, int f0, int fstride, int subS, int subF)
+{
+  const int N = c->oversample;
+  const R omega_scale = c->pixel_size * c->pixel_size * c->close_distance;
+  const R Odet = t * c->thickstep;
+  const R Sdet = c->subpix * (R) (spixel * N + subS) + c->subpix * K (0.5);
+  const R bx = Sdet * c->sdet[0] + Odet * c->odet[0] + c->pix0[0];
+  const R by = Sdet * c->sdet[1] + Odet * c->odet[1] + c->pix0[1];
+  const R bz = Sdet * c->sdet[2] + Odet * c->odet[2] + c->pix0[2];
+
+  for (int l = 0; l < CH; l++)
+    {
+      R Fdet = c->subpix * (R) ((f0 + l * fstride) * N + subF) + c->subpix * K (0.5);
+      R px = Fdet * c->fdet[0] + bx;
+      R py = Fdet * c->fdet[1] + by;
+      R pz = Fdet * c->fdet[2] + bz;
+      R r = sqrt (px * px + py * py + pz * pz);
+      R inv = K (1.0) / r;
+      s->rr[l] = r;
+      s->rinv[l] = inv;
+      s->dx[l] = px * inv;
+      s->dy[l] = py * inv;
+      s->dz[l] = pz * inv;
+    }
+  if (c->curved)
+    for (int l = 0; l < CH; l++)
+      {
+        /* flat position from the unit vector and its length */
+        double p[3] = { s->dx[l] * s->rr[l], s->dy[l] * s->rr[l], s->dz[l] * s->rr[l] }, v[3],
+               nv[3];
+        double sd[3] = { c->sdet[0], c->sdet[1], c->sdet[2] };
+        double fd[3] = { c->fdet[0], c->fdet[1], c->fdet[2] };
+        for (int k = 0; k < 3; k++)
+          v[k] = c->distance * c->beam[k];
+        nb_rotate_axis (v, sd, p[1] / c->distance, nv);
+        nb_rotate_axis (nv, fd, p[2] / c->distance, p);
+        s->rr[l] = (R) nb_magnitude (p);
+        s->rinv[l] = K (1.0) / s->rr[l];
+        s->dx[l] = (R) (p[0] / s->rr[l]);
+        s->dy[l] = (R) (p[1] / s->rr[l]);
+        s->dz[l] = (R) (p[2] / s->rr[l]);
+      }
+
+  for (int l = 0; l < CH; l++)
+    {
+      R w = NB_PHYS (nb_solid_angle) (s->rinv[l], omega_scale, c->point_pixel);
+      s->omega[l] = (s->omega[l] == K (0.0) || c->os_omega) ? w : s->omega[l];
+      s->osum[l] += s->omega[l];
+    }
+  if (c->thick != K (0.0))
+    for (int l = 0; l < CH; l++)
+      if (s->capture[l] == K (0.0) || c->os_thick)
+        {
+          R par = s->dx[l] * c->odet[0] + s->dy[l] * c->odet[1] + s->dz[l] * c->odet[2];
+          s->capture[l] =
+              exp (-t * c->thickstep * c->mu / par) - exp (-(t + 1) * c->thickstep * c->mu / par);
+        }
+}
+
+/* Source @src seen along the sub-pixel's directions: the scattering vectors
+ * q, which lanes -dmin keeps, and the polarization factor where a lane lacks
+ * one (nb_kahn_factor).  Returns 0 when no lane is kept. */
+static inline int
+FN (chunk_source) (const NB_CTX *c, FN (chunk) * s, int src)
+{
+  const R ix = c->inc[3 * src], iy = c->inc[3 * src + 1];
+  const R iz = c->inc[3 * src + 2], il = c->inv_lambda[src];
+  const R *pb = c->pol + 6 * src, *pe = pb + 3;
+  int any = 0;
+
+  for (int l = 0; l < CH; l++)
+    {
+      s->qx[l] = (s->dx[l] - ix) * il;
+      s->qy[l] = (s->dy[l] - iy) * il;
+      s->qz[l] = (s->dz[l] - iz) * il;
+      s->keep[l] = K (1.0);
+    }
+  if (c->dmin > K (0.0))
+    for (int l = 0; l < CH; l++)
+      {
+        R stol = K (0.5) * sqrt (s->qx[l] * s->qx[l] + s->qy[l] * s->qy[l] + s->qz[l] * s->qz[l]);
+        s->keep[l] = (stol > K (0.0) && c->dmin > K (0.5) / stol) ? K (0.0) : K (1.0);
+      }
+  for (int l = 0; l < CH; l++)
+    {
+      R kahn = NB_PHYS (nb_kahn_factor) (c->kahn, c->inc + 3 * src, pb, pe, s->dx[l], s->dy[l],
+                                         s->dz[l]);
+      int fresh = s->keep[l] != K (0.0) && (s->polar[l] == K (0.0) || c->os_polar);
+
+      any |= s->keep[l] != K (0.0);
+      s->polar[l] = fresh ? kahn : s->polar[l];
+    }
+  return any;
+}
+
+/* Every orientation step (mosaic domain and phi step) for the scattering
+ * vectors q: the Miller indices, their squared lattice and structure
+ * factors (nb_lattice_square2 or nb_lattice_shape2, nb_structure_factor)
+ * added to acc, with the -oversample_* factors where they apply. */
+static inline void
+FN (chunk_steps) (const NB_CTX *c, FN (chunk) * s)
+{
+  R hh[CH], kk[CH], ll[CH], term[CH], Fv[CH];
+  int cell[CH];
+
+  for (int j = 0; j < c->nsteps; j++)
+    {
+      const R *a = c->abc + 9 * j;
+
+      for (int l = 0; l < CH; l++)
+        {
+          hh[l] = a[0] * s->qx[l] + a[1] * s->qy[l] + a[2] * s->qz[l];
+          kk[l] = a[3] * s->qx[l] + a[4] * s->qy[l] + a[5] * s->qz[l];
+          ll[l] = a[6] * s->qx[l] + a[7] * s->qy[l] + a[8] * s->qz[l];
+        }
+
+      /* lattice factor squared */
+      if (c->shape == NB_SHAPE_SQUARE)
+        for (int l = 0; l < CH; l++)
+          term[l] = NB_PHYS (nb_lattice_square2) (hh[l], kk[l], ll[l], c->Na, c->Nb, c->Nc);
+      else
+        for (int l = 0; l < CH; l++)
+          term[l] = NB_PHYS (nb_lattice_shape2) ((int) c->shape, hh[l], kk[l], ll[l], c->Na, c->Nb,
+                                                 c->Nc, c->fudge, c->astar);
+
+      /* structure factor squared */
+      if (c->F != NULL)
+        {
+          /* cells in vector registers, then plain loads (a gather is slower
+           * than this on the CPUs measured) */
+          for (int l = 0; l < CH; l++)
+            cell[l] = NB_PHYS (nb_structure_factor_cell) (c->h_min, c->k_min, c->l_min, c->h_count,
+                                                          c->k_count, c->l_count, c->k_stride,
+                                                          c->l_stride, hh[l], kk[l], ll[l]);
+          for (int l = 0; l < CH; l++)
+            Fv[l] = cell[l] >= 0 ? c->F[cell[l]] : c->default_F;
+          for (int l = 0; l < CH; l++)
+            term[l] *= Fv[l] * Fv[l];
+        }
+      else
+        for (int l = 0; l < CH; l++)
+          term[l] *= c->default_F * c->default_F;
+
+      if (!c->os_any)
+        for (int l = 0; l < CH; l++)
+          s->acc[l] += term[l] * s->keep[l];
+      else
+        for (int l = 0; l < CH; l++)
+          {
+            /* the reference skips zero lattice terms (no factor either) */
+            int add = s->keep[l] != K (0.0) && !(term[l] == K (0.0) && !c->water);
+            if (add)
+              {
+                s->acc[l] += term[l];
+                if (c->os_thick)
+                  s->acc[l] *= s->capture[l];
+                if (c->os_polar)
+                  s->acc[l] *= s->polar[l];
+                if (c->os_omega)
+                  s->acc[l] *= s->omega[l];
+              }
+          }
+    }
+}
+
+/* The chunk's first @n pixels, scaled and with the factors not applied per
+ * sub-pixel, into out; their solid angles added to *omega_sum. */
+static inline void
+FN (chunk_finish) (const NB_CTX *c, FN (chunk) * s, int n, float *out, double *omega_sum)
+{
+  for (int l = 0; l < CH; l++)
+    {
+      R v = c->scale * s->acc[l];
+
+      if (!c->os_thick)
+        v *= s->capture[l];
+      if (!c->os_polar)
+        v *= s->polar[l];
+      if (!c->os_omega)
+        v *= s->omega[l];
+      if (c->physical_bg != K (0.0))
+        v += c->scale * c->physical_bg * s->capture[l] * s->polar[l] * s->omega[l];
+      s->acc[l] = v;
+    }
+  for (int l = 0; l < n; l++)
+    out[l] = (float) s->acc[l];
+  for (int l = 0; l < n; l++)
+    *omega_sum += (double) s->osum[l];
+}
+
+/* The pixels (spixel, f0 + l fstride), l < n, into out[l]; their sub-pixels'
+ * solid angles added to *omega_sum. */
 static void
 FN (render_chunk) (
     const NB_CTX *c, int spixel, int f0, int fstride, int n, float *out, double *omega_sum)
 {
-  R acc[CH], polar[CH], omega[CH], capture[CH], osum[CH];
-  R dx[CH], dy[CH], dz[CH], rr[CH], rinv[CH];
-  R qx[CH], qy[CH], qz[CH], keep[CH];
-  R hh[CH], kk[CH], ll[CH], term[CH], Fv[CH];
-  int cell[CH];
+  FN (chunk) s;
   const int N = c->oversample;
-  const R omega_scale = c->pixel_size * c->pixel_size * c->close_distance;
 
   for (int l = 0; l < CH; l++)
     {
-      acc[l] = c->I_start;
-      polar[l] = c->nopolar ? K (1.0) : K (0.0);
-      omega[l] = K (0.0);
-      capture[l] = K (0.0);
-      osum[l] = K (0.0);
+      s.acc[l] = c->I_start;
+      s.polar[l] = c->nopolar ? K (1.0) : K (0.0);
+      s.omega[l] = K (0.0);
+      s.capture[l] = K (0.0);
+      s.osum[l] = K (0.0);
     }
 
   for (int t = 0; t < c->thicksteps; t++)
     {
-      const R Odet = t * c->thickstep;
-
       for (int l = 0; l < CH; l++)
-        capture[l] = c->thick == K (0.0) ? K (1.0) : K (0.0);
+        s.capture[l] = c->thick == K (0.0) ? K (1.0) : K (0.0);
       for (int subS = 0; subS < N; subS++)
         for (int subF = 0; subF < N; subF++)
           {
-            const R Sdet = c->subpix * (R) (spixel * N + subS) + c->subpix * K (0.5);
-            const R bx = Sdet * c->sdet[0] + Odet * c->odet[0] + c->pix0[0];
-            const R by = Sdet * c->sdet[1] + Odet * c->odet[1] + c->pix0[1];
-            const R bz = Sdet * c->sdet[2] + Odet * c->odet[2] + c->pix0[2];
-
-            for (int l = 0; l < CH; l++)
-              {
-                R Fdet = c->subpix * (R) ((f0 + l * fstride) * N + subF) + c->subpix * K (0.5);
-                R px = Fdet * c->fdet[0] + bx;
-                R py = Fdet * c->fdet[1] + by;
-                R pz = Fdet * c->fdet[2] + bz;
-                R r = sqrt (px * px + py * py + pz * pz);
-                R inv = K (1.0) / r;
-                rr[l] = r;
-                rinv[l] = inv;
-                dx[l] = px * inv;
-                dy[l] = py * inv;
-                dz[l] = pz * inv;
-              }
-            if (c->curved)
-              for (int l = 0; l < CH; l++)
-                {
-                  /* flat position from the unit vector and its length */
-                  double p[3] = { dx[l] * rr[l], dy[l] * rr[l], dz[l] * rr[l] }, v[3], nv[3];
-                  double sd[3] = { c->sdet[0], c->sdet[1], c->sdet[2] };
-                  double fd[3] = { c->fdet[0], c->fdet[1], c->fdet[2] };
-                  for (int k = 0; k < 3; k++)
-                    v[k] = c->distance * c->beam[k];
-                  nb_rotate_axis (v, sd, p[1] / c->distance, nv);
-                  nb_rotate_axis (nv, fd, p[2] / c->distance, p);
-                  rr[l] = (R) nb_magnitude (p);
-                  rinv[l] = K (1.0) / rr[l];
-                  dx[l] = (R) (p[0] / rr[l]);
-                  dy[l] = (R) (p[1] / rr[l]);
-                  dz[l] = (R) (p[2] / rr[l]);
-                }
-
-            for (int l = 0; l < CH; l++)
-              {
-                R w = NB_PHYS (nb_solid_angle) (rinv[l], omega_scale, c->point_pixel);
-                omega[l] = (omega[l] == K (0.0) || c->os_omega) ? w : omega[l];
-                osum[l] += omega[l];
-              }
-            if (c->thick != K (0.0))
-              for (int l = 0; l < CH; l++)
-                if (capture[l] == K (0.0) || c->os_thick)
-                  {
-                    R par = dx[l] * c->odet[0] + dy[l] * c->odet[1] + dz[l] * c->odet[2];
-                    capture[l] = exp (-t * c->thickstep * c->mu / par) -
-                                 exp (-(t + 1) * c->thickstep * c->mu / par);
-                  }
-
+            FN (chunk_subpixel) (c, &s, t, spixel, f0, fstride, subS, subF);
             for (int src = 0; src < c->nsources; src++)
-              {
-                const R ix = c->inc[3 * src], iy = c->inc[3 * src + 1];
-                const R iz = c->inc[3 * src + 2], il = c->inv_lambda[src];
-                const R *pb = c->pol + 6 * src, *pe = pb + 3;
-                int any = 0;
-
-                for (int l = 0; l < CH; l++)
-                  {
-                    qx[l] = (dx[l] - ix) * il;
-                    qy[l] = (dy[l] - iy) * il;
-                    qz[l] = (dz[l] - iz) * il;
-                    keep[l] = K (1.0);
-                  }
-                if (c->dmin > K (0.0))
-                  for (int l = 0; l < CH; l++)
-                    {
-                      R stol = K (0.5) * sqrt (qx[l] * qx[l] + qy[l] * qy[l] + qz[l] * qz[l]);
-                      keep[l] = (stol > K (0.0) && c->dmin > K (0.5) / stol) ? K (0.0) : K (1.0);
-                    }
-                for (int l = 0; l < CH; l++)
-                  {
-                    R kahn = NB_PHYS (nb_kahn_factor) (c->kahn, c->inc + 3 * src, pb, pe, dx[l],
-                                                       dy[l], dz[l]);
-                    int fresh = keep[l] != K (0.0) && (polar[l] == K (0.0) || c->os_polar);
-
-                    any |= keep[l] != K (0.0);
-                    polar[l] = fresh ? kahn : polar[l];
-                  }
-                if (!any)
-                  continue;
-
-                for (int j = 0; j < c->nsteps; j++)
-                  {
-                    const R *a = c->abc + 9 * j;
-
-                    for (int l = 0; l < CH; l++)
-                      {
-                        hh[l] = a[0] * qx[l] + a[1] * qy[l] + a[2] * qz[l];
-                        kk[l] = a[3] * qx[l] + a[4] * qy[l] + a[5] * qz[l];
-                        ll[l] = a[6] * qx[l] + a[7] * qy[l] + a[8] * qz[l];
-                      }
-
-                    /* lattice factor squared */
-                    if (c->shape == NB_SHAPE_SQUARE)
-                      for (int l = 0; l < CH; l++)
-                        term[l] =
-                            NB_PHYS (nb_lattice_square2) (hh[l], kk[l], ll[l], c->Na, c->Nb, c->Nc);
-                    else
-                      for (int l = 0; l < CH; l++)
-                        term[l] =
-                            NB_PHYS (nb_lattice_shape2) ((int) c->shape, hh[l], kk[l], ll[l], c->Na,
-                                                         c->Nb, c->Nc, c->fudge, c->astar);
-
-                    /* structure factor squared */
-                    if (c->F != NULL)
-                      {
-                        /* cells in vector registers, then plain loads (a
-                         * gather is slower than this on the CPUs measured) */
-                        for (int l = 0; l < CH; l++)
-                          cell[l] = NB_PHYS (nb_structure_factor_cell) (
-                              c->h_min, c->k_min, c->l_min, c->h_count, c->k_count, c->l_count,
-                              c->k_stride, c->l_stride, hh[l], kk[l], ll[l]);
-                        for (int l = 0; l < CH; l++)
-                          Fv[l] = cell[l] >= 0 ? c->F[cell[l]] : c->default_F;
-                        for (int l = 0; l < CH; l++)
-                          term[l] *= Fv[l] * Fv[l];
-                      }
-                    else
-                      for (int l = 0; l < CH; l++)
-                        term[l] *= c->default_F * c->default_F;
-
-                    if (!c->os_any)
-                      for (int l = 0; l < CH; l++)
-                        acc[l] += term[l] * keep[l];
-                    else
-                      for (int l = 0; l < CH; l++)
-                        {
-                          /* the reference skips zero lattice terms (no factor either) */
-                          int add = keep[l] != K (0.0) && !(term[l] == K (0.0) && !c->water);
-                          if (add)
-                            {
-                              acc[l] += term[l];
-                              if (c->os_thick)
-                                acc[l] *= capture[l];
-                              if (c->os_polar)
-                                acc[l] *= polar[l];
-                              if (c->os_omega)
-                                acc[l] *= omega[l];
-                            }
-                        }
-                  }
-              }
+              if (FN (chunk_source) (c, &s, src))
+                FN (chunk_steps) (c, &s);
           }
     }
-
-  for (int l = 0; l < CH; l++)
-    {
-      R v = c->scale * acc[l];
-
-      if (!c->os_thick)
-        v *= capture[l];
-      if (!c->os_polar)
-        v *= polar[l];
-      if (!c->os_omega)
-        v *= omega[l];
-      if (c->physical_bg != K (0.0))
-        v += c->scale * c->physical_bg * capture[l] * polar[l] * omega[l];
-      acc[l] = v;
-    }
-  for (int l = 0; l < n; l++)
-    out[l] = (float) acc[l];
-  for (int l = 0; l < n; l++)
-    *omega_sum += (double) osum[l];
+  FN (chunk_finish) (c, &s, n, out, omega_sum);
 }
 
 /* Renders @count pixels of row @spixel, fast indices f_first + j * fstride,
@@ -242,6 +282,13 @@ FN (nb_fast_render_row) (
    * and another thread may be writing the next row's */
   double omega = 0.0;
 
+#ifdef NB_SIMD_ISA
+  if (c->simd)
+    {
+      FN (simd_render_row) (c, spixel, f_first, count, fstride, out, omega_sum);
+      return;
+    }
+#endif
   for (int j0 = 0; j0 < count; j0 += CH)
     {
       int n = count - j0 < CH ? count - j0 : CH;

@@ -11,6 +11,9 @@
 #define NB_REAL_IS_DOUBLE 0
 #define NB_SUFFIX         NB_ISA_SUFFIX (f32, NB_ISA)
 #define NB_PHYS_SUFFIX    NB_ISA_SUFFIX (f32, NB_ISA)
+#ifdef NB_SIMD_ISA
+#include "kernel-fast-simd.h"
+#endif
 #include "kernel-fast-body.h"
 #undef NB_CTX
 #undef NB_REAL
@@ -23,4 +26,7 @@
 #define NB_REAL_IS_DOUBLE 1
 #define NB_SUFFIX         NB_ISA_SUFFIX (f64, NB_ISA)
 #define NB_PHYS_SUFFIX    NB_ISA_SUFFIX (f64, NB_ISA)
+#ifdef NB_SIMD_ISA
+#include "kernel-fast-simd.h"
+#endif
 #include "kernel-fast-body.h"

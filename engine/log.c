@@ -27,7 +27,10 @@ nb_log_printf (nb_log *log, const char *fmt, ...)
         cap *= 2;
       text = realloc (log->text, cap);
       if (text == NULL)
-        return; /* the log is diagnostic only */
+        {
+          log->nomem = 1;
+          return;
+        }
       log->text = text;
       log->cap = cap;
     }
@@ -43,4 +46,5 @@ nb_log_free (nb_log *log)
   free (log->text);
   log->text = NULL;
   log->len = log->cap = 0;
+  log->nomem = 0;
 }

@@ -38,27 +38,41 @@ NB_PHYS (nb_solid_angle) (NBP_R rinv, NBP_R omega_scale, int point_pixel)
   return point_pixel ? i2 : omega_scale * i2 * rinv;
 }
 
+/* NBP_FMA(a, b, c): a b + c, rounded once where the instruction set has a
+ * fused multiply-add (CUDA; the C compiler's AVX2 and AVX-512 kernels, whose
+ * target enables FMA and defines __FMA__), else rounded twice (the portable
+ * kernel, for processors without FMA, where a library fma() would be
+ * emulated in software).  The two roundings differ in the last bit of a
+ * polynomial at most; nothing else here is fused, as the kernels and their
+ * CUDA twins compute everything else with separate roundings. */
+#if defined(__CUDACC__) || defined(__FMA__)
+#define NBP_FMA(a, b, c) fma ((a), (b), (c))
+#else
+#define NBP_FMA(a, b, c) ((a) * (b) + (c))
+#endif
+
 /* sin(pi x) for |x| <= 1/2: its Taylor polynomial, to x^11 in float and x^21
- * in double (truncation error below half an ulp in either). */
+ * in double (truncation error below half an ulp in either), by Horner's rule
+ * in fused multiply-adds (NBP_FMA). */
 NB_HD NBP_R
 NB_PHYS (nb_sinpi_half) (NBP_R x)
 {
   NBP_R x2 = x * x;
 #if NB_REAL_IS_DOUBLE
   NBP_R r = NBP_K (5.392664662608125e-10);
-  r = r * x2 - NBP_K (2.2948428997269856e-08);
-  r = r * x2 + NBP_K (7.952054001475508e-07);
-  r = r * x2 - NBP_K (2.1915353447830204e-05);
-  r = r * x2 + NBP_K (0.00046630280576761234);
-  r = r * x2 - NBP_K (0.007370430945714348);
+  r = NBP_FMA (r, x2, NBP_K (-2.2948428997269856e-08));
+  r = NBP_FMA (r, x2, NBP_K (7.952054001475508e-07));
+  r = NBP_FMA (r, x2, NBP_K (-2.1915353447830204e-05));
+  r = NBP_FMA (r, x2, NBP_K (0.00046630280576761234));
+  r = NBP_FMA (r, x2, NBP_K (-0.007370430945714348));
 #else
   NBP_R r = NBP_K (-0.007370430945714348);
 #endif
-  r = r * x2 + NBP_K (0.08214588661112819);
-  r = r * x2 - NBP_K (0.5992645293207919);
-  r = r * x2 + NBP_K (2.550164039877345);
-  r = r * x2 - NBP_K (5.167712780049969);
-  r = r * x2 + NBP_K (3.141592653589793);
+  r = NBP_FMA (r, x2, NBP_K (0.08214588661112819));
+  r = NBP_FMA (r, x2, NBP_K (-0.5992645293207919));
+  r = NBP_FMA (r, x2, NBP_K (2.550164039877345));
+  r = NBP_FMA (r, x2, NBP_K (-5.167712780049969));
+  r = NBP_FMA (r, x2, NBP_K (3.141592653589793));
   return r * x;
 }
 
@@ -258,5 +272,6 @@ NB_PHYS (nb_structure_factor) (const NBP_R *F,
   return cell >= 0 ? F[cell] : default_F;
 }
 
+#undef NBP_FMA
 #undef NBP_K
 #undef NBP_R

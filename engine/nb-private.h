@@ -243,7 +243,9 @@ typedef struct
   int F_owned; /* F is a converted copy (else it is the plan's grid) */                            \
   int h_min, k_min, l_min, h_count, k_count, l_count, k_stride, l_stride;                          \
   T default_F;                                                                                     \
-  T I_start, scale, physical_bg;
+  T I_start, scale, physical_bg;                                                                   \
+  int simd;   /* 1: SSE4.1, AVX2 and AVX-512 rows take kernel-fast-simd.h (nb_fast_prepare) */     \
+  int stream; /* 1: the image is larger than the caches: streaming stores */
 
 typedef struct
 {
@@ -278,14 +280,15 @@ typedef void (*nb_f64_row_fn) (const nb_f64_ctx *c,
   void nb_fast_render_row_f64_##isa (const nb_f64_ctx *c, int spixel, int f_first, int count,      \
                                      int fstride, float *out, double *omega_sum);
 NB_FAST_DECLARE (generic)
+NB_FAST_DECLARE (sse41)
 NB_FAST_DECLARE (avx2)
 NB_FAST_DECLARE (avx512)
 #undef NB_FAST_DECLARE
 
 /* nb_fast_select: the instruction set for this CPU ("avx512", "avx2",
- * "generic"); the environment variable NB_KERNEL=generic|avx2|avx512 forces
- * one (an unsupported choice falls back).  Returns 0, 1, 2 for generic, avx2,
- * avx512. */
+ * "sse41", "generic"); the environment variable
+ * NB_KERNEL=generic|sse41|avx2|avx512 forces one (an unsupported choice falls
+ * back).  Returns 0, 1, 2, 3 for generic, sse41, avx2, avx512. */
 int nb_fast_select (const char **name);
 
 typedef struct nb_shared_F nb_shared_F;

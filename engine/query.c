@@ -172,3 +172,50 @@ nb_geometry_query (
                                   : g->pixel_size * g->pixel_size / (r * r) * g->close_distance / r;
   return NB_OK;
 }
+
+int
+nb_geometry_direction_to_pixel (const nb_geometry *g,
+                                const double dir[3],
+                                double *fpixel,
+                                double *spixel)
+{
+  double normal[3], den, t, pos[3];
+
+  nb_cross (g->fdet, g->sdet, normal);
+  den = nb_dot (dir, normal);
+  if (!(fabs (den) > 1e-12 * nb_magnitude (dir)))
+    return 0;
+  t = nb_dot (g->pix0, normal) / den;
+  if (!(t > 0.0))
+    return 0;
+  for (int k = 0; k < 3; k++)
+    pos[k] = t * dir[k] - g->pix0[k];
+  *fpixel = nb_dot (pos, g->fdet) / g->pixel_size;
+  *spixel = nb_dot (pos, g->sdet) / g->pixel_size;
+  return 1;
+}
+
+double
+nb_geometry_structure_factor (const nb_geometry *g, int h, int k, int l, int *from_file)
+{
+  int inside = 0;
+  double F = g->default_F;
+
+  if (g->shared != NULL)
+    {
+      const nb_hkl_grid *grid = &g->grid;
+
+      inside = h >= grid->h_min && h <= grid->h_max && k >= grid->k_min && k <= grid->k_max &&
+               l >= grid->l_min && l <= grid->l_max;
+      F = nb_hkl_lookup_nearest (grid, h, k, l, g->default_F);
+    }
+  if (from_file != NULL)
+    *from_file = inside;
+  return F;
+}
+
+int
+nb_geometry_same_structure_factors (const nb_geometry *a, const nb_geometry *b)
+{
+  return a->shared == b->shared && a->default_F == b->default_F;
+}

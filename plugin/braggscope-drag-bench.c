@@ -13,11 +13,19 @@
  *   braggscope-drag-bench [--sizes 512,1024] [--seconds 3] [--rate 60]
  *                         [--stride 4] [--backend auto|cpu|cuda]
  *                         [--precision single|double] [--json]
+ *                         [--reciprocal SIZE]
  *
+ * --reciprocal draws every frame's reciprocal space as an open
+ * BraggscopeReciprocalView would (its scene from the frame's parameters, a
+ * SIZE x SIZE drawing), on the main context, so that its cost shows in the
+ * frames per second; the drawing time's median is reported.
  * Each line (or JSON object) says where the frames were computed (the
  * backend of the last full frame) and in which precision.
  */
 #include "braggscope.h"
+#ifdef BRAGGSCOPE_DRAG_BENCH_RECIPROCAL
+#include "braggscope-gtk.h"
+#endif
 
 #include <math.h>
 #include <stdlib.h>
@@ -37,8 +45,31 @@ typedef struct
   GArray *preview_exec_ms, *full_exec_ms; /* the frames' own execute-ms */
   guint frames_in_drag;
   guint errors;
-  const char *backend; /* of the last frame (a static string) */
+  const char *backend;   /* of the last frame (a static string) */
+  GArray *reciprocal_ms; /* drawing each frame's reciprocal space */
 } Bench;
+
+/* --reciprocal: the side of the reciprocal view drawn for every frame (0: none). */
+static int reciprocal_size;
+
+/* What an open reciprocal view does with a new frame. */
+static void
+draw_reciprocal (BraggscopeFrame *frame, Bench *b)
+{
+#ifdef BRAGGSCOPE_DRAG_BENCH_RECIPROCAL
+  gint64 start = g_get_monotonic_time ();
+  g_autoptr (GBytes) rgba = NULL;
+  double ms;
+
+  if (reciprocal_size <= 0)
+    return;
+  rgba = braggscope_render_reciprocal_bytes (frame, 25.0, 20.0, 1.0, 0.0, reciprocal_size,
+                                             reciprocal_size);
+  ms = (g_get_monotonic_time () - start) / 1000.0;
+  if (b->reciprocal_ms != NULL)
+    g_array_append_val (b->reciprocal_ms, ms);
+#endif
+}
 
 static int
 compare_double (gconstpointer a, gconstpointer b)
@@ -71,6 +102,7 @@ on_frame_ready (BraggscopeSimulation *sim, BraggscopeFrame *frame, Bench *b)
   double ms;
 
   b->backend = braggscope_frame_get_backend (frame);
+  draw_reciprocal (frame, b);
   if (b->change_us == NULL || seq < b->first_sequence ||
       seq - b->first_sequence >= b->change_us->len)
     {
@@ -204,6 +236,7 @@ run_size (int size,
   b.full_ms = g_array_new (FALSE, FALSE, sizeof (double));
   b.preview_exec_ms = g_array_new (FALSE, FALSE, sizeof (double));
   b.full_exec_ms = g_array_new (FALSE, FALSE, sizeof (double));
+  b.reciprocal_ms = g_array_new (FALSE, FALSE, sizeof (double));
   b.dragging = TRUE;
 
   drag = (DragSource *) g_source_new (&drag_funcs, sizeof (DragSource));
@@ -230,11 +263,12 @@ run_size (int size,
     double final_ms = b.final_full_us ? (b.final_full_us - b.drag_end_us) / 1000.0 : NAN;
     double fps = b.frames_in_drag / drag_s;
     double pe = percentile (b.preview_exec_ms, 50), fe = percentile (b.full_exec_ms, 50);
-    char buf[8][G_ASCII_DTOSTR_BUF_SIZE];
-    const double v[8] = { p50, p95, f50, f95, final_ms, fps, pe, fe };
+    double re = percentile (b.reciprocal_ms, 50);
+    char buf[9][G_ASCII_DTOSTR_BUF_SIZE];
+    const double v[9] = { p50, p95, f50, f95, final_ms, fps, pe, fe, re };
 
     /* JSON has no NaN: null */
-    for (int i = 0; i < 8; i++)
+    for (int i = 0; i < 9; i++)
       if (isnan (v[i]))
         g_strlcpy (buf[i], "null", sizeof buf[i]);
       else
@@ -253,10 +287,11 @@ run_size (int size,
                "\"previews\": %u, \"full_frames\": %u, \"preview_p50_ms\": %s, "
                "\"preview_p95_ms\": %s, \"full_p50_ms\": %s, \"full_p95_ms\": %s, "
                "\"final_full_ms\": %s, \"preview_execute_p50_ms\": %s, "
-               "\"full_execute_p50_ms\": %s, \"errors\": %u}\n",
+               "\"full_execute_p50_ms\": %s, \"reciprocal_view\": %d, "
+               "\"reciprocal_draw_p50_ms\": %s, \"errors\": %u}\n",
                size, b.backend != NULL ? b.backend : "", precision_nick, drag_s, rate, stride,
                b.change_us->len, b.frames_in_drag, buf[5], previews, fulls, buf[0], buf[1], buf[2],
-               buf[3], buf[4], buf[6], buf[7], b.errors);
+               buf[3], buf[4], buf[6], buf[7], reciprocal_size, buf[8], b.errors);
     else
       g_print ("%4d^2 (%s, %s): %u changes in %.2f s, %u frames during the drag (%s/s): %u "
                "previews p50 %s ms p95 %s ms, %u full p50 %s ms p95 %s ms; full frame %s ms "
@@ -264,6 +299,9 @@ run_size (int size,
                size, b.backend != NULL ? b.backend : "?", precision_nick, b.change_us->len, drag_s,
                b.frames_in_drag, buf[5], previews, buf[0], buf[1], fulls, buf[2], buf[3], buf[4],
                buf[6], buf[7]);
+    if (!json && reciprocal_size > 0)
+      g_print ("      with the reciprocal view open (%d^2): its drawing p50 %s ms a frame\n",
+               reciprocal_size, buf[8]);
   }
 
   g_array_unref (b.change_us);
@@ -271,6 +309,7 @@ run_size (int size,
   g_array_unref (b.full_ms);
   g_array_unref (b.preview_exec_ms);
   g_array_unref (b.full_exec_ms);
+  g_array_unref (b.reciprocal_ms);
   g_object_unref (b.sim);
   g_main_loop_unref (b.loop);
   return b.errors == 0;
@@ -297,6 +336,9 @@ main (int argc, char **argv)
     { "precision", 0, 0, G_OPTION_ARG_STRING, &precision, "Kernel precision (default: the scene's)",
       "single|double" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "One JSON object per size", NULL },
+    { "reciprocal", 0, 0, G_OPTION_ARG_INT, &reciprocal_size,
+      "Draw each frame's reciprocal view, SIZE x SIZE pixels, as an open one would (0: none)",
+      "SIZE" },
     { NULL }
   };
   gboolean ok = TRUE;
@@ -314,6 +356,18 @@ main (int argc, char **argv)
       g_printerr ("braggscope-drag-bench: --seconds %g, --rate %g, --stride %d: allowed 0 to "
                   "3600 s, 0 to 10000 Hz, 1 to 64\n",
                   seconds, rate, stride);
+      return 2;
+    }
+#ifndef BRAGGSCOPE_DRAG_BENCH_RECIPROCAL
+  if (reciprocal_size > 0)
+    {
+      g_printerr ("braggscope-drag-bench: --reciprocal: this build has no libbraggscope-gtk\n");
+      return 2;
+    }
+#endif
+  if (reciprocal_size < 0 || reciprocal_size > 8192)
+    {
+      g_printerr ("braggscope-drag-bench: --reciprocal %d: allowed 0 to 8192\n", reciprocal_size);
       return 2;
     }
   list = g_strsplit (sizes != NULL ? sizes : "512,1024", ",", -1);

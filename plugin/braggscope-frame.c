@@ -121,6 +121,9 @@ struct _BraggscopeFrameSource
   nb_params params;
   GBytes *mask;
   char **args; /* made from params when first asked for (g_once) */
+  GMutex predict_lock;
+  GArray *predicted; /* BraggscopeReflection, when first asked for */
+  GError *predict_error;
 };
 
 BraggscopeFrameSource *
@@ -135,6 +138,7 @@ _braggscope_frame_source_new (const nb_plan_info *info, const nb_params *params,
       return NULL;
     }
   g_atomic_ref_count_init (&self->ref_count);
+  g_mutex_init (&self->predict_lock);
   self->info = *info;
   self->mask = mask != NULL ? g_bytes_ref (mask) : NULL;
   return self;
@@ -155,6 +159,9 @@ _braggscope_frame_source_unref (BraggscopeFrameSource *self)
     {
       nb_params_clear (&self->params);
       g_clear_pointer (&self->mask, g_bytes_unref);
+      g_clear_pointer (&self->predicted, g_array_unref);
+      g_clear_error (&self->predict_error);
+      g_mutex_clear (&self->predict_lock);
       g_strfreev (self->args);
       g_free (self);
     }
@@ -182,6 +189,36 @@ GBytes *
 _braggscope_frame_source_peek_mask (BraggscopeFrameSource *self)
 {
   return self != NULL ? self->mask : NULL;
+}
+
+const nb_plan_info *
+_braggscope_frame_source_peek_info (BraggscopeFrameSource *self)
+{
+  return self != NULL ? &self->info : NULL;
+}
+
+const nb_params *
+_braggscope_frame_source_peek_params (BraggscopeFrameSource *self)
+{
+  return self != NULL ? &self->params : NULL;
+}
+
+/* Prediction builds a plan of its own (detector and crystal stages): once per
+ * plan update, shared by its preview and full frame. */
+GArray *
+_braggscope_frame_source_predict (BraggscopeFrameSource *self, GError **error)
+{
+  GArray *result = NULL;
+
+  g_mutex_lock (&self->predict_lock);
+  if (self->predicted == NULL && self->predict_error == NULL)
+    self->predicted = _braggscope_predict_reflections (&self->params, &self->predict_error);
+  if (self->predicted != NULL)
+    result = g_array_ref (self->predicted);
+  else
+    g_propagate_error (error, g_error_copy (self->predict_error));
+  g_mutex_unlock (&self->predict_lock);
+  return result;
 }
 
 /* ---- the frame ---- */
@@ -857,6 +894,12 @@ braggscope_frame_get_geometry (BraggscopeFrame *self)
 {
   g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (self), NULL);
   return self->geometry;
+}
+
+BraggscopeFrameSource *
+_braggscope_frame_peek_source (BraggscopeFrame *frame)
+{
+  return frame->source;
 }
 
 /**

@@ -153,6 +153,96 @@ braggscope_geometry_query (
 }
 
 /**
+ * braggscope_geometry_direction_to_pixel:
+ * @self: a geometry
+ * @dx: lab-frame x component of a ray from the sample (any length)
+ * @dy: lab-frame y component
+ * @dz: lab-frame z component
+ * @x: (out): where the ray meets the detector plane along the fast axis,
+ *   pixels (pixel i spans [i, i + 1)); it may lie off the detector
+ * @y: (out): along the slow axis, pixels
+ *
+ * Where a ray from the sample meets the detector plane (a curved detector is
+ * treated as flat): for a diffracted ray, where its spot is.  Compare the
+ * point with [method@Braggscope.Geometry.get_size] to know whether it falls
+ * on the detector.  Thread-safe.
+ *
+ * Returns: %TRUE, or %FALSE when the ray runs parallel to the plane or away
+ *   from it
+ *
+ * Since: 0.1
+ */
+gboolean
+braggscope_geometry_direction_to_pixel (
+    BraggscopeGeometry *self, double dx, double dy, double dz, double *x, double *y)
+{
+  double dir[3] = { dx, dy, dz }, f = 0.0, s = 0.0;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  if (!nb_geometry_direction_to_pixel (self->geom, dir, &f, &s))
+    return FALSE;
+  if (x != NULL)
+    *x = f;
+  if (y != NULL)
+    *y = s;
+  return TRUE;
+}
+
+/**
+ * braggscope_geometry_get_structure_factor:
+ * @self: a geometry
+ * @h: Miller index h
+ * @k: Miller index k
+ * @l: Miller index l
+ * @from_file: (out) (optional): %TRUE when (@h, @k, @l) lies inside the
+ *   structure-factor file's range of indices
+ *
+ * The structure factor |F| the simulation used for a reflection: the file's,
+ * else the default F.  Thread-safe.
+ *
+ * Returns: |F| (dimensionless, electrons)
+ *
+ * Since: 0.1
+ */
+double
+braggscope_geometry_get_structure_factor (
+    BraggscopeGeometry *self, int h, int k, int l, gboolean *from_file)
+{
+  int inside = 0;
+  double F;
+
+  g_return_val_if_fail (self != NULL, 0.0);
+
+  F = nb_geometry_structure_factor (self->geom, h, k, l, &inside);
+  if (from_file != NULL)
+    *from_file = inside != 0;
+  return F;
+}
+
+/**
+ * braggscope_geometry_same_structure_factors:
+ * @self: a geometry
+ * @other: another geometry
+ *
+ * Whether the two look up the same structure factors (the same table, as a
+ * simulation keeps it until its structure factors change, and the same
+ * default F): what a view computed from |F| for one holds for the other.
+ *
+ * Returns: %TRUE when [method@Braggscope.Geometry.get_structure_factor]
+ *   answers alike for both
+ *
+ * Since: 0.1
+ */
+gboolean
+braggscope_geometry_same_structure_factors (BraggscopeGeometry *self, BraggscopeGeometry *other)
+{
+  g_return_val_if_fail (self != NULL && other != NULL, FALSE);
+
+  return nb_geometry_same_structure_factors (self->geom, other->geom) != 0;
+}
+
+/**
  * braggscope_pixel_info_copy:
  * @info: a pixel info
  *

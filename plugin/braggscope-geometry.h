@@ -77,6 +77,17 @@ gboolean braggscope_geometry_query (
     BraggscopeGeometry *self, double x, double y, BraggscopePixelInfo *info, GError **error);
 
 BRAGGSCOPE_EXPORT
+gboolean braggscope_geometry_direction_to_pixel (
+    BraggscopeGeometry *self, double dx, double dy, double dz, double *x, double *y);
+BRAGGSCOPE_EXPORT
+double braggscope_geometry_get_structure_factor (
+    BraggscopeGeometry *self, int h, int k, int l, gboolean *from_file);
+
+BRAGGSCOPE_EXPORT
+gboolean braggscope_geometry_same_structure_factors (BraggscopeGeometry *self,
+                                                     BraggscopeGeometry *other);
+
+BRAGGSCOPE_EXPORT
 BraggscopePixelInfo *braggscope_pixel_info_copy (const BraggscopePixelInfo *info);
 BRAGGSCOPE_EXPORT
 void braggscope_pixel_info_free (BraggscopePixelInfo *info);

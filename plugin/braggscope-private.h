@@ -81,6 +81,15 @@ typedef struct
 
 BraggscopeFrame *_braggscope_frame_new (const BraggscopeFrameInit *init);
 
+/* What @frame was rendered from (NULL for a frame without a source). */
+BraggscopeFrameSource *_braggscope_frame_peek_source (BraggscopeFrame *frame);
+const nb_plan_info *_braggscope_frame_source_peek_info (BraggscopeFrameSource *self);
+const nb_params *_braggscope_frame_source_peek_params (BraggscopeFrameSource *self);
+/* The reflections predicted for the source's parameters (an array of
+ * BraggscopeReflection, a new reference), computed on the first call and kept
+ * (thread-safe); NULL with @error set when prediction failed. */
+GArray *_braggscope_frame_source_predict (BraggscopeFrameSource *self, GError **error);
+
 /* simulation: parameters from a full argv (argv[0] the program name) on top of
  * nanoBragg's defaults; image buffers its worker allocated */
 gboolean _braggscope_simulation_restore_args (BraggscopeSimulation *self,
@@ -90,6 +99,9 @@ guint _braggscope_simulation_get_buffers_allocated (BraggscopeSimulation *self);
 
 /* measured frames: the engine's frame, immutable */
 const nb_frame *_braggscope_measured_frame_peek (BraggscopeMeasuredFrame *self);
+/* lattice: nb_predict_reflections() for @params as an array of
+ * BraggscopeReflection (pixels, degrees) */
+GArray *_braggscope_predict_reflections (const nb_params *params, GError **error);
 
 /* nb_params_to_argv as a GStrv */
 char **_braggscope_params_to_strv (const nb_params *params);

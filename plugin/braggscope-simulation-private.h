@@ -17,6 +17,7 @@ struct _BraggscopeSimulation
   nb_params params;
   gboolean preview_while_dragging;
   int preview_stride;
+  int max_arc_domains; /* 0: the parameters' mosaic domains only */
   guint64 sequence;
   gboolean rendering; /* changes render: set by the first render () */
   gboolean busy;

@@ -41,6 +41,7 @@ enum
   PROP_0,
   PROP_PREVIEW_WHILE_DRAGGING,
   PROP_PREVIEW_STRIDE,
+  PROP_MAX_ARC_DOMAINS,
   /* read-only */
   PROP_BUSY,
   PROP_SEQUENCE,
@@ -207,6 +208,23 @@ _braggscope_simulation_install_properties (GObjectClass *klass)
                           g_quark_from_static_string (BRAGGSCOPE_CONTROL_HINTS_KEY),
                           (gpointer) &preview_stride_hints);
   /**
+   * BraggscopeSimulation:max-arc-domains:
+   *
+   * Smooth mosaic arcs: when the mosaic spread makes the domains draw
+   * separate copies of each spot, full frames are rendered with as many
+   * domains as make the copies merge (the engine's nb_plan_arc_domains:
+   * (spread / w)^2, w = d_min / (N a) the angle of a spot's own width), up to
+   * this many (a count); previews keep the parameters' count, so dragging
+   * stays as fast.  A frame says how many it used
+   * ([method@Braggscope.Frame.get_mosaic_domains]).  0 (the default)
+   * renders exactly the parameters' count, as nanoBragg does.
+   *
+   * Since: 0.1
+   */
+  own_props[PROP_MAX_ARC_DOMAINS] = g_param_spec_int (
+      "max-arc-domains", N_ ("Smooth mosaic arcs"),
+      N_ ("Most mosaic domains a full frame may use to draw arcs (0: off)"), 0, 10000, 0, rw);
+  /**
    * BraggscopeSimulation:busy:
    *
    * %TRUE from a render request until the full frame of the newest parameters,
@@ -289,6 +307,9 @@ _braggscope_simulation_get_property (GObject *object,
         break;
       case PROP_PREVIEW_STRIDE:
         g_value_set_int (value, self->preview_stride);
+        break;
+      case PROP_MAX_ARC_DOMAINS:
+        g_value_set_int (value, self->max_arc_domains);
         break;
       case PROP_BUSY:
         g_value_set_boolean (value, self->busy);
@@ -494,6 +515,15 @@ _braggscope_simulation_set_property (GObject *object,
           {
             self->preview_stride = g_value_get_int (value);
             g_object_notify_by_pspec (object, pspec);
+          }
+        break;
+      case PROP_MAX_ARC_DOMAINS:
+        if (self->max_arc_domains != g_value_get_int (value))
+          {
+            self->max_arc_domains = g_value_get_int (value);
+            g_object_notify_by_pspec (object, pspec);
+            /* the full frame changes: render it again */
+            _braggscope_simulation_changed (self);
           }
         break;
       default:

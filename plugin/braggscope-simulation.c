@@ -135,6 +135,7 @@ simulation_request (BraggscopeSimulation *self, gboolean interactive)
   req.changed_us = g_get_monotonic_time ();
   req.stride = self->preview_stride;
   req.preview = interactive && self->preview_while_dragging && self->preview_stride >= 2;
+  req.max_arc_domains = self->max_arc_domains;
   req.measured = self->measured != NULL ? g_object_ref (self->measured) : NULL;
   req.match_radius = self->match_radius;
   _braggscope_worker_submit (self->worker, &req);

@@ -18,6 +18,7 @@ typedef struct
   gint64 changed_us; /* monotonic time of the change */
   gboolean preview;  /* render a preview before the full frame */
   int stride;
+  int max_arc_domains;               /* the full frame's mosaic domains may rise to this (0: off) */
   BraggscopeMeasuredFrame *measured; /* the full frame is scored against it (owned) */
   double match_radius;               /* pixels */
 } BraggscopeRequest;

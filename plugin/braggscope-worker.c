@@ -150,9 +150,10 @@ worker_mask (BraggscopeWorker *w)
   return g_bytes_new (mask, size);
 }
 
-/* Brings the plan to @req's parameters (creating it the first time). */
+/* Brings the plan to @params; @key says which request (and variant) it
+ * then holds. */
 static nb_status
-worker_update_plan (BraggscopeWorker *w, const BraggscopeRequest *req, nb_error *err)
+worker_update_plan (BraggscopeWorker *w, const nb_params *params, guint64 key, nb_error *err)
 {
   nb_plan_stats before = { 0 }, after;
   BraggscopeFrameSource *source = NULL;
@@ -164,13 +165,13 @@ worker_update_plan (BraggscopeWorker *w, const BraggscopeRequest *req, nb_error 
     {
       /* a viewer renders many frames: the GPU's start-up is worth it, and
        * starts while the plan reads its files */
-      nb_cuda_warm_up (&req->params);
-      st = nb_plan_create (&req->params, &w->plan, err);
+      nb_cuda_warm_up (params);
+      st = nb_plan_create (params, &w->plan, err);
     }
   else
     {
       nb_plan_get_stats (w->plan, &before);
-      st = nb_plan_update (w->plan, &req->params, err);
+      st = nb_plan_update (w->plan, params, err);
     }
   if (st != NB_OK)
     {
@@ -180,12 +181,12 @@ worker_update_plan (BraggscopeWorker *w, const BraggscopeRequest *req, nb_error 
     }
   nb_plan_get_stats (w->plan, &after);
   sum_stats (&before, &after, &w->hits, &w->rebuilds);
-  w->plan_request = req->id;
+  w->plan_request = key;
 
   /* the snapshot is shared until an update changes what it holds */
   geom = nb_plan_ref_geometry (w->plan);
   mask = worker_mask (w);
-  source = _braggscope_frame_source_new (nb_plan_get_info (w->plan), &req->params, mask);
+  source = _braggscope_frame_source_new (nb_plan_get_info (w->plan), params, mask);
   if (geom == NULL || source == NULL)
     {
       nb_geometry_unref (geom);
@@ -283,6 +284,38 @@ worker_score (BraggscopeWorker *w,
   d->has_match = st == NB_OK;
 }
 
+/* The plan's key for @req: its parameters as given, or (arcs) with the
+ * mosaic domains its full frame draws smooth arcs with. */
+#define KEY(req, arcs) ((req)->id * 2 + ((arcs) ? 1 : 0))
+
+/* Brings the plan to what @req's preview or full frame renders: a full
+ * frame may take more mosaic domains (BraggscopeSimulation:max-arc-domains),
+ * a preview keeps the parameters' count. */
+static nb_status
+worker_prepare (BraggscopeWorker *w, const BraggscopeRequest *req, gboolean preview, nb_error *err)
+{
+  nb_params arcs;
+  nb_status st;
+  int n;
+
+  if (w->plan != NULL && w->plan_request == KEY (req, TRUE) && !preview)
+    return NB_OK;
+  if (w->plan == NULL || w->plan_request != KEY (req, FALSE))
+    if ((st = worker_update_plan (w, &req->params, KEY (req, FALSE), err)) != NB_OK)
+      return st;
+  if (preview || req->max_arc_domains <= 0)
+    return NB_OK;
+  n = nb_plan_arc_domains (w->plan, req->max_arc_domains);
+  if (n <= nb_plan_get_info (w->plan)->mosaic_domains)
+    return NB_OK;
+  if ((st = nb_params_copy (&arcs, &req->params, err)) != NB_OK)
+    return st;
+  arcs.mosaic_domains = n;
+  st = worker_update_plan (w, &arcs, KEY (req, TRUE), err);
+  nb_params_clear (&arcs);
+  return st;
+}
+
 /* Renders @req (a preview or the full frame) and posts the frame or the
  * error.  Returns NB_ERR_CANCELLED, silently, when a newer request or
  * shutdown interrupted it. */
@@ -301,12 +334,11 @@ worker_run (BraggscopeWorker *w, const BraggscopeRequest *req, gboolean preview)
   gboolean pinned;
   nb_status st;
 
-  if (w->plan == NULL || w->plan_request != req->id)
-    if ((st = worker_update_plan (w, req, &err)) != NB_OK)
-      {
-        worker_post_error (w, req, &err);
-        return st;
-      }
+  if ((st = worker_prepare (w, req, preview, &err)) != NB_OK)
+    {
+      worker_post_error (w, req, &err);
+      return st;
+    }
 
   info = nb_plan_get_info (w->plan);
   n = (gsize) info->fpixels * (gsize) info->spixels;

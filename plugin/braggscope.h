@@ -10,6 +10,7 @@
 #include "braggscope-error.h"
 #include "braggscope-frame.h"
 #include "braggscope-geometry.h"
+#include "braggscope-lattice.h"
 #include "braggscope-measured.h"
 #include "braggscope-simulation.h"
 #include "braggscope-snapshot.h"

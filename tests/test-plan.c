@@ -1,7 +1,8 @@
 /* test-plan.c: the warm plan (stage invalidation through the counters,
  * update == fresh create), the fast kernels (single and double precision)
- * against the reference-exact one and their instruction-set variants against
- * the generic fallback, preview mode, cancellation, and pixel queries. */
+ * against the reference-exact one, their instruction-set variants against
+ * the generic fallback and the explicit-vector kernel against the staged
+ * one, preview mode, cancellation, and pixel queries. */
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <math.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "nanobragg.h"
+#include "nb-test-util.h"
 #include "nb-param.h"
 
 static const char *base_args[] = { "nanobragg", "-default_F", "100",
@@ -353,14 +355,18 @@ test_single_vs_double (void)
   nb_params_clear (&p);
 }
 
+/* The instruction-set variants against the generic code: within 1e-5, and
+ * to the bit where they round the same way: SSE4.1 as the generic code (the
+ * sine polynomials' multiply-adds rounded twice), AVX2 as AVX-512 (fused,
+ * nb-physics.h NBP_FMA). */
 static void
 test_simd_variants (void)
 {
-  const char *variants[] = { "avx2", "avx512" };
+  const char *variants[] = { "sse41", "avx2", "avx512" };
   nb_params p;
   nb_plan *plan;
   nb_error err;
-  float *generic;
+  float *generic, *fused = NULL;
   size_t n;
 
   params_from (&p, NULL, 0);
@@ -385,12 +391,127 @@ test_simd_variants (void)
       img = render (plan);
       compare (generic, img, n, 1e-5, &corr);
       g_assert_cmpfloat (corr, >=, 0.9999999);
-      g_free (img);
+      if (strcmp (name, "sse41") == 0)
+        {
+          g_assert_true (memcmp (generic, img, n * sizeof *img) == 0);
+          g_free (img);
+        }
+      else if (fused == NULL)
+        fused = img;
+      else
+        {
+          g_assert_true (memcmp (fused, img, n * sizeof *img) == 0);
+          g_free (img);
+        }
     }
   g_unsetenv ("NB_KERNEL");
+  g_free (fused);
   g_free (generic);
   nb_plan_destroy (plan);
   nb_params_clear (&p);
+}
+
+/* The explicit-vector kernel (kernel-fast-simd.h) against the staged loops
+ * of kernel-fast-body.h (NB_FAST_STAGED=1): the same bits in every pixel, in
+ * both precisions and on every instruction set this CPU has, for scenes that
+ * take its path: structure factors from a grid (in and outside it, with and
+ * without default_F), axes of one cell, a Kahn factor, several sources,
+ * mosaic domains and phi steps, sub-pixels, point pixels, -nopolar,
+ * -physical, a width that is no multiple of the vector, an ROI, a preview,
+ * an image large enough to be streamed. */
+static const char *const simd_scenes[] = {
+  "-default_F 100 -cell 100 100 100 90 90 90 -lambda 6.2 -N 5 -distance 100 "
+  "-detpixels_x 131 -detpixels_y 37",
+  "-hkl @DATA@/1hpv_p1.hkl -cell 63.4 63.4 83.8 90 90 120 -misset 10 20 30 -lambda 1.0 -N 10 "
+  "-mosaic 0.2 -mosaic_domains 5 -distance 60 -detpixels 61 -pixel 0.6 -oversample 2",
+  "-hkl @DATA@/1hpv_p1.hkl -default_F 7 -cell 63.4 63.4 83.8 90 90 120 -misset 10 20 30 "
+  "-lambda 1.0 -Na 1 -Nb 4 -Nc 7 -distance 40 -detpixels 45 -pixel 1.2 -oversample 2",
+  "-default_F 100 -cell 70 80 90 85 95 105 -misset 10 5 3 -lambda 1.5 -Na 1 -Nb 1 -Nc 9 "
+  "-distance 100 -detpixels 50 -pixel 0.3 -polar 0.6 -phi 0 -osc 2 -phisteps 3",
+  "-default_F 100 -cell 100 100 100 90 90 90 -lambda 1.0 -N 8 -distance 100 -detpixels 40 "
+  "-pixel 0.5 -hdivrange 2 -vdivrange 1 -hdivsteps 3 -vdivsteps 3 -dispersion 2 -dispsteps 3 "
+  "-oversample 3",
+  "-default_F 100 -cell 100 100 100 90 90 90 -lambda 1.0 -N 5 -distance 60 -detpixels 47 "
+  "-pixel 0.6 -nopolar -point_pixel -physical -water 0.3",
+  "-default_F 100 -cell 100 100 100 90 90 90 -lambda 6.2 -N 5 -distance 100 -detpixels 96 "
+  "-roi 13 70 5 41",
+  /* 32 MB: streaming stores (a band of it rendered) */
+  "-default_F 100 -cell 100 100 100 90 90 90 -lambda 6.2 -N 5 -distance 100 -detpixels_x 4096 "
+  "-detpixels_y 2048 -pixel 0.025 -roi 0 4095 1020 1027",
+};
+
+/* The image in a buffer of nb_alloc_large(): 2 MB-aligned from 2 MB on, as
+ * the CLI's and the library's, so that a large one is written with streaming
+ * stores (kernel-fast-simd.h).  Free with free(). */
+static float *
+render_with (nb_plan *plan, int preview_stride)
+{
+  const nb_plan_info *in = nb_plan_get_info (plan);
+  float *img = nb_alloc_large ((size_t) in->fpixels * in->spixels * sizeof (float));
+  nb_exec_options opts = { 0 };
+  nb_error err;
+
+  opts.preview_stride = preview_stride;
+  g_assert_cmpint (nb_plan_execute (plan, img, &opts, &err), ==, NB_OK);
+  return img;
+}
+
+static void
+test_simd_vs_staged (void)
+{
+  const char *variants[] = { "sse41", "avx2", "avx512" };
+  const char *data = g_getenv ("NB_DATA_DIR");
+  int tested = 0;
+
+  if (data == NULL)
+    data = "data";
+  for (size_t v = 0; v < G_N_ELEMENTS (variants); v++)
+    {
+      g_setenv ("NB_KERNEL", variants[v], TRUE);
+      if (strcmp (nb_kernel_variant (), variants[v]) != 0)
+        {
+          g_test_message ("%s not supported by this CPU", variants[v]);
+          continue;
+        }
+      for (size_t i = 0; i < G_N_ELEMENTS (simd_scenes); i++)
+        for (int prec = 0; prec < 2; prec++)
+          {
+            g_autoptr (GString) cmd = g_string_new (simd_scenes[i]);
+            g_autofree char *args = NULL;
+            nb_plan *vector, *staged;
+            size_t n;
+
+            g_string_replace (cmd, "@DATA@", data, 0);
+            g_string_append (cmd, prec ? " -precision single" : " -precision double");
+            args = g_string_free (g_steal_pointer (&cmd), FALSE);
+            g_setenv ("NB_FAST_STAGED", "1", TRUE);
+            staged = plan_new (args);
+            g_unsetenv ("NB_FAST_STAGED");
+            vector = plan_new (args);
+            n = (size_t) nb_plan_get_info (vector)->fpixels * nb_plan_get_info (vector)->spixels;
+            for (int stride = 0; stride <= 3; stride += 3)
+              {
+                float *a = render_with (vector, stride), *b = render_with (staged, stride);
+                double wa = nb_plan_get_omega_sum (vector), wb = nb_plan_get_omega_sum (staged);
+
+                if (memcmp (a, b, n * sizeof *a) != 0)
+                  for (size_t j = 0; j < n; j++)
+                    if (memcmp (&a[j], &b[j], sizeof *a) != 0)
+                      g_error ("%s, %s, preview %d: pixel %zu is %.9g, staged %.9g", variants[v],
+                               args, stride, j, a[j], b[j]);
+                /* summed in another order */
+                g_assert_cmpfloat (fabs (wa - wb), <=, 1e-12 * fabs (wb));
+                tested++;
+                free (a);
+                free (b);
+              }
+            nb_plan_destroy (vector);
+            nb_plan_destroy (staged);
+          }
+    }
+  g_unsetenv ("NB_KERNEL");
+  if (tested == 0)
+    g_test_skip ("no SSE4.1, AVX2 or AVX-512 on this CPU");
 }
 
 /* user: int[2] = { calls, rows done at the last call } */
@@ -459,7 +580,7 @@ test_double_vs_exact (void)
 {
   const char *extra[] = { "-oversample", "2", "-polar",      "0.8", "-phi",       "1", "-osc", "2",
                           "-phisteps",   "3", "-dispersion", "1",   "-dispsteps", "2" };
-  const char *variants[] = { "generic", "avx2", "avx512" };
+  const char *variants[] = { "generic", "sse41", "avx2", "avx512" };
   nb_params p;
   nb_plan *plan;
   nb_error err;
@@ -781,6 +902,7 @@ main (int argc, char **argv)
   g_test_add_func ("/plan/files-read-once", test_files_read_once);
   g_test_add_func ("/kernel/single-vs-double", test_single_vs_double);
   g_test_add_func ("/kernel/simd-variants", test_simd_variants);
+  g_test_add_func ("/kernel/simd-vs-staged", test_simd_vs_staged);
   g_test_add_func ("/kernel/cancel", test_cancel);
   g_test_add_func ("/kernel/cancel-during-run", test_cancel_during_run);
   g_test_add_func ("/kernel/double-vs-exact", test_double_vs_exact);

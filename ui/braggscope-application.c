@@ -215,12 +215,28 @@ braggscope_application_command_line (GApplication *app, GApplicationCommandLine 
   absolute_file_flags (opts.nb_args, g_application_command_line_get_cwd (cmdline));
 
   sim = create_simulation (self, (const char *const *) opts.nb_args, &warning, &error);
-  braggscope_options_clear (&opts);
   if (sim == NULL)
     {
+      braggscope_options_clear (&opts);
       g_application_command_line_printerr (cmdline, "braggscope: %s\n", error->message);
       return 2;
     }
+  if (opts.lesson != NULL)
+    {
+      BraggscopeWindow *window = braggscope_window_new (self, sim);
+
+      if (!braggscope_window_open_lesson (window, opts.lesson, &error))
+        {
+          braggscope_options_clear (&opts);
+          gtk_window_destroy (GTK_WINDOW (window));
+          g_application_command_line_printerr (cmdline, "braggscope: %s\n", error->message);
+          return 2;
+        }
+      gtk_window_present (GTK_WINDOW (window));
+      braggscope_options_clear (&opts);
+      return 0;
+    }
+  braggscope_options_clear (&opts);
 
   open_window (self, sim, warning);
   return 0;
@@ -294,6 +310,26 @@ static const struct
   { "win.export-smv", { "<Primary><Shift>e", NULL } },
   { "win.copy-command-line", { "<Primary><Shift>c", NULL } },
   { "win.reset-scene", { "<Primary><Shift>r", NULL } },
+  { "win.view-mode('detector')", { "<Primary>1", NULL } },
+  { "win.view-mode('reciprocal')", { "<Primary>2", NULL } },
+  { "win.view-mode('both')", { "<Primary>3", NULL } },
+  { "win.show-labels", { "<Primary>l", NULL } },
+  { "win.lesson-step(1)", { "<Primary>Page_Down", NULL } },
+  { "win.lesson-step(-1)", { "<Primary>Page_Up", NULL } },
+  { "win.lesson-close", { "<Primary><Shift>w", NULL } },
+  { "win.play", { "<Primary>p", NULL } },
+  { "win.play-step(1)", { "<Primary>period", NULL } },
+  { "win.play-step(-1)", { "<Primary>comma", NULL } },
+  { "win.export-gif", { "<Primary>g", NULL } },
+  { "win.export-pngs", { "<Primary><Shift>g", NULL } },
+  { "win.hold-frame", { "<Primary>h", NULL } },
+  { "win.clear-reference", { "<Primary><Shift>h", NULL } },
+  { "win.compare-mode('none')", { "<Primary>0", NULL } },
+  { "win.compare-mode('side-by-side')", { "<Primary>4", NULL } },
+  { "win.compare-mode('blink')", { "<Primary>5", NULL } },
+  { "win.compare-mode('overlay')", { "<Primary>6", NULL } },
+  { "win.compare-mode('difference')", { "<Primary>7", NULL } },
+  { "win.blink", { "<Primary>b", NULL } },
   { "win.misset-step(('x',-1.0))", { "<Alt>Up", NULL } },
   { "win.misset-step(('x',1.0))", { "<Alt>Down", NULL } },
   { "win.misset-step(('y',-1.0))", { "<Alt>Left", NULL } },

@@ -8,15 +8,22 @@
  * display, so the result does not depend on whether one is present;
  * tests/ui/test-snapshot-cli.c checks that.
  *
+ * With --compare "FLAGS" the scene is A, the window's held frame, and the
+ * scene with FLAGS on top is B, the frame after the change; the picture is
+ * braggscope_render_compare_rgba() of the two in --compare-mode, each with
+ * its own automatic window, as the window's Compare shows them.
+ *
  * SPDX-License-Identifier: BSD-3-Clause
  */
 #include "braggscope-config.h"
 
 #include "braggscope-headless.h"
+#include "braggscope-lesson.h"
 
 #include <braggscope-gtk.h>
 #include <braggscope.h>
 #include <glib/gi18n.h>
+#include <string.h>
 
 typedef struct
 {
@@ -24,7 +31,14 @@ typedef struct
   gboolean auto_contrast;
   gboolean show_rings;
   gboolean show_beam_center;
+  const char *view;             /* detector, reciprocal or both */
+  guint labels;                 /* how many spots to label; 0: none */
+  const char *ring_resolutions; /* or NULL */
+  double reciprocal_resolution, reciprocal_zoom;
 } Look;
+
+/* As the window's full frames (BRAGGSCOPE_VIEWER_ARC_DOMAINS). */
+#define BRAGGSCOPE_HEADLESS_ARC_DOMAINS 96
 
 typedef struct
 {
@@ -83,6 +97,118 @@ look_init (Look *look, const BraggscopeOptions *opts, GSettings *settings)
     look->show_beam_center = opts->show_beam_center;
 }
 
+/* What a lesson shows, then the command line's choices. */
+static void
+look_teaching (Look *look, const BraggscopeOptions *opts, const BraggscopeLesson *lesson)
+{
+  look->view = "detector";
+  look->labels = 0;
+  look->ring_resolutions = NULL;
+  look->reciprocal_resolution = 0.0;
+  look->reciprocal_zoom = 1.0;
+  if (lesson != NULL)
+    {
+      look->view = lesson->view;
+      look->labels = lesson->labels ? lesson->label_count : 0;
+      look->ring_resolutions = lesson->rings;
+      look->reciprocal_resolution = lesson->reciprocal_resolution;
+      look->reciprocal_zoom = lesson->reciprocal_zoom;
+    }
+  if (opts->view != NULL)
+    look->view = opts->view;
+  if (opts->labels >= 0)
+    look->labels = opts->labels ? (lesson != NULL ? MAX (lesson->label_count, 1) : 20) : 0;
+  if (opts->ring_resolutions != NULL)
+    look->ring_resolutions = opts->ring_resolutions;
+}
+
+/* The detector picture, the reciprocal one (square, as tall as the frame), or
+ * both side by side, as the window's views would show them. */
+static guint8 *
+render_views (BraggscopeFrame *frame, const Look *look, int *width, int *height)
+{
+  gboolean detector = g_strcmp0 (look->view, "reciprocal") != 0;
+  gboolean reciprocal = g_strcmp0 (look->view, "detector") != 0;
+  int w = braggscope_frame_get_width (frame), h = braggscope_frame_get_height (frame);
+  int side = MAX (h, 240);
+  g_autofree guint8 *image = NULL;
+  g_autoptr (GBytes) space = NULL;
+
+  if (detector)
+    image = braggscope_render_annotated_rgba (frame, &look->display, look->show_rings,
+                                              look->show_beam_center, look->ring_resolutions,
+                                              look->labels, &w, &h);
+  if (!reciprocal)
+    {
+      *width = w;
+      *height = h;
+      return g_steal_pointer (&image);
+    }
+  space = braggscope_render_reciprocal_bytes (frame, 25.0, 20.0, look->reciprocal_zoom,
+                                              look->reciprocal_resolution, side, side);
+  return braggscope_join_side_by_side (detector ? image : NULL, w, h,
+                                       space != NULL ? g_bytes_get_data (space, NULL) : NULL, side,
+                                       width, height);
+}
+
+/* A (@held) and B (@frame) as the window's Compare shows them in the mode
+ * named @mode_name (side by side when NULL), each with its own window. */
+static guint8 *
+render_compare (BraggscopeFrame *held,
+                BraggscopeFrame *frame,
+                const Look *look,
+                const char *mode_name,
+                int *width,
+                int *height)
+{
+  BraggscopeDisplay display = look->display, reference_display = look->display;
+  BraggscopeCompareMode mode =
+      enum_from_nick (BRAGGSCOPE_TYPE_COMPARE_MODE, mode_name, BRAGGSCOPE_COMPARE_SIDE_BY_SIDE);
+  g_autofree guint8 *picture = NULL;
+  const char *fallback = NULL;
+  guint8 *rgba;
+  int w, h;
+
+  if (look->auto_contrast)
+    {
+      braggscope_render_auto_window (frame, &display);
+      braggscope_render_auto_window (held, &reference_display);
+    }
+  picture =
+      braggscope_render_annotated_rgba (frame, &display, look->show_rings, look->show_beam_center,
+                                        look->ring_resolutions, look->labels, &w, &h);
+  rgba = braggscope_render_compare_rgba (
+      frame, picture, &display, braggscope_frame_get_data (held, NULL),
+      braggscope_frame_get_width (held), braggscope_frame_get_height (held), &reference_display,
+      mode, FALSE, width, height, &fallback);
+  if (fallback != NULL)
+    g_printerr ("braggscope: %s\n", fallback);
+  return rgba;
+}
+
+guint8 *
+braggscope_join_side_by_side (
+    const guint8 *left, int lw, int lh, const guint8 *right, int side, int *width, int *height)
+{
+  int out_w = (left != NULL ? lw : 0) + (right != NULL ? side : 0);
+  int out_h = MAX (left != NULL ? lh : 0, right != NULL ? side : 0);
+  guint8 *out = g_malloc0 ((gsize) MAX (out_w, 1) * MAX (out_h, 1) * 4);
+
+  for (int j = 0; j < out_h; j++)
+    {
+      guint8 *row = out + (gsize) j * out_w * 4;
+
+      if (left != NULL && j < lh)
+        memcpy (row, left + (gsize) j * lw * 4, (gsize) lw * 4);
+      if (right != NULL && j < side)
+        memcpy (row + (left != NULL ? (gsize) lw * 4 : 0), right + (gsize) j * side * 4,
+                (gsize) side * 4);
+    }
+  *width = out_w;
+  *height = out_h;
+  return out;
+}
+
 static void
 on_frame_ready (BraggscopeSimulation *sim, BraggscopeFrame *frame, Wait *wait)
 {
@@ -129,18 +255,32 @@ braggscope_headless_snapshot (const BraggscopeOptions *opts, GSettings *settings
 {
   g_autoptr (BraggscopeSimulation) sim = NULL;
   g_autoptr (BraggscopeFrame) frame = NULL;
+  g_autoptr (BraggscopeLesson) lesson = NULL;
   g_autofree guint8 *rgba = NULL;
   Look look;
   int width = 0, height = 0;
 
   look_init (&look, opts, settings);
-
-  sim = braggscope_simulation_new_default_scene (error);
-  if (sim == NULL)
-    return 1;
-  if (opts->nb_args[0] != NULL &&
-      !braggscope_simulation_set_from_args (sim, (const char *const *) opts->nb_args, error))
-    return 2;
+  if (opts->lesson != NULL)
+    {
+      if ((lesson = braggscope_lesson_find (opts->lesson, error)) == NULL)
+        return 2;
+      if ((sim = braggscope_lesson_create_simulation (lesson, (const char *const *) opts->nb_args,
+                                                      error)) == NULL)
+        return 2;
+    }
+  else
+    {
+      sim = braggscope_simulation_new_default_scene (error);
+      if (sim == NULL)
+        return 1;
+      if (opts->nb_args[0] != NULL &&
+          !braggscope_simulation_set_from_args (sim, (const char *const *) opts->nb_args, error))
+        return 2;
+    }
+  look_teaching (&look, opts, lesson);
+  /* the window's full frames draw a large mosaic spread as arcs */
+  g_object_set (sim, "max-arc-domains", BRAGGSCOPE_HEADLESS_ARC_DOMAINS, NULL);
 
   frame = render_full_frame (sim, error);
   if (frame == NULL)
@@ -152,10 +292,25 @@ braggscope_headless_snapshot (const BraggscopeOptions *opts, GSettings *settings
       return 1;
     }
 
-  if (look.auto_contrast)
-    braggscope_render_auto_window (frame, &look.display);
-  rgba = braggscope_render_rgba (frame, &look.display, look.show_rings, look.show_beam_center,
-                                 &width, &height);
+  if (opts->compare != NULL)
+    {
+      g_autoptr (BraggscopeFrame) held = g_steal_pointer (&frame);
+
+      if (!braggscope_simulation_set_from_args (sim, (const char *const *) opts->compare, error))
+        {
+          g_prefix_error (error, "--compare: ");
+          return 2;
+        }
+      if ((frame = render_full_frame (sim, error)) == NULL)
+        return 1;
+      rgba = render_compare (held, frame, &look, opts->compare_mode, &width, &height);
+    }
+  else
+    {
+      if (look.auto_contrast)
+        braggscope_render_auto_window (frame, &look.display);
+      rgba = render_views (frame, &look, &width, &height);
+    }
 
   if (!braggscope_snapshot_save (opts->snapshot, rgba, width, height, sim, error))
     return 1;

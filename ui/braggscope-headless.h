@@ -24,4 +24,10 @@ G_BEGIN_DECLS
 int
 braggscope_headless_snapshot (const BraggscopeOptions *opts, GSettings *settings, GError **error);
 
+/* braggscope_join_side_by_side: @left (@lw x @lh RGBA, may be NULL) and
+ * @right (@side x @side RGBA, may be NULL) side by side on one picture,
+ * g_free() it; its size in *@width, *@height. */
+guint8 *braggscope_join_side_by_side (
+    const guint8 *left, int lw, int lh, const guint8 *right, int side, int *width, int *height);
+
 G_END_DECLS

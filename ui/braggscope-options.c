@@ -19,6 +19,11 @@ braggscope_options_clear (BraggscopeOptions *opts)
   g_clear_pointer (&opts->snapshot, g_free);
   g_clear_pointer (&opts->colormap, g_free);
   g_clear_pointer (&opts->scale, g_free);
+  g_clear_pointer (&opts->view, g_free);
+  g_clear_pointer (&opts->ring_resolutions, g_free);
+  g_clear_pointer (&opts->lesson, g_free);
+  g_clear_pointer (&opts->compare, g_strfreev);
+  g_clear_pointer (&opts->compare_mode, g_free);
   g_clear_pointer (&opts->nb_args, g_strfreev);
   memset (opts, 0, sizeof *opts);
 }
@@ -63,6 +68,109 @@ check_choice (const char *name, const char *value, const char *const *choices, G
   return FALSE;
 }
 
+/* "3, 2.5 2": one to six positive numbers. */
+static gboolean
+resolutions_valid (const char *text)
+{
+  g_auto (GStrv) words = g_strsplit_set (text, " ,;\t", -1);
+  int n = 0;
+
+  for (int i = 0; words[i] != NULL; i++)
+    {
+      char *end = NULL;
+      double v;
+
+      if (*words[i] == '\0')
+        continue;
+      v = g_ascii_strtod (words[i], &end);
+      if (end == words[i] || *end != '\0' || !(v > 0.0) || !isfinite (v))
+        return FALSE;
+      n++;
+    }
+  return n >= 1 && n <= 6;
+}
+
+typedef enum
+{
+  OPTION_UNKNOWN,
+  OPTION_TAKEN,
+  OPTION_FAILED,
+} OptionResult;
+
+/* The options of the teaching views and of Compare, all display options:
+ * parses @arg (and its value, moving *@i on) when it is one of them. */
+static OptionResult
+parse_view_option (BraggscopeOptions *opts,
+                   const char *arg,
+                   int argc,
+                   const char *const *argv,
+                   int *i,
+                   GError **error)
+{
+  static const char *const views[] = { "detector", "reciprocal", "both", NULL };
+  static const char *const compare_modes[] = { "side-by-side", "blink", "overlay", "difference",
+                                               NULL };
+  const char *value;
+
+  if (strcmp (arg, "--labels") == 0 || strcmp (arg, "--no-labels") == 0)
+    {
+      opts->labels = arg[2] != 'n';
+      return OPTION_TAKEN;
+    }
+  else if (is_option (arg, "--view"))
+    {
+      if ((value = option_value ("--view", arg, argc, argv, i, error)) == NULL ||
+          !check_choice ("--view", value, views, error))
+        return OPTION_FAILED;
+      g_free (opts->view);
+      opts->view = g_strdup (value);
+      return OPTION_TAKEN;
+    }
+  else if (is_option (arg, "--rings-at"))
+    {
+      if ((value = option_value ("--rings-at", arg, argc, argv, i, error)) == NULL)
+        return OPTION_FAILED;
+      if (!resolutions_valid (value))
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       _ ("%s: not a list of up to six resolutions in Å: '%s'"), "--rings-at",
+                       value);
+          return OPTION_FAILED;
+        }
+      g_free (opts->ring_resolutions);
+      opts->ring_resolutions = g_strdup (value);
+      return OPTION_TAKEN;
+    }
+  else if (is_option (arg, "--compare"))
+    {
+      g_autoptr (GError) shell_error = NULL;
+      char **flags = NULL;
+
+      if ((value = option_value ("--compare", arg, argc, argv, i, error)) == NULL)
+        return OPTION_FAILED;
+      if (!g_shell_parse_argv (value, NULL, &flags, &shell_error))
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       _ ("%s: not a list of nanoBragg flags: '%s' (%s)"), "--compare", value,
+                       shell_error->message);
+          return OPTION_FAILED;
+        }
+      g_strfreev (opts->compare);
+      opts->compare = flags;
+      return OPTION_TAKEN;
+    }
+  else if (is_option (arg, "--compare-mode"))
+    {
+      if ((value = option_value ("--compare-mode", arg, argc, argv, i, error)) == NULL ||
+          !check_choice ("--compare-mode", value, compare_modes, error))
+        return OPTION_FAILED;
+      g_free (opts->compare_mode);
+      opts->compare_mode = g_strdup (value);
+      return OPTION_TAKEN;
+    }
+  return OPTION_UNKNOWN;
+}
+
 gboolean
 braggscope_options_parse (BraggscopeOptions *opts,
                           int argc,
@@ -75,10 +183,12 @@ braggscope_options_parse (BraggscopeOptions *opts,
   static const char *const scales[] = { "linear", "log", "gamma", NULL };
   g_autoptr (GPtrArray) rest = g_ptr_array_new_null_terminated (argc, g_free, TRUE);
   gboolean display_option = FALSE;
+  OptionResult taken;
 
   opts->gamma = 0.0;
   opts->show_rings = -1;
   opts->show_beam_center = -1;
+  opts->labels = -1;
 
   for (int i = 1; i < argc; i++)
     {
@@ -159,6 +269,19 @@ braggscope_options_parse (BraggscopeOptions *opts,
           opts->show_beam_center = arg[2] != 'n';
           display_option = TRUE;
         }
+      else if ((taken = parse_view_option (opts, arg, argc, argv, &i, error)) != OPTION_UNKNOWN)
+        {
+          if (taken == OPTION_FAILED)
+            return FALSE;
+          display_option = TRUE;
+        }
+      else if (is_option (arg, "--lesson"))
+        {
+          if ((value = option_value ("--lesson", arg, argc, argv, &i, error)) == NULL)
+            return FALSE;
+          g_free (opts->lesson);
+          opts->lesson = g_strdup (value);
+        }
       else
         {
           g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_UNKNOWN_OPTION,
@@ -167,6 +290,12 @@ braggscope_options_parse (BraggscopeOptions *opts,
         }
     }
 
+  if (opts->compare_mode != NULL && opts->compare == NULL)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   _ ("%s needs %s: what to compare with"), "--compare-mode", "--compare");
+      return FALSE;
+    }
   if (display_option && opts->snapshot == NULL && !opts->help && !opts->version)
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
@@ -203,6 +332,24 @@ braggscope_options_help (void)
                           _ ("with --snapshot: leave out the resolution rings"));
   g_string_append_printf (s, "  --no-beam-center      %s\n",
                           _ ("with --snapshot: leave out the beam centre"));
+  g_string_append_printf (s, "  --view NAME           %s\n",
+                          _ ("with --snapshot: detector, reciprocal (the Ewald sphere and the "
+                             "reciprocal lattice) or both side by side"));
+  g_string_append_printf (s, "  --labels              %s\n",
+                          _ ("with --snapshot: label the brightest spots with h k l"));
+  g_string_append_printf (s, "  --rings-at LIST       %s\n",
+                          _ ("with --snapshot: rings at these resolutions in Å (\"3 2.5\")"));
+  g_string_append_printf (s, "  --compare \"FLAGS\"     %s\n",
+                          _ ("with --snapshot: compare the scene (A) with the scene and these "
+                             "nanoBragg flags (B), as the window's Compare does"));
+  g_string_append_printf (s, "  --compare-mode MODE   %s\n",
+                          _ ("with --compare: side-by-side (A left, B right; the default), "
+                             "blink (A alone, as the b key shows it), overlay (A grey, B "
+                             "orange) or difference (B minus A)"));
+  g_string_append_printf (s, "  --lesson NAME         %s\n",
+                          _ ("start from a lesson of the Lessons menu (ewald-sphere, "
+                             "wavelength, rotation, mosaicity, shape-transform, absences); "
+                             "nanoBragg flags apply on top"));
   g_string_append_printf (s, "  --version             %s\n", _ ("print the version and exit"));
   g_string_append_printf (s, "  --help                %s\n", _ ("print this help and exit"));
   g_string_append (s, "\n");

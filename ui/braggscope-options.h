@@ -19,13 +19,19 @@ typedef struct
 {
   gboolean help;
   gboolean version;
-  char *snapshot;       /* --snapshot FILE: render headless to this PNG and exit; or NULL */
-  char *colormap;       /* --colormap NAME (a BraggscopeColormap nick), or NULL */
-  char *scale;          /* --scale NAME (a BraggscopeScale nick), or NULL */
-  double gamma;         /* --gamma G; 0 = not given */
-  int show_rings;       /* --rings / --no-rings: 1 / 0; -1 = not given */
-  int show_beam_center; /* --beam-center / --no-beam-center: 1 / 0; -1 = not given */
-  char **nb_args;       /* the nanoBragg flags, NULL-terminated (never NULL) */
+  char *snapshot;         /* --snapshot FILE: render headless to this PNG and exit; or NULL */
+  char *colormap;         /* --colormap NAME (a BraggscopeColormap nick), or NULL */
+  char *scale;            /* --scale NAME (a BraggscopeScale nick), or NULL */
+  double gamma;           /* --gamma G; 0 = not given */
+  int show_rings;         /* --rings / --no-rings: 1 / 0; -1 = not given */
+  int show_beam_center;   /* --beam-center / --no-beam-center: 1 / 0; -1 = not given */
+  char *view;             /* --view detector|reciprocal|both, or NULL */
+  int labels;             /* --labels / --no-labels: 1 / 0; -1 = not given */
+  char *ring_resolutions; /* --rings-at "3 2.5": rings at these d (Angstrom), or NULL */
+  char *lesson;           /* --lesson NAME: start from a lesson, or NULL */
+  char **compare;         /* --compare "FLAGS": B's nanoBragg flags on top of A's, or NULL */
+  char *compare_mode;     /* --compare-mode side-by-side|blink|overlay|difference, or NULL */
+  char **nb_args;         /* the nanoBragg flags, NULL-terminated (never NULL) */
 } BraggscopeOptions;
 
 /* braggscope_options_parse: fills @opts (zeroed by the caller or cleared

@@ -221,6 +221,8 @@ on_file_chosen (GtkNativeDialog *dialog, int response, gpointer user_data)
   g_object_unref (dialog);
 }
 
+/* Asks for a file and activates @file_action (a "-file" action, static
+ * string) with its path.  @patterns: NULL-terminated glob patterns. */
 void
 _braggscope_window_choose_file (BraggscopeWindow *self,
                                 GtkFileChooserAction mode,

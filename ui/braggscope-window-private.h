@@ -25,6 +25,13 @@ typedef struct
   char *path;
 } BraggscopePending;
 
+typedef struct _BraggscopeExport BraggscopeExport;
+
+/* The most mosaic domains a full frame of the viewer takes to draw smooth
+ * arcs (BraggscopeSimulation:max-arc-domains): about 2 s a frame for 1HPV at
+ * 1024^2 on two cores; previews keep the parameters' count. */
+#define BRAGGSCOPE_VIEWER_ARC_DOMAINS 96
+
 struct _BraggscopeWindow
 {
   GtkApplicationWindow parent_instance;
@@ -40,22 +47,11 @@ struct _BraggscopeWindow
   /* Exports writing in a worker thread; cancelled when the window goes. */
   GCancellable *cancellable;
 
-  /* Template children: the display group. */
+  /* Template children. */
   GtkLabel *subtitle_label;
   GtkPaned *paned;
   GtkBox *controls_slot;
   GtkBox *view_slot;
-  GtkDropDown *colormap_dropdown;
-  GtkDropDown *scale_dropdown;
-  GtkScale *gamma_scale;
-  GtkAdjustment *gamma_adjustment;
-  GtkCheckButton *auto_contrast_check;
-  GtkSpinButton *low_spin;
-  GtkSpinButton *high_spin;
-  GtkAdjustment *low_adjustment;
-  GtkAdjustment *high_adjustment;
-  GtkCheckButton *rings_check;
-  GtkCheckButton *beam_center_check;
   BraggscopeReadout *readout;
 
   /* Template children: the status line. */
@@ -66,6 +62,27 @@ struct _BraggscopeWindow
   GtkLabel *backend_label;
   GtkLabel *cache_label;
   GtkLabel *message_label;
+
+  /* Teaching (braggscope-window-teaching.c) */
+  GtkBox *sidebar_box;
+  GMenu *primary_menu;
+  GtkWidget *views_paned;
+  BraggscopeReciprocalView *reciprocal;
+  GtkRevealer *lesson_revealer;
+  GtkLabel *lesson_title;
+  GtkLabel *lesson_text;
+  GtkBox *lesson_try;
+  char *lesson_id;
+  GtkExpander *play_expander;
+  GtkSpinButton *play_start_spin;
+  GtkSpinButton *play_range_spin;
+  GtkSpinButton *play_speed_spin;
+  GtkCheckButton *play_loop_check;
+  guint play_source;
+  gint64 play_last_us;
+  double play_phi;
+  BraggscopeExport *export;
+  GtkLabel *domains_label; /* says when full frames raised the mosaic domains */
 
   /* A measured frame (braggscope-window-measured.c): the frame, the fit
    * running, and their parts of the status line. */
@@ -81,14 +98,26 @@ void _braggscope_window_set_simulation (BraggscopeWindow *self, BraggscopeSimula
 /* The newest frame when it is a full frame of the current parameters, else NULL. */
 BraggscopeFrame *_braggscope_window_get_current_frame (BraggscopeWindow *self);
 
+/* braggscope-window-teaching.c */
+void _braggscope_window_init_teaching (BraggscopeWindow *self);
+void _braggscope_window_dispose_teaching (BraggscopeWindow *self);
+/* Says how many mosaic domains @frame used when the arc rule raised them. */
+void _braggscope_window_show_domains (BraggscopeWindow *self, BraggscopeFrame *frame);
+/* Puts the simulation's detector view and a new reciprocal view side by side. */
+void _braggscope_window_place_views (BraggscopeWindow *self);
+/* Writes the frame of a rotation being exported once it is the full frame
+ * of the current parameters, and moves on; @failed ends the export. */
+void _braggscope_window_export_frame (BraggscopeWindow *self, const GError *failed);
+
+/* braggscope-window-compare.c: the Compare menu and its actions. */
+void _braggscope_window_init_compare (BraggscopeWindow *self);
+/* Gives a new detector view the window's compare mode and follows its layer. */
+void _braggscope_window_connect_compare (BraggscopeWindow *self);
+
 /* braggscope-window-actions.c */
-void _braggscope_window_init_actions (BraggscopeWindow *self);
-/* Runs the waiting output requests when @frame is a full frame of the current
- * parameters; fails them all with @error when it is non-NULL. */
-void _braggscope_window_run_pending (BraggscopeWindow *self, const GError *error);
-void _braggscope_pending_free (BraggscopePending *pending);
-/* Asks for a file and activates @file_action (a "-file" action, static
- * string) with its path.  @patterns: NULL-terminated glob patterns. */
+/* Asks for a file (or a folder) and activates @file_action (a "-file"
+ * action, static string) with its path.  @patterns: NULL-terminated glob
+ * patterns. */
 void _braggscope_window_choose_file (BraggscopeWindow *self,
                                      GtkFileChooserAction mode,
                                      const char *title,
@@ -97,6 +126,11 @@ void _braggscope_window_choose_file (BraggscopeWindow *self,
                                      const char *filter_name,
                                      const char *const *patterns,
                                      const char *file_action);
+void _braggscope_window_init_actions (BraggscopeWindow *self);
+/* Runs the waiting output requests when @frame is a full frame of the current
+ * parameters; fails them all with @error when it is non-NULL. */
+void _braggscope_window_run_pending (BraggscopeWindow *self, const GError *error);
+void _braggscope_pending_free (BraggscopePending *pending);
 
 /* braggscope-window-measured.c: its actions and status labels; the new
  * simulation's signals and measured frame; what it holds. */

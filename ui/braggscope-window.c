@@ -117,7 +117,10 @@ show_frame_status (BraggscopeWindow *self, BraggscopeFrame *frame)
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->frame_kind_label), tooltip);
   /* a preview samples one pixel per block: its cost says little */
   if (!braggscope_frame_get_is_preview (frame))
-    show_oversample_note (self, frame);
+    {
+      show_oversample_note (self, frame);
+      _braggscope_window_show_domains (self, frame);
+    }
 }
 
 static void
@@ -125,6 +128,7 @@ on_frame_ready (BraggscopeSimulation *sim, BraggscopeFrame *frame, BraggscopeWin
 {
   show_frame_status (self, frame);
   _braggscope_window_run_pending (self, NULL);
+  _braggscope_window_export_frame (self, NULL);
 }
 
 /* A number typed outside a control's range was clamped: say so. */
@@ -144,6 +148,7 @@ on_simulation_error (BraggscopeSimulation *sim, GError *error, BraggscopeWindow 
 {
   braggscope_window_show_message (self, error->message, TRUE);
   _braggscope_window_run_pending (self, error);
+  _braggscope_window_export_frame (self, error);
 }
 
 static void
@@ -166,75 +171,23 @@ update_subtitle (BraggscopeWindow *self)
   gtk_label_set_text (self->subtitle_label, text);
 }
 
-/* ---- the display group ---- */
-
-static gboolean
-enum_to_position (GBinding *binding, const GValue *from, GValue *to, gpointer user_data)
-{
-  g_value_set_uint (to, (guint) g_value_get_enum (from));
-  return TRUE;
-}
-
-static gboolean
-position_to_enum (GBinding *binding, const GValue *from, GValue *to, gpointer user_data)
-{
-  guint position = g_value_get_uint (from);
-
-  if (position == GTK_INVALID_LIST_POSITION)
-    return FALSE;
-  g_value_set_enum (to, (int) position);
-  return TRUE;
-}
-
-static void
-update_gamma_sensitivity (BraggscopeWindow *self)
-{
-  BraggscopeScale scale = BRAGGSCOPE_SCALE_LINEAR;
-
-  g_object_get (self->view, "scale", &scale, NULL);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->gamma_scale), scale == BRAGGSCOPE_SCALE_GAMMA);
-}
+/* ---- the display: the view's settings are kept in GSettings ---- */
 
 static void
 bind_display (BraggscopeWindow *self)
 {
+  /* A locked key must not make the whole view insensitive. */
+  const GSettingsBindFlags flags = G_SETTINGS_BIND_DEFAULT | G_SETTINGS_BIND_NO_SENSITIVITY;
   GObject *view = G_OBJECT (self->view);
-  const GBindingFlags both = G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE;
 
-  /* The settings first, so that the widgets below start from the saved choices. */
-  if (self->settings != NULL)
-    {
-      /* A locked key must not make the whole view insensitive. */
-      const GSettingsBindFlags flags = G_SETTINGS_BIND_DEFAULT | G_SETTINGS_BIND_NO_SENSITIVITY;
-
-      g_settings_bind (self->settings, "colormap", view, "colormap", flags);
-      g_settings_bind (self->settings, "scale", view, "scale", flags);
-      g_settings_bind (self->settings, "gamma", view, "gamma", flags);
-      g_settings_bind (self->settings, "auto-contrast", view, "auto-contrast", flags);
-      g_settings_bind (self->settings, "show-rings", view, "show-rings", flags);
-      g_settings_bind (self->settings, "show-beam-center", view, "show-beam-center", flags);
-    }
-
-  g_object_bind_property_full (view, "colormap", self->colormap_dropdown, "selected", both,
-                               enum_to_position, position_to_enum, NULL, NULL);
-  g_object_bind_property_full (view, "scale", self->scale_dropdown, "selected", both,
-                               enum_to_position, position_to_enum, NULL, NULL);
-  g_object_bind_property (view, "gamma", self->gamma_adjustment, "value", both);
-  g_object_bind_property (view, "auto-contrast", self->auto_contrast_check, "active", both);
-  /* Setting low or high switches automatic contrast off: the spin buttons are
-   * insensitive (cannot take the focus and re-round their value) while it is on. */
-  g_object_bind_property (view, "auto-contrast", self->low_spin, "sensitive",
-                          G_BINDING_SYNC_CREATE | G_BINDING_INVERT_BOOLEAN);
-  g_object_bind_property (view, "auto-contrast", self->high_spin, "sensitive",
-                          G_BINDING_SYNC_CREATE | G_BINDING_INVERT_BOOLEAN);
-  g_object_bind_property (view, "low", self->low_adjustment, "value", both);
-  g_object_bind_property (view, "high", self->high_adjustment, "value", both);
-  g_object_bind_property (view, "show-rings", self->rings_check, "active", both);
-  g_object_bind_property (view, "show-beam-center", self->beam_center_check, "active", both);
-
-  g_signal_connect_object (view, "notify::scale", G_CALLBACK (update_gamma_sensitivity), self,
-                           G_CONNECT_SWAPPED);
-  update_gamma_sensitivity (self);
+  if (self->settings == NULL)
+    return;
+  g_settings_bind (self->settings, "colormap", view, "colormap", flags);
+  g_settings_bind (self->settings, "scale", view, "scale", flags);
+  g_settings_bind (self->settings, "gamma", view, "gamma", flags);
+  g_settings_bind (self->settings, "auto-contrast", view, "auto-contrast", flags);
+  g_settings_bind (self->settings, "show-rings", view, "show-rings", flags);
+  g_settings_bind (self->settings, "show-beam-center", view, "show-beam-center", flags);
 }
 
 void
@@ -246,19 +199,24 @@ _braggscope_window_set_simulation (BraggscopeWindow *self, BraggscopeSimulation 
     {
       g_signal_handlers_disconnect_by_data (self->sim, self);
       g_clear_pointer (&self->busy_binding, g_binding_unbind);
-      gtk_box_remove (self->view_slot, GTK_WIDGET (self->view));
+      gtk_paned_set_start_child (GTK_PANED (self->views_paned), NULL);
+      gtk_paned_set_end_child (GTK_PANED (self->views_paned), NULL);
       gtk_box_remove (self->controls_slot, self->controls);
       self->view = NULL;
+      self->reciprocal = NULL;
       self->controls = NULL;
       g_clear_object (&self->sim);
     }
 
   self->sim = g_object_ref (sim);
+  /* full frames draw a large mosaic spread as arcs, previews stay fast */
+  g_object_set (sim, "max-arc-domains", BRAGGSCOPE_VIEWER_ARC_DOMAINS, NULL);
   self->view = BRAGGSCOPE_VIEW (braggscope_view_new (sim));
   gtk_widget_set_hexpand (GTK_WIDGET (self->view), TRUE);
   gtk_widget_set_vexpand (GTK_WIDGET (self->view), TRUE);
-  gtk_box_append (self->view_slot, GTK_WIDGET (self->view));
-  self->controls = braggscope_controls_new (sim);
+  _braggscope_window_place_views (self);
+  _braggscope_window_connect_compare (self);
+  self->controls = braggscope_controls_new_with_view (sim, self->view);
   gtk_box_append (self->controls_slot, self->controls);
   g_signal_connect (self->controls, "value-clamped", G_CALLBACK (on_value_clamped), self);
 
@@ -345,6 +303,14 @@ braggscope_window_get_view (BraggscopeWindow *self)
   return self->view;
 }
 
+BraggscopeReciprocalView *
+braggscope_window_get_reciprocal_view (BraggscopeWindow *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_WINDOW (self), NULL);
+
+  return self->reciprocal;
+}
+
 GtkWidget *
 braggscope_window_get_controls (BraggscopeWindow *self)
 {
@@ -374,6 +340,7 @@ braggscope_window_dispose (GObject *object)
   BraggscopeWindow *self = BRAGGSCOPE_WINDOW (object);
 
   g_cancellable_cancel (self->cancellable);
+  _braggscope_window_dispose_teaching (self);
   g_queue_clear_full (&self->pending, (GDestroyNotify) _braggscope_pending_free);
   if (self->sim != NULL)
     g_signal_handlers_disconnect_by_data (self->sim, self);
@@ -381,6 +348,7 @@ braggscope_window_dispose (GObject *object)
   _braggscope_window_measured_dispose (self);
   gtk_widget_dispose_template (GTK_WIDGET (self), BRAGGSCOPE_TYPE_WINDOW);
   self->view = NULL;
+  self->reciprocal = NULL;
   self->controls = NULL;
   g_clear_object (&self->sim);
   g_clear_object (&self->settings);
@@ -419,17 +387,6 @@ braggscope_window_class_init (BraggscopeWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, paned);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, controls_slot);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, view_slot);
-  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, colormap_dropdown);
-  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, scale_dropdown);
-  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, gamma_scale);
-  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, gamma_adjustment);
-  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, auto_contrast_check);
-  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, low_spin);
-  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, high_spin);
-  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, low_adjustment);
-  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, high_adjustment);
-  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, rings_check);
-  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, beam_center_check);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, readout);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, busy_spinner);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, frame_kind_label);
@@ -438,6 +395,8 @@ braggscope_window_class_init (BraggscopeWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, backend_label);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, cache_label);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, message_label);
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, sidebar_box);
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, primary_menu);
 }
 
 static void
@@ -447,6 +406,8 @@ braggscope_window_init (BraggscopeWindow *self)
   self->cancellable = g_cancellable_new ();
   gtk_widget_init_template (GTK_WIDGET (self));
   _braggscope_window_init_actions (self);
+  _braggscope_window_init_teaching (self);
+  _braggscope_window_init_compare (self);
   _braggscope_window_init_measured (self);
 }
 

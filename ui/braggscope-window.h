@@ -50,4 +50,17 @@ void braggscope_window_show_message (BraggscopeWindow *self, const char *text, g
 /* braggscope_window_get_message: the status line's current message (transfer none). */
 const char *braggscope_window_get_message (BraggscopeWindow *self);
 
+/* braggscope_window_get_reciprocal_view: the reciprocal-space view (transfer none). */
+BraggscopeReciprocalView *braggscope_window_get_reciprocal_view (BraggscopeWindow *self);
+
+/* braggscope_window_open_lesson: the lesson @id (data/lessons): its scene,
+ * views and panel.  G_IO_ERROR_NOT_FOUND names the lessons there are. */
+gboolean braggscope_window_open_lesson (BraggscopeWindow *self, const char *id, GError **error);
+
+/* braggscope_window_export_rotation: plays the rotation of the playback
+ * group (start, range; one step is the oscillation, or 1 degree) frame by
+ * frame into an animated GIF at @path (@gif) or numbered PNG snapshots in
+ * the folder @path; the status line says when it is done. */
+void braggscope_window_export_rotation (BraggscopeWindow *self, gboolean gif, const char *path);
+
 G_END_DECLS

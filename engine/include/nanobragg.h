@@ -484,9 +484,10 @@ extern "C"
  * GPU can run (see nb_params.backend).  Once per process; thread-safe. */
   void nb_cuda_warm_up (const nb_params *params);
 
-  /* nb_kernel_variant: the instruction set the single-precision kernel uses on
- * this CPU now ("avx512", "avx2" or "generic"); the environment variable
- * NB_KERNEL=generic|avx2|avx512 forces one (falling back when unsupported). */
+  /* nb_kernel_variant: the instruction set the fast kernels (single and double
+ * precision) use on this CPU now ("avx512", "avx2", "sse41" or "generic"); the
+ * environment variable NB_KERNEL=generic|sse41|avx2|avx512 forces one
+ * (falling back when unsupported). */
   const char *nb_kernel_variant (void);
 
   /* nb_plan_get_backend: where the plan's execute runs now: "cuda" or "cpu".
@@ -505,6 +506,16 @@ extern "C"
 
   /* nb_plan_get_info: derived values (geometry, counts) of the current plan. */
   const nb_plan_info *nb_plan_get_info (const nb_plan *plan);
+
+  /* nb_plan_arc_domains: the mosaic domains that draw the plan's mosaic
+ * spread as smooth arcs rather than separate copies of each spot: the
+ * plan's own count when it already does (or without a mosaic spread), else
+ * ceil ((s / w)^2) up to @max_domains, where s is the spread (rad) and
+ * w = d_min / (N a) the angle that moves a reciprocal-lattice point by its
+ * shape transform's width (d_min the detector's highest resolution, N a the
+ * crystal's longest edge).  The plan is not changed (a geometry snapshot is
+ * made, as nb_plan_ref_geometry()). */
+  int nb_plan_arc_domains (nb_plan *plan, int max_domains);
 
   /* nb_plan_get_params: the parameters the plan was built from (owned by the plan). */
   const nb_params *nb_plan_get_params (const nb_plan *plan);
@@ -569,6 +580,30 @@ extern "C"
  * NB_ERR_INVALID for a non-finite coordinate. */
   nb_status nb_geometry_query (
       const nb_geometry *geom, double fpixel, double spixel, nb_pixel_query *out, nb_error *err);
+
+  /* nb_geometry_direction_to_pixel: where the ray from the sample along @dir
+ * (lab frame, any length) meets the detector plane, in the pixel units of
+ * nb_geometry_query() (a curved detector is treated as flat).  Returns 1 and
+ * sets *@fpixel, *@spixel, or 0 when the ray runs parallel to the plane or
+ * away from it; points off the detector's pixels are returned (compare them
+ * with nb_geometry_size()). */
+  int nb_geometry_direction_to_pixel (const nb_geometry *geom,
+                                      const double dir[3],
+                                      double *fpixel,
+                                      double *spixel);
+
+  /* nb_geometry_structure_factor: the structure factor the plan uses for
+ * (@h, @k, @l): the file's where the file has the reflection, else default_F
+ * (as the kernel's lookup of whole indices).  *@from_file (when non-NULL) is
+ * 1 when the indices lie inside the file's grid. */
+  double
+  nb_geometry_structure_factor (const nb_geometry *geom, int h, int k, int l, int *from_file);
+
+  /* nb_geometry_same_structure_factors: 1 when @a and @b look up the same
+ * structure factors (the same table read once by a plan, and the same
+ * default_F), so that F computed with one holds for the other: the cache key
+ * of a viewer that draws |F| while the orientation changes. */
+  int nb_geometry_same_structure_factors (const nb_geometry *a, const nb_geometry *b);
 
   /* ------------------------------------------------------------------------- */
   /* Statistics and conversions of a float image, as the reference computes them

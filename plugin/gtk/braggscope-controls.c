@@ -3,7 +3,7 @@
  *
  * SPDX-License-Identifier: BSD-3-Clause
  */
-#include "braggscope-controls.h"
+#include "braggscope-controls-private.h"
 #include "braggscope-control-hints-private.h"
 #include "braggscope-gtk-i18n-private.h"
 
@@ -13,20 +13,33 @@
 /**
  * BraggscopeControls:
  *
- * A vertical box of expanders (crystal, beam, detector, sampling) whose
- * widgets are bound to a #BraggscopeSimulation's properties with
- * g_object_bind_property(): moving a slider sets the property (and so starts
- * a render), and a property set elsewhere moves the slider.
+ * A vertical box of expanders (crystal, effects, beam, detector, sampling,
+ * and with a [property@BraggscopeGtk.Controls:view] display) whose widgets
+ * are bound to a [class@Braggscope.Simulation]'s properties with
+ * [method@GObject.Object.bind_property]: moving a slider sets the property
+ * (and so starts a render), and a property set elsewhere moves the slider.
+ *
+ * The groups scroll inside the controls' own allocation (a host may give
+ * them any size: nothing is clipped, a scroll bar appears instead), and the
+ * scroll wheel over a slider or a spin button scrolls the panel rather than
+ * changing the value.  Angle sliders step in tenths of a degree from the
+ * keyboard; dragging one with Shift held moves it ten times finer.
+ *
+ * The Effects group switches one physical effect off and on with one click
+ * each (mosaicity, divergence, dispersion, polarization, the crystal's shape
+ * transform, the structure factors), restoring the value it had.
  *
  * Each widget is named after its property and kind: "misset-x-scale" and
  * "misset-x-spin" for a number, "convention-dropdown", "preview-while-dragging-switch",
  * "structure-factors-entry", "fluence-entry", "energy-spin" (the wavelength
  * as photon energy in keV); find one with
- * braggscope_controls_get_widget().  Properties the simulation does not have
+ * [method@BraggscopeGtk.Controls.get_widget].  Properties the simulation does not have
  * are left out.  The slider ranges are what is useful to drag through; a value
  * set outside one widens it rather than being clamped, while a number typed
  * outside a spin button's range is clamped to it and said
- * (#BraggscopeControls::value-clamped).
+ * ([signal@BraggscopeGtk.Controls::value-clamped]).
+ *
+ * Since: 0.1
  */
 
 /* The layout: which property goes into which group, in which order, and as
@@ -109,8 +122,8 @@ static const Group groups[] = {
 };
 
 /* A property's BraggscopeControlHints, or empty ones. */
-static const BraggscopeControlHints *
-hints_of (GParamSpec *pspec)
+const BraggscopeControlHints *
+_braggscope_controls_hints_of (GParamSpec *pspec)
 {
   static const BraggscopeControlHints none = { "", 0, 0, 0, 0, NULL };
   const BraggscopeControlHints *hints =
@@ -119,21 +132,13 @@ hints_of (GParamSpec *pspec)
   return hints != NULL ? hints : &none;
 }
 
-struct _BraggscopeControls
-{
-  GtkWidget parent_instance;
-
-  BraggscopeSimulation *simulation;
-  GHashTable *widgets;        /* name -> GtkWidget (borrowed: children of the groups) */
-  GPtrArray *notify_handlers; /* handler ids on the simulation for entries */
-};
-
 G_DEFINE_FINAL_TYPE (BraggscopeControls, braggscope_controls, GTK_TYPE_WIDGET)
 
 enum
 {
   PROP_0,
   PROP_SIMULATION,
+  PROP_VIEW,
   N_PROPS
 };
 
@@ -225,7 +230,7 @@ format_with_unit (double v, const char *unit)
 static void
 report_clamp (BraggscopeControls *self, GParamSpec *pspec, double typed, double applied)
 {
-  const char *unit = hints_of (pspec)->unit;
+  const char *unit = _braggscope_controls_hints_of (pspec)->unit;
   const char *label = _ (g_param_spec_get_nick (pspec));
   g_autofree char *from = format_with_unit (typed, unit);
   g_autofree char *to = format_with_unit (applied, unit);
@@ -311,13 +316,16 @@ pspec_limits (GParamSpec *pspec, double *lower, double *upper)
 static void
 add_number (BraggscopeControls *self, GtkGrid *grid, int row, const Row *layout, GParamSpec *pspec)
 {
-  const BraggscopeControlHints *hints = hints_of (pspec);
+  const BraggscopeControlHints *hints = _braggscope_controls_hints_of (pspec);
   gboolean slider = layout->widget == SLIDER;
   double lower, upper, step = hints->step > 0.0 ? hints->step : 1.0;
   GtkAdjustment *adjustment;
   GtkWidget *spin;
   g_autofree char *spin_name = g_strconcat (layout->property, "-spin", NULL);
 
+  /* angles: tenths of a degree from the keys (Shift-drag finer still) */
+  if (g_strcmp0 (hints->unit, "\u00b0") == 0 && step > 0.1)
+    step = 0.1;
   pspec_limits (pspec, &lower, &upper);
   lower = MAX (lower, hints->lower);
   upper = MIN (upper, hints->upper);
@@ -333,7 +341,8 @@ add_number (BraggscopeControls *self, GtkGrid *grid, int row, const Row *layout,
       g_autofree char *scale_name = g_strconcat (layout->property, "-scale", NULL);
 
       gtk_scale_set_draw_value (GTK_SCALE (scale), FALSE);
-      gtk_range_set_round_digits (GTK_RANGE (scale), hints->digits);
+      gtk_range_set_round_digits (GTK_RANGE (scale), MAX (hints->digits, step < 1.0 ? 1 : 0));
+      _braggscope_controls_add_fine_drag (scale);
       gtk_widget_set_hexpand (scale, TRUE);
       gtk_widget_set_size_request (scale, 160, -1);
       gtk_widget_set_name (scale, scale_name);
@@ -423,7 +432,7 @@ selected_to_choice (GBinding *binding, const GValue *from, GValue *to, gpointer 
 static void
 add_choice (BraggscopeControls *self, GtkGrid *grid, int row, const Row *layout, GParamSpec *pspec)
 {
-  const BraggscopeControlHints *hints = hints_of (pspec);
+  const BraggscopeControlHints *hints = _braggscope_controls_hints_of (pspec);
   g_autoptr (GtkStringList) list = gtk_string_list_new (NULL);
   g_autofree char *name = g_strconcat (layout->property, "-dropdown", NULL);
   ChoiceMap *map = g_new0 (ChoiceMap, 1);
@@ -697,7 +706,7 @@ build (BraggscopeControls *self)
             continue;
 
           /* Translators: a control's label and its unit, as "Wavelength (Å)" */
-          unit = hints_of (pspec)->unit;
+          unit = _braggscope_controls_hints_of (pspec)->unit;
           text = unit != NULL && *unit != '\0'
                      ? g_strdup_printf (_ ("%s (%s)"), _ (g_param_spec_get_nick (pspec)), _ (unit))
                      : g_strdup (_ (g_param_spec_get_nick (pspec)));
@@ -726,9 +735,13 @@ build (BraggscopeControls *self)
         }
 
       gtk_expander_set_child (GTK_EXPANDER (expander), grid);
-      gtk_widget_set_parent (expander, GTK_WIDGET (self));
+      gtk_box_append (GTK_BOX (self->box), expander);
       g_hash_table_insert (self->widgets, g_steal_pointer (&expander_name), expander);
+      if (g == 0)
+        _braggscope_controls_build_effects (self);
     }
+  if (self->view != NULL)
+    _braggscope_controls_build_display (self);
 }
 
 static void
@@ -755,10 +768,12 @@ braggscope_controls_dispose (GObject *object)
                                                          self->notify_handlers, i)));
   g_clear_pointer (&self->notify_handlers, g_ptr_array_unref);
   g_clear_pointer (&self->widgets, g_hash_table_unref);
+  g_clear_pointer (&self->effects, g_ptr_array_unref);
 
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
     gtk_widget_unparent (child);
   g_clear_object (&self->simulation);
+  g_clear_object (&self->view);
 
   G_OBJECT_CLASS (braggscope_controls_parent_class)->dispose (object);
 }
@@ -772,6 +787,9 @@ braggscope_controls_get_property (GObject *object, guint prop_id, GValue *value,
     {
       case PROP_SIMULATION:
         g_value_set_object (value, self->simulation);
+        break;
+      case PROP_VIEW:
+        g_value_set_object (value, self->view);
         break;
       default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -790,6 +808,9 @@ braggscope_controls_set_property (GObject *object,
     {
       case PROP_SIMULATION:
         self->simulation = g_value_dup_object (value);
+        break;
+      case PROP_VIEW:
+        self->view = g_value_dup_object (value);
         break;
       default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -812,11 +833,26 @@ braggscope_controls_class_init (BraggscopeControlsClass *klass)
    * BraggscopeControls:simulation:
    *
    * The simulation whose properties the widgets are bound to (a new one with
-   * nanoBragg's defaults when none is given).
+   * nanoBragg's defaults when none is given).  Construct-only; the controls
+   * hold a reference to it.
+   *
+   * Since: 0.1
    */
   properties[PROP_SIMULATION] = g_param_spec_object (
       "simulation", "Simulation", "The simulation whose properties the widgets edit",
       BRAGGSCOPE_TYPE_SIMULATION,
+      G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+  /**
+   * BraggscopeControls:view:
+   *
+   * The detector view whose display the Display group edits (colormap,
+   * scale, gamma, contrast limits, rings, labels, beam centre); without one
+   * there is no Display group.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_VIEW] = g_param_spec_object (
+      "view", "View", "The view whose display the Display group edits", BRAGGSCOPE_TYPE_VIEW,
       G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
@@ -841,28 +877,29 @@ braggscope_controls_class_init (BraggscopeControlsClass *klass)
                     NULL, G_TYPE_NONE, 4, G_TYPE_STRING | G_SIGNAL_TYPE_STATIC_SCOPE, G_TYPE_DOUBLE,
                     G_TYPE_DOUBLE, G_TYPE_STRING);
 
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "braggscope-controls");
 }
 
 static void
 braggscope_controls_init (BraggscopeControls *self)
 {
-  GtkLayoutManager *layout = gtk_widget_get_layout_manager (GTK_WIDGET (self));
-
-  gtk_orientable_set_orientation (GTK_ORIENTABLE (layout), GTK_ORIENTATION_VERTICAL);
-  gtk_box_layout_set_spacing (GTK_BOX_LAYOUT (layout), 6);
   self->widgets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->notify_handlers = g_ptr_array_new ();
+  self->effects = g_ptr_array_new_with_free_func (g_free);
+  _braggscope_controls_init_scrolling (self);
 }
 
 /**
  * braggscope_controls_new:
  * @simulation: the simulation to edit
  *
- * Creates the controls, bound to @simulation's properties.
+ * Creates the controls, bound to @simulation's properties, without a
+ * Display group ([ctor@BraggscopeGtk.Controls.new_with_view] has one).
  *
- * Returns: (transfer floating): a new #BraggscopeControls
+ * Returns: (transfer floating): a new [class@BraggscopeGtk.Controls]
+ *
+ * Since: 0.1
  */
 GtkWidget *
 braggscope_controls_new (BraggscopeSimulation *simulation)
@@ -873,10 +910,37 @@ braggscope_controls_new (BraggscopeSimulation *simulation)
 }
 
 /**
+ * braggscope_controls_new_with_view:
+ * @simulation: the simulation to edit
+ * @view: the detector view whose display to edit
+ *
+ * Creates the controls, bound to @simulation's properties, with a Display
+ * group bound to @view's (colormap, scale, gamma, contrast limits, rings,
+ * labels, beam centre).
+ *
+ * Returns: (transfer floating): a new [class@BraggscopeGtk.Controls]
+ *
+ * Since: 0.1
+ */
+GtkWidget *
+braggscope_controls_new_with_view (BraggscopeSimulation *simulation, BraggscopeView *view)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_SIMULATION (simulation), NULL);
+  g_return_val_if_fail (BRAGGSCOPE_IS_VIEW (view), NULL);
+
+  return g_object_new (BRAGGSCOPE_TYPE_CONTROLS, "simulation", simulation, "view", view, NULL);
+}
+
+/**
  * braggscope_controls_get_simulation:
  * @self: the controls
  *
+ * Gets the simulation whose properties the widgets edit
+ * ([property@BraggscopeGtk.Controls:simulation]).
+ *
  * Returns: (transfer none): the simulation the widgets edit
+ *
+ * Since: 0.1
  */
 BraggscopeSimulation *
 braggscope_controls_get_simulation (BraggscopeControls *self)
@@ -892,8 +956,13 @@ braggscope_controls_get_simulation (BraggscopeControls *self)
  * @name: a widget name: property + "-scale", "-spin", "-dropdown", "-switch",
  *   "-entry" or "-button", or a group + "-group" ("crystal-group")
  *
+ * Finds one of the controls' widgets by its name, as the class description
+ * names them ("misset-x-scale"), for a host or a test that drives one.
+ *
  * Returns: (transfer none) (nullable): the widget, or %NULL if there is none
  *   of that name
+ *
+ * Since: 0.1
  */
 GtkWidget *
 braggscope_controls_get_widget (BraggscopeControls *self, const char *name)

@@ -8,6 +8,7 @@
 
 #include "braggscope.h"
 #include "braggscope-gtk-export.h"
+#include "braggscope-view.h"
 
 G_BEGIN_DECLS
 
@@ -18,6 +19,10 @@ G_DECLARE_FINAL_TYPE (BraggscopeControls, braggscope_controls, BRAGGSCOPE, CONTR
 
 BRAGGSCOPE_GTK_EXPORT
 GtkWidget *braggscope_controls_new (BraggscopeSimulation *simulation);
+
+BRAGGSCOPE_GTK_EXPORT
+GtkWidget *braggscope_controls_new_with_view (BraggscopeSimulation *simulation,
+                                              BraggscopeView *view);
 
 BRAGGSCOPE_GTK_EXPORT
 BraggscopeSimulation *braggscope_controls_get_simulation (BraggscopeControls *self);

@@ -11,4 +11,5 @@
 
 #include "braggscope-controls.h"
 #include "braggscope-readout.h"
+#include "braggscope-reciprocal-view.h"
 #include "braggscope-view.h"

@@ -42,6 +42,16 @@ gboolean _braggscope_overlay_geometry_init (BraggscopeOverlayGeometry *out,
                                             int width,
                                             int height);
 
+/* Replaces the automatic rings by rings at the resolutions of @text (Angstrom,
+ * numbers separated by blanks or commas, at most BRAGGSCOPE_OVERLAY_MAX_RINGS;
+ * those the wavelength cannot reach are left out).  Returns FALSE, changing
+ * nothing, when @text is NULL, empty or not such a list. */
+gboolean _braggscope_overlay_geometry_fix_rings (BraggscopeOverlayGeometry *geom, const char *text);
+
+/* Reads "3, 2.5 2" into @d (at most @max numbers, each > 0); -1 when @text is
+ * not such a list, else how many. */
+int _braggscope_overlay_parse_resolutions (const char *text, double *d, int max);
+
 /* The pixel coordinates where the ray at @two_theta, @azimuth (radians) meets
  * the detector plane; FALSE when it does not (parallel or behind). */
 gboolean _braggscope_overlay_ray_to_pixel (
@@ -57,6 +67,14 @@ typedef struct
   double cross_size; /* half length of the beam centre cross, target units */
   double font_size;  /* points of the ring labels, target units */
   double color[4];   /* RGBA of lines and labels */
+  gboolean marker;   /* a circle at (marker_x, marker_y), frame pixels, with marker_label */
+  double marker_x, marker_y;
+  const char *marker_label;
+  /* reflections labelled with h k l (BraggscopeReflection, in order of
+   * preference): a circle and the indices beside each spot, left out where
+   * no place free of other labels is found; NULL for none */
+  GArray *labels;
+  GArray *labels_placed; /* out, when non-NULL: the reflections labelled */
 } BraggscopeOverlayStyle;
 
 /* A colour that stands out on @map. */
@@ -67,13 +85,14 @@ void _braggscope_overlay_draw (const BraggscopeOverlayGeometry *geom,
                                const BraggscopeOverlayStyle *style,
                                cairo_t *cr);
 
-/* Draws the overlays switched on into @rgba, an opaque image of the frame
+/* Draws the overlays switched on (and @labels, as the style's) into @rgba, an opaque image of the frame
  * (width x height RGBA, row-major) at frame resolution, in the style of the
  * view's snapshots: lines, cross and labels scaled with the frame's size,
  * the colour of _braggscope_overlay_color_for (@map).  Needs no display. */
 void _braggscope_overlay_draw_into_rgba (const BraggscopeOverlayGeometry *geom,
                                          gboolean rings,
                                          gboolean beam_center,
+                                         GArray *labels,
                                          BraggscopeColormap map,
                                          guint8 *rgba,
                                          int width,

@@ -183,6 +183,52 @@ choose_rings (BraggscopeOverlayGeometry *geom, BraggscopeGeometry *geometry)
     }
 }
 
+int
+_braggscope_overlay_parse_resolutions (const char *text, double *d, int max)
+{
+  g_auto (GStrv) words = NULL;
+  int n = 0;
+
+  if (text == NULL)
+    return -1;
+  words = g_strsplit_set (text, " ,;\t", -1);
+  for (int i = 0; words[i] != NULL; i++)
+    {
+      char *end = NULL;
+      double v;
+
+      if (*words[i] == '\0')
+        continue;
+      v = g_ascii_strtod (words[i], &end);
+      if (end == words[i] || *end != '\0' || !(v > 0.0) || !isfinite (v) || n >= max)
+        return -1;
+      d[n++] = v;
+    }
+  return n;
+}
+
+gboolean
+_braggscope_overlay_geometry_fix_rings (BraggscopeOverlayGeometry *geom, const char *text)
+{
+  double d[BRAGGSCOPE_OVERLAY_MAX_RINGS];
+  int n = _braggscope_overlay_parse_resolutions (text, d, BRAGGSCOPE_OVERLAY_MAX_RINGS);
+
+  if (n <= 0)
+    return FALSE;
+  geom->n_rings = 0;
+  for (int i = 0; i < n; i++)
+    {
+      double s = geom->wavelength / (2.0 * d[i]);
+
+      if (!(s > 0.0 && s < 1.0))
+        continue;
+      geom->ring_d[geom->n_rings] = d[i];
+      geom->ring_two_theta[geom->n_rings] = 2.0 * asin (s);
+      geom->n_rings++;
+    }
+  return TRUE;
+}
+
 gboolean
 _braggscope_overlay_geometry_init (BraggscopeOverlayGeometry *out,
                                    BraggscopeGeometry *geometry,
@@ -341,6 +387,151 @@ draw_ring (const BraggscopeOverlayGeometry *geom,
     draw_label (style, cr, label_x, label_y, geom->ring_d[ring]);
 }
 
+/* Where a reciprocal-lattice point's ray meets the detector: a circle and its
+ * h k l, in a colour apart from the rings'. */
+static void
+draw_marker (const BraggscopeOverlayStyle *style, cairo_t *cr)
+{
+  double x, y, radius = 2.0 * style->cross_size / 3.0;
+
+  to_target (style, style->marker_x, style->marker_y, &x, &y);
+  cairo_save (cr);
+  cairo_set_line_width (cr, 2.0 * style->line_width);
+  cairo_set_source_rgba (cr, 0.0, 0.0, 0.0, 0.6);
+  cairo_arc (cr, x, y, radius + style->line_width, 0, 2 * G_PI);
+  cairo_stroke (cr);
+  cairo_set_source_rgba (cr, 1.0, 0.3, 0.9, 1.0);
+  cairo_arc (cr, x, y, radius, 0, 2 * G_PI);
+  cairo_stroke (cr);
+  if (style->marker_label != NULL)
+    {
+      PangoLayout *layout = pango_cairo_create_layout (cr);
+      PangoFontDescription *font = pango_font_description_from_string ("Sans Bold");
+
+      pango_font_description_set_absolute_size (font, style->font_size * PANGO_SCALE);
+      pango_layout_set_font_description (layout, font);
+      pango_layout_set_text (layout, style->marker_label, -1);
+      cairo_move_to (cr, x + radius + 2.0, y - radius - style->font_size);
+      pango_cairo_layout_path (cr, layout);
+      cairo_set_source_rgba (cr, 0.0, 0.0, 0.0, 0.7);
+      cairo_set_line_width (cr, MAX (1.0, 0.2 * style->font_size));
+      cairo_stroke_preserve (cr);
+      cairo_set_source_rgba (cr, 1.0, 0.3, 0.9, 1.0);
+      cairo_fill (cr);
+      pango_font_description_free (font);
+      g_object_unref (layout);
+    }
+  cairo_restore (cr);
+}
+
+typedef struct
+{
+  double x0, y0, x1, y1;
+} Box;
+
+static gboolean
+boxes_overlap (const Box *a, const Box *b)
+{
+  return a->x0 < b->x1 && b->x0 < a->x1 && a->y0 < b->y1 && b->y0 < a->y1;
+}
+
+static gboolean
+box_is_free (const Box *box, GArray *taken, double width, double height)
+{
+  if (box->x0 < 0 || box->y0 < 0 || box->x1 > width || box->y1 > height)
+    return FALSE;
+  for (guint i = 0; i < taken->len; i++)
+    if (boxes_overlap (box, &g_array_index (taken, Box, i)))
+      return FALSE;
+  return TRUE;
+}
+
+/* Each reflection's h k l beside its spot, at the first of six places (right
+ * above, right below, left above, left below, above, below) that overlaps no
+ * label placed before it nor any labelled spot; a reflection without such a
+ * place is not labelled. */
+static void
+draw_labels (const BraggscopeOverlayGeometry *geom,
+             const BraggscopeOverlayStyle *style,
+             cairo_t *cr)
+{
+  PangoLayout *layout = pango_cairo_create_layout (cr);
+  PangoFontDescription *font = pango_font_description_from_string ("Sans");
+  double radius = MAX (3.0, 0.5 * style->font_size), gap = 0.25 * style->font_size;
+  double x0, y0, width, height;
+  g_autoptr (GArray) taken = g_array_new (FALSE, FALSE, sizeof (Box));
+
+  /* labels stay inside the target (the widget, or the frame's picture) */
+  cairo_clip_extents (cr, &x0, &y0, &width, &height);
+  pango_font_description_set_absolute_size (font, style->font_size * PANGO_SCALE);
+  pango_layout_set_font_description (layout, font);
+
+  for (guint i = 0; i < style->labels->len; i++)
+    {
+      const BraggscopeReflection *r = &g_array_index (style->labels, BraggscopeReflection, i);
+      double x, y;
+      Box spot;
+
+      to_target (style, r->x, r->y, &x, &y);
+      spot = (Box){ x - radius, y - radius, x + radius, y + radius };
+      g_array_append_val (taken, spot);
+    }
+
+  cairo_save (cr);
+  cairo_set_line_width (cr, MAX (1.0, style->line_width));
+  for (guint i = 0; i < style->labels->len; i++)
+    {
+      const BraggscopeReflection *r = &g_array_index (style->labels, BraggscopeReflection, i);
+      g_autofree char *text = g_strdup_printf ("%d %d %d", r->h, r->k, r->l);
+      double x, y, w, h;
+      int pw, ph;
+      gboolean placed = FALSE;
+      Box box = { 0 };
+
+      to_target (style, r->x, r->y, &x, &y);
+      pango_layout_set_text (layout, text, -1);
+      pango_layout_get_pixel_size (layout, &pw, &ph);
+      w = pw;
+      h = ph;
+      {
+        const double places[6][2] = {
+          { x + radius + gap, y - radius - h },     { x + radius + gap, y + radius },
+          { x - radius - gap - w, y - radius - h }, { x - radius - gap - w, y + radius },
+          { x - 0.5 * w, y - radius - gap - h },    { x - 0.5 * w, y + radius + gap },
+        };
+
+        for (int p = 0; p < 6 && !placed; p++)
+          {
+            box = (Box){ places[p][0], places[p][1], places[p][0] + w, places[p][1] + h };
+            placed = box_is_free (&box, taken, width, height);
+          }
+      }
+      if (!placed)
+        continue;
+      g_array_append_val (taken, box);
+      if (style->labels_placed != NULL)
+        g_array_append_val (style->labels_placed, *r);
+
+      cairo_set_source_rgba (cr, style->color[0], style->color[1], style->color[2],
+                             style->color[3]);
+      cairo_new_sub_path (cr);
+      cairo_arc (cr, x, y, radius, 0, 2 * G_PI);
+      cairo_stroke (cr);
+      cairo_move_to (cr, box.x0, box.y0);
+      pango_cairo_layout_path (cr, layout);
+      cairo_set_source_rgba (cr, 0.0, 0.0, 0.0, 0.6);
+      cairo_set_line_width (cr, MAX (1.0, 0.2 * style->font_size));
+      cairo_stroke_preserve (cr);
+      cairo_set_source_rgba (cr, style->color[0], style->color[1], style->color[2],
+                             style->color[3]);
+      cairo_fill (cr);
+      cairo_set_line_width (cr, MAX (1.0, style->line_width));
+    }
+  cairo_restore (cr);
+  pango_font_description_free (font);
+  g_object_unref (layout);
+}
+
 void
 _braggscope_overlay_draw (const BraggscopeOverlayGeometry *geom,
                           const BraggscopeOverlayStyle *style,
@@ -361,6 +552,12 @@ _braggscope_overlay_draw (const BraggscopeOverlayGeometry *geom,
                                style->color[3]);
         draw_ring (geom, style, cr, ring);
       }
+
+  if (style->labels != NULL && style->labels->len > 0)
+    draw_labels (geom, style, cr);
+
+  if (style->marker)
+    draw_marker (style, cr);
 
   if (style->beam_center && geom->has_beam_center)
     {
@@ -383,6 +580,7 @@ void
 _braggscope_overlay_draw_into_rgba (const BraggscopeOverlayGeometry *geom,
                                     gboolean rings,
                                     gboolean beam_center,
+                                    GArray *labels,
                                     BraggscopeColormap map,
                                     guint8 *rgba,
                                     int width,
@@ -395,7 +593,7 @@ _braggscope_overlay_draw_into_rgba (const BraggscopeOverlayGeometry *geom,
   int stride;
   cairo_t *cr;
 
-  if (!geom->projective || !(rings || beam_center))
+  if (!geom->projective || !(rings || beam_center || (labels != NULL && labels->len > 0)))
     return;
   surface = cairo_image_surface_create (CAIRO_FORMAT_RGB24, width, height);
   if (cairo_surface_status (surface) != CAIRO_STATUS_SUCCESS)
@@ -421,6 +619,7 @@ _braggscope_overlay_draw_into_rgba (const BraggscopeOverlayGeometry *geom,
 
   style.rings = rings;
   style.beam_center = beam_center;
+  style.labels = labels;
   style.scale = 1.0;
   style.line_width = MAX (1.0, size / 512.0);
   style.cross_size = MAX (6.0, size / 40.0);

@@ -47,6 +47,7 @@ typedef enum
   FIELD_Q,
   FIELD_HKL,
   FIELD_F,
+  FIELD_REFERENCE,
   N_FIELDS
 } Field;
 
@@ -62,6 +63,7 @@ static const struct
   [FIELD_Q] = { "q", "|q|" },
   [FIELD_HKL] = { "hkl", "h k l" },
   [FIELD_F] = { "structure-factor", "F" },
+  [FIELD_REFERENCE] = { "reference", N_ ("Reference") },
 };
 
 struct _BraggscopeReadout
@@ -76,8 +78,9 @@ struct _BraggscopeReadout
   GtkWidget *line;  /* GtkLabel: the horizontal readout */
   GtkWidget *table; /* GtkGrid: the vertical one */
   GtkWidget *values[N_FIELDS];
-  char *texts[N_FIELDS]; /* NULL when the point is not on the frame */
-  char *text;            /* the line */
+  char *texts[N_FIELDS];  /* NULL when the point is not on the frame */
+  char *text;             /* the line */
+  double reference_value; /* NaN when none */
 };
 
 enum
@@ -86,6 +89,7 @@ enum
   PROP_VIEW,
   PROP_PLACEHOLDER,
   PROP_TEXT,
+  PROP_REFERENCE_VALUE,
   /* GtkOrientable */
   PROP_ORIENTATION,
   N_PROPS = PROP_ORIENTATION
@@ -110,6 +114,8 @@ readout_update (BraggscopeReadout *self)
 
   inside = self->view != NULL &&
            braggscope_view_get_readout (self->view, NULL, NULL, &pixel_x, &pixel_y, &value, &info);
+  double reference = NAN;
+
   for (int i = 0; i < N_FIELDS; i++)
     g_clear_pointer (&self->texts[i], g_free);
 
@@ -136,11 +142,29 @@ readout_update (BraggscopeReadout *self)
                            pixel_x, pixel_y, (double) value, self->texts[FIELD_D], info.two_theta,
                            info.q, info.nearest_h, info.nearest_k, info.nearest_l, info.h, info.k,
                            info.l, info.structure_factor, default_f);
+      reference = braggscope_view_get_reference_value (self->view);
+      if (braggscope_view_get_has_reference (self->view))
+        {
+          /* the second layer's value at the same pixel, under its own name */
+          const char *label = braggscope_view_get_reference_label (self->view);
+          char *line;
+
+          self->texts[FIELD_REFERENCE] =
+              isnan (reference) ? g_strdup (_ ("masked")) : g_strdup_printf ("%.4g", reference);
+          line = g_strdup_printf ("%s   %s %s", text, label, self->texts[FIELD_REFERENCE]);
+          g_free (text);
+          text = line;
+        }
     }
 
   for (int i = 0; i < N_FIELDS; i++)
     gtk_label_set_text (GTK_LABEL (self->values[i]), self->texts[i] ? self->texts[i] : "");
   gtk_label_set_text (GTK_LABEL (self->line), text ? text : self->placeholder);
+  if (!(isnan (reference) && isnan (self->reference_value)) && reference != self->reference_value)
+    {
+      self->reference_value = reference;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_REFERENCE_VALUE]);
+    }
   if (g_strcmp0 (text, self->text) != 0)
     {
       g_free (self->text);
@@ -204,6 +228,9 @@ braggscope_readout_get_property (GObject *object, guint prop_id, GValue *value, 
         break;
       case PROP_TEXT:
         g_value_set_string (value, self->text);
+        break;
+      case PROP_REFERENCE_VALUE:
+        g_value_set_double (value, self->reference_value);
         break;
       case PROP_ORIENTATION:
         g_value_set_enum (value, self->orientation);
@@ -286,6 +313,22 @@ braggscope_readout_class_init (BraggscopeReadoutClass *klass)
   properties[PROP_TEXT] =
       g_param_spec_string ("text", NULL, NULL, NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 
+  /**
+   * BraggscopeReadout:reference-value:
+   *
+   * The value of the view's reference layer
+   * ([method@BraggscopeGtk.View.set_reference]) at the readout's pixel, in
+   * the reference's own units (photons per pixel for a held frame, counts
+   * for a measured one); NaN without a reference, while the pointer is off
+   * the frame, or where the reference is masked.  The line then ends with
+   * the reference's label and this value ("… measured 12").
+   *
+   * Since: 0.1
+   */
+  properties[PROP_REFERENCE_VALUE] =
+      g_param_spec_double ("reference-value", NULL, NULL, -G_MAXDOUBLE, G_MAXDOUBLE, 0.0,
+                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
   g_object_class_override_property (object_class, PROP_ORIENTATION, "orientation");
 
@@ -300,6 +343,7 @@ braggscope_readout_init (BraggscopeReadout *self)
   GtkGrid *grid;
 
   self->orientation = GTK_ORIENTATION_HORIZONTAL;
+  self->reference_value = NAN;
   self->placeholder =
       g_strdup (_ ("Point at the image to read the resolution and the Miller indices"));
 
@@ -461,14 +505,16 @@ braggscope_readout_get_text (BraggscopeReadout *self)
 /**
  * braggscope_readout_get_field:
  * @self: a readout
- * @name: a field: "pixel", "photons", "d", "two-theta", "q", "hkl" or
- *   "structure-factor"
+ * @name: a field: "pixel", "photons", "d", "two-theta", "q", "hkl",
+ *   "structure-factor" or "reference"
  *
  * One value of the readout as the vertical table shows it: "512, 300" for the
  * pixel (column, row), "12.5" photons, "2.345 Å" (or "∞" at the direct beam),
  * "24.31°", "2.680 Å⁻¹", "3 -4 12 (2.98 -4.03 11.97)" for the nearest h k l and
  * the fractional indices, "123.4" for F (with " (default F)" when the
- * reflection is not in the structure-factor file).  The widget's value labels
+ * reflection is not in the structure-factor file), and the reference layer's
+ * value at that pixel ("8.3", or "masked"; %NULL without a reference).  The
+ * widget's value labels
  * are named after the fields, too.
  *
  * Returns: (nullable): the value, or %NULL while the pointer is not on the

@@ -1,7 +1,8 @@
 /* braggscope-view-private.h: BraggscopeView's instance and what its files
  * share: braggscope-view.c (the widget), braggscope-view-gl.c (the OpenGL
  * path), braggscope-view-software.c (the CPU path) and
- * braggscope-view-render.c (pictures of a frame without a widget).
+ * braggscope-view-render.c (pictures of a frame without a widget),
+ * braggscope-view-properties.c (its properties and their docs).
  *
  * SPDX-License-Identifier: BSD-3-Clause
  */
@@ -72,6 +73,34 @@ struct _BraggscopeView
   BraggscopePixelInfo readout_info;
 
   double drag_center_x, drag_center_y;
+
+  /* Miller-index labels and rings at fixed resolutions */
+  gboolean show_labels;
+  guint label_count;
+  char *ring_resolutions;
+  BraggscopeFrame *labels_frame; /* what labels were chosen for */
+  GArray *labels;                /* BraggscopeReflection */
+  GArray *labels_placed;         /* those drawn the last time */
+
+  /* the second layer and how it is shown (braggscope-view-compare.c) */
+  GBytes *reference; /* float32, reference_width x reference_height; NaN masked */
+  int reference_width, reference_height;
+  char *reference_label;
+  BraggscopeCompareMode compare_mode;
+  gboolean blink_reference;
+  gboolean reference_scale;
+  BraggscopeDisplay reference_display; /* the current display with the reference's window */
+  gboolean reference_auto_window;
+  guint8 *compare_rgba, *compare_keys; /* the composed picture, one pixel per frame pixel */
+  int compare_width, compare_height;
+  gboolean compare_dirty;
+  const char *compare_fallback; /* static, translated; NULL when the mode is shown */
+  float readout_reference;      /* NaN when none */
+
+  /* a point marked by a linked view (frame pixels) */
+  gboolean has_marker;
+  double marker_x, marker_y;
+  char *marker_label;
 };
 
 typedef enum
@@ -80,6 +109,7 @@ typedef enum
   CHANGED_DISPLAY = 1 << 1, /* colormap, scale, window */
   CHANGED_IMAGE = 1 << 2,   /* a new frame */
   CHANGED_OVERLAY = 1 << 3, /* overlay switches only */
+  CHANGED_COMPARE = 1 << 4, /* the reference layer or how it is shown */
 } Changes;
 
 /* braggscope-view.c */
@@ -94,6 +124,9 @@ gboolean _braggscope_view_transform (BraggscopeView *self,
                                      double *origin_x,
                                      double *origin_y);
 
+/* Reads the readout at the pointer again; emits readout-changed. */
+void _braggscope_view_update_readout (BraggscopeView *self);
+
 /* Marks what @changes make stale and queues a redraw. */
 void _braggscope_view_invalidate (BraggscopeView *self, Changes changes);
 
@@ -101,14 +134,116 @@ void _braggscope_view_invalidate (BraggscopeView *self, Changes changes);
  * NULL where there is none. */
 const BraggscopeOverlayGeometry *_braggscope_view_ensure_overlay (BraggscopeView *self);
 
+/* braggscope-view-marks.c: the rings, beam centre, labels and marker over
+ * the frame, in widget coordinates. */
+void _braggscope_view_snapshot_overlays (BraggscopeView *self,
+                                         GtkSnapshot *snapshot,
+                                         int width,
+                                         int height);
+
+/* The reflections labelled on the frame shown (BraggscopeReflection,
+ * brightest first), computed once per full frame; NULL when labels are off,
+ * for previews, or when prediction failed. */
+GArray *_braggscope_view_ensure_labels (BraggscopeView *self);
+
 /* braggscope-view-gl.c: the GL area drawing the frame; it falls back to the
  * CPU path (and notifies BraggscopeView:renderer) when OpenGL fails. */
 GtkWidget *_braggscope_view_gl_area_new (BraggscopeView *self);
 
-/* braggscope-view-software.c: the frame drawn on the CPU into @snapshot. */
+/* braggscope-view-software.c: the frame drawn on the CPU into @snapshot;
+ * when comparing, the composed picture of braggscope-view-compare.c. */
 void _braggscope_view_snapshot_software (BraggscopeView *self,
                                          GtkSnapshot *snapshot,
                                          int width,
                                          int height);
+
+/* braggscope-view-compare.c */
+
+/* How the layers are laid out: @mode, or SIDE_BY_SIDE when @mode needs
+ * layers of one size and they differ (then *@fallback, if given, says so,
+ * translated; else it is set to NULL). */
+BraggscopeCompareMode _braggscope_compare_layout (BraggscopeCompareMode mode,
+                                                  int width,
+                                                  int height,
+                                                  int reference_width,
+                                                  int reference_height,
+                                                  const char **fallback);
+
+/* The layout the view draws now: NONE without a frame, a reference or a
+ * mode. */
+BraggscopeCompareMode _braggscope_view_compare_layout (BraggscopeView *self);
+
+/* The rectangle the view shows, in frame coordinates: the frame, widened to
+ * the left by the reference when side by side; FALSE without a frame. */
+gboolean
+_braggscope_view_canvas (BraggscopeView *self, double *x0, double *y0, double *x1, double *y1);
+
+/* The composed picture (RGBA, and a salience per pixel that the sampler
+ * keeps when zoomed out) with its size and its left edge in frame
+ * coordinates; FALSE when not comparing. */
+gboolean _braggscope_view_ensure_compare (BraggscopeView *self,
+                                          const guint8 **rgba,
+                                          const guint8 **keys,
+                                          int *width,
+                                          int *height,
+                                          double *x0);
+
+/* The frame pixel under frame point (@x, @y) moved out of the reference's
+ * panel (side by side: the same pixel of the current frame), and the
+ * reference's value there (NaN where it has none). */
+float _braggscope_view_reference_at (BraggscopeView *self, double *x, double y);
+
+/* A new frame: the picture is stale, the sizes may now differ. */
+void _braggscope_view_compare_frame_changed (BraggscopeView *self);
+void _braggscope_view_compare_init (BraggscopeView *self);
+void _braggscope_view_compare_dispose (BraggscopeView *self);
+
+/* braggscope-view-properties.c */
+
+typedef enum
+{
+  PROP_0,
+  PROP_SIMULATION,
+  PROP_FRAME,
+  PROP_COLORMAP,
+  PROP_SCALE,
+  PROP_GAMMA,
+  PROP_AUTO_CONTRAST,
+  PROP_LOW,
+  PROP_HIGH,
+  PROP_SHOW_RINGS,
+  PROP_SHOW_BEAM_CENTER,
+  PROP_SHOW_LABELS,
+  PROP_LABEL_COUNT,
+  PROP_RING_RESOLUTIONS,
+  PROP_ZOOM,
+  PROP_RENDERER,
+  PROP_FORCE_SOFTWARE,
+  PROP_COMPARE_MODE,
+  PROP_HAS_REFERENCE,
+  PROP_REFERENCE_LABEL,
+  PROP_BLINK_REFERENCE,
+  PROP_REFERENCE_AUTO_WINDOW,
+  PROP_REFERENCE_MIN,
+  PROP_REFERENCE_MAX,
+  PROP_REFERENCE_SCALE,
+  PROP_COMPARE_FALLBACK,
+  N_PROPS
+} BraggscopeViewProperty;
+
+extern GParamSpec *_braggscope_view_properties[N_PROPS];
+
+void _braggscope_view_install_properties (GObjectClass *object_class);
+void
+_braggscope_view_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec);
+void _braggscope_view_set_property (GObject *object,
+                                    guint prop_id,
+                                    const GValue *value,
+                                    GParamSpec *pspec);
+
+/* The compare properties, read and written by braggscope-view-compare.c. */
+void _braggscope_view_compare_get_property (BraggscopeView *self, guint prop_id, GValue *value);
+void
+_braggscope_view_compare_set_property (BraggscopeView *self, guint prop_id, const GValue *value);
 
 G_END_DECLS

@@ -9,15 +9,19 @@
 /**
  * braggscope_view_render_rgba: (skip)
  * @self: a view
- * @width: (out): the frame's width in pixels, 0 without a frame
- * @height: (out): the frame's height in pixels, 0 without a frame
+ * @width: (out): the picture's width in pixels, 0 without a frame
+ * @height: (out): the picture's height in pixels, 0 without a frame
  *
  * The frame shown, colour-mapped as the view shows it
  * ([func@Braggscope.Colormap.apply] with
  * [method@BraggscopeGtk.View.get_display]) and with the overlays that are
  * switched on drawn over it, at the frame's resolution: one RGBA pixel per
  * detector pixel, whatever the zoom and pan.  For PNG snapshots and
- * headless programs: it needs no realized widget and no OpenGL.
+ * headless programs: it needs no realized widget and no OpenGL.  With a
+ * reference layer and a [property@BraggscopeGtk.View:compare-mode], the
+ * picture is what [func@BraggscopeGtk.render_compare_rgba] gives (the blink
+ * showing what [property@BraggscopeGtk.View:blink-reference] chooses), and
+ * @width and @height are its size.
  *
  * Bindings use [method@BraggscopeGtk.View.render_bytes].
  *
@@ -31,6 +35,7 @@ guint8 *
 braggscope_view_render_rgba (BraggscopeView *self, int *width, int *height)
 {
   const BraggscopeOverlayGeometry *geom;
+  BraggscopeCompareMode layout;
   const float *data;
   guint8 *rgba;
   int w, h;
@@ -46,10 +51,37 @@ braggscope_view_render_rgba (BraggscopeView *self, int *width, int *height)
   data = braggscope_frame_get_data (self->frame, &n);
   rgba = g_malloc (n * 4);
   braggscope_colormap_apply (&self->display, data, n, rgba);
-  if ((self->show_rings || self->show_beam_center) &&
+  if ((self->show_rings || self->show_beam_center || self->show_labels) &&
       (geom = _braggscope_view_ensure_overlay (self)) != NULL)
     _braggscope_overlay_draw_into_rgba (geom, self->show_rings, self->show_beam_center,
+                                        _braggscope_view_ensure_labels (self),
                                         self->display.colormap, rgba, w, h);
+
+  layout = _braggscope_view_compare_layout (self);
+  /* blink showing the frame shows it alone */
+  if (layout != BRAGGSCOPE_COMPARE_NONE &&
+      !(layout == BRAGGSCOPE_COMPARE_BLINK && !self->blink_reference))
+    {
+      guint8 *composed;
+
+      /* the reference is shown with the frame's table and scale */
+      self->reference_display.colormap = self->display.colormap;
+      self->reference_display.scale = self->display.scale;
+      self->reference_display.gamma = self->display.gamma;
+      composed = braggscope_render_compare_rgba (
+          self->frame, rgba, &self->display, g_bytes_get_data (self->reference, NULL),
+          self->reference_width, self->reference_height, &self->reference_display,
+          self->compare_mode, self->reference_scale, &w, &h, NULL);
+      g_free (rgba);
+      rgba = composed;
+      /* the overlays of the frame over the layers drawn in one */
+      if ((layout == BRAGGSCOPE_COMPARE_OVERLAY || layout == BRAGGSCOPE_COMPARE_DIFFERENCE) &&
+          (self->show_rings || self->show_beam_center || self->show_labels) &&
+          (geom = _braggscope_view_ensure_overlay (self)) != NULL)
+        _braggscope_overlay_draw_into_rgba (geom, self->show_rings, self->show_beam_center,
+                                            _braggscope_view_ensure_labels (self),
+                                            self->display.colormap, rgba, w, h);
+    }
 
   *width = w;
   *height = h;
@@ -134,8 +166,8 @@ braggscope_render_rgba (BraggscopeFrame *frame,
   geometry = braggscope_frame_get_geometry (frame);
   if ((show_rings || show_beam_center) && geometry != NULL &&
       _braggscope_overlay_geometry_init (&geom, geometry, w, h))
-    _braggscope_overlay_draw_into_rgba (&geom, show_rings, show_beam_center, display->colormap,
-                                        rgba, w, h);
+    _braggscope_overlay_draw_into_rgba (&geom, show_rings, show_beam_center, NULL,
+                                        display->colormap, rgba, w, h);
   *width = w;
   *height = h;
   return rgba;
@@ -199,4 +231,67 @@ braggscope_render_bytes (BraggscopeFrame *frame,
 
   rgba = braggscope_render_rgba (frame, display, show_rings, show_beam_center, width, height);
   return g_bytes_new_take (rgba, (gsize) *width * *height * 4);
+}
+
+/**
+ * braggscope_render_annotated_rgba: (skip)
+ * @frame: a frame
+ * @display: the colormap, scale and window (used as given: no auto-contrast)
+ * @show_rings: whether to draw resolution rings
+ * @show_beam_center: whether to mark the beam centre
+ * @ring_resolutions: (nullable): resolutions of the rings in Å ("3 2.5"), as
+ *   [property@BraggscopeGtk.View:ring-resolutions]; %NULL for automatic rings
+ * @n_labels: how many of the brightest predicted reflections to label with
+ *   h k l (a count; 0 for none), as [property@BraggscopeGtk.View:show-labels]
+ * @width: (out): the frame's width
+ * @height: (out): the frame's height
+ *
+ * [func@BraggscopeGtk.render_rgba] with what a teaching view adds: rings at
+ * fixed resolutions and Miller-index labels.  Needs no display.
+ *
+ * Returns: (transfer full): width * height * 4 bytes of RGBA (alpha 255),
+ *   row-major, freed with `g_free`
+ *
+ * Since: 0.1
+ */
+guint8 *
+braggscope_render_annotated_rgba (BraggscopeFrame *frame,
+                                  const BraggscopeDisplay *display,
+                                  gboolean show_rings,
+                                  gboolean show_beam_center,
+                                  const char *ring_resolutions,
+                                  guint n_labels,
+                                  int *width,
+                                  int *height)
+{
+  BraggscopeOverlayGeometry geom;
+  BraggscopeGeometry *geometry;
+  g_autoptr (GArray) labels = NULL;
+  const float *data;
+  guint8 *rgba;
+  gsize n;
+  int w, h;
+
+  g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (frame), NULL);
+  g_return_val_if_fail (display != NULL, NULL);
+  g_return_val_if_fail (width != NULL && height != NULL, NULL);
+
+  w = braggscope_frame_get_width (frame);
+  h = braggscope_frame_get_height (frame);
+  data = braggscope_frame_get_data (frame, &n);
+  rgba = g_malloc (MAX (n, 1) * 4);
+  braggscope_colormap_apply (display, data, n, rgba);
+  if (n_labels > 0)
+    labels = braggscope_frame_get_brightest_reflections (frame, n_labels, NULL);
+
+  geometry = braggscope_frame_get_geometry (frame);
+  if (geometry != NULL && _braggscope_overlay_geometry_init (&geom, geometry, w, h))
+    {
+      _braggscope_overlay_geometry_fix_rings (&geom, ring_resolutions);
+      _braggscope_overlay_draw_into_rgba (&geom, show_rings, show_beam_center, labels,
+                                          display->colormap, rgba, w, h);
+    }
+  *width = w;
+  *height = h;
+  return rgba;
 }

@@ -1,6 +1,7 @@
 /* braggscope-view-software.c: BraggscopeView's CPU path: the colormap of
  * braggscope_colormap_apply_indices() drawn as a GdkMemoryTexture of the
- * widget's device pixels, sampling the frame as the shader does.
+ * widget's device pixels, sampling the frame as the shader does; when
+ * comparing, the layers composed by braggscope-view-compare.c, sampled alike.
  *
  * SPDX-License-Identifier: BSD-3-Clause
  */
@@ -63,33 +64,51 @@ sample_spans (float origin, float step, int n, int limit, Sample *out)
 
 #define MAX_TAPS 8
 
-/* The largest index over a window pixel's square of frame pixels (at most
- * MAX_TAPS x MAX_TAPS of them, evenly spread), as the shader takes it. */
-static guint8
-footprint_index (const guint8 *indices, int frame_width, const Sample *sx, const Sample *sy)
+/* Where the largest key lies over a window pixel's square of picture
+ * pixels (at most MAX_TAPS x MAX_TAPS of them, evenly spread), as the shader
+ * takes the largest colour index: an offset into the picture. */
+static gsize
+footprint (const guint8 *keys, int picture_width, const Sample *sx, const Sample *sy)
 {
   int nx = MIN (sx->count, MAX_TAPS), ny = MIN (sy->count, MAX_TAPS);
-  guint8 index = 0;
+  gsize best = (gsize) sy->first * picture_width + sx->first;
 
   for (int j = 0; j < ny; j++)
     {
       int y = sy->first + (ny > 1 ? j * (sy->count - 1) / (ny - 1) : 0);
-      const guint8 *row = indices + (gsize) y * frame_width;
+      gsize row = (gsize) y * picture_width;
 
       for (int i = 0; i < nx; i++)
-        index = MAX (index, row[sx->first + (nx > 1 ? i * (sx->count - 1) / (nx - 1) : 0)]);
+        {
+          gsize at = row + sx->first + (nx > 1 ? i * (sx->count - 1) / (nx - 1) : 0);
+
+          if (keys[at] > keys[best])
+            best = at;
+        }
     }
-  return index;
+  return best;
 }
 
+/* A picture to sample: keys (colour indices, or what stands out most), with
+ * the colours either of the table (@rgba NULL) or of each pixel; its left
+ * edge at frame x = @x0. */
+typedef struct
+{
+  const guint8 *keys;
+  const guint8 *rgba;
+  int width, height;
+  double x0;
+} Picture;
+
 static GdkTexture *
-render_screen_texture (BraggscopeView *self, int device_width, int device_height)
+render_screen_texture (BraggscopeView *self,
+                       const Picture *picture,
+                       int device_width,
+                       int device_height)
 {
   double scale, origin_x, origin_y;
   int factor = gtk_widget_get_scale_factor (GTK_WIDGET (self));
-  int frame_width = 0, frame_height = 0;
   g_autofree Sample *columns = NULL, *rows = NULL;
-  const guint8 *indices;
   guint8 lut[256 * 4];
   guint8 *pixels;
   GBytes *bytes;
@@ -97,35 +116,33 @@ render_screen_texture (BraggscopeView *self, int device_width, int device_height
   gsize stride = (gsize) device_width * 4;
   float step;
 
-  if (!_braggscope_view_transform (self, &scale, &origin_x, &origin_y) ||
-      (indices = ensure_frame_indices (self)) == NULL)
+  if (!_braggscope_view_transform (self, &scale, &origin_x, &origin_y))
     return NULL;
-  _braggscope_view_frame_size (self, &frame_width, &frame_height);
   braggscope_colormap_lut (self->display.colormap, lut);
 
   step = (float) (1.0 / (scale * factor));
   columns = g_new (Sample, device_width);
   rows = g_new (Sample, device_height);
-  sample_spans ((float) origin_x, step, device_width, frame_width, columns);
-  sample_spans ((float) origin_y, step, device_height, frame_height, rows);
+  sample_spans ((float) (origin_x - picture->x0), step, device_width, picture->width, columns);
+  sample_spans ((float) origin_y, step, device_height, picture->height, rows);
 
   pixels = g_malloc (stride * device_height);
   for (int j = 0; j < device_height; j++)
     {
       guint8 *out = pixels + j * stride;
-      const guint8 *row =
-          rows[j].centre >= 0 ? indices + (gsize) rows[j].centre * frame_width : NULL;
+      gsize row = (gsize) rows[j].centre * picture->width;
 
       for (int i = 0; i < device_width; i++)
         {
           const guint8 *color = _braggscope_view_background;
 
-          if (row != NULL && columns[i].centre >= 0)
+          if (rows[j].centre >= 0 && columns[i].centre >= 0)
             {
-              guint8 index = step <= 1.0f
-                                 ? row[columns[i].centre]
-                                 : footprint_index (indices, frame_width, &columns[i], &rows[j]);
-              color = lut + 4 * index;
+              gsize at = step <= 1.0f
+                             ? row + columns[i].centre
+                             : footprint (picture->keys, picture->width, &columns[i], &rows[j]);
+
+              color = picture->rgba != NULL ? picture->rgba + 4 * at : lut + 4 * picture->keys[at];
             }
           memcpy (out + 4 * i, color, 4);
         }
@@ -136,6 +153,19 @@ render_screen_texture (BraggscopeView *self, int device_width, int device_height
       gdk_memory_texture_new (device_width, device_height, GDK_MEMORY_R8G8B8A8, bytes, stride);
   g_bytes_unref (bytes);
   return texture;
+}
+
+/* The frame's colour indices, or the composed layers when comparing. */
+static gboolean
+get_picture (BraggscopeView *self, Picture *picture)
+{
+  if (_braggscope_view_ensure_compare (self, &picture->rgba, &picture->keys, &picture->width,
+                                       &picture->height, &picture->x0))
+    return TRUE;
+  picture->rgba = NULL;
+  picture->x0 = 0.0;
+  return (picture->keys = ensure_frame_indices (self)) != NULL &&
+         _braggscope_view_frame_size (self, &picture->width, &picture->height);
 }
 
 void
@@ -153,8 +183,11 @@ _braggscope_view_snapshot_software (BraggscopeView *self,
     self->screen_dirty = TRUE;
   if (self->screen_dirty)
     {
+      Picture picture;
+
       g_clear_object (&self->screen_texture);
-      self->screen_texture = render_screen_texture (self, device_width, device_height);
+      if (get_picture (self, &picture))
+        self->screen_texture = render_screen_texture (self, &picture, device_width, device_height);
       self->screen_dirty = FALSE;
     }
 

@@ -58,34 +58,11 @@ G_DEFINE_FINAL_TYPE (BraggscopeView, braggscope_view, GTK_TYPE_WIDGET)
 
 enum
 {
-  PROP_0,
-  PROP_SIMULATION,
-  PROP_FRAME,
-  PROP_COLORMAP,
-  PROP_SCALE,
-  PROP_GAMMA,
-  PROP_AUTO_CONTRAST,
-  PROP_LOW,
-  PROP_HIGH,
-  PROP_SHOW_RINGS,
-  PROP_SHOW_BEAM_CENTER,
-  PROP_ZOOM,
-  PROP_RENDERER,
-  PROP_FORCE_SOFTWARE,
-  N_PROPS
-};
-
-static GParamSpec *properties[N_PROPS];
-
-enum
-{
   SIGNAL_READOUT_CHANGED,
   N_SIGNALS
 };
 
 static guint signals[N_SIGNALS];
-
-static void update_readout (BraggscopeView *self);
 
 /* ------------------------------------------------------------------------- */
 /* Geometry of the view */
@@ -107,13 +84,12 @@ _braggscope_view_transform (BraggscopeView *self, double *scale, double *origin_
 {
   int width = gtk_widget_get_width (GTK_WIDGET (self));
   int height = gtk_widget_get_height (GTK_WIDGET (self));
-  int frame_width, frame_height;
-  double fit;
+  double x0, y0, x1, y1, fit;
 
-  if (!_braggscope_view_frame_size (self, &frame_width, &frame_height) || width <= 0 || height <= 0)
+  if (!_braggscope_view_canvas (self, &x0, &y0, &x1, &y1) || width <= 0 || height <= 0)
     return FALSE;
 
-  fit = MIN ((double) width / frame_width, (double) height / frame_height);
+  fit = MIN (width / (x1 - x0), height / (y1 - y0));
   *scale = self->zoom * fit;
   *origin_x = self->center_x - 0.5 * width / *scale;
   *origin_y = self->center_y - 0.5 * height / *scale;
@@ -132,64 +108,14 @@ _braggscope_view_invalidate (BraggscopeView *self, Changes changes)
     self->lut_dirty = TRUE;
   if (changes & (CHANGED_IMAGE | CHANGED_DISPLAY))
     self->frame_indices_dirty = TRUE;
-  if (changes & (CHANGED_IMAGE | CHANGED_DISPLAY | CHANGED_VIEW))
+  if (changes & (CHANGED_IMAGE | CHANGED_DISPLAY))
+    self->compare_dirty = TRUE;
+  if (changes & (CHANGED_IMAGE | CHANGED_DISPLAY | CHANGED_VIEW | CHANGED_COMPARE))
     self->screen_dirty = TRUE;
 
   if (self->use_gl && self->gl_area != NULL && (changes & ~CHANGED_OVERLAY))
     gtk_gl_area_queue_render (GTK_GL_AREA (self->gl_area));
   gtk_widget_queue_draw (GTK_WIDGET (self));
-}
-
-/* ------------------------------------------------------------------------- */
-/* Overlays */
-
-const BraggscopeOverlayGeometry *
-_braggscope_view_ensure_overlay (BraggscopeView *self)
-{
-  BraggscopeGeometry *geometry;
-  int width, height;
-
-  if (!_braggscope_view_frame_size (self, &width, &height))
-    return NULL;
-  geometry = braggscope_frame_get_geometry (self->frame);
-  if (geometry == NULL)
-    return NULL;
-  if (geometry != self->overlay_source || self->overlay.width != width ||
-      self->overlay.height != height)
-    {
-      g_clear_pointer (&self->overlay_source, braggscope_geometry_unref);
-      self->overlay_source = braggscope_geometry_ref (geometry);
-      _braggscope_overlay_geometry_init (&self->overlay, geometry, width, height);
-    }
-  return self->overlay.projective ? &self->overlay : NULL;
-}
-
-static void
-snapshot_overlays (BraggscopeView *self, GtkSnapshot *snapshot, int width, int height)
-{
-  const BraggscopeOverlayGeometry *geom;
-  BraggscopeOverlayStyle style = { 0 };
-  double scale, origin_x, origin_y;
-  cairo_t *cr;
-
-  if (!(self->show_rings || self->show_beam_center) ||
-      !_braggscope_view_transform (self, &scale, &origin_x, &origin_y) ||
-      (geom = _braggscope_view_ensure_overlay (self)) == NULL)
-    return;
-
-  style.rings = self->show_rings;
-  style.beam_center = self->show_beam_center;
-  style.scale = scale;
-  style.offset_x = -origin_x * scale;
-  style.offset_y = -origin_y * scale;
-  style.line_width = 1.5;
-  style.cross_size = 12.0;
-  style.font_size = 12.0;
-  _braggscope_overlay_color_for (self->display.colormap, style.color);
-
-  cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
-  _braggscope_overlay_draw (geom, &style, cr);
-  cairo_destroy (cr);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -205,12 +131,14 @@ braggscope_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   if (width <= 0 || height <= 0)
     return;
 
-  if (self->use_gl && self->gl_area != NULL)
+  /* comparing draws the composed layers on the CPU */
+  if (self->use_gl && self->gl_area != NULL &&
+      _braggscope_view_compare_layout (self) == BRAGGSCOPE_COMPARE_NONE)
     gtk_widget_snapshot_child (widget, self->gl_area, snapshot);
   else
     _braggscope_view_snapshot_software (self, snapshot, width, height);
 
-  snapshot_overlays (self, snapshot, width, height);
+  _braggscope_view_snapshot_overlays (self, snapshot, width, height);
 }
 
 static void
@@ -251,9 +179,9 @@ set_window (BraggscopeView *self, double low, double high)
   self->display.high = high;
   _braggscope_view_invalidate (self, CHANGED_DISPLAY);
   if (low_changed)
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOW]);
+    g_object_notify_by_pspec (G_OBJECT (self), _braggscope_view_properties[PROP_LOW]);
   if (high_changed)
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HIGH]);
+    g_object_notify_by_pspec (G_OBJECT (self), _braggscope_view_properties[PROP_HIGH]);
 }
 
 static void
@@ -277,11 +205,15 @@ set_frame (BraggscopeView *self, BraggscopeFrame *frame)
     return;
 
   g_set_object (&self->frame, frame);
+  _braggscope_view_compare_frame_changed (self);
   if (_braggscope_view_frame_size (self, &width, &height) &&
       (width != old_width || height != old_height))
     {
-      self->center_x = 0.5 * width;
-      self->center_y = 0.5 * height;
+      double x0, y0, x1, y1;
+
+      _braggscope_view_canvas (self, &x0, &y0, &x1, &y1);
+      self->center_x = 0.5 * (x0 + x1);
+      self->center_y = 0.5 * (y0 + y1);
     }
 
   /* Previews keep the window of the last full frame, so a drag does not
@@ -292,8 +224,8 @@ set_frame (BraggscopeView *self, BraggscopeFrame *frame)
     apply_auto_contrast (self);
 
   _braggscope_view_invalidate (self, CHANGED_IMAGE | CHANGED_VIEW);
-  update_readout (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FRAME]);
+  _braggscope_view_update_readout (self);
+  g_object_notify_by_pspec (G_OBJECT (self), _braggscope_view_properties[PROP_FRAME]);
 }
 
 static void
@@ -305,16 +237,21 @@ on_frame_ready (BraggscopeSimulation *simulation, BraggscopeFrame *frame, Braggs
 /* ------------------------------------------------------------------------- */
 /* Readout */
 
-static void
-update_readout (BraggscopeView *self)
+void
+_braggscope_view_update_readout (BraggscopeView *self)
 {
   gboolean inside = FALSE;
-  int width, height;
+  int width = 0, height = 0;
   double x, y;
 
+  self->readout_reference = NAN;
+  /* side by side, a point on the reference's panel reads the same pixel of both */
   if (self->pointer_inside && _braggscope_view_frame_size (self, &width, &height) &&
-      braggscope_view_widget_to_frame (self, self->pointer_x, self->pointer_y, &x, &y) &&
-      x >= 0.0 && y >= 0.0 && x < width && y < height)
+      braggscope_view_widget_to_frame (self, self->pointer_x, self->pointer_y, &x, &y))
+    self->readout_reference = _braggscope_view_reference_at (self, &x, y);
+  else
+    x = y = -1.0;
+  if (x >= 0.0 && y >= 0.0 && x < width && y < height)
     {
       BraggscopeGeometry *geometry = braggscope_frame_get_geometry (self->frame);
       const float *data = braggscope_frame_get_data (self->frame, NULL);
@@ -356,12 +293,12 @@ on_leave (GtkEventControllerMotion *controller, BraggscopeView *self)
 static void
 clamp_center (BraggscopeView *self)
 {
-  int width, height;
+  double x0, y0, x1, y1;
 
-  if (!_braggscope_view_frame_size (self, &width, &height))
+  if (!_braggscope_view_canvas (self, &x0, &y0, &x1, &y1))
     return;
-  self->center_x = CLAMP (self->center_x, 0.0, (double) width);
-  self->center_y = CLAMP (self->center_y, 0.0, (double) height);
+  self->center_x = CLAMP (self->center_x, x0, x1);
+  self->center_y = CLAMP (self->center_y, y0, y1);
 }
 
 /* Zooms by @factor keeping the frame point under (x, y) where it is. */
@@ -383,8 +320,8 @@ zoom_about (BraggscopeView *self, double factor, double x, double y)
       clamp_center (self);
     }
   _braggscope_view_invalidate (self, CHANGED_VIEW);
-  update_readout (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ZOOM]);
+  _braggscope_view_update_readout (self);
+  g_object_notify_by_pspec (G_OBJECT (self), _braggscope_view_properties[PROP_ZOOM]);
 }
 
 static gboolean
@@ -417,7 +354,7 @@ on_drag_update (GtkGestureDrag *gesture, double dx, double dy, BraggscopeView *s
   self->center_y = self->drag_center_y - dy / scale;
   clamp_center (self);
   _braggscope_view_invalidate (self, CHANGED_VIEW);
-  update_readout (self);
+  _braggscope_view_update_readout (self);
 }
 
 static void
@@ -457,6 +394,12 @@ braggscope_view_dispose (GObject *object)
   g_clear_object (&self->frame);
   g_clear_object (&self->screen_texture);
   g_clear_pointer (&self->overlay_source, braggscope_geometry_unref);
+  g_clear_pointer (&self->marker_label, g_free);
+  g_clear_pointer (&self->ring_resolutions, g_free);
+  g_clear_pointer (&self->labels, g_array_unref);
+  g_clear_pointer (&self->labels_placed, g_array_unref);
+  g_clear_object (&self->labels_frame);
+  _braggscope_view_compare_dispose (self);
 
   G_OBJECT_CLASS (braggscope_view_parent_class)->dispose (object);
 }
@@ -472,307 +415,6 @@ braggscope_view_finalize (GObject *object)
 }
 
 static void
-braggscope_view_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
-{
-  BraggscopeView *self = BRAGGSCOPE_VIEW (object);
-
-  switch (prop_id)
-    {
-      case PROP_SIMULATION:
-        g_value_set_object (value, self->simulation);
-        break;
-      case PROP_FRAME:
-        g_value_set_object (value, self->frame);
-        break;
-      case PROP_COLORMAP:
-        g_value_set_enum (value, self->display.colormap);
-        break;
-      case PROP_SCALE:
-        g_value_set_enum (value, self->display.scale);
-        break;
-      case PROP_GAMMA:
-        g_value_set_double (value, self->display.gamma);
-        break;
-      case PROP_AUTO_CONTRAST:
-        g_value_set_boolean (value, self->auto_contrast);
-        break;
-      case PROP_LOW:
-        g_value_set_double (value, self->display.low);
-        break;
-      case PROP_HIGH:
-        g_value_set_double (value, self->display.high);
-        break;
-      case PROP_SHOW_RINGS:
-        g_value_set_boolean (value, self->show_rings);
-        break;
-      case PROP_SHOW_BEAM_CENTER:
-        g_value_set_boolean (value, self->show_beam_center);
-        break;
-      case PROP_ZOOM:
-        g_value_set_double (value, self->zoom);
-        break;
-      case PROP_RENDERER:
-        g_value_set_string (value, braggscope_view_get_renderer (self));
-        break;
-      case PROP_FORCE_SOFTWARE:
-        g_value_set_boolean (value, self->force_software);
-        break;
-      default:
-        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
-braggscope_view_set_property (GObject *object,
-                              guint prop_id,
-                              const GValue *value,
-                              GParamSpec *pspec)
-{
-  BraggscopeView *self = BRAGGSCOPE_VIEW (object);
-
-  switch (prop_id)
-    {
-      case PROP_SIMULATION:
-        braggscope_view_set_simulation (self, g_value_get_object (value));
-        break;
-      case PROP_COLORMAP:
-        braggscope_view_set_colormap (self, g_value_get_enum (value));
-        break;
-      case PROP_SCALE:
-        braggscope_view_set_scale (self, g_value_get_enum (value));
-        break;
-      case PROP_GAMMA:
-        braggscope_view_set_gamma (self, g_value_get_double (value));
-        break;
-      case PROP_AUTO_CONTRAST:
-        braggscope_view_set_auto_contrast (self, g_value_get_boolean (value));
-        break;
-      case PROP_LOW:
-        braggscope_view_set_low (self, g_value_get_double (value));
-        break;
-      case PROP_HIGH:
-        braggscope_view_set_high (self, g_value_get_double (value));
-        break;
-      case PROP_SHOW_RINGS:
-        braggscope_view_set_show_rings (self, g_value_get_boolean (value));
-        break;
-      case PROP_SHOW_BEAM_CENTER:
-        braggscope_view_set_show_beam_center (self, g_value_get_boolean (value));
-        break;
-      case PROP_ZOOM:
-        braggscope_view_set_zoom (self, g_value_get_double (value));
-        break;
-      case PROP_FORCE_SOFTWARE:
-        self->force_software = g_value_get_boolean (value);
-        break;
-      default:
-        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-/* The properties' reference documentation, here rather than beside each
- * g_param_spec_*() call below, which it would make longer than a function may be. */
-
-/**
- * BraggscopeView:simulation:
- *
- * The simulation whose frames are shown: the view follows its
- * [signal@Braggscope.Simulation::frame-ready] and shows its last frame at
- * once.  The view holds a reference to it.  Set to %NULL, the view stops
- * following it and keeps showing the frame it has.
- *
- * Since: 0.1
- */
-
-/**
- * BraggscopeView:frame:
- *
- * The frame shown: the simulation's newest, previews included, or %NULL
- * before the first.  Read-only; notified at every new frame.
- *
- * Since: 0.1
- */
-
-/**
- * BraggscopeView:colormap:
- *
- * The colour table; inverted grey (film) by default.  A change recolours
- * the frame without simulating it again.
- *
- * Since: 0.1
- */
-
-/**
- * BraggscopeView:scale:
- *
- * How an intensity becomes a position in the colour table: linear (the
- * default), logarithmic or gamma, as [struct@Braggscope.Display] describes.
- * A change recolours the frame without simulating it again.
- *
- * Since: 0.1
- */
-
-/**
- * BraggscopeView:gamma:
- *
- * The exponent of the gamma scale (%BRAGGSCOPE_SCALE_GAMMA), dimensionless,
- * 0.05 to 20, default 1 ([method@BraggscopeGtk.View.set_gamma] clamps values
- * outside): the gamma scale shows t^(1/gamma) of the position t of an
- * intensity in the window, so a gamma above 1 lifts faint pixels up the
- * colour table.  Used by the gamma scale only.
- *
- * Since: 0.1
- */
-
-/**
- * BraggscopeView:auto-contrast:
- *
- * Whether the window ([property@BraggscopeGtk.View:low] to
- * [property@BraggscopeGtk.View:high]) follows the frames: each full frame
- * sets it to its 1st and 99.5th percentiles
- * ([method@Braggscope.Frame.get_auto_window]); a preview keeps the window of
- * the last full frame, unless it is the first frame or its size differs.
- * Turning it on sets the window from the frame shown at once; setting low
- * or high turns it off.  On by default.
- *
- * Since: 0.1
- */
-
-/**
- * BraggscopeView:low:
- *
- * The bottom of the window, in photons per pixel: intensities at or below
- * it get the first colour of the table.  Default 0.  Setting it turns
- * [property@BraggscopeGtk.View:auto-contrast] off; while that is on, it
- * follows the frames and is notified when it changes.
- *
- * Since: 0.1
- */
-
-/**
- * BraggscopeView:high:
- *
- * The top of the window, in photons per pixel: intensities at or above it
- * get the last colour of the table.  Default 100.  Setting it turns
- * [property@BraggscopeGtk.View:auto-contrast] off; while that is on, it
- * follows the frames and is notified when it changes.
- *
- * Since: 0.1
- */
-
-/**
- * BraggscopeView:show-rings:
- *
- * Whether resolution rings are drawn over the frame, at round d spacings
- * across the resolution range the detector covers, each labelled with its
- * d in Å.  Rings are drawn on a flat detector only (not with
- * `-curved_det`).  On by default.
- *
- * Since: 0.1
- */
-
-/**
- * BraggscopeView:show-beam-center:
- *
- * Whether a cross marks where the direct beam meets the detector plane
- * ([method@BraggscopeGtk.View.get_beam_center]); drawn when the detector is
- * flat and the beam meets it in front of the sample.  On by default.
- *
- * Since: 0.1
- */
-
-/**
- * BraggscopeView:zoom:
- *
- * The magnification, a factor relative to the whole frame fitting the
- * widget: 1 (the default) fits the frame, 2 shows its pixels twice as
- * large.  0.25 to 256 ([method@BraggscopeGtk.View.set_zoom] clamps values
- * outside).  Setting it zooms about the centre of the widget.
- *
- * Since: 0.1
- */
-
-/**
- * BraggscopeView:renderer:
- *
- * `gl` while frames are colour-mapped by the OpenGL shader, `software` when
- * on the CPU.  It reads `gl` from construction unless
- * [property@BraggscopeGtk.View:force-software] is set, and turns to
- * `software`, notified from an idle callback, when the realized widget
- * finds OpenGL failing or running on a software rasterizer.  Read-only.
- *
- * Since: 0.1
- */
-
-/**
- * BraggscopeView:force-software:
- *
- * Colour-map on the CPU even where OpenGL works (both paths show the same
- * pixels).  Construct-only; also set when the environment variable
- * `BRAGGSCOPE_RENDERER` is `software`.
- *
- * Since: 0.1
- */
-
-static void
-install_properties (GObjectClass *object_class)
-{
-  GParamFlags rw = G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS;
-
-  properties[PROP_SIMULATION] =
-      g_param_spec_object ("simulation", "Simulation", "The simulation whose frames are shown",
-                           BRAGGSCOPE_TYPE_SIMULATION, rw);
-
-  properties[PROP_FRAME] =
-      g_param_spec_object ("frame", "Frame", "The frame shown", BRAGGSCOPE_TYPE_FRAME,
-                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-
-  properties[PROP_COLORMAP] =
-      g_param_spec_enum ("colormap", "Colormap", "The colour table", BRAGGSCOPE_TYPE_COLORMAP,
-                         BRAGGSCOPE_COLORMAP_INVERTED_GREY, rw);
-
-  properties[PROP_SCALE] =
-      g_param_spec_enum ("scale", "Scale", "The intensity scale (linear, log, gamma)",
-                         BRAGGSCOPE_TYPE_SCALE, BRAGGSCOPE_SCALE_LINEAR, rw);
-
-  properties[PROP_GAMMA] = g_param_spec_double (
-      "gamma", "Gamma", "Exponent of the gamma scale, t^(1/gamma)", 0.05, 20.0, 1.0, rw);
-
-  properties[PROP_AUTO_CONTRAST] = g_param_spec_boolean (
-      "auto-contrast", "Auto contrast",
-      "Set the window to the 1st and 99.5th percentiles of each full frame", TRUE, rw);
-
-  properties[PROP_LOW] =
-      g_param_spec_double ("low", "Low", "Intensity shown as the first colour (photons/pixel)",
-                           -G_MAXDOUBLE, G_MAXDOUBLE, 0.0, rw);
-
-  properties[PROP_HIGH] =
-      g_param_spec_double ("high", "High", "Intensity shown as the last colour (photons/pixel)",
-                           -G_MAXDOUBLE, G_MAXDOUBLE, 100.0, rw);
-
-  properties[PROP_SHOW_RINGS] = g_param_spec_boolean (
-      "show-rings", "Show rings", "Draw resolution rings labelled with d (Angstrom)", TRUE, rw);
-
-  properties[PROP_SHOW_BEAM_CENTER] =
-      g_param_spec_boolean ("show-beam-center", "Show beam centre",
-                            "Mark where the direct beam meets the detector", TRUE, rw);
-
-  properties[PROP_ZOOM] =
-      g_param_spec_double ("zoom", "Zoom", "Magnification; 1 fits the whole frame in the widget",
-                           MIN_ZOOM, MAX_ZOOM, 1.0, rw);
-
-  properties[PROP_RENDERER] =
-      g_param_spec_string ("renderer", "Renderer", "\"gl\" or \"software\"", "gl",
-                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-
-  properties[PROP_FORCE_SOFTWARE] = g_param_spec_boolean (
-      "force-software", "Force software", "Colour-map on the CPU even where OpenGL works", FALSE,
-      G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
-
-  g_object_class_install_properties (object_class, N_PROPS, properties);
-}
-
-static void
 braggscope_view_class_init (BraggscopeViewClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
@@ -782,14 +424,14 @@ braggscope_view_class_init (BraggscopeViewClass *klass)
   object_class->constructed = braggscope_view_constructed;
   object_class->dispose = braggscope_view_dispose;
   object_class->finalize = braggscope_view_finalize;
-  object_class->get_property = braggscope_view_get_property;
-  object_class->set_property = braggscope_view_set_property;
+  object_class->get_property = _braggscope_view_get_property;
+  object_class->set_property = _braggscope_view_set_property;
 
   widget_class->snapshot = braggscope_view_snapshot;
   widget_class->measure = braggscope_view_measure;
   widget_class->size_allocate = braggscope_view_size_allocate;
 
-  install_properties (object_class);
+  _braggscope_view_install_properties (object_class);
 
   /**
    * BraggscopeView::readout-changed:
@@ -821,9 +463,11 @@ braggscope_view_init (BraggscopeView *self)
   self->auto_contrast = TRUE;
   self->show_rings = TRUE;
   self->show_beam_center = TRUE;
+  self->label_count = 20;
   self->zoom = 1.0;
   self->frame_indices_dirty = TRUE;
   self->screen_dirty = TRUE;
+  _braggscope_view_compare_init (self);
 
   gtk_widget_set_focusable (GTK_WIDGET (self), TRUE);
   gtk_widget_set_overflow (GTK_WIDGET (self), GTK_OVERFLOW_HIDDEN);
@@ -925,7 +569,7 @@ braggscope_view_set_simulation (BraggscopeView *self, BraggscopeSimulation *simu
       if (braggscope_simulation_get_last_frame (simulation) != NULL)
         set_frame (self, braggscope_simulation_get_last_frame (simulation));
     }
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SIMULATION]);
+  g_object_notify_by_pspec (G_OBJECT (self), _braggscope_view_properties[PROP_SIMULATION]);
 }
 
 /**
@@ -985,7 +629,7 @@ braggscope_view_set_colormap (BraggscopeView *self, BraggscopeColormap colormap)
     return;
   self->display.colormap = colormap;
   _braggscope_view_invalidate (self, CHANGED_DISPLAY);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COLORMAP]);
+  g_object_notify_by_pspec (G_OBJECT (self), _braggscope_view_properties[PROP_COLORMAP]);
 }
 
 /**
@@ -1025,7 +669,7 @@ braggscope_view_set_scale (BraggscopeView *self, BraggscopeScale scale)
     return;
   self->display.scale = scale;
   _braggscope_view_invalidate (self, CHANGED_DISPLAY);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SCALE]);
+  g_object_notify_by_pspec (G_OBJECT (self), _braggscope_view_properties[PROP_SCALE]);
 }
 
 /**
@@ -1066,7 +710,7 @@ braggscope_view_set_gamma (BraggscopeView *self, double gamma)
     return;
   self->display.gamma = gamma;
   _braggscope_view_invalidate (self, CHANGED_DISPLAY);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_GAMMA]);
+  g_object_notify_by_pspec (G_OBJECT (self), _braggscope_view_properties[PROP_GAMMA]);
 }
 
 /**
@@ -1110,7 +754,7 @@ braggscope_view_set_auto_contrast (BraggscopeView *self, gboolean auto_contrast)
   self->auto_contrast = auto_contrast;
   if (auto_contrast)
     apply_auto_contrast (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_AUTO_CONTRAST]);
+  g_object_notify_by_pspec (G_OBJECT (self), _braggscope_view_properties[PROP_AUTO_CONTRAST]);
 }
 
 /**
@@ -1249,7 +893,7 @@ braggscope_view_set_show_rings (BraggscopeView *self, gboolean show_rings)
     return;
   self->show_rings = show_rings;
   _braggscope_view_invalidate (self, CHANGED_OVERLAY);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_RINGS]);
+  g_object_notify_by_pspec (G_OBJECT (self), _braggscope_view_properties[PROP_SHOW_RINGS]);
 }
 
 /**
@@ -1291,7 +935,7 @@ braggscope_view_set_show_beam_center (BraggscopeView *self, gboolean show_beam_c
     return;
   self->show_beam_center = show_beam_center;
   _braggscope_view_invalidate (self, CHANGED_OVERLAY);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_BEAM_CENTER]);
+  g_object_notify_by_pspec (G_OBJECT (self), _braggscope_view_properties[PROP_SHOW_BEAM_CENTER]);
 }
 
 /**
@@ -1333,8 +977,8 @@ braggscope_view_set_zoom (BraggscopeView *self, double zoom)
     return;
   self->zoom = zoom;
   _braggscope_view_invalidate (self, CHANGED_VIEW);
-  update_readout (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ZOOM]);
+  _braggscope_view_update_readout (self);
+  g_object_notify_by_pspec (G_OBJECT (self), _braggscope_view_properties[PROP_ZOOM]);
 }
 
 /**
@@ -1381,7 +1025,7 @@ braggscope_view_set_center (BraggscopeView *self, double x, double y)
   self->center_y = y;
   clamp_center (self);
   _braggscope_view_invalidate (self, CHANGED_VIEW);
-  update_readout (self);
+  _braggscope_view_update_readout (self);
 }
 
 /**
@@ -1396,12 +1040,12 @@ braggscope_view_set_center (BraggscopeView *self, double x, double y)
 void
 braggscope_view_fit (BraggscopeView *self)
 {
-  int width, height;
+  double x0, y0, x1, y1;
 
   g_return_if_fail (BRAGGSCOPE_IS_VIEW (self));
 
-  if (_braggscope_view_frame_size (self, &width, &height))
-    braggscope_view_set_center (self, 0.5 * width, 0.5 * height);
+  if (_braggscope_view_canvas (self, &x0, &y0, &x1, &y1))
+    braggscope_view_set_center (self, 0.5 * (x0 + x1), 0.5 * (y0 + y1));
   braggscope_view_set_zoom (self, 1.0);
 }
 
@@ -1564,7 +1208,7 @@ braggscope_view_set_readout_point (BraggscopeView *self, double x, double y)
   self->pointer_inside = TRUE;
   self->pointer_x = x;
   self->pointer_y = y;
-  update_readout (self);
+  _braggscope_view_update_readout (self);
 }
 
 /**
@@ -1583,7 +1227,7 @@ braggscope_view_clear_readout (BraggscopeView *self)
   g_return_if_fail (BRAGGSCOPE_IS_VIEW (self));
 
   self->pointer_inside = FALSE;
-  update_readout (self);
+  _braggscope_view_update_readout (self);
 }
 
 /**

@@ -13,6 +13,37 @@ G_BEGIN_DECLS
 
 #define BRAGGSCOPE_TYPE_VIEW (braggscope_view_get_type ())
 
+/**
+ * BraggscopeCompareMode:
+ * @BRAGGSCOPE_COMPARE_NONE: the current frame alone
+ * @BRAGGSCOPE_COMPARE_SIDE_BY_SIDE: the reference on the left, the current
+ *   frame on the right, each with its own contrast window
+ * @BRAGGSCOPE_COMPARE_BLINK: one of the two, chosen by
+ *   [property@BraggscopeGtk.View:blink-reference]
+ * @BRAGGSCOPE_COMPARE_OVERLAY: the reference in grey, the current frame's
+ *   spots over it in orange
+ * @BRAGGSCOPE_COMPARE_DIFFERENCE: the current frame minus the reference, in a
+ *   diverging colour table symmetric about 0 (blue below, white at 0, red
+ *   above)
+ *
+ * How a [class@BraggscopeGtk.View] shows its current frame together with its
+ * reference layer ([method@BraggscopeGtk.View.set_reference]).
+ *
+ * Since: 0.1
+ */
+typedef enum
+{
+  BRAGGSCOPE_COMPARE_NONE,
+  BRAGGSCOPE_COMPARE_SIDE_BY_SIDE,
+  BRAGGSCOPE_COMPARE_BLINK,
+  BRAGGSCOPE_COMPARE_OVERLAY,
+  BRAGGSCOPE_COMPARE_DIFFERENCE,
+} BraggscopeCompareMode;
+
+#define BRAGGSCOPE_TYPE_COMPARE_MODE (braggscope_compare_mode_get_type ())
+BRAGGSCOPE_GTK_EXPORT
+GType braggscope_compare_mode_get_type (void) G_GNUC_CONST;
+
 BRAGGSCOPE_GTK_EXPORT
 G_DECLARE_FINAL_TYPE (BraggscopeView, braggscope_view, BRAGGSCOPE, VIEW, GtkWidget)
 
@@ -104,6 +135,52 @@ BRAGGSCOPE_GTK_EXPORT
 char *braggscope_view_format_readout (BraggscopeView *self);
 
 BRAGGSCOPE_GTK_EXPORT
+gboolean braggscope_view_get_show_labels (BraggscopeView *self);
+BRAGGSCOPE_GTK_EXPORT
+void braggscope_view_set_show_labels (BraggscopeView *self, gboolean show_labels);
+BRAGGSCOPE_GTK_EXPORT
+guint braggscope_view_get_label_count (BraggscopeView *self);
+BRAGGSCOPE_GTK_EXPORT
+void braggscope_view_set_label_count (BraggscopeView *self, guint count);
+BRAGGSCOPE_GTK_EXPORT
+const char *braggscope_view_get_ring_resolutions (BraggscopeView *self);
+BRAGGSCOPE_GTK_EXPORT
+void braggscope_view_set_ring_resolutions (BraggscopeView *self, const char *resolutions);
+BRAGGSCOPE_GTK_EXPORT
+GArray *braggscope_view_get_labels (BraggscopeView *self);
+
+BRAGGSCOPE_GTK_EXPORT
+void braggscope_view_set_marker (BraggscopeView *self, double x, double y, const char *label);
+BRAGGSCOPE_GTK_EXPORT
+void braggscope_view_clear_marker (BraggscopeView *self);
+BRAGGSCOPE_GTK_EXPORT
+gboolean braggscope_view_get_marker (BraggscopeView *self, double *x, double *y);
+
+BRAGGSCOPE_GTK_EXPORT
+gboolean braggscope_view_set_reference (
+    BraggscopeView *self, GBytes *pixels, int width, int height, const char *label, GError **error);
+BRAGGSCOPE_GTK_EXPORT
+void braggscope_view_hold_frame (BraggscopeView *self);
+BRAGGSCOPE_GTK_EXPORT
+void braggscope_view_clear_reference (BraggscopeView *self);
+BRAGGSCOPE_GTK_EXPORT
+gboolean braggscope_view_get_has_reference (BraggscopeView *self);
+BRAGGSCOPE_GTK_EXPORT
+const char *braggscope_view_get_reference_label (BraggscopeView *self);
+BRAGGSCOPE_GTK_EXPORT
+BraggscopeCompareMode braggscope_view_get_compare_mode (BraggscopeView *self);
+BRAGGSCOPE_GTK_EXPORT
+void braggscope_view_set_compare_mode (BraggscopeView *self, BraggscopeCompareMode mode);
+BRAGGSCOPE_GTK_EXPORT
+gboolean braggscope_view_get_blink_reference (BraggscopeView *self);
+BRAGGSCOPE_GTK_EXPORT
+void braggscope_view_set_blink_reference (BraggscopeView *self, gboolean blink_reference);
+BRAGGSCOPE_GTK_EXPORT
+const char *braggscope_view_get_compare_fallback (BraggscopeView *self);
+BRAGGSCOPE_GTK_EXPORT
+float braggscope_view_get_reference_value (BraggscopeView *self);
+
+BRAGGSCOPE_GTK_EXPORT
 GdkTexture *braggscope_view_snapshot_texture (BraggscopeView *self);
 BRAGGSCOPE_GTK_EXPORT
 guint8 *braggscope_view_render_rgba (BraggscopeView *self, int *width, int *height);
@@ -112,6 +189,15 @@ GBytes *braggscope_view_render_bytes (BraggscopeView *self, int *width, int *hei
 
 BRAGGSCOPE_GTK_EXPORT
 void braggscope_render_auto_window (BraggscopeFrame *frame, BraggscopeDisplay *display);
+BRAGGSCOPE_GTK_EXPORT
+guint8 *braggscope_render_annotated_rgba (BraggscopeFrame *frame,
+                                          const BraggscopeDisplay *display,
+                                          gboolean show_rings,
+                                          gboolean show_beam_center,
+                                          const char *ring_resolutions,
+                                          guint n_labels,
+                                          int *width,
+                                          int *height);
 BRAGGSCOPE_GTK_EXPORT
 guint8 *braggscope_render_rgba (BraggscopeFrame *frame,
                                 const BraggscopeDisplay *display,
@@ -126,5 +212,18 @@ GBytes *braggscope_render_bytes (BraggscopeFrame *frame,
                                  gboolean show_beam_center,
                                  int *width,
                                  int *height);
+BRAGGSCOPE_GTK_EXPORT
+guint8 *braggscope_render_compare_rgba (BraggscopeFrame *frame,
+                                        const guint8 *picture,
+                                        const BraggscopeDisplay *display,
+                                        const float *reference,
+                                        int reference_width,
+                                        int reference_height,
+                                        const BraggscopeDisplay *reference_display,
+                                        BraggscopeCompareMode mode,
+                                        gboolean reference_scale,
+                                        int *width,
+                                        int *height,
+                                        const char **fallback);
 
 G_END_DECLS

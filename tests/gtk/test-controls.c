@@ -44,7 +44,10 @@ new_controls (BraggscopeSimulation *sim)
   BraggscopeControls *controls =
       g_object_ref_sink (BRAGGSCOPE_CONTROLS (braggscope_controls_new (sim)));
 
-  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (controls)); child != NULL;
+  GtkWidget *box =
+      gtk_widget_get_parent (braggscope_controls_get_widget (controls, "crystal-group"));
+
+  for (GtkWidget *child = gtk_widget_get_first_child (box); child != NULL;
        child = gtk_widget_get_next_sibling (child))
     gtk_expander_set_expanded (GTK_EXPANDER (child), TRUE);
   return controls;
@@ -73,7 +76,8 @@ test_names_and_groups (void)
   g_autoptr (BraggscopeSimulation) sim = braggscope_simulation_new ();
   BraggscopeControls *controls =
       g_object_ref_sink (BRAGGSCOPE_CONTROLS (braggscope_controls_new (sim)));
-  const char *groups[] = { "crystal", "beam", "detector", "sampling" };
+  const char *groups[] = { "crystal", "effects", "beam", "detector", "sampling" };
+  const gboolean expanded[] = { TRUE, FALSE, TRUE, FALSE, FALSE };
   /* The drag sliders, and where each belongs. */
   const char *sliders[][2] = {
     { "misset-x-scale", "crystal-group" },       { "misset-y-scale", "crystal-group" },
@@ -93,19 +97,20 @@ test_names_and_groups (void)
 
   g_assert_true (braggscope_controls_get_simulation (controls) == sim);
 
-  /* A vertical box of the four groups, in order; the dragged ones open. */
-  child = gtk_widget_get_first_child (GTK_WIDGET (controls));
+  /* A vertical box of the groups, in order, in a scrolled window; the dragged ones open. */
+  child = gtk_widget_get_first_child (
+      gtk_widget_get_parent (braggscope_controls_get_widget (controls, "crystal-group")));
   for (guint g = 0; g < G_N_ELEMENTS (groups); g++, child = gtk_widget_get_next_sibling (child))
     {
       g_autofree char *name = g_strconcat (groups[g], "-group", NULL);
 
       g_assert_nonnull (child);
       g_assert_true (widget (controls, name, GTK_TYPE_EXPANDER) == child);
-      g_assert_cmpint (gtk_expander_get_expanded (GTK_EXPANDER (child)), ==, g < 2);
+      g_assert_cmpint (gtk_expander_get_expanded (GTK_EXPANDER (child)), ==, expanded[g]);
       n_children++;
     }
   g_assert_null (child);
-  g_assert_cmpint (n_children, ==, 4);
+  g_assert_cmpint (n_children, ==, 5);
   for (guint g = 0; g < G_N_ELEMENTS (groups); g++)
     {
       g_autofree char *name = g_strconcat (groups[g], "-group", NULL);
@@ -402,6 +407,184 @@ test_clamped (void)
   g_object_unref (controls);
 }
 
+/* Each effect goes off with one click and comes back with its value. */
+static void
+test_effects (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (BraggscopeSimulation) sim = braggscope_simulation_new_default_scene (&error);
+  BraggscopeControls *controls;
+  GtkCheckButton *check;
+  g_auto (GStrv) args = NULL;
+  g_autofree char *file = NULL;
+  int shape = 0;
+
+  g_assert_no_error (error);
+  g_object_set (sim, "mosaic-spread", 0.5, "divergence", 0.2, "dispersion", 0.01, NULL);
+  controls = new_controls (sim);
+
+  for (guint i = 0; i < 3; i++)
+    {
+      const char *names[][2] = { { "mosaicity-effect-check", "mosaic-spread" },
+                                 { "divergence-effect-check", "divergence" },
+                                 { "dispersion-effect-check", "dispersion" } };
+      double before = get_double (sim, names[i][1]);
+
+      check = GTK_CHECK_BUTTON (widget (controls, names[i][0], GTK_TYPE_CHECK_BUTTON));
+      g_assert_true (gtk_check_button_get_active (check));
+      gtk_check_button_set_active (check, FALSE);
+      g_assert_cmpfloat (get_double (sim, names[i][1]), ==, 0.0);
+      gtk_check_button_set_active (check, TRUE);
+      assert_close (get_double (sim, names[i][1]), before);
+    }
+
+  /* a value set while off switches the effect back on, and stays */
+  check = GTK_CHECK_BUTTON (widget (controls, "mosaicity-effect-check", GTK_TYPE_CHECK_BUTTON));
+  gtk_check_button_set_active (check, FALSE);
+  g_object_set (sim, "mosaic-spread", 1.5, NULL);
+  g_assert_true (gtk_check_button_get_active (check));
+  assert_close (get_double (sim, "mosaic-spread"), 1.5);
+
+  check = GTK_CHECK_BUTTON (widget (controls, "polarization-effect-check", GTK_TYPE_CHECK_BUTTON));
+  gtk_check_button_set_active (check, FALSE);
+  args = braggscope_simulation_to_args (sim);
+  g_assert_true (g_strv_contains ((const char *const *) args, "-nopolar"));
+  g_clear_pointer (&args, g_strfreev);
+  gtk_check_button_set_active (check, TRUE);
+  args = braggscope_simulation_to_args (sim);
+  g_assert_false (g_strv_contains ((const char *const *) args, "-nopolar"));
+
+  check =
+      GTK_CHECK_BUTTON (widget (controls, "shape-transform-effect-check", GTK_TYPE_CHECK_BUTTON));
+  g_object_get (sim, "crystal-shape", &shape, NULL);
+  gtk_check_button_set_active (check, FALSE);
+  {
+    int off = 0;
+
+    g_object_get (sim, "crystal-shape", &off, NULL);
+    g_assert_cmpint (off, !=, shape);
+  }
+  gtk_check_button_set_active (check, TRUE);
+  {
+    int back = 0;
+
+    g_object_get (sim, "crystal-shape", &back, NULL);
+    g_assert_cmpint (back, ==, shape);
+  }
+
+  check =
+      GTK_CHECK_BUTTON (widget (controls, "structure-factors-effect-check", GTK_TYPE_CHECK_BUTTON));
+  g_object_get (sim, "structure-factors", &file, NULL);
+  g_assert_nonnull (file);
+  gtk_check_button_set_active (check, FALSE);
+  {
+    g_autofree char *none = NULL;
+
+    g_object_get (sim, "structure-factors", &none, NULL);
+    g_assert_null (none);
+    g_assert_cmpfloat (get_double (sim, "default-f"), >, 0.0);
+  }
+  gtk_check_button_set_active (check, TRUE);
+  {
+    g_autofree char *back = NULL;
+
+    g_object_get (sim, "structure-factors", &back, NULL);
+    g_assert_cmpstr (back, ==, file);
+  }
+  g_object_unref (controls);
+}
+
+/* With a view: the Display group edits it. */
+static void
+test_display (void)
+{
+  g_autoptr (BraggscopeSimulation) sim = braggscope_simulation_new ();
+  GtkWidget *view = g_object_ref_sink (braggscope_view_new (sim));
+  BraggscopeControls *controls = g_object_ref_sink (
+      BRAGGSCOPE_CONTROLS (braggscope_controls_new_with_view (sim, BRAGGSCOPE_VIEW (view))));
+  GtkWidget *w;
+
+  g_assert_true (braggscope_controls_get_widget (controls, "display-group") != NULL);
+  w = widget (controls, "colormap-dropdown", GTK_TYPE_DROP_DOWN);
+  gtk_drop_down_set_selected (GTK_DROP_DOWN (w), BRAGGSCOPE_COLORMAP_MAGMA);
+  g_assert_cmpint (braggscope_view_get_colormap (BRAGGSCOPE_VIEW (view)), ==,
+                   BRAGGSCOPE_COLORMAP_MAGMA);
+  braggscope_view_set_scale (BRAGGSCOPE_VIEW (view), BRAGGSCOPE_SCALE_GAMMA);
+  g_assert_cmpuint (gtk_drop_down_get_selected (
+                        GTK_DROP_DOWN (widget (controls, "scale-dropdown", GTK_TYPE_DROP_DOWN))),
+                    ==, BRAGGSCOPE_SCALE_GAMMA);
+  g_assert_true (gtk_widget_get_sensitive (widget (controls, "gamma-scale", GTK_TYPE_SCALE)));
+  w = widget (controls, "auto-contrast-check", GTK_TYPE_CHECK_BUTTON);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (w), FALSE);
+  g_assert_false (braggscope_view_get_auto_contrast (BRAGGSCOPE_VIEW (view)));
+  g_assert_true (gtk_widget_get_sensitive (widget (controls, "low-spin", GTK_TYPE_SPIN_BUTTON)));
+  gtk_check_button_set_active (
+      GTK_CHECK_BUTTON (widget (controls, "show-labels-check", GTK_TYPE_CHECK_BUTTON)), TRUE);
+  g_assert_true (braggscope_view_get_show_labels (BRAGGSCOPE_VIEW (view)));
+  w = widget (controls, "ring-resolutions-entry", GTK_TYPE_ENTRY);
+  gtk_editable_set_text (GTK_EDITABLE (w), "3 2");
+  g_signal_emit_by_name (w, "activate");
+  g_assert_cmpstr (braggscope_view_get_ring_resolutions (BRAGGSCOPE_VIEW (view)), ==, "3 2");
+  /* no view, no Display group */
+  {
+    BraggscopeControls *plain =
+        g_object_ref_sink (BRAGGSCOPE_CONTROLS (braggscope_controls_new (sim)));
+
+    g_assert_null (braggscope_controls_get_widget (plain, "display-group"));
+    g_object_unref (plain);
+  }
+  g_object_unref (controls);
+  g_object_unref (view);
+}
+
+/* A small allocation scrolls, never clips a label; angles step in tenths. */
+static void
+test_panel (void)
+{
+  g_autoptr (BraggscopeSimulation) sim = braggscope_simulation_new ();
+  BraggscopeControls *controls = new_controls (sim);
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *scroller = find_named (GTK_WIDGET (controls), "controls-scroller");
+  GtkAdjustment *v;
+  gint64 deadline = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+  GtkAdjustment *angle =
+      gtk_range_get_adjustment (GTK_RANGE (widget (controls, "misset-x-scale", GTK_TYPE_SCALE)));
+
+  g_assert_cmpfloat (gtk_adjustment_get_step_increment (angle), ==, 0.1);
+  g_assert_nonnull (scroller);
+  gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (controls));
+  gtk_window_set_default_size (GTK_WINDOW (window), 200, 300);
+  gtk_window_present (GTK_WINDOW (window));
+  while (gtk_widget_get_height (scroller) == 0 || gtk_widget_get_height (scroller) > 400)
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      g_main_context_iteration (NULL, FALSE);
+    }
+  v = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
+  g_assert_cmpfloat (gtk_adjustment_get_upper (v), >, gtk_adjustment_get_page_size (v));
+  /* every label gets at least its minimum width: the panel scrolls instead */
+  for (GtkWidget *w = GTK_WIDGET (controls); w != NULL;)
+    {
+      if (GTK_IS_LABEL (w) && gtk_widget_get_mapped (w))
+        {
+          int minimum = 0;
+
+          gtk_widget_measure (w, GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL, NULL, NULL);
+          g_assert_cmpint (gtk_widget_get_width (w), >=, minimum);
+        }
+      if (gtk_widget_get_first_child (w) != NULL)
+        w = gtk_widget_get_first_child (w);
+      else
+        {
+          while (w != NULL && gtk_widget_get_next_sibling (w) == NULL && w != GTK_WIDGET (controls))
+            w = gtk_widget_get_parent (w);
+          w = w == NULL || w == GTK_WIDGET (controls) ? NULL : gtk_widget_get_next_sibling (w);
+        }
+    }
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_object_unref (controls);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -418,6 +601,9 @@ main (int argc, char **argv)
   g_test_add_func ("/controls/energy", test_energy);
   g_test_add_func ("/controls/clamped", test_clamped);
   g_test_add_func ("/controls/choices-and-entries", test_choices_and_entries);
+  g_test_add_func ("/controls/effects", test_effects);
+  g_test_add_func ("/controls/display", test_display);
+  g_test_add_func ("/controls/panel", test_panel);
 
   return g_test_run ();
 }

@@ -295,6 +295,188 @@ test_german (void)
   g_rmdir (localedir);
 }
 
+/* --view, --labels, --rings-at and --lesson: the teaching views headless. */
+static void
+test_teaching_views (void)
+{
+  struct
+  {
+    const char *name;
+    const char *const *extra;
+    int width, height;
+  } cases[] = {
+    { "detector.png", (const char *const[]){ "--no-labels", NULL }, 256, 256 },
+    { "labels.png", (const char *const[]){ "--labels", NULL }, 256, 256 },
+    { "rings-at.png", (const char *const[]){ "--rings-at", "3, 2.5", NULL }, 256, 256 },
+    { "reciprocal.png", (const char *const[]){ "--view", "reciprocal", NULL }, 256, 256 },
+    { "both.png", (const char *const[]){ "--view=both", "--labels", NULL }, 512, 256 },
+  };
+  g_autofree guint8 *plain = NULL;
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autofree char *path = g_build_filename (tmpdir, cases[c].name, NULL);
+      g_autoptr (GPtrArray) args = g_ptr_array_new ();
+      g_auto (Run) run;
+      g_autofree guint8 *pixels = NULL;
+      int width = 0, height = 0;
+
+      g_ptr_array_add (args, "--snapshot");
+      g_ptr_array_add (args, path);
+      for (int i = 0; cases[c].extra[i] != NULL; i++)
+        g_ptr_array_add (args, (gpointer) cases[c].extra[i]);
+      for (const char *const *a = (const char *const[]){ SMALL, NULL }; *a != NULL; a++)
+        g_ptr_array_add (args, (gpointer) *a);
+      g_ptr_array_add (args, NULL);
+      run_braggscope (&run, FALSE, NULL, (const char *const *) args->pdata);
+      g_assert_cmpstr (run.err, ==, "");
+      g_assert_cmpint (run.status, ==, 0);
+      pixels = read_snapshot (path, &width, &height, NULL);
+      g_assert_cmpint (width, ==, cases[c].width);
+      g_assert_cmpint (height, ==, cases[c].height);
+      if (c == 0)
+        plain = g_steal_pointer (&pixels);
+      else if (c < 3)
+        /* labels and fixed rings are drawn over the same picture */
+        g_assert_cmpint (memcmp (plain, pixels, (gsize) width * height * 4), !=, 0);
+    }
+
+  /* a lesson's scene and views; flags after it apply on top */
+  {
+    g_autofree char *path = g_build_filename (tmpdir, "lesson.png", NULL);
+    const char *args[] = { "--snapshot", path, "--lesson", "wavelength", "-lambda", "1.5", NULL };
+    g_auto (Run) run;
+    g_autoptr (GHashTable) text = NULL;
+    g_autofree guint8 *pixels = NULL;
+    int width = 0, height = 0;
+
+    run_braggscope (&run, FALSE, NULL, args);
+    g_assert_cmpstr (run.err, ==, "");
+    g_assert_cmpint (run.status, ==, 0);
+    pixels = read_snapshot (path, &width, &height, &text);
+    g_assert_cmpint (width, ==, 1024); /* both views of its 512 x 512 detector */
+    g_assert_cmpint (height, ==, 512);
+    g_assert_nonnull (
+        strstr (g_hash_table_lookup (text, "braggscope:command-line"), "-lambda 1.5"));
+  }
+  {
+    const char *args[] = { "--snapshot", "x.png", "--lesson", "no-such-lesson", NULL };
+    g_auto (Run) run;
+
+    run_braggscope (&run, FALSE, NULL, args);
+    g_assert_cmpint (run.status, ==, 2);
+    g_assert_nonnull (strstr (run.err, "no lesson 'no-such-lesson'"));
+    g_assert_nonnull (strstr (run.err, "ewald-sphere"));
+  }
+  {
+    const char *bad[][4] = {
+      { "--snapshot", "x.png", "--view", "sideways" },
+      { "--snapshot", "x.png", "--rings-at", "3,x" },
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+      {
+        const char *args[] = { bad[i][0], bad[i][1], bad[i][2], bad[i][3], NULL };
+        g_auto (Run) run;
+
+        run_braggscope (&run, FALSE, NULL, args);
+        g_assert_cmpint (run.status, ==, 2);
+        g_assert_nonnull (strstr (run.err, bad[i][2]));
+      }
+  }
+}
+
+/* --compare: A is the scene, B the scene with the flags on top. */
+static void
+test_compare (void)
+{
+  struct
+  {
+    const char *name, *mode, *flags;
+    int width, height, status;
+  } cases[] = {
+    { "cmp-side.png", "side-by-side", "-misset 10 22 30", 512, 256, 0 },
+    { "cmp-blink.png", "blink", "-misset 10 22 30", 256, 256, 0 },
+    { "cmp-overlay.png", "overlay", "-misset 10 22 30", 256, 256, 0 },
+    { "cmp-diff.png", "difference", "-misset 10 22 30", 256, 256, 0 },
+    /* the default scene's own misset: B is A */
+    { "cmp-same.png", "difference", "-misset 10 20 30", 256, 256, 0 },
+    /* a smaller B: the difference is drawn side by side, and said */
+    { "cmp-size.png", "difference", "-detpixels 200", 456, 256, 0 },
+  };
+  g_autofree guint8 *alone = NULL;
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autofree char *path = g_build_filename (tmpdir, cases[c].name, NULL);
+      const char *args[] = { "--snapshot",
+                             path,
+                             "--no-rings",
+                             "--no-beam-center",
+                             "--compare",
+                             cases[c].flags,
+                             "--compare-mode",
+                             cases[c].mode,
+                             SMALL,
+                             NULL };
+      g_auto (Run) run;
+      g_autofree guint8 *pixels = NULL;
+      int width = 0, height = 0, white = 0, coloured = 0;
+
+      run_braggscope (&run, FALSE, NULL, args);
+      g_assert_cmpint (run.status, ==, cases[c].status);
+      if (c == 5)
+        g_assert_nonnull (strstr (run.err, "side by side"));
+      else
+        g_assert_cmpstr (run.err, ==, "");
+      pixels = read_snapshot (path, &width, &height, NULL);
+      g_assert_cmpint (width, ==, cases[c].width);
+      g_assert_cmpint (height, ==, cases[c].height);
+      for (int i = 0; i < width * height; i++)
+        {
+          const guint8 *p = pixels + 4 * i;
+
+          white += p[0] == 255 && p[1] == 255 && p[2] == 255;
+          coloured += p[0] != p[1] || p[1] != p[2];
+        }
+      if (c == 4)
+        /* the difference of a frame with itself is zero: white everywhere */
+        g_assert_cmpint (white, ==, width * height);
+      else if (c == 3 || c == 2)
+        /* a turned crystal differs (and is drawn in colour) */
+        g_assert_cmpint (coloured, >, 100);
+      if (c == 0)
+        alone = g_steal_pointer (&pixels);
+      else if (c == 1)
+        {
+          /* blink shows A, the left half of side by side */
+          for (int y = 0; y < height; y++)
+            g_assert_cmpmem (pixels + (gsize) y * width * 4, (gsize) width * 4,
+                             alone + (gsize) y * 2 * width * 4, (gsize) width * 4);
+        }
+    }
+
+  {
+    const char *bad[][6] = {
+      { "--snapshot", "x.png", "--compare", "-lambda -3", NULL, NULL },
+      { "--snapshot", "x.png", "--compare", "-misset 1 2 3", "--compare-mode", "sideways" },
+      { "--snapshot", "x.png", "--compare-mode", "blink", NULL, NULL },
+      { "--compare", "-lambda 2", NULL, NULL, NULL, NULL },
+    };
+    const char *expect[] = { "--compare: -lambda", "--compare-mode", "--compare-mode needs",
+                             "--snapshot" };
+
+    for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+      {
+        g_auto (Run) run;
+
+        run_braggscope (&run, FALSE, NULL, bad[i]);
+        g_assert_cmpint (run.status, ==, 2);
+        g_assert_nonnull (strstr (run.err, expect[i]));
+      }
+  }
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -309,6 +491,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/ui/snapshot/display-matches", test_display_matches);
   g_test_add_func ("/ui/snapshot/display-options", test_display_options);
   g_test_add_func ("/ui/snapshot/errors", test_errors);
+  g_test_add_func ("/ui/snapshot/teaching-views", test_teaching_views);
+  g_test_add_func ("/ui/snapshot/compare", test_compare);
   g_test_add_func ("/ui/snapshot/help-version", test_help_version);
   g_test_add_func ("/ui/snapshot/german", test_german);
 

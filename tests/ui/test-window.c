@@ -755,6 +755,262 @@ test_clamp_and_oversampling (Fixture *f, gconstpointer data)
   g_assert_false (gtk_widget_get_visible (GTK_WIDGET (note)));
 }
 
+/* ---- compare: A held, B after a change ---- */
+
+static void
+test_compare (Fixture *f, gconstpointer data)
+{
+  BraggscopeView *view = view_of (f);
+  BraggscopeFrame *a, *b;
+  g_autoptr (GVariant) mode = NULL;
+  g_autofree guint8 *shown = NULL;
+  int width, height;
+
+  g_assert_false (g_action_group_get_action_enabled (G_ACTION_GROUP (f->window), "blink"));
+  a = wait_full_frame (f);
+  activate (f, "hold-frame", NULL);
+  g_assert_true (braggscope_view_get_has_reference (view));
+  g_assert_cmpstr (braggscope_view_get_reference_label (view), ==, "A");
+  /* holding shows A and B side by side */
+  mode = g_action_group_get_action_state (G_ACTION_GROUP (f->window), "compare-mode");
+  g_assert_cmpstr (g_variant_get_string (mode, NULL), ==, "side-by-side");
+  g_assert_cmpint (braggscope_view_get_compare_mode (view), ==, BRAGGSCOPE_COMPARE_SIDE_BY_SIDE);
+  g_assert_true (g_action_group_get_action_enabled (G_ACTION_GROUP (f->window), "blink"));
+
+  g_object_set (sim_of (f), "misset-x", 14.0, NULL);
+  b = wait_full_frame (f);
+  g_assert_true (a != b);
+  shown = braggscope_view_render_rgba (view, &width, &height);
+  g_assert_cmpint (width, ==, 2 * braggscope_frame_get_width (b));
+
+  activate (f, "compare-mode", g_variant_new_string ("difference"));
+  g_assert_cmpint (braggscope_view_get_compare_mode (view), ==, BRAGGSCOPE_COMPARE_DIFFERENCE);
+  g_assert_nonnull (strstr (braggscope_window_get_message (f->window), "B − A"));
+
+  /* the blink action switches to blink, then between A and B */
+  activate (f, "blink", NULL);
+  g_assert_cmpint (braggscope_view_get_compare_mode (view), ==, BRAGGSCOPE_COMPARE_BLINK);
+  g_assert_false (braggscope_view_get_blink_reference (view));
+  activate (f, "blink", NULL);
+  g_assert_true (braggscope_view_get_blink_reference (view));
+  g_assert_nonnull (strstr (braggscope_window_get_message (f->window), "Ctrl+B"));
+
+  activate (f, "clear-reference", NULL);
+  g_assert_false (braggscope_view_get_has_reference (view));
+  g_assert_false (g_action_group_get_action_enabled (G_ACTION_GROUP (f->window), "blink"));
+}
+
+/* Every action of the window is on the keyboard: an accelerator, or (those
+ * with a free parameter) a menu item, which F10 reaches. */
+static void
+test_keyboard (Fixture *f, gconstpointer data)
+{
+  /* chosen by name from a menu, or given a file by a dialog */
+  static const char *const menu_only[] = { "lesson", "show-help-overlay", NULL };
+  g_auto (GStrv) actions = g_action_group_list_actions (G_ACTION_GROUP (f->window));
+  g_auto (GStrv) described = gtk_application_list_action_descriptions (GTK_APPLICATION (app));
+  int missing = 0;
+
+  for (int i = 0; actions[i] != NULL; i++)
+    {
+      g_autofree char *prefix = g_strconcat ("win.", actions[i], NULL);
+      gboolean found = FALSE;
+
+      if (g_str_has_suffix (actions[i], "-file") || g_str_has_suffix (actions[i], "-folder") ||
+          g_strv_contains (menu_only, actions[i]))
+        continue;
+      for (int j = 0; described[j] != NULL && !found; j++)
+        {
+          g_auto (GStrv) accels = NULL;
+
+          if (!g_str_has_prefix (described[j], prefix) ||
+              strchr ("(:", described[j][strlen (prefix)]) == NULL)
+            continue;
+          accels = gtk_application_get_accels_for_action (GTK_APPLICATION (app), described[j]);
+          found = accels[0] != NULL;
+        }
+      if (!found)
+        {
+          g_test_message ("win.%s has no accelerator", actions[i]);
+          missing++;
+        }
+    }
+  g_assert_cmpint (missing, ==, 0);
+}
+
+/* ---- teaching: views, labels, lessons, playback and its export ---- */
+
+static void
+test_teaching_views (Fixture *f, gconstpointer data)
+{
+  GtkWidget *reciprocal = GTK_WIDGET (braggscope_window_get_reciprocal_view (f->window));
+  GtkWidget *detector = GTK_WIDGET (view_of (f));
+  g_autoptr (GArray) labels = NULL;
+
+  g_assert_nonnull (reciprocal);
+  g_assert_true (braggscope_reciprocal_view_get_detector_view (
+                     BRAGGSCOPE_RECIPROCAL_VIEW (reciprocal)) == view_of (f));
+  g_assert_false (gtk_widget_get_visible (reciprocal));
+  activate (f, "view-mode", g_variant_new_string ("both"));
+  g_assert_true (gtk_widget_get_visible (reciprocal));
+  g_assert_true (gtk_widget_get_visible (detector));
+  activate (f, "view-mode", g_variant_new_string ("reciprocal"));
+  g_assert_false (gtk_widget_get_visible (detector));
+  activate (f, "view-mode", g_variant_new_string ("both"));
+
+  /* Miller indices on the spots, switched from the keyboard's action */
+  activate (f, "show-labels", NULL);
+  g_assert_true (braggscope_view_get_show_labels (view_of (f)));
+  gtk_test_widget_wait_for_draw (detector);
+  labels = braggscope_view_get_labels (view_of (f));
+  g_assert_nonnull (labels);
+  g_assert_cmpuint (labels->len, >, 0);
+  activate (f, "show-labels", NULL);
+  g_assert_false (braggscope_view_get_show_labels (view_of (f)));
+}
+
+static gboolean
+lesson_shown (gpointer data)
+{
+  Fixture *f = data;
+  GtkWidget *panel = ui_test_find_widget (GTK_WIDGET (f->window), "lesson-panel");
+
+  return panel != NULL && gtk_revealer_get_reveal_child (GTK_REVEALER (panel)) &&
+         full_frame_shown (f);
+}
+
+static void
+test_lesson (Fixture *f, gconstpointer data)
+{
+  GtkWidget *panel, *slider;
+  double lambda = 0;
+
+  activate (f, "lesson", g_variant_new_string ("wavelength"));
+  g_assert_true (ui_test_wait (lesson_shown, f, 120.0));
+  panel = ui_test_find_widget (GTK_WIDGET (f->window), "lesson-panel");
+  slider = ui_test_find_widget (panel, "lesson-try-scale");
+  g_assert_nonnull (slider);
+  g_object_get (sim_of (f), "wavelength", &lambda, NULL);
+  g_assert_cmpfloat (gtk_range_get_value (GTK_RANGE (slider)), ==, lambda);
+  /* the lesson's slider is the simulation's */
+  gtk_range_set_value (GTK_RANGE (slider), 1.1);
+  g_object_get (sim_of (f), "wavelength", &lambda, NULL);
+  g_assert_cmpfloat_with_epsilon (lambda, 1.1, 1e-9);
+  g_assert_cmpstr (braggscope_view_get_ring_resolutions (view_of (f)), ==, "4 3 2.5");
+  g_assert_true (
+      gtk_widget_get_visible (GTK_WIDGET (braggscope_window_get_reciprocal_view (f->window))));
+
+  /* the next lesson, and closing the panel */
+  activate (f, "lesson-step", g_variant_new_int32 (1));
+  g_assert_nonnull (strstr (braggscope_window_get_message (f->window), "rotation"));
+  activate (f, "lesson-close", NULL);
+  g_assert_false (gtk_revealer_get_reveal_child (
+      GTK_REVEALER (ui_test_find_widget (GTK_WIDGET (f->window), "lesson-panel"))));
+
+  /* an unknown lesson says which there are */
+  activate (f, "lesson", g_variant_new_string ("no-such-lesson"));
+  g_assert_nonnull (strstr (braggscope_window_get_message (f->window), "ewald-sphere"));
+}
+
+static gboolean
+export_done (gpointer data)
+{
+  Fixture *f = data;
+
+  return g_str_has_prefix (braggscope_window_get_message (f->window), "Exported");
+}
+
+static double
+phi_of (Fixture *f)
+{
+  double phi = 0;
+
+  g_object_get (sim_of (f), "phi", &phi, NULL);
+  return phi;
+}
+
+static void
+test_playback (Fixture *f, gconstpointer data)
+{
+  GtkWidget *range, *start;
+  g_autofree char *gif = g_build_filename (f->tmpdir, "rotation.gif", NULL);
+  g_autofree char *pngs = g_build_filename (f->tmpdir, "frames", NULL);
+  g_autofree char *contents = NULL, *expected = NULL, *part = NULL;
+  gsize length = 0;
+  double before;
+
+  /* a collapsed expander keeps its child out of the widget tree */
+  gtk_expander_set_expanded (
+      GTK_EXPANDER (ui_test_find_widget (GTK_WIDGET (f->window), "playback-group")), TRUE);
+  range = ui_test_find_widget (GTK_WIDGET (f->window), "play-range-spin");
+  start = ui_test_find_widget (GTK_WIDGET (f->window), "play-start-spin");
+  g_assert_nonnull (range);
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (start), 0.0);
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (range), 2.0);
+
+  /* a step is 1 degree without an oscillation */
+  before = phi_of (f);
+  activate (f, "play-step", g_variant_new_int32 (1));
+  g_assert_cmpfloat_with_epsilon (phi_of (f), before + 1.0, 1e-9);
+  activate (f, "play-step", g_variant_new_int32 (-1));
+  g_assert_cmpfloat_with_epsilon (phi_of (f), before, 1e-9);
+
+  /* playing turns phi; pausing stops it */
+  activate (f, "play", NULL);
+  g_assert_true (
+      g_variant_get_boolean (g_action_group_get_action_state (G_ACTION_GROUP (f->window), "play")));
+  {
+    gint64 end = g_get_monotonic_time () + 300000;
+
+    while (g_get_monotonic_time () < end)
+      g_main_context_iteration (NULL, FALSE);
+  }
+  g_assert_cmpfloat (phi_of (f), !=, before);
+  activate (f, "play", NULL);
+  g_assert_false (
+      g_variant_get_boolean (g_action_group_get_action_state (G_ACTION_GROUP (f->window), "play")));
+
+  /* 0, 1, 2 degrees: three frames */
+  activate (f, "export-gif-file", g_variant_new_string (gif));
+  g_assert_true (ui_test_wait (export_done, f, 120.0));
+  expected = g_strdup_printf ("Exported 3 frames to %s", gif);
+  g_assert_cmpstr (braggscope_window_get_message (f->window), ==, expected);
+  g_assert_true (g_file_get_contents (gif, &contents, &length, NULL));
+  g_assert_true (g_str_has_prefix (contents, "GIF89a"));
+  part = g_strconcat (gif, ".part", NULL);
+  g_assert_false (g_file_test (part, G_FILE_TEST_EXISTS));
+
+  braggscope_window_show_message (f->window, "", FALSE);
+  activate (f, "export-pngs-folder", g_variant_new_string (pngs));
+  g_assert_true (ui_test_wait (export_done, f, 120.0));
+  for (int i = 1; i <= 3; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("frame-%03d.png", i);
+      g_autofree char *path = g_build_filename (pngs, name, NULL);
+
+      g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+      g_unlink (path);
+    }
+  g_rmdir (pngs);
+}
+
+/* A mosaic spread the set domains would draw as copies: the full frame
+ * takes more, and the status line says so. */
+static void
+test_arc_domains (Fixture *f, gconstpointer data)
+{
+  GtkWidget *label = ui_test_find_widget (GTK_WIDGET (f->window), "domains-label");
+  BraggscopeFrame *frame;
+
+  g_assert_nonnull (label);
+  g_assert_false (gtk_widget_get_visible (label));
+  g_object_set (sim_of (f), "mosaic-spread", 1.0, NULL);
+  frame = wait_full_frame (f);
+  g_assert_cmpint (braggscope_frame_get_mosaic_domains (frame), >, 5);
+  g_assert_true (gtk_widget_get_visible (label));
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (label)), "(5 set)"));
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -781,6 +1037,12 @@ main (int argc, char *argv[])
   ADD ("/ui/window/structure-factors", test_structure_factors);
   ADD ("/ui/window/structure-factors-missing", test_structure_factors_missing);
   ADD ("/ui/window/clamp-and-oversampling", test_clamp_and_oversampling);
+  ADD ("/ui/window/teaching-views", test_teaching_views);
+  ADD ("/ui/window/lesson", test_lesson);
+  ADD ("/ui/window/playback", test_playback);
+  ADD ("/ui/window/arc-domains", test_arc_domains);
+  ADD ("/ui/window/compare", test_compare);
+  ADD ("/ui/window/keyboard", test_keyboard);
 #undef ADD
 
   status = g_test_run ();

@@ -1,0 +1,176 @@
+/* braggscope-lesson.c: reading the lessons (see braggscope-lesson.h).
+ *
+ * SPDX-License-Identifier: BSD-3-Clause
+ */
+#include "braggscope-config.h"
+
+#include "braggscope-lesson.h"
+
+#include <gio/gio.h>
+#include <glib/gi18n.h>
+
+void
+braggscope_lesson_free (BraggscopeLesson *lesson)
+{
+  if (lesson == NULL)
+    return;
+  g_free (lesson->id);
+  g_free (lesson->title);
+  g_free (lesson->text);
+  g_free (lesson->try_property);
+  g_strfreev (lesson->args);
+  g_free (lesson->view);
+  g_free (lesson->rings);
+  g_free (lesson);
+}
+
+const char *
+braggscope_lessons_dir (void)
+{
+  const char *env = g_getenv ("BRAGGSCOPE_LESSONSDIR");
+
+  if (env != NULL && *env != '\0')
+    return env;
+  if (g_file_test (BRAGGSCOPE_INSTALLED_LESSONSDIR, G_FILE_TEST_IS_DIR))
+    return BRAGGSCOPE_INSTALLED_LESSONSDIR;
+  return BRAGGSCOPE_SOURCE_LESSONSDIR;
+}
+
+static double
+get_double (GKeyFile *file, const char *key, double fallback)
+{
+  g_autoptr (GError) error = NULL;
+  double v = g_key_file_get_double (file, "Lesson", key, &error);
+
+  return error != NULL ? fallback : v;
+}
+
+static BraggscopeLesson *
+lesson_load (const char *path, GError **error)
+{
+  g_autoptr (GKeyFile) file = g_key_file_new ();
+  g_autoptr (BraggscopeLesson) lesson = g_new0 (BraggscopeLesson, 1);
+  g_autofree char *name = NULL, *comment = NULL, *scene = NULL, *args = NULL;
+  g_autoptr (GError) local = NULL;
+
+  if (!g_key_file_load_from_file (file, path, G_KEY_FILE_NONE, &local) ||
+      (lesson->id = g_key_file_get_string (file, "Lesson", "Id", &local)) == NULL ||
+      (name = g_key_file_get_string (file, "Lesson", "Name", &local)) == NULL ||
+      (comment = g_key_file_get_string (file, "Lesson", "Comment", &local)) == NULL ||
+      (lesson->try_property = g_key_file_get_string (file, "Lesson", "Try", &local)) == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: %s", path, local->message);
+      return NULL;
+    }
+  lesson->title = g_strdup (_ (name));
+  lesson->text = g_strdup (_ (comment));
+  scene = g_key_file_get_string (file, "Lesson", "Scene", NULL);
+  lesson->from_default_scene = g_strcmp0 (scene, "empty") != 0;
+  args = g_key_file_get_string (file, "Lesson", "Arguments", NULL);
+  if (args != NULL && *args != '\0')
+    {
+      if (!g_shell_parse_argv (args, NULL, &lesson->args, &local))
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: Arguments: %s", path,
+                       local->message);
+          return NULL;
+        }
+    }
+  else
+    lesson->args = g_new0 (char *, 1);
+  lesson->view = g_key_file_get_string (file, "Lesson", "View", NULL);
+  if (lesson->view == NULL)
+    lesson->view = g_strdup ("both");
+  if (!g_strv_contains ((const char *const[]){ "detector", "reciprocal", "both", NULL },
+                        lesson->view))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "%s: View: '%s' is not detector, reciprocal or both", path, lesson->view);
+      return NULL;
+    }
+  lesson->labels = g_key_file_get_boolean (file, "Lesson", "Labels", NULL);
+  lesson->label_count = (guint) get_double (file, "LabelCount", 20);
+  lesson->rings = g_key_file_get_string (file, "Lesson", "Rings", NULL);
+  lesson->reciprocal_resolution = get_double (file, "ReciprocalResolution", 0.0);
+  lesson->reciprocal_zoom = get_double (file, "ReciprocalZoom", 1.0);
+  lesson->playback = g_key_file_has_key (file, "Lesson", "PlayRange", NULL);
+  lesson->play_start = get_double (file, "PlayStart", 0.0);
+  lesson->play_range = get_double (file, "PlayRange", 90.0);
+  lesson->play_speed = get_double (file, "PlaySpeed", 10.0);
+  return g_steal_pointer (&lesson);
+}
+
+static int
+by_name (gconstpointer a, gconstpointer b)
+{
+  return g_strcmp0 (*(const char *const *) a, *(const char *const *) b);
+}
+
+GPtrArray *
+braggscope_lessons_load (GError **error)
+{
+  const char *dir = braggscope_lessons_dir ();
+  g_autoptr (GDir) handle = g_dir_open (dir, 0, error);
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) lessons =
+      g_ptr_array_new_with_free_func ((GDestroyNotify) braggscope_lesson_free);
+  const char *name;
+
+  if (handle == NULL)
+    return NULL;
+  while ((name = g_dir_read_name (handle)) != NULL)
+    if (g_str_has_suffix (name, ".desktop"))
+      g_ptr_array_add (names, g_strdup (name));
+  g_ptr_array_sort (names, by_name);
+  for (guint i = 0; i < names->len; i++)
+    {
+      g_autofree char *path = g_build_filename (dir, g_ptr_array_index (names, i), NULL);
+      BraggscopeLesson *lesson = lesson_load (path, error);
+
+      if (lesson == NULL)
+        return NULL;
+      g_ptr_array_add (lessons, lesson);
+    }
+  return g_steal_pointer (&lessons);
+}
+
+BraggscopeLesson *
+braggscope_lesson_find (const char *id, GError **error)
+{
+  g_autoptr (GPtrArray) lessons = braggscope_lessons_load (error);
+  g_autoptr (GString) ids = g_string_new (NULL);
+
+  if (lessons == NULL)
+    return NULL;
+  for (guint i = 0; i < lessons->len; i++)
+    {
+      BraggscopeLesson *lesson = g_ptr_array_index (lessons, i);
+
+      if (g_strcmp0 (lesson->id, id) == 0)
+        return g_ptr_array_steal_index (lessons, i);
+      g_string_append_printf (ids, "%s%s", i ? ", " : "", lesson->id);
+    }
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _ ("--lesson: no lesson '%s' (one of %s)"),
+               id, ids->str);
+  return NULL;
+}
+
+BraggscopeSimulation *
+braggscope_lesson_create_simulation (const BraggscopeLesson *lesson,
+                                     const char *const *extra_args,
+                                     GError **error)
+{
+  g_autoptr (BraggscopeSimulation) sim = NULL;
+
+  sim = lesson->from_default_scene ? braggscope_simulation_new_default_scene (error)
+                                   : braggscope_simulation_new ();
+  if (sim == NULL)
+    return NULL;
+  if (lesson->args[0] != NULL &&
+      !braggscope_simulation_set_from_args (sim, (const char *const *) lesson->args, error))
+    return NULL;
+  if (extra_args != NULL && extra_args[0] != NULL &&
+      !braggscope_simulation_set_from_args (sim, extra_args, error))
+    return NULL;
+  return g_steal_pointer (&sim);
+}

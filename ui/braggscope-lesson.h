@@ -1,0 +1,60 @@
+/* braggscope-lesson.h: the viewer's lessons: prepared scenes in
+ * data/lessons/ (desktop-file syntax, a [Lesson] group), each with a title
+ * and two or three sentences (translated through the viewer's catalogue),
+ * the parameters, the views to open and the one slider to try.
+ *
+ * Keys: Id (the name --lesson takes), Name (title), Comment (explanation),
+ * Try (the simulation property of the slider to try), Scene ("1hpv": start
+ * from the default scene; "empty": from nanoBragg's defaults), Arguments
+ * (nanoBragg flags applied on top, split as a shell splits them), View
+ * (detector, reciprocal or both), Labels and LabelCount (h k l labels),
+ * Rings (ring resolutions in Å), ReciprocalResolution (Å), ReciprocalZoom,
+ * and for a rotation PlayStart, PlayRange (degrees) and PlaySpeed
+ * (degrees per second).
+ *
+ * SPDX-License-Identifier: BSD-3-Clause
+ */
+#pragma once
+
+#include <braggscope.h>
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  char *id;
+  char *title; /* translated */
+  char *text;  /* translated */
+  char *try_property;
+  gboolean from_default_scene;
+  char **args; /* nanoBragg flags (never NULL) */
+  char *view;  /* "detector", "reciprocal" or "both" */
+  gboolean labels;
+  guint label_count;
+  char *rings; /* or NULL */
+  double reciprocal_resolution, reciprocal_zoom;
+  gboolean playback;
+  double play_start, play_range, play_speed;
+} BraggscopeLesson;
+
+void braggscope_lesson_free (BraggscopeLesson *lesson);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (BraggscopeLesson, braggscope_lesson_free)
+
+/* The folder the lessons are read from: $BRAGGSCOPE_LESSONSDIR, else the
+ * installed one when it exists, else the source tree's. */
+const char *braggscope_lessons_dir (void);
+
+/* Every lesson of the folder, in file-name order (BraggscopeLesson).  A file
+ * that cannot be read or lacks a key fails with its name and line. */
+GPtrArray *braggscope_lessons_load (GError **error);
+
+/* The lesson of Id @id; G_IO_ERROR_NOT_FOUND lists the Ids there are. */
+BraggscopeLesson *braggscope_lesson_find (const char *id, GError **error);
+
+/* A new simulation set up as @lesson says, with @extra_args (nanoBragg
+ * flags, may be NULL) applied after its own. */
+BraggscopeSimulation *braggscope_lesson_create_simulation (const BraggscopeLesson *lesson,
+                                                           const char *const *extra_args,
+                                                           GError **error);
+
+G_END_DECLS
