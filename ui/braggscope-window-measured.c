@@ -1,8 +1,10 @@
 /* braggscope-window-measured.c: a measured frame in the window: opening one,
- * the offer to adopt its header's geometry, the match score in the status
- * line, the measured count beside the simulated photons under the pointer,
- * and the refinement and orientation search with their progress and
- * cancellation (both run on the simulation's worker thread).
+ * the offer to adopt its header's geometry, the frame as the detector view's
+ * second layer (the reference of braggscope-window-compare.c, shown in its
+ * compare modes), the match score in the status line, the measured count
+ * beside the simulated photons under the pointer, and the refinement and
+ * orientation search with their progress and cancellation (both run on the
+ * simulation's worker thread).
  *
  * As in braggscope-window-actions.c, the dialog action ("open-measured")
  * has a twin taking the path ("open-measured-file") for tests and scripts.
@@ -15,6 +17,22 @@
 
 #include <glib/gi18n.h>
 #include <math.h>
+
+/* The view's label of the measured layer, translated once. */
+static const char *
+measured_label (void)
+{
+  return C_ ("reference layer", "measured");
+}
+
+/* Whether the view's reference layer is the measured frame (a held frame may
+ * have taken its place). */
+static gboolean
+layer_is_measured (BraggscopeWindow *self)
+{
+  return self->view != NULL && braggscope_view_get_has_reference (self->view) &&
+         g_strcmp0 (braggscope_view_get_reference_label (self->view), measured_label ()) == 0;
+}
 
 /* Actions that need a measured frame, and those that need no fit running. */
 static const char *const frame_actions[] = { "adopt-geometry", "close-measured", NULL };
@@ -114,7 +132,10 @@ update_counts (BraggscopeWindow *self)
   else
     {
       g_autoptr (GBytes) pixels = braggscope_measured_frame_get_pixels (self->measured);
-      float counts = ((const float *) g_bytes_get_data (pixels, NULL))[(gsize) y * width + x];
+      /* the layer's value reads the same pixel when the pointer is on its panel */
+      float counts = layer_is_measured (self)
+                         ? braggscope_view_get_reference_value (self->view)
+                         : ((const float *) g_bytes_get_data (pixels, NULL))[(gsize) y * width + x];
 
       if (isnan (counts))
         /* Translators: the measured pixel is no measurement (a gap, a bad
@@ -135,11 +156,38 @@ on_readout_changed (BraggscopeView *view, gboolean on_frame, BraggscopeWindow *s
 
 /* ---- opening and adopting ---- */
 
+/* The measured frame as the view's reference layer, the difference scaled
+ * (counts against photons); a view that compares nothing yet overlays it
+ * (side by side, and says so, when the sizes differ). */
+static void
+show_layer (BraggscopeWindow *self)
+{
+  g_autoptr (GBytes) pixels = braggscope_measured_frame_get_pixels (self->measured);
+  g_autoptr (GError) error = NULL;
+  GAction *mode = g_action_map_lookup_action (G_ACTION_MAP (self), "compare-mode");
+  g_autoptr (GVariant) state = g_action_get_state (mode);
+
+  if (!braggscope_view_set_reference (
+          self->view, pixels, braggscope_measured_frame_get_width (self->measured),
+          braggscope_measured_frame_get_height (self->measured), measured_label (), &error))
+    {
+      braggscope_window_show_message (self, error->message, TRUE);
+      return;
+    }
+  g_object_set (self->view, "reference-scale", TRUE, NULL);
+  if (g_strcmp0 (g_variant_get_string (state, NULL), "none") == 0)
+    g_action_change_state (mode, g_variant_new_string ("overlay"));
+}
+
 static void
 set_measured (BraggscopeWindow *self, BraggscopeMeasuredFrame *frame)
 {
+  if (frame == NULL && layer_is_measured (self))
+    braggscope_view_clear_reference (self->view);
   g_set_object (&self->measured, frame);
   braggscope_simulation_set_measured_frame (self->sim, frame);
+  if (frame != NULL)
+    show_layer (self);
   update_actions (self);
   update_score (self);
   update_counts (self);
@@ -431,6 +479,8 @@ _braggscope_window_measured_set_simulation (BraggscopeWindow *self)
   g_signal_connect (self->sim, "fit-progress", G_CALLBACK (on_fit_progress), self);
   g_signal_connect_object (self->view, "readout-changed", G_CALLBACK (on_readout_changed), self, 0);
   braggscope_simulation_set_measured_frame (self->sim, self->measured);
+  if (self->measured != NULL)
+    show_layer (self);
   update_actions (self);
   update_score (self);
 }

@@ -1,9 +1,10 @@
 /* test-measured-window.c: measured frames in the viewer, driven through its
  * actions under Xvfb: both real frames of tests/data/measured open (the
- * Eiger frame and the Timepix frame, decompressed here), the offer to adopt
- * the header's geometry adopts it, the status line shows the match score and
- * the measured count beside the simulated photons, and refine and the
- * orientation search run with progress and cancel.
+ * Eiger frame and the Timepix frame, decompressed here) as the view's second
+ * layer, the offer to adopt the header's geometry adopts it, the status line
+ * shows the match score and the measured count beside the simulated
+ * photons, and refine and the orientation search run with progress and
+ * cancel.
  *
  * SPDX-License-Identifier: BSD-3-Clause
  */
@@ -97,34 +98,6 @@ action_enabled (Fixture *f, const char *action)
   return g_action_group_get_action_enabled (G_ACTION_GROUP (f->window), action);
 }
 
-/* tests/data/measured/@name.gz, decompressed into the test's folder. */
-static char *
-measured_file (Fixture *f, const char *name)
-{
-  g_autofree char *gz_name = g_strconcat (name, ".gz", NULL);
-  g_autofree char *src =
-      g_test_build_filename (G_TEST_DIST, "..", "data", "measured", gz_name, NULL);
-  char *dst = g_build_filename (f->tmpdir, name, NULL);
-  g_autoptr (GFile) in_file = g_file_new_for_path (src);
-  g_autoptr (GFile) out_file = g_file_new_for_path (dst);
-  g_autoptr (GZlibDecompressor) gunzip = g_zlib_decompressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP);
-  g_autoptr (GInputStream) raw = NULL;
-  g_autoptr (GInputStream) in = NULL;
-  g_autoptr (GOutputStream) out = NULL;
-  g_autoptr (GError) error = NULL;
-
-  raw = G_INPUT_STREAM (g_file_read (in_file, NULL, &error));
-  g_assert_no_error (error);
-  in = g_converter_input_stream_new (raw, G_CONVERTER (gunzip));
-  out = G_OUTPUT_STREAM (g_file_replace (out_file, NULL, FALSE, 0, NULL, &error));
-  g_assert_no_error (error);
-  g_output_stream_splice (out, in,
-                          G_OUTPUT_STREAM_SPLICE_CLOSE_SOURCE | G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET,
-                          NULL, &error);
-  g_assert_no_error (error);
-  return dst;
-}
-
 static gboolean
 measured_set (gpointer data)
 {
@@ -182,12 +155,13 @@ label_text (Fixture *f, const char *name)
 static void
 test_open_and_adopt (Fixture *f, gconstpointer data)
 {
-  g_autofree char *cbf = measured_file (f, "dlsnxs2cbf_therm_0001.cbf");
-  g_autofree char *smv = measured_file (f, "TIMEPIX_SU_516-stdgoni_0001.img");
+  g_autofree char *cbf = ui_test_measured_frame ("dlsnxs2cbf_therm_0001.cbf", f->tmpdir);
+  g_autofree char *smv = ui_test_measured_frame ("TIMEPIX_SU_516-stdgoni_0001.img", f->tmpdir);
   BraggscopeView *view;
   BraggscopeMeasuredFrame *frame;
   g_autoptr (GBytes) pixels = NULL;
   double distance, wavelength, x, y;
+  gboolean scaled = FALSE;
   int width;
   g_autofree char *want = NULL;
   const char *text;
@@ -195,6 +169,12 @@ test_open_and_adopt (Fixture *f, gconstpointer data)
   g_assert_false (action_enabled (f, "refine"));
   open_measured (f, cbf, GTK_RESPONSE_REJECT);
   g_assert_nonnull (strstr (braggscope_window_get_message (f->window), "4148 × 4362"));
+  /* the frame is the view's second layer, overlaid (side by side while the sizes differ) */
+  view = braggscope_window_get_view (f->window);
+  g_assert_true (braggscope_view_get_has_reference (view));
+  g_assert_cmpstr (braggscope_view_get_reference_label (view), ==, "measured");
+  g_assert_cmpint (braggscope_view_get_compare_mode (view), ==, BRAGGSCOPE_COMPARE_OVERLAY);
+  g_assert_nonnull (braggscope_view_get_compare_fallback (view));
   g_object_get (sim_of (f), "distance", &distance, NULL);
   g_assert_cmpfloat (distance, ==, 60.0);
   g_assert_true (action_enabled (f, "refine"));
@@ -212,8 +192,13 @@ test_open_and_adopt (Fixture *f, gconstpointer data)
   g_test_message ("status line: %s", text);
   g_assert_true (g_str_has_prefix (text, "Match: "));
 
-  /* the measured count of pixel (300, 200) under the readout */
+  /* the same size now: overlaid, and the difference scaled (counts against photons) */
   view = braggscope_window_get_view (f->window);
+  g_assert_null (braggscope_view_get_compare_fallback (view));
+  g_object_get (view, "reference-scale", &scaled, NULL);
+  g_assert_true (scaled);
+
+  /* the measured count of pixel (300, 200) under the readout, in the view's readout too */
   gtk_test_widget_wait_for_draw (GTK_WIDGET (view));
   g_assert_true (braggscope_view_frame_to_widget (view, 300.5, 200.5, &x, &y));
   braggscope_view_set_readout_point (view, x, y);
@@ -226,9 +211,12 @@ test_open_and_adopt (Fixture *f, gconstpointer data)
   g_assert_nonnull (text);
   g_assert_true (g_str_has_prefix (text, want));
   g_assert_nonnull (strstr (text, "simulated"));
+  g_assert_cmpfloat (braggscope_view_get_reference_value (view), ==,
+                     ((const float *) g_bytes_get_data (pixels, NULL))[200 * 516 + 300]);
 
   activate (f, "close-measured", NULL);
   g_assert_null (braggscope_simulation_get_measured_frame (sim_of (f)));
+  g_assert_false (braggscope_view_get_has_reference (view));
   g_assert_null (label_text (f, "match-score-label"));
   g_assert_false (action_enabled (f, "refine"));
 }
