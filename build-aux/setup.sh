@@ -229,7 +229,7 @@ sanitizer_tests () {
     # GLib's locks and hand-offs, made visible to TSan (see build-aux/tsan-glib.c)
     # shellcheck disable=SC2046
     quietly tsan-glib cc -shared -fPIC -fsanitize=thread -O1 -o "$dir/libtsan-glib.so" \
-      build-aux/tsan-glib.c $(pkg-config --cflags --libs gobject-2.0) -ldl
+      build-aux/tsan-glib.c $(pkg-config --cflags --libs gio-2.0) -ldl
     wrapper=(--wrapper "env LD_PRELOAD=$(realpath "$dir/libtsan-glib.so")")
   fi
   say "$sanitize: running suites $* in $dir"

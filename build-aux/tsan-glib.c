@@ -11,10 +11,11 @@
  *
  * Built by build-aux/setup.sh for its ThreadSanitizer run:
  *   cc -shared -fPIC -fsanitize=thread -O1 tsan-glib.c -o libtsan-glib.so
- *      $(pkg-config --cflags --libs gobject-2.0) -ldl
+ *      $(pkg-config --cflags --libs gio-2.0) -ldl
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <gio/gio.h>
 #include <glib-object.h>
 #include <stdlib.h>
 
@@ -52,6 +53,13 @@ REAL (void,
       (GMainContext *, gint, GSourceFunc, gpointer, GDestroyNotify))
 REAL (guint, g_idle_add_full, (gint, GSourceFunc, gpointer, GDestroyNotify))
 REAL (guint, g_timeout_add_full, (gint, guint, GSourceFunc, gpointer, GDestroyNotify))
+REAL (void, g_task_run_in_thread, (GTask *, GTaskThreadFunc))
+REAL (void, g_task_return_pointer, (GTask *, gpointer, GDestroyNotify))
+REAL (void, g_task_return_boolean, (GTask *, gboolean))
+REAL (void, g_task_return_error, (GTask *, GError *) )
+REAL (gboolean, g_task_return_error_if_cancelled, (GTask *) )
+REAL (gpointer, g_task_propagate_pointer, (GTask *, GError **) )
+REAL (gboolean, g_task_propagate_boolean, (GTask *, GError **) )
 
 void
 g_mutex_lock (GMutex *mutex)
@@ -224,4 +232,83 @@ g_timeout_add_full (
   init_g_timeout_add_full ();
   return real_g_timeout_add_full (priority, interval, hop_run, hop_new (function, data, notify),
                                   hop_free);
+}
+
+/* GTask: the thread function of g_task_run_in_thread() runs after the call
+ * (GLib's thread pool hands it over inside the library), and what a task
+ * returns is read after its g_task_return_*(), by its g_task_propagate_*()
+ * (GLib hands the result to the task's context inside the library too). */
+static const char task_thread_key[] = "tsan-glib-task-thread";
+
+static void
+task_thread_hop (GTask *task, gpointer source_object, gpointer task_data, GCancellable *cancellable)
+{
+  GTaskThreadFunc func;
+
+  __tsan_acquire (task);
+  func = (GTaskThreadFunc) g_object_get_data (G_OBJECT (task), task_thread_key);
+  func (task, source_object, task_data, cancellable);
+}
+
+void
+g_task_run_in_thread (GTask *task, GTaskThreadFunc task_func)
+{
+  init_g_task_run_in_thread ();
+  g_object_set_data (G_OBJECT (task), task_thread_key, (gpointer) task_func);
+  __tsan_release (task);
+  real_g_task_run_in_thread (task, task_thread_hop);
+}
+
+void
+g_task_return_pointer (GTask *task, gpointer result, GDestroyNotify result_destroy)
+{
+  init_g_task_return_pointer ();
+  __tsan_release (task);
+  real_g_task_return_pointer (task, result, result_destroy);
+}
+
+void
+g_task_return_boolean (GTask *task, gboolean result)
+{
+  init_g_task_return_boolean ();
+  __tsan_release (task);
+  real_g_task_return_boolean (task, result);
+}
+
+void
+g_task_return_error (GTask *task, GError *error)
+{
+  init_g_task_return_error ();
+  __tsan_release (task);
+  real_g_task_return_error (task, error);
+}
+
+gboolean
+g_task_return_error_if_cancelled (GTask *task)
+{
+  init_g_task_return_error_if_cancelled ();
+  __tsan_release (task);
+  return real_g_task_return_error_if_cancelled (task);
+}
+
+gpointer
+g_task_propagate_pointer (GTask *task, GError **error)
+{
+  gpointer result;
+
+  init_g_task_propagate_pointer ();
+  result = real_g_task_propagate_pointer (task, error);
+  __tsan_acquire (task);
+  return result;
+}
+
+gboolean
+g_task_propagate_boolean (GTask *task, GError **error)
+{
+  gboolean result;
+
+  init_g_task_propagate_boolean ();
+  result = real_g_task_propagate_boolean (task, error);
+  __tsan_acquire (task);
+  return result;
 }

@@ -8,10 +8,12 @@
 #include <glib-object.h>
 
 #include "nanobragg.h"
+#include "nb-match.h"
 
 #include "braggscope-error.h"
 #include "braggscope-frame.h"
 #include "braggscope-geometry.h"
+#include "braggscope-measured.h"
 #include "braggscope-simulation.h"
 
 G_BEGIN_DECLS
@@ -95,6 +97,8 @@ gboolean _braggscope_simulation_restore_args (BraggscopeSimulation *self,
                                               GError **error);
 guint _braggscope_simulation_get_buffers_allocated (BraggscopeSimulation *self);
 
+/* measured frames: the engine's frame, immutable */
+const nb_frame *_braggscope_measured_frame_peek (BraggscopeMeasuredFrame *self);
 /* lattice: nb_predict_reflections() for @params as an array of
  * BraggscopeReflection (pixels, degrees) */
 GArray *_braggscope_predict_reflections (const nb_params *params, GError **error);

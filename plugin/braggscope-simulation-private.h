@@ -29,6 +29,13 @@ struct _BraggscopeSimulation
   guint64 last_id;
   guint64 delivered_id;
   gboolean delivered_full;
+  /* the measured frame, its score against the last full frame, the fit
+   * running (braggscope-simulation-measured.c) */
+  BraggscopeMeasuredFrame *measured;
+  double match_radius;
+  gboolean have_match;
+  nb_match_result match;
+  GTask *fit_task;
 };
 
 /* braggscope-simulation.c */
@@ -60,6 +67,30 @@ void _braggscope_simulation_notify_changed (BraggscopeSimulation *self, GValue *
 void _braggscope_simulation_set_info (BraggscopeSimulation *self, const nb_plan_info *info);
 
 void _braggscope_simulation_notify_busy (BraggscopeSimulation *self);
+
+/* Requests a full frame of the current parameters, when rendering (a new
+ * measured frame or match radius: the score comes with the frame). */
+void _braggscope_simulation_rescore (BraggscopeSimulation *self);
+/* Replaces the parameters by @next (taken over): one notify batch, one
+ * change. */
+void _braggscope_simulation_replace_params (BraggscopeSimulation *self, nb_params *next);
+/* Emits fit-progress. */
+void _braggscope_simulation_emit_fit_progress (BraggscopeSimulation *self,
+                                               double fraction,
+                                               const char *stage,
+                                               double score);
+
+/* braggscope-simulation-measured.c */
+
+/* The properties of the measured frame and its score, ids from @first. */
+void _braggscope_simulation_install_measured_properties (GObjectClass *klass, guint first);
+gboolean
+_braggscope_simulation_get_measured_property (BraggscopeSimulation *self, guint id, GValue *value);
+gboolean _braggscope_simulation_set_measured_property (BraggscopeSimulation *self,
+                                                       guint id,
+                                                       const GValue *value);
+/* A full frame's score (NULL: none) becomes the match properties. */
+void _braggscope_simulation_set_match (BraggscopeSimulation *self, const nb_match_result *match);
 void _braggscope_simulation_notify_sequence (BraggscopeSimulation *self);
 
 G_END_DECLS

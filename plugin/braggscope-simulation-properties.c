@@ -52,6 +52,8 @@ enum
 #define MAX_PARAM_PROPS 64
 
 static GParamSpec *own_props[N_OWN_PROPS];
+/* the measured frame's properties follow the parameters' */
+static guint measured_first;
 static const nb_param *param_rows[MAX_PARAM_PROPS];
 static GParamSpec *param_props[MAX_PARAM_PROPS];
 static guint n_param_props;
@@ -249,6 +251,8 @@ _braggscope_simulation_install_properties (GObjectClass *klass)
       "sequence", NULL, N_ ("Accepted parameter changes (count)"), 0, G_MAXUINT64, 0, ro);
   g_object_class_install_properties (klass, N_OWN_PROPS, own_props);
   install_param_props (klass);
+  measured_first = N_OWN_PROPS + n_param_props;
+  _braggscope_simulation_install_measured_properties (klass, measured_first);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -314,7 +318,9 @@ _braggscope_simulation_get_property (GObject *object,
         g_value_set_uint64 (value, self->sequence);
         break;
       default:
-        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+        if (prop_id < measured_first ||
+            !_braggscope_simulation_get_measured_property (self, prop_id - measured_first, value))
+          G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
 
@@ -521,6 +527,8 @@ _braggscope_simulation_set_property (GObject *object,
           }
         break;
       default:
-        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+        if (prop_id < measured_first ||
+            !_braggscope_simulation_set_measured_property (self, prop_id - measured_first, value))
+          G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }

@@ -51,6 +51,7 @@ enum
 {
   SIGNAL_FRAME_READY,
   SIGNAL_ERROR,
+  SIGNAL_FIT_PROGRESS,
   N_SIGNALS
 };
 
@@ -60,6 +61,15 @@ void
 _braggscope_simulation_emit_error (BraggscopeSimulation *self, GError *error)
 {
   g_signal_emit (self, signals[SIGNAL_ERROR], 0, error);
+}
+
+void
+_braggscope_simulation_emit_fit_progress (BraggscopeSimulation *self,
+                                          double fraction,
+                                          const char *stage,
+                                          double score)
+{
+  g_signal_emit (self, signals[SIGNAL_FIT_PROGRESS], 0, fraction, stage, score);
 }
 
 static void
@@ -94,6 +104,8 @@ _braggscope_simulation_deliver (BraggscopeSimulation *self, BraggscopeDelivery *
 
   g_set_object (&self->last_frame, d->frame);
   _braggscope_simulation_set_info (self, &d->info);
+  if (!d->is_preview)
+    _braggscope_simulation_set_match (self, d->has_match ? &d->match : NULL);
   if (!d->is_preview && d->id == self->last_id)
     set_busy (self, FALSE);
   g_signal_emit (self, signals[SIGNAL_FRAME_READY], 0, d->frame);
@@ -124,8 +136,16 @@ simulation_request (BraggscopeSimulation *self, gboolean interactive)
   req.stride = self->preview_stride;
   req.preview = interactive && self->preview_while_dragging && self->preview_stride >= 2;
   req.max_arc_domains = self->max_arc_domains;
+  req.measured = self->measured != NULL ? g_object_ref (self->measured) : NULL;
+  req.match_radius = self->match_radius;
   _braggscope_worker_submit (self->worker, &req);
   set_busy (self, TRUE);
+}
+
+void
+_braggscope_simulation_rescore (BraggscopeSimulation *self)
+{
+  simulation_request (self, FALSE);
 }
 
 void
@@ -147,6 +167,7 @@ simulation_dispose (GObject *object)
       g_clear_pointer (&self->worker, _braggscope_worker_unref);
     }
   g_clear_object (&self->last_frame);
+  g_clear_object (&self->measured);
   G_OBJECT_CLASS (braggscope_simulation_parent_class)->dispose (object);
 }
 
@@ -233,6 +254,23 @@ braggscope_simulation_class_init (BraggscopeSimulationClass *klass)
    */
   signals[SIGNAL_ERROR] = g_signal_new ("error", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                         NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_ERROR);
+  /**
+   * BraggscopeSimulation::fit-progress:
+   * @self: the simulation
+   * @fraction: the fraction of the fit done, 0 to 1
+   * @stage: what it is doing, an English word: `peaks`, `grid`,
+   *   `candidates`, `refine`...
+   * @score: the best fraction of the measured peaks matched so far (0 to 1)
+   *
+   * The progress of [method@Braggscope.Simulation.refine_async] or
+   * [method@Braggscope.Simulation.search_orientation_async], a few times a
+   * second at most, on the simulation's main context.
+   *
+   * Since: 0.1
+   */
+  signals[SIGNAL_FIT_PROGRESS] =
+      g_signal_new ("fit-progress", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                    NULL, G_TYPE_NONE, 3, G_TYPE_DOUBLE, G_TYPE_STRING, G_TYPE_DOUBLE);
 }
 
 static void
@@ -242,6 +280,7 @@ braggscope_simulation_init (BraggscopeSimulation *self)
   _braggscope_simulation_default_params (&self->params);
   self->preview_while_dragging = TRUE;
   self->preview_stride = 4;
+  self->match_radius = 3.0;
 }
 
 /**
@@ -374,9 +413,8 @@ braggscope_simulation_new_default_scene (GError **error)
   return g_steal_pointer (&self);
 }
 
-/* Replaces the parameters by @next (taken over) and reports the change. */
-static void
-simulation_replace_params (BraggscopeSimulation *self, nb_params *next)
+void
+_braggscope_simulation_replace_params (BraggscopeSimulation *self, nb_params *next)
 {
   GValue *before = _braggscope_simulation_snapshot (self);
 
@@ -459,7 +497,7 @@ braggscope_simulation_set_from_args (BraggscopeSimulation *self,
   g_ptr_array_add (argv, NULL);
   if (!parse_flags (&self->params, (const char *const *) argv->pdata, &next, error))
     return FALSE;
-  simulation_replace_params (self, &next);
+  _braggscope_simulation_replace_params (self, &next);
   return TRUE;
 }
 
@@ -478,7 +516,7 @@ _braggscope_simulation_restore_args (BraggscopeSimulation *self,
   nb_params_clear (&base);
   if (!ok)
     return FALSE;
-  simulation_replace_params (self, &next);
+  _braggscope_simulation_replace_params (self, &next);
   return TRUE;
 }
 

@@ -6,6 +6,7 @@
 #include <glib-object.h>
 
 #include "braggscope-frame.h"
+#include "braggscope-measured.h"
 
 G_BEGIN_DECLS
 
@@ -69,6 +70,25 @@ typedef enum
   BRAGGSCOPE_PRECISION_DOUBLE,
   BRAGGSCOPE_PRECISION_EXACT,
 } BraggscopePrecision;
+
+/**
+ * BraggscopeFitFlags:
+ * @BRAGGSCOPE_FIT_ORIENTATION: the crystal's orientation only (misset)
+ * @BRAGGSCOPE_FIT_DISTANCE: also the detector distance (within 5 %)
+ * @BRAGGSCOPE_FIT_BEAM_CENTER: also the beam centre (within 20 pixels)
+ *
+ * What [method@Braggscope.Simulation.refine_async] and
+ * [method@Braggscope.Simulation.search_orientation_async] adjust besides the
+ * orientation, which they always adjust.
+ *
+ * Since: 0.1
+ */
+typedef enum
+{
+  BRAGGSCOPE_FIT_ORIENTATION = 0,
+  BRAGGSCOPE_FIT_DISTANCE = 1 << 0,
+  BRAGGSCOPE_FIT_BEAM_CENTER = 1 << 1,
+} BraggscopeFitFlags;
 
 /**
  * BraggscopeSimulation:
@@ -175,5 +195,38 @@ BRAGGSCOPE_EXPORT
 gboolean braggscope_simulation_get_busy (BraggscopeSimulation *self);
 BRAGGSCOPE_EXPORT
 guint64 braggscope_simulation_get_sequence (BraggscopeSimulation *self);
+
+BRAGGSCOPE_EXPORT
+gboolean braggscope_simulation_adopt_geometry (BraggscopeSimulation *self,
+                                               BraggscopeMeasuredFrame *frame,
+                                               GError **error);
+BRAGGSCOPE_EXPORT
+BraggscopeMeasuredFrame *braggscope_simulation_get_measured_frame (BraggscopeSimulation *self);
+BRAGGSCOPE_EXPORT
+void braggscope_simulation_set_measured_frame (BraggscopeSimulation *self,
+                                               BraggscopeMeasuredFrame *frame);
+BRAGGSCOPE_EXPORT
+gboolean braggscope_simulation_get_match_shell (
+    BraggscopeSimulation *self, int shell, double *d_max, double *d_min, double *correlation);
+BRAGGSCOPE_EXPORT
+void braggscope_simulation_refine_async (BraggscopeSimulation *self,
+                                         BraggscopeFitFlags flags,
+                                         GCancellable *cancellable,
+                                         GAsyncReadyCallback callback,
+                                         gpointer user_data);
+BRAGGSCOPE_EXPORT
+gboolean braggscope_simulation_refine_finish (BraggscopeSimulation *self,
+                                              GAsyncResult *result,
+                                              GError **error);
+BRAGGSCOPE_EXPORT
+void braggscope_simulation_search_orientation_async (BraggscopeSimulation *self,
+                                                     BraggscopeFitFlags flags,
+                                                     GCancellable *cancellable,
+                                                     GAsyncReadyCallback callback,
+                                                     gpointer user_data);
+BRAGGSCOPE_EXPORT
+gboolean braggscope_simulation_search_orientation_finish (BraggscopeSimulation *self,
+                                                          GAsyncResult *result,
+                                                          GError **error);
 
 G_END_DECLS

@@ -18,7 +18,9 @@ typedef struct
   gint64 changed_us; /* monotonic time of the change */
   gboolean preview;  /* render a preview before the full frame */
   int stride;
-  int max_arc_domains; /* the full frame's mosaic domains may rise to this (0: off) */
+  int max_arc_domains;               /* the full frame's mosaic domains may rise to this (0: off) */
+  BraggscopeMeasuredFrame *measured; /* the full frame is scored against it (owned) */
+  double match_radius;               /* pixels */
 } BraggscopeRequest;
 
 /* One result, delivered on the simulation's main context. */
@@ -31,7 +33,32 @@ typedef struct
   GError *error;
   gboolean is_preview;
   nb_plan_info info; /* the plan's derived values */
+  gboolean has_match;
+  nb_match_result match; /* the full frame against the request's measured frame */
 } BraggscopeDelivery;
+
+/* A refinement or orientation search, run on the worker thread. */
+typedef struct
+{
+  gboolean search;
+  gboolean refine_distance, refine_beam;
+  double radius;                     /* pixels */
+  nb_params params;                  /* the start; on success the result */
+  BraggscopeMeasuredFrame *measured; /* owned */
+  gint cancel;                       /* raised by the task's cancellable (atomic) */
+  /* the result */
+  nb_status status;
+  nb_error err;
+  nb_match_result score;
+  /* main context only */
+  GTask *task;
+  gulong cancel_id;
+} BraggscopeFitJob;
+
+/* Queues @job (taken over) behind the frame in flight; when it ends, the
+ * worker calls _braggscope_simulation_fit_done () on the simulation's
+ * context (even when the simulation is gone: the job's task holds it). */
+void _braggscope_worker_fit (BraggscopeWorker *w, BraggscopeFitJob *job);
 
 /* Starts the thread; results go to @self (held weakly) on @context. */
 BraggscopeWorker *_braggscope_worker_new (BraggscopeSimulation *self, GMainContext *context);
@@ -50,5 +77,7 @@ guint _braggscope_worker_get_buffers_allocated (BraggscopeWorker *w);
 
 /* braggscope-simulation.c: takes a result of its worker. */
 void _braggscope_simulation_deliver (BraggscopeSimulation *self, BraggscopeDelivery *d);
+/* braggscope-simulation-measured.c: a fit ended; returns its task and frees @job. */
+void _braggscope_simulation_fit_done (BraggscopeFitJob *job);
 
 G_END_DECLS

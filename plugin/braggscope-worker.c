@@ -8,7 +8,18 @@
  */
 #include "braggscope-worker-private.h"
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* The measured peaks a score and a fit use: the strongest this many within
+ * MATCH_D_MAX (the direct beam and the beam stop's shadow lie beyond it), as
+ * nanobragg-match takes them, from the strongest PEAKS_FOUND of the frame. */
+#define MATCH_PEAKS 50
+#define PEAKS_FOUND (20 * MATCH_PEAKS)
+#define MATCH_D_MAX 100.0
+/* fit-progress at most this often (microseconds) */
+#define PROGRESS_INTERVAL_US 100000
 
 struct _BraggscopeWorker
 {
@@ -25,6 +36,7 @@ struct _BraggscopeWorker
   gboolean quit;
   gboolean preview_in_flight; /* a preview, or a full frame in its place: not cancelled */
   gint cancel;                /* raised under lock; the engine polls it (nb_exec_options.cancel) */
+  BraggscopeFitJob *fit;      /* queued */
 
   /* worker thread only */
   nb_plan *plan;
@@ -33,6 +45,10 @@ struct _BraggscopeWorker
   nb_geometry *geometry_key;
   BraggscopeGeometry *geometry;
   BraggscopeFrameSource *source;
+  /* the peaks of a measured frame (found once per frame) */
+  BraggscopeMeasuredFrame *peaks_of;
+  nb_peak *peaks;
+  int n_peaks;
 };
 
 static void
@@ -40,6 +56,7 @@ request_clear (BraggscopeRequest *r)
 {
   if (r->valid)
     nb_params_clear (&r->params);
+  g_clear_object (&r->measured);
   memset (r, 0, sizeof *r);
 }
 
@@ -133,7 +150,6 @@ worker_mask (BraggscopeWorker *w)
   return g_bytes_new (mask, size);
 }
 
-/* Brings the plan to @req's parameters (creating it the first time). */
 /* Brings the plan to @params; @key says which request (and variant) it
  * then holds. */
 static nb_status
@@ -190,6 +206,82 @@ worker_update_plan (BraggscopeWorker *w, const nb_params *params, guint64 key, n
   _braggscope_frame_source_unref (w->source);
   w->source = source;
   return NB_OK;
+}
+
+/* The measured peaks to match with @params: the strongest MATCH_PEAKS of
+ * @measured within MATCH_D_MAX, a malloc'ed array in *@out of *@n. */
+static nb_status
+worker_peaks (BraggscopeWorker *w,
+              BraggscopeMeasuredFrame *measured,
+              const nb_params *params,
+              nb_peak **out,
+              int *n,
+              nb_error *err)
+{
+  *out = NULL;
+  *n = 0;
+  if (w->peaks_of != measured)
+    {
+      nb_peak_options opt;
+      nb_status st;
+
+      g_clear_object (&w->peaks_of);
+      g_clear_pointer (&w->peaks, free);
+      w->n_peaks = 0;
+      nb_peak_options_init (&opt);
+      opt.max_peaks = PEAKS_FOUND;
+      st = nb_find_peaks (_braggscope_measured_frame_peek (measured), &opt, &w->peaks, &w->n_peaks,
+                          err);
+      if (st != NB_OK)
+        return st;
+      w->peaks_of = g_object_ref (measured);
+    }
+  if (w->n_peaks == 0)
+    return NB_OK;
+  *out = malloc ((size_t) w->n_peaks * sizeof **out);
+  if (*out == NULL)
+    return nb_error_set (err, NB_ERR_NOMEM, "out of memory for the measured peaks");
+  memcpy (*out, w->peaks, (size_t) w->n_peaks * sizeof **out);
+  *n = nb_peaks_in_resolution (params, *out, w->n_peaks, 0.0, MATCH_D_MAX, err);
+  if (*n < 0)
+    {
+      g_clear_pointer (out, free);
+      *n = 0;
+      return err->code;
+    }
+  if (*n > MATCH_PEAKS)
+    *n = MATCH_PEAKS;
+  return NB_OK;
+}
+
+/* The match score of the full frame @image of @req against its measured
+ * frame into @d: the peaks' part always, the correlation in shells when the
+ * sizes agree.  A failure leaves @d without a score (the frame still
+ * arrives). */
+static void
+worker_score (BraggscopeWorker *w,
+              const BraggscopeRequest *req,
+              const float *image,
+              BraggscopeDelivery *d)
+{
+  const nb_frame *frame = _braggscope_measured_frame_peek (req->measured);
+  const nb_plan_info *info = nb_plan_get_info (w->plan);
+  nb_match_options opt;
+  nb_peak *peaks = NULL;
+  nb_error err = { 0 };
+  int n;
+  nb_status st;
+
+  if (worker_peaks (w, req->measured, &req->params, &peaks, &n, &err) != NB_OK)
+    return;
+  nb_match_options_init (&opt);
+  opt.radius = req->match_radius;
+  if (info->fpixels == frame->fpixels && info->spixels == frame->spixels)
+    st = nb_match_frame (w->plan, image, frame, peaks, n, &opt, &d->match, &err);
+  else
+    st = nb_match_peaks (&req->params, peaks, n, &opt, &d->match, NULL, &err);
+  free (peaks);
+  d->has_match = st == NB_OK;
 }
 
 /* The plan's key for @req: its parameters as given, or (arcs) with the
@@ -292,6 +384,8 @@ worker_run (BraggscopeWorker *w, const BraggscopeRequest *req, gboolean preview)
   init.geometry = w->geometry;
 
   d = g_new0 (BraggscopeDelivery, 1);
+  if (!preview && req->measured != NULL)
+    worker_score (w, req, data, d);
   d->id = req->id;
   d->sequence = req->sequence;
   d->is_preview = preview;
@@ -299,6 +393,128 @@ worker_run (BraggscopeWorker *w, const BraggscopeRequest *req, gboolean preview)
   d->info = *info;
   worker_post (w, d);
   return NB_OK;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Fits */
+
+typedef struct
+{
+  BraggscopeWorker *w;
+  gint64 last_us;
+  const char *last_stage;
+} FitProgress;
+
+typedef struct
+{
+  BraggscopeWorker *worker;
+  double fraction, score;
+  const char *stage; /* static */
+} ProgressMessage;
+
+static gboolean
+progress_dispatch (gpointer data)
+{
+  ProgressMessage *m = data;
+  g_autoptr (BraggscopeSimulation) self = g_weak_ref_get (&m->worker->simulation);
+
+  if (self != NULL)
+    _braggscope_simulation_emit_fit_progress (self, m->fraction, m->stage, m->score);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+progress_free (gpointer data)
+{
+  ProgressMessage *m = data;
+
+  _braggscope_worker_unref (m->worker);
+  g_free (m);
+}
+
+/* nb_match_progress, on the worker thread: posts the progress to the
+ * simulation's context, at most every PROGRESS_INTERVAL_US but at every
+ * new stage. */
+static void
+fit_progress (void *user, double fraction, const char *stage, double score)
+{
+  FitProgress *p = user;
+  gint64 now = g_get_monotonic_time ();
+  ProgressMessage *m;
+
+  if (stage == p->last_stage && now - p->last_us < PROGRESS_INTERVAL_US && fraction < 1.0)
+    return;
+  p->last_us = now;
+  p->last_stage = stage;
+  m = g_new0 (ProgressMessage, 1);
+  m->worker = worker_ref (p->w);
+  m->fraction = fraction;
+  m->stage = stage;
+  m->score = score;
+  g_main_context_invoke_full (p->w->context, G_PRIORITY_DEFAULT, progress_dispatch, m,
+                              progress_free);
+}
+
+static gboolean
+fit_done_dispatch (gpointer data)
+{
+  _braggscope_simulation_fit_done (data);
+  return G_SOURCE_REMOVE;
+}
+
+/* Runs @job on the worker thread, then hands it to the simulation's
+ * context. */
+static void
+worker_run_fit (BraggscopeWorker *w, BraggscopeFitJob *job)
+{
+  FitProgress progress = { w, 0, NULL };
+  nb_refine_options ro;
+  nb_peak *peaks = NULL;
+  int n = 0;
+
+  fit_progress (&progress, 0.0, "peaks", 0.0);
+  job->status = worker_peaks (w, job->measured, &job->params, &peaks, &n, &job->err);
+  if (job->status == NB_OK && n < 3)
+    job->status =
+        nb_error_set (&job->err, NB_ERR_INVALID,
+                      "%s: %d peaks within %g A of the frame: too few to fit (3 at least)",
+                      braggscope_measured_frame_get_path (job->measured), n, MATCH_D_MAX);
+  nb_refine_options_init (&ro);
+  ro.match.radius = job->radius;
+  ro.refine_distance = job->refine_distance;
+  ro.refine_beam = job->refine_beam;
+  ro.progress = fit_progress;
+  ro.user = &progress;
+  ro.cancel = (const volatile int *) &job->cancel;
+  if (job->status == NB_OK && job->search)
+    {
+      nb_search_options so;
+      nb_search_result sr;
+
+      nb_search_options_init (&so);
+      so.refine = ro;
+      job->status = nb_orientation_search (&job->params, peaks, n, &so, &sr, &job->err);
+      job->score = sr.score;
+    }
+  else if (job->status == NB_OK)
+    {
+      nb_refine_result rr;
+
+      job->status = nb_refine (&job->params, peaks, n, &ro, &rr, &job->err);
+      job->score = rr.score;
+    }
+  free (peaks);
+  g_main_context_invoke_full (w->context, G_PRIORITY_DEFAULT, fit_done_dispatch, job, NULL);
+}
+
+void
+_braggscope_worker_fit (BraggscopeWorker *w, BraggscopeFitJob *job)
+{
+  g_mutex_lock (&w->lock);
+  g_assert (w->fit == NULL);
+  w->fit = job;
+  g_cond_signal (&w->cond);
+  g_mutex_unlock (&w->lock);
 }
 
 /* A full frame the GPU rendered within this (60 Hz) needs no preview. */
@@ -328,6 +544,7 @@ worker_thread (gpointer data)
   GMainContext *own = g_main_context_new ();
   BraggscopeRequest req = { 0 };
   gboolean full_due = FALSE; /* req's preview is done, its full frame is not */
+  BraggscopeFitJob *left;    /* a fit queued when the thread was told to quit */
 
   g_main_context_push_thread_default (own);
   g_mutex_lock (&w->lock);
@@ -337,10 +554,21 @@ worker_thread (gpointer data)
       gboolean preview = FALSE, short_run = FALSE;
       nb_status st;
 
-      while (!w->quit && !w->pending.valid && !full_due)
+      while (!w->quit && !w->pending.valid && !full_due && w->fit == NULL)
         g_cond_wait (&w->cond, &w->lock);
       if (w->quit)
         break;
+      /* a fit runs between frames: the frames wait for it */
+      if (w->fit != NULL)
+        {
+          BraggscopeFitJob *job = w->fit;
+
+          w->fit = NULL;
+          g_mutex_unlock (&w->lock);
+          worker_run_fit (w, job);
+          g_mutex_lock (&w->lock);
+          continue;
+        }
       if (w->pending.valid)
         {
           old = req;
@@ -364,6 +592,8 @@ worker_thread (gpointer data)
       g_mutex_lock (&w->lock);
       w->preview_in_flight = FALSE;
     }
+  left = w->fit;
+  w->fit = NULL;
   g_mutex_unlock (&w->lock);
 
   request_clear (&req);
@@ -375,6 +605,15 @@ worker_thread (gpointer data)
   w->geometry_key = NULL;
   _braggscope_frame_source_unref (w->source);
   w->source = NULL;
+  g_clear_object (&w->peaks_of);
+  g_clear_pointer (&w->peaks, free);
+  /* a fit queued behind the quit still ends, cancelled: its task waits for it */
+  if (left != NULL)
+    {
+      left->status =
+          nb_error_set (&left->err, NB_ERR_CANCELLED, "fit cancelled: the simulation stopped");
+      g_main_context_invoke_full (w->context, G_PRIORITY_DEFAULT, fit_done_dispatch, left, NULL);
+    }
   g_main_context_pop_thread_default (own);
   g_main_context_unref (own);
   _braggscope_worker_unref (w);

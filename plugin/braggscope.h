@@ -11,5 +11,6 @@
 #include "braggscope-frame.h"
 #include "braggscope-geometry.h"
 #include "braggscope-lattice.h"
+#include "braggscope-measured.h"
 #include "braggscope-simulation.h"
 #include "braggscope-snapshot.h"

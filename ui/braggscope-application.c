@@ -342,6 +342,13 @@ static const struct
   { "win.misset-step(('y',0.1))", { "<Alt><Shift>Right", NULL } },
   { "win.misset-step(('z',0.1))", { "<Alt><Shift>Page_Up", NULL } },
   { "win.misset-step(('z',-0.1))", { "<Alt><Shift>Page_Down", NULL } },
+  { "win.open-measured", { "<Primary>m", NULL } },
+  { "win.adopt-geometry", { "<Primary><Shift>m", NULL } },
+  { "win.refine", { "<Primary>r", NULL } },
+  { "win.refine-detector", { "<Primary><Alt>r", NULL } },
+  { "win.search-orientation", { "<Primary>i", NULL } },
+  { "win.cancel-fit", { "Escape", NULL } },
+  { "win.close-measured", { "<Primary><Alt>m", NULL } },
 };
 
 static void

@@ -11,7 +11,11 @@
  * With --compare "FLAGS" the scene is A, the window's held frame, and the
  * scene with FLAGS on top is B, the frame after the change; the picture is
  * braggscope_render_compare_rgba() of the two in --compare-mode, each with
- * its own automatic window, as the window's Compare shows them.
+ * its own automatic window, as the window's Compare shows them.  With
+ * --measured FRAME, A is the measured frame: the scene takes its header's
+ * geometry first (the flags then apply on top), is scored against it (the
+ * score goes to stdout) and is shown with it as the window shows a measured
+ * frame (its difference scaled: counts against photons).
  *
  * SPDX-License-Identifier: BSD-3-Clause
  */
@@ -151,17 +155,28 @@ render_views (BraggscopeFrame *frame, const Look *look, int *width, int *height)
                                        width, height);
 }
 
-/* A (@held) and B (@frame) as the window's Compare shows them in the mode
- * named @mode_name (side by side when NULL), each with its own window. */
+/* The percentiles of a reference layer's automatic window, as the view's
+ * (braggscope-view-compare.c). */
+#define REFERENCE_LOW_PERCENTILE  1.0
+#define REFERENCE_HIGH_PERCENTILE 99.5
+
+/* A, the reference layer (@reference, @rw x @rh floats, NaN masked, in the
+ * window @reference_display) and B (@frame) as the window's Compare shows
+ * them in the mode named @mode_name (side by side when NULL), the
+ * difference scaled when @reference_scale. */
 static guint8 *
-render_compare (BraggscopeFrame *held,
+render_compare (const float *reference,
+                int rw,
+                int rh,
+                const BraggscopeDisplay *reference_display,
+                gboolean reference_scale,
                 BraggscopeFrame *frame,
                 const Look *look,
                 const char *mode_name,
                 int *width,
                 int *height)
 {
-  BraggscopeDisplay display = look->display, reference_display = look->display;
+  BraggscopeDisplay display = look->display;
   BraggscopeCompareMode mode =
       enum_from_nick (BRAGGSCOPE_TYPE_COMPARE_MODE, mode_name, BRAGGSCOPE_COMPARE_SIDE_BY_SIDE);
   g_autofree guint8 *picture = NULL;
@@ -170,17 +185,13 @@ render_compare (BraggscopeFrame *held,
   int w, h;
 
   if (look->auto_contrast)
-    {
-      braggscope_render_auto_window (frame, &display);
-      braggscope_render_auto_window (held, &reference_display);
-    }
+    braggscope_render_auto_window (frame, &display);
   picture =
       braggscope_render_annotated_rgba (frame, &display, look->show_rings, look->show_beam_center,
                                         look->ring_resolutions, look->labels, &w, &h);
-  rgba = braggscope_render_compare_rgba (
-      frame, picture, &display, braggscope_frame_get_data (held, NULL),
-      braggscope_frame_get_width (held), braggscope_frame_get_height (held), &reference_display,
-      mode, FALSE, width, height, &fallback);
+  rgba = braggscope_render_compare_rgba (frame, picture, &display, reference, rw, rh,
+                                         reference_display, mode, reference_scale, width, height,
+                                         &fallback);
   if (fallback != NULL)
     g_printerr ("braggscope: %s\n", fallback);
   return rgba;
@@ -250,13 +261,52 @@ render_full_frame (BraggscopeSimulation *sim, GError **error)
   return wait.frame;
 }
 
+/* --measured: the frame, its header's geometry adopted by @sim with the
+ * flags applied again on top (they win, as after nanoBragg's -frame), and
+ * the frame set for the score. */
+static BraggscopeMeasuredFrame *
+adopt_measured (BraggscopeSimulation *sim, const BraggscopeOptions *opts, GError **error)
+{
+  g_autoptr (BraggscopeMeasuredFrame) frame =
+      braggscope_measured_frame_new_from_file (opts->measured, 0, error);
+
+  if (frame == NULL || !braggscope_simulation_adopt_geometry (sim, frame, error) ||
+      (opts->nb_args[0] != NULL &&
+       !braggscope_simulation_set_from_args (sim, (const char *const *) opts->nb_args, error)))
+    {
+      g_prefix_error (error, "--measured: ");
+      return NULL;
+    }
+  braggscope_simulation_set_measured_frame (sim, frame);
+  return g_steal_pointer (&frame);
+}
+
+/* The score of the full frame against the measured frame, one line. */
+static void
+print_score (BraggscopeSimulation *sim)
+{
+  double fraction, radius, rms, cc;
+  int peaks, matched;
+
+  g_object_get (sim, "match-fraction", &fraction, "match-peaks", &peaks, "match-matched", &matched,
+                "match-radius", &radius, "match-rms-distance", &rms, "match-correlation", &cc,
+                NULL);
+  /* Translators: the match score printed by --measured: peaks matched of
+   * all, the percentage, the radius and RMS distance (pixels) and the
+   * correlation coefficient of the pixels. */
+  g_print (_ ("match: %d of %d peaks (%.0f %%) within %g px, rms %.2f px, correlation %.3f\n"),
+           matched, peaks, 100.0 * fraction, radius, rms, cc);
+}
+
 int
 braggscope_headless_snapshot (const BraggscopeOptions *opts, GSettings *settings, GError **error)
 {
   g_autoptr (BraggscopeSimulation) sim = NULL;
   g_autoptr (BraggscopeFrame) frame = NULL;
   g_autoptr (BraggscopeLesson) lesson = NULL;
+  g_autoptr (BraggscopeMeasuredFrame) measured = NULL;
   g_autofree guint8 *rgba = NULL;
+  BraggscopeDisplay reference_display;
   Look look;
   int width = 0, height = 0;
 
@@ -279,6 +329,9 @@ braggscope_headless_snapshot (const BraggscopeOptions *opts, GSettings *settings
         return 2;
     }
   look_teaching (&look, opts, lesson);
+  /* a frame that cannot be read is a bad --measured, as a bad flag is */
+  if (opts->measured != NULL && (measured = adopt_measured (sim, opts, error)) == NULL)
+    return 2;
   /* the window's full frames draw a large mosaic spread as arcs */
   g_object_set (sim, "max-arc-domains", BRAGGSCOPE_HEADLESS_ARC_DOMAINS, NULL);
 
@@ -303,7 +356,28 @@ braggscope_headless_snapshot (const BraggscopeOptions *opts, GSettings *settings
         }
       if ((frame = render_full_frame (sim, error)) == NULL)
         return 1;
-      rgba = render_compare (held, frame, &look, opts->compare_mode, &width, &height);
+      reference_display = look.display;
+      if (look.auto_contrast)
+        braggscope_render_auto_window (held, &reference_display);
+      rgba =
+          render_compare (braggscope_frame_get_data (held, NULL), braggscope_frame_get_width (held),
+                          braggscope_frame_get_height (held), &reference_display, FALSE, frame,
+                          &look, opts->compare_mode, &width, &height);
+    }
+  else if (measured != NULL)
+    {
+      g_autoptr (GBytes) pixels = braggscope_measured_frame_get_pixels (measured);
+      int rw = braggscope_measured_frame_get_width (measured);
+      int rh = braggscope_measured_frame_get_height (measured);
+
+      print_score (sim);
+      reference_display = look.display;
+      if (look.auto_contrast)
+        braggscope_auto_contrast (g_bytes_get_data (pixels, NULL), (gsize) rw * rh,
+                                  REFERENCE_LOW_PERCENTILE, REFERENCE_HIGH_PERCENTILE,
+                                  &reference_display.low, &reference_display.high);
+      rgba = render_compare (g_bytes_get_data (pixels, NULL), rw, rh, &reference_display, TRUE,
+                             frame, &look, opts->compare_mode, &width, &height);
     }
   else
     {

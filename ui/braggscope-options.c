@@ -24,6 +24,7 @@ braggscope_options_clear (BraggscopeOptions *opts)
   g_clear_pointer (&opts->lesson, g_free);
   g_clear_pointer (&opts->compare, g_strfreev);
   g_clear_pointer (&opts->compare_mode, g_free);
+  g_clear_pointer (&opts->measured, g_free);
   g_clear_pointer (&opts->nb_args, g_strfreev);
   memset (opts, 0, sizeof *opts);
 }
@@ -159,6 +160,14 @@ parse_view_option (BraggscopeOptions *opts,
       opts->compare = flags;
       return OPTION_TAKEN;
     }
+  else if (is_option (arg, "--measured"))
+    {
+      if ((value = option_value ("--measured", arg, argc, argv, i, error)) == NULL)
+        return OPTION_FAILED;
+      g_free (opts->measured);
+      opts->measured = g_strdup (value);
+      return OPTION_TAKEN;
+    }
   else if (is_option (arg, "--compare-mode"))
     {
       if ((value = option_value ("--compare-mode", arg, argc, argv, i, error)) == NULL ||
@@ -290,10 +299,19 @@ braggscope_options_parse (BraggscopeOptions *opts,
         }
     }
 
-  if (opts->compare_mode != NULL && opts->compare == NULL)
+  if (opts->compare_mode != NULL && opts->compare == NULL && opts->measured == NULL)
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                   _ ("%s needs %s: what to compare with"), "--compare-mode", "--compare");
+                   _ ("%s needs %s: what to compare with"), "--compare-mode",
+                   "--compare / --measured");
+      return FALSE;
+    }
+  if (opts->compare != NULL && opts->measured != NULL)
+    {
+      /* Translators: the two options, which each give the one reference. */
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   _ ("%s and %s: one of them, there is one reference to compare with"),
+                   "--compare", "--measured");
       return FALSE;
     }
   if (display_option && opts->snapshot == NULL && !opts->help && !opts->version)
@@ -342,10 +360,14 @@ braggscope_options_help (void)
   g_string_append_printf (s, "  --compare \"FLAGS\"     %s\n",
                           _ ("with --snapshot: compare the scene (A) with the scene and these "
                              "nanoBragg flags (B), as the window's Compare does"));
+  g_string_append_printf (s, "  --measured FRAME      %s\n",
+                          _ ("with --snapshot: compare the scene with a measured frame (SMV, "
+                             "CBF or NeXus) whose header's geometry it takes first (nanoBragg "
+                             "flags apply on top), and print the match score"));
   g_string_append_printf (s, "  --compare-mode MODE   %s\n",
-                          _ ("with --compare: side-by-side (A left, B right; the default), "
-                             "blink (A alone, as the b key shows it), overlay (A grey, B "
-                             "orange) or difference (B minus A)"));
+                          _ ("with --compare or --measured: side-by-side (A left, B right; the "
+                             "default), blink (A alone, as the b key shows it), overlay (A grey, "
+                             "B orange) or difference (B minus A)"));
   g_string_append_printf (s, "  --lesson NAME         %s\n",
                           _ ("start from a lesson of the Lessons menu (ewald-sphere, "
                              "wavelength, rotation, mosaicity, shape-transform, absences); "

@@ -31,6 +31,7 @@ typedef struct
   char *lesson;           /* --lesson NAME: start from a lesson, or NULL */
   char **compare;         /* --compare "FLAGS": B's nanoBragg flags on top of A's, or NULL */
   char *compare_mode;     /* --compare-mode side-by-side|blink|overlay|difference, or NULL */
+  char *measured;         /* --measured FRAME: a measured frame to compare with, or NULL */
   char **nb_args;         /* the nanoBragg flags, NULL-terminated (never NULL) */
 } BraggscopeOptions;
 

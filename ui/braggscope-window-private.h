@@ -1,6 +1,7 @@
 /* braggscope-window-private.h: BraggscopeWindow's instance, shared by
  * braggscope-window.c (layout, bindings, status) and
- * braggscope-window-actions.c (files, clipboard, keyboard).
+ * braggscope-window-actions.c (files, clipboard, keyboard) and
+ * braggscope-window-measured.c (a measured frame and the fits to it).
  *
  * SPDX-License-Identifier: BSD-3-Clause
  */
@@ -82,6 +83,14 @@ struct _BraggscopeWindow
   double play_phi;
   BraggscopeExport *export;
   GtkLabel *domains_label; /* says when full frames raised the mosaic domains */
+
+  /* A measured frame (braggscope-window-measured.c): the frame, the fit
+   * running, and their parts of the status line. */
+  BraggscopeMeasuredFrame *measured;
+  GCancellable *fit_cancellable;
+  GtkLabel *score_label;
+  GtkLabel *counts_label;
+  GtkProgressBar *fit_progress;
 };
 
 /* braggscope-window.c */
@@ -122,5 +131,11 @@ void _braggscope_window_init_actions (BraggscopeWindow *self);
  * parameters; fails them all with @error when it is non-NULL. */
 void _braggscope_window_run_pending (BraggscopeWindow *self, const GError *error);
 void _braggscope_pending_free (BraggscopePending *pending);
+
+/* braggscope-window-measured.c: its actions and status labels; the new
+ * simulation's signals and measured frame; what it holds. */
+void _braggscope_window_init_measured (BraggscopeWindow *self);
+void _braggscope_window_measured_set_simulation (BraggscopeWindow *self);
+void _braggscope_window_measured_dispose (BraggscopeWindow *self);
 
 G_END_DECLS

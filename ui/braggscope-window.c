@@ -233,6 +233,7 @@ _braggscope_window_set_simulation (BraggscopeWindow *self, BraggscopeSimulation 
   self->busy_binding =
       g_object_bind_property (sim, "busy", self->busy_spinner, "spinning", G_BINDING_SYNC_CREATE);
 
+  _braggscope_window_measured_set_simulation (self);
   update_subtitle (self);
   show_frame_status (self, braggscope_simulation_get_last_frame (sim));
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SIMULATION]);
@@ -344,6 +345,7 @@ braggscope_window_dispose (GObject *object)
   if (self->sim != NULL)
     g_signal_handlers_disconnect_by_data (self->sim, self);
   g_clear_pointer (&self->busy_binding, g_binding_unbind);
+  _braggscope_window_measured_dispose (self);
   gtk_widget_dispose_template (GTK_WIDGET (self), BRAGGSCOPE_TYPE_WINDOW);
   self->view = NULL;
   self->reciprocal = NULL;
@@ -406,6 +408,7 @@ braggscope_window_init (BraggscopeWindow *self)
   _braggscope_window_init_actions (self);
   _braggscope_window_init_teaching (self);
   _braggscope_window_init_compare (self);
+  _braggscope_window_init_measured (self);
 }
 
 BraggscopeWindow *

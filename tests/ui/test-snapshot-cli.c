@@ -477,6 +477,93 @@ test_compare (void)
   }
 }
 
+/* --measured: the Timepix frame as A, the scene on its header's geometry as
+ * B (516 x 516 pixels), the score on stdout; the Eiger frame likewise;
+ * errors name the option. */
+static void
+test_measured (void)
+{
+  g_autofree char *frame = ui_test_measured_frame ("TIMEPIX_SU_516-stdgoni_0001.img", tmpdir);
+  struct
+  {
+    const char *name, *mode;
+    int width;
+  } cases[] = {
+    { "measured-side.png", "side-by-side", 2 * 516 },
+    { "measured-overlay.png", "overlay", 516 },
+    { "measured-difference.png", "difference", 516 },
+  };
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autofree char *path = g_build_filename (tmpdir, cases[c].name, NULL);
+      const char *args[] = { "--snapshot",  path,    "--measured", frame, "--compare-mode",
+                             cases[c].mode, "-cell", "30",         "30",  "30",
+                             "90",          "90",    "90",         "-N",  "20",
+                             "-default_F",  "100",   NULL };
+      g_auto (Run) run;
+      g_autofree guint8 *pixels = NULL;
+      g_autoptr (GHashTable) text = NULL;
+      int width = 0, height = 0;
+
+      run_braggscope (&run, FALSE, NULL, args);
+      g_assert_cmpint (run.status, ==, 0);
+      g_assert_cmpstr (run.err, ==, "");
+      g_assert_true (g_str_has_prefix (run.out, "match: "));
+      g_assert_nonnull (strstr (run.out, " of 50 peaks"));
+      pixels = read_snapshot (path, &width, &height, &text);
+      g_assert_cmpint (width, ==, cases[c].width);
+      g_assert_cmpint (height, ==, 516);
+    }
+
+  /* the Eiger 16M frame too, on its own geometry (one sample per pixel: a few seconds) */
+  {
+    g_autofree char *eiger = ui_test_measured_frame ("dlsnxs2cbf_therm_0001.cbf", tmpdir);
+    g_autofree char *path = g_build_filename (tmpdir, "measured-eiger.png", NULL);
+    const char *args[] = { "--snapshot", path,    "--measured",  eiger,  "--compare-mode",
+                           "overlay",    "-cell", "57.8",        "57.8", "150",
+                           "90",         "90",    "90",          "-N",   "100",
+                           "-default_F", "100",   "-oversample", "1",    NULL };
+    g_auto (Run) run;
+    g_autofree char *png = NULL;
+    guint32 size[2];
+    gsize len = 0;
+
+    run_braggscope (&run, FALSE, NULL, args);
+    g_assert_cmpint (run.status, ==, 0);
+    g_assert_true (g_str_has_prefix (run.out, "match: "));
+    g_test_message ("Eiger frame: %s", run.out);
+    /* the size from the PNG's header (IHDR: big-endian width, height at bytes 16 and 20);
+     * decoding 18 million pixels would add seconds and check nothing the Timepix cases do not */
+    g_assert_true (g_file_get_contents (path, &png, &len, NULL));
+    g_assert_cmpuint (len, >, 24);
+    memcpy (size, png + 16, sizeof size);
+    g_assert_cmpuint (GUINT32_FROM_BE (size[0]), ==, 4148);
+    g_assert_cmpuint (GUINT32_FROM_BE (size[1]), ==, 4362);
+    g_remove (path);
+    g_remove (eiger);
+  }
+
+  {
+    g_autofree char *missing = g_build_filename (tmpdir, "missing.img", NULL);
+    const char *bad[][6] = {
+      { "--snapshot", "x.png", "--measured", missing, NULL, NULL },
+      { "--snapshot", "x.png", "--measured", frame, "--compare", "-lambda 2" },
+      { "--measured", frame, NULL, NULL, NULL, NULL },
+    };
+    const char *expect[] = { "--measured: ", "one of them", "--snapshot" };
+
+    for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+      {
+        g_auto (Run) run;
+
+        run_braggscope (&run, FALSE, NULL, bad[i]);
+        g_assert_cmpint (run.status, ==, 2);
+        g_assert_nonnull (strstr (run.err, expect[i]));
+      }
+  }
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -493,6 +580,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/ui/snapshot/errors", test_errors);
   g_test_add_func ("/ui/snapshot/teaching-views", test_teaching_views);
   g_test_add_func ("/ui/snapshot/compare", test_compare);
+  g_test_add_func ("/ui/snapshot/measured", test_measured);
   g_test_add_func ("/ui/snapshot/help-version", test_help_version);
   g_test_add_func ("/ui/snapshot/german", test_german);
 

@@ -200,3 +200,30 @@ ui_test_remove_dir (const char *dir)
     }
   g_rmdir (dir);
 }
+
+char *
+ui_test_measured_frame (const char *name, const char *dir)
+{
+  g_autofree char *gz_name = g_strconcat (name, ".gz", NULL);
+  g_autofree char *src =
+      g_test_build_filename (G_TEST_DIST, "..", "data", "measured", gz_name, NULL);
+  char *dst = g_build_filename (dir, name, NULL);
+  g_autoptr (GFile) in_file = g_file_new_for_path (src);
+  g_autoptr (GFile) out_file = g_file_new_for_path (dst);
+  g_autoptr (GZlibDecompressor) gunzip = g_zlib_decompressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP);
+  g_autoptr (GInputStream) raw = NULL;
+  g_autoptr (GInputStream) in = NULL;
+  g_autoptr (GOutputStream) out = NULL;
+  g_autoptr (GError) error = NULL;
+
+  raw = G_INPUT_STREAM (g_file_read (in_file, NULL, &error));
+  g_assert_no_error (error);
+  in = g_converter_input_stream_new (raw, G_CONVERTER (gunzip));
+  out = G_OUTPUT_STREAM (g_file_replace (out_file, NULL, FALSE, 0, NULL, &error));
+  g_assert_no_error (error);
+  g_output_stream_splice (out, in,
+                          G_OUTPUT_STREAM_SPLICE_CLOSE_SOURCE | G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET,
+                          NULL, &error);
+  g_assert_no_error (error);
+  return dst;
+}

@@ -34,4 +34,8 @@ gsize ui_test_count_differences (const guint8 *a, const guint8 *b, gsize n_pixel
 /* Removes @dir and the files in it (one level, as the tests create them). */
 void ui_test_remove_dir (const char *dir);
 
+/* tests/data/measured/@name.gz (a real detector frame, kept compressed),
+ * decompressed into @dir; the path (free with g_free). */
+char *ui_test_measured_frame (const char *name, const char *dir);
+
 G_END_DECLS

@@ -1,0 +1,485 @@
+/* test-measured.c: measured frames in libbraggscope: BraggscopeMeasuredFrame
+ * (the two real frames of tests/data/measured, sync and async; damaged
+ * files), adopting a frame's geometry, the match score of every full frame,
+ * and refinement and orientation search on the worker (recovery of a known
+ * orientation, cancellation). */
+#include "plugin-test-util.h"
+
+#include <zlib.h>
+
+/* The refinement scene of tests/test-match.c: 1HPV, 256 x 256 pixels of
+ * 0.1 mm at 60 mm, a still with Gaussian spots, at misset M. */
+#define MATCH_SCENE                                                                                \
+  "-cell 63.4 63.4 83.8 90 90 120 -lambda 1.0 -detpixels 256 -pixel 0.1 -distance 60 -N 8 "        \
+  "-gauss_xtal -fluence 1e27 -oversample 1 -precision single -backend cpu"
+
+static const double misset_M[3] = { 10.0, 20.0, 30.0 }; /* degrees */
+
+static char *tmpdir;
+
+/* tests/data/measured/@name.gz, decompressed into the temporary folder. */
+static char *
+measured_file (const char *name)
+{
+  g_autofree char *gz_name = g_strconcat (name, ".gz", NULL);
+  g_autofree char *src =
+      g_test_build_filename (G_TEST_DIST, "..", "data", "measured", gz_name, NULL);
+  char *dst = g_build_filename (tmpdir, name, NULL);
+  g_autoptr (GByteArray) bytes = g_byte_array_new ();
+  g_autoptr (GError) error = NULL;
+  gzFile in;
+  guint8 buf[65536];
+  int got;
+
+  if (g_file_test (dst, G_FILE_TEST_EXISTS))
+    return dst;
+  in = gzopen (src, "rb");
+  g_assert_nonnull (in);
+  while ((got = gzread (in, buf, sizeof buf)) > 0)
+    g_byte_array_append (bytes, buf, (guint) got);
+  g_assert_cmpint (got, ==, 0);
+  gzclose (in);
+  g_assert_true (g_file_set_contents (dst, (const char *) bytes->data, bytes->len, &error));
+  return dst;
+}
+
+static void
+on_loaded (GObject *source, GAsyncResult *result, gpointer data)
+{
+  GAsyncResult **out = data;
+
+  *out = g_object_ref (result);
+}
+
+static BraggscopeMeasuredFrame *
+load_async (const char *path, int index, GCancellable *cancellable, GError **error)
+{
+  g_autoptr (GAsyncResult) result = NULL;
+
+  braggscope_measured_frame_load_async (path, index, cancellable, on_loaded, &result);
+  while (result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  return braggscope_measured_frame_load_finish (result, error);
+}
+
+/* The pixels are the counts, NaN exactly where they are no measurement. */
+static void
+check_pixels (BraggscopeMeasuredFrame *frame)
+{
+  g_autoptr (GBytes) pixels = braggscope_measured_frame_get_pixels (frame);
+  g_autoptr (GBytes) counts = braggscope_measured_frame_get_counts (frame);
+  gsize n = (gsize) braggscope_measured_frame_get_width (frame) *
+            (gsize) braggscope_measured_frame_get_height (frame);
+  const float *p = g_bytes_get_data (pixels, NULL);
+  const gint32 *c = g_bytes_get_data (counts, NULL);
+  gint64 cutoff = braggscope_measured_frame_get_count_cutoff (frame), nan = 0;
+  double total = 0;
+
+  g_assert_cmpuint (g_bytes_get_size (pixels), ==, n * sizeof (float));
+  g_assert_cmpuint (g_bytes_get_size (counts), ==, n * sizeof (gint32));
+  for (gsize i = 0; i < n; i++)
+    if (isnan (p[i]))
+      {
+        nan++;
+        g_assert_true (c[i] < 0 || (cutoff > 0 && c[i] >= cutoff));
+      }
+    else
+      {
+        g_assert_cmpfloat (p[i], ==, (float) c[i]);
+        total += c[i];
+      }
+  g_assert_cmpint (nan, ==,
+                   braggscope_measured_frame_get_n_masked (frame) +
+                       braggscope_measured_frame_get_n_overloaded (frame));
+  g_assert_cmpfloat_with_epsilon (braggscope_measured_frame_get_total_counts (frame), total, 0.5);
+}
+
+static void
+assert_item (BraggscopeMeasuredFrame *frame, BraggscopeHeaderItem item, double want, double tol)
+{
+  double v = NAN;
+
+  g_assert_true (braggscope_measured_frame_get_header_value (frame, item, &v));
+  g_assert_cmpfloat_with_epsilon (v, want, tol);
+  g_assert_nonnull (braggscope_measured_frame_get_header_source (frame, item));
+}
+
+/* Both real frames open, sync and async, with the geometry of their headers'
+ * text (tests/data/measured/README.md). */
+static void
+test_real_frames (void)
+{
+  g_autofree char *smv = measured_file ("TIMEPIX_SU_516-stdgoni_0001.img");
+  g_autofree char *cbf = measured_file ("dlsnxs2cbf_therm_0001.cbf");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (BraggscopeMeasuredFrame) timepix = NULL;
+  g_autoptr (BraggscopeMeasuredFrame) eiger = NULL;
+  g_autofree char *report = NULL;
+
+  timepix = braggscope_measured_frame_new_from_file (smv, 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (braggscope_measured_frame_get_format (timepix), ==, "SMV");
+  g_assert_cmpint (braggscope_measured_frame_get_width (timepix), ==, 516);
+  g_assert_cmpint (braggscope_measured_frame_get_height (timepix), ==, 516);
+  g_assert_cmpint (braggscope_measured_frame_get_n_frames (timepix), ==, 1);
+  assert_item (timepix, BRAGGSCOPE_HEADER_WAVELENGTH, 0.0251, 1e-6);
+  assert_item (timepix, BRAGGSCOPE_HEADER_DISTANCE, 531.85, 1e-6);
+  assert_item (timepix, BRAGGSCOPE_HEADER_PIXEL_SIZE, 0.055, 1e-9);
+  assert_item (timepix, BRAGGSCOPE_HEADER_PHI_START, -65.40, 1e-6);
+  assert_item (timepix, BRAGGSCOPE_HEADER_OSCILLATION, 0.23, 1e-6);
+  check_pixels (timepix);
+  report = braggscope_measured_frame_get_report (timepix);
+  g_test_message ("%s", report);
+  g_assert_nonnull (strstr (report, "distance 531.85 mm from"));
+
+  eiger = load_async (cbf, 0, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (braggscope_measured_frame_get_format (eiger), ==, "miniCBF");
+  g_assert_cmpint (braggscope_measured_frame_get_width (eiger), ==, 4148);
+  g_assert_cmpint (braggscope_measured_frame_get_height (eiger), ==, 4362);
+  g_assert_cmpint (braggscope_measured_frame_get_count_cutoff (eiger), ==, 65535);
+  g_assert_cmpint (braggscope_measured_frame_get_n_masked (eiger), >, 0);
+  assert_item (eiger, BRAGGSCOPE_HEADER_WAVELENGTH, 0.98027, 1e-9);
+  assert_item (eiger, BRAGGSCOPE_HEADER_DISTANCE, 213.96, 1e-6);
+  assert_item (eiger, BRAGGSCOPE_HEADER_BEAM_CENTER_FAST, 2216.06 * 0.075, 1e-6);
+  assert_item (eiger, BRAGGSCOPE_HEADER_BEAM_CENTER_SLOW, 2300.41 * 0.075, 1e-6);
+  assert_item (eiger, BRAGGSCOPE_HEADER_PHI_START, 174.0, 1e-9);
+  assert_item (eiger, BRAGGSCOPE_HEADER_OSCILLATION, 0.25, 1e-9);
+  assert_item (eiger, BRAGGSCOPE_HEADER_EXPOSURE, 0.008, 1e-12);
+  check_pixels (eiger);
+  g_test_message ("thermolysin frame: %.0f counts in all, %" G_GINT64_FORMAT " masked",
+                  braggscope_measured_frame_get_total_counts (eiger),
+                  braggscope_measured_frame_get_n_masked (eiger));
+}
+
+/* Damaged and missing files are refused with the file and the reason; a
+ * cancelled load says so. */
+static void
+test_bad_files (void)
+{
+  g_autofree char *smv = measured_file ("TIMEPIX_SU_516-stdgoni_0001.img");
+  g_autofree char *cut = g_build_filename (tmpdir, "truncated.img", NULL);
+  g_autofree char *missing = g_build_filename (tmpdir, "missing.img", NULL);
+  g_autofree char *contents = NULL;
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  gsize len;
+  GError *error = NULL;
+
+  g_assert_true (g_file_get_contents (smv, &contents, &len, NULL));
+  g_assert_true (g_file_set_contents (cut, contents, (gssize) len - 1000, NULL));
+  g_assert_null (braggscope_measured_frame_new_from_file (cut, 0, &error));
+  g_assert_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_PARSE);
+  g_assert_nonnull (strstr (error->message, cut));
+  g_assert_nonnull (strstr (error->message, "truncated"));
+  g_clear_error (&error);
+
+  g_assert_null (load_async (missing, 0, NULL, &error));
+  g_assert_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_IO);
+  g_assert_nonnull (strstr (error->message, missing));
+  g_clear_error (&error);
+
+  g_assert_null (braggscope_measured_frame_new_from_file (smv, 1, &error));
+  g_assert_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_PARSE);
+  g_clear_error (&error);
+
+  g_cancellable_cancel (cancellable);
+  g_assert_null (load_async (smv, 0, cancellable, &error));
+  g_assert_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_CANCELLED);
+  g_clear_error (&error);
+}
+
+static void
+count_notify (GObject *object, GParamSpec *pspec, int *count)
+{
+  (*count)++;
+}
+
+/* Adopting a frame's geometry sets its header's values as one change; a
+ * frame whose file is gone changes nothing. */
+static void
+test_adopt (void)
+{
+  g_autofree char *smv = measured_file ("TIMEPIX_SU_516-stdgoni_0001.img");
+  g_autofree char *copy = g_build_filename (tmpdir, "adopt-copy.img", NULL);
+  g_autofree char *contents = NULL;
+  g_autoptr (BraggscopeSimulation) sim = braggscope_simulation_new ();
+  g_autoptr (BraggscopeMeasuredFrame) frame = NULL;
+  g_auto (GStrv) args = g_strsplit (SMALL_SCENE, " ", -1);
+  g_autoptr (GError) error = NULL;
+  double wavelength, distance, pixel, phi, osc;
+  int width, height, distance_notes = 0;
+  guint64 sequence;
+  gsize len;
+
+  g_assert_true (braggscope_simulation_set_from_args (sim, (const char *const *) args, &error));
+  g_assert_true (g_file_get_contents (smv, &contents, &len, NULL));
+  g_assert_true (g_file_set_contents (copy, contents, (gssize) len, NULL));
+  frame = braggscope_measured_frame_new_from_file (copy, 0, &error);
+  g_assert_no_error (error);
+
+  sequence = braggscope_simulation_get_sequence (sim);
+  g_signal_connect (sim, "notify::distance", G_CALLBACK (count_notify), &distance_notes);
+  g_assert_true (braggscope_simulation_adopt_geometry (sim, frame, &error));
+  g_assert_cmpuint (braggscope_simulation_get_sequence (sim), ==, sequence + 1);
+  g_assert_cmpint (distance_notes, ==, 1);
+  g_object_get (sim, "wavelength", &wavelength, "distance", &distance, "pixel-size", &pixel, "phi",
+                &phi, "osc", &osc, "detector-pixels-fast", &width, "detector-pixels-slow", &height,
+                NULL);
+  g_assert_cmpfloat_with_epsilon (wavelength, 0.0251, 1e-9);
+  g_assert_cmpfloat_with_epsilon (distance, 531.85, 1e-9);
+  g_assert_cmpfloat_with_epsilon (pixel, 0.055, 1e-12);
+  g_assert_cmpfloat_with_epsilon (phi, -65.40, 1e-9);
+  g_assert_cmpfloat_with_epsilon (osc, 0.23, 1e-9);
+  g_assert_cmpint (width, ==, 516);
+  g_assert_cmpint (height, ==, 516);
+
+  /* the file is gone: refused, nothing changes */
+  g_assert_cmpint (g_unlink (copy), ==, 0);
+  sequence = braggscope_simulation_get_sequence (sim);
+  g_assert_false (braggscope_simulation_adopt_geometry (sim, frame, &error));
+  g_assert_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_IO);
+  g_assert_cmpuint (braggscope_simulation_get_sequence (sim), ==, sequence);
+}
+
+/* The 1HPV still at @misset (degrees), rendered by the library: its full
+ * frame, written as an SMV file, read back as a measured frame. */
+static BraggscopeMeasuredFrame *
+simulated_measured_frame (const double misset[3])
+{
+  g_autoptr (BraggscopeSimulation) sim = braggscope_simulation_new ();
+  g_autofree char *hkl = g_build_filename (g_getenv ("NB_DATA_DIR"), "1hpv_p1.hkl", NULL);
+  g_autofree char *flags = g_strdup_printf ("%s -hkl %s", MATCH_SCENE, hkl);
+  g_autofree char *path = g_build_filename (tmpdir, "1hpv-still.img", NULL);
+  g_auto (GStrv) args = g_strsplit (flags, " ", -1);
+  g_autoptr (GError) error = NULL;
+  BraggscopeMeasuredFrame *frame;
+  Watch w;
+
+  g_assert_true (braggscope_simulation_set_from_args (sim, (const char *const *) args, &error));
+  g_object_set (sim, "misset-x", misset[0], "misset-y", misset[1], "misset-z", misset[2], NULL);
+  watch_init (&w, sim);
+  braggscope_simulation_render (sim);
+  watch_wait_full (&w, 60);
+  g_assert_true (braggscope_frame_save_smv (watch_last (&w), path, &error));
+  watch_clear (&w);
+  frame = braggscope_measured_frame_new_from_file (path, 0, &error);
+  g_assert_no_error (error);
+  return frame;
+}
+
+/* A simulation of the refinement scene at misset M + @offset, scoring
+ * against @frame, rendered. */
+static BraggscopeSimulation *
+scoring_simulation (BraggscopeMeasuredFrame *frame, const double offset[3], Watch *w)
+{
+  BraggscopeSimulation *sim = braggscope_simulation_new ();
+  g_autofree char *hkl = g_build_filename (g_getenv ("NB_DATA_DIR"), "1hpv_p1.hkl", NULL);
+  g_autofree char *flags = g_strdup_printf ("%s -hkl %s", MATCH_SCENE, hkl);
+  g_auto (GStrv) args = g_strsplit (flags, " ", -1);
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (braggscope_simulation_set_from_args (sim, (const char *const *) args, &error));
+  g_object_set (sim, "misset-x", misset_M[0] + offset[0], "misset-y", misset_M[1] + offset[1],
+                "misset-z", misset_M[2] + offset[2], NULL);
+  braggscope_simulation_set_measured_frame (sim, frame);
+  watch_init (w, sim);
+  braggscope_simulation_render (sim);
+  watch_wait_full (w, 60);
+  return sim;
+}
+
+/* Every full frame is scored against the measured frame: the peaks and the
+ * correlation in shells. */
+static void
+test_score (void)
+{
+  static const double at_M[3] = { 0, 0, 0 };
+  g_autoptr (BraggscopeMeasuredFrame) frame = simulated_measured_frame (misset_M);
+  g_autoptr (BraggscopeSimulation) sim = NULL;
+  double fraction, cc, rms, d_max, d_min, shell_cc;
+  int peaks, matched, shells;
+  Watch w;
+
+  sim = scoring_simulation (frame, at_M, &w);
+  g_object_get (sim, "match-fraction", &fraction, "match-peaks", &peaks, "match-matched", &matched,
+                "match-correlation", &cc, "match-rms-distance", &rms, "match-shells", &shells,
+                NULL);
+  g_test_message ("at M: %d of %d peaks, rms %.3f px, correlation %.3f", matched, peaks, rms, cc);
+  g_assert_cmpint (peaks, ==, 50);
+  g_assert_cmpfloat (fraction, >=, 0.9);
+  g_assert_cmpfloat (fraction, ==, (double) matched / peaks);
+  g_assert_cmpfloat (cc, >, 0.99);
+  g_assert_cmpint (shells, ==, 10);
+  g_assert_true (braggscope_simulation_get_match_shell (sim, 0, &d_max, &d_min, &shell_cc));
+  g_assert_cmpfloat (d_max, >, d_min);
+  g_assert_false (braggscope_simulation_get_match_shell (sim, 10, NULL, NULL, NULL));
+
+  /* 5 degrees away (this crystal of 8 cells a side has broad spots: its
+   * score hardly changes over 1 degree), the score drops with the next full
+   * frame */
+  g_object_set (sim, "misset-y", misset_M[1] + 5.0, NULL);
+  watch_wait_full (&w, 60);
+  g_object_get (sim, "match-fraction", &fraction, "match-correlation", &cc, NULL);
+  g_test_message ("5 deg away: fraction %.2f, correlation %.3f", fraction, cc);
+  g_assert_cmpfloat (fraction, <, 0.5);
+  g_assert_cmpfloat (cc, <, 0.95);
+
+  /* no measured frame: no score */
+  braggscope_simulation_set_measured_frame (sim, NULL);
+  g_object_get (sim, "match-fraction", &fraction, "match-peaks", &peaks, NULL);
+  g_assert_true (isnan (fraction));
+  g_assert_cmpint (peaks, ==, 0);
+  watch_clear (&w);
+}
+
+typedef struct
+{
+  GAsyncResult *result;
+  int progress;
+  double last_fraction;
+  GCancellable *cancel_on_progress;
+} Fit;
+
+static void
+on_fit (GObject *source, GAsyncResult *result, gpointer data)
+{
+  ((Fit *) data)->result = g_object_ref (result);
+}
+
+static void
+on_progress (BraggscopeSimulation *sim, double fraction, const char *stage, double score, Fit *f)
+{
+  g_assert_cmpfloat (fraction, >=, 0.0);
+  g_assert_cmpfloat (fraction, <=, 1.0);
+  g_assert_nonnull (stage);
+  f->progress++;
+  f->last_fraction = fraction;
+  if (f->cancel_on_progress != NULL)
+    g_cancellable_cancel (f->cancel_on_progress);
+}
+
+static void
+wait_fit (Fit *f)
+{
+  while (f->result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+}
+
+/* Refine, through the library, returns from 1 degree away to M within
+ * 0.05 degrees on the worker, with progress; the score follows. */
+static void
+test_refine (void)
+{
+  static const double starts[2][3] = { { 1.0, 0, 0 }, { 0.57735, -0.57735, 0.57735 } };
+  g_autoptr (BraggscopeMeasuredFrame) frame = simulated_measured_frame (misset_M);
+
+  for (int t = 0; t < 2; t++)
+    {
+      g_autoptr (BraggscopeSimulation) sim = NULL;
+      g_autoptr (GError) error = NULL;
+      Fit f = { 0 };
+      double m[3], fraction, before;
+      gboolean fitting;
+      Watch w;
+
+      sim = scoring_simulation (frame, starts[t], &w);
+      g_object_get (sim, "match-fraction", &before, NULL);
+      g_signal_connect (sim, "fit-progress", G_CALLBACK (on_progress), &f);
+      braggscope_simulation_refine_async (sim, BRAGGSCOPE_FIT_ORIENTATION, NULL, on_fit, &f);
+      g_object_get (sim, "fitting", &fitting, NULL);
+      g_assert_true (fitting);
+      wait_fit (&f);
+      g_assert_true (braggscope_simulation_refine_finish (sim, f.result, &error));
+      g_assert_no_error (error);
+      g_object_get (sim, "fitting", &fitting, "misset-x", &m[0], "misset-y", &m[1], "misset-z",
+                    &m[2], NULL);
+      g_assert_false (fitting);
+      g_assert_cmpint (f.progress, >, 1);
+      watch_wait_full (&w, 60);
+      g_object_get (sim, "match-fraction", &fraction, NULL);
+      g_test_message ("start %d: misset %.4f %.4f %.4f (M %+.4f %+.4f %+.4f), score %.2f -> %.2f, "
+                      "%d progress reports",
+                      t, m[0], m[1], m[2], m[0] - misset_M[0], m[1] - misset_M[1],
+                      m[2] - misset_M[2], before, fraction, f.progress);
+      for (int k = 0; k < 3; k++)
+        g_assert_cmpfloat (fabs (m[k] - misset_M[k]), <, 0.05);
+      g_assert_cmpfloat (fraction, >=, 0.9);
+      g_clear_object (&f.result);
+      watch_clear (&w);
+    }
+}
+
+/* A search cancelled at its first progress report ends with
+ * BRAGGSCOPE_ERROR_CANCELLED and the parameters unchanged; a fit without a
+ * measured frame is refused. */
+static void
+test_cancel (void)
+{
+  static const double start[3] = { 5.0, -5.0, 5.0 };
+  g_autoptr (BraggscopeMeasuredFrame) frame = simulated_measured_frame (misset_M);
+  g_autoptr (BraggscopeSimulation) sim = NULL;
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr (GError) error = NULL;
+  guint64 sequence;
+  Fit f = { 0 };
+  double mx;
+  Watch w;
+
+  sim = scoring_simulation (frame, start, &w);
+  sequence = braggscope_simulation_get_sequence (sim);
+  f.cancel_on_progress = cancellable;
+  g_signal_connect (sim, "fit-progress", G_CALLBACK (on_progress), &f);
+  braggscope_simulation_search_orientation_async (sim, BRAGGSCOPE_FIT_ORIENTATION, cancellable,
+                                                  on_fit, &f);
+  wait_fit (&f);
+  g_assert_false (braggscope_simulation_search_orientation_finish (sim, f.result, &error));
+  g_assert_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_CANCELLED);
+  g_assert_cmpint (f.progress, >=, 1);
+  g_assert_cmpuint (braggscope_simulation_get_sequence (sim), ==, sequence);
+  g_object_get (sim, "misset-x", &mx, NULL);
+  g_assert_cmpfloat_with_epsilon (mx, misset_M[0] + start[0], 1e-9);
+  g_clear_object (&f.result);
+  g_clear_error (&error);
+
+  braggscope_simulation_set_measured_frame (sim, NULL);
+  braggscope_simulation_refine_async (sim, BRAGGSCOPE_FIT_ORIENTATION, NULL, on_fit, &f);
+  wait_fit (&f);
+  g_assert_false (braggscope_simulation_refine_finish (sim, f.result, &error));
+  g_assert_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_INVALID);
+  g_clear_object (&f.result);
+  watch_clear (&w);
+}
+
+int
+main (int argc, char **argv)
+{
+  int rc;
+
+  g_test_init (&argc, &argv, NULL);
+  tmpdir = g_dir_make_tmp ("braggscope-measured-XXXXXX", NULL);
+  g_assert_nonnull (tmpdir);
+
+  g_test_add_func ("/measured/real-frames", test_real_frames);
+  g_test_add_func ("/measured/bad-files", test_bad_files);
+  g_test_add_func ("/measured/adopt", test_adopt);
+  g_test_add_func ("/measured/score", test_score);
+  g_test_add_func ("/measured/refine", test_refine);
+  g_test_add_func ("/measured/cancel", test_cancel);
+  rc = g_test_run ();
+
+  {
+    GDir *dir = g_dir_open (tmpdir, 0, NULL);
+    const char *name;
+
+    while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+      {
+        g_autofree char *path = g_build_filename (tmpdir, name, NULL);
+        g_unlink (path);
+      }
+    if (dir != NULL)
+      g_dir_close (dir);
+    g_rmdir (tmpdir);
+    g_free (tmpdir);
+  }
+  return rc;
+}

@@ -1,0 +1,315 @@
+/* test-measured-window.c: measured frames in the viewer, driven through its
+ * actions under Xvfb: both real frames of tests/data/measured open (the
+ * Eiger frame and the Timepix frame, decompressed here) as the view's second
+ * layer, the offer to adopt the header's geometry adopts it, the status line
+ * shows the match score and the measured count beside the simulated
+ * photons, and refine and the orientation search run with progress and
+ * cancel.
+ *
+ * SPDX-License-Identifier: BSD-3-Clause
+ */
+#include "braggscope-config.h"
+
+#include "braggscope-application.h"
+#include "braggscope-window.h"
+#include "ui-test-util.h"
+
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+static BraggscopeApplication *app;
+
+/* The 1HPV still of tests/test-match.c: 256 x 256 pixels, Gaussian spots, no
+ * mosaic spread (the default scene's 5 domains would pull the spots' centroids
+ * off the mean orientation by a tenth of a degree), a few milliseconds a
+ * frame. */
+#define STILL                                                                                      \
+  "-cell 63.4 63.4 83.8 90 90 120 -lambda 1.0 -detpixels 256 -pixel 0.1 -distance 60 -N 8 "        \
+  "-gauss_xtal -mosaic 0 -mosaic_domains 1 -fluence 1e27 -oversample 1 -misset 10 20 30"
+
+typedef struct
+{
+  BraggscopeWindow *window;
+  char *tmpdir;
+} Fixture;
+
+static BraggscopeSimulation *
+sim_of (Fixture *f)
+{
+  return braggscope_window_get_simulation (f->window);
+}
+
+static gboolean
+full_frame_shown (gpointer data)
+{
+  Fixture *f = data;
+  BraggscopeSimulation *sim = sim_of (f);
+  BraggscopeFrame *frame = braggscope_simulation_get_last_frame (sim);
+
+  return frame != NULL && !braggscope_frame_get_is_preview (frame) &&
+         braggscope_frame_get_sequence (frame) >= braggscope_simulation_get_sequence (sim) &&
+         braggscope_view_get_frame (braggscope_window_get_view (f->window)) == frame;
+}
+
+static void
+wait_full_frame (Fixture *f)
+{
+  g_assert_true (ui_test_wait (full_frame_shown, f, 120.0));
+}
+
+static void
+fixture_setup (Fixture *f, gconstpointer data)
+{
+  g_autoptr (BraggscopeSimulation) sim = NULL;
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) still = g_strsplit (STILL, " ", -1);
+
+  sim = braggscope_simulation_new_default_scene (&error);
+  g_assert_no_error (error);
+  g_assert_true (braggscope_simulation_set_from_args (sim, (const char *const *) still, &error));
+  f->window = g_object_ref (braggscope_window_new (app, sim));
+  gtk_window_set_default_size (GTK_WINDOW (f->window), 1000, 700);
+  gtk_window_present (GTK_WINDOW (f->window));
+  f->tmpdir = g_dir_make_tmp ("braggscope-measured-ui-XXXXXX", &error);
+  g_assert_no_error (error);
+  wait_full_frame (f);
+}
+
+static void
+fixture_teardown (Fixture *f, gconstpointer data)
+{
+  gtk_window_destroy (GTK_WINDOW (f->window));
+  g_object_unref (f->window);
+  ui_test_remove_dir (f->tmpdir);
+  g_free (f->tmpdir);
+}
+
+static void
+activate (Fixture *f, const char *action, GVariant *parameter)
+{
+  g_assert_true (g_action_group_has_action (G_ACTION_GROUP (f->window), action));
+  g_action_group_activate_action (G_ACTION_GROUP (f->window), action, parameter);
+}
+
+static gboolean
+action_enabled (Fixture *f, const char *action)
+{
+  return g_action_group_get_action_enabled (G_ACTION_GROUP (f->window), action);
+}
+
+static gboolean
+measured_set (gpointer data)
+{
+  return braggscope_simulation_get_measured_frame (sim_of (data)) != NULL;
+}
+
+/* The offer to adopt the frame's geometry, presented when it opened. */
+static GtkDialog *
+adopt_dialog (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels (); /* transfer none */
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr (GtkWidget) w = g_list_model_get_item (toplevels, i);
+
+      if (g_strcmp0 (gtk_widget_get_name (w), "adopt-geometry-dialog") == 0 &&
+          gtk_widget_get_visible (w))
+        return GTK_DIALOG (w);
+    }
+  return NULL;
+}
+
+static gboolean
+adopt_dialog_shown (gpointer data)
+{
+  return adopt_dialog () != NULL;
+}
+
+/* Opens @path through win.open-measured-file and answers the offer to adopt
+ * its geometry with @response. */
+static void
+open_measured (Fixture *f, const char *path, int response)
+{
+  g_object_set (sim_of (f), "measured-frame", NULL, NULL);
+  activate (f, "open-measured-file", g_variant_new_string (path));
+  g_assert_true (ui_test_wait (measured_set, f, 60.0));
+  g_assert_true (ui_test_wait (adopt_dialog_shown, NULL, 10.0));
+  gtk_dialog_response (adopt_dialog (), response);
+  g_assert_null (adopt_dialog ());
+}
+
+static const char *
+label_text (Fixture *f, const char *name)
+{
+  GtkWidget *label = ui_test_find_widget (GTK_WIDGET (f->window), name);
+
+  g_assert_nonnull (label);
+  return gtk_widget_get_visible (label) ? gtk_label_get_text (GTK_LABEL (label)) : NULL;
+}
+
+/* Both real frames open; adopting the Timepix header sets its geometry; the
+ * status line shows the score and, under the pointer, the measured count
+ * beside the simulated photons. */
+static void
+test_open_and_adopt (Fixture *f, gconstpointer data)
+{
+  g_autofree char *cbf = ui_test_measured_frame ("dlsnxs2cbf_therm_0001.cbf", f->tmpdir);
+  g_autofree char *smv = ui_test_measured_frame ("TIMEPIX_SU_516-stdgoni_0001.img", f->tmpdir);
+  BraggscopeView *view;
+  BraggscopeMeasuredFrame *frame;
+  g_autoptr (GBytes) pixels = NULL;
+  double distance, wavelength, x, y;
+  gboolean scaled = FALSE;
+  int width;
+  g_autofree char *want = NULL;
+  const char *text;
+
+  g_assert_false (action_enabled (f, "refine"));
+  open_measured (f, cbf, GTK_RESPONSE_REJECT);
+  g_assert_nonnull (strstr (braggscope_window_get_message (f->window), "4148 × 4362"));
+  /* the frame is the view's second layer, overlaid (side by side while the sizes differ) */
+  view = braggscope_window_get_view (f->window);
+  g_assert_true (braggscope_view_get_has_reference (view));
+  g_assert_cmpstr (braggscope_view_get_reference_label (view), ==, "measured");
+  g_assert_cmpint (braggscope_view_get_compare_mode (view), ==, BRAGGSCOPE_COMPARE_OVERLAY);
+  g_assert_nonnull (braggscope_view_get_compare_fallback (view));
+  g_object_get (sim_of (f), "distance", &distance, NULL);
+  g_assert_cmpfloat (distance, ==, 60.0);
+  g_assert_true (action_enabled (f, "refine"));
+
+  open_measured (f, smv, GTK_RESPONSE_ACCEPT);
+  g_assert_nonnull (strstr (braggscope_window_get_message (f->window), "Adopted"));
+  g_object_get (sim_of (f), "distance", &distance, "wavelength", &wavelength,
+                "detector-pixels-fast", &width, NULL);
+  g_assert_cmpfloat_with_epsilon (distance, 531.85, 1e-9);
+  g_assert_cmpfloat_with_epsilon (wavelength, 0.0251, 1e-9);
+  g_assert_cmpint (width, ==, 516);
+  wait_full_frame (f);
+  text = label_text (f, "match-score-label");
+  g_assert_nonnull (text);
+  g_test_message ("status line: %s", text);
+  g_assert_true (g_str_has_prefix (text, "Match: "));
+
+  /* the same size now: overlaid, and the difference scaled (counts against photons) */
+  view = braggscope_window_get_view (f->window);
+  g_assert_null (braggscope_view_get_compare_fallback (view));
+  g_object_get (view, "reference-scale", &scaled, NULL);
+  g_assert_true (scaled);
+
+  /* the measured count of pixel (300, 200) under the readout, in the view's readout too */
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (view));
+  g_assert_true (braggscope_view_frame_to_widget (view, 300.5, 200.5, &x, &y));
+  braggscope_view_set_readout_point (view, x, y);
+  frame = braggscope_simulation_get_measured_frame (sim_of (f));
+  pixels = braggscope_measured_frame_get_pixels (frame);
+  want = g_strdup_printf ("measured %.0f counts",
+                          ((const float *) g_bytes_get_data (pixels, NULL))[200 * 516 + 300]);
+  text = label_text (f, "measured-counts-label");
+  g_test_message ("readout: %s", text);
+  g_assert_nonnull (text);
+  g_assert_true (g_str_has_prefix (text, want));
+  g_assert_nonnull (strstr (text, "simulated"));
+  g_assert_cmpfloat (braggscope_view_get_reference_value (view), ==,
+                     ((const float *) g_bytes_get_data (pixels, NULL))[200 * 516 + 300]);
+
+  activate (f, "close-measured", NULL);
+  g_assert_null (braggscope_simulation_get_measured_frame (sim_of (f)));
+  g_assert_false (braggscope_view_get_has_reference (view));
+  g_assert_null (label_text (f, "match-score-label"));
+  g_assert_false (action_enabled (f, "refine"));
+}
+
+static gboolean
+not_fitting (gpointer data)
+{
+  gboolean fitting = TRUE;
+
+  g_object_get (sim_of (data), "fitting", &fitting, NULL);
+  return !fitting && !action_enabled (data, "cancel-fit");
+}
+
+/* The still at misset M, as the library renders it, as an SMV file. */
+static char *
+still_frame (Fixture *f)
+{
+  char *path = g_build_filename (f->tmpdir, "still.img", NULL);
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (
+      braggscope_frame_save_smv (braggscope_simulation_get_last_frame (sim_of (f)), path, &error));
+  g_assert_no_error (error);
+  return path;
+}
+
+/* Refine from 1 degree away returns to M; the progress bar comes and goes. */
+static void
+test_refine (Fixture *f, gconstpointer data)
+{
+  g_autofree char *path = still_frame (f);
+  double m[3];
+
+  open_measured (f, path, GTK_RESPONSE_REJECT);
+  g_object_set (sim_of (f), "misset-y", 21.0, NULL);
+  wait_full_frame (f);
+  activate (f, "refine", NULL);
+  g_assert_true (action_enabled (f, "cancel-fit"));
+  g_assert_false (action_enabled (f, "search-orientation"));
+  g_assert_true (
+      gtk_widget_get_visible (ui_test_find_widget (GTK_WIDGET (f->window), "fit-progress")));
+  g_assert_true (ui_test_wait (not_fitting, f, 120.0));
+  g_object_get (sim_of (f), "misset-x", &m[0], "misset-y", &m[1], "misset-z", &m[2], NULL);
+  g_test_message ("refined: %.4f %.4f %.4f; %s", m[0], m[1], m[2],
+                  braggscope_window_get_message (f->window));
+  g_assert_cmpfloat (fabs (m[0] - 10.0), <, 0.05);
+  g_assert_cmpfloat (fabs (m[1] - 20.0), <, 0.05);
+  g_assert_cmpfloat (fabs (m[2] - 30.0), <, 0.05);
+  g_assert_true (
+      g_str_has_prefix (braggscope_window_get_message (f->window), "Orientation refined"));
+  g_assert_false (
+      gtk_widget_get_visible (ui_test_find_widget (GTK_WIDGET (f->window), "fit-progress")));
+  wait_full_frame (f);
+  g_test_message ("status line: %s", label_text (f, "match-score-label"));
+}
+
+/* An orientation search cancelled at once leaves the parameters alone. */
+static void
+test_cancel (Fixture *f, gconstpointer data)
+{
+  g_autofree char *path = still_frame (f);
+  guint64 sequence;
+
+  open_measured (f, path, GTK_RESPONSE_REJECT);
+  sequence = braggscope_simulation_get_sequence (sim_of (f));
+  activate (f, "search-orientation", NULL);
+  activate (f, "cancel-fit", NULL);
+  g_assert_true (ui_test_wait (not_fitting, f, 120.0));
+  g_assert_cmpstr (braggscope_window_get_message (f->window), ==,
+                   "Fit cancelled: the parameters are unchanged");
+  g_assert_cmpuint (braggscope_simulation_get_sequence (sim_of (f)), ==, sequence);
+  g_assert_true (action_enabled (f, "search-orientation"));
+}
+
+int
+main (int argc, char *argv[])
+{
+  g_autoptr (GError) error = NULL;
+  int status;
+
+  gtk_test_init (&argc, &argv, NULL);
+
+  app = braggscope_application_new (G_APPLICATION_NON_UNIQUE);
+  g_application_register (G_APPLICATION (app), NULL, &error);
+  g_assert_no_error (error);
+
+#define ADD(path, func) g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown)
+  ADD ("/ui/measured/open-and-adopt", test_open_and_adopt);
+  ADD ("/ui/measured/refine", test_refine);
+  ADD ("/ui/measured/cancel", test_cancel);
+#undef ADD
+
+  status = g_test_run ();
+  g_clear_object (&app);
+  return status;
+}

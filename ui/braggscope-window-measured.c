@@ -1,0 +1,495 @@
+/* braggscope-window-measured.c: a measured frame in the window: opening one,
+ * the offer to adopt its header's geometry, the frame as the detector view's
+ * second layer (the reference of braggscope-window-compare.c, shown in its
+ * compare modes), the match score in the status line, the measured count
+ * beside the simulated photons under the pointer, and the refinement and
+ * orientation search with their progress and cancellation (both run on the
+ * simulation's worker thread).
+ *
+ * As in braggscope-window-actions.c, the dialog action ("open-measured")
+ * has a twin taking the path ("open-measured-file") for tests and scripts.
+ *
+ * SPDX-License-Identifier: BSD-3-Clause
+ */
+#include "braggscope-config.h"
+
+#include "braggscope-window-private.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+
+/* The view's label of the measured layer, translated once. */
+static const char *
+measured_label (void)
+{
+  return C_ ("reference layer", "measured");
+}
+
+/* Whether the view's reference layer is the measured frame (a held frame may
+ * have taken its place). */
+static gboolean
+layer_is_measured (BraggscopeWindow *self)
+{
+  return self->view != NULL && braggscope_view_get_has_reference (self->view) &&
+         g_strcmp0 (braggscope_view_get_reference_label (self->view), measured_label ()) == 0;
+}
+
+/* Actions that need a measured frame, and those that need no fit running. */
+static const char *const frame_actions[] = { "adopt-geometry", "close-measured", NULL };
+static const char *const fit_actions[] = { "refine", "refine-detector", "search-orientation",
+                                           NULL };
+
+static void
+set_enabled (BraggscopeWindow *self, const char *name, gboolean enabled)
+{
+  GAction *action = g_action_map_lookup_action (G_ACTION_MAP (self), name);
+
+  g_simple_action_set_enabled (G_SIMPLE_ACTION (action), enabled);
+}
+
+static void
+update_actions (BraggscopeWindow *self)
+{
+  gboolean have = self->measured != NULL, fitting = self->fit_cancellable != NULL;
+
+  for (int i = 0; frame_actions[i] != NULL; i++)
+    set_enabled (self, frame_actions[i], have);
+  for (int i = 0; fit_actions[i] != NULL; i++)
+    set_enabled (self, fit_actions[i], have && !fitting);
+  set_enabled (self, "cancel-fit", fitting);
+}
+
+/* ---- the status line ---- */
+
+static void
+update_score (BraggscopeWindow *self)
+{
+  g_autofree char *text = NULL;
+  g_autoptr (GString) tooltip = NULL;
+  double fraction = NAN, radius = 3.0, cc = NAN, rms = NAN;
+  int peaks = 0, matched = 0, shells = 0;
+
+  if (self->measured == NULL)
+    {
+      gtk_widget_set_visible (GTK_WIDGET (self->score_label), FALSE);
+      return;
+    }
+  g_object_get (self->sim, "match-fraction", &fraction, "match-peaks", &peaks, "match-matched",
+                &matched, "match-radius", &radius, "match-correlation", &cc, "match-rms-distance",
+                &rms, "match-shells", &shells, NULL);
+  if (isnan (fraction))
+    text = g_strdup (_ ("Match: waiting for the full frame"));
+  else if (isnan (cc))
+    /* Translators: measured peaks near a predicted reflection: matched of
+     * all, the percentage, and the distance in pixels. */
+    text = g_strdup_printf (_ ("Match: %d of %d peaks (%.0f %%) within %g px"), matched, peaks,
+                            100.0 * fraction, radius);
+  else
+    /* Translators: as "Match: %d of %d peaks...", then the correlation
+     * coefficient of the simulated and measured pixels. */
+    text = g_strdup_printf (_ ("Match: %d of %d peaks (%.0f %%) within %g px · CC %.2f"), matched,
+                            peaks, 100.0 * fraction, radius, cc);
+  gtk_label_set_text (self->score_label, text);
+  gtk_widget_set_visible (GTK_WIDGET (self->score_label), TRUE);
+
+  tooltip = g_string_new (NULL);
+  if (!isnan (rms))
+    g_string_append_printf (tooltip, _ ("RMS distance of the matched peaks: %.2f px"), rms);
+  for (int i = 0; i < shells; i++)
+    {
+      double d_max, d_min, shell_cc;
+
+      if (braggscope_simulation_get_match_shell (self->sim, i, &d_max, &d_min, &shell_cc))
+        /* Translators: a resolution shell (Å) and the correlation in it. */
+        g_string_append_printf (tooltip, _ ("\n%.2f–%.2f Å: CC %.3f"), d_max, d_min, shell_cc);
+    }
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->score_label),
+                               tooltip->len > 0 ? tooltip->str : NULL);
+}
+
+/* The measured count under the readout point, beside the simulated photons. */
+static void
+update_counts (BraggscopeWindow *self)
+{
+  BraggscopeFrame *frame = self->view != NULL ? braggscope_view_get_frame (self->view) : NULL;
+  g_autofree char *text = NULL;
+  int x, y, width, height;
+  float value;
+
+  if (self->measured == NULL || frame == NULL ||
+      !braggscope_view_get_readout (self->view, NULL, NULL, &x, &y, &value, NULL))
+    {
+      gtk_widget_set_visible (GTK_WIDGET (self->counts_label), FALSE);
+      return;
+    }
+  width = braggscope_measured_frame_get_width (self->measured);
+  height = braggscope_measured_frame_get_height (self->measured);
+  if (width != braggscope_frame_get_width (frame) || height != braggscope_frame_get_height (frame))
+    /* Translators: the measured frame's size in pixels, then the simulation's. */
+    text =
+        g_strdup_printf (_ ("measured frame %d × %d, simulation %d × %d"), width, height,
+                         braggscope_frame_get_width (frame), braggscope_frame_get_height (frame));
+  else
+    {
+      g_autoptr (GBytes) pixels = braggscope_measured_frame_get_pixels (self->measured);
+      /* the layer's value reads the same pixel when the pointer is on its panel */
+      float counts = layer_is_measured (self)
+                         ? braggscope_view_get_reference_value (self->view)
+                         : ((const float *) g_bytes_get_data (pixels, NULL))[(gsize) y * width + x];
+
+      if (isnan (counts))
+        /* Translators: the measured pixel is no measurement (a gap, a bad
+         * pixel or an overload); the number is the simulated value. */
+        text = g_strdup_printf (_ ("measured: masked · simulated %.3g photons"), value);
+      else
+        text = g_strdup_printf (_ ("measured %.0f counts · simulated %.3g photons"), counts, value);
+    }
+  gtk_label_set_text (self->counts_label, text);
+  gtk_widget_set_visible (GTK_WIDGET (self->counts_label), TRUE);
+}
+
+static void
+on_readout_changed (BraggscopeView *view, gboolean on_frame, BraggscopeWindow *self)
+{
+  update_counts (self);
+}
+
+/* ---- opening and adopting ---- */
+
+/* The measured frame as the view's reference layer, the difference scaled
+ * (counts against photons); a view that compares nothing yet overlays it
+ * (side by side, and says so, when the sizes differ). */
+static void
+show_layer (BraggscopeWindow *self)
+{
+  g_autoptr (GBytes) pixels = braggscope_measured_frame_get_pixels (self->measured);
+  g_autoptr (GError) error = NULL;
+  GAction *mode = g_action_map_lookup_action (G_ACTION_MAP (self), "compare-mode");
+  g_autoptr (GVariant) state = g_action_get_state (mode);
+
+  if (!braggscope_view_set_reference (
+          self->view, pixels, braggscope_measured_frame_get_width (self->measured),
+          braggscope_measured_frame_get_height (self->measured), measured_label (), &error))
+    {
+      braggscope_window_show_message (self, error->message, TRUE);
+      return;
+    }
+  g_object_set (self->view, "reference-scale", TRUE, NULL);
+  if (g_strcmp0 (g_variant_get_string (state, NULL), "none") == 0)
+    g_action_change_state (mode, g_variant_new_string ("overlay"));
+}
+
+static void
+set_measured (BraggscopeWindow *self, BraggscopeMeasuredFrame *frame)
+{
+  if (frame == NULL && layer_is_measured (self))
+    braggscope_view_clear_reference (self->view);
+  g_set_object (&self->measured, frame);
+  braggscope_simulation_set_measured_frame (self->sim, frame);
+  if (frame != NULL)
+    show_layer (self);
+  update_actions (self);
+  update_score (self);
+  update_counts (self);
+}
+
+static void
+adopt (BraggscopeWindow *self)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *base = NULL;
+
+  if (self->measured == NULL)
+    return;
+  if (!braggscope_simulation_adopt_geometry (self->sim, self->measured, &error))
+    {
+      braggscope_window_show_message (self, error->message, TRUE);
+      return;
+    }
+  base = g_path_get_basename (braggscope_measured_frame_get_path (self->measured));
+  text = g_strdup_printf (_ ("Adopted the detector geometry of %s"), base);
+  braggscope_window_show_message (self, text, FALSE);
+}
+
+static void
+on_adopt_response (GtkDialog *dialog, int response, gpointer data)
+{
+  BraggscopeWindow *self = BRAGGSCOPE_WINDOW (gtk_window_get_transient_for (GTK_WINDOW (dialog)));
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    adopt (self);
+  gtk_window_destroy (GTK_WINDOW (dialog));
+}
+
+/* Asks whether the simulation should take the frame's geometry: the header
+ * (report) says what would change. */
+static void
+offer_adoption (BraggscopeWindow *self)
+{
+  g_autofree char *report = braggscope_measured_frame_get_report (self->measured);
+  g_autofree char *base = g_path_get_basename (braggscope_measured_frame_get_path (self->measured));
+  GtkWidget *dialog;
+
+  dialog = gtk_message_dialog_new (
+      GTK_WINDOW (self), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT, GTK_MESSAGE_QUESTION,
+      GTK_BUTTONS_NONE, _ ("Adopt the detector geometry of %s?"), base);
+  gtk_widget_set_name (dialog, "adopt-geometry-dialog");
+  gtk_message_dialog_format_secondary_text (
+      GTK_MESSAGE_DIALOG (dialog), "%s\n\n%s",
+      _ ("The wavelength, distance, beam centre, pixel size and count, start angle and "
+         "oscillation of the simulation become those of the frame's header (below, in "
+         "English, with where each came from); the crystal stays as it is."),
+      report);
+  gtk_dialog_add_buttons (GTK_DIALOG (dialog), _ ("_Keep the Current Geometry"),
+                          GTK_RESPONSE_REJECT, _ ("_Adopt"), GTK_RESPONSE_ACCEPT, NULL);
+  gtk_dialog_set_default_response (GTK_DIALOG (dialog), GTK_RESPONSE_ACCEPT);
+  g_signal_connect (dialog, "response", G_CALLBACK (on_adopt_response), NULL);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+on_measured_loaded (GObject *source, GAsyncResult *result, gpointer data)
+{
+  BraggscopeWindow *self = data;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (BraggscopeMeasuredFrame) frame =
+      braggscope_measured_frame_load_finish (result, &error);
+  g_autofree char *base = NULL;
+  g_autofree char *text = NULL;
+
+  /* the window was closed meanwhile: its cancellable, which the load took, says so even
+   * when the frame was read before it */
+  if (g_cancellable_is_cancelled (self->cancellable))
+    {
+      g_object_unref (self);
+      return;
+    }
+  if (frame == NULL)
+    {
+      braggscope_window_show_message (self, error->message, TRUE);
+      g_object_unref (self);
+      return;
+    }
+  set_measured (self, frame);
+  base = g_path_get_basename (braggscope_measured_frame_get_path (frame));
+  /* Translators: the file, its format (SMV, miniCBF, CBF, NeXus) and size. */
+  text = g_strdup_printf (_ ("Measured frame %s: %s, %d × %d pixels"), base,
+                          braggscope_measured_frame_get_format (frame),
+                          braggscope_measured_frame_get_width (frame),
+                          braggscope_measured_frame_get_height (frame));
+  braggscope_window_show_message (self, text, FALSE);
+  offer_adoption (self);
+  g_object_unref (self);
+}
+
+static void
+open_measured_file_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  BraggscopeWindow *self = user_data;
+  const char *path = g_variant_get_string (parameter, NULL);
+  g_autofree char *text = g_strdup_printf (_ ("Opening the measured frame %s…"), path);
+
+  braggscope_window_show_message (self, text, FALSE);
+  braggscope_measured_frame_load_async (path, 0, self->cancellable, on_measured_loaded,
+                                        g_object_ref (self));
+}
+
+static void
+open_measured_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  /* the readers choose by the file's first bytes: the filter only helps to find them */
+  static const char *const patterns[] = { "*.img", "*.smv", "*.cbf", "*.h5", "*.nxs",
+                                          "*.IMG", "*.CBF", "*.H5",  NULL };
+
+  _braggscope_window_choose_file (
+      user_data, GTK_FILE_CHOOSER_ACTION_OPEN, _ ("Open Measured Frame"), _ ("_Open"), NULL,
+      _ ("Detector frames (SMV, CBF, NeXus/HDF5)"), patterns, "open-measured-file");
+}
+
+static void
+adopt_geometry_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  adopt (user_data);
+}
+
+static void
+close_measured_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  set_measured (user_data, NULL);
+  braggscope_window_show_message (user_data, _ ("Closed the measured frame"), FALSE);
+}
+
+/* ---- fits ---- */
+
+static void
+on_fit_progress (BraggscopeSimulation *sim,
+                 double fraction,
+                 const char *stage,
+                 double score,
+                 BraggscopeWindow *self)
+{
+  gtk_progress_bar_set_fraction (self->fit_progress, fraction);
+}
+
+static void
+on_fit_done (GObject *source, GAsyncResult *result, gpointer data)
+{
+  BraggscopeWindow *self = data;
+  BraggscopeSimulation *sim = BRAGGSCOPE_SIMULATION (source);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *text = NULL;
+  gboolean search =
+      g_task_get_source_tag (G_TASK (result)) == braggscope_simulation_search_orientation_async;
+  gboolean ok = search ? braggscope_simulation_search_orientation_finish (sim, result, &error)
+                       : braggscope_simulation_refine_finish (sim, result, &error);
+
+  /* a fit of a simulation the window no longer shows (reset-scene) says nothing */
+  if (sim == self->sim)
+    {
+      g_clear_object (&self->fit_cancellable);
+      gtk_widget_set_visible (GTK_WIDGET (self->fit_progress), FALSE);
+      update_actions (self);
+      if (g_error_matches (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_CANCELLED))
+        braggscope_window_show_message (self, _ ("Fit cancelled: the parameters are unchanged"),
+                                        FALSE);
+      else if (!ok)
+        braggscope_window_show_message (self, error->message, TRUE);
+      else
+        {
+          double x, y, z;
+
+          g_object_get (sim, "misset-x", &x, "misset-y", &y, "misset-z", &z, NULL);
+          /* Translators: the misset angles the fit found (degrees). */
+          text = g_strdup_printf (search ? _ ("Orientation found: misset %.3f %.3f %.3f°")
+                                         : _ ("Orientation refined: misset %.3f %.3f %.3f°"),
+                                  x, y, z);
+          braggscope_window_show_message (self, text, FALSE);
+        }
+    }
+  g_object_unref (self);
+}
+
+static void
+start_fit (BraggscopeWindow *self, gboolean search, BraggscopeFitFlags flags)
+{
+  if (self->measured == NULL || self->fit_cancellable != NULL)
+    return;
+  self->fit_cancellable = g_cancellable_new ();
+  gtk_progress_bar_set_fraction (self->fit_progress, 0.0);
+  gtk_widget_set_visible (GTK_WIDGET (self->fit_progress), TRUE);
+  update_actions (self);
+  braggscope_window_show_message (
+      self,
+      search ? _ ("Searching for the orientation that explains the measured peaks…")
+             : _ ("Refining the orientation against the measured peaks…"),
+      FALSE);
+  if (search)
+    braggscope_simulation_search_orientation_async (self->sim, flags, self->fit_cancellable,
+                                                    on_fit_done, g_object_ref (self));
+  else
+    braggscope_simulation_refine_async (self->sim, flags, self->fit_cancellable, on_fit_done,
+                                        g_object_ref (self));
+}
+
+static void
+refine_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  start_fit (user_data, FALSE, BRAGGSCOPE_FIT_ORIENTATION);
+}
+
+static void
+refine_detector_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  start_fit (user_data, FALSE, BRAGGSCOPE_FIT_DISTANCE | BRAGGSCOPE_FIT_BEAM_CENTER);
+}
+
+static void
+search_orientation_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  start_fit (user_data, TRUE, BRAGGSCOPE_FIT_ORIENTATION);
+}
+
+static void
+cancel_fit_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  BraggscopeWindow *self = user_data;
+
+  if (self->fit_cancellable != NULL)
+    g_cancellable_cancel (self->fit_cancellable);
+}
+
+static const GActionEntry measured_entries[] = {
+  { "open-measured", open_measured_activated, NULL, NULL, NULL, { 0 } },
+  { "open-measured-file", open_measured_file_activated, "s", NULL, NULL, { 0 } },
+  { "adopt-geometry", adopt_geometry_activated, NULL, NULL, NULL, { 0 } },
+  { "close-measured", close_measured_activated, NULL, NULL, NULL, { 0 } },
+  { "refine", refine_activated, NULL, NULL, NULL, { 0 } },
+  { "refine-detector", refine_detector_activated, NULL, NULL, NULL, { 0 } },
+  { "search-orientation", search_orientation_activated, NULL, NULL, NULL, { 0 } },
+  { "cancel-fit", cancel_fit_activated, NULL, NULL, NULL, { 0 } },
+};
+
+/* A label of the status line, before the message. */
+static GtkLabel *
+status_label (BraggscopeWindow *self, const char *name, GtkWidget *after)
+{
+  GtkWidget *label = gtk_label_new (NULL);
+
+  gtk_widget_set_name (label, name);
+  gtk_widget_set_visible (label, FALSE);
+  gtk_widget_add_css_class (label, "numeric");
+  gtk_box_insert_child_after (GTK_BOX (gtk_widget_get_parent (after)), label, after);
+  return GTK_LABEL (label);
+}
+
+void
+_braggscope_window_init_measured (BraggscopeWindow *self)
+{
+  GtkWidget *after = GTK_WIDGET (self->cache_label);
+
+  g_action_map_add_action_entries (G_ACTION_MAP (self), measured_entries,
+                                   G_N_ELEMENTS (measured_entries), self);
+  self->score_label = status_label (self, "match-score-label", after);
+  self->counts_label = status_label (self, "measured-counts-label", GTK_WIDGET (self->score_label));
+  self->fit_progress = GTK_PROGRESS_BAR (gtk_progress_bar_new ());
+  gtk_widget_set_name (GTK_WIDGET (self->fit_progress), "fit-progress");
+  gtk_widget_set_valign (GTK_WIDGET (self->fit_progress), GTK_ALIGN_CENTER);
+  gtk_widget_set_visible (GTK_WIDGET (self->fit_progress), FALSE);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->fit_progress),
+                               _ ("Fitting the crystal to the measured peaks (Escape cancels)"));
+  gtk_box_insert_child_after (GTK_BOX (gtk_widget_get_parent (after)),
+                              GTK_WIDGET (self->fit_progress), GTK_WIDGET (self->counts_label));
+  update_actions (self);
+}
+
+void
+_braggscope_window_measured_set_simulation (BraggscopeWindow *self)
+{
+  /* a fit of the previous simulation ends on its own; its result is not shown */
+  if (self->fit_cancellable != NULL)
+    {
+      g_cancellable_cancel (self->fit_cancellable);
+      g_clear_object (&self->fit_cancellable);
+      gtk_widget_set_visible (GTK_WIDGET (self->fit_progress), FALSE);
+    }
+  g_signal_connect_swapped (self->sim, "notify::match-fraction", G_CALLBACK (update_score), self);
+  g_signal_connect_swapped (self->sim, "notify::match-correlation", G_CALLBACK (update_score),
+                            self);
+  g_signal_connect (self->sim, "fit-progress", G_CALLBACK (on_fit_progress), self);
+  g_signal_connect_object (self->view, "readout-changed", G_CALLBACK (on_readout_changed), self, 0);
+  braggscope_simulation_set_measured_frame (self->sim, self->measured);
+  if (self->measured != NULL)
+    show_layer (self);
+  update_actions (self);
+  update_score (self);
+}
+
+void
+_braggscope_window_measured_dispose (BraggscopeWindow *self)
+{
+  if (self->fit_cancellable != NULL)
+    g_cancellable_cancel (self->fit_cancellable);
+  g_clear_object (&self->fit_cancellable);
+  g_clear_object (&self->measured);
+}
