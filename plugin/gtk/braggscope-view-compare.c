@@ -451,8 +451,20 @@ canvas_before (BraggscopeView *self, double before[4])
 void
 _braggscope_view_compare_frame_changed (BraggscopeView *self)
 {
+  BraggscopeFrame *held = self->held_preview;
+
   self->compare_dirty = TRUE;
   update_fallback (self);
+  /* A held during a drag is the blocky preview shown at that moment: its
+   * own full frame (same parameters, same sequence) replaces it when it
+   * comes; a frame of other parameters ends the wait. */
+  if (held != NULL && self->frame != NULL && !braggscope_frame_get_is_preview (self->frame))
+    {
+      self->held_preview = NULL;
+      if (braggscope_frame_get_sequence (self->frame) == braggscope_frame_get_sequence (held))
+        braggscope_view_hold_frame (self);
+      g_object_unref (held);
+    }
 }
 
 static void
@@ -490,6 +502,7 @@ take_reference (BraggscopeView *self, GBytes *pixels, int width, int height, con
   gboolean had = self->reference != NULL;
 
   canvas_before (self, before);
+  g_clear_object (&self->held_preview);
   g_clear_pointer (&self->reference, g_bytes_unref);
   self->reference = pixels;
   self->reference_width = width;
@@ -566,7 +579,9 @@ braggscope_view_set_reference (
  * Makes the frame shown the reference layer, named "A", as
  * [method@BraggscopeGtk.View.set_reference] would with its data (shared, not
  * copied: frames never change); the frames that follow are compared with
- * it.  Does nothing without a frame.
+ * it.  Does nothing without a frame.  A preview held while a drag is under
+ * way is replaced by its full frame when the simulation delivers it (a
+ * frame of other parameters comes first: the preview stays).
  *
  * Since: 0.1
  */
@@ -586,6 +601,8 @@ braggscope_view_hold_frame (BraggscopeView *self)
                                               g_object_ref (self->frame)),
                   braggscope_frame_get_width (self->frame),
                   braggscope_frame_get_height (self->frame), "A");
+  if (braggscope_frame_get_is_preview (self->frame))
+    self->held_preview = g_object_ref (self->frame);
 }
 
 /**
@@ -897,6 +914,7 @@ _braggscope_view_compare_init (BraggscopeView *self)
 void
 _braggscope_view_compare_dispose (BraggscopeView *self)
 {
+  g_clear_object (&self->held_preview);
   g_clear_pointer (&self->reference, g_bytes_unref);
   g_clear_pointer (&self->reference_label, g_free);
   g_clear_pointer (&self->compare_rgba, g_free);

@@ -83,7 +83,8 @@ struct _BraggscopeView
   GArray *labels_placed;         /* those drawn the last time */
 
   /* the second layer and how it is shown (braggscope-view-compare.c) */
-  GBytes *reference; /* float32, reference_width x reference_height; NaN masked */
+  GBytes *reference;             /* float32, reference_width x reference_height; NaN masked */
+  BraggscopeFrame *held_preview; /* a preview held as A, until its full frame comes */
   int reference_width, reference_height;
   char *reference_label;
   BraggscopeCompareMode compare_mode;

@@ -82,6 +82,56 @@ count_white (const guint8 *rgba, gsize n)
 
 /* ------------------------------------------------------------------------- */
 
+/* Held while a preview is shown (a drag under way): A becomes that change's
+ * full frame when it comes, not the blocky preview. */
+static void
+hold_on_preview (BraggscopeSimulation *sim, BraggscopeFrame *frame, BraggscopeView *view)
+{
+  if (!braggscope_frame_get_is_preview (frame) || braggscope_view_get_has_reference (view))
+    return;
+  g_assert_true (braggscope_view_get_frame (view) == frame);
+  braggscope_view_hold_frame (view);
+}
+
+static void
+test_hold_preview (void)
+{
+  g_autoptr (BraggscopeSimulation) sim = simulation_from_cmdline (
+      "-default_F 100 -cell 100 100 100 90 90 90 -lambda 1 -N 5 -distance 100 -detpixels 256 "
+      "-pixel 0.2 -oversample 3 -mosaic 0.5 -mosaic_domains 4 -precision single");
+  g_autoptr (BraggscopeView) view = g_object_ref_sink (
+      g_object_new (BRAGGSCOPE_TYPE_VIEW, "simulation", sim, "force-software", TRUE, NULL));
+  g_autofree guint8 *rgba = NULL;
+  BraggscopeFrame *full;
+  const gsize n = 256 * 256;
+  int width, height;
+  guint before;
+  Watch w;
+
+  braggscope_view_set_show_rings (view, FALSE);
+  braggscope_view_set_show_beam_center (view, FALSE);
+  render_full_frame (sim);
+  /* connected after the view: the view shows the preview when A is held */
+  g_signal_connect (sim, "frame-ready", G_CALLBACK (hold_on_preview), view);
+  watch_init (&w, sim);
+  before = w.frames->len;
+  g_object_set (sim, "misset-z", 7.0, NULL);
+  full = watch_wait_full (&w, 60);
+  g_assert_cmpuint (w.frames->len, ==, before + 2);
+  g_assert_true (braggscope_frame_get_is_preview (g_ptr_array_index (w.frames, before)));
+  g_assert_true (braggscope_view_get_has_reference (view));
+
+  /* A is the full frame now: B - A is zero everywhere */
+  braggscope_view_set_compare_mode (view, BRAGGSCOPE_COMPARE_DIFFERENCE);
+  g_object_set (view, "reference-scale", FALSE, NULL);
+  g_assert_true (braggscope_view_get_frame (view) == full);
+  rgba = braggscope_view_render_rgba (view, &width, &height);
+  g_assert_cmpint (width * height, ==, (int) n);
+  g_assert_cmpint (count_white (rgba, n), ==, (int) n);
+  g_signal_handlers_disconnect_by_func (sim, hold_on_preview, view);
+  watch_clear (&w);
+}
+
 static void
 test_difference (void)
 {
@@ -496,6 +546,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/compare/blink", test_blink);
   g_test_add_func ("/compare/sizes", test_sizes);
   g_test_add_func ("/compare/readout", test_readout);
+  g_test_add_func ("/compare/hold-preview", test_hold_preview);
 
   return g_test_run ();
 }
