@@ -95,18 +95,6 @@ nb_mat_angle (const double a[9], const double b[9])
   return acos (c > 1.0 ? 1.0 : c < -1.0 ? -1.0 : c);
 }
 
-static void
-mat_vec (const double m[9], const double v[3], double out[3])
-{
-  double t0 = m[0] * v[0] + m[1] * v[1] + m[2] * v[2];
-  double t1 = m[3] * v[0] + m[4] * v[1] + m[5] * v[2];
-  double t2 = m[6] * v[0] + m[7] * v[1] + m[8] * v[2];
-
-  out[0] = t0;
-  out[1] = t1;
-  out[2] = t2;
-}
-
 /* v rotated by angle (cos @c, sin @s) about the unit axis @e. */
 static void
 rotate_about (const double e[3], double c, double s, const double v[3], double out[3])
@@ -157,8 +145,8 @@ nb_model_nearest (
 
   nb_model_peak_vector (m, f, s, 0.0, y, NULL);
   nb_mat_transpose (U, Ut);
-  mat_vec (Ut, y, y0);
-  mat_vec (m->A0, y0, frac);
+  nb_rotate_umat (y, Ut, y0);
+  nb_rotate_umat (y0, m->A0, frac);
   for (int i = 0; i < 3; i++)
     {
       if (!(fabs (frac[i]) < 1e6))

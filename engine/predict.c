@@ -54,18 +54,6 @@ nb_mat_misset (const double misset[3], double out[9])
     }
 }
 
-static void
-mat_vec (const double m[9], const double v[3], double out[3])
-{
-  double t0 = m[0] * v[0] + m[1] * v[1] + m[2] * v[2];
-  double t1 = m[3] * v[0] + m[4] * v[1] + m[5] * v[2];
-  double t2 = m[6] * v[0] + m[7] * v[1] + m[8] * v[2];
-
-  out[0] = t0;
-  out[1] = t1;
-  out[2] = t2;
-}
-
 /* ------------------------------------------------------------------------ */
 /* The model                                                                 */
 
@@ -188,9 +176,9 @@ nb_model_init (nb_model *m, const nb_params *p, const nb_predict_options *opt, n
     nb_mat_misset (p->misset, m->U0);
   /* the cell at misset 0: the plan's vectors turned back */
   nb_mat_transpose (m->U0, U0t);
-  mat_vec (U0t, in->a0, a[0]);
-  mat_vec (U0t, in->b0, a[1]);
-  mat_vec (U0t, in->c0, a[2]);
+  nb_rotate_umat (in->a0, U0t, a[0]);
+  nb_rotate_umat (in->b0, U0t, a[1]);
+  nb_rotate_umat (in->c0, U0t, a[2]);
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++)
       m->A0[3 * i + j] = a[i][j] * 1e10;
@@ -291,7 +279,7 @@ nb_model_predict (const nb_model *m,
 
   for (int i = 0; i < 3; i++)
     r0[i] = h * m->B0[i] + k * m->B0[3 + i] + l * m->B0[6 + i];
-  mat_vec (U, r0, r);
+  nb_rotate_umat (r0, U, r);
   r2 = nb_dot (r, r);
   if (r2 == 0.0 || r2 > m->s_max * m->s_max * (1 + 1e-12))
     return 0;
@@ -456,7 +444,7 @@ nb_predict_reflections (const nb_params *p,
                 }
               for (int i = 0; i < 3; i++)
                 r0[i] = h * m.B0[i] + k * m.B0[3 + i] + l * m.B0[6 + i];
-              mat_vec (m.U0, r0, r);
+              nb_rotate_umat (r0, m.U0, r);
               list[n].h = h;
               list[n].k = k;
               list[n].l = l;
