@@ -1,10 +1,21 @@
-/* formats-module.c: the table that nanobragg-formats.so exports (see
- * nb-formats.h); the engine's formats.c looks it up by name.  Everything else
- * in the module is hidden. */
+/* formats-module.c: the entry of nanobragg-formats.so (see nb-formats.h),
+ * which the engine's formats.c looks up by name, and the engine's parts the
+ * module calls back.  Everything else in the module is hidden. */
 #include "nb-formats.h"
 #include "nb-frame-private.h"
 
-__attribute__ ((visibility ("default"))) extern const nb_formats nb_formats_module;
+__attribute__ ((visibility ("default"))) const nb_formats *
+nb_formats_module_open (unsigned abi, const nb_formats_engine *engine);
+
+static const nb_formats_engine *engine_parts;
+
+/* The writers' files go into the engine's set of outputs (nb-formats.h). */
+nb_status
+nb_write_file_atomic (
+    const char *path, const void *const *chunks, const size_t *sizes, int n_chunks, nb_error *err)
+{
+  return engine_parts->write_file_atomic (path, chunks, sizes, n_chunks, err);
+}
 
 #ifdef NB_HAVE_CBF
 static nb_status
@@ -23,7 +34,7 @@ read_nexus (
   return nb_frame_read_nexus (path, index, flags, frame, err);
 }
 
-const nb_formats nb_formats_module = {
+static const nb_formats table = {
   .abi = NB_FORMATS_ABI,
   .size = sizeof (nb_formats),
 #ifdef NB_HAVE_CBF
@@ -36,3 +47,12 @@ const nb_formats nb_formats_module = {
   .nexus_verify_frame = nb_nexus_verify_frame,
   .write_nexus_master = nb_write_nexus_master,
 };
+
+const nb_formats *
+nb_formats_module_open (unsigned abi, const nb_formats_engine *engine)
+{
+  if (abi != NB_FORMATS_ABI)
+    return NULL;
+  engine_parts = engine;
+  return &table;
+}

@@ -18,6 +18,7 @@
  */
 #include "nb-formats.h"
 #include "nb-frame-private.h"
+#include "nb-io.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -83,14 +84,43 @@ engine_folder (char *dir, size_t size)
   return 1;
 }
 
+/* Opens the module at @path (@shown, the name messages give it), hands it the
+ * engine's parts and takes its table: module, or module_problem. */
+static void
+open_module (const char *path, const char *shown)
+{
+  static const nb_formats_engine engine = { .write_file_atomic = nb_write_file_atomic };
+  void *handle = dlopen (path, RTLD_NOW | RTLD_LOCAL);
+  nb_formats_open_fn open_fn;
+  const nb_formats *table = NULL;
+
+  if (handle == NULL)
+    {
+      snprintf (module_problem, sizeof module_problem, "cannot load %s: %s", shown, dlerror ());
+      return;
+    }
+  /* POSIX's way from dlsym's void * to a function pointer */
+  *(void **) &open_fn = dlsym (handle, NB_FORMATS_SYMBOL);
+  if (open_fn != NULL)
+    table = open_fn (NB_FORMATS_ABI, &engine);
+  if (table == NULL || table->abi != NB_FORMATS_ABI || table->size != sizeof (nb_formats))
+    {
+      snprintf (module_problem, sizeof module_problem,
+                "%s is not this build's CBF/NeXus module (%s)", shown,
+                open_fn == NULL ? "no " NB_FORMATS_SYMBOL : "another version");
+      dlclose (handle);
+      return;
+    }
+  module = table;
+}
+
 /* Tries @dir/@rel/NB_FORMATS_MODULE_NAME (@rel may be ""): 1 when it was
- * there (loaded or not: module or module_problem set), 0 when absent. */
+ * there (loaded or not: module or module_problem set), 0 when absent (added
+ * to @looked). */
 static int
 try_module (const char *dir, const char *rel, char *looked, size_t looked_size)
 {
   char path[PATH_MAX + 64], resolved[PATH_MAX];
-  void *handle;
-  const nb_formats *table;
   size_t used = strlen (looked);
 
   if (rel[0] != '\0')
@@ -105,22 +135,7 @@ try_module (const char *dir, const char *rel, char *looked, size_t looked_size)
   /* bin/../lib/... as lib/...: the name the loader and any message show */
   if (realpath (path, resolved) != NULL)
     snprintf (path, sizeof path, "%s", resolved);
-  handle = dlopen (path, RTLD_NOW | RTLD_LOCAL);
-  if (handle == NULL)
-    {
-      snprintf (module_problem, sizeof module_problem, "cannot load %s: %s", path, dlerror ());
-      return 1;
-    }
-  table = dlsym (handle, NB_FORMATS_SYMBOL);
-  if (table == NULL || table->abi != NB_FORMATS_ABI || table->size != sizeof (nb_formats))
-    {
-      snprintf (module_problem, sizeof module_problem,
-                "%s is not this build's CBF/NeXus module (%s)", path,
-                table == NULL ? "no " NB_FORMATS_SYMBOL : "another version");
-      dlclose (handle);
-      return 1;
-    }
-  module = table;
+  open_module (path, path);
   return 1;
 }
 
@@ -143,17 +158,10 @@ load_module (void)
 
   if (env != NULL && env[0] != '\0')
     {
-      void *handle = dlopen (env, RTLD_NOW | RTLD_LOCAL);
-      const nb_formats *table = handle != NULL ? dlsym (handle, NB_FORMATS_SYMBOL) : NULL;
+      char shown[PATH_MAX + 32];
 
-      if (handle == NULL)
-        snprintf (module_problem, sizeof module_problem, "cannot load NB_FORMATS_MODULE=%s: %s",
-                  env, dlerror ());
-      else if (table == NULL || table->abi != NB_FORMATS_ABI || table->size != sizeof (nb_formats))
-        snprintf (module_problem, sizeof module_problem,
-                  "NB_FORMATS_MODULE=%s is not this build's CBF/NeXus module", env);
-      else
-        module = table;
+      snprintf (shown, sizeof shown, "NB_FORMATS_MODULE=%s", env);
+      open_module (env, shown);
       return;
     }
 

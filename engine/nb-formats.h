@@ -20,14 +20,16 @@
 
 #include "nb-frame-write.h"
 #include "nb-frame.h"
+#include "nb-io.h"
 
 /* Changes whenever the table or a type it passes changes: the engine refuses a
  * module of another build. */
 #define NB_FORMATS_ABI 1
 
-/* The module's file name, and the one symbol it exports (an nb_formats). */
+/* The module's file name, and the one symbol it exports (an
+ * nb_formats_open_fn). */
 #define NB_FORMATS_MODULE_NAME "nanobragg-formats.so"
-#define NB_FORMATS_SYMBOL      "nb_formats_module"
+#define NB_FORMATS_SYMBOL      "nb_formats_module_open"
 
 /* The module's entry points; each behaves as the public function of the same
  * name (nb-frame-write.h) or as frame.c's reader (nb-frame-private.h).  An
@@ -54,3 +56,17 @@ typedef struct
   __typeof__ (nb_nexus_verify_frame) *nexus_verify_frame;
   __typeof__ (nb_write_nexus_master) *write_nexus_master;
 } nb_formats;
+
+/* What the module takes from the engine that opened it rather than from a copy
+ * of its own: the parts with state.  nb_write_file_atomic() stages files in the
+ * calling thread's set of outputs (nb_output_begin() ... nb_output_commit(),
+ * so that a series frame's CBF, NeXus and SMV files appear together), which
+ * must be the engine's set. */
+typedef struct
+{
+  __typeof__ (nb_write_file_atomic) *write_file_atomic;
+} nb_formats_engine;
+
+/* The module's entry: keeps @engine (static, for the process's life) and
+ * returns its table, or NULL when @abi is not its NB_FORMATS_ABI. */
+typedef const nb_formats *(*nb_formats_open_fn) (unsigned abi, const nb_formats_engine *engine);
