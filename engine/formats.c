@@ -154,7 +154,7 @@ load_module (void)
   const char *env = getenv ("NB_FORMATS_MODULE");
   char dir[PATH_MAX];
   char looked[NB_ERROR_MESSAGE_MAX] = "";
-  int have_dir;
+  int have_dir, build_first;
 
   if (env != NULL && env[0] != '\0')
     {
@@ -166,14 +166,14 @@ load_module (void)
     }
 
   have_dir = engine_folder (dir, sizeof dir);
+  build_first = have_dir && in_build_tree (dir);
   if (have_dir && (try_module (dir, NB_FORMATS_FROM_BINDIR, looked, sizeof looked) ||
                    try_module (dir, NB_FORMATS_FROM_LIBDIR, looked, sizeof looked)))
     return;
-  if (have_dir && in_build_tree (dir) &&
-      try_module (NB_FORMATS_BUILD_DIR, "", looked, sizeof looked))
+  if (build_first && try_module (NB_FORMATS_BUILD_DIR, "", looked, sizeof looked))
     return;
   if (try_module (NB_FORMATS_INSTALL_DIR, "", looked, sizeof looked) ||
-      try_module (NB_FORMATS_BUILD_DIR, "", looked, sizeof looked))
+      (!build_first && try_module (NB_FORMATS_BUILD_DIR, "", looked, sizeof looked)))
     return;
   snprintf (module_problem, sizeof module_problem,
             "the CBF/NeXus module " NB_FORMATS_MODULE_NAME
