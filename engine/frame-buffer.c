@@ -4,7 +4,6 @@
  * own copy without the rest of the engine. */
 #include "nb-frame-private.h"
 
-#include <errno.h>
 #include <locale.h>
 #include <math.h>
 #include <stdarg.h>

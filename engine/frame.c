@@ -1,12 +1,10 @@
-/* frame.c: measured frames: format detection, buffers, and the header's
+/* frame.c: measured frames: format detection, names, and the header's
  * geometry applied to a plan's parameters. */
 #include "nb-frame-private.h"
 #include "nb-log.h"
 
 #include <errno.h>
-#include <locale.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
