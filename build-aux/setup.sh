@@ -169,7 +169,8 @@ render_default_scene () {
 # ---- sanitizer runs (test) ----
 
 # The tests of build folder $1 in any of the suites $2...: their names, and the ninja targets
-# they need (their programs, what they depend on, and the CLI the engine tests run), as
+# they need (their programs, what they depend on, the CLI the engine tests run, and the
+# CBF/NeXus module that the engine opens at run time), as
 # "targets<TAB>names".  Tests whose program is valgrind or python cannot run an instrumented
 # build, and are left out.
 sanitizer_selection () {
@@ -196,7 +197,8 @@ for t in intro("--tests"):
         for f in targets.get(dep, {}).get("filename", []):
             need.add(rel(f))
 for t in targets.values():
-    if t["name"] == "nanobragg" and t["type"] == "executable":
+    if (t["name"], t["type"]) in (("nanobragg", "executable"),
+                                  ("nanobragg-formats", "shared module")):
         need.update(rel(f) for f in t["filename"])
 print(" ".join(sorted(need)) + "\t" + " ".join(names))
 PY

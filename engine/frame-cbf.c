@@ -27,8 +27,6 @@
 
 #define RTD (180.0 / M_PI)
 
-#ifdef NB_HAVE_CBF
-
 #include <cbflib/cbf.h>
 #include <cbflib/cbf_simple.h>
 
@@ -957,18 +955,3 @@ out:
   free (log_text);
   return st;
 }
-
-#else /* !NB_HAVE_CBF */
-
-nb_status
-nb_frame_read_cbf (const char *path, unsigned flags, nb_frame *frame, nb_error *err)
-{
-  (void) flags;
-  (void) frame;
-  return nb_error_set (err, NB_ERR_UNSUPPORTED,
-                       "%s: a CBF file, but this build has no CBFlib (reconfigure with "
-                       "-Dcbf=enabled; Debian libcbf-dev)",
-                       path);
-}
-
-#endif

@@ -34,8 +34,6 @@
 
 #define RTD (180.0 / M_PI)
 
-#ifdef NB_HAVE_HDF5
-
 #include <hdf5.h>
 
 typedef struct
@@ -998,19 +996,3 @@ out:
   H5Eset_auto2 (H5E_DEFAULT, old_func, old_data);
   return st;
 }
-
-#else /* !NB_HAVE_HDF5 */
-
-nb_status
-nb_frame_read_nexus (const char *path, int index, unsigned flags, nb_frame *frame, nb_error *err)
-{
-  (void) index;
-  (void) flags;
-  (void) frame;
-  return nb_error_set (err, NB_ERR_UNSUPPORTED,
-                       "%s: an HDF5 (NeXus) file, but this build has no libhdf5 (reconfigure "
-                       "with -Dhdf5=enabled; Debian libhdf5-dev)",
-                       path);
-}
-
-#endif

@@ -14,23 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef NB_HAVE_CBF
 #include <cbflib/cbf.h>
-#endif
 
 #define RTD (180.0 * M_1_PI)
-
-int
-nb_cbf_available (void)
-{
-#ifdef NB_HAVE_CBF
-  return 1;
-#else
-  return 0;
-#endif
-}
-
-#ifdef NB_HAVE_CBF
 
 /* The header text, lines of at most 80 characters (CIF would fold longer
  * ones).  Malloc'd, or NULL. */
@@ -215,23 +201,3 @@ nb_cbf_verify (const char *path, int fpixels, int spixels, const char *line, nb_
   cbf_free_handle (cbf);
   return st;
 }
-
-#else /* no CBFlib */
-
-nb_status
-nb_write_cbf (const char *path,
-              const nb_frame_geometry *g,
-              const int32_t *pixels,
-              const char *extra_header,
-              nb_error *err)
-{
-  return nb_error_set (err, NB_ERR_UNSUPPORTED, "%s: this build has no CBF support (CBFlib)", path);
-}
-
-nb_status
-nb_cbf_verify (const char *path, int fpixels, int spixels, const char *line, nb_error *err)
-{
-  return nb_error_set (err, NB_ERR_UNSUPPORTED, "%s: this build has no CBF support (CBFlib)", path);
-}
-
-#endif

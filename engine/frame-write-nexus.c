@@ -25,23 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef NB_HAVE_HDF5
 #include <hdf5.h>
-#endif
 
 #define RTD (180.0 * M_1_PI)
-
-int
-nb_nexus_available (void)
-{
-#ifdef NB_HAVE_HDF5
-  return 1;
-#else
-  return 0;
-#endif
-}
-
-#ifdef NB_HAVE_HDF5
 
 /* The objects of one file being written; every helper returns < 0 on failure
  * and the caller gives up at the end. */
@@ -595,40 +581,3 @@ nb_write_nexus_master (const char *path,
   H5E_END_TRY;
   return st;
 }
-
-#else /* no libhdf5 */
-
-#define NO_HDF5(path)                                                                              \
-  nb_error_set (err, NB_ERR_UNSUPPORTED, "%s: this build has no NeXus/HDF5 support (libhdf5)", path)
-
-nb_status
-nb_write_nexus_frame (const char *path,
-                      const nb_frame_geometry *g,
-                      const int32_t *pixels,
-                      const char *const *keys,
-                      const char *const *values,
-                      int n_attrs,
-                      nb_error *err)
-{
-  return NO_HDF5 (path);
-}
-
-nb_status
-nb_nexus_verify_frame (
-    const char *path, int fpixels, int spixels, const char *key, const char *value, nb_error *err)
-{
-  return NO_HDF5 (path);
-}
-
-nb_status
-nb_write_nexus_master (const char *path,
-                       const nb_frame_geometry *g,
-                       int n_frames,
-                       const double *omega,
-                       const char *const *frame_files,
-                       nb_error *err)
-{
-  return NO_HDF5 (path);
-}
-
-#endif

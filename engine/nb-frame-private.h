@@ -15,6 +15,13 @@ nb_status nb_frame_read_cbf (const char *path, unsigned flags, nb_frame *frame, 
 nb_status
 nb_frame_read_nexus (const char *path, int index, unsigned flags, nb_frame *frame, nb_error *err);
 
+/* The largest frame (fpixels x spixels; 0: no limit) that
+ * nb_frame_alloc_pixels() accepts on this thread: nb_frame_read_limited()'s,
+ * set before it calls a reader.  The CBF/NeXus module has its own copy of this
+ * state, which its table's readers set from their max_pixels argument. */
+void nb_frame_set_read_limit (size_t max_pixels);
+size_t nb_frame_get_read_limit (void);
+
 /* Records item @item = @value (SI) with its source, printf-style; the text is
  * made printable (other bytes become '?') and truncated to fit.  A value that
  * is not finite (a header number that overflowed in conversion) is not

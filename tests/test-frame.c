@@ -1059,6 +1059,41 @@ test_frame_flag (void)
   }
 }
 
+/* The CBF/NeXus module (engine/nb-formats.h) that cannot be loaded: NB_ERR_IO,
+ * one line naming the frame, the module's file and the loader's reason, and
+ * nothing printed.  In a subprocess: the module is looked for once a process. */
+static void
+test_module_missing (void)
+{
+#ifdef NB_HAVE_CBF
+  if (g_test_subprocess ())
+    {
+      g_autofree char *cbf =
+          g_test_build_filename (G_TEST_DIST, "fuzz", "corpus", "frame-cbf", "minicbf-none", NULL);
+      nb_frame frame;
+      nb_error err;
+
+      g_setenv ("NB_FORMATS_MODULE", "/nonexistent/nanobragg-formats.so", TRUE);
+      for (int i = 0; i < 2; i++) /* the second call gives the first's reason */
+        {
+          g_assert_cmpint (nb_frame_read (cbf, 0, 0, &frame, &err), ==, NB_ERR_IO);
+          g_test_message ("%s", err.message);
+          g_assert_true (g_str_has_prefix (err.message, cbf));
+          g_assert_nonnull (
+              strstr (err.message, "NB_FORMATS_MODULE=/nonexistent/nanobragg-formats.so"));
+          g_assert_nonnull (strstr (err.message, "No such file or directory"));
+          g_assert_null (strchr (err.message, '\n'));
+        }
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stderr ("");
+#else
+  g_test_skip ("this build has no CBFlib");
+#endif
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1079,6 +1114,7 @@ main (int argc, char **argv)
   g_test_add_func ("/frame/damaged/smv", test_damaged_smv);
   g_test_add_func ("/frame/damaged/cbf", test_damaged_cbf);
   g_test_add_func ("/frame/not-frames", test_not_frames);
+  g_test_add_func ("/frame/module-missing", test_module_missing);
   rc = g_test_run ();
 
   nb_test_remove_tree (tmpdir);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "nb-frame-write.h"
+#include "nb-io.h"
 #include "nb-series.h"
 #include "nb-test-util.h"
 
@@ -192,6 +193,51 @@ test_cbf_round_trip (void)
   nb_test_remove_tree (dir);
 }
 
+/* A frame's CBF and NeXus files join the caller's set of outputs like its SMV
+ * file: nothing appears before nb_output_commit(), everything at it, nothing
+ * after nb_output_abort() (the writers live in the CBF/NeXus module, which must
+ * stage them in the engine's set, not in one of its own). */
+static void
+test_frame_files_together (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("nb-series-XXXXXX", NULL);
+  g_autofree char *cbf = g_build_filename (dir, "f.cbf", NULL);
+  g_autofree char *h5 = g_build_filename (dir, "f.h5", NULL);
+  g_autofree char *dropped = g_build_filename (dir, "g.h5", NULL);
+  g_autofree int32_t *px = NULL;
+  const char *keys[1] = { "k" }, *values[1] = { "v" };
+  nb_frame_geometry g;
+  nb_error err = { 0 };
+  GDir *d;
+
+  if (!nb_cbf_available () || !nb_nexus_available ())
+    {
+      g_test_skip ("no CBFlib or no libhdf5 in this build");
+      return;
+    }
+  sample_geometry (&g);
+  px = sample_pixels (&g);
+  nb_output_begin ();
+  g_assert_cmpint (nb_write_cbf (cbf, &g, px, NULL, &err), ==, NB_OK);
+  g_assert_cmpint (nb_write_nexus_frame (h5, &g, px, keys, values, 1, &err), ==, NB_OK);
+  g_assert_false (g_file_test (cbf, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (h5, G_FILE_TEST_EXISTS));
+  g_assert_cmpint (nb_output_commit (&err), ==, NB_OK);
+  g_assert_true (g_file_test (cbf, G_FILE_TEST_IS_REGULAR));
+  g_assert_true (g_file_test (h5, G_FILE_TEST_IS_REGULAR));
+
+  nb_output_begin ();
+  g_assert_cmpint (nb_write_nexus_frame (dropped, &g, px, keys, values, 1, &err), ==, NB_OK);
+  nb_output_abort ();
+  /* neither the file nor its temporary name is left */
+  d = g_dir_open (dir, 0, NULL);
+  g_assert_nonnull (d);
+  for (const char *name; (name = g_dir_read_name (d)) != NULL;)
+    g_assert_true (strcmp (name, "f.cbf") == 0 || strcmp (name, "f.h5") == 0);
+  g_dir_close (d);
+  nb_test_remove_tree (dir);
+}
+
 static void
 test_nexus_round_trip (void)
 {
@@ -246,5 +292,6 @@ main (int argc, char **argv)
   g_test_add_func ("/series/orientation/misset", test_orientation_misset);
   g_test_add_func ("/series/cbf/round-trip", test_cbf_round_trip);
   g_test_add_func ("/series/nexus/round-trip", test_nexus_round_trip);
+  g_test_add_func ("/series/frame-files-together", test_frame_files_together);
   return g_test_run ();
 }

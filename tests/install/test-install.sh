@@ -195,6 +195,33 @@ if check "engine program compiled against the installed nanobragg.pc" \
   check "engine program runs" "$tmp/engine"
 fi
 
+# The CBF/NeXus module (engine/nb-formats.h): the installed CLI does not link CBFlib or libhdf5;
+# reading a CBF frame loads the module of the relocated install, found from the program's own
+# folder (LD_DEBUG=files: glibc's loader names every object it opens).
+if [ -e "$build/engine/nanobragg-formats.so" ]; then
+  if [ ! -e "$lib/nanobragg/nanobragg-formats.so" ]; then
+    not_ok "nanobragg-formats.so not installed in $libdir/nanobragg"
+  else
+    linked=$(ldd "$root/bin/nanobragg" | grep -E 'libhdf5|libcbf|libcurl')
+    [ -z "$linked" ] && ok "the installed nanobragg links neither CBFlib nor libhdf5" \
+      || not_ok "the installed nanobragg links: $linked"
+    if out=$(cd "$tmp" && LD_DEBUG=files "$root/bin/nanobragg" \
+               -frame "$src/tests/fuzz/corpus/frame-cbf/minicbf-none" -default_F 100 \
+               -cell 40 50 60 90 90 90 -N 3 -floatfile "$tmp/cbf.bin" -noisefile "$tmp/cbf.img" 2>&1); then
+      loaded=$(printf '%s\n' "$out" | sed -n 's/.*file=\([^ ]*nanobragg-formats\.so\) .*dynamically loaded.*/\1/p')
+      case $(realpath "$loaded" 2>/dev/null) in
+        "$(realpath "$lib/nanobragg/nanobragg-formats.so")") ok "installed nanobragg reads a CBF frame through the installed module" ;;
+        *) not_ok "installed nanobragg loaded the CBF/NeXus module from '${loaded}', not $lib/nanobragg" ;;
+      esac
+    else
+      printf '%s\n' "$out" | grep -v '^ *[0-9]*:' | sed 's/^/# /'
+      not_ok "installed nanobragg reads a CBF frame"
+    fi
+  fi
+else
+  skip "CBF/NeXus module (a build without libhdf5)"
+fi
+
 export GI_TYPELIB_PATH=$lib/girepository-1.0
 export LD_LIBRARY_PATH=$lib
 if [ -n "$python" ]; then
