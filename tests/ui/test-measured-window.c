@@ -40,22 +40,10 @@ sim_of (Fixture *f)
   return braggscope_window_get_simulation (f->window);
 }
 
-static gboolean
-full_frame_shown (gpointer data)
-{
-  Fixture *f = data;
-  BraggscopeSimulation *sim = sim_of (f);
-  BraggscopeFrame *frame = braggscope_simulation_get_last_frame (sim);
-
-  return frame != NULL && !braggscope_frame_get_is_preview (frame) &&
-         braggscope_frame_get_sequence (frame) >= braggscope_simulation_get_sequence (sim) &&
-         braggscope_view_get_frame (braggscope_window_get_view (f->window)) == frame;
-}
-
 static void
 wait_full_frame (Fixture *f)
 {
-  g_assert_true (ui_test_wait (full_frame_shown, f, 120.0));
+  ui_test_wait_full_frame (f->window);
 }
 
 static void

@@ -39,26 +39,10 @@ view_of (Fixture *f)
   return braggscope_window_get_view (f->window);
 }
 
-/* The newest frame is a full frame of the current parameters and the view
- * shows it. */
-static gboolean
-full_frame_shown (gpointer data)
-{
-  Fixture *f = data;
-  BraggscopeSimulation *sim = sim_of (f);
-  BraggscopeFrame *frame = braggscope_simulation_get_last_frame (sim);
-
-  return frame != NULL && !braggscope_frame_get_is_preview (frame) &&
-         braggscope_frame_get_sequence (frame) >= braggscope_simulation_get_sequence (sim) &&
-         braggscope_view_get_frame (view_of (f)) == frame;
-}
-
 static BraggscopeFrame *
 wait_full_frame (Fixture *f)
 {
-  g_assert_true (ui_test_wait (full_frame_shown, f, 120.0));
-  gtk_test_widget_wait_for_draw (GTK_WIDGET (view_of (f)));
-  return braggscope_simulation_get_last_frame (sim_of (f));
+  return ui_test_wait_full_frame (f->window);
 }
 
 static void
@@ -876,7 +860,7 @@ lesson_shown (gpointer data)
   GtkWidget *panel = ui_test_find_widget (GTK_WIDGET (f->window), "lesson-panel");
 
   return panel != NULL && gtk_revealer_get_reveal_child (GTK_REVEALER (panel)) &&
-         full_frame_shown (f);
+         ui_test_full_frame_shown (f->window);
 }
 
 static void

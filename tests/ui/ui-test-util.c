@@ -227,3 +227,22 @@ ui_test_measured_frame (const char *name, const char *dir)
   g_assert_no_error (error);
   return dst;
 }
+
+gboolean
+ui_test_full_frame_shown (gpointer window)
+{
+  BraggscopeSimulation *sim = braggscope_window_get_simulation (window);
+  BraggscopeFrame *frame = braggscope_simulation_get_last_frame (sim);
+
+  return frame != NULL && !braggscope_frame_get_is_preview (frame) &&
+         braggscope_frame_get_sequence (frame) >= braggscope_simulation_get_sequence (sim) &&
+         braggscope_view_get_frame (braggscope_window_get_view (window)) == frame;
+}
+
+BraggscopeFrame *
+ui_test_wait_full_frame (BraggscopeWindow *window)
+{
+  g_assert_true (ui_test_wait (ui_test_full_frame_shown, window, 120.0));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (braggscope_window_get_view (window)));
+  return braggscope_simulation_get_last_frame (braggscope_window_get_simulation (window));
+}

@@ -6,6 +6,8 @@
 
 #include <gtk/gtk.h>
 
+#include "braggscope-window.h"
+
 G_BEGIN_DECLS
 
 /* Reads a PNG as 8-bit RGBA rows (width * 4 bytes each, no padding).  Its
@@ -37,5 +39,14 @@ void ui_test_remove_dir (const char *dir);
 /* tests/data/measured/@name.gz (a real detector frame, kept compressed),
  * decompressed into @dir; the path (free with g_free). */
 char *ui_test_measured_frame (const char *name, const char *dir);
+
+/* Whether @window (a BraggscopeWindow) shows a full frame of its
+ * simulation's current parameters: the newest frame is no preview, answers
+ * the latest change, and is the view's.  A predicate for ui_test_wait(). */
+gboolean ui_test_full_frame_shown (gpointer window);
+
+/* Waits (at most 120 s, else the test fails) until @window shows a full
+ * frame of its current parameters and the view has drawn it; that frame. */
+BraggscopeFrame *ui_test_wait_full_frame (BraggscopeWindow *window);
 
 G_END_DECLS
