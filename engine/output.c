@@ -21,11 +21,152 @@ roi_span (const nb_plan_info *in, int *f0, int *f1, int *s0, int *s1)
   return *f0 <= *f1 && *s0 <= *s1;
 }
 
+/* The statistics keep eight partial sums, one for each pixel position modulo
+ * 8 along a row, added together at the end in a fixed order, so that they
+ * are computed eight pixels at a time in GCC vector types (lane-wise IEEE
+ * operations: nothing is reassociated) and do not depend on the thread count.
+ * The reference adds in pixel order inside an OpenMP reduction, so its own
+ * last bits change with its thread count; the printed %g values (six digits)
+ * agree.  On the development machine the two passes over a 1024^2 image take
+ * 0.2 ms, where the one-accumulator loops took 1.3 ms. */
+typedef float stat_vf __attribute__ ((vector_size (16)));
+typedef float stat_vf2 __attribute__ ((vector_size (8)));
+typedef int32_t stat_vi __attribute__ ((vector_size (16)));
+typedef uint16_t stat_vh __attribute__ ((vector_size (8)));
+typedef double stat_vd __attribute__ ((vector_size (16)));
+
+/* Eight lanes: pixel j of each group of eight adds to sum[j / 2][j % 2]. */
+typedef struct
+{
+  stat_vd sum[4], sumsqr[4];
+  stat_vf max[2];
+} stat_lanes;
+
+static double
+lanes_total (const stat_vd *v)
+{
+  return ((v[0][0] + v[0][1]) + (v[1][0] + v[1][1])) + ((v[2][0] + v[2][1]) + (v[3][0] + v[3][1]));
+}
+
+static float
+lanes_max (const stat_vf *v)
+{
+  float m = v[0][0];
+
+  for (int j = 1; j < 8; j++)
+    m = v[j / 4][j % 4] > m ? v[j / 4][j % 4] : m;
+  return m;
+}
+
+/* The two halves of four floats, as doubles. */
+#define STAT_LO(x) __builtin_convertvector(__builtin_shufflevector ((x), (x), 0, 1), stat_vd)
+#define STAT_HI(x) __builtin_convertvector(__builtin_shufflevector ((x), (x), 2, 3), stat_vd)
+
+/* Adds four pixels @x to lanes 4k..4k+3 (k = 0, 1) of the local copies; the
+ * maximum keeps its value where @x is not larger (a NaN is never larger), as
+ * the reference's strict test.  The squares are float products, as there. */
+#define STAT_ADD4(k, x)                                                                            \
+  do                                                                                               \
+    {                                                                                              \
+      stat_vf x_ = (x), sq_ = x_ * x_;                                                             \
+      stat_vi larger_ = x_ > max[k];                                                               \
+                                                                                                   \
+      sum[2 * (k)] += STAT_LO (x_);                                                                \
+      sum[2 * (k) + 1] += STAT_HI (x_);                                                            \
+      sumsqr[2 * (k)] += STAT_LO (sq_);                                                            \
+      sumsqr[2 * (k) + 1] += STAT_HI (sq_);                                                        \
+      max[k] = (stat_vf) (((stat_vi) x_ & larger_) | ((stat_vi) max[k] & ~larger_));               \
+    }                                                                                              \
+  while (0)
+
+/* Adds the pixels of one row, @v[0..n), to the lanes; a pixel whose @mask
+ * entry is 0 (when @mask is not NULL) counts as 0, which changes neither the
+ * sums nor the maximum (it starts at 0).  The lanes are copied into locals
+ * (registers) for the row; the last n mod 8 pixels go through zero-padded
+ * vectors. */
+static void
+lanes_add_row (stat_lanes *l, const float *v, const uint16_t *mask, int n)
+{
+  stat_vd sum[4], sumsqr[4];
+  stat_vf max[2], x[2];
+  int f = 0;
+
+  memcpy (sum, l->sum, sizeof sum);
+  memcpy (sumsqr, l->sumsqr, sizeof sumsqr);
+  memcpy (max, l->max, sizeof max);
+  for (; f + 8 <= n; f += 8)
+    {
+      memcpy (x, v + f, sizeof x);
+      if (mask != NULL)
+        for (int k = 0; k < 2; k++)
+          {
+            stat_vh m;
+
+            memcpy (&m, mask + f + 4 * k, sizeof m);
+            x[k] = (stat_vf) ((stat_vi) x[k] & (__builtin_convertvector(m, stat_vi) != 0));
+          }
+      STAT_ADD4 (0, x[0]);
+      STAT_ADD4 (1, x[1]);
+    }
+  if (f < n)
+    {
+      float pad[8] = { 0.0f };
+
+      for (int j = 0; f + j < n; j++)
+        pad[j] = mask == NULL || mask[f + j] != 0 ? v[f + j] : 0.0f;
+      memcpy (x, pad, sizeof x);
+      STAT_ADD4 (0, x[0]);
+      STAT_ADD4 (1, x[1]);
+    }
+  memcpy (l->sum, sum, sizeof sum);
+  memcpy (l->sumsqr, sumsqr, sizeof sumsqr);
+  memcpy (l->max, max, sizeof max);
+}
+
+/* The sum of (v - mean)^2 over one row, @v[0..n), in the lanes @dev. */
+static void
+lanes_add_deviations (stat_vd *dev, const float *v, int n, double mean)
+{
+  stat_vd acc[4], t;
+  stat_vf x[2];
+  int f = 0;
+
+  memcpy (acc, dev, sizeof acc);
+  for (; f + 8 <= n; f += 8)
+    {
+      memcpy (x, v + f, sizeof x);
+      for (int k = 0; k < 2; k++)
+        {
+          t = STAT_LO (x[k]) - mean;
+          acc[2 * k] += t * t;
+          t = STAT_HI (x[k]) - mean;
+          acc[2 * k + 1] += t * t;
+        }
+    }
+  for (int j = 0; f + j < n; j++)
+    {
+      double d = v[f + j] - mean;
+
+      acc[j / 2][j % 2] += d * d;
+    }
+  memcpy (dev, acc, sizeof acc);
+}
+
+static long
+count_unmasked (const uint16_t *mask, int n)
+{
+  long count = 0;
+
+  for (int f = 0; f < n; f++)
+    count += mask[f] != 0;
+  return count;
+}
+
 /* The statistics of nb_image_statistics() from what a plan derived: @in, the
  * -mask pixels (or NULL), and the sub-pixel grid (for the position of the
- * maximum only).  The sums run in the reference's pixel order, so that the
- * printed values agree to the last bit; the loops walk the ROI's rows rather
- * than testing every pixel. */
+ * maximum only).  The maximum is the first pixel in the reference's order
+ * (rows, then fast pixels) with the largest value, as its strict comparison
+ * finds; the loops walk the ROI's rows rather than testing every pixel. */
 static void
 statistics (const nb_plan_info *in,
             const uint16_t *mask,
@@ -34,62 +175,62 @@ statistics (const nb_plan_info *in,
             const float *image,
             nb_image_stats *st)
 {
-  double sum = 0.0, sumsqr = 0.0, max_I = 0.0;
-  long sumn = 0;
-  int f0, f1, s0, s1, any = roi_span (in, &f0, &f1, &s0, &s1);
+  stat_lanes l;
+  stat_vd dev[4];
+  double sumsqr;
+  float max_I = 0.0f;
+  long sumn = 0, roi_n;
+  int f0, f1, s0, s1, max_row = -1, any = roi_span (in, &f0, &f1, &s0, &s1);
+  int n = f1 - f0 + 1;
 
   memset (st, 0, sizeof *st);
+  memset (&l, 0, sizeof l);
+  memset (dev, 0, sizeof dev);
   for (int s = s0; any && s <= s1; s++)
     {
-      const float *row = image + (size_t) s * in->fpixels;
-      const uint16_t *mask_row = mask != NULL ? mask + (size_t) s * in->fpixels : NULL;
+      const float *row = image + (size_t) s * in->fpixels + f0;
+      const uint16_t *mask_row = mask != NULL ? mask + (size_t) s * in->fpixels + f0 : NULL;
+      float row_max;
 
-      for (int f = f0; f <= f1; f++)
+      lanes_add_row (&l, row, mask_row, n);
+      sumn += mask_row != NULL ? count_unmasked (mask_row, n) : n;
+      /* the lanes' maxima only grow: a new largest value is in this row */
+      row_max = lanes_max (l.max);
+      if (row_max > max_I)
         {
-          float v = row[f];
-
-          if (mask_row != NULL && mask_row[f] == 0)
-            continue;
-          if (v > max_I)
-            {
-              int N = oversample;
-              max_I = v;
-              /* the last sub-pixel the reference evaluated for this pixel */
-              st->max_I_x = subpixel_size * (f * N + N - 1) + subpixel_size / 2.0;
-              st->max_I_y = subpixel_size * (s * N + N - 1) + subpixel_size / 2.0;
-            }
-          sum += v;
-          sumsqr += v * v; /* a float product, as in the reference */
-          ++sumn;
+          max_I = row_max;
+          max_row = s;
         }
     }
+  if (max_row >= 0)
+    {
+      const float *row = image + (size_t) max_row * in->fpixels;
+      const uint16_t *mask_row = mask != NULL ? mask + (size_t) max_row * in->fpixels : NULL;
+      int f = f0;
+
+      while (row[f] != max_I || (mask_row != NULL && mask_row[f] == 0))
+        f++;
+      /* the last sub-pixel the reference evaluated for this pixel */
+      st->max_I_x = subpixel_size * (f * oversample + oversample - 1) + subpixel_size / 2.0;
+      st->max_I_y = subpixel_size * (max_row * oversample + oversample - 1) + subpixel_size / 2.0;
+    }
   st->max_I = max_I;
-  st->sum = sum;
+  st->sum = lanes_total (l.sum);
   st->n = sumn;
   if (sumn <= 0)
     sumn = 1;
-  st->mean = sum / sumn;
+  st->mean = st->sum / sumn;
   if (sumn <= 1)
     sumn = 2;
-  st->rms = sqrt (sumsqr / (sumn - 1));
+  st->rms = sqrt (lanes_total (l.sumsqr) / (sumn - 1));
 
-  sumsqr = 0.0;
-  sumn = 0;
   for (int s = s0; any && s <= s1; s++)
-    {
-      const float *row = image + (size_t) s * in->fpixels;
-
-      for (int f = f0; f <= f1; f++)
-        {
-          double t = row[f] - st->mean;
-
-          sumsqr += t * t;
-        }
-      sumn += f1 - f0 + 1;
-    }
-  if (sumn <= 1)
-    sumn = 2;
-  st->rmsd = sqrt (sumsqr / (sumn - 1));
+    lanes_add_deviations (dev, image + (size_t) s * in->fpixels + f0, n, st->mean);
+  sumsqr = lanes_total (dev);
+  roi_n = any ? (long) n * (s1 - s0 + 1) : 0;
+  if (roi_n <= 1)
+    roi_n = 2;
+  st->rmsd = sqrt (sumsqr / (roi_n - 1));
 }
 
 void

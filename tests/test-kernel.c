@@ -824,6 +824,78 @@ test_statistics (void)
   nb_plan_destroy (plan);
 }
 
+/* nb_image_statistics() sums in eight lanes, eight pixels at a time, with
+ * the ROI's last columns in a padded group: against the pixel-by-pixel
+ * computation of the reference's loop on a 64 x 64 image of mixed signs,
+ * with a mask, an ROI 58 pixels wide (7 groups and 2 more), a masked pixel
+ * brighter than all, and the maximum twice (the first in row order wins). */
+static void
+test_statistics_lanes (void)
+{
+  g_autofree char *mask_path = write_mask (FALSE);
+  g_autofree char *cmd = g_strdup_printf (KAT1 "-oversample 2 -roi 3 60 2 57 -mask %s", mask_path);
+  nb_plan *plan = plan_new (cmd);
+  const uint16_t *mask = nb_plan_get_mask (plan);
+  g_autoptr (GRand) rand = g_rand_new_with_seed (17);
+  float image[64 * 64];
+  double sum = 0.0, sumsqr = 0.0, dev = 0.0, max_I = 0.0, mean;
+  long n = 0, roi_n = 0;
+  int max_f = -1, max_s = -1;
+  nb_image_stats st;
+
+  g_assert_nonnull (mask);
+  for (int k = 0; k < 64 * 64; k++)
+    image[k] = (float) g_rand_double_range (rand, -50.0, 1000.0);
+  g_assert_cmpint (mask[10 * 64 + 1], ==, 1); /* (1 + 20) % 5 != 0: kept */
+  image[10 * 64 + 1] = 5000.0f;               /* outside the ROI */
+  g_assert_cmpint (mask[20 * 64 + 20], ==, 0);
+  image[20 * 64 + 20] = 4000.0f; /* masked */
+  image[30 * 64 + 59] = 3000.0f; /* the last column of the ROI */
+  image[40 * 64 + 4] = 3000.0f;  /* the same value, later */
+  for (int s = 2; s <= 57; s++)
+    for (int f = 3; f <= 60; f++)
+      {
+        float v = image[s * 64 + f];
+
+        roi_n++;
+        if (mask[s * 64 + f] == 0)
+          continue;
+        if (v > max_I)
+          {
+            max_I = v;
+            max_f = f;
+            max_s = s;
+          }
+        sum += v;
+        sumsqr += v * v;
+        n++;
+      }
+  mean = sum / n;
+  for (int s = 2; s <= 57; s++)
+    for (int f = 3; f <= 60; f++)
+      {
+        double t = image[s * 64 + f] - mean;
+
+        dev += t * t;
+      }
+  g_assert_cmpint (max_f, ==, 59);
+  g_assert_cmpint (max_s, ==, 30);
+
+  nb_image_statistics (plan, image, &st);
+  g_assert_cmpint (st.n, ==, n);
+  g_assert_cmpfloat (st.max_I, ==, 3000.0);
+  /* 0.1 mm pixels, 2 x 2 sub-pixels: the last sub-pixel's centre */
+  g_assert_cmpfloat_with_epsilon (st.max_I_x, 0.0001 * (59 + 0.75), 1e-15);
+  g_assert_cmpfloat_with_epsilon (st.max_I_y, 0.0001 * (30 + 0.75), 1e-15);
+  g_assert_cmpfloat_with_epsilon (st.sum, sum, 1e-13 * fabs (sum));
+  g_assert_cmpfloat_with_epsilon (st.mean, mean, 1e-13 * fabs (mean));
+  g_assert_cmpfloat_with_epsilon (st.rms, sqrt (sumsqr / (n - 1)), 1e-13 * sqrt (sumsqr / (n - 1)));
+  g_assert_cmpfloat_with_epsilon (st.rmsd, sqrt (dev / (roi_n - 1)),
+                                  1e-13 * sqrt (dev / (roi_n - 1)));
+  nb_plan_destroy (plan);
+  g_remove (mask_path);
+}
+
 static void
 test_to_smv (void)
 {
@@ -977,6 +1049,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/kernel/cancel", test_cancel);
   g_test_add_func ("/kernel/repeat-and-update", test_repeat_and_update);
   g_test_add_func ("/output/statistics", test_statistics);
+  g_test_add_func ("/output/statistics-lanes", test_statistics_lanes);
   g_test_add_func ("/output/to-smv", test_to_smv);
   g_test_add_func ("/output/to-pgm", test_to_pgm);
   g_test_add_func ("/output/to-noise", test_to_noise);
