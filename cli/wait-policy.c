@@ -10,8 +10,8 @@
  * were busy a moment before, the creator spins in libgomp's start barrier
  * until its time slice ends while the worker waits behind it.  Measured there
  * (docs/performance.md, "The CLI process"), the same 1024^2 single-precision
- * run 60 times in a row: median 9.7-11.1 ms spinning, 6.2-6.6 ms with
- * OMP_WAIT_POLICY=passive exported.
+ * run 60 times in a row: median 8.5-9.4 ms spinning (quartiles up to 17 ms),
+ * 5.2-5.9 ms with OMP_WAIT_POLICY=passive exported.
  *
  * libgomp reads the policy only from the environment, in its constructor,
  * before main(): a setenv() in main() is too late, and one from the
@@ -21,9 +21,10 @@
  * function executes the program again, once, with OMP_WAIT_POLICY=passive
  * added to that environment: nothing of the program has run yet (no
  * library constructor, no file opened), the process keeps its ID, standard
- * streams and arguments, and the second start costs about 0.3 ms there
- * (the run above: 7.3 ms median).  An exported OMP_WAIT_POLICY (any value)
- * or GOMP_SPINCOUNT is left alone and nothing is executed again; if the
+ * streams and arguments, and the second start costs about 0.75 ms there
+ * (the run above: 6.1-6.8 ms median, quartiles within 0.6 ms).  An exported OMP_WAIT_POLICY (any value)
+ * or GOMP_SPINCOUNT is left alone and nothing is executed again, as under
+ * valgrind (which would run the second start outside itself); if the
  * execution fails the program goes on as it is, with libgomp's default.
  *
  * GCC's libgomp only: LLVM's libomp reads its settings at their first use
@@ -32,6 +33,7 @@
 #if defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && defined(__ELF__) &&          \
     defined(_OPENMP)
 
+#include <stdint.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <unistd.h>
@@ -40,6 +42,8 @@ enum
 {
   MAX_ENV = 4096 /* entries copied on the stack; a larger environment is left as it is */
 };
+
+extern void _start (void); /* the program's entry point (crt1.o) */
 
 static void
 wait_policy_passive (int argc, char **argv, char **envp)
@@ -50,11 +54,18 @@ wait_policy_passive (int argc, char **argv, char **envp)
   size_t n = 0;
 
   (void) argc;
+  /* Started as "ld.so nanobragg ...", glibc's loader gives the program's own
+   * AT_EXECFN and entry point; a loader that left the kernel's would name
+   * itself, and its entry point is not this program's. */
+  if (self == NULL || getauxval (AT_ENTRY) != (unsigned long) (uintptr_t) &_start)
+    return;
   for (; envp[n] != NULL; n++)
     if (strncmp (envp[n], "OMP_WAIT_POLICY=", 16) == 0 ||
-        strncmp (envp[n], "GOMP_SPINCOUNT=", 15) == 0)
+        strncmp (envp[n], "GOMP_SPINCOUNT=", 15) == 0 ||
+        /* under valgrind, which would run the second start outside itself */
+        (strncmp (envp[n], "LD_PRELOAD=", 11) == 0 && strstr (envp[n], "vgpreload") != NULL))
       return;
-  if (self == NULL || n >= MAX_ENV)
+  if (n >= MAX_ENV)
     return;
   {
     char *env[n + 2];

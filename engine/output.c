@@ -239,6 +239,25 @@ nb_image_statistics (const nb_plan *plan, const float *image, nb_image_stats *st
   statistics (&plan->info, plan->mask, plan->det.oversample, plan->det.subpixel_size, image, st);
 }
 
+/* Zeroes the pixels of @out (@elem bytes each) outside the ROI span [f0, f1]
+ * x [s0, s1] (roi_span), so that the conversions write each pixel once. */
+static void
+clear_outside_span (void *out, size_t elem, const nb_plan_info *in, int f0, int f1, int s0, int s1)
+{
+  unsigned char *b = out;
+  size_t row = (size_t) in->fpixels * elem;
+
+  memset (b, 0, (size_t) s0 * row);
+  memset (b + (size_t) (s1 + 1) * row, 0, (size_t) (in->spixels - s1 - 1) * row);
+  if (f0 > 0 || f1 < in->fpixels - 1)
+    for (int s = s0; s <= s1; s++)
+      {
+        memset (b + (size_t) s * row, 0, (size_t) f0 * elem);
+        memset (b + (size_t) s * row + (size_t) (f1 + 1) * elem, 0,
+                (size_t) (in->fpixels - f1 - 1) * elem);
+      }
+}
+
 static double
 image_to_smv (const nb_plan_info *in,
               const float *image,
@@ -255,10 +274,13 @@ image_to_smv (const nb_plan_info *in,
       if (st->max_I > 0.0)
         scale = 55000.0 / st->max_I;
     }
-  memset (out, 0, (size_t) in->fpixels * in->spixels * sizeof (uint16_t));
   if (!roi_span (in, &f0, &f1, &s0, &s1))
-    return scale;
-    /* each pixel on its own: rows in parallel give the same bytes */
+    {
+      memset (out, 0, (size_t) in->fpixels * in->spixels * sizeof (uint16_t));
+      return scale;
+    }
+  clear_outside_span (out, sizeof (uint16_t), in, f0, f1, s0, s1);
+  /* each pixel on its own: rows in parallel give the same bytes */
 #pragma omp parallel for schedule(static) if ((double) (s1 - s0 + 1) * (f1 - f0 + 1) > 65536.0)
   for (int s = s0; s <= s1; s++)
     {
@@ -367,9 +389,12 @@ nb_image_to_pgm (const nb_plan *plan,
       if (st->rmsd > 0.0)
         scale = 250.0 / (5.0 * st->rmsd);
     }
-  memset (out, 0, (size_t) in->fpixels * in->spixels);
   if (!roi_span (in, &f0, &f1, &s0, &s1))
-    return scale;
+    {
+      memset (out, 0, (size_t) in->fpixels * in->spixels);
+      return scale;
+    }
+  clear_outside_span (out, 1, in, f0, f1, s0, s1);
 #pragma omp parallel for schedule(static) if ((double) (s1 - s0 + 1) * (f1 - f0 + 1) > 65536.0)
   for (int s = s0; s <= s1; s++)
     {
