@@ -79,7 +79,7 @@ static const char usage_text[] =
     "\t--out PREFIX\t\tfiles PREFIX_000001.cbf ... (default 'frame'); also PREFIX_series.json\n"
     "\t\t\t\t(the series: every frame's flags), PREFIX_summary.json (the run) and,\n"
     "\t\t\t\tfor nexus without --sweep, PREFIX_master.h5\n"
-    "\t--format LIST\t\tcomma-separated, default cbf:\n"
+    "\t--format LIST\t\tcomma-separated, default cbf (smv in a build without CBFlib):\n"
     "\t\t\tcbf\tminiCBF (CBFlib) with the Pilatus header: pixel size, sensor thickness,\n"
     "\t\t\t\texposure, count cutoff, wavelength, distance, Beam_xy, start angle and\n"
     "\t\t\t\tincrement; byte-offset compressed, MD5 digest\n"
@@ -478,7 +478,8 @@ parse_formats (series_config *c, const char *list)
 static int
 parse_command_line (series_config *c, bench_options *b, int argc, char **argv)
 {
-  const char *formats = "cbf";
+  /* the detector format of the field where this build writes it, else nanoBragg's own */
+  const char *formats = nb_cbf_available () ? "cbf" : "smv";
   int rc;
 
   c->base = malloc (sizeof *c->base * (size_t) (argc + 1));
