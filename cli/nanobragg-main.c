@@ -54,8 +54,9 @@ static const char usage_tail[] =
     "\n"
     "Environment: NANOBRAGG_LENIENT=1 is -lenient; NB_BACKEND=cpu keeps -backend auto on the\n"
     "CPU.  OpenMP's threads sleep when they wait (OMP_WAIT_POLICY=passive): unless\n"
-    "OMP_WAIT_POLICY or GOMP_SPINCOUNT is exported, the program starts itself once more, before\n"
-    "any library starts, with the policy added (GCC's libgomp reads it only then).\n"
+    "OMP_WAIT_POLICY or GOMP_SPINCOUNT is exported or one thread runs (OMP_NUM_THREADS=1, one\n"
+    "CPU), the program starts itself once more, before any library starts, with the policy\n"
+    "added (GCC's libgomp reads it only then).\n"
     "\n"
     "Exit status: 0 success, 1 failure (files, memory, output), 2 bad command line.\n";
 

@@ -23,7 +23,8 @@
  * library constructor, no file opened), the process keeps its ID, standard
  * streams and arguments, and the second start costs about 0.75 ms there
  * (the run above: 6.1-6.8 ms median, quartiles within 0.6 ms).  An exported OMP_WAIT_POLICY (any value)
- * or GOMP_SPINCOUNT is left alone and nothing is executed again, as under
+ * or GOMP_SPINCOUNT is left alone and nothing is executed again, as with one
+ * thread (OMP_NUM_THREADS=1 or one CPU allowed: nobody waits) and under
  * valgrind (which would run the second start outside itself); if the
  * execution fails the program goes on as it is, with libgomp's default.
  *
@@ -33,6 +34,7 @@
 #if defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && defined(__ELF__) &&          \
     defined(_OPENMP)
 
+#include <sched.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -51,6 +53,7 @@ wait_policy_passive (int argc, char **argv, char **envp)
   static char passive[] = "OMP_WAIT_POLICY=passive";
   /* the path the program was started with, relative to the same working folder */
   const char *self = (const char *) getauxval (AT_EXECFN);
+  cpu_set_t cpus;
   size_t n = 0;
 
   (void) argc;
@@ -62,10 +65,12 @@ wait_policy_passive (int argc, char **argv, char **envp)
   for (; envp[n] != NULL; n++)
     if (strncmp (envp[n], "OMP_WAIT_POLICY=", 16) == 0 ||
         strncmp (envp[n], "GOMP_SPINCOUNT=", 15) == 0 ||
+        /* one thread: nobody waits (a cluster's many single-thread jobs) */
+        strcmp (envp[n], "OMP_NUM_THREADS=1") == 0 ||
         /* under valgrind, which would run the second start outside itself */
         (strncmp (envp[n], "LD_PRELOAD=", 11) == 0 && strstr (envp[n], "vgpreload") != NULL))
       return;
-  if (n >= MAX_ENV)
+  if (n >= MAX_ENV || (sched_getaffinity (0, sizeof cpus, &cpus) == 0 && CPU_COUNT (&cpus) == 1))
     return;
   {
     char *env[n + 2];

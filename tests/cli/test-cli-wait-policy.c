@@ -3,16 +3,19 @@
  * report, which it prints as it starts, says which policy and spin count the
  * program's threads got.  Skipped where the OpenMP runtime is not libgomp (it
  * prints no GOMP_SPINCOUNT line). */
+#define _GNU_SOURCE /* sched_getaffinity */
 #include <glib.h>
 
+#include <sched.h>
 #include <string.h>
 #include <sys/wait.h>
 
 static const char *cli;
 
 /* The value libgomp reports for @name ("GOMP_SPINCOUNT" ...) when nanobragg
- * -h runs with @set (NAME=VALUE, or NULL) in an environment that has neither
- * OMP_WAIT_POLICY nor GOMP_SPINCOUNT otherwise; NULL when it reports none.
+ * -h runs with @set (NAME=VALUE, or NULL) in an environment that has none of
+ * OMP_WAIT_POLICY, GOMP_SPINCOUNT and OMP_NUM_THREADS otherwise; NULL when it
+ * reports none.
  * *@reports: how many OMP_DISPLAY_ENV reports the run printed. */
 static char *
 reported (const char *set, const char *name, int *reports)
@@ -26,6 +29,7 @@ reported (const char *set, const char *name, int *reports)
 
   env = g_environ_unsetenv (env, "OMP_WAIT_POLICY");
   env = g_environ_unsetenv (env, "GOMP_SPINCOUNT");
+  env = g_environ_unsetenv (env, "OMP_NUM_THREADS");
   env = g_environ_setenv (env, "OMP_DISPLAY_ENV", "verbose", TRUE);
   if (set != NULL)
     {
@@ -46,6 +50,15 @@ reported (const char *set, const char *name, int *reports)
   return g_strndup (at, strcspn (at, "'"));
 }
 
+/* The CPUs this process (and so the program it starts) may run on. */
+static int
+cpus_allowed (void)
+{
+  cpu_set_t set;
+
+  return sched_getaffinity (0, sizeof set, &set) == 0 ? CPU_COUNT (&set) : 1;
+}
+
 static void
 test_passive_by_default (void)
 {
@@ -56,6 +69,11 @@ test_passive_by_default (void)
   if (spin == NULL)
     {
       g_test_skip ("the OpenMP runtime is not libgomp");
+      return;
+    }
+  if (cpus_allowed () < 2)
+    {
+      g_test_skip ("one CPU: one thread, nobody waits");
       return;
     }
   /* one report: the first start executed the program again before libgomp started */
@@ -86,6 +104,22 @@ test_user_policy_kept (void)
   g_assert_cmpstr (own, ==, "12345");
 }
 
+/* One thread: nobody waits, so there is no second start (libgomp's default). */
+static void
+test_one_thread (void)
+{
+  int reports;
+  g_autofree char *spin = reported ("OMP_NUM_THREADS=1", "GOMP_SPINCOUNT", &reports);
+
+  if (spin == NULL)
+    {
+      g_test_skip ("the OpenMP runtime is not libgomp");
+      return;
+    }
+  g_assert_cmpint (reports, ==, 1);
+  g_assert_cmpstr (spin, !=, "0");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -98,5 +132,6 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/cli/wait-policy/passive-by-default", test_passive_by_default);
   g_test_add_func ("/cli/wait-policy/user-policy-kept", test_user_policy_kept);
+  g_test_add_func ("/cli/wait-policy/one-thread", test_one_thread);
   return g_test_run ();
 }
