@@ -49,19 +49,12 @@ wait_full_frame (Fixture *f)
 static void
 fixture_setup (Fixture *f, gconstpointer data)
 {
-  g_autoptr (BraggscopeSimulation) sim = NULL;
   g_autoptr (GError) error = NULL;
   g_auto (GStrv) still = g_strsplit (STILL, " ", -1);
 
-  sim = braggscope_simulation_new_default_scene (&error);
-  g_assert_no_error (error);
-  g_assert_true (braggscope_simulation_set_from_args (sim, (const char *const *) still, &error));
-  f->window = g_object_ref (braggscope_window_new (app, sim));
-  gtk_window_set_default_size (GTK_WINDOW (f->window), 1000, 700);
-  gtk_window_present (GTK_WINDOW (f->window));
+  f->window = ui_test_open_window (app, (const char *const *) still, 1000, 700);
   f->tmpdir = g_dir_make_tmp ("braggscope-measured-ui-XXXXXX", &error);
   g_assert_no_error (error);
-  wait_full_frame (f);
 }
 
 static void
@@ -76,8 +69,7 @@ fixture_teardown (Fixture *f, gconstpointer data)
 static void
 activate (Fixture *f, const char *action, GVariant *parameter)
 {
-  g_assert_true (g_action_group_has_action (G_ACTION_GROUP (f->window), action));
-  g_action_group_activate_action (G_ACTION_GROUP (f->window), action, parameter);
+  ui_test_activate (f->window, action, parameter);
 }
 
 static gboolean

@@ -48,21 +48,12 @@ wait_full_frame (Fixture *f)
 static void
 fixture_setup (Fixture *f, gconstpointer data)
 {
-  g_autoptr (BraggscopeSimulation) sim = NULL;
   g_autoptr (GError) error = NULL;
 
-  sim = braggscope_simulation_new_default_scene (&error);
-  g_assert_no_error (error);
-  g_assert_true (braggscope_simulation_set_from_args (sim, small_scene, &error));
-  g_assert_no_error (error);
-
   /* A reference of our own: a test may close (destroy) the window. */
-  f->window = g_object_ref (braggscope_window_new (app, sim));
-  gtk_window_set_default_size (GTK_WINDOW (f->window), 1200, 800);
-  gtk_window_present (GTK_WINDOW (f->window));
+  f->window = ui_test_open_window (app, small_scene, 1200, 800);
   f->tmpdir = g_dir_make_tmp ("braggscope-ui-XXXXXX", &error);
   g_assert_no_error (error);
-  wait_full_frame (f);
 }
 
 static void
@@ -95,8 +86,7 @@ file_exists (gpointer data)
 static void
 activate (Fixture *f, const char *action, GVariant *parameter)
 {
-  g_assert_true (g_action_group_has_action (G_ACTION_GROUP (f->window), action));
-  g_action_group_activate_action (G_ACTION_GROUP (f->window), action, parameter);
+  ui_test_activate (f->window, action, parameter);
 }
 
 static guint8 *

@@ -246,3 +246,28 @@ ui_test_wait_full_frame (BraggscopeWindow *window)
   gtk_test_widget_wait_for_draw (GTK_WIDGET (braggscope_window_get_view (window)));
   return braggscope_simulation_get_last_frame (braggscope_window_get_simulation (window));
 }
+
+BraggscopeWindow *
+ui_test_open_window (BraggscopeApplication *app, const char *const *args, int width, int height)
+{
+  g_autoptr (BraggscopeSimulation) sim = NULL;
+  g_autoptr (GError) error = NULL;
+  BraggscopeWindow *window;
+
+  sim = braggscope_simulation_new_default_scene (&error);
+  g_assert_no_error (error);
+  g_assert_true (braggscope_simulation_set_from_args (sim, args, &error));
+  g_assert_no_error (error);
+  window = g_object_ref (braggscope_window_new (app, sim));
+  gtk_window_set_default_size (GTK_WINDOW (window), width, height);
+  gtk_window_present (GTK_WINDOW (window));
+  ui_test_wait_full_frame (window);
+  return window;
+}
+
+void
+ui_test_activate (BraggscopeWindow *window, const char *name, GVariant *parameter)
+{
+  g_assert_true (g_action_group_has_action (G_ACTION_GROUP (window), name));
+  g_action_group_activate_action (G_ACTION_GROUP (window), name, parameter);
+}

@@ -49,4 +49,13 @@ gboolean ui_test_full_frame_shown (gpointer window);
  * frame of its current parameters and the view has drawn it; that frame. */
 BraggscopeFrame *ui_test_wait_full_frame (BraggscopeWindow *window);
 
+/* A viewer window of @app on the default scene changed by the nanoBragg flags
+ * @args, @width x @height, presented, once it shows its first full frame.
+ * The caller owns a reference (a test may close, and so destroy, it). */
+BraggscopeWindow *
+ui_test_open_window (BraggscopeApplication *app, const char *const *args, int width, int height);
+
+/* Activates @window's action @name (which must exist) with @parameter. */
+void ui_test_activate (BraggscopeWindow *window, const char *name, GVariant *parameter);
+
 G_END_DECLS
