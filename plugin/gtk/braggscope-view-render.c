@@ -146,31 +146,9 @@ braggscope_render_rgba (BraggscopeFrame *frame,
                         int *width,
                         int *height)
 {
-  BraggscopeOverlayGeometry geom;
-  BraggscopeGeometry *geometry;
-  const float *data;
-  guint8 *rgba;
-  gsize n;
-  int w, h;
-
-  g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (frame), NULL);
-  g_return_val_if_fail (display != NULL, NULL);
-  g_return_val_if_fail (width != NULL && height != NULL, NULL);
-
-  w = braggscope_frame_get_width (frame);
-  h = braggscope_frame_get_height (frame);
-  data = braggscope_frame_get_data (frame, &n);
-  rgba = g_malloc (MAX (n, 1) * 4);
-  braggscope_colormap_apply (display, data, n, rgba);
-
-  geometry = braggscope_frame_get_geometry (frame);
-  if ((show_rings || show_beam_center) && geometry != NULL &&
-      _braggscope_overlay_geometry_init (&geom, geometry, w, h))
-    _braggscope_overlay_draw_into_rgba (&geom, show_rings, show_beam_center, NULL,
-                                        display->colormap, rgba, w, h);
-  *width = w;
-  *height = h;
-  return rgba;
+  /* the annotated image without labels, at the default ring resolutions */
+  return braggscope_render_annotated_rgba (frame, display, show_rings, show_beam_center, NULL, 0,
+                                           width, height);
 }
 
 /**
