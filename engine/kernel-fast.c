@@ -324,26 +324,6 @@ preview_row (const row_renderer *r, int s, int f_begin, int f_end, int k, float 
     }
 }
 
-/* Zeroes what execute does not write: rows and columns outside the ROI. */
-static void
-clear_outside_roi (
-    float *image, int fpixels, int spixels, int f_begin, int f_end, int s_begin, int s_end)
-{
-  if (s_begin > 0)
-    memset (image, 0, (size_t) s_begin * fpixels * sizeof (float));
-  if (s_end < spixels)
-    memset (image + (size_t) s_end * fpixels, 0,
-            (size_t) (spixels - s_end) * fpixels * sizeof (float));
-  if (f_begin > 0 || f_end < fpixels)
-    for (int s = s_begin; s < s_end; s++)
-      {
-        float *row = image + (size_t) s * fpixels;
-
-        memset (row, 0, (size_t) f_begin * sizeof (float));
-        memset (row + f_end, 0, (size_t) (fpixels - f_end) * sizeof (float));
-      }
-}
-
 /* Renders tile @t (rows [s0, s1)): whole rows, or blocks of k x k for a
  * preview; masked pixels are zeroed. */
 static void
@@ -411,7 +391,8 @@ nb_kernel_execute_fast (nb_plan *plan, float *image, const nb_exec_options *opts
       memset (image, 0, (size_t) fpixels * spixels * sizeof (float));
       return NB_OK;
     }
-  clear_outside_roi (image, fpixels, spixels, f_begin, f_end, s_begin, s_end);
+  /* what execute does not write: rows and columns outside the ROI */
+  nb_clear_outside_span (image, sizeof (float), fpixels, spixels, f_begin, f_end, s_begin, s_end);
 
 #pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads()) if (ntiles > 1)
   {

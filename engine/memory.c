@@ -7,8 +7,10 @@
  * so the same buffer takes two faults.
  */
 #include "nanobragg.h"
+#include "nb-private.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #define HUGE_PAGE ((size_t) 2 << 20)
@@ -29,4 +31,29 @@ nb_alloc_large (size_t bytes)
   madvise (p, bytes, MADV_HUGEPAGE); /* advice only: ignored where unsupported */
 #endif
   return p;
+}
+
+void
+nb_clear_outside_span (void *image,
+                       size_t elem,
+                       int fpixels,
+                       int spixels,
+                       int f_begin,
+                       int f_end,
+                       int s_begin,
+                       int s_end)
+{
+  unsigned char *b = image;
+  size_t row = (size_t) fpixels * elem;
+
+  if (s_begin > 0)
+    memset (b, 0, (size_t) s_begin * row);
+  if (s_end < spixels)
+    memset (b + (size_t) s_end * row, 0, (size_t) (spixels - s_end) * row);
+  if (f_begin > 0 || f_end < fpixels)
+    for (int s = s_begin; s < s_end; s++)
+      {
+        memset (b + (size_t) s * row, 0, (size_t) f_begin * elem);
+        memset (b + (size_t) s * row + (size_t) f_end * elem, 0, (size_t) (fpixels - f_end) * elem);
+      }
 }

@@ -149,6 +149,19 @@ nb_reserve (void *ptr, size_t *cap, size_t bytes)
   return 1;
 }
 
+/* nb_clear_outside_span: zeroes the pixels of @image (@fpixels x @spixels,
+ * @elem bytes each) outside fast [@f_begin, @f_end) x slow [@s_begin,
+ * @s_end): the part of an image that the kernels and the conversions, which
+ * write only the ROI, leave alone.  memory.c. */
+void nb_clear_outside_span (void *image,
+                            size_t elem,
+                            int fpixels,
+                            int spixels,
+                            int f_begin,
+                            int f_end,
+                            int s_begin,
+                            int s_end);
+
 /* ------------------------------------------------------------------------- */
 /* Stage results. */
 

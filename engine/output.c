@@ -81,14 +81,16 @@ lanes_max (const stat_vf *v)
 
 /* Adds the pixels of one row, @v[0..n), to the lanes; a pixel whose @mask
  * entry is 0 (when @mask is not NULL) counts as 0, which changes neither the
- * sums nor the maximum (it starts at 0).  The lanes are copied into locals
- * (registers) for the row; the last n mod 8 pixels go through zero-padded
- * vectors. */
-static void
+ * sums nor the maximum (it starts at 0).  Returns the row's pixels not masked.
+ * The lanes are copied into locals (registers) for the row; the last n mod 8
+ * pixels go through zero-padded vectors. */
+static long
 lanes_add_row (stat_lanes *l, const float *v, const uint16_t *mask, int n)
 {
   stat_vd sum[4], sumsqr[4];
   stat_vf max[2], x[2];
+  stat_vi kept = { 0 }; /* minus the unmasked pixels, lane by lane */
+  long count = mask != NULL ? 0 : n;
   int f = 0;
 
   memcpy (sum, l->sum, sizeof sum);
@@ -101,9 +103,12 @@ lanes_add_row (stat_lanes *l, const float *v, const uint16_t *mask, int n)
         for (int k = 0; k < 2; k++)
           {
             stat_vh m;
+            stat_vi keep;
 
             memcpy (&m, mask + f + 4 * k, sizeof m);
-            x[k] = (stat_vf) ((stat_vi) x[k] & (__builtin_convertvector(m, stat_vi) != 0));
+            keep = __builtin_convertvector(m, stat_vi) != 0;
+            kept += keep;
+            x[k] = (stat_vf) ((stat_vi) x[k] & keep);
           }
       STAT_ADD4 (0, x[0]);
       STAT_ADD4 (1, x[1]);
@@ -113,7 +118,10 @@ lanes_add_row (stat_lanes *l, const float *v, const uint16_t *mask, int n)
       float pad[8] = { 0.0f };
 
       for (int j = 0; f + j < n; j++)
-        pad[j] = mask == NULL || mask[f + j] != 0 ? v[f + j] : 0.0f;
+        {
+          pad[j] = mask == NULL || mask[f + j] != 0 ? v[f + j] : 0.0f;
+          count += mask != NULL && mask[f + j] != 0;
+        }
       memcpy (x, pad, sizeof x);
       STAT_ADD4 (0, x[0]);
       STAT_ADD4 (1, x[1]);
@@ -121,6 +129,7 @@ lanes_add_row (stat_lanes *l, const float *v, const uint16_t *mask, int n)
   memcpy (l->sum, sum, sizeof sum);
   memcpy (l->sumsqr, sumsqr, sizeof sumsqr);
   memcpy (l->max, max, sizeof max);
+  return count - (kept[0] + kept[1] + kept[2] + kept[3]);
 }
 
 /* The sum of (v - mean)^2 over one row, @v[0..n), in the lanes @dev. */
@@ -150,16 +159,6 @@ lanes_add_deviations (stat_vd *dev, const float *v, int n, double mean)
       acc[j / 2][j % 2] += d * d;
     }
   memcpy (dev, acc, sizeof acc);
-}
-
-static long
-count_unmasked (const uint16_t *mask, int n)
-{
-  long count = 0;
-
-  for (int f = 0; f < n; f++)
-    count += mask[f] != 0;
-  return count;
 }
 
 /* The statistics of nb_image_statistics() from what a plan derived: @in, the
@@ -192,8 +191,7 @@ statistics (const nb_plan_info *in,
       const uint16_t *mask_row = mask != NULL ? mask + (size_t) s * in->fpixels + f0 : NULL;
       float row_max;
 
-      lanes_add_row (&l, row, mask_row, n);
-      sumn += mask_row != NULL ? count_unmasked (mask_row, n) : n;
+      sumn += lanes_add_row (&l, row, mask_row, n);
       /* the lanes' maxima only grow: a new largest value is in this row */
       row_max = lanes_max (l.max);
       if (row_max > max_I)
@@ -239,25 +237,6 @@ nb_image_statistics (const nb_plan *plan, const float *image, nb_image_stats *st
   statistics (&plan->info, plan->mask, plan->det.oversample, plan->det.subpixel_size, image, st);
 }
 
-/* Zeroes the pixels of @out (@elem bytes each) outside the ROI span [f0, f1]
- * x [s0, s1] (roi_span), so that the conversions write each pixel once. */
-static void
-clear_outside_span (void *out, size_t elem, const nb_plan_info *in, int f0, int f1, int s0, int s1)
-{
-  unsigned char *b = out;
-  size_t row = (size_t) in->fpixels * elem;
-
-  memset (b, 0, (size_t) s0 * row);
-  memset (b + (size_t) (s1 + 1) * row, 0, (size_t) (in->spixels - s1 - 1) * row);
-  if (f0 > 0 || f1 < in->fpixels - 1)
-    for (int s = s0; s <= s1; s++)
-      {
-        memset (b + (size_t) s * row, 0, (size_t) f0 * elem);
-        memset (b + (size_t) s * row + (size_t) (f1 + 1) * elem, 0,
-                (size_t) (in->fpixels - f1 - 1) * elem);
-      }
-}
-
 static double
 image_to_smv (const nb_plan_info *in,
               const float *image,
@@ -279,7 +258,7 @@ image_to_smv (const nb_plan_info *in,
       memset (out, 0, (size_t) in->fpixels * in->spixels * sizeof (uint16_t));
       return scale;
     }
-  clear_outside_span (out, sizeof (uint16_t), in, f0, f1, s0, s1);
+  nb_clear_outside_span (out, sizeof (uint16_t), in->fpixels, in->spixels, f0, f1 + 1, s0, s1 + 1);
   /* each pixel on its own: rows in parallel give the same bytes */
 #pragma omp parallel for schedule(static) if ((double) (s1 - s0 + 1) * (f1 - f0 + 1) > 65536.0)
   for (int s = s0; s <= s1; s++)
@@ -394,7 +373,7 @@ nb_image_to_pgm (const nb_plan *plan,
       memset (out, 0, (size_t) in->fpixels * in->spixels);
       return scale;
     }
-  clear_outside_span (out, 1, in, f0, f1, s0, s1);
+  nb_clear_outside_span (out, 1, in->fpixels, in->spixels, f0, f1 + 1, s0, s1 + 1);
 #pragma omp parallel for schedule(static) if ((double) (s1 - s0 + 1) * (f1 - f0 + 1) > 65536.0)
   for (int s = s0; s <= s1; s++)
     {
