@@ -256,44 +256,6 @@ check_outputs (const nb_params *p, nb_error *err)
   return 0;
 }
 
-/* The first non-finite pixel, or -1: such an image is an error, never an
- * output.  Blocks of pixels are tested first for an exponent with every bit
- * set (an infinity or a NaN) in a loop the compiler vectorises, 0.05 ms for
- * 1024^2 pixels where isfinite() pixel by pixel took 0.5 ms; only a block
- * that has one is looked at pixel by pixel. */
-static long
-first_non_finite (const float *image, size_t n, size_t *count)
-{
-  enum
-  {
-    BLOCK = 4096
-  };
-  long first = -1;
-
-  *count = 0;
-  for (size_t b = 0; b < n; b += BLOCK)
-    {
-      size_t e = n - b < BLOCK ? n : b + BLOCK;
-      uint32_t any = 0;
-
-      for (size_t i = b; i < e; i++)
-        {
-          uint32_t bits;
-
-          memcpy (&bits, image + i, sizeof bits);
-          any |= (bits & 0x7f800000u) == 0x7f800000u;
-        }
-      for (size_t i = b; any && i < e; i++)
-        if (!isfinite (image[i]))
-          {
-            if (first < 0)
-              first = (long) i;
-            (*count)++;
-          }
-    }
-  return first;
-}
-
 static char *
 join_command_line (int argc, char **argv)
 {
@@ -423,7 +385,7 @@ static int
 check_finite (const nb_plan_info *in, const nb_params *params, const float *image, size_t npix)
 {
   size_t bad;
-  long first = first_non_finite (image, npix, &bad);
+  long first = nb_image_first_non_finite (image, npix, &bad);
 
   if (first >= 0 && in->comment_sources > 0)
     {

@@ -495,6 +495,7 @@ render_slot (worker *w, const series_config *c, long index, frame_slot *s, nb_er
   int argc = 0;
   nb_exec_options exec = { 0 };
   size_t npix;
+  long bad;
   nb_status st;
   const nb_params *p;
 
@@ -542,13 +543,16 @@ render_slot (worker *w, const series_config *c, long index, frame_slot *s, nb_er
   exec.threads = c->threads > 0 ? c->threads : 0;
   if ((st = nb_plan_execute (w->plan, s->image, &exec, err)) != NB_OK)
     return st;
-  for (size_t i = 0; i < npix; i++)
-    if (!isfinite (s->image[i]))
+  if ((bad = nb_image_first_non_finite (s->image, npix, NULL)) >= 0)
+    {
+      size_t i = (size_t) bad;
+
       return nb_error_set (err, NB_ERR_INVALID,
                            "pixel (fast %zu, slow %zu) is %g: nothing written; check the flags "
                            "that scale intensities",
                            i % (size_t) s->info.fpixels, i / (size_t) s->info.fpixels,
                            (double) s->image[i]);
+    }
 
   if (c->formats & (FMT_CBF | FMT_NEXUS | FMT_SMV))
     {

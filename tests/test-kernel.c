@@ -5,6 +5,8 @@
  * statistics and conversions (§19). */
 #include <glib.h>
 #include <glib/gstdio.h>
+
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -896,6 +898,30 @@ test_statistics_lanes (void)
   g_remove (mask_path);
 }
 
+/* nb_image_first_non_finite: blocks of 4096 pixels are screened first; the
+ * first bad pixel and the count across blocks, a block's last pixel, and a
+ * finite image (the largest float, a subnormal, -0). */
+static void
+test_first_non_finite (void)
+{
+  size_t n = 3 * 4096 + 17, count = 99;
+  g_autofree float *image = g_new0 (float, n);
+
+  image[0] = FLT_MAX;
+  image[1] = -FLT_MAX;
+  image[2] = FLT_TRUE_MIN;
+  image[3] = -0.0f;
+  g_assert_cmpint (nb_image_first_non_finite (image, n, &count), ==, -1);
+  g_assert_cmpuint (count, ==, 0);
+  image[4095] = INFINITY;
+  image[8200] = NAN;
+  image[n - 1] = -INFINITY;
+  g_assert_cmpint (nb_image_first_non_finite (image, n, &count), ==, 4095);
+  g_assert_cmpuint (count, ==, 3);
+  g_assert_cmpint (nb_image_first_non_finite (image + 4096, n - 4096, NULL), ==, 8200 - 4096);
+  g_assert_cmpint (nb_image_first_non_finite (image, 4095, &count), ==, -1);
+}
+
 static void
 test_to_smv (void)
 {
@@ -1050,6 +1076,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/kernel/repeat-and-update", test_repeat_and_update);
   g_test_add_func ("/output/statistics", test_statistics);
   g_test_add_func ("/output/statistics-lanes", test_statistics_lanes);
+  g_test_add_func ("/output/first-non-finite", test_first_non_finite);
   g_test_add_func ("/output/to-smv", test_to_smv);
   g_test_add_func ("/output/to-pgm", test_to_pgm);
   g_test_add_func ("/output/to-noise", test_to_noise);

@@ -622,6 +622,12 @@ extern "C"
  * quirk Q-25).  @mask may be NULL. */
   void nb_image_statistics (const nb_plan *plan, const float *image, nb_image_stats *st);
 
+  /* nb_image_first_non_finite: the index of the first of the @n pixels of
+ * @image that is an infinity or a NaN, or -1 when all are finite; *@count
+ * (when @count is not NULL) gets how many are.  Such an image is an error,
+ * never an output (nanobragg and nanobragg-series refuse to write it). */
+  long nb_image_first_non_finite (const float *image, size_t n, size_t *count);
+
   /* nb_image_to_smv: uint16 pixels: ROI pixels floorf(v*scale + adc + 0.5)
  * clamped to [0, 65535] (Q-31), others 0.  @scale <= 0 means auto
  * (55000/max_I, 1 when max_I is 0).  Returns the scale used. */
