@@ -403,12 +403,6 @@ test_sizes (void)
   }
 }
 
-typedef struct
-{
-  GtkWidget *window;
-  BraggscopeView *view;
-} Shown;
-
 static gboolean
 view_ready (gpointer data)
 {
