@@ -1,10 +1,12 @@
 /* nanobragg-series-private.h: what the files of nanobragg-series share:
  * nanobragg-series.c (the command line, the frames' flags, the run, main),
  * series-mpi.c (MPI, or one process), series-output.c (the files, one
- * frame, the writer thread) and series-bench.c (--bench). */
+ * frame, the writer thread), series-files.c (the series file, the prefix's
+ * lock, --resume's checks of a frame's files) and series-bench.c (--bench). */
 #pragma once
 
 #include "nanobragg.h"
+#include "nb-fingerprint.h"
 #include "nb-frame-write.h"
 
 #include <pthread.h>
@@ -26,6 +28,15 @@
 /* a seed no command line gives (the parser keeps |-seed| below 2^31), and
  * whose negation is still a long */
 #define SEED_NOT_GIVEN (-3000000000L)
+/* what a process holds per pixel beyond the plan's own: two frames in flight
+ * (float image, 16-bit and 32-bit counts: 2 x 10 bytes) and one frame's file
+ * being encoded or checked (its bytes, at most about 8 per pixel compressed,
+ * and libhdf5's copy of them) */
+#define SERIES_BYTES_PER_PIXEL 36.0
+/* a NeXus master file holds a link and a virtual-dataset mapping per frame
+ * (libhdf5 took 70 us and 15 kB of memory per frame building one): not
+ * written for longer series */
+#define MASTER_MAX_FRAMES 10000L
 
 typedef enum
 {
@@ -37,7 +48,8 @@ typedef enum
 
 typedef struct
 {
-  char flag[64]; /* "-distance" */
+  const char *spec; /* as given, "distance=90:110:3" (borrowed) */
+  char flag[64];    /* "-distance" */
   double start, stop;
   long count;
   char **values; /* COUNT texts (owned) */
@@ -69,14 +81,16 @@ typedef struct
   int resume;
   int threads;
   int quiet;
+  int list_frames; /* --list-frames: print every frame's flags, write nothing */
   /* the run */
   int rank, ranks, local_rank, local_ranks;
-  char series_fingerprint[17];
+  int lock_fd; /* rank 0: PREFIX_series.lock, locked for the run's life; -1 */
 } series_config;
 
 typedef struct
 {
   long written, skipped;
+  long rewritten; /* of the written: found with a wrong file (--resume) */
   double seconds;
 } rank_stats;
 
@@ -111,9 +125,20 @@ typedef struct
   const char *data_dir;
 } bench_options;
 
+/* A frame's files, in this order; NULL where not written. */
+enum
+{
+  FILE_CBF,
+  FILE_NEXUS,
+  FILE_SMV,
+  FILE_FLOAT,
+  FILE_FINGERPRINTS, /* PREFIX_000001.fingerprint, of the SMV and float files */
+  N_FRAME_FILES
+};
+
 typedef struct
 {
-  char *path[4]; /* cbf, nexus, smv, float: NULL where not written */
+  char *path[N_FRAME_FILES];
 } frame_files;
 
 /* A frame on its way to its files: the main thread renders it and converts
@@ -133,6 +158,7 @@ typedef struct
   long seq; /* posting order */
   long index;
   int skipped;
+  char rewritten[NB_ERROR_MESSAGE_MAX]; /* why --resume made it again; "" */
   double started;
   float *image;
   uint16_t *counts;
@@ -140,7 +166,7 @@ typedef struct
   size_t capacity; /* pixels */
   nb_plan_info info;
   nb_frame_geometry geom;
-  char fingerprint[17];
+  nb_sha256 key; /* the fingerprints' start: the frame's command line */
   char *command;
   frame_files files;
   nb_status status;
@@ -168,10 +194,6 @@ double now_s (void);
 /* The shortest decimal text that reads back as @v (so typed values stay as
  * typed and generated ones lose nothing). */
 void format_number (double v, char *out, size_t n);
-
-/* FNV-1a, 64 bits, of @n words (each with its terminating NUL), as 16 hex
- * digits. */
-void fingerprint_words (const char *const *words, int n, char out[17]);
 
 /* Frame @index's flags. */
 void frame_extras (const series_config *c, long index, extra_flags *e);
@@ -237,11 +259,15 @@ nb_status write_memstream (FILE *f, char **text, size_t *size, const char *path,
 
 const char *series_kind (const series_config *c);
 
-/* PREFIX_series.json: what the series is, frame by frame. */
-nb_status write_series_file (const series_config *c, const char *path, nb_error *err);
+/* @s as a JSON string, quoted. */
+void json_string (FILE *f, const char *s);
 
-/* Whether @path (a series file) holds this series' fingerprint. */
-int series_file_matches (const series_config *c, const char *path, int *exists);
+/* Frame @index's flags as one line, a JSON array of strings. */
+void print_frame_flags (FILE *f, const series_config *c, long index);
+
+/* Leftovers of a run killed while writing @path (SIGKILL): the atomic
+ * writer's ".NAME.XXXXXX" files beside it. */
+void remove_stale_temporaries (const char *path);
 
 /* The plan at the parameters of the frame whose command line is @argv
  * (created on the first frame). */
@@ -260,6 +286,31 @@ void worker_clear (worker *w);
 /* Renders frame @index into @s (the main thread); s->skipped when --resume
  * found it complete.  Errors of the plan, the render or a non-finite pixel. */
 nb_status render_slot (worker *w, const series_config *c, long index, frame_slot *s, nb_error *err);
+
+/* ---- series-files.c ---- */
+
+/* PREFIX_series.json: the series by rule (rank 0, before any frame): on
+ * --resume an existing one must be this series' (else a message naming the
+ * difference, exit 2).  Returns 0 or the exit status, the message printed. */
+int prepare_series_file (const series_config *c, const char *path);
+
+/* Takes the advisory lock of PREFIX_series.lock for the run (rank 0): a
+ * second run on the prefix is refused at once, naming the process that holds
+ * it.  Returns 0 or the exit status, the message printed. */
+int lock_prefix (series_config *c);
+
+void unlock_prefix (series_config *c);
+
+/* --resume: whether frame @s's files (its paths, info and key set) are all
+ * complete and its own.  1: complete; 0: to be written, with the reason in
+ * s->rewritten when a file of it was there ("" when none was). */
+int frame_complete (const series_config *c, frame_slot *s);
+
+/* The text of a frame's fingerprints file (malloc'd, NULL when out of
+ * memory): a first line, then "NAME DIGITS" for each of the files
+ * s->files.path[FILE_SMV], [FILE_FLOAT] that is written, @digits[k] the
+ * fingerprint of path[k]. */
+char *fingerprints_text (const frame_slot *s, char digits[N_FRAME_FILES][65]);
 
 /* ---- series-bench.c ---- */
 

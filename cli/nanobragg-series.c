@@ -77,8 +77,9 @@ static const char usage_text[] =
     "\n"
     "Output:\n"
     "\t--out PREFIX\t\tfiles PREFIX_000001.cbf ... (default 'frame'); also PREFIX_series.json\n"
-    "\t\t\t\t(the series: every frame's flags), PREFIX_summary.json (the run) and,\n"
-    "\t\t\t\tfor nexus without --sweep, PREFIX_master.h5\n"
+    "\t\t\t\t(the series by rule), PREFIX_summary.json (the run), PREFIX_series.lock\n"
+    "\t\t\t\t(locked while a run uses the prefix: a second run is refused) and,\n"
+    "\t\t\t\tfor nexus without --sweep, PREFIX_master.h5 (up to 10000 frames)\n"
     "\t--format LIST\t\tcomma-separated, default cbf (smv in a build without CBFlib):\n"
     "\t\t\tcbf\tminiCBF (CBFlib) with the Pilatus header: pixel size, sensor thickness,\n"
     "\t\t\t\texposure, count cutoff, wavelength, distance, Beam_xy, start angle and\n"
@@ -90,18 +91,23 @@ static const char usage_text[] =
     "\t\t\tsmv\tthe SMV file `nanobragg` writes as -noisefile (-intfile with -nonoise)\n"
     "\t\t\tfloat\tthe raw float image `nanobragg` writes as -floatfile (.bin)\n"
     "\t\tcbf, nexus and smv hold the same counts: Poisson photons + -adc, at most 65535.\n"
+    "\t\tEvery file has a fingerprint (SHA-256 of the frame's flags and of each byte):\n"
+    "\t\tin the CBF header, a NeXus attribute, or PREFIX_000001.fingerprint for smv and\n"
+    "\t\tfloat.  Files are synced to disk before a frame counts as written.\n"
     "\t--resume\t\tskip frames whose files are complete: the series file must describe\n"
-    "\t\t\t\tthe same series; a CBF must read with its MD5 digest and carry the\n"
-    "\t\t\t\tframe's fingerprint, a NeXus frame must read whole (Fletcher-32) with\n"
-    "\t\t\t\tthe fingerprint, an SMV must read at its size, a float file must have\n"
-    "\t\t\t\tits size; anything else is made again\n"
+    "\t\t\t\tthe same series (else refused, naming the difference), and every file\n"
+    "\t\t\t\tmust read whole and match its fingerprint; any other frame is made\n"
+    "\t\t\t\tagain (\"frame N: ...: fingerprint differs, rewritten\")\n"
+    "\t--list-frames\t\tprint every frame's flags, a JSON array per line, and exit\n"
     "\t--threads N\t\tOpenMP threads per process (default: OMP_NUM_THREADS, else the\n"
     "\t\t\t\tcores shared among the node's ranks)\n"
     "\t--quiet\t\t\tno progress lines\n"
     "\n"
     "Progress goes to stderr (one updating line on a terminal, else a line per frame); the\n"
-    "summary (frames, seconds, frames/s, per rank) to stdout as JSON.  Every file is written\n"
-    "under a temporary name and renamed; Ctrl+C stops without a partial file (exit 130).\n"
+    "summary (frames, seconds, frames/s, per rank) to stdout as JSON.  Every frame's\n"
+    "parameters are checked (and its memory) before the first file is written.  Every file is\n"
+    "written under a temporary name and renamed; Ctrl+C or SIGTERM stops in any phase without a\n"
+    "partial file (exit 130), a second one at once.\n"
     "\n"
     "MPI: under mpirun (or srun) the ranks share the frames dynamically; rank 0 writes the\n"
     "series file, the master file and the summary.  Each rank of a node uses GPU\n"
@@ -117,11 +123,18 @@ static const char usage_text[] =
 
 volatile int cancel_requested;
 
+/* The first SIGINT or SIGTERM asks every phase to stop at its next check
+ * (within a frame's row tile while rendering); a second one ends the process
+ * at once, as the signal's default does (a temporary file may then stay,
+ * which --resume removes). */
 static void
 on_signal (int sig)
 {
-  (void) sig;
-  __atomic_store_n (&cancel_requested, 1, __ATOMIC_SEQ_CST);
+  if (__atomic_exchange_n (&cancel_requested, 1, __ATOMIC_SEQ_CST))
+    {
+      signal (sig, SIG_DFL);
+      raise (sig);
+    }
 }
 
 int
@@ -162,23 +175,6 @@ format_number (double v, char *out, size_t n)
       if (strtod (out, NULL) == v)
         return;
     }
-}
-
-/* FNV-1a, 64 bits, of @n words (each with its terminating NUL), as 16 hex
- * digits. */
-void
-fingerprint_words (const char *const *words, int n, char out[17])
-{
-  uint64_t h = UINT64_C (0xcbf29ce484222325);
-
-  for (int i = 0; i < n; i++)
-    for (const unsigned char *p = (const unsigned char *) words[i];; p++)
-      {
-        h = (h ^ *p) * UINT64_C (0x100000001b3);
-        if (*p == '\0')
-          break;
-      }
-  snprintf (out, 17, "%016llx", (unsigned long long) h);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -326,7 +322,7 @@ parse_long (const char *flag, const char *text, long min, long *out)
 /* Whether @flag takes exactly one number: "-flag 1" parses and "-flag x"
  * does not.  Returns 0, or prints the reason and returns 2. */
 static int
-check_sweep_flag (const series_config *c, const sweep *s, const char *spec)
+check_sweep_flag (const sweep *s, const char *spec)
 {
   const char *one[3] = { "nanobragg", s->flag, s->values[0] };
   const char *word[3] = { "nanobragg", s->flag, "x" };
@@ -344,24 +340,6 @@ check_sweep_flag (const series_config *c, const sweep *s, const char *spec)
   nb_params_clear (&p);
   if (st == NB_OK)
     return usage_error ("--sweep %s: %s takes a word, not a number", spec, s->flag);
-  /* every value, on the scene, as a frame will have it */
-  for (long k = 0; k < s->count; k++)
-    {
-      extra_flags e = { .n = 0 };
-      const char **argv;
-      int argc;
-
-      extra_add (&e, s->flag);
-      extra_add (&e, s->values[k]);
-      argv = frame_argv (c, &e, &argc);
-      if (argv == NULL)
-        return usage_error ("out of memory");
-      st = parse_frame (c, argv, argc, 0, &p, &err);
-      nb_params_clear (&p);
-      free (argv);
-      if (st != NB_OK)
-        return usage_error ("--sweep %s: value %s: %s", spec, s->values[k], err.message);
-    }
   return 0;
 }
 
@@ -376,6 +354,7 @@ parse_sweep (series_config *c, const char *spec)
   if (c->n_sweeps == MAX_SWEEPS)
     return usage_error ("--sweep %s: at most %d sweeps", spec, MAX_SWEEPS);
   s = &c->sweeps[c->n_sweeps];
+  s->spec = spec;
   if (eq == NULL || eq == spec)
     return usage_error ("--sweep '%s': expected NAME=START:STOP:COUNT", spec);
   name_len = (size_t) (eq - spec);
@@ -423,7 +402,7 @@ parse_sweep (series_config *c, const char *spec)
       if ((s->values[k] = strdup (text)) == NULL)
         return usage_error ("out of memory");
     }
-  return check_sweep_flag (c, s, whole);
+  return check_sweep_flag (s, whole);
 }
 
 static void
@@ -488,6 +467,7 @@ parse_command_line (series_config *c, bench_options *b, int argc, char **argv)
   c->base[c->base_argc++] = "nanobragg";
   c->prefix = "frame";
   c->threads = -1;
+  c->lock_fd = -1;
   b->reference_frames = 3;
   b->frames = 100;
   b->data_dir = NB_DATA_DIR;
@@ -550,6 +530,8 @@ parse_command_line (series_config *c, bench_options *b, int argc, char **argv)
         c->resume = 1;
       else if (strcmp (a, "--quiet") == 0)
         c->quiet = 1;
+      else if (strcmp (a, "--list-frames") == 0)
+        c->list_frames = 1;
       else if (strcmp (a, "--threads") == 0)
         {
           long t;
@@ -590,6 +572,58 @@ parse_command_line (series_config *c, bench_options *b, int argc, char **argv)
   c->base[c->base_argc] = NULL;
   if ((rc = parse_formats (c, formats)) != 0)
     return rc;
+  return 0;
+}
+
+/* Every sweep point's frame (all frames of a point share its checks: the
+ * flags a rotation or a still adds are always valid) parsed, validated and
+ * held to the memory budget with what the series keeps per pixel, before any
+ * file is written: a frame that cannot be made stops the run here, not after
+ * the frames before it.  Returns 0, 2 with the message printed, or 130 when
+ * interrupted. */
+static int
+check_frames (const series_config *c)
+{
+  long points = c->frames / c->inner;
+
+  for (long point = 0; point < points; point++)
+    {
+      extra_flags e;
+      const char **argv;
+      int argc;
+      nb_params p;
+      nb_error err = { 0 };
+      nb_status st;
+
+      if (cancelled ())
+        {
+          if (print_errors)
+            fputs ("nanobragg-series: interrupted while checking the frames\n", stderr);
+          return 130;
+        }
+      frame_extras (c, point * c->inner, &e);
+      if ((argv = frame_argv (c, &e, &argc)) == NULL)
+        return usage_error ("out of memory");
+      st = parse_frame (c, argv, argc, 0, &p, &err);
+      if (st == NB_OK)
+        st = nb_series_check_frame (&p, SERIES_BYTES_PER_PIXEL, &err);
+      nb_params_clear (&p);
+      free (argv);
+      if (st == NB_OK)
+        continue;
+      if (c->n_sweeps == 1)
+        return usage_error ("--sweep %s: value %s: %s", c->sweeps[0].spec, e.argv[1], err.message);
+      if (c->n_sweeps > 1)
+        {
+          char at[512] = "";
+
+          for (int k = 0; k < 2 * c->n_sweeps; k++)
+            snprintf (at + strlen (at), sizeof at - strlen (at), " %s", e.argv[k]);
+          return usage_error ("--sweep: frame %ld (at%s): %s", point * c->inner + 1, at,
+                              err.message);
+        }
+      return usage_error ("%s", err.message);
+    }
   return 0;
 }
 
@@ -693,30 +727,7 @@ configure_series (series_config *c, int argc, char **argv, int warn)
   if (c->frames > 99999999)
     return usage_error ("the series has %ld frames; at most 99999999", c->frames);
 
-  /* the series' identity: the scene and what varies */
-  {
-    const char **words = malloc (sizeof *words * (size_t) (c->base_argc + 2 * MAX_SWEEPS + 8));
-    char buf[4][64];
-    int n = 0;
-
-    if (words == NULL)
-      return usage_error ("out of memory");
-    for (int i = 0; i < c->base_argc; i++)
-      words[n++] = c->base[i];
-    snprintf (buf[0], sizeof buf[0], "frames=%ld", c->rotation_frames);
-    snprintf (buf[1], sizeof buf[1], "stills=%ld", c->stills);
-    snprintf (buf[2], sizeof buf[2], "seed=%llu mosaic=%d",
-              (unsigned long long) c->orientation_seed, c->random_mosaic_seed);
-    snprintf (buf[3], sizeof buf[3], "noise=%d", c->noise);
-    for (int k = 0; k < 4; k++)
-      words[n++] = buf[k];
-    for (int i = 1; i < argc; i++)
-      if (strcmp (argv[i], "--sweep") == 0 && i + 1 < argc)
-        words[n++] = argv[++i];
-    fingerprint_words (words, n, c->series_fingerprint);
-    free (words);
-  }
-  return 0;
+  return check_frames (c);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -759,11 +770,13 @@ write_master (const series_config *c, worker *w, nb_error *err)
     }
   for (long i = 0; i < c->frames && st == NB_OK; i++)
     {
-      char *full = frame_path (c, i, "h5");
+      char *full = cancelled () ? NULL : frame_path (c, i, "h5");
 
       names[i] = full != NULL ? strdup (base_name (full)) : NULL;
       free (full);
-      if (names[i] == NULL)
+      if (cancelled ())
+        st = nb_error_set (err, NB_ERR_CANCELLED, "interrupted");
+      else if (names[i] == NULL)
         st = nb_error_set (err, NB_ERR_NOMEM, "out of memory");
       if (c->rotation_frames > 0)
         {
@@ -796,23 +809,24 @@ write_master (const series_config *c, worker *w, nb_error *err)
 static void
 print_summary (FILE *f, const series_config *c, const rank_stats *all, double seconds)
 {
-  long written = 0, skipped = 0;
+  long written = 0, skipped = 0, rewritten = 0;
 
   for (int r = 0; r < c->ranks; r++)
     {
       written += all[r].written;
       skipped += all[r].skipped;
+      rewritten += all[r].rewritten;
     }
   fprintf (f,
            "{\"series\": \"%s\", \"frames\": %ld, \"written\": %ld, \"skipped\": %ld, "
-           "\"seconds\": %.6f, \"frames_per_second\": %.6g, \"ranks\": [",
-           series_kind (c), c->frames, written, skipped, seconds,
+           "\"rewritten\": %ld, \"seconds\": %.6f, \"frames_per_second\": %.6g, \"ranks\": [",
+           series_kind (c), c->frames, written, skipped, rewritten, seconds,
            seconds > 0 ? (double) written / seconds : 0.0);
   for (int r = 0; r < c->ranks; r++)
     fprintf (f,
-             "%s{\"rank\": %d, \"frames\": %ld, \"skipped\": %ld, \"seconds\": %.6f, "
-             "\"frames_per_second\": %.6g}",
-             r ? ", " : "", r, all[r].written, all[r].skipped, all[r].seconds,
+             "%s{\"rank\": %d, \"frames\": %ld, \"skipped\": %ld, \"rewritten\": %ld, "
+             "\"seconds\": %.6f, \"frames_per_second\": %.6g}",
+             r ? ", " : "", r, all[r].written, all[r].skipped, all[r].rewritten, all[r].seconds,
              all[r].seconds > 0 ? (double) all[r].written / all[r].seconds : 0.0);
   fprintf (f, "]}\n");
 }
@@ -833,6 +847,13 @@ report_frame (const series_config *c,
   else
     mine->written++;
   done = (long) dist_fetch_add (d, 1, 1) + 1;
+  /* said even with --quiet: a file of the user's was replaced */
+  if (s->rewritten[0] != '\0')
+    {
+      mine->rewritten++;
+      fprintf (stderr, "%snanobragg-series: frame %ld: %s, rewritten\n", tty ? "\r" : "",
+               s->index + 1, s->rewritten);
+    }
   if (c->quiet)
     return;
   if (tty && c->rank == 0)
@@ -842,36 +863,34 @@ report_frame (const series_config *c,
              s->skipped ? "complete, skipped" : "written", now_s () - s->started);
 }
 
-/* Rank 0's files before the frames: the series file (checked on --resume)
- * and the master file.  Returns 0 or the exit status. */
+/* Rank 0's files before the frames, with the prefix locked: the series file
+ * (checked on --resume) and the master file.  Returns 0 or the exit status. */
 static int
 write_series_outputs (series_config *c, worker *w, const char *series_file)
 {
   nb_error err = { 0 };
-  int rc = 0, exists = 0;
+  int rc;
 
-  if (c->resume && !series_file_matches (c, series_file, &exists) && exists)
+  if ((rc = lock_prefix (c)) != 0 || (rc = prepare_series_file (c, series_file)) != 0)
+    return rc;
+  if (!(c->formats & FMT_NEXUS) || c->n_sweeps > 0)
+    return 0;
+  if (c->frames > MASTER_MAX_FRAMES)
     {
       fprintf (stderr,
-               "nanobragg-series: --resume: %s describes another series (other flags or "
-               "series options): remove it or give another --out\n",
-               series_file);
-      rc = 2;
+               "nanobragg-series: warning: no %s_master.h5 for %ld frames (a master file links "
+               "each frame; at most %ld): every frame file is a complete NXmx file\n",
+               c->prefix, c->frames, MASTER_MAX_FRAMES);
+      return 0;
     }
-  else if (!c->resume || !exists)
+  if (write_master (c, w, &err) != NB_OK)
     {
-      if (write_series_file (c, series_file, &err) != NB_OK)
-        {
-          fprintf (stderr, "nanobragg-series: %s\n", err.message);
-          rc = 1;
-        }
-    }
-  if (rc == 0 && (c->formats & FMT_NEXUS) && c->n_sweeps == 0 && write_master (c, w, &err) != NB_OK)
-    {
+      if (err.code == NB_ERR_CANCELLED)
+        return 130;
       fprintf (stderr, "nanobragg-series: %s\n", err.message);
-      rc = 1;
+      return 1;
     }
-  return rc;
+  return 0;
 }
 
 /* This rank's frames, until none is left or the run is cancelled: two slots,
@@ -1022,6 +1041,9 @@ run_series (series_config *c, distributor *d, double *seconds_out, long *written
   free (series_file);
   if (rc != 0)
     {
+      if (rc == 130)
+        fputs ("nanobragg-series: interrupted before the first frame\n", stderr);
+      unlock_prefix (c);
       worker_clear (&w);
       return rc;
     }
@@ -1050,7 +1072,24 @@ run_series (series_config *c, distributor *d, double *seconds_out, long *written
   if (c->rank == 0)
     rc = write_summary (c, all, tty, seconds_out, written_out);
   free (all);
+  unlock_prefix (c);
   return rc;
+}
+
+/* --list-frames: every frame's flags, a line each, as they are made (the
+ * series file describes them by rule).  Returns the exit status. */
+static int
+list_frames (const series_config *c)
+{
+  for (long i = 0; i < c->frames; i++)
+    {
+      if (cancelled ())
+        return 130;
+      print_frame_flags (stdout, c, i);
+      if (ferror (stdout))
+        break;
+    }
+  return 0;
 }
 
 int
@@ -1090,11 +1129,13 @@ main (int argc, char **argv)
     {
       if (argc < 2)
         rc = usage_error ("no arguments (see --help)");
-      if (rc == 0)
+      if (rc == 0 && !c.list_frames)
         rc = check_output_folder (&c);
       if (rc == 0)
         rc = configure_series (&c, argc, argv, c.rank == 0);
-      if (rc == 0)
+      if (rc == 0 && c.list_frames)
+        rc = c.rank == 0 ? list_frames (&c) : 0;
+      else if (rc == 0)
         rc = run_series (&c, &d, NULL, NULL);
     }
   config_clear (&c);

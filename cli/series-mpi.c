@@ -144,18 +144,20 @@ dist_gather (distributor *d, const rank_stats *mine, rank_stats *all, int ranks)
 #ifdef NB_HAVE_MPI
   if (d->active)
     {
-      double v[3] = { (double) mine->written, (double) mine->skipped, mine->seconds };
-      double *recv = malloc (3 * sizeof (double) * (size_t) ranks);
+      double v[4] = { (double) mine->written, (double) mine->skipped, (double) mine->rewritten,
+                      mine->seconds };
+      double *recv = malloc (4 * sizeof (double) * (size_t) ranks);
       int rank;
 
       MPI_Comm_rank (MPI_COMM_WORLD, &rank);
-      MPI_Gather (v, 3, MPI_DOUBLE, recv, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+      MPI_Gather (v, 4, MPI_DOUBLE, recv, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
       if (rank == 0 && recv != NULL)
         for (int r = 0; r < ranks; r++)
           {
-            all[r].written = (long) recv[3 * r];
-            all[r].skipped = (long) recv[3 * r + 1];
-            all[r].seconds = recv[3 * r + 2];
+            all[r].written = (long) recv[4 * r];
+            all[r].skipped = (long) recv[4 * r + 1];
+            all[r].rewritten = (long) recv[4 * r + 2];
+            all[r].seconds = recv[4 * r + 3];
           }
       free (recv);
       return;

@@ -1,11 +1,12 @@
-/* series-output.c: nanobragg-series' files (paths, the series file, the
- * fingerprints) and one frame on its way to them: rendered and converted
- * by the main thread, encoded and written by the writer thread. */
+/* series-output.c: nanobragg-series' files (paths, a frame's flags as
+ * text) and one frame on its way to them: rendered and converted by the main
+ * thread, encoded, fingerprinted, written and synced by the writer thread. */
 #include "nanobragg-series-private.h"
 #include "nb-io.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <math.h>
 #include <signal.h>
@@ -70,7 +71,7 @@ check_output_folder (const series_config *c)
   return rc == 0 ? 0 : 1;
 }
 
-static void
+void
 json_string (FILE *f, const char *s)
 {
   fputc ('"', f);
@@ -112,76 +113,19 @@ series_kind (const series_config *c)
   return c->rotation_frames > 0 ? "rotation" : c->stills > 0 ? "stills" : "sweep";
 }
 
-/* PREFIX_series.json: what the series is, frame by frame. */
-nb_status
-write_series_file (const series_config *c, const char *path, nb_error *err)
+void
+print_frame_flags (FILE *f, const series_config *c, long index)
 {
-  char *text = NULL;
-  size_t size = 0;
-  FILE *f = open_memstream (&text, &size);
+  extra_flags e;
 
-  if (f == NULL)
-    return nb_error_set (err, NB_ERR_NOMEM, "%s: out of memory", path);
-  fprintf (f, "{\n  \"program\": \"nanobragg-series\",\n  \"fingerprint\": \"%s\",\n",
-           c->series_fingerprint);
-  fprintf (f, "  \"series\": \"%s\",\n  \"frames\": %ld,\n", series_kind (c), c->frames);
-  if (c->stills > 0)
-    fprintf (f, "  \"orientation_seed\": %llu,\n", (unsigned long long) c->orientation_seed);
-  fprintf (f, "  \"noise_seed\": %llu,\n", (unsigned long long) c->noise_seed);
-  fprintf (f, "  \"names\": ");
-  {
-    char name[PATH_MAX];
-
-    snprintf (name, sizeof name, "%s_%%06d", base_name (c->prefix));
-    json_string (f, name);
-  }
-  fprintf (f, ",\n  \"first_number\": 1,\n  \"nanobragg\": [");
-  for (int i = 0; i < c->base_argc; i++)
+  frame_extras (c, index, &e);
+  fputc ('[', f);
+  for (int k = 0; k < e.n; k++)
     {
-      fputs (i ? ", " : "", f);
-      json_string (f, c->base[i]);
+      fputs (k ? ", " : "", f);
+      json_string (f, e.argv[k]);
     }
-  fprintf (f, "],\n  \"frame_flags\": [\n");
-  for (long i = 0; i < c->frames; i++)
-    {
-      extra_flags e;
-
-      frame_extras (c, i, &e);
-      fputs ("    [", f);
-      for (int k = 0; k < e.n; k++)
-        {
-          fputs (k ? ", " : "", f);
-          json_string (f, e.argv[k]);
-        }
-      fputs (i + 1 < c->frames ? "],\n" : "]\n", f);
-    }
-  fprintf (f, "  ]\n}\n");
-  return write_memstream (f, &text, &size, path, err);
-}
-
-/* Whether @path (a series file) holds this series' fingerprint. */
-int
-series_file_matches (const series_config *c, const char *path, int *exists)
-{
-  FILE *f = fopen (path, "r");
-  char line[256], want[64];
-  int found = 0;
-
-  *exists = f != NULL;
-  if (f == NULL)
-    return 0;
-  snprintf (want, sizeof want, "\"fingerprint\": \"%s\"", c->series_fingerprint);
-  for (int n = 0; n < 4 && fgets (line, sizeof line, f) != NULL && !found; n++)
-    found = strstr (line, want) != NULL;
-  fclose (f);
-  return found;
-}
-
-/* The frame's fingerprint: of its whole nanoBragg command line. */
-static void
-frame_fingerprint (const char **argv, int argc, char out[17])
-{
-  fingerprint_words (argv, argc, out);
+  fputs ("]\n", f);
 }
 
 /* @argv as one shell-quoted line (malloc'd). */
@@ -221,9 +165,7 @@ join_command (const char **argv, int argc)
   return s;
 }
 
-/* Leftovers of a run killed while writing (SIGKILL: no handler ran): the
- * atomic writer's ".NAME.XXXXXX" files beside @path. */
-static void
+void
 remove_stale_temporaries (const char *path)
 {
   const char *base = base_name (path);
@@ -265,58 +207,26 @@ plan_frame (nb_plan **plan, const series_config *c, const char **argv, int argc,
 static void
 frame_files_clear (frame_files *f)
 {
-  for (int k = 0; k < 4; k++)
+  for (int k = 0; k < N_FRAME_FILES; k++)
     free (f->path[k]);
 }
 
 static nb_status
 frame_files_make (const series_config *c, long index, frame_files *f, nb_error *err)
 {
-  static const unsigned bits[4] = { FMT_CBF, FMT_NEXUS, FMT_SMV, FMT_FLOAT };
-  static const char *ext[4] = { "cbf", "h5", "img", "bin" };
+  /* the SMV and float files carry no fingerprint: a file beside them does */
+  static const unsigned bits[N_FRAME_FILES] = { FMT_CBF, FMT_NEXUS, FMT_SMV, FMT_FLOAT,
+                                                FMT_SMV | FMT_FLOAT };
+  static const char *ext[N_FRAME_FILES] = { "cbf", "h5", "img", "bin", "fingerprint" };
 
   memset (f, 0, sizeof *f);
-  for (int k = 0; k < 4; k++)
+  for (int k = 0; k < N_FRAME_FILES; k++)
     if ((c->formats & bits[k]) && (f->path[k] = frame_path (c, index, ext[k])) == NULL)
       {
         frame_files_clear (f);
         return nb_error_set (err, NB_ERR_NOMEM, "out of memory");
       }
   return NB_OK;
-}
-
-/* Whether every file of the frame is complete (see --help). */
-static int
-frame_complete (const frame_files *f, const nb_plan_info *in, const char *fingerprint)
-{
-  nb_error err;
-  struct stat st;
-  char line[64];
-
-  snprintf (line, sizeof line, "Braggscope_fingerprint %s", fingerprint);
-  if (f->path[0] != NULL && nb_cbf_verify (f->path[0], in->fpixels, in->spixels, line, &err))
-    return 0;
-  if (f->path[1] != NULL && nb_nexus_verify_frame (f->path[1], in->fpixels, in->spixels,
-                                                   "braggscope_fingerprint", fingerprint, &err))
-    return 0;
-  if (f->path[2] != NULL)
-    {
-      nb_smv_file smv;
-
-      if (nb_read_smv (f->path[2], &smv, &err) != NB_OK)
-        return 0;
-      if (smv.size1 != in->fpixels || smv.size2 != in->spixels)
-        {
-          nb_smv_file_clear (&smv);
-          return 0;
-        }
-      nb_smv_file_clear (&smv);
-    }
-  if (f->path[3] != NULL &&
-      (stat (f->path[3], &st) != 0 || !S_ISREG (st.st_mode) ||
-       (size_t) st.st_size != (size_t) in->fpixels * (size_t) in->spixels * sizeof (float)))
-    return 0;
-  return 1;
 }
 
 static void
@@ -348,7 +258,105 @@ slot_buffers (frame_slot *s, size_t n, nb_error *err)
   return NB_OK;
 }
 
-/* Writes the files of @s, together or none (the writer thread). */
+/* Makes @s's files durable once they have their names: each file, then
+ * their folder (the renames).  A crash before this may leave a name with
+ * nothing behind it, which --resume's fingerprints catch; a frame counts as
+ * done only after it. */
+static nb_status
+sync_files (const frame_files *f, nb_error *err)
+{
+  const char *dir = NULL;
+  size_t dir_len = 0;
+  int fd;
+
+  for (int k = 0; k < N_FRAME_FILES; k++)
+    {
+      if (f->path[k] == NULL)
+        continue;
+      /* the name as it now stands: a link put there is not followed */
+      fd = open (f->path[k], O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+      if (fd < 0 || (fsync (fd) != 0 && errno != EINVAL))
+        {
+          int saved = errno;
+
+          if (fd >= 0)
+            close (fd);
+          return nb_error_set (err, NB_ERR_IO, "cannot sync %s: %s", f->path[k], strerror (saved));
+        }
+      close (fd);
+      dir = f->path[k];
+      dir_len = (size_t) (base_name (f->path[k]) - f->path[k]);
+    }
+  if (dir != NULL)
+    {
+      char folder[PATH_MAX];
+
+      if (dir_len > 0)
+        snprintf (folder, sizeof folder, "%.*s", (int) dir_len, dir);
+      else
+        snprintf (folder, sizeof folder, ".");
+      fd = open (folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (fd < 0 || (fsync (fd) != 0 && errno != EINVAL))
+        {
+          int saved = errno;
+
+          if (fd >= 0)
+            close (fd);
+          return nb_error_set (err, NB_ERR_IO, "cannot sync the folder %s: %s", folder,
+                               strerror (saved));
+        }
+      close (fd);
+    }
+  return NB_OK;
+}
+
+/* The SMV and float files, and the fingerprints file that covers them. */
+static nb_status
+write_plain_files (frame_slot *s, nb_error *err)
+{
+  char digits[N_FRAME_FILES][65];
+  nb_status st = NB_OK;
+
+  if (s->files.path[FILE_SMV] != NULL)
+    {
+      nb_smv_header h;
+      void *bytes = NULL;
+      size_t size = 0;
+
+      nb_smv_header_from_info (&s->info, &h);
+      if ((st = nb_smv_encode (&h, s->counts, &bytes, &size, err)) == NB_OK)
+        {
+          const void *chunks[1] = { bytes };
+
+          nb_fingerprint_of (&s->key, bytes, size, SIZE_MAX, digits[FILE_SMV]);
+          st = nb_write_file_atomic (s->files.path[FILE_SMV], chunks, &size, 1, err);
+        }
+      free (bytes);
+    }
+  if (st == NB_OK && s->files.path[FILE_FLOAT] != NULL)
+    {
+      size_t n = (size_t) s->info.fpixels * (size_t) s->info.spixels * sizeof (float);
+
+      nb_fingerprint_of (&s->key, s->image, n, SIZE_MAX, digits[FILE_FLOAT]);
+      st = nb_write_float_image (s->files.path[FILE_FLOAT], s->image, s->info.fpixels,
+                                 s->info.spixels, err);
+    }
+  if (st == NB_OK && s->files.path[FILE_FINGERPRINTS] != NULL)
+    {
+      char *text = fingerprints_text (s, digits);
+      size_t size = text != NULL ? strlen (text) : 0;
+      const void *chunks[1] = { text };
+
+      st = text == NULL
+               ? nb_error_set (err, NB_ERR_NOMEM, "out of memory")
+               : nb_write_file_atomic (s->files.path[FILE_FINGERPRINTS], chunks, &size, 1, err);
+      free (text);
+    }
+  return st;
+}
+
+/* Writes the files of @s, together or none, and syncs them (the writer
+ * thread). */
 static nb_status
 write_slot (frame_slot *s, nb_error *err)
 {
@@ -356,34 +364,23 @@ write_slot (frame_slot *s, nb_error *err)
 
   pthread_mutex_lock (&io_lock);
   nb_output_begin ();
-  if (s->files.path[0] != NULL)
-    {
-      char extra[64];
-
-      /* the command line stays out: CIF folds lines past 80 characters, which
-       * Pilatus-header readers do not expect (the series file has it) */
-      snprintf (extra, sizeof extra, "# Braggscope_fingerprint %s\n", s->fingerprint);
-      st = nb_write_cbf (s->files.path[0], &s->geom, s->counts32, extra, err);
-    }
-  if (st == NB_OK && s->files.path[1] != NULL)
+  /* the command line stays out of the CBF: CIF folds lines past 80
+   * characters, which Pilatus-header readers do not expect (the fingerprint
+   * covers it, --list-frames prints it) */
+  if (s->files.path[FILE_CBF] != NULL)
+    st = nb_write_cbf (s->files.path[FILE_CBF], &s->geom, s->counts32, NULL, &s->key, err);
+  if (st == NB_OK && s->files.path[FILE_NEXUS] != NULL)
     {
       char number[32];
-      const char *keys[3] = { "braggscope_fingerprint", "braggscope_command",
-                              "braggscope_frame_number" };
-      const char *values[3] = { s->fingerprint, s->command, number };
+      const char *keys[2] = { "braggscope_command", "braggscope_frame_number" };
+      const char *values[2] = { s->command, number };
 
       snprintf (number, sizeof number, "%ld", s->index + 1);
-      st = nb_write_nexus_frame (s->files.path[1], &s->geom, s->counts32, keys, values, 3, err);
+      st = nb_write_nexus_frame (s->files.path[FILE_NEXUS], &s->geom, s->counts32, keys, values, 2,
+                                 &s->key, err);
     }
-  if (st == NB_OK && s->files.path[2] != NULL)
-    {
-      nb_smv_header h;
-
-      nb_smv_header_from_info (&s->info, &h);
-      st = nb_write_smv (s->files.path[2], &h, s->counts, err);
-    }
-  if (st == NB_OK && s->files.path[3] != NULL)
-    st = nb_write_float_image (s->files.path[3], s->image, s->info.fpixels, s->info.spixels, err);
+  if (st == NB_OK)
+    st = write_plain_files (s, err);
   if (st == NB_OK && cancelled ())
     st = nb_error_set (err, NB_ERR_CANCELLED, "interrupted");
   if (st == NB_OK)
@@ -391,6 +388,8 @@ write_slot (frame_slot *s, nb_error *err)
   else
     nb_output_abort ();
   pthread_mutex_unlock (&io_lock);
+  if (st == NB_OK)
+    st = sync_files (&s->files, err);
   return st;
 }
 
@@ -501,12 +500,13 @@ render_slot (worker *w, const series_config *c, long index, frame_slot *s, nb_er
 
   s->index = index;
   s->skipped = 0;
+  s->rewritten[0] = '\0';
   slot_release (s);
   frame_extras (c, index, &e);
   if ((argv = frame_argv (c, &e, &argc)) == NULL)
     return nb_error_set (err, NB_ERR_NOMEM, "out of memory");
   st = plan_frame (&w->plan, c, argv, argc, err);
-  frame_fingerprint (argv, argc, s->fingerprint);
+  nb_fingerprint_begin (&s->key, argv, argc);
   s->command = join_command (argv, argc);
   free (argv);
   if (st != NB_OK)
@@ -527,14 +527,14 @@ render_slot (worker *w, const series_config *c, long index, frame_slot *s, nb_er
       int complete;
 
       pthread_mutex_lock (&io_lock);
-      complete = frame_complete (&s->files, &s->info, s->fingerprint);
+      complete = frame_complete (c, s);
       pthread_mutex_unlock (&io_lock);
       if (complete)
         {
           s->skipped = 1;
           return NB_OK;
         }
-      for (int k = 0; k < 4; k++)
+      for (int k = 0; k < N_FRAME_FILES; k++)
         if (s->files.path[k] != NULL)
           remove_stale_temporaries (s->files.path[k]);
     }

@@ -244,26 +244,34 @@ nb_write_cbf (const char *path,
               const nb_frame_geometry *g,
               const int32_t *pixels,
               const char *extra_header,
+              const nb_sha256 *fingerprint,
               nb_error *err)
 {
 #ifdef NB_HAVE_CBF
   const nb_formats *f = formats (path, err);
 
-  return f != NULL ? f->write_cbf (path, g, pixels, extra_header, err) : NB_ERR_IO;
+  return f != NULL ? f->write_cbf (path, g, pixels, extra_header, fingerprint, err) : NB_ERR_IO;
 #else
   return NO_CBF_WRITE (path);
 #endif
 }
 
 nb_status
-nb_cbf_verify (const char *path, int fpixels, int spixels, const char *line, nb_error *err)
+nb_cbf_verify (const char *name,
+               const void *bytes,
+               size_t size,
+               int fpixels,
+               int spixels,
+               const nb_sha256 *fingerprint,
+               nb_error *err)
 {
 #ifdef NB_HAVE_CBF
-  const nb_formats *f = formats (path, err);
+  const nb_formats *f = formats (name, err);
 
-  return f != NULL ? f->cbf_verify (path, fpixels, spixels, line, err) : NB_ERR_IO;
+  return f != NULL ? f->cbf_verify (name, bytes, size, fpixels, spixels, fingerprint, err)
+                   : NB_ERR_IO;
 #else
-  return NO_CBF_WRITE (path);
+  return NO_CBF_WRITE (name);
 #endif
 }
 
@@ -274,27 +282,35 @@ nb_write_nexus_frame (const char *path,
                       const char *const *keys,
                       const char *const *values,
                       int n_attrs,
+                      const nb_sha256 *fingerprint,
                       nb_error *err)
 {
 #ifdef NB_HAVE_HDF5
   const nb_formats *f = formats (path, err);
 
-  return f != NULL ? f->write_nexus_frame (path, g, pixels, keys, values, n_attrs, err) : NB_ERR_IO;
+  return f != NULL ? f->write_nexus_frame (path, g, pixels, keys, values, n_attrs, fingerprint, err)
+                   : NB_ERR_IO;
 #else
   return NO_HDF5_WRITE (path);
 #endif
 }
 
 nb_status
-nb_nexus_verify_frame (
-    const char *path, int fpixels, int spixels, const char *key, const char *value, nb_error *err)
+nb_nexus_verify_frame (const char *name,
+                       const void *bytes,
+                       size_t size,
+                       int fpixels,
+                       int spixels,
+                       const nb_sha256 *fingerprint,
+                       nb_error *err)
 {
 #ifdef NB_HAVE_HDF5
-  const nb_formats *f = formats (path, err);
+  const nb_formats *f = formats (name, err);
 
-  return f != NULL ? f->nexus_verify_frame (path, fpixels, spixels, key, value, err) : NB_ERR_IO;
+  return f != NULL ? f->nexus_verify_frame (name, bytes, size, fpixels, spixels, fingerprint, err)
+                   : NB_ERR_IO;
 #else
-  return NO_HDF5_WRITE (path);
+  return NO_HDF5_WRITE (name);
 #endif
 }
 

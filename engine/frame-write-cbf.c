@@ -5,6 +5,7 @@
  * spellings that fabio's, dxtbx's and XDS's readers look for.  No date line:
  * the same frame gives the same bytes on every run.
  */
+#include "nb-fingerprint.h"
 #include "nb-frame-write.h"
 #include "nb-io.h"
 
@@ -18,10 +19,15 @@
 
 #define RTD (180.0 * M_1_PI)
 
+/* The header line that carries the file's fingerprint: this, then its 64 hex
+ * digits (80 characters: a longer line would make CBFlib fold the whole text
+ * field, CIF 1.1's ";\" protocol, which Pilatus-header readers do not expect) */
+#define FINGERPRINT_MARKER "# Braggscope_fp "
+
 /* The header text, lines of at most 80 characters (CIF would fold longer
  * ones).  Malloc'd, or NULL. */
 static char *
-pilatus_header (const nb_frame_geometry *g, const char *extra)
+pilatus_header (const nb_frame_geometry *g, const char *extra, int fingerprint)
 {
   char *text = NULL;
   size_t size = 0;
@@ -49,6 +55,9 @@ pilatus_header (const nb_frame_geometry *g, const char *extra)
   fprintf (f, "# Polarization %.9g\n", g->polarization);
   if (extra != NULL)
     fputs (extra, f);
+  /* zeros until the file's bytes are known (nb_fingerprint_seal) */
+  if (fingerprint)
+    fprintf (f, "%s%0*d\n", FINGERPRINT_MARKER, NB_FINGERPRINT_DIGITS, 0);
   if (fclose (f) != 0)
     {
       free (text);
@@ -71,10 +80,11 @@ nb_write_cbf (const char *path,
               const nb_frame_geometry *g,
               const int32_t *pixels,
               const char *extra_header,
+              const nb_sha256 *fingerprint,
               nb_error *err)
 {
   size_t n = (size_t) g->fpixels * (size_t) g->spixels;
-  char *header = pilatus_header (g, extra_header);
+  char *header = pilatus_header (g, extra_header, fingerprint != NULL);
   char *buffer = NULL;
   size_t size = 0;
   FILE *stream = NULL;
@@ -120,6 +130,12 @@ nb_write_cbf (const char *path,
       free (buffer);
       return cbf_failed (err, path, "encode the image", code);
     }
+  if (fingerprint != NULL && (st = nb_fingerprint_seal (fingerprint, buffer, size,
+                                                        FINGERPRINT_MARKER, path, err)) != NB_OK)
+    {
+      free (buffer);
+      return st;
+    }
   {
     const void *chunks[1] = { buffer };
     size_t sizes[1] = { size };
@@ -130,29 +146,31 @@ nb_write_cbf (const char *path,
   return st;
 }
 
-/* The header line @line ("Key value", without '#'), exactly, in @text. */
-static int
-has_header_line (const char *text, const char *line)
+/* The fingerprint the file carries: where its digits are, or what is wrong. */
+static nb_status
+check_fingerprint (
+    const nb_sha256 *fingerprint, const char *name, const void *bytes, size_t size, nb_error *err)
 {
-  size_t len = strlen (line);
+  size_t mlen = strlen (FINGERPRINT_MARKER);
+  long long at = nb_fingerprint_find (bytes, size, FINGERPRINT_MARKER, mlen);
 
-  for (const char *p = text; (p = strstr (p, line)) != NULL; p += len)
-    {
-      const char *q = p;
-
-      while (q > text && q[-1] == ' ')
-        q--;
-      if (q > text && q[-1] == '#' && (p[len] == '\0' || p[len] == '\n' || p[len] == '\r'))
-        return 1;
-    }
-  return 0;
+  if (at < 0)
+    return nb_error_set (err, NB_ERR_PARSE, "%s: %s", name,
+                         at == -1 ? "no fingerprint" : "more than one fingerprint");
+  return nb_fingerprint_check (fingerprint, bytes, size, (size_t) at + mlen, name, err);
 }
 
 nb_status
-nb_cbf_verify (const char *path, int fpixels, int spixels, const char *line, nb_error *err)
+nb_cbf_verify (const char *name,
+               const void *bytes,
+               size_t size,
+               int fpixels,
+               int spixels,
+               const nb_sha256 *fingerprint,
+               nb_error *err)
 {
   cbf_handle cbf = NULL;
-  FILE *f = fopen (path, "rb");
+  FILE *f;
   const char *text = NULL;
   unsigned int compression = 0;
   int id = 0, elsigned = 0, elunsigned = 0, minelem = 0, maxelem = 0, code;
@@ -161,41 +179,44 @@ nb_cbf_verify (const char *path, int fpixels, int spixels, const char *line, nb_
   int32_t *data = NULL;
   nb_status st = NB_OK;
 
-  if (f == NULL)
-    return nb_error_set (err, NB_ERR_IO, "%s: %s", path, strerror (errno));
+  /* every byte: CBFlib's MD5 digest covers the binary section only, not the header */
+  if (fingerprint != NULL &&
+      (st = check_fingerprint (fingerprint, name, bytes, size, err)) != NB_OK)
+    return st;
+  /* read-only: fmemopen() does not write into a buffer opened "rb" */
+  if (size == 0 || (f = fmemopen ((void *) bytes, size, "rb")) == NULL)
+    return nb_error_set (err, NB_ERR_PARSE, "%s: empty", name);
   if ((code = cbf_make_handle (&cbf)) != 0)
     {
       fclose (f);
-      return cbf_failed (err, path, "start", code);
+      return cbf_failed (err, name, "start", code);
     }
   cbf_set_cbf_logfile (cbf, NULL);
   /* the handle owns the stream from here; MSG_DIGESTNOW checks Content-MD5 */
   if ((code = cbf_read_file (cbf, f, MSG_DIGESTNOW)) != 0)
-    st = nb_error_set (err, NB_ERR_PARSE, "%s: not a complete CBF file (CBFlib error 0x%x)", path,
+    st = nb_error_set (err, NB_ERR_PARSE, "%s: not a complete CBF file (CBFlib error 0x%x)", name,
                        code);
   else if (cbf_find_category (cbf, "array_data") != 0 ||
            cbf_find_column (cbf, "header_contents") != 0 || cbf_get_value (cbf, &text) != 0 ||
            text == NULL)
-    st = nb_error_set (err, NB_ERR_PARSE, "%s: no _array_data.header_contents", path);
-  else if (line != NULL && !has_header_line (text, line))
-    st = nb_error_set (err, NB_ERR_PARSE, "%s: the header has no line '# %s'", path, line);
+    st = nb_error_set (err, NB_ERR_PARSE, "%s: no _array_data.header_contents", name);
   else if (cbf_find_column (cbf, "data") != 0 ||
            cbf_get_integerarrayparameters_wdims_fs (cbf, &compression, &id, &elsize, &elsigned,
                                                     &elunsigned, &nelem, &minelem, &maxelem, &order,
                                                     &dimf, &dimm, &dims, &padding) != 0)
-    st = nb_error_set (err, NB_ERR_PARSE, "%s: no integer image in _array_data.data", path);
+    st = nb_error_set (err, NB_ERR_PARSE, "%s: no integer image in _array_data.data", name);
   /* a 2-D image has its slow size in the middle dimension (as written) */
   else if (elsize != sizeof (int32_t) || !elsigned || dimf != (size_t) fpixels ||
            dimm != (size_t) spixels || dims > 1 || nelem != dimf * dimm)
     st =
         nb_error_set (err, NB_ERR_PARSE,
                       "%s: a %zux%zu image of %zu-byte %s integers, expected %dx%d 4-byte signed",
-                      path, dimf, dimm, elsize, elsigned ? "signed" : "unsigned", fpixels, spixels);
+                      name, dimf, dimm, elsize, elsigned ? "signed" : "unsigned", fpixels, spixels);
   else if ((data = malloc (nelem * sizeof *data)) == NULL)
-    st = nb_error_set (err, NB_ERR_NOMEM, "%s: out of memory", path);
+    st = nb_error_set (err, NB_ERR_NOMEM, "%s: out of memory", name);
   else if (cbf_get_integerarray (cbf, &id, data, sizeof *data, 1, nelem, &read) != 0 ||
            read != nelem)
-    st = nb_error_set (err, NB_ERR_PARSE, "%s: the image data end early (%zu of %zu pixels)", path,
+    st = nb_error_set (err, NB_ERR_PARSE, "%s: the image data end early (%zu of %zu pixels)", name,
                        read, nelem);
   free (data);
   cbf_free_handle (cbf);

@@ -17,6 +17,7 @@
  * No time stamps (HDF5's object times are off, no start_time): the same
  * frame gives the same bytes on every run.
  */
+#include "nb-fingerprint.h"
 #include "nb-frame-write.h"
 #include "nb-io.h"
 
@@ -28,6 +29,9 @@
 #include <hdf5.h>
 
 #define RTD (180.0 * M_1_PI)
+
+/* The attribute of /entry that holds a frame file's fingerprint. */
+#define FINGERPRINT_ATTR "braggscope_fingerprint"
 
 /* The objects of one file being written; every helper returns < 0 on failure
  * and the caller gives up at the end. */
@@ -329,7 +333,7 @@ nx_open (nx_file *nx, const char *name)
 
 /* Closes @nx; when nothing failed, writes its bytes to @path. */
 static nb_status
-nx_finish (nx_file *nx, const char *path, nb_status st, nb_error *err)
+nx_finish (nx_file *nx, const char *path, const nb_sha256 *fingerprint, nb_status st, nb_error *err)
 {
   void *image = NULL;
   ssize_t size = -1;
@@ -351,6 +355,11 @@ nx_finish (nx_file *nx, const char *path, nb_status st, nb_error *err)
     st = nb_error_set (err, NB_ERR_NOMEM, "%s: out of memory for the HDF5 file", path);
   else if (size <= 0)
     st = nb_error_set (err, NB_ERR_IO, "%s: libhdf5 failed to build the file", path);
+  /* the attribute's value is stored as it is in the (uncompressed) object
+   * header: its zeros are replaced in the file's bytes */
+  else if (fingerprint != NULL &&
+           (st = nb_fingerprint_seal (fingerprint, image, (size_t) size, "", path, err)) != NB_OK)
+    ;
   else
     {
       const void *chunks[1] = { image };
@@ -369,19 +378,25 @@ write_frame (const char *path,
              const char *const *keys,
              const char *const *values,
              int n_attrs,
+             const nb_sha256 *fingerprint,
              nb_error *err)
 {
+  static const char zeros[NB_FINGERPRINT_DIGITS + 1] =
+      "0000000000000000000000000000000000000000000000000000000000000000";
   nx_file nx;
   hid_t entry, data, space = -1, dcpl = -1, dset = -1;
   hsize_t dims[3] = { 1, (hsize_t) g->spixels, (hsize_t) g->fpixels };
 
   if (nx_open (&nx, path) < 0)
-    return nx_finish (&nx, path, nb_error_set (err, NB_ERR_IO, "%s: libhdf5 failed to start", path),
-                      err);
+    return nx_finish (&nx, path, NULL,
+                      nb_error_set (err, NB_ERR_IO, "%s: libhdf5 failed to start", path), err);
   entry = nx_group (&nx, nx.file, "entry", "NXentry");
   nx_attr_string (&nx, entry, "default", "data");
   for (int i = 0; i < n_attrs; i++)
     nx_attr_string (&nx, entry, keys[i], values[i]);
+  /* zeros until the file's bytes are known (nx_finish) */
+  if (fingerprint != NULL)
+    nx_attr_string (&nx, entry, FINGERPRINT_ATTR, zeros);
   nx_string (&nx, entry, "definition", "NXmx");
   nx_geometry (&nx, entry, g, &g->start_angle, 1);
   data = nx_group (&nx, entry, "data", "NXdata");
@@ -404,7 +419,7 @@ write_frame (const char *path,
     H5Sclose (space);
   nx_close_group (data);
   nx_close_group (entry);
-  return nx_finish (&nx, path, NB_OK, err);
+  return nx_finish (&nx, path, fingerprint, NB_OK, err);
 }
 
 nb_status
@@ -414,6 +429,7 @@ nb_write_nexus_frame (const char *path,
                       const char *const *keys,
                       const char *const *values,
                       int n_attrs,
+                      const nb_sha256 *fingerprint,
                       nb_error *err)
 {
   nb_status st = NB_OK;
@@ -421,43 +437,91 @@ nb_write_nexus_frame (const char *path,
   /* libhdf5 prints its error stack unless told not to; the engine never prints */
   H5E_BEGIN_TRY
   {
-    st = write_frame (path, g, pixels, keys, values, n_attrs, err);
+    st = write_frame (path, g, pixels, keys, values, n_attrs, fingerprint, err);
   }
   H5E_END_TRY;
   return st;
 }
 
-static nb_status
-verify_frame (
-    const char *path, int fpixels, int spixels, const char *key, const char *value, nb_error *err)
+/* The /entry attribute @key as text (malloc'd), or NULL. */
+static char *
+read_entry_attribute (hid_t file, const char *key)
 {
-  hid_t file = H5Fopen (path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  hid_t a = H5Aopen_by_name (file, "/entry", key, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t t = a >= 0 ? H5Aget_type (a) : -1;
+  size_t len = t >= 0 ? H5Tget_size (t) : 0;
+  /* a fixed-length string of no more than a fingerprint */
+  char *text = len > 0 && len <= NB_FINGERPRINT_DIGITS ? calloc (1, len + 1) : NULL;
+
+  if (t < 0 || H5Tget_class (t) != H5T_STRING || H5Tis_variable_str (t) > 0 || text == NULL ||
+      H5Aread (a, t, text) < 0)
+    {
+      free (text);
+      text = NULL;
+    }
+  if (t >= 0)
+    H5Tclose (t);
+  if (a >= 0)
+    H5Aclose (a);
+  return text;
+}
+
+/* The fingerprint of the file's bytes: its value (the attribute), found once
+ * in @bytes, must be the fingerprint of the rest. */
+static nb_status
+check_fingerprint (hid_t file,
+                   const nb_sha256 *fingerprint,
+                   const char *name,
+                   const void *bytes,
+                   size_t size,
+                   nb_error *err)
+{
+  char *value = read_entry_attribute (file, FINGERPRINT_ATTR);
+  long long at = -1;
+
+  if (value != NULL && strlen (value) == NB_FINGERPRINT_DIGITS)
+    at = nb_fingerprint_find (bytes, size, value, NB_FINGERPRINT_DIGITS);
+  free (value);
+  if (at < 0)
+    return nb_error_set (err, NB_ERR_PARSE, "%s: no fingerprint (/entry@%s)", name,
+                         FINGERPRINT_ATTR);
+  return nb_fingerprint_check (fingerprint, bytes, size, (size_t) at, name, err);
+}
+
+/* @bytes as an HDF5 file, read-only, or < 0. */
+static hid_t
+open_image (const void *bytes, size_t size)
+{
+  hid_t fapl = H5Pcreate (H5P_FILE_ACCESS), file = -1;
+
+  /* the core driver holds a copy of the image, no backing store */
+  if (fapl >= 0 && H5Pset_fapl_core (fapl, 1 << 20, 0) >= 0 &&
+      H5Pset_file_image (fapl, (void *) bytes, size) >= 0)
+    file = H5Fopen ("frame image", H5F_ACC_RDONLY, fapl);
+  if (fapl >= 0)
+    H5Pclose (fapl);
+  return file;
+}
+
+static nb_status
+verify_frame (const char *name,
+              const void *bytes,
+              size_t size,
+              int fpixels,
+              int spixels,
+              const nb_sha256 *fingerprint,
+              nb_error *err)
+{
+  hid_t file = size > 0 ? open_image (bytes, size) : -1;
   hid_t dset = -1, space = -1;
   hsize_t dims[3] = { 0, 0, 0 };
   int32_t *pixels = NULL;
   nb_status st = NB_OK;
 
   if (file < 0)
-    return nb_error_set (err, NB_ERR_PARSE, "%s: not an HDF5 file libhdf5 can open", path);
-  if (key != NULL)
-    {
-      hid_t a = H5Aopen_by_name (file, "/entry", key, H5P_DEFAULT, H5P_DEFAULT);
-      hid_t t = a >= 0 ? H5Aget_type (a) : -1;
-      size_t len = t >= 0 ? H5Tget_size (t) : 0;
-      char *text = len > 0 ? calloc (1, len + 1) : NULL;
-
-      if (a < 0 || t < 0 || H5Tget_class (t) != H5T_STRING || H5Tis_variable_str (t) > 0 ||
-          text == NULL || H5Aread (a, t, text) < 0)
-        st = nb_error_set (err, NB_ERR_PARSE, "%s: no string attribute /entry@%s", path, key);
-      else if (strcmp (text, value) != 0)
-        st = nb_error_set (err, NB_ERR_PARSE, "%s: /entry@%s is '%.60s', expected '%.60s'", path,
-                           key, text, value);
-      free (text);
-      if (t >= 0)
-        H5Tclose (t);
-      if (a >= 0)
-        H5Aclose (a);
-    }
+    return nb_error_set (err, NB_ERR_PARSE, "%s: not an HDF5 file libhdf5 can open", name);
+  if (fingerprint != NULL)
+    st = check_fingerprint (file, fingerprint, name, bytes, size, err);
   if (st == NB_OK)
     {
       dset = H5Dopen2 (file, "/entry/data/data", H5P_DEFAULT);
@@ -465,15 +529,15 @@ verify_frame (
       if (space < 0 || H5Sget_simple_extent_ndims (space) != 3 ||
           H5Sget_simple_extent_dims (space, dims, NULL) < 0 || dims[0] != 1 ||
           dims[1] != (hsize_t) spixels || dims[2] != (hsize_t) fpixels)
-        st = nb_error_set (err, NB_ERR_PARSE, "%s: /entry/data/data is not 1 x %d x %d", path,
+        st = nb_error_set (err, NB_ERR_PARSE, "%s: /entry/data/data is not 1 x %d x %d", name,
                            spixels, fpixels);
       else if ((pixels = malloc ((size_t) fpixels * (size_t) spixels * sizeof *pixels)) == NULL)
-        st = nb_error_set (err, NB_ERR_NOMEM, "%s: out of memory", path);
+        st = nb_error_set (err, NB_ERR_NOMEM, "%s: out of memory", name);
       else if (H5Dread (dset, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, pixels) < 0)
         st = nb_error_set (err, NB_ERR_PARSE,
                            "%s: /entry/data/data does not read back (a checksum or the "
                            "compressed data is wrong)",
-                           path);
+                           name);
     }
   free (pixels);
   if (space >= 0)
@@ -485,14 +549,19 @@ verify_frame (
 }
 
 nb_status
-nb_nexus_verify_frame (
-    const char *path, int fpixels, int spixels, const char *key, const char *value, nb_error *err)
+nb_nexus_verify_frame (const char *name,
+                       const void *bytes,
+                       size_t size,
+                       int fpixels,
+                       int spixels,
+                       const nb_sha256 *fingerprint,
+                       nb_error *err)
 {
   nb_status st = NB_OK;
 
   H5E_BEGIN_TRY
   {
-    st = verify_frame (path, fpixels, spixels, key, value, err);
+    st = verify_frame (name, bytes, size, fpixels, spixels, fingerprint, err);
   }
   H5E_END_TRY;
   return st;
@@ -512,8 +581,8 @@ write_master (const char *path,
   hsize_t sdims[3] = { 1, (hsize_t) g->spixels, (hsize_t) g->fpixels };
 
   if (nx_open (&nx, path) < 0)
-    return nx_finish (&nx, path, nb_error_set (err, NB_ERR_IO, "%s: libhdf5 failed to start", path),
-                      err);
+    return nx_finish (&nx, path, NULL,
+                      nb_error_set (err, NB_ERR_IO, "%s: libhdf5 failed to start", path), err);
   entry = nx_group (&nx, nx.file, "entry", "NXentry");
   nx_attr_string (&nx, entry, "default", "data");
   nx_string (&nx, entry, "definition", "NXmx");
@@ -559,7 +628,7 @@ write_master (const char *path,
     H5Sclose (vspace);
   nx_close_group (data);
   nx_close_group (entry);
-  return nx_finish (&nx, path, NB_OK, err);
+  return nx_finish (&nx, path, NULL, NB_OK, err);
 }
 
 nb_status

@@ -763,19 +763,20 @@ nb_smv_format_header (const nb_smv_header *h, char out[512])
 }
 
 nb_status
-nb_write_smv (const char *path, const nb_smv_header *h, const uint16_t *pixels, nb_error *err)
+nb_smv_encode (
+    const nb_smv_header *h, const uint16_t *pixels, void **bytes, size_t *size, nb_error *err)
 {
   char header[SMV_HEADER_MAX];
-  const void *chunks[2];
-  size_t sizes[2], n_pixels, len, header_bytes = SMV_HEADER_BYTES;
-  uint16_t *swapped = NULL;
-  nb_status status;
+  size_t pixel_bytes, n_pixels, len, header_bytes = SMV_HEADER_BYTES;
+  unsigned char *out;
 
+  *bytes = NULL;
+  *size = 0;
   if (h == NULL || pixels == NULL ||
-      !image_bytes (h->size1, h->size2, sizeof (uint16_t), &sizes[1]))
-    return nb_error_set (err, NB_ERR_INVALID, "cannot write %s: bad SMV image size",
-                         path != NULL ? path : "(null)");
-  n_pixels = sizes[1] / sizeof (uint16_t);
+      !image_bytes (h->size1, h->size2, sizeof (uint16_t), &pixel_bytes) ||
+      pixel_bytes > SIZE_MAX - SMV_HEADER_MAX)
+    return nb_error_set (err, NB_ERR_INVALID, "bad SMV image size");
+  n_pixels = pixel_bytes / sizeof (uint16_t);
 
   len = smv_header_text (h, SMV_HEADER_BYTES, header, sizeof header);
   if (len > SMV_HEADER_BYTES)
@@ -785,26 +786,42 @@ nb_write_smv (const char *path, const nb_smv_header *h, const uint16_t *pixels, 
       header_bytes = SMV_HEADER_MAX;
       len = smv_header_text (h, SMV_HEADER_MAX, header, sizeof header);
       if (len > SMV_HEADER_MAX)
-        return nb_error_set (err, NB_ERR_INVALID, "cannot write %s: SMV header too long",
-                             path != NULL ? path : "(null)");
+        return nb_error_set (err, NB_ERR_INVALID, "SMV header too long");
     }
   memset (header + len, ' ', header_bytes - len);
 
-  if (!host_is_little_endian ())
-    {
-      swapped = malloc (sizes[1]);
-      if (swapped == NULL)
-        return nb_error_set (err, NB_ERR_NOMEM, "out of memory writing %s", path);
-      for (size_t i = 0; i < n_pixels; i++)
-        swapped[i] = (uint16_t) ((pixels[i] >> 8) | (pixels[i] << 8));
-      pixels = swapped;
-    }
+  out = malloc (header_bytes + pixel_bytes);
+  if (out == NULL)
+    return nb_error_set (err, NB_ERR_NOMEM, "out of memory for an SMV image");
+  memcpy (out, header, header_bytes);
+  if (host_is_little_endian ())
+    memcpy (out + header_bytes, pixels, pixel_bytes);
+  else
+    for (size_t i = 0; i < n_pixels; i++)
+      {
+        out[header_bytes + 2 * i] = (unsigned char) (pixels[i] & 0xff);
+        out[header_bytes + 2 * i + 1] = (unsigned char) (pixels[i] >> 8);
+      }
+  *bytes = out;
+  *size = header_bytes + pixel_bytes;
+  return NB_OK;
+}
 
-  chunks[0] = header;
-  sizes[0] = header_bytes;
-  chunks[1] = pixels;
-  status = nb_write_file_atomic (path, chunks, sizes, 2, err);
-  free (swapped);
+nb_status
+nb_write_smv (const char *path, const nb_smv_header *h, const uint16_t *pixels, nb_error *err)
+{
+  const void *chunks[1];
+  size_t sizes[1];
+  void *bytes;
+  nb_error why = { 0 };
+  nb_status status;
+
+  if ((status = nb_smv_encode (h, pixels, &bytes, &sizes[0], &why)) != NB_OK)
+    return nb_error_set (err, status, "cannot write %s: %s", path != NULL ? path : "(null)",
+                         why.message);
+  chunks[0] = bytes;
+  status = nb_write_file_atomic (path, chunks, sizes, 1, err);
+  free (bytes);
   return status;
 }
 

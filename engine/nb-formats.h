@@ -24,7 +24,7 @@
 
 /* Changes whenever the table or a type it passes changes: the engine refuses a
  * module of another build. */
-#define NB_FORMATS_ABI 1
+#define NB_FORMATS_ABI 2
 
 /* The module's file name, and the one symbol it exports (an
  * nb_formats_open_fn). */

@@ -370,6 +370,13 @@ long nb_kernel_first_phi_pixel (const nb_plan *plan);
 double nb_kernel_masked_omega (const nb_plan *plan);
 
 /* Stages (geometry.c, crystal.c, sources.c). */
+/* plan.c: what nb_plan_create() checks of @params up to its memory budget
+ * (validation, the detector, the fluence, the sampling counts, the memory
+ * estimate) without allocating per pixel, for a caller that holds
+ * @caller_bytes_per_pixel bytes per pixel (<= 0: the CLI's 7).  Errors as
+ * nb_plan_create()'s. */
+nb_status
+nb_plan_check_budget (const nb_params *params, double caller_bytes_per_pixel, nb_error *err);
 nb_status nb_detector_setup (nb_plan *plan, nb_error *err);
 nb_status nb_detector_orient (nb_plan *plan, nb_error *err);
 nb_status nb_crystal_setup (nb_plan *plan, nb_error *err);

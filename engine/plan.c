@@ -121,7 +121,7 @@ typedef struct
 /* Needs the detector's pixel counts and the sampling counts (after
  * nb_detector_setup and nb_sampling_setup). */
 static void
-estimate_memory (const nb_plan *plan, memory_estimate *m)
+estimate_memory (const nb_plan *plan, double caller_bytes_per_pixel, memory_estimate *m)
 {
   const nb_params *p = &plan->params;
   const nb_detector *d = &plan->det;
@@ -131,9 +131,11 @@ estimate_memory (const nb_plan *plan, memory_estimate *m)
   double sources, steps;
 
   /* the float image a caller renders into and its 16-bit and 8-bit
-   * conversions (the CLI's SMV and PGM/PNG), the mask and the SMV file it is
-   * read from, a row of solid angles */
-  m->image = pixels * (sizeof (float) + sizeof (uint16_t) + sizeof (uint8_t)) +
+   * conversions (the CLI's SMV and PGM/PNG) unless the caller says what it
+   * holds, the mask and the SMV file it is read from, a row of solid angles */
+  if (caller_bytes_per_pixel <= 0.0)
+    caller_bytes_per_pixel = sizeof (float) + sizeof (uint16_t) + sizeof (uint8_t);
+  m->image = pixels * caller_bytes_per_pixel +
              (p->mask_file != NULL ? pixels * 2 * sizeof (uint16_t) : 0.0) +
              (double) d->spixels * sizeof (double);
   /* the CUDA backend's pinned copy of the image, where a GPU may take the
@@ -162,13 +164,13 @@ estimate_memory (const nb_plan *plan, memory_estimate *m)
 }
 
 static nb_status
-check_memory (const nb_plan *plan, nb_error *err)
+check_memory (const nb_plan *plan, double caller_bytes_per_pixel, nb_error *err)
 {
   const nb_params *p = &plan->params;
   double budget = memory_budget (p);
   memory_estimate m;
 
-  estimate_memory (plan, &m);
+  estimate_memory (plan, caller_bytes_per_pixel, &m);
   if (m.total <= budget)
     return NB_OK;
   return nb_error_set (
@@ -189,7 +191,7 @@ structure_factor_budget (const nb_plan *plan)
   double budget = memory_budget (&plan->params);
   memory_estimate m;
 
-  estimate_memory (plan, &m);
+  estimate_memory (plan, 0.0, &m);
   if (m.total >= budget)
     return 0;
   if (budget - m.total >= (double) SIZE_MAX)
@@ -570,7 +572,7 @@ plan_build (nb_plan *plan, unsigned rebuild, nb_error *err)
     return st;
   if ((rebuild & STAGE (NB_STAGE_DETECTOR)) && (st = nb_detector_orient (plan, err)) != NB_OK)
     return st;
-  if ((st = check_memory (plan, err)) != NB_OK)
+  if ((st = check_memory (plan, 0.0, err)) != NB_OK)
     return st;
 
   choose_interpolation (plan);
@@ -688,6 +690,31 @@ nb_plan_create (const nb_params *params, nb_plan **out, nb_error *err)
     }
   *out = plan;
   return NB_OK;
+}
+
+nb_status
+nb_plan_check_budget (const nb_params *params, double caller_bytes_per_pixel, nb_error *err)
+{
+  nb_plan *plan;
+  nb_status st;
+  double sample_y = params->sample_y, sample_z = params->sample_z;
+
+  nb_error_clear (err);
+  if ((st = nb_params_validate (params, err)) != NB_OK)
+    return st;
+  plan = calloc (1, sizeof *plan);
+  if (plan == NULL)
+    return nb_error_set (err, NB_ERR_NOMEM, "out of memory");
+  /* plan_build()'s steps up to its memory check, none of which allocates per
+   * pixel */
+  if ((st = nb_params_copy (&plan->params, params, err)) == NB_OK &&
+      (st = nb_detector_setup (plan, err)) == NB_OK &&
+      (st = beam_fluence (plan, &sample_y, &sample_z, err)) == NB_OK &&
+      (st = nb_sampling_setup (plan, err)) == NB_OK)
+    st = check_memory (plan, caller_bytes_per_pixel, err);
+  plan_release (plan);
+  free (plan);
+  return st;
 }
 
 static int

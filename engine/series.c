@@ -1,5 +1,6 @@
 /* series.c: counter-based random choices of a dataset (see nb-series.h). */
 #include "nb-series.h"
+#include "nb-private.h"
 #include "nb-rng.h"
 
 #include <math.h>
@@ -64,4 +65,10 @@ void
 nb_series_misset (const double umat[9], double misset[3])
 {
   nb_umat2misset (umat, misset);
+}
+
+nb_status
+nb_series_check_frame (const nb_params *p, double bytes_per_pixel, nb_error *err)
+{
+  return nb_plan_check_budget (p, bytes_per_pixel, err);
 }

@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "nanobragg.h"
+#include "nb-fingerprint.h"
 #include "nb-status.h"
 
 #ifdef __cplusplus
@@ -75,44 +76,60 @@ extern "C"
   /* nb_write_cbf: a miniCBF file of @pixels (@g->fpixels x @g->spixels signed
  * 32-bit counts, fast index first) with the Pilatus-style header of @g, then
  * @extra_header (lines "# Key value", each ending in '\n'; NULL for none).
+ * With @fingerprint (a computation nb_fingerprint_begin() began for the
+ * frame; NULL: none) the header's last line is "# Braggscope_fp" and the 64
+ * hex digits of the file's fingerprint (nb-fingerprint.h).
  * Errors: NB_ERR_IO naming @path, NB_ERR_NOMEM, NB_ERR_UNSUPPORTED. */
   nb_status nb_write_cbf (const char *path,
                           const nb_frame_geometry *g,
                           const int32_t *pixels,
                           const char *extra_header,
+                          const nb_sha256 *fingerprint,
                           nb_error *err);
 
-  /* nb_cbf_verify: checks that @path is a complete frame of this kind: CBFlib
- * reads it with its MD5 digest checked, the image is @fpixels x @spixels
- * signed 32-bit, and the header holds the line @line (without '#' and line
- * end; NULL: not checked).  NB_OK, or NB_ERR_PARSE / NB_ERR_IO naming @path
- * and what is wrong. */
-  nb_status
-  nb_cbf_verify (const char *path, int fpixels, int spixels, const char *line, nb_error *err);
+  /* nb_cbf_verify: checks that the @size bytes @bytes (a file read by the
+ * caller, named @name in messages) are a complete frame of this kind: with
+ * @fingerprint, the one fingerprint line of the header is the fingerprint of
+ * every byte for that frame; CBFlib reads it with its MD5 digest checked; the
+ * image is @fpixels x @spixels signed 32-bit.  NB_OK, or NB_ERR_PARSE naming
+ * @name and what is wrong ("fingerprint differs"...). */
+  nb_status nb_cbf_verify (const char *name,
+                           const void *bytes,
+                           size_t size,
+                           int fpixels,
+                           int spixels,
+                           const nb_sha256 *fingerprint,
+                           nb_error *err);
 
   /* nb_write_nexus_frame: an NXmx file of one frame: the geometry of @g
  * (omega from @g->start_angle) and /entry/data/data, 1 x @g->spixels x
  * @g->fpixels int32 counts in one chunk (shuffle, deflate level 1,
  * Fletcher-32).  @n_attrs string attributes @keys[i] = @values[i] are set on
- * /entry (the frame's command line, a fingerprint...).  Errors as
- * nb_write_cbf(). */
+ * /entry (the frame's command line...); with @fingerprint also
+ * /entry@braggscope_fingerprint, the 64 hex digits of the file's fingerprint
+ * (nb-fingerprint.h: they stand in the file's bytes once, in the attribute's
+ * value).  Errors as nb_write_cbf(). */
   nb_status nb_write_nexus_frame (const char *path,
                                   const nb_frame_geometry *g,
                                   const int32_t *pixels,
                                   const char *const *keys,
                                   const char *const *values,
                                   int n_attrs,
+                                  const nb_sha256 *fingerprint,
                                   nb_error *err);
 
-  /* nb_nexus_verify_frame: checks that @path is a complete frame file of
- * nb_write_nexus_frame(): HDF5 opens it, /entry/data/data is 1 x @spixels x
- * @fpixels and reads whole (every chunk's Fletcher-32 checksum verified), and
- * the /entry attribute @key is @value (NULL: not checked). */
-  nb_status nb_nexus_verify_frame (const char *path,
+  /* nb_nexus_verify_frame: checks that the @size bytes @bytes (named @name in
+ * messages) are a complete frame file of nb_write_nexus_frame(): with
+ * @fingerprint, /entry@braggscope_fingerprint is the fingerprint of every byte
+ * for that frame; libhdf5 opens it, /entry/data/data is 1 x @spixels x
+ * @fpixels and reads whole (every chunk's Fletcher-32 checksum verified).
+ * Errors as nb_cbf_verify(). */
+  nb_status nb_nexus_verify_frame (const char *name,
+                                   const void *bytes,
+                                   size_t size,
                                    int fpixels,
                                    int spixels,
-                                   const char *key,
-                                   const char *value,
+                                   const nb_sha256 *fingerprint,
                                    nb_error *err);
 
   /* nb_write_nexus_master: the NXmx master file of a series of @n_frames

@@ -128,6 +128,13 @@ extern "C"
   nb_status
   nb_write_smv (const char *path, const nb_smv_header *h, const uint16_t *pixels, nb_error *err);
 
+  /* nb_smv_encode: the bytes nb_write_smv() writes for @h and @pixels, in one
+ * malloc'd buffer (*@bytes, *@size; free with free()), for a caller that
+ * needs them before they are written (nanobragg-series fingerprints them).
+ * Errors: NB_ERR_INVALID (bad size, header too long), NB_ERR_NOMEM. */
+  nb_status nb_smv_encode (
+      const nb_smv_header *h, const uint16_t *pixels, void **bytes, size_t *size, nb_error *err);
+
   /* An SMV file read back.  @text is the NUL-terminated header text (owned),
  * @pixels the data (owned, size1*size2, host order). */
   typedef struct

@@ -24,6 +24,8 @@
 
 #include <stdint.h>
 
+#include "nanobragg.h"
+
 #ifdef __cplusplus
 extern "C"
 {
@@ -64,6 +66,15 @@ extern "C"
  * computes them for -misset random: the plan then rotates the reciprocal
  * cell by @umat (to rounding). */
   void nb_series_misset (const double umat[9], double misset[3]);
+
+  /* nb_series_check_frame: whether a frame of parameters @p can be made before
+ * any is: the checks nb_plan_create() makes before it allocates (the
+ * parameters, the detector, the sampling counts) and its memory budget
+ * (-memory_budget, default half of physical memory) for a caller that holds
+ * @bytes_per_pixel bytes per pixel (the series' frames in flight).  Allocates
+ * nothing per pixel.  NB_OK, or the error nb_plan_create() would give
+ * (NB_ERR_NOMEM "memory budget: ..." for a frame too large). */
+  nb_status nb_series_check_frame (const nb_params *p, double bytes_per_pixel, nb_error *err);
 
 #ifdef __cplusplus
 }
