@@ -305,6 +305,15 @@ usage_error (const char *fmt, ...)
   return 2;
 }
 
+/* Exit status 130 for a run stopped by a signal before its frames. */
+static int
+interrupted_while (const char *what)
+{
+  if (print_errors)
+    fprintf (stderr, "nanobragg-series: interrupted while %s\n", what);
+  return 130;
+}
+
 static int
 parse_long (const char *flag, const char *text, long min, long *out)
 {
@@ -396,6 +405,8 @@ parse_sweep (series_config *c, const char *spec)
                      : s->start + (double) k * (s->stop - s->start) / (double) (s->count - 1);
       char text[64];
 
+      if (cancelled ())
+        return interrupted_while ("making the sweep's values");
       if (s->count == 1)
         v = s->start;
       format_number (v, text, sizeof text);
@@ -596,11 +607,7 @@ check_frames (const series_config *c)
       nb_status st;
 
       if (cancelled ())
-        {
-          if (print_errors)
-            fputs ("nanobragg-series: interrupted while checking the frames\n", stderr);
-          return 130;
-        }
+        return interrupted_while ("checking the frames");
       frame_extras (c, point * c->inner, &e);
       if ((argv = frame_argv (c, &e, &argc)) == NULL)
         return usage_error ("out of memory");

@@ -222,8 +222,9 @@ prepare_series_file (const series_config *c, const char *path)
 /* The prefix's lock. */
 
 /* A POSIX record lock (fcntl) on PREFIX_series.lock, not the series file,
- * which rename() replaces.  The file stays after the run: removing it would
- * let a third run lock a new file while a second still holds the old one.
+ * which rename() replaces.  The file stays after the run, empty: removing it
+ * would let a third run lock a new file while a second still holds the old
+ * one.
  * POSIX locks work over NFS and name their holder; they are dropped when the
  * process closes any descriptor of the file, so this is its only one. */
 int
@@ -276,16 +277,6 @@ lock_prefix (series_config *c)
       free (path);
       return 1;
     }
-  /* who holds it, for people (F_GETLK says it to programs) */
-  {
-    char text[32];
-    int n = snprintf (text, sizeof text, "%ld\n", (long) getpid ());
-
-    if (ftruncate (fd, 0) != 0 || pwrite (fd, text, (size_t) n, 0) != n)
-      {
-        /* the lock holds all the same */
-      }
-  }
   free (path);
   c->lock_fd = fd;
   return 0;

@@ -4,14 +4,21 @@
 Runs $NB_SERIES on small scenes (64 x 64 pixels) and checks:
   - a 6-frame rotation and a 6-frame stills series in every format: each frame's
     float file and SMV file are, byte for byte, what $NB_CLI (nanobragg) writes
-    for the frame's own command line (the flags of the series file), the CBF
-    read through fabio and the NeXus frame and master read through h5py hold the
-    same counts as that SMV file, and their headers the geometry nanobragg's
-    SMV header gives;
+    for the frame's own command line (the series file's flags and the frame's
+    from --list-frames), the CBF read through fabio and the NeXus frame and
+    master read through h5py hold the same counts as that SMV file, and their
+    headers the geometry nanobragg's SMV header gives;
   - mpirun -n 2 (and 3) makes the same bytes as one process (when built with MPI);
   - --resume skips complete frames, makes damaged or missing ones again, and
     ends with the same bytes; an interrupted run (SIGINT) leaves no partial or
-    temporary file, and --resume completes it to the same bytes.
+    temporary file, and --resume completes it to the same bytes;
+  - issue 23: files of the right size that are not the frame's (zeros, another
+    frame's or run's, an edited CBF header, NeXus values x9) are rewritten, a cut
+    or other series file is refused naming why, a second run on a prefix in use
+    is refused, every file and its folder are synced (fsync() seen through
+    $NB_FSYNC_LOG_LIB), 99999999 stills start at once in little memory and stop
+    on SIGTERM, as does the check of a million-point sweep, and a sweep with a
+    frame too large for memory is refused before any file is written.
 fabio and h5py are Debian's python3-fabio and python3-h5py (build-aux/setup.sh
 installs them); without them this test fails rather than skips.  A build without
 CBFlib or libhdf5 (NB_SERIES_FORMATS, from meson, lists what it writes) runs the
@@ -83,17 +90,20 @@ def read_smv(path):
     return keys, pixels
 
 
-def frame_flags(folder, prefix):
+def frame_flags(folder, prefix, args):
+    """The scene's flags (the series file) and every frame's own (--list-frames with the
+    run's @args)."""
     meta = json.load(open(os.path.join(folder, prefix + "_series.json")))
-    return meta["nanobragg"], meta["frame_flags"]
+    p = series(["--list-frames"] + args, folder)
+    return meta["nanobragg"], [json.loads(line) for line in p.stdout.splitlines()]
 
 
 def same_bytes(a, b):
     return open(a, "rb").read() == open(b, "rb").read()
 
 
-def check_series(folder, prefix, kind):
-    base, flags = frame_flags(folder, prefix)
+def check_series(folder, prefix, kind, args):
+    base, flags = frame_flags(folder, prefix, args)
     assert len(flags) == 6
     errors = []
 
@@ -204,33 +214,41 @@ def check_nexus(path, counts, keys, bx, by):
 @check("6-frame rotation in every format equals nanobragg frame by frame")
 def test_rotation():
     d = tempfile.mkdtemp()
-    p = series(ALL + ROTATION + ["--out", "rot"] + SCENE, d)
+    args = ALL + ROTATION + ["--out", "rot"] + SCENE
+    p = series(args, d)
     summary = json.loads(p.stdout)
     assert summary["frames"] == 6 and summary["written"] == 6, summary
     assert json.load(open(os.path.join(d, "rot_summary.json"))) == summary
-    _, flags = frame_flags(d, "rot")
+    _, flags = frame_flags(d, "rot", args)
     assert [f[1] for f in flags] == ["1", "1.5", "2", "2.5", "3", "3.5"], flags
-    check_series(d, "rot", "rotation")
+    meta = json.load(open(os.path.join(d, "rot_series.json")))
+    assert meta["rotation"] == {"frames": 6, "phi": 1, "osc": 0.5}, meta
+    check_series(d, "rot", "rotation", args)
     shutil.rmtree(d)
 
 
 @check("6 stills in every format equal nanobragg frame by frame")
 def test_stills():
     d = tempfile.mkdtemp()
-    series(ALL + STILLS + ["--out", "st"] + SCENE, d)
-    _, flags = frame_flags(d, "st")
+    args = ALL + STILLS + ["--out", "st"] + SCENE
+    series(args, d)
+    _, flags = frame_flags(d, "st", args)
     assert all(f[0] == "-misset" and f[4] == "-mosaic_seed" for f in flags), flags
-    check_series(d, "st", "stills")
+    check_series(d, "st", "stills", args)
     shutil.rmtree(d)
 
 
 @check("a sweep: the product of two --sweep, last fastest")
 def test_sweep():
     d = tempfile.mkdtemp()
-    series(["--format", "float", "--sweep", "distance=90:110:3", "--sweep", "N=3:5:2",
-        "--out", "w"] + SCENE, d)
-    _, flags = frame_flags(d, "w")
+    args = ["--format", "float", "--sweep", "distance=90:110:3", "--sweep", "N=3:5:2",
+            "--out", "w"] + SCENE
+    series(args, d)
+    _, flags = frame_flags(d, "w", args)
     assert flags == [["-distance", a, "-N", b] for a in ("90", "100", "110") for b in ("3", "5")]
+    meta = json.load(open(os.path.join(d, "w_series.json")))
+    assert meta["sweeps"] == [{"flag": "-distance", "start": 90, "stop": 110, "count": 3},
+                              {"flag": "-N", "start": 3, "stop": 5, "count": 2}], meta
     p = series(["--sweep", "N=3:4:3"] + SCENE, d, expect=2)
     assert "3.5" in p.stderr and p.stderr.count("\n") == 1, p.stderr
     p = series(["--sweep", "hkl=1:2:2"] + SCENE, d, expect=2)
@@ -300,6 +318,10 @@ def test_resume():
     summary = json.loads(p.stdout)
     damaged = 4 if HAVE_CBF else 3
     assert summary["skipped"] == 6 - damaged and summary["written"] == damaged, summary
+    assert summary["rewritten"] == damaged, summary
+    for frame in (3, 4, 6) + ((5,) if HAVE_CBF else ()):
+        assert "frame %d: s_%06d" % (frame, frame) in p.stderr, p.stderr
+    assert p.stderr.count(", rewritten") == damaged, p.stderr
     for f in os.listdir(ref):
         if not f.endswith("_summary.json"):
             assert same_bytes(os.path.join(ref, f), os.path.join(d, f)), f
@@ -344,6 +366,214 @@ def test_interrupt():
         if not f.endswith("_summary.json"):
             assert same_bytes(os.path.join(ref, f), os.path.join(d, f)), f
     shutil.rmtree(ref)
+    shutil.rmtree(d)
+
+
+def frame_file(folder, prefix, i, ext):
+    return os.path.join(folder, "%s_%06d%s" % (prefix, i, ext))
+
+
+@check("--resume rewrites files of the right size that are not the frame's own")
+def test_resume_foreign():
+    """Issue 23, item 9: zeros, another frame's float file, another frame's SMV file, a zeroed
+    SMV file, an edited CBF header (its MD5 digest covers the binary section only), a NeXus
+    frame with wavelength and distance x9: none is the frame's, each is made again."""
+    ref = tempfile.mkdtemp()
+    args = ALL + STILLS + ["--out", "s"] + SCENE
+    series(args, ref)
+    d = tempfile.mkdtemp()
+    for f in os.listdir(ref):
+        shutil.copy(os.path.join(ref, f), d)
+    n = lambda i, ext: frame_file(d, "s", i, ext)
+    rewritten = set()
+    if "float" in FORMATS:
+        open(n(1, ".bin"), "wb").write(bytes(os.path.getsize(n(1, ".bin"))))
+        shutil.copy(n(3, ".bin"), n(2, ".bin"))
+        rewritten |= {1, 2}
+    if "smv" in FORMATS:
+        shutil.copy(n(4, ".img"), n(3, ".img"))
+        open(n(4, ".img"), "wb").write(bytes(os.path.getsize(n(4, ".img"))))
+        rewritten |= {3, 4}
+    if HAVE_CBF:
+        data = open(n(5, ".cbf"), "rb").read()
+        head = b"# Wavelength 6.2 A"
+        assert data.count(head) == 1, data[:2000]
+        open(n(5, ".cbf"), "wb").write(data.replace(head, b"# Wavelength 9.2 A"))
+        rewritten.add(5)
+    if HAVE_NEXUS:
+        import h5py
+        with h5py.File(n(6, ".h5"), "r+") as h:
+            for name in ("/entry/instrument/beam/incident_wavelength",
+                         "/entry/instrument/detector/distance"):
+                h[name][()] = h[name][()] * 9
+        rewritten.add(6)
+    p = series(args + ["--resume"], d)
+    summary = json.loads(p.stdout)
+    assert summary["written"] == len(rewritten), (summary, p.stderr)
+    assert summary["rewritten"] == len(rewritten), summary
+    assert summary["skipped"] == 6 - len(rewritten), summary
+    for i in rewritten:
+        assert "frame %d: s_%06d" % (i, i) in p.stderr, p.stderr
+    assert p.stderr.count("fingerprint differs, rewritten") == len(rewritten), p.stderr
+    for f in os.listdir(ref):
+        if not f.endswith("_summary.json"):
+            assert same_bytes(os.path.join(ref, f), os.path.join(d, f)), f
+    shutil.rmtree(ref)
+    shutil.rmtree(d)
+
+
+@check("--resume refuses a cut series file or another scene, naming the difference")
+def test_resume_series_file():
+    d = tempfile.mkdtemp()
+    args = ["--format", "float"] + ROTATION + ["--out", "r"] + SCENE
+    series(args, d)
+    path = os.path.join(d, "r_series.json")
+    whole = open(path).read()
+    open(path, "w").write("".join(whole.splitlines(True)[:4]))
+    p = series(args + ["--resume"], d, expect=2)
+    assert "cut short" in p.stderr and p.stderr.count("\n") == 1, p.stderr
+    open(path, "w").write(whole)
+    p = series(args + ["--resume", "-distance", "120"], d, expect=2)
+    assert "another series" in p.stderr and '"-distance", "120"' in p.stderr, p.stderr
+    assert open(path).read() == whole
+    p = series(args + ["--resume"], d)
+    assert json.loads(p.stdout)["skipped"] == 6, p.stdout
+    shutil.rmtree(d)
+
+
+@check("frames another run left under the prefix are rewritten on --resume")
+def test_resume_mixed_runs():
+    """Issue 23, item 10: run A made 30 frames, run B (another -distance) its series file and
+    4 frames before it stopped: --resume with B's scene keeps B's 4 and makes 26 again."""
+    a, b, d = tempfile.mkdtemp(), tempfile.mkdtemp(), tempfile.mkdtemp()
+    args = ["--format", "float", "--frames", "30", "-phi", "1", "--out", "m"] + SCENE
+    series(args, a)
+    series(args + ["-distance", "120"], b)
+    for f in os.listdir(a):
+        shutil.copy(os.path.join(a, f), d)
+    shutil.copy(os.path.join(b, "m_series.json"), d)
+    for i in range(1, 5):
+        for f in glob.glob(frame_file(b, "m", i, ".*")):
+            shutil.copy(f, d)
+    p = series(args + ["-distance", "120", "--resume"], d)
+    summary = json.loads(p.stdout)
+    assert summary["written"] == 26 and summary["skipped"] == 4, summary
+    for f in os.listdir(b):
+        if not f.endswith("_summary.json"):
+            assert same_bytes(os.path.join(b, f), os.path.join(d, f)), f
+    for x in (a, b, d):
+        shutil.rmtree(x)
+
+
+@check("a second run on a prefix in use is refused at once, naming the first")
+def test_lock():
+    slow = SCENE + ["-detpixels", "96", "-oversample", "8"]
+    args = ["--format", "float", "--frames", "24", "--out", "r", "--threads", "1"] + slow
+    d = tempfile.mkdtemp()
+    first = subprocess.Popen([SERIES] + args, cwd=d, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+    deadline = time.time() + 30
+    while not os.path.exists(frame_file(d, "r", 1, ".bin")) and time.time() < deadline:
+        time.sleep(0.002)
+    meta = open(os.path.join(d, "r_series.json")).read()
+    running = first.poll() is None
+    t0 = time.time()
+    second = subprocess.run([SERIES] + args + ["-distance", "120"], cwd=d, capture_output=True,
+                            text=True, timeout=30)
+    took = time.time() - t0
+    first.send_signal(signal.SIGINT)
+    first.communicate(timeout=30)
+    assert running, "the first run ended before the second started"
+    assert second.returncode == 1, (second.returncode, second.stderr)
+    assert "prefix r is in use by process %d" % first.pid in second.stderr, second.stderr
+    assert took < 5, took
+    assert open(os.path.join(d, "r_series.json")).read() == meta
+    shutil.rmtree(d)
+
+
+@check("every file of a frame and its folder are synced")
+def test_fsync():
+    lib = os.environ.get("NB_FSYNC_LOG_LIB")
+    assert lib and os.path.exists(lib), lib
+    d = tempfile.mkdtemp()
+    log = os.path.join(d, "fsync.log")
+    out = os.path.join(d, "out")
+    os.mkdir(out)
+    env = dict(os.environ, LD_PRELOAD=lib, NB_FSYNC_LOG=log)
+    series(ALL + ["--frames", "2", "-phi", "1", "--out", "f"] + SCENE, out, env=env)
+    synced = set(open(log).read().splitlines()) if os.path.exists(log) else set()
+    real = os.path.realpath(out)
+    frames = [f for f in os.listdir(out) if f.startswith("f_0")]
+    assert len(frames) >= 2, frames
+    for f in frames:
+        assert os.path.join(real, f) in synced, (f, synced)
+    assert real in synced, synced
+    shutil.rmtree(d)
+
+
+def peak_memory_kb(pid):
+    for line in open("/proc/%d/status" % pid):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    return 0
+
+
+@check("99999999 stills start at once in little memory and stop on SIGTERM")
+def test_many_stills():
+    d = tempfile.mkdtemp()
+    args = ["--format", "float", "--stills", "99999999", "--orientation-seed", "7", "--out",
+            "big", "--quiet"] + SCENE + ["-detpixels", "8"]
+    p = subprocess.Popen([SERIES] + args, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 10
+    while (not os.path.exists(frame_file(d, "big", 1, ".bin")) and time.time() < deadline
+           and p.poll() is None):
+        time.sleep(0.01)
+    started = os.path.exists(frame_file(d, "big", 1, ".bin"))
+    peak = peak_memory_kb(p.pid) if p.poll() is None else 0
+    p.send_signal(signal.SIGTERM)
+    try:
+        out, err = p.communicate(timeout=5)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        raise AssertionError("still running 5 s after SIGTERM (first frame %s)" %
+                             ("written" if started else "not written after 10 s"))
+    assert started, "no first frame after 10 s"
+    assert p.returncode == 130, (p.returncode, err)
+    assert peak < 100 * 1024, "%d kB" % peak
+    assert leftovers(d) == [], leftovers(d)
+    assert os.path.getsize(os.path.join(d, "big_series.json")) < 4096
+    shutil.rmtree(d)
+
+
+@check("SIGTERM while a million-point sweep is checked ends the run at once")
+def test_signal_while_checking():
+    d = tempfile.mkdtemp()
+    args = ["--format", "float", "--sweep", "distance=90:110:1000000", "--out", "w"] + SCENE
+    p = subprocess.Popen([SERIES] + args, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(0.5)
+    p.send_signal(signal.SIGTERM)
+    try:
+        out, err = p.communicate(timeout=5)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        raise AssertionError("still running 5 s after SIGTERM")
+    assert p.returncode == 130, (p.returncode, err)
+    assert b"interrupted while" in err, err
+    assert os.listdir(d) == [], os.listdir(d)
+    shutil.rmtree(d)
+
+
+@check("a sweep with a frame too large for memory is refused before any file is written")
+def test_sweep_checked_first():
+    d = tempfile.mkdtemp()
+    # frame 2 (32776 x 32776 pixels) is beyond the budget; frame 1 (16 x 16) is not
+    p = series(["--format", "float", "--sweep", "detpixels=16:65536:3", "--out", "w"] + SCENE
+               + ["-memory_budget", "100"], d, expect=2)
+    assert "value 32776" in p.stderr and "memory budget" in p.stderr, p.stderr
+    assert p.stderr.count("\n") == 1, p.stderr
+    assert os.listdir(d) == [], os.listdir(d)
     shutil.rmtree(d)
 
 
