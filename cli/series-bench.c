@@ -145,24 +145,26 @@ run_bench (series_config *c, distributor *d, const bench_options *b, int argc, c
   if (c->rank == 0)
     {
       /* the frames and series files go: the bench keeps nothing */
+      static const char *const frame_ext[] = { "bin", "fingerprint" };
+      static const char *const series_files[] = { "series.json", "summary.json", "series.lock" };
+
       for (long i = 0; i < c->frames; i++)
+        for (size_t k = 0; k < sizeof frame_ext / sizeof frame_ext[0]; k++)
+          {
+            char *p = frame_path (c, i, frame_ext[k]);
+
+            if (p != NULL)
+              unlink (p);
+            free (p);
+          }
+      for (size_t k = 0; k < sizeof series_files / sizeof series_files[0]; k++)
         {
-          char *p = frame_path (c, i, "bin");
+          char *p = series_path (c, series_files[k]);
 
           if (p != NULL)
             unlink (p);
           free (p);
         }
-      {
-        char *p1 = series_path (c, "series.json"), *p2 = series_path (c, "summary.json");
-
-        if (p1 != NULL)
-          unlink (p1);
-        if (p2 != NULL)
-          unlink (p2);
-        free (p1);
-        free (p2);
-      }
       rmdir (dir);
     }
   if (rc != 0 || c->rank != 0)
