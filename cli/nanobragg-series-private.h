@@ -304,7 +304,7 @@ void unlock_prefix (series_config *c);
 /* --resume: whether frame @s's files (its paths, info and key set) are all
  * complete and its own.  1: complete; 0: to be written, with the reason in
  * s->rewritten when a file of it was there ("" when none was). */
-int frame_complete (const series_config *c, frame_slot *s);
+int frame_complete (frame_slot *s);
 
 /* The text of a frame's fingerprints file (malloc'd, NULL when out of
  * memory): a first line, then "NAME DIGITS" for each of the files

@@ -393,14 +393,13 @@ check_file (frame_slot *s,
 }
 
 int
-frame_complete (const series_config *c, frame_slot *s)
+frame_complete (frame_slot *s)
 {
   size_t pixels = (size_t) s->info.fpixels * (size_t) s->info.spixels, size[N_FRAME_FILES] = { 0 };
   void *bytes[N_FRAME_FILES] = { NULL };
   nb_error err = { 0 };
   int present = 0, complete = 1;
 
-  (void) c;
   s->rewritten[0] = '\0';
   /* every file read first (the fingerprints file is needed by two others) */
   for (int k = 0; k < N_FRAME_FILES; k++)

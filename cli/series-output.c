@@ -527,7 +527,7 @@ render_slot (worker *w, const series_config *c, long index, frame_slot *s, nb_er
       int complete;
 
       pthread_mutex_lock (&io_lock);
-      complete = frame_complete (c, s);
+      complete = frame_complete (s);
       pthread_mutex_unlock (&io_lock);
       if (complete)
         {

@@ -489,6 +489,24 @@ def test_lock():
     assert took < 5, took
     assert open(os.path.join(d, "r_series.json")).read() == meta
     shutil.rmtree(d)
+    if not HAVE_MPI or shutil.which("mpirun") is None:
+        return
+    # under MPI rank 0 holds the lock for every rank
+    d = tempfile.mkdtemp()
+    cmd, env = mpirun(2)
+    first = subprocess.Popen(cmd + [SERIES] + args, cwd=d, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, env=env)
+    deadline = time.time() + 30
+    while not os.path.exists(frame_file(d, "r", 2, ".bin")) and time.time() < deadline:
+        time.sleep(0.002)
+    running = first.poll() is None
+    second = subprocess.run([SERIES] + args, cwd=d, capture_output=True, text=True, timeout=30)
+    first.send_signal(signal.SIGINT)
+    first.communicate(timeout=30)
+    assert running, "the MPI run ended before the second started"
+    assert second.returncode == 1, (second.returncode, second.stderr)
+    assert "prefix r is in use by process" in second.stderr, second.stderr
+    shutil.rmtree(d)
 
 
 @check("every file of a frame and its folder are synced")
@@ -529,6 +547,8 @@ def test_many_stills():
            and p.poll() is None):
         time.sleep(0.01)
     started = os.path.exists(frame_file(d, "big", 1, ".bin"))
+    # hundreds of frames later, the memory has not grown with them
+    time.sleep(0.5)
     peak = peak_memory_kb(p.pid) if p.poll() is None else 0
     p.send_signal(signal.SIGTERM)
     try:
