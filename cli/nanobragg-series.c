@@ -777,13 +777,17 @@ write_master (const series_config *c, worker *w, nb_error *err)
     }
   for (long i = 0; i < c->frames && st == NB_OK; i++)
     {
-      char *full = cancelled () ? NULL : frame_path (c, i, "h5");
+      char *full;
 
+      if (cancelled ())
+        {
+          st = nb_error_set (err, NB_ERR_CANCELLED, "interrupted");
+          break;
+        }
+      full = frame_path (c, i, "h5");
       names[i] = full != NULL ? strdup (base_name (full)) : NULL;
       free (full);
-      if (cancelled ())
-        st = nb_error_set (err, NB_ERR_CANCELLED, "interrupted");
-      else if (names[i] == NULL)
+      if (names[i] == NULL)
         st = nb_error_set (err, NB_ERR_NOMEM, "out of memory");
       if (c->rotation_frames > 0)
         {
