@@ -371,9 +371,10 @@ test_nexus_round_trip (void)
 
 /* SHA-256 against FIPS 180-4's examples (one block, two blocks) and the
  * million 'a's of its test vectors, fed in pieces of every size from 1 to
- * 129 bytes so that each path through the block buffer is taken. */
+ * 129 bytes so that each path through the block buffer is taken; with the x86
+ * SHA extensions where the processor has them, and in plain C. */
 static void
-test_sha256 (void)
+check_sha256 (void)
 {
   static const struct
   {
@@ -406,6 +407,21 @@ test_sha256 (void)
       nb_sha256_final (&s, hex);
       g_assert_cmpstr (hex, ==, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
     }
+}
+
+static void
+test_sha256 (void)
+{
+  nb_sha256 s;
+
+  nb_sha256_init (&s);
+  g_test_message ("SHA-256 %s", s.sha_ni ? "with the x86 SHA extensions" : "in plain C");
+  check_sha256 ();
+  g_setenv ("NB_SHA256", "portable", TRUE);
+  nb_sha256_init (&s);
+  g_assert_false (s.sha_ni);
+  check_sha256 ();
+  g_unsetenv ("NB_SHA256");
 }
 
 /* A fingerprint covers the frame's words (their boundaries too) and every
