@@ -66,8 +66,9 @@ compress_portable (uint32_t h[8], const unsigned char *p)
 
 #ifdef HAVE_SHA_NI_PATH
 /* The x86 SHA extensions (Goldmont, Zen and later: SHA-NI) do two rounds an
- * instruction: a 4 MiB frame took 17 ms in plain C, 3.5 ms with them here.  The state lives
- * as ABEF and CDGH; each step takes four message words and four constants. */
+ * instruction: a 4 MiB frame took 17 ms in plain C, 3.5 ms with them here.
+ * The state lives as ABEF and CDGH; each step takes four message words and
+ * four constants. */
 __attribute__ ((target ("sha,sse4.1,ssse3"))) static void
 compress_sha_ni (uint32_t h[8], const unsigned char *p, size_t blocks)
 {
