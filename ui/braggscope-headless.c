@@ -11,7 +11,8 @@
  * With --compare "FLAGS" the scene is A, the window's held frame, and the
  * scene with FLAGS on top is B, the frame after the change; the picture is
  * braggscope_render_compare_rgba() of the two in --compare-mode, each with
- * its own automatic window, as the window's Compare shows them.  With
+ * its own automatic window and its own overlays, as the window's Compare
+ * shows them.  With
  * --measured FRAME, A is the measured frame: the scene takes its header's
  * geometry first (the flags then apply on top), is scored against it (the
  * score goes to stdout) and is shown with it as the window shows a measured
@@ -161,14 +162,16 @@ render_views (BraggscopeFrame *frame, const Look *look, int *width, int *height)
 #define REFERENCE_HIGH_PERCENTILE 99.5
 
 /* A, the reference layer (@reference, @rw x @rh floats, NaN masked, in the
- * window @reference_display) and B (@frame) as the window's Compare shows
- * them in the mode named @mode_name (side by side when NULL), the
- * difference scaled when @reference_scale. */
+ * window @reference_display; @reference_picture, when not NULL, it with its
+ * own overlays) and B (@frame) as the window's Compare shows them in the
+ * mode named @mode_name (side by side when NULL), the difference scaled when
+ * @reference_scale. */
 static guint8 *
 render_compare (const float *reference,
                 int rw,
                 int rh,
                 const BraggscopeDisplay *reference_display,
+                const guint8 *reference_picture,
                 gboolean reference_scale,
                 BraggscopeFrame *frame,
                 const Look *look,
@@ -190,8 +193,8 @@ render_compare (const float *reference,
       braggscope_render_annotated_rgba (frame, &display, look->show_rings, look->show_beam_center,
                                         look->ring_resolutions, look->labels, &w, &h);
   rgba = braggscope_render_compare_rgba (frame, picture, &display, reference, rw, rh,
-                                         reference_display, mode, reference_scale, width, height,
-                                         &fallback);
+                                         reference_display, reference_picture, mode,
+                                         reference_scale, width, height, &fallback);
   if (fallback != NULL)
     g_printerr ("braggscope: %s\n", fallback);
   return rgba;
@@ -356,13 +359,19 @@ braggscope_headless_snapshot (const BraggscopeOptions *opts, GSettings *settings
         }
       if ((frame = render_full_frame (sim, error)) == NULL)
         return 1;
+      g_autofree guint8 *held_picture = NULL;
+      int hw, hh;
+
       reference_display = look.display;
       if (look.auto_contrast)
         braggscope_render_auto_window (held, &reference_display);
+      /* A with its own rings, beam centre and labels */
+      held_picture = braggscope_render_annotated_rgba (held, &reference_display, look.show_rings,
+                                                       look.show_beam_center, look.ring_resolutions,
+                                                       look.labels, &hw, &hh);
       rgba =
-          render_compare (braggscope_frame_get_data (held, NULL), braggscope_frame_get_width (held),
-                          braggscope_frame_get_height (held), &reference_display, FALSE, frame,
-                          &look, opts->compare_mode, &width, &height);
+          render_compare (braggscope_frame_get_data (held, NULL), hw, hh, &reference_display,
+                          held_picture, FALSE, frame, &look, opts->compare_mode, &width, &height);
     }
   else if (measured != NULL)
     {
@@ -376,8 +385,8 @@ braggscope_headless_snapshot (const BraggscopeOptions *opts, GSettings *settings
         braggscope_auto_contrast (g_bytes_get_data (pixels, NULL), (gsize) rw * rh,
                                   REFERENCE_LOW_PERCENTILE, REFERENCE_HIGH_PERCENTILE,
                                   &reference_display.low, &reference_display.high);
-      rgba = render_compare (g_bytes_get_data (pixels, NULL), rw, rh, &reference_display, TRUE,
-                             frame, &look, opts->compare_mode, &width, &height);
+      rgba = render_compare (g_bytes_get_data (pixels, NULL), rw, rh, &reference_display, NULL,
+                             TRUE, frame, &look, opts->compare_mode, &width, &height);
     }
   else
     {

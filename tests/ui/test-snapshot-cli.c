@@ -456,6 +456,36 @@ test_compare (void)
         }
     }
 
+  /* with rings: A keeps its own (λ 1 Å), B has its own (1.2 Å), so the left
+   * half is A's snapshot alone, rings and all */
+  {
+    g_autofree char *a_path = g_build_filename (tmpdir, "cmp-a.png", NULL);
+    g_autofree char *ab_path = g_build_filename (tmpdir, "cmp-ab.png", NULL);
+    const char *a_args[] = { "--snapshot", a_path, "--no-beam-center", "--rings-at", "4 3",
+                             SMALL,        NULL };
+    const char *ab_args[] = {
+      "--snapshot",  ab_path,          "--no-beam-center", "--rings-at", "4 3", "--compare",
+      "-lambda 1.2", "--compare-mode", "side-by-side",     SMALL,        NULL
+    };
+    g_auto (Run) run_a;
+    g_auto (Run) run_ab;
+    g_autofree guint8 *a = NULL, *ab = NULL;
+    int wa, ha, wab, hab;
+    gsize differ = 0;
+
+    run_braggscope (&run_a, FALSE, NULL, a_args);
+    g_assert_cmpint (run_a.status, ==, 0);
+    run_braggscope (&run_ab, FALSE, NULL, ab_args);
+    g_assert_cmpint (run_ab.status, ==, 0);
+    a = read_snapshot (a_path, &wa, &ha, NULL);
+    ab = read_snapshot (ab_path, &wab, &hab, NULL);
+    g_assert_cmpint (wab, ==, 2 * wa);
+    for (int y = 0; y < ha; y++)
+      differ += memcmp (ab + (gsize) y * wab * 4, a + (gsize) y * wa * 4, (gsize) wa * 4) != 0;
+    g_test_message ("rows of A's half that differ from A's own snapshot: %" G_GSIZE_FORMAT, differ);
+    g_assert_cmpuint (differ, ==, 0);
+  }
+
   {
     const char *bad[][6] = {
       { "--snapshot", "x.png", "--compare", "-lambda -3", NULL, NULL },
