@@ -62,6 +62,10 @@ struct _BraggscopeWindow
   GtkLabel *backend_label;
   GtkLabel *cache_label;
   GtkLabel *message_label;
+  GtkBox *status_box;
+  /* the change a message follows: a frame of a later one clears it */
+  guint64 message_sequence;
+  guint message_idle;
 
   /* Teaching (braggscope-window-teaching.c) */
   GtkBox *sidebar_box;

@@ -33,6 +33,84 @@ _braggscope_window_get_current_frame (BraggscopeWindow *self)
              : NULL;
 }
 
+/* A message speaks of the parameters it was shown with: the frame of a later
+ * change ends it.  The change a message answers may be applied in the same
+ * turn of the main loop as it is shown (a clamped number), so the change it
+ * follows is read again once that turn is over. */
+static gboolean
+remember_message_change_idle (gpointer data)
+{
+  BraggscopeWindow *self = data;
+
+  self->message_idle = 0;
+  if (self->sim != NULL)
+    self->message_sequence = braggscope_simulation_get_sequence (self->sim);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+remember_message_change (BraggscopeWindow *self)
+{
+  if (self->sim != NULL)
+    self->message_sequence = braggscope_simulation_get_sequence (self->sim);
+  if (self->message_idle == 0)
+    self->message_idle = g_idle_add (remember_message_change_idle, self);
+}
+
+static void
+end_old_message (BraggscopeWindow *self, BraggscopeFrame *frame)
+{
+  if (self->message_idle == 0 && braggscope_frame_get_sequence (frame) > self->message_sequence &&
+      *gtk_label_get_text (self->message_label) != '\0')
+    braggscope_window_show_message (self, NULL, FALSE);
+}
+
+/* A status label cut short shows its whole text in its tooltip, above what
+ * the tooltip says of it. */
+static gboolean
+on_status_query_tooltip (
+    GtkWidget *widget, int x, int y, gboolean keyboard, GtkTooltip *tooltip, gpointer data)
+{
+  const char *text = gtk_label_get_text (GTK_LABEL (widget));
+  const char *about = gtk_widget_get_tooltip_text (widget);
+  g_autofree char *both = NULL;
+
+  if (!pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (widget))) ||
+      g_strcmp0 (text, about) == 0)
+    {
+      if (about == NULL)
+        return FALSE;
+      gtk_tooltip_set_text (tooltip, about);
+      return TRUE;
+    }
+  both = about != NULL ? g_strdup_printf ("%s\n\n%s", text, about) : g_strdup (text);
+  gtk_tooltip_set_text (tooltip, both);
+  return TRUE;
+}
+
+/* The most characters a label of the status line asks room for. */
+#define STATUS_LABEL_CHARS 30
+
+/* Every label of the status line gives way when the window is narrow: cut
+ * short (whole in its tooltip) rather than widening the window. */
+static void
+fit_status_line (BraggscopeWindow *self)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->status_box)); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      if (!GTK_IS_LABEL (child))
+        continue;
+      if (gtk_label_get_ellipsize (GTK_LABEL (child)) == PANGO_ELLIPSIZE_NONE)
+        gtk_label_set_ellipsize (GTK_LABEL (child), PANGO_ELLIPSIZE_END);
+      /* the window's natural width stays that of a screen */
+      if (gtk_label_get_max_width_chars (GTK_LABEL (child)) < 0)
+        gtk_label_set_max_width_chars (GTK_LABEL (child), STATUS_LABEL_CHARS);
+      gtk_widget_set_has_tooltip (child, TRUE);
+      g_signal_connect (child, "query-tooltip", G_CALLBACK (on_status_query_tooltip), NULL);
+    }
+}
+
 /* ---- the status line ---- */
 
 void
@@ -42,6 +120,7 @@ braggscope_window_show_message (BraggscopeWindow *self, const char *text, gboole
 
   gtk_label_set_text (self->message_label, text != NULL ? text : "");
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->message_label), text);
+  remember_message_change (self);
   if (is_error)
     gtk_widget_add_css_class (GTK_WIDGET (self->message_label), "error");
   else
@@ -126,6 +205,7 @@ show_frame_status (BraggscopeWindow *self, BraggscopeFrame *frame)
 static void
 on_frame_ready (BraggscopeSimulation *sim, BraggscopeFrame *frame, BraggscopeWindow *self)
 {
+  end_old_message (self, frame);
   show_frame_status (self, frame);
   _braggscope_window_run_pending (self, NULL);
   _braggscope_window_export_frame (self, NULL);
@@ -234,6 +314,8 @@ _braggscope_window_set_simulation (BraggscopeWindow *self, BraggscopeSimulation 
       g_object_bind_property (sim, "busy", self->busy_spinner, "spinning", G_BINDING_SYNC_CREATE);
 
   _braggscope_window_measured_set_simulation (self);
+  /* a message of the scene before stays until this one changes */
+  remember_message_change (self);
   update_subtitle (self);
   show_frame_status (self, braggscope_simulation_get_last_frame (sim));
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SIMULATION]);
@@ -340,6 +422,7 @@ braggscope_window_dispose (GObject *object)
   BraggscopeWindow *self = BRAGGSCOPE_WINDOW (object);
 
   g_cancellable_cancel (self->cancellable);
+  g_clear_handle_id (&self->message_idle, g_source_remove);
   _braggscope_window_dispose_teaching (self);
   g_queue_clear_full (&self->pending, (GDestroyNotify) _braggscope_pending_free);
   if (self->sim != NULL)
@@ -395,6 +478,7 @@ braggscope_window_class_init (BraggscopeWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, backend_label);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, cache_label);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, message_label);
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, status_box);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, sidebar_box);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, primary_menu);
 }
@@ -409,6 +493,7 @@ braggscope_window_init (BraggscopeWindow *self)
   _braggscope_window_init_teaching (self);
   _braggscope_window_init_compare (self);
   _braggscope_window_init_measured (self);
+  fit_status_line (self);
 }
 
 BraggscopeWindow *
