@@ -18,17 +18,23 @@
  * score goes to stdout) and is shown with it as the window shows a measured
  * frame (its difference scaled: counts against photons).
  *
+ * A full frame expected to take more than a couple of seconds says so on
+ * stderr before it renders (its expected time and what makes it slow),
+ * then its progress once a second.
+ *
  * SPDX-License-Identifier: BSD-3-Clause
  */
 #include "braggscope-config.h"
 
 #include "braggscope-headless.h"
 #include "braggscope-lesson.h"
+#include "braggscope-progress.h"
 
 #include <braggscope-gtk.h>
 #include <braggscope.h>
 #include <glib/gi18n.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct
 {
@@ -51,7 +57,14 @@ typedef struct
   GMainLoop *loop;
   BraggscopeFrame *frame; /* the full frame of the final parameters */
   GError *error;
+  /* a slow frame's progress on stderr */
+  gboolean announced;
+  gint64 last_print_us;
+  gboolean on_terminal; /* one line rewritten in place, else a line each */
 } Wait;
+
+/* A slow frame's progress, at most once a second. */
+#define PROGRESS_PRINT_INTERVAL_US 1000000
 
 static int
 enum_from_nick (GType type, const char *nick, int fallback)
@@ -233,6 +246,33 @@ on_frame_ready (BraggscopeSimulation *sim, BraggscopeFrame *frame, Wait *wait)
   g_main_loop_quit (wait->loop);
 }
 
+/* A slow full frame says what it will cost, then how far it is. */
+static void
+on_render_progress (BraggscopeSimulation *sim, BraggscopeRenderProgress *progress, Wait *wait)
+{
+  gint64 now = g_get_monotonic_time ();
+  g_autofree char *text = NULL;
+
+  if (!wait->announced)
+    {
+      if (!braggscope_progress_is_slow (progress))
+        return;
+      text = braggscope_progress_describe_cost (progress);
+      g_printerr ("braggscope: %s\n", text);
+      wait->announced = TRUE;
+      wait->last_print_us = now;
+      return;
+    }
+  if (progress->fraction < 1.0 && now - wait->last_print_us < PROGRESS_PRINT_INTERVAL_US)
+    return;
+  wait->last_print_us = now;
+  text = braggscope_progress_describe (progress);
+  if (wait->on_terminal)
+    g_printerr ("\rbraggscope: %s\033[K%s", text, progress->fraction < 1.0 ? "" : "\n");
+  else
+    g_printerr ("braggscope: %s\n", text);
+}
+
 static void
 on_error (BraggscopeSimulation *sim, GError *error, Wait *wait)
 {
@@ -248,11 +288,15 @@ render_full_frame (BraggscopeSimulation *sim, GError **error)
   Wait wait = { sim, g_main_loop_new (NULL, FALSE), NULL, NULL };
   gulong ready = g_signal_connect (sim, "frame-ready", G_CALLBACK (on_frame_ready), &wait);
   gulong failed = g_signal_connect (sim, "error", G_CALLBACK (on_error), &wait);
+  gulong progress =
+      g_signal_connect (sim, "render-progress", G_CALLBACK (on_render_progress), &wait);
 
+  wait.on_terminal = isatty (STDERR_FILENO);
   braggscope_simulation_render (sim);
   g_main_loop_run (wait.loop);
   g_signal_handler_disconnect (sim, ready);
   g_signal_handler_disconnect (sim, failed);
+  g_signal_handler_disconnect (sim, progress);
   g_main_loop_unref (wait.loop);
 
   if (wait.error != NULL)

@@ -6,6 +6,7 @@
 #include "braggscope-config.h"
 
 #include "braggscope-window-private.h"
+#include "braggscope-progress.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
@@ -202,9 +203,55 @@ show_frame_status (BraggscopeWindow *self, BraggscopeFrame *frame)
     }
 }
 
+/* ---- a slow full frame ---- */
+
+static void
+hide_render_progress (BraggscopeWindow *self)
+{
+  gtk_widget_set_visible (GTK_WIDGET (self->render_estimate_label), FALSE);
+  gtk_widget_set_visible (GTK_WIDGET (self->render_progress_bar), FALSE);
+  self->render_progress_shown = FALSE;
+}
+
+/* A full frame expected to take more than a moment says so at once (its
+ * time and what makes it slow), then shows how far it is; a frame that is
+ * not slow, the frame delivered or an error end it. */
+static void
+on_render_progress (BraggscopeSimulation *sim,
+                    BraggscopeRenderProgress *progress,
+                    BraggscopeWindow *self)
+{
+  g_autofree char *text = NULL;
+
+  gboolean same =
+      self->render_progress_shown && progress->sequence == self->render_progress_sequence;
+
+  if (!braggscope_progress_is_slow (progress) || progress->fraction >= 1.0)
+    {
+      if (!same || progress->fraction >= 1.0)
+        hide_render_progress (self);
+      return;
+    }
+  if (!same)
+    {
+      g_autofree char *cost = braggscope_progress_describe_cost (progress);
+
+      gtk_label_set_text (self->render_estimate_label, cost);
+      gtk_widget_set_visible (GTK_WIDGET (self->render_estimate_label), TRUE);
+      gtk_widget_set_visible (GTK_WIDGET (self->render_progress_bar), TRUE);
+      self->render_progress_sequence = progress->sequence;
+      self->render_progress_shown = TRUE;
+    }
+  text = braggscope_progress_describe (progress);
+  gtk_progress_bar_set_fraction (self->render_progress_bar, progress->fraction);
+  gtk_progress_bar_set_text (self->render_progress_bar, text);
+}
+
 static void
 on_frame_ready (BraggscopeSimulation *sim, BraggscopeFrame *frame, BraggscopeWindow *self)
 {
+  if (!braggscope_frame_get_is_preview (frame))
+    hide_render_progress (self);
   end_old_message (self, frame);
   show_frame_status (self, frame);
   _braggscope_window_run_pending (self, NULL);
@@ -226,6 +273,7 @@ on_value_clamped (BraggscopeControls *controls,
 static void
 on_simulation_error (BraggscopeSimulation *sim, GError *error, BraggscopeWindow *self)
 {
+  hide_render_progress (self);
   braggscope_window_show_message (self, error->message, TRUE);
   _braggscope_window_run_pending (self, error);
   _braggscope_window_export_frame (self, error);
@@ -307,6 +355,8 @@ _braggscope_window_set_simulation (BraggscopeWindow *self, BraggscopeSimulation 
    * the pending snapshots run. */
   g_signal_connect (sim, "frame-ready", G_CALLBACK (on_frame_ready), self);
   g_signal_connect (sim, "error", G_CALLBACK (on_simulation_error), self);
+  g_signal_connect (sim, "render-progress", G_CALLBACK (on_render_progress), self);
+  hide_render_progress (self);
   g_signal_connect_swapped (sim, "notify::structure-factors", G_CALLBACK (update_subtitle), self);
   g_signal_connect_swapped (sim, "notify::wavelength", G_CALLBACK (update_subtitle), self);
   g_signal_connect_swapped (sim, "notify::default-f", G_CALLBACK (update_subtitle), self);
@@ -479,6 +529,8 @@ braggscope_window_class_init (BraggscopeWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, cache_label);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, message_label);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, status_box);
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, render_estimate_label);
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, render_progress_bar);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, sidebar_box);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, primary_menu);
 }
