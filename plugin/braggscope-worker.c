@@ -344,7 +344,8 @@ typedef struct
   BraggscopeWorker *w;
   guint64 id;
   gint64 start_us, last_us;
-  double predicted; /* seconds, from the rate; 0 when unknown */
+  gboolean finished; /* the end was posted */
+  double predicted;  /* seconds, from the rate; 0 when unknown */
   BraggscopeRenderProgress progress;
 } RenderProgress;
 
@@ -417,8 +418,10 @@ render_progress (void *user, int done, int total)
   RenderProgress *p = user;
   gint64 now = g_get_monotonic_time ();
 
-  if (total <= 0 || (done < total && now - p->last_us < RENDER_PROGRESS_INTERVAL_US))
+  if (total <= 0 || p->finished || (done < total && now - p->last_us < RENDER_PROGRESS_INTERVAL_US))
     return;
+  /* the last tile's report and execute's own at the end: said once */
+  p->finished = done >= total;
   render_progress_post (p, (double) done / total, now);
 }
 
