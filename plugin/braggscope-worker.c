@@ -23,8 +23,11 @@
 /* render-progress at most this often (microseconds) */
 #define RENDER_PROGRESS_INTERVAL_US 200000
 /* a frame's own progress predicts its end alone once this much of it is
- * done; before, it is weighed against the rate of the frames before */
-#define RENDER_PROGRESS_TRUSTED 0.05
+ * done; before, it is weighed against the rate of the frames before, or,
+ * without one, trusted only after RENDER_PROGRESS_SETTLED_S (the first tiles
+ * also pay for starting the threads and touching the image) */
+#define RENDER_PROGRESS_TRUSTED   0.05
+#define RENDER_PROGRESS_SETTLED_S 1.0
 
 struct _BraggscopeWorker
 {
@@ -391,7 +394,8 @@ render_progress_post (RenderProgress *p, double fraction, gint64 now)
   m->progress.elapsed = elapsed;
   if (fraction >= 1.0)
     m->progress.remaining = 0.0;
-  else if (fraction > 0.0)
+  else if (fraction > 0.0 && (p->predicted > 0.0 || fraction >= RENDER_PROGRESS_TRUSTED ||
+                              elapsed >= RENDER_PROGRESS_SETTLED_S))
     {
       /* the rows are rendered in tiles of equal work */
       double extrapolated = elapsed * (1.0 - fraction) / fraction;
