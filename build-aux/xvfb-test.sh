@@ -8,6 +8,7 @@
 # for TAP tests), or exit status 77 with --exitcode.  The environment gets defaults for a
 # quiet, reproducible GTK (each can be overridden by the caller): the X11 backend, no
 # accessibility bus, in-memory settings, and Mesa's software rasterizer (llvmpipe) for OpenGL.
+# XVFB_SCREEN sets the screen (default 1280x1024x24).
 set -u
 
 skip_status=tap
@@ -43,7 +44,7 @@ cleanup () {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-Xvfb -displayfd 3 -screen 0 1280x1024x24 -nolisten tcp -noreset \
+Xvfb -displayfd 3 -screen 0 "${XVFB_SCREEN:-1280x1024x24}" -nolisten tcp -noreset \
   3>"$workdir/display" >"$workdir/xvfb.log" 2>&1 &
 xvfb_pid=$!
 

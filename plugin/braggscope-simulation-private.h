@@ -74,6 +74,11 @@ void _braggscope_simulation_rescore (BraggscopeSimulation *self);
 /* Replaces the parameters by @next (taken over): one notify batch, one
  * change. */
 void _braggscope_simulation_replace_params (BraggscopeSimulation *self, nb_params *next);
+/* Emits render-progress for request @id, unless a newer one replaced it or
+ * its full frame was delivered. */
+void _braggscope_simulation_emit_render_progress (BraggscopeSimulation *self,
+                                                  guint64 id,
+                                                  BraggscopeRenderProgress *progress);
 /* Emits fit-progress. */
 void _braggscope_simulation_emit_fit_progress (BraggscopeSimulation *self,
                                                double fraction,

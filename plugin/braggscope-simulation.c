@@ -52,6 +52,7 @@ enum
   SIGNAL_FRAME_READY,
   SIGNAL_ERROR,
   SIGNAL_FIT_PROGRESS,
+  SIGNAL_RENDER_PROGRESS,
   N_SIGNALS
 };
 
@@ -70,6 +71,55 @@ _braggscope_simulation_emit_fit_progress (BraggscopeSimulation *self,
                                           double score)
 {
   g_signal_emit (self, signals[SIGNAL_FIT_PROGRESS], 0, fraction, stage, score);
+}
+
+void
+_braggscope_simulation_emit_render_progress (BraggscopeSimulation *self,
+                                             guint64 id,
+                                             BraggscopeRenderProgress *progress)
+{
+  if (id != self->last_id || (id == self->delivered_id && self->delivered_full))
+    return;
+  g_signal_emit (self, signals[SIGNAL_RENDER_PROGRESS], 0, progress);
+}
+
+G_DEFINE_BOXED_TYPE (BraggscopeRenderProgress,
+                     braggscope_render_progress,
+                     braggscope_render_progress_copy,
+                     braggscope_render_progress_free)
+
+/**
+ * braggscope_render_progress_copy:
+ * @progress: a render progress
+ *
+ * Copies @progress, for bindings and boxed values.
+ *
+ * Returns: (transfer full): a copy, freed with
+ *   [method@Braggscope.RenderProgress.free]
+ *
+ * Since: 0.1
+ */
+BraggscopeRenderProgress *
+braggscope_render_progress_copy (const BraggscopeRenderProgress *progress)
+{
+  g_return_val_if_fail (progress != NULL, NULL);
+
+  return g_memdup2 (progress, sizeof *progress);
+}
+
+/**
+ * braggscope_render_progress_free:
+ * @progress: (nullable): a render progress of
+ *   [method@Braggscope.RenderProgress.copy]
+ *
+ * Frees @progress.
+ *
+ * Since: 0.1
+ */
+void
+braggscope_render_progress_free (BraggscopeRenderProgress *progress)
+{
+  g_free (progress);
 }
 
 static void
@@ -271,6 +321,26 @@ braggscope_simulation_class_init (BraggscopeSimulationClass *klass)
   signals[SIGNAL_FIT_PROGRESS] =
       g_signal_new ("fit-progress", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                     NULL, G_TYPE_NONE, 3, G_TYPE_DOUBLE, G_TYPE_STRING, G_TYPE_DOUBLE);
+  /**
+   * BraggscopeSimulation::render-progress:
+   * @self: the simulation
+   * @progress: where the full frame stands: its part rendered, the time
+   *   spent and the time still to go, and what it costs
+   *
+   * A full frame of the newest change is rendering: emitted when it starts
+   * (with the time it is expected to take, where earlier frames gave this
+   * simulation its rate), then about five times a second, and when its last
+   * row is done.  Nothing is emitted for previews, nor for a frame a newer
+   * change cancelled: once [property@Braggscope.Simulation:sequence] moves
+   * on, only the new change's frame reports.  A host says with it that a
+   * slow frame is on its way (a frame of more than a second or two) and how
+   * far it is.  Emitted on the simulation's main context.
+   *
+   * Since: 0.1
+   */
+  signals[SIGNAL_RENDER_PROGRESS] = g_signal_new (
+      "render-progress", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+      G_TYPE_NONE, 1, BRAGGSCOPE_TYPE_RENDER_PROGRESS | G_SIGNAL_TYPE_STATIC_SCOPE);
 }
 
 static void

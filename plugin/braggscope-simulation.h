@@ -168,7 +168,58 @@ typedef enum
  *
  * Since: 0.1
  */
-#define BRAGGSCOPE_TYPE_SIMULATION (braggscope_simulation_get_type ())
+#define BRAGGSCOPE_TYPE_SIMULATION      (braggscope_simulation_get_type ())
+#define BRAGGSCOPE_TYPE_RENDER_PROGRESS (braggscope_render_progress_get_type ())
+
+/**
+ * BraggscopeRenderProgress:
+ * @sequence: the change the frame answers
+ *   ([method@Braggscope.Simulation.get_sequence])
+ * @fraction: the part of the frame rendered, 0 to 1
+ * @elapsed: seconds since the frame started rendering
+ * @remaining: seconds still to go, estimated: at the start from the rate
+ *   this simulation measured on its earlier frames, then from the frame's
+ *   own progress; NaN while unknown
+ * @estimate: @elapsed + @remaining, the frame's expected time in seconds;
+ *   NaN while unknown
+ * @width: the frame's width in pixels
+ * @height: the frame's height in pixels
+ * @oversample: sub-pixels per pixel along each axis (the frame takes
+ *   @oversample² samples per pixel)
+ * @sources: beam sources (divergence and dispersion steps)
+ * @mosaic_domains: mosaic domains the frame renders (the arc rule,
+ *   [property@Braggscope.Simulation:max-arc-domains], may have raised them)
+ * @phi_steps: φ steps
+ * @cells: unit cells along a (nanoBragg's `-Na`)
+ *
+ * Where a full frame stands while it renders: the cost of a frame is its
+ * pixels times @oversample² times @sources times @mosaic_domains times
+ * @phi_steps samples, which the engine renders at a rate the simulation
+ * measures from the frames it rendered before.  The argument of
+ * [signal@Braggscope.Simulation::render-progress].
+ *
+ * Since: 0.1
+ */
+typedef struct
+{
+  guint64 sequence;
+  double fraction;
+  double elapsed;
+  double remaining;
+  double estimate;
+  int width, height;
+  int oversample;
+  int sources, mosaic_domains, phi_steps;
+  double cells;
+} BraggscopeRenderProgress;
+
+BRAGGSCOPE_EXPORT
+GType braggscope_render_progress_get_type (void) G_GNUC_CONST;
+BRAGGSCOPE_EXPORT
+BraggscopeRenderProgress *
+braggscope_render_progress_copy (const BraggscopeRenderProgress *progress);
+BRAGGSCOPE_EXPORT
+void braggscope_render_progress_free (BraggscopeRenderProgress *progress);
 
 BRAGGSCOPE_EXPORT
 G_DECLARE_FINAL_TYPE (BraggscopeSimulation, braggscope_simulation, BRAGGSCOPE, SIMULATION, GObject)
@@ -228,5 +279,7 @@ BRAGGSCOPE_EXPORT
 gboolean braggscope_simulation_search_orientation_finish (BraggscopeSimulation *self,
                                                           GAsyncResult *result,
                                                           GError **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (BraggscopeRenderProgress, braggscope_render_progress_free)
 
 G_END_DECLS

@@ -20,6 +20,14 @@
 #define MATCH_D_MAX 100.0
 /* fit-progress at most this often (microseconds) */
 #define PROGRESS_INTERVAL_US 100000
+/* render-progress at most this often (microseconds) */
+#define RENDER_PROGRESS_INTERVAL_US 200000
+/* a frame's own progress predicts its end alone once this much of it is
+ * done; before, it is weighed against the rate of the frames before, or,
+ * without one, trusted only after RENDER_PROGRESS_SETTLED_S (the first tiles
+ * also pay for starting the threads and touching the image) */
+#define RENDER_PROGRESS_TRUSTED   0.05
+#define RENDER_PROGRESS_SETTLED_S 1.0
 
 struct _BraggscopeWorker
 {
@@ -49,6 +57,9 @@ struct _BraggscopeWorker
   BraggscopeMeasuredFrame *peaks_of;
   nb_peak *peaks;
   int n_peaks;
+  /* this machine's rate: seconds per sample (pixel x sub-pixel x source x
+   * domain x phi step) of the last frame executed to its end; 0: none yet */
+  double seconds_per_sample;
 };
 
 static void
@@ -316,18 +327,144 @@ worker_prepare (BraggscopeWorker *w, const BraggscopeRequest *req, gboolean prev
   return st;
 }
 
+/* ------------------------------------------------------------------------- */
+/* A full frame's progress */
+
+/* The samples an execute of @info renders: the pixels it simulates (one per
+ * @stride x @stride block for a preview) times the steps of each. */
+static double
+samples_of (const nb_plan_info *info, int stride)
+{
+  int k = MAX (stride, 1);
+  double width = CLAMP (info->roi[1] - info->roi[0], 1, info->fpixels);
+  double height = CLAMP (info->roi[3] - info->roi[2], 1, info->spixels);
+
+  return ceil (width / k) * ceil (height / k) * MAX (info->steps, 1);
+}
+
+typedef struct
+{
+  BraggscopeWorker *w;
+  guint64 id;
+  gint64 start_us, last_us;
+  gboolean finished; /* the end was posted */
+  double predicted;  /* seconds, from the rate; 0 when unknown */
+  BraggscopeRenderProgress progress;
+} RenderProgress;
+
+typedef struct
+{
+  BraggscopeWorker *worker;
+  guint64 id;
+  BraggscopeRenderProgress progress;
+} RenderProgressMessage;
+
+static gboolean
+render_progress_dispatch (gpointer data)
+{
+  RenderProgressMessage *m = data;
+  g_autoptr (BraggscopeSimulation) self = g_weak_ref_get (&m->worker->simulation);
+
+  if (self != NULL)
+    _braggscope_simulation_emit_render_progress (self, m->id, &m->progress);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+render_progress_free (gpointer data)
+{
+  RenderProgressMessage *m = data;
+
+  _braggscope_worker_unref (m->worker);
+  g_free (m);
+}
+
+/* Posts where @p stands at @fraction. */
+static void
+render_progress_post (RenderProgress *p, double fraction, gint64 now)
+{
+  RenderProgressMessage *m = g_new0 (RenderProgressMessage, 1);
+  double elapsed = (now - p->start_us) / 1e6;
+
+  p->last_us = now;
+  m->worker = worker_ref (p->w);
+  m->id = p->id;
+  m->progress = p->progress;
+  m->progress.fraction = fraction;
+  m->progress.elapsed = elapsed;
+  if (fraction >= 1.0)
+    m->progress.remaining = 0.0;
+  else if (fraction > 0.0 && (p->predicted > 0.0 || fraction >= RENDER_PROGRESS_TRUSTED ||
+                              elapsed >= RENDER_PROGRESS_SETTLED_S))
+    {
+      /* the rows are rendered in tiles of equal work */
+      double extrapolated = elapsed * (1.0 - fraction) / fraction;
+      double weight = p->predicted > 0.0 ? MIN (fraction / RENDER_PROGRESS_TRUSTED, 1.0) : 1.0;
+
+      m->progress.remaining =
+          weight * extrapolated + (1.0 - weight) * MAX (p->predicted - elapsed, 0.0);
+    }
+  else if (p->predicted > 0.0)
+    m->progress.remaining = MAX (p->predicted - elapsed, 0.0);
+  else
+    m->progress.remaining = NAN;
+  m->progress.estimate = elapsed + m->progress.remaining;
+  g_main_context_invoke_full (p->w->context, G_PRIORITY_DEFAULT, render_progress_dispatch, m,
+                              render_progress_free);
+}
+
+/* nb_exec_options.progress: called by the engine on the rendering thread
+ * (inside its OpenMP team, once per tile) with the rows done; an atomic-free
+ * time check per tile, a post to the main context a few times a second. */
+static void
+render_progress (void *user, int done, int total)
+{
+  RenderProgress *p = user;
+  gint64 now = g_get_monotonic_time ();
+
+  if (total <= 0 || p->finished || (done < total && now - p->last_us < RENDER_PROGRESS_INTERVAL_US))
+    return;
+  /* the last tile's report and execute's own at the end: said once */
+  p->finished = done >= total;
+  render_progress_post (p, (double) done / total, now);
+}
+
+/* Sets up @p for the full frame of @req on the plan as it stands, and says
+ * at once what the frame will cost. */
+static void
+render_progress_start (BraggscopeWorker *w, const BraggscopeRequest *req, RenderProgress *p)
+{
+  const nb_plan_info *info = nb_plan_get_info (w->plan);
+
+  memset (p, 0, sizeof *p);
+  p->w = w;
+  p->id = req->id;
+  p->start_us = g_get_monotonic_time ();
+  p->predicted = w->seconds_per_sample * samples_of (info, 1);
+  p->progress.sequence = req->sequence;
+  p->progress.width = info->fpixels;
+  p->progress.height = info->spixels;
+  p->progress.oversample = info->oversample;
+  p->progress.sources = info->sources;
+  p->progress.mosaic_domains = info->mosaic_domains;
+  p->progress.phi_steps = info->phisteps;
+  p->progress.cells = info->Na;
+  render_progress_post (p, 0.0, p->start_us);
+}
+
 /* Renders @req (a preview or the full frame) and posts the frame or the
  * error.  Returns NB_ERR_CANCELLED, silently, when a newer request or
  * shutdown interrupted it. */
 static nb_status
 worker_run (BraggscopeWorker *w, const BraggscopeRequest *req, gboolean preview)
 {
-  gint64 start = g_get_monotonic_time (), end;
+  gint64 start = g_get_monotonic_time (), executing, end;
   nb_exec_options opts = { 0 };
   nb_error err = { 0 };
   const nb_plan_info *info;
   BraggscopeFrameInit init = { 0 };
   nb_exec_stats stats = { 0 };
+  RenderProgress progress;
   BraggscopeDelivery *d;
   gsize n;
   float *data;
@@ -353,6 +490,13 @@ worker_run (BraggscopeWorker *w, const BraggscopeRequest *req, gboolean preview)
   stats.low_percentile = _BRAGGSCOPE_AUTO_LOW_PERCENTILE;
   stats.high_percentile = _BRAGGSCOPE_AUTO_HIGH_PERCENTILE;
   opts.stats = &stats;
+  executing = g_get_monotonic_time ();
+  if (!preview)
+    {
+      render_progress_start (w, req, &progress);
+      opts.progress = render_progress;
+      opts.user = &progress;
+    }
   st = nb_plan_execute (w->plan, data, &opts, &err);
   if (st != NB_OK)
     {
@@ -362,6 +506,8 @@ worker_run (BraggscopeWorker *w, const BraggscopeRequest *req, gboolean preview)
       return st;
     }
   end = g_get_monotonic_time ();
+  if (end > executing)
+    w->seconds_per_sample = (end - executing) / 1e6 / samples_of (info, preview ? req->stride : 1);
 
   init.pool = w->pool;
   init.data = data;

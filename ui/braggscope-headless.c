@@ -11,11 +11,16 @@
  * With --compare "FLAGS" the scene is A, the window's held frame, and the
  * scene with FLAGS on top is B, the frame after the change; the picture is
  * braggscope_render_compare_rgba() of the two in --compare-mode, each with
- * its own automatic window, as the window's Compare shows them.  With
+ * its own automatic window and its own overlays, as the window's Compare
+ * shows them.  With
  * --measured FRAME, A is the measured frame: the scene takes its header's
  * geometry first (the flags then apply on top), is scored against it (the
  * score goes to stdout) and is shown with it as the window shows a measured
  * frame (its difference scaled: counts against photons).
+ *
+ * A full frame expected to take more than a couple of seconds says so on
+ * stderr before it renders (its expected time and what makes it slow),
+ * then its progress once a second.
  *
  * SPDX-License-Identifier: BSD-3-Clause
  */
@@ -23,11 +28,13 @@
 
 #include "braggscope-headless.h"
 #include "braggscope-lesson.h"
+#include "braggscope-progress.h"
 
 #include <braggscope-gtk.h>
 #include <braggscope.h>
 #include <glib/gi18n.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct
 {
@@ -50,7 +57,14 @@ typedef struct
   GMainLoop *loop;
   BraggscopeFrame *frame; /* the full frame of the final parameters */
   GError *error;
+  /* a slow frame's progress on stderr */
+  gboolean announced;
+  gint64 last_print_us;
+  gboolean on_terminal; /* one line rewritten in place, else a line each */
 } Wait;
+
+/* A slow frame's progress, at most once a second. */
+#define PROGRESS_PRINT_INTERVAL_US 1000000
 
 static int
 enum_from_nick (GType type, const char *nick, int fallback)
@@ -161,14 +175,16 @@ render_views (BraggscopeFrame *frame, const Look *look, int *width, int *height)
 #define REFERENCE_HIGH_PERCENTILE 99.5
 
 /* A, the reference layer (@reference, @rw x @rh floats, NaN masked, in the
- * window @reference_display) and B (@frame) as the window's Compare shows
- * them in the mode named @mode_name (side by side when NULL), the
- * difference scaled when @reference_scale. */
+ * window @reference_display; @reference_picture, when not NULL, it with its
+ * own overlays) and B (@frame) as the window's Compare shows them in the
+ * mode named @mode_name (side by side when NULL), the difference scaled when
+ * @reference_scale. */
 static guint8 *
 render_compare (const float *reference,
                 int rw,
                 int rh,
                 const BraggscopeDisplay *reference_display,
+                const guint8 *reference_picture,
                 gboolean reference_scale,
                 BraggscopeFrame *frame,
                 const Look *look,
@@ -190,8 +206,8 @@ render_compare (const float *reference,
       braggscope_render_annotated_rgba (frame, &display, look->show_rings, look->show_beam_center,
                                         look->ring_resolutions, look->labels, &w, &h);
   rgba = braggscope_render_compare_rgba (frame, picture, &display, reference, rw, rh,
-                                         reference_display, mode, reference_scale, width, height,
-                                         &fallback);
+                                         reference_display, reference_picture, mode,
+                                         reference_scale, width, height, &fallback);
   if (fallback != NULL)
     g_printerr ("braggscope: %s\n", fallback);
   return rgba;
@@ -230,6 +246,33 @@ on_frame_ready (BraggscopeSimulation *sim, BraggscopeFrame *frame, Wait *wait)
   g_main_loop_quit (wait->loop);
 }
 
+/* A slow full frame says what it will cost, then how far it is. */
+static void
+on_render_progress (BraggscopeSimulation *sim, BraggscopeRenderProgress *progress, Wait *wait)
+{
+  gint64 now = g_get_monotonic_time ();
+  g_autofree char *text = NULL;
+
+  if (!wait->announced)
+    {
+      if (!braggscope_progress_is_slow (progress))
+        return;
+      text = braggscope_progress_describe_cost (progress);
+      g_printerr ("braggscope: %s\n", text);
+      wait->announced = TRUE;
+      wait->last_print_us = now;
+      return;
+    }
+  if (progress->fraction < 1.0 && now - wait->last_print_us < PROGRESS_PRINT_INTERVAL_US)
+    return;
+  wait->last_print_us = now;
+  text = braggscope_progress_describe (progress);
+  if (wait->on_terminal)
+    g_printerr ("\rbraggscope: %s\033[K%s", text, progress->fraction < 1.0 ? "" : "\n");
+  else
+    g_printerr ("braggscope: %s\n", text);
+}
+
 static void
 on_error (BraggscopeSimulation *sim, GError *error, Wait *wait)
 {
@@ -245,11 +288,15 @@ render_full_frame (BraggscopeSimulation *sim, GError **error)
   Wait wait = { sim, g_main_loop_new (NULL, FALSE), NULL, NULL };
   gulong ready = g_signal_connect (sim, "frame-ready", G_CALLBACK (on_frame_ready), &wait);
   gulong failed = g_signal_connect (sim, "error", G_CALLBACK (on_error), &wait);
+  gulong progress =
+      g_signal_connect (sim, "render-progress", G_CALLBACK (on_render_progress), &wait);
 
+  wait.on_terminal = isatty (STDERR_FILENO);
   braggscope_simulation_render (sim);
   g_main_loop_run (wait.loop);
   g_signal_handler_disconnect (sim, ready);
   g_signal_handler_disconnect (sim, failed);
+  g_signal_handler_disconnect (sim, progress);
   g_main_loop_unref (wait.loop);
 
   if (wait.error != NULL)
@@ -356,13 +403,19 @@ braggscope_headless_snapshot (const BraggscopeOptions *opts, GSettings *settings
         }
       if ((frame = render_full_frame (sim, error)) == NULL)
         return 1;
+      g_autofree guint8 *held_picture = NULL;
+      int hw, hh;
+
       reference_display = look.display;
       if (look.auto_contrast)
         braggscope_render_auto_window (held, &reference_display);
+      /* A with its own rings, beam centre and labels */
+      held_picture = braggscope_render_annotated_rgba (held, &reference_display, look.show_rings,
+                                                       look.show_beam_center, look.ring_resolutions,
+                                                       look.labels, &hw, &hh);
       rgba =
-          render_compare (braggscope_frame_get_data (held, NULL), braggscope_frame_get_width (held),
-                          braggscope_frame_get_height (held), &reference_display, FALSE, frame,
-                          &look, opts->compare_mode, &width, &height);
+          render_compare (braggscope_frame_get_data (held, NULL), hw, hh, &reference_display,
+                          held_picture, FALSE, frame, &look, opts->compare_mode, &width, &height);
     }
   else if (measured != NULL)
     {
@@ -376,8 +429,8 @@ braggscope_headless_snapshot (const BraggscopeOptions *opts, GSettings *settings
         braggscope_auto_contrast (g_bytes_get_data (pixels, NULL), (gsize) rw * rh,
                                   REFERENCE_LOW_PERCENTILE, REFERENCE_HIGH_PERCENTILE,
                                   &reference_display.low, &reference_display.high);
-      rgba = render_compare (g_bytes_get_data (pixels, NULL), rw, rh, &reference_display, TRUE,
-                             frame, &look, opts->compare_mode, &width, &height);
+      rgba = render_compare (g_bytes_get_data (pixels, NULL), rw, rh, &reference_display, NULL,
+                             TRUE, frame, &look, opts->compare_mode, &width, &height);
     }
   else
     {

@@ -174,6 +174,14 @@ show_layer (BraggscopeWindow *self)
       braggscope_window_show_message (self, error->message, TRUE);
       return;
     }
+  {
+    g_autofree char *name =
+        g_path_get_basename (braggscope_measured_frame_get_path (self->measured));
+    /* Translators: the caption over the measured frame when compared: its file name */
+    g_autofree char *caption = g_strdup_printf (_ ("measured: %s"), name);
+
+    braggscope_view_set_reference_caption (self->view, caption);
+  }
   g_object_set (self->view, "reference-scale", TRUE, NULL);
   if (g_strcmp0 (g_variant_get_string (state, NULL), "none") == 0)
     g_action_change_state (mode, g_variant_new_string ("overlay"));

@@ -62,6 +62,15 @@ struct _BraggscopeWindow
   GtkLabel *backend_label;
   GtkLabel *cache_label;
   GtkLabel *message_label;
+  GtkBox *status_box;
+  /* a slow full frame: what it costs, how far it is */
+  GtkLabel *render_estimate_label;
+  GtkProgressBar *render_progress_bar;
+  gboolean render_progress_shown;
+  guint64 render_progress_sequence; /* the frame they speak of */
+  /* the change a message follows: a frame of a later one clears it */
+  guint64 message_sequence;
+  guint message_idle;
 
   /* Teaching (braggscope-window-teaching.c) */
   GtkBox *sidebar_box;

@@ -6,6 +6,7 @@
 #include "braggscope-config.h"
 
 #include "braggscope-window-private.h"
+#include "braggscope-progress.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
@@ -33,6 +34,84 @@ _braggscope_window_get_current_frame (BraggscopeWindow *self)
              : NULL;
 }
 
+/* A message speaks of the parameters it was shown with: the frame of a later
+ * change ends it.  The change a message answers may be applied in the same
+ * turn of the main loop as it is shown (a clamped number), so the change it
+ * follows is read again once that turn is over. */
+static gboolean
+remember_message_change_idle (gpointer data)
+{
+  BraggscopeWindow *self = data;
+
+  self->message_idle = 0;
+  if (self->sim != NULL)
+    self->message_sequence = braggscope_simulation_get_sequence (self->sim);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+remember_message_change (BraggscopeWindow *self)
+{
+  if (self->sim != NULL)
+    self->message_sequence = braggscope_simulation_get_sequence (self->sim);
+  if (self->message_idle == 0)
+    self->message_idle = g_idle_add (remember_message_change_idle, self);
+}
+
+static void
+end_old_message (BraggscopeWindow *self, BraggscopeFrame *frame)
+{
+  if (self->message_idle == 0 && braggscope_frame_get_sequence (frame) > self->message_sequence &&
+      *gtk_label_get_text (self->message_label) != '\0')
+    braggscope_window_show_message (self, NULL, FALSE);
+}
+
+/* A status label cut short shows its whole text in its tooltip, above what
+ * the tooltip says of it. */
+static gboolean
+on_status_query_tooltip (
+    GtkWidget *widget, int x, int y, gboolean keyboard, GtkTooltip *tooltip, gpointer data)
+{
+  const char *text = gtk_label_get_text (GTK_LABEL (widget));
+  const char *about = gtk_widget_get_tooltip_text (widget);
+  g_autofree char *both = NULL;
+
+  if (!pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (widget))) ||
+      g_strcmp0 (text, about) == 0)
+    {
+      if (about == NULL)
+        return FALSE;
+      gtk_tooltip_set_text (tooltip, about);
+      return TRUE;
+    }
+  both = about != NULL ? g_strdup_printf ("%s\n\n%s", text, about) : g_strdup (text);
+  gtk_tooltip_set_text (tooltip, both);
+  return TRUE;
+}
+
+/* The most characters a label of the status line asks room for. */
+#define STATUS_LABEL_CHARS 30
+
+/* Every label of the status line gives way when the window is narrow: cut
+ * short (whole in its tooltip) rather than widening the window. */
+static void
+fit_status_line (BraggscopeWindow *self)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->status_box)); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      if (!GTK_IS_LABEL (child))
+        continue;
+      if (gtk_label_get_ellipsize (GTK_LABEL (child)) == PANGO_ELLIPSIZE_NONE)
+        gtk_label_set_ellipsize (GTK_LABEL (child), PANGO_ELLIPSIZE_END);
+      /* the window's natural width stays that of a screen */
+      if (gtk_label_get_max_width_chars (GTK_LABEL (child)) < 0)
+        gtk_label_set_max_width_chars (GTK_LABEL (child), STATUS_LABEL_CHARS);
+      gtk_widget_set_has_tooltip (child, TRUE);
+      g_signal_connect (child, "query-tooltip", G_CALLBACK (on_status_query_tooltip), NULL);
+    }
+}
+
 /* ---- the status line ---- */
 
 void
@@ -42,6 +121,7 @@ braggscope_window_show_message (BraggscopeWindow *self, const char *text, gboole
 
   gtk_label_set_text (self->message_label, text != NULL ? text : "");
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->message_label), text);
+  remember_message_change (self);
   if (is_error)
     gtk_widget_add_css_class (GTK_WIDGET (self->message_label), "error");
   else
@@ -123,9 +203,56 @@ show_frame_status (BraggscopeWindow *self, BraggscopeFrame *frame)
     }
 }
 
+/* ---- a slow full frame ---- */
+
+static void
+hide_render_progress (BraggscopeWindow *self)
+{
+  gtk_widget_set_visible (GTK_WIDGET (self->render_estimate_label), FALSE);
+  gtk_widget_set_visible (GTK_WIDGET (self->render_progress_bar), FALSE);
+  self->render_progress_shown = FALSE;
+}
+
+/* A full frame expected to take more than a moment says so at once (its
+ * time and what makes it slow), then shows how far it is; a frame that is
+ * not slow, the frame delivered or an error end it. */
+static void
+on_render_progress (BraggscopeSimulation *sim,
+                    BraggscopeRenderProgress *progress,
+                    BraggscopeWindow *self)
+{
+  g_autofree char *text = NULL;
+
+  gboolean same =
+      self->render_progress_shown && progress->sequence == self->render_progress_sequence;
+
+  if (!braggscope_progress_is_slow (progress) || progress->fraction >= 1.0)
+    {
+      if (!same || progress->fraction >= 1.0)
+        hide_render_progress (self);
+      return;
+    }
+  if (!same)
+    {
+      g_autofree char *cost = braggscope_progress_describe_cost (progress);
+
+      gtk_label_set_text (self->render_estimate_label, cost);
+      gtk_widget_set_visible (GTK_WIDGET (self->render_estimate_label), TRUE);
+      gtk_widget_set_visible (GTK_WIDGET (self->render_progress_bar), TRUE);
+      self->render_progress_sequence = progress->sequence;
+      self->render_progress_shown = TRUE;
+    }
+  text = braggscope_progress_describe (progress);
+  gtk_progress_bar_set_fraction (self->render_progress_bar, progress->fraction);
+  gtk_progress_bar_set_text (self->render_progress_bar, text);
+}
+
 static void
 on_frame_ready (BraggscopeSimulation *sim, BraggscopeFrame *frame, BraggscopeWindow *self)
 {
+  if (!braggscope_frame_get_is_preview (frame))
+    hide_render_progress (self);
+  end_old_message (self, frame);
   show_frame_status (self, frame);
   _braggscope_window_run_pending (self, NULL);
   _braggscope_window_export_frame (self, NULL);
@@ -146,6 +273,7 @@ on_value_clamped (BraggscopeControls *controls,
 static void
 on_simulation_error (BraggscopeSimulation *sim, GError *error, BraggscopeWindow *self)
 {
+  hide_render_progress (self);
   braggscope_window_show_message (self, error->message, TRUE);
   _braggscope_window_run_pending (self, error);
   _braggscope_window_export_frame (self, error);
@@ -227,6 +355,8 @@ _braggscope_window_set_simulation (BraggscopeWindow *self, BraggscopeSimulation 
    * the pending snapshots run. */
   g_signal_connect (sim, "frame-ready", G_CALLBACK (on_frame_ready), self);
   g_signal_connect (sim, "error", G_CALLBACK (on_simulation_error), self);
+  g_signal_connect (sim, "render-progress", G_CALLBACK (on_render_progress), self);
+  hide_render_progress (self);
   g_signal_connect_swapped (sim, "notify::structure-factors", G_CALLBACK (update_subtitle), self);
   g_signal_connect_swapped (sim, "notify::wavelength", G_CALLBACK (update_subtitle), self);
   g_signal_connect_swapped (sim, "notify::default-f", G_CALLBACK (update_subtitle), self);
@@ -234,6 +364,8 @@ _braggscope_window_set_simulation (BraggscopeWindow *self, BraggscopeSimulation 
       g_object_bind_property (sim, "busy", self->busy_spinner, "spinning", G_BINDING_SYNC_CREATE);
 
   _braggscope_window_measured_set_simulation (self);
+  /* a message of the scene before stays until this one changes */
+  remember_message_change (self);
   update_subtitle (self);
   show_frame_status (self, braggscope_simulation_get_last_frame (sim));
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SIMULATION]);
@@ -340,6 +472,7 @@ braggscope_window_dispose (GObject *object)
   BraggscopeWindow *self = BRAGGSCOPE_WINDOW (object);
 
   g_cancellable_cancel (self->cancellable);
+  g_clear_handle_id (&self->message_idle, g_source_remove);
   _braggscope_window_dispose_teaching (self);
   g_queue_clear_full (&self->pending, (GDestroyNotify) _braggscope_pending_free);
   if (self->sim != NULL)
@@ -395,6 +528,9 @@ braggscope_window_class_init (BraggscopeWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, backend_label);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, cache_label);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, message_label);
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, status_box);
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, render_estimate_label);
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, render_progress_bar);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, sidebar_box);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, primary_menu);
 }
@@ -409,6 +545,7 @@ braggscope_window_init (BraggscopeWindow *self)
   _braggscope_window_init_teaching (self);
   _braggscope_window_init_compare (self);
   _braggscope_window_init_measured (self);
+  fit_status_line (self);
 }
 
 BraggscopeWindow *

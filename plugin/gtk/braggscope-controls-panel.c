@@ -30,7 +30,9 @@ scrollable_ancestor (GtkWidget *widget)
 }
 
 /* The wheel over a slider or a spin button scrolls the panel: a value that
- * changes under a scrolling hand is a value changed by accident. */
+ * changes under a scrolling hand is a value changed by accident.  A wheel
+ * turned sideways (or a touchpad swiped sideways) there does nothing: the
+ * panel never scrolls sideways, and GtkRange would take it as a change. */
 static gboolean
 on_scroll (GtkEventControllerScroll *controller, double dx, double dy, BraggscopeControls *self)
 {
@@ -64,15 +66,16 @@ void
 _braggscope_controls_init_scrolling (BraggscopeControls *self)
 {
   GtkEventController *scroll =
-      gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_VERTICAL);
+      gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES);
   GtkEventController *motion = gtk_event_controller_motion_new ();
 
   self->box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
   self->scroller = gtk_scrolled_window_new ();
   gtk_widget_set_name (self->scroller, "controls-scroller");
   /* as large as the groups where there is room; a scroll bar, never a clipped
-   * label, where there is not */
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (self->scroller), GTK_POLICY_AUTOMATIC,
+   * label, where there is not: the panel is at least as wide as its widest
+   * row and never scrolls sideways (focusing an entry would scroll it) */
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (self->scroller), GTK_POLICY_NEVER,
                                   GTK_POLICY_AUTOMATIC);
   gtk_scrolled_window_set_propagate_natural_width (GTK_SCROLLED_WINDOW (self->scroller), TRUE);
   gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (self->scroller), TRUE);

@@ -19,11 +19,17 @@
  * [method@GObject.Object.bind_property]: moving a slider sets the property
  * (and so starts a render), and a property set elsewhere moves the slider.
  *
- * The groups scroll inside the controls' own allocation (a host may give
- * them any size: nothing is clipped, a scroll bar appears instead), and the
- * scroll wheel over a slider or a spin button scrolls the panel rather than
- * changing the value.  Angle sliders step in tenths of a degree from the
- * keyboard; dragging one with Shift held moves it ten times finer.
+ * The groups scroll up and down inside the controls' own allocation (a
+ * host may give them any height: a scroll bar appears instead of a clipped
+ * row); they ask for the width of their widest row and never scroll
+ * sideways.  The scroll wheel over a slider or a spin button scrolls the
+ * panel rather than changing the value, and a sideways wheel there does
+ * nothing.  Angle sliders step in tenths of a degree from the keyboard;
+ * dragging one with Shift held moves it ten times finer.  An angle whose
+ * range is wider than 60° (the misset, φ, two-theta) has a slider that spans
+ * 60° about its value, so that a pixel is a fraction of a degree; it moves
+ * on when the angle nears one of its ends, and the spin button beside it
+ * takes any angle of the range.
  *
  * The Effects group switches one physical effect off and on with one click
  * each (mosaicity, divergence, dispersion, polarization, the crystal's shape
@@ -313,6 +319,129 @@ pspec_limits (GParamSpec *pspec, double *lower, double *upper)
     }
 }
 
+/* ------------------------------------------------------------------------- */
+/* Angle sliders: a window of ANGLE_WINDOW degrees about the value */
+
+#define ANGLE_WINDOW 60.0
+/* the window moves on when the angle comes within this fraction of an end */
+#define ANGLE_MARGIN 0.1
+
+typedef struct
+{
+  GtkAdjustment *full;   /* the spin button's, the whole range (a reference) */
+  GtkAdjustment *window; /* the slider's (a reference) */
+  gboolean pressed;      /* the slider is being dragged */
+  guint idle;
+} AngleWindow;
+
+static void
+angle_window_free (gpointer data)
+{
+  AngleWindow *window = data;
+
+  g_clear_handle_id (&window->idle, g_source_remove);
+  g_object_unref (window->full);
+  g_object_unref (window->window);
+  g_free (window);
+}
+
+static gboolean
+angle_near_end (AngleWindow *window, double v)
+{
+  double lower = gtk_adjustment_get_lower (window->window);
+  double upper = gtk_adjustment_get_upper (window->window);
+  double margin = ANGLE_MARGIN * (upper - lower);
+
+  return (v < lower + margin && lower > gtk_adjustment_get_lower (window->full)) ||
+         (v > upper - margin && upper < gtk_adjustment_get_upper (window->full));
+}
+
+/* The window centred on @v, kept inside the whole range. */
+static void
+angle_recentre (AngleWindow *window, double v)
+{
+  double lower = gtk_adjustment_get_lower (window->full);
+  double upper = gtk_adjustment_get_upper (window->full);
+  double from = CLAMP (v - 0.5 * ANGLE_WINDOW, lower, MAX (lower, upper - ANGLE_WINDOW));
+
+  gtk_adjustment_configure (window->window, v, from, MIN (from + ANGLE_WINDOW, upper),
+                            gtk_adjustment_get_step_increment (window->window),
+                            gtk_adjustment_get_page_increment (window->window), 0.0);
+}
+
+/* spin -> slider: a value set elsewhere (typed, a key, a lesson) that lies
+ * off the window, or near its ends, moves the window to it. */
+static gboolean
+angle_to_window (GBinding *binding, const GValue *from, GValue *to, gpointer user_data)
+{
+  AngleWindow *window = user_data;
+  double v = g_value_get_double (from);
+
+  if (v < gtk_adjustment_get_lower (window->window) ||
+      v > gtk_adjustment_get_upper (window->window) || angle_near_end (window, v))
+    angle_recentre (window, v);
+  g_value_set_double (to, v);
+  return TRUE;
+}
+
+static gboolean
+angle_recentre_idle (gpointer data)
+{
+  AngleWindow *window = data;
+
+  window->idle = 0;
+  if (!window->pressed && angle_near_end (window, gtk_adjustment_get_value (window->window)))
+    angle_recentre (window, gtk_adjustment_get_value (window->window));
+  return G_SOURCE_REMOVE;
+}
+
+/* The slider itself brought the angle near an end (keys, a drag): the
+ * window moves on once the pointer lets go, not under it. */
+static void
+on_angle_window_changed (GtkAdjustment *adjustment, AngleWindow *window)
+{
+  if (window->idle == 0 && angle_near_end (window, gtk_adjustment_get_value (adjustment)))
+    window->idle = g_idle_add (angle_recentre_idle, window);
+}
+
+static gboolean
+on_angle_slider_event (GtkEventControllerLegacy *controller, GdkEvent *event, AngleWindow *window)
+{
+  GdkEventType type = gdk_event_get_event_type (event);
+
+  if (type == GDK_BUTTON_PRESS || type == GDK_TOUCH_BEGIN)
+    window->pressed = TRUE;
+  else if (type == GDK_BUTTON_RELEASE || type == GDK_TOUCH_END || type == GDK_TOUCH_CANCEL)
+    {
+      window->pressed = FALSE;
+      on_angle_window_changed (window->window, window);
+    }
+  return GDK_EVENT_PROPAGATE;
+}
+
+/* A window of @full's range for the slider @scale, bound to it. */
+static GtkAdjustment *
+angle_window_new (GtkWidget *scale, GtkAdjustment *full)
+{
+  AngleWindow *window = g_new0 (AngleWindow, 1);
+  GtkEventController *legacy = gtk_event_controller_legacy_new ();
+
+  window->full = g_object_ref (full);
+  window->window = g_object_ref_sink (
+      gtk_adjustment_new (0.0, 0.0, ANGLE_WINDOW, gtk_adjustment_get_step_increment (full),
+                          gtk_adjustment_get_page_increment (full), 0.0));
+  angle_recentre (window, gtk_adjustment_get_value (full));
+  g_object_set_data_full (G_OBJECT (scale), "braggscope-angle-window", window, angle_window_free);
+  g_object_bind_property_full (full, "value", window->window, "value",
+                               G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE, angle_to_window,
+                               NULL, window, NULL);
+  g_signal_connect (window->window, "value-changed", G_CALLBACK (on_angle_window_changed), window);
+  gtk_event_controller_set_propagation_phase (legacy, GTK_PHASE_CAPTURE);
+  g_signal_connect (legacy, "event", G_CALLBACK (on_angle_slider_event), window);
+  gtk_widget_add_controller (scale, legacy);
+  return window->window;
+}
+
 static void
 add_number (BraggscopeControls *self, GtkGrid *grid, int row, const Row *layout, GParamSpec *pspec)
 {
@@ -337,8 +466,13 @@ add_number (BraggscopeControls *self, GtkGrid *grid, int row, const Row *layout,
 
   if (slider)
     {
-      GtkWidget *scale = gtk_scale_new (GTK_ORIENTATION_HORIZONTAL, adjustment);
+      GtkWidget *scale = gtk_scale_new (GTK_ORIENTATION_HORIZONTAL, NULL);
       g_autofree char *scale_name = g_strconcat (layout->property, "-scale", NULL);
+
+      if (g_strcmp0 (hints->unit, "\u00b0") == 0 && upper - lower > ANGLE_WINDOW)
+        gtk_range_set_adjustment (GTK_RANGE (scale), angle_window_new (scale, adjustment));
+      else
+        gtk_range_set_adjustment (GTK_RANGE (scale), adjustment);
 
       gtk_scale_set_draw_value (GTK_SCALE (scale), FALSE);
       gtk_range_set_round_digits (GTK_RANGE (scale), MAX (hints->digits, step < 1.0 ? 1 : 0));

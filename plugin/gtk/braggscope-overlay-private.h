@@ -85,17 +85,24 @@ void _braggscope_overlay_draw (const BraggscopeOverlayGeometry *geom,
                                const BraggscopeOverlayStyle *style,
                                cairo_t *cr);
 
-/* Draws the overlays switched on (and @labels, as the style's) into @rgba, an opaque image of the frame
- * (width x height RGBA, row-major) at frame resolution, in the style of the
- * view's snapshots: lines, cross and labels scaled with the frame's size,
- * the colour of _braggscope_overlay_color_for (@map).  Needs no display. */
+/* Draws the overlays switched on (and @labels, as the style's) into @rgba,
+ * an opaque image (@stride pixels wide, RGBA, row-major) whose columns @x0
+ * to @x0 + @geom->width and rows 0 to @geom->height hold the frame at its
+ * resolution, in the style of the view's snapshots: lines, cross and labels
+ * scaled with the frame's size, in @color (RGBA, 0 to 1), inside that
+ * rectangle.  Needs no display. */
 void _braggscope_overlay_draw_into_rgba (const BraggscopeOverlayGeometry *geom,
                                          gboolean rings,
                                          gboolean beam_center,
                                          GArray *labels,
-                                         BraggscopeColormap map,
+                                         const double color[4],
                                          guint8 *rgba,
-                                         int width,
-                                         int height);
+                                         int stride,
+                                         int x0);
+
+/* Draws @text in a dark box at (@x, @y) (its top-left corner, target
+ * units), @font_size high, in white: a layer's caption. */
+void _braggscope_overlay_draw_caption (
+    cairo_t *cr, const char *text, double x, double y, double font_size);
 
 G_END_DECLS

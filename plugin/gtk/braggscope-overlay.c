@@ -581,16 +581,17 @@ _braggscope_overlay_draw_into_rgba (const BraggscopeOverlayGeometry *geom,
                                     gboolean rings,
                                     gboolean beam_center,
                                     GArray *labels,
-                                    BraggscopeColormap map,
+                                    const double color[4],
                                     guint8 *rgba,
-                                    int width,
-                                    int height)
+                                    int stride,
+                                    int x0)
 {
+  int width = geom->width, height = geom->height;
   cairo_surface_t *surface;
   BraggscopeOverlayStyle style = { 0 };
   double size = MIN (width, height);
   guint8 *data;
-  int stride;
+  int surface_stride;
   cairo_t *cr;
 
   if (!geom->projective || !(rings || beam_center || (labels != NULL && labels->len > 0)))
@@ -605,11 +606,11 @@ _braggscope_overlay_draw_into_rgba (const BraggscopeOverlayGeometry *geom,
   /* cairo's pixels are native-endian xRGB words. */
   cairo_surface_flush (surface);
   data = cairo_image_surface_get_data (surface);
-  stride = cairo_image_surface_get_stride (surface);
+  surface_stride = cairo_image_surface_get_stride (surface);
   for (int j = 0; j < height; j++)
     {
-      guint32 *row = (guint32 *) (data + (gsize) j * stride);
-      const guint8 *in = rgba + (gsize) j * width * 4;
+      guint32 *row = (guint32 *) (data + (gsize) j * surface_stride);
+      const guint8 *in = rgba + ((gsize) j * stride + x0) * 4;
 
       for (int i = 0; i < width; i++)
         row[i] =
@@ -624,7 +625,7 @@ _braggscope_overlay_draw_into_rgba (const BraggscopeOverlayGeometry *geom,
   style.line_width = MAX (1.0, size / 512.0);
   style.cross_size = MAX (6.0, size / 40.0);
   style.font_size = MAX (9.0, size / 50.0);
-  _braggscope_overlay_color_for (map, style.color);
+  memcpy (style.color, color, sizeof style.color);
 
   cr = cairo_create (surface);
   _braggscope_overlay_draw (geom, &style, cr);
@@ -633,8 +634,8 @@ _braggscope_overlay_draw_into_rgba (const BraggscopeOverlayGeometry *geom,
 
   for (int j = 0; j < height; j++)
     {
-      const guint32 *row = (const guint32 *) (data + (gsize) j * stride);
-      guint8 *out = rgba + (gsize) j * width * 4;
+      const guint32 *row = (const guint32 *) (data + (gsize) j * surface_stride);
+      guint8 *out = rgba + ((gsize) j * stride + x0) * 4;
 
       for (int i = 0; i < width; i++)
         {
@@ -645,4 +646,31 @@ _braggscope_overlay_draw_into_rgba (const BraggscopeOverlayGeometry *geom,
         }
     }
   cairo_surface_destroy (surface);
+}
+
+void
+_braggscope_overlay_draw_caption (
+    cairo_t *cr, const char *text, double x, double y, double font_size)
+{
+  PangoLayout *layout = pango_cairo_create_layout (cr);
+  PangoFontDescription *font = pango_font_description_from_string ("Sans Bold");
+  double pad = 0.4 * font_size;
+  int w, h;
+
+  pango_font_description_set_absolute_size (font, font_size * PANGO_SCALE);
+  pango_layout_set_font_description (layout, font);
+  pango_layout_set_text (layout, text, -1);
+  pango_layout_get_pixel_size (layout, &w, &h);
+
+  cairo_save (cr);
+  cairo_rectangle (cr, x, y, w + 2.0 * pad, h + pad);
+  cairo_set_source_rgba (cr, 0.0, 0.0, 0.0, 0.75);
+  cairo_fill (cr);
+  cairo_move_to (cr, x + pad, y + 0.5 * pad);
+  cairo_set_source_rgba (cr, 1.0, 1.0, 1.0, 1.0);
+  pango_cairo_show_layout (cr, layout);
+  cairo_restore (cr);
+
+  pango_font_description_free (font);
+  g_object_unref (layout);
 }

@@ -31,6 +31,13 @@ static const guint8 overlay_colour[3] = { 230, 97, 0 };
 static const guint8 below_colour[3] = { 59, 76, 192 };
 static const guint8 above_colour[3] = { 180, 4, 38 };
 
+/* Rings, labels and the beam centre over the blend (grey and orange): a
+ * blue, the other end of the colour-blind-safe orange/blue pair; over the
+ * difference (blue, white, red): black, apart from all three in lightness
+ * for every eye. */
+static const double blend_overlay_colour[4] = { 0.0, 0.45, 0.95, 1.0 };
+static const double difference_overlay_colour[4] = { 0.0, 0.0, 0.0, 1.0 };
+
 /* The percentiles of a frame's automatic window (braggscope-private.h). */
 #define REFERENCE_LOW_PERCENTILE  1.0
 #define REFERENCE_HIGH_PERCENTILE 99.5
@@ -236,6 +243,10 @@ compose (const Layer *current,
  * @reference_height: its height in pixels (slow axis)
  * @reference_display: its window (in its own units) and, used as given, the
  *   colour table and scale it is shown with
+ * @reference_picture: (nullable): the reference colour-mapped with
+ *   @reference_display and its own overlays drawn, shown where the mode
+ *   shows the reference's own colours (side by side, blink); %NULL to
+ *   colour-map it here, without overlays
  * @mode: how to show the two; %BRAGGSCOPE_COMPARE_BLINK shows the reference
  *   (what the `b` key shows; the frame alone is what
  *   [func@BraggscopeGtk.render_annotated_rgba] gives)
@@ -272,6 +283,7 @@ braggscope_render_compare_rgba (BraggscopeFrame *frame,
                                 int reference_width,
                                 int reference_height,
                                 const BraggscopeDisplay *reference_display,
+                                const guint8 *reference_picture,
                                 BraggscopeCompareMode mode,
                                 gboolean reference_scale,
                                 int *width,
@@ -295,6 +307,7 @@ braggscope_render_compare_rgba (BraggscopeFrame *frame,
   other.width = reference_width;
   other.height = reference_height;
   other.display = reference_display;
+  other.rgba = reference_picture;
 
   layout = _braggscope_compare_layout (mode, current.width, current.height, reference_width,
                                        reference_height, fallback);
@@ -314,6 +327,51 @@ _braggscope_view_compare_layout (BraggscopeView *self)
     return BRAGGSCOPE_COMPARE_NONE;
   return _braggscope_compare_layout (self->compare_mode, width, height, self->reference_width,
                                      self->reference_height, NULL);
+}
+
+void
+_braggscope_view_overlay_color (BraggscopeView *self, BraggscopeCompareMode layout, double rgba[4])
+{
+  if (layout == BRAGGSCOPE_COMPARE_OVERLAY)
+    memcpy (rgba, blend_overlay_colour, sizeof blend_overlay_colour);
+  else if (layout == BRAGGSCOPE_COMPARE_DIFFERENCE)
+    memcpy (rgba, difference_overlay_colour, sizeof difference_overlay_colour);
+  else
+    _braggscope_overlay_color_for (self->display.colormap, rgba);
+}
+
+char *
+_braggscope_view_caption (BraggscopeView *self, BraggscopeCompareMode layout, gboolean reference)
+{
+  const char *name = self->reference_label != NULL ? self->reference_label : "";
+
+  switch (layout)
+    {
+      case BRAGGSCOPE_COMPARE_SIDE_BY_SIDE:
+      case BRAGGSCOPE_COMPARE_BLINK:
+        if (layout == BRAGGSCOPE_COMPARE_BLINK && reference != self->blink_reference)
+          return NULL;
+        if (!reference)
+          /* Translators: the caption over the current frame when comparing */
+          return g_strdup (_ ("B: live"));
+        if (self->reference_caption != NULL)
+          return g_strdup (self->reference_caption);
+        if (self->reference_frame != NULL)
+          /* Translators: the caption over the held frame, A, when comparing */
+          return g_strdup (_ ("A: held"));
+        return g_strdup (name);
+      case BRAGGSCOPE_COMPARE_OVERLAY:
+        /* Translators: the caption of the overlay: the reference's name
+         * ("A"), grey, the current frame orange */
+        return reference ? NULL : g_strdup_printf (_ ("%s grey, B orange"), name);
+      case BRAGGSCOPE_COMPARE_DIFFERENCE:
+        /* Translators: the caption of the difference: the current frame
+         * minus the reference ("A") */
+        return reference ? NULL : g_strdup_printf (_ ("B − %s: red where B is brighter"), name);
+      case BRAGGSCOPE_COMPARE_NONE:
+      default:
+        return NULL;
+    }
 }
 
 gboolean
@@ -509,6 +567,11 @@ take_reference (BraggscopeView *self, GBytes *pixels, int width, int height, con
   self->reference_height = height;
   g_free (self->reference_label);
   self->reference_label = g_strdup (label);
+  g_clear_object (&self->reference_frame);
+  g_clear_pointer (&self->reference_geometry, braggscope_geometry_unref);
+  g_clear_pointer (&self->reference_overlay_source, braggscope_geometry_unref);
+  g_clear_pointer (&self->reference_labels, g_array_unref);
+  g_clear_pointer (&self->reference_caption, g_free);
 
   g_object_freeze_notify (G_OBJECT (self));
   apply_reference_auto_window (self);
@@ -601,6 +664,11 @@ braggscope_view_hold_frame (BraggscopeView *self)
                                               g_object_ref (self->frame)),
                   braggscope_frame_get_width (self->frame),
                   braggscope_frame_get_height (self->frame), "A");
+  /* A carries its own overlays: its geometry and, once full, its labels */
+  self->reference_frame = g_object_ref (self->frame);
+  if (braggscope_frame_get_geometry (self->frame) != NULL)
+    self->reference_geometry =
+        braggscope_geometry_ref (braggscope_frame_get_geometry (self->frame));
   if (braggscope_frame_get_is_preview (self->frame))
     self->held_preview = g_object_ref (self->frame);
 }
@@ -622,6 +690,87 @@ braggscope_view_clear_reference (BraggscopeView *self)
   if (self->reference == NULL)
     return;
   take_reference (self, NULL, 0, 0, NULL);
+}
+
+/**
+ * braggscope_view_set_reference_geometry:
+ * @self: a view
+ * @geometry: (nullable): the geometry the reference layer was recorded
+ *   with (a measured frame's detector and beam), or %NULL for none
+ *
+ * Gives the reference layer its own overlays: its resolution rings, beam
+ * centre and the rings at [property@BraggscopeGtk.View:ring-resolutions]
+ * are drawn from @geometry, inside the reference's part of the view (side
+ * by side, or blinking to it).  A held frame
+ * ([method@BraggscopeGtk.View.hold_frame]) has its own geometry (and its
+ * h k l labels) already; a layer of
+ * [method@BraggscopeGtk.View.set_reference] has none until this is called,
+ * and a new layer drops it.  Does nothing without a reference.  The view
+ * keeps a reference to @geometry.
+ *
+ * Since: 0.1
+ */
+void
+braggscope_view_set_reference_geometry (BraggscopeView *self, BraggscopeGeometry *geometry)
+{
+  g_return_if_fail (BRAGGSCOPE_IS_VIEW (self));
+
+  if (self->reference == NULL || geometry == self->reference_geometry)
+    return;
+  g_clear_pointer (&self->reference_geometry, braggscope_geometry_unref);
+  if (geometry != NULL)
+    self->reference_geometry = braggscope_geometry_ref (geometry);
+  _braggscope_view_invalidate (self, CHANGED_OVERLAY);
+}
+
+/**
+ * braggscope_view_set_reference_caption:
+ * @self: a view
+ * @caption: (nullable): the caption drawn over the reference layer
+ *   ("measured: frame_0001.cbf"), or %NULL for the automatic one
+ *
+ * Sets what the view writes over the reference layer where it is shown in
+ * its own colours (side by side, or blinking to it): by default "A: held"
+ * for a held frame and the layer's label for others.  A new layer drops it.
+ * Does nothing without a reference.
+ *
+ * Since: 0.1
+ */
+void
+braggscope_view_set_reference_caption (BraggscopeView *self, const char *caption)
+{
+  g_return_if_fail (BRAGGSCOPE_IS_VIEW (self));
+
+  if (self->reference == NULL || g_strcmp0 (caption, self->reference_caption) == 0)
+    return;
+  g_free (self->reference_caption);
+  self->reference_caption = g_strdup (caption);
+  _braggscope_view_invalidate (self, CHANGED_OVERLAY);
+}
+
+/**
+ * braggscope_view_get_caption:
+ * @self: a view
+ * @reference: %TRUE for the reference layer's caption, %FALSE for the
+ *   current frame's
+ *
+ * The caption the view draws now over the reference layer or the current
+ * frame: comparing side by side each half has one ("A: held" or the
+ * reference's caption, "B: live"), blinking the layer shown has one, and
+ * the overlay and the difference have one over the current frame saying
+ * what the colours mean.
+ *
+ * Returns: (transfer full) (nullable): the caption, or %NULL where none is
+ *   drawn (not comparing, or that layer not shown by itself)
+ *
+ * Since: 0.1
+ */
+char *
+braggscope_view_get_caption (BraggscopeView *self, gboolean reference)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_VIEW (self), NULL);
+
+  return _braggscope_view_caption (self, _braggscope_view_compare_layout (self), reference);
 }
 
 /**
@@ -917,6 +1066,11 @@ _braggscope_view_compare_dispose (BraggscopeView *self)
   g_clear_object (&self->held_preview);
   g_clear_pointer (&self->reference, g_bytes_unref);
   g_clear_pointer (&self->reference_label, g_free);
+  g_clear_object (&self->reference_frame);
+  g_clear_pointer (&self->reference_geometry, braggscope_geometry_unref);
+  g_clear_pointer (&self->reference_overlay_source, braggscope_geometry_unref);
+  g_clear_pointer (&self->reference_labels, g_array_unref);
+  g_clear_pointer (&self->reference_caption, g_free);
   g_clear_pointer (&self->compare_rgba, g_free);
   g_clear_pointer (&self->compare_keys, g_free);
 }

@@ -8,29 +8,114 @@
  */
 #include "braggscope-view-private.h"
 
+#include <string.h>
+
 /* ------------------------------------------------------------------------- */
 /* Overlays */
+
+/* @cache, computed from @geometry for a layer of @width x @height pixels
+ * when @source says it is stale; NULL where it cannot be drawn. */
+static const BraggscopeOverlayGeometry *
+ensure_overlay_of (BraggscopeView *self,
+                   BraggscopeGeometry *geometry,
+                   int width,
+                   int height,
+                   BraggscopeOverlayGeometry *cache,
+                   BraggscopeGeometry **source)
+{
+  if (geometry == NULL)
+    return NULL;
+  if (geometry != *source || cache->width != width || cache->height != height)
+    {
+      g_clear_pointer (source, braggscope_geometry_unref);
+      *source = braggscope_geometry_ref (geometry);
+      _braggscope_overlay_geometry_init (cache, geometry, width, height);
+      _braggscope_overlay_geometry_fix_rings (cache, self->ring_resolutions);
+    }
+  return cache->projective ? cache : NULL;
+}
 
 const BraggscopeOverlayGeometry *
 _braggscope_view_ensure_overlay (BraggscopeView *self)
 {
-  BraggscopeGeometry *geometry;
   int width, height;
 
   if (!_braggscope_view_frame_size (self, &width, &height))
     return NULL;
-  geometry = braggscope_frame_get_geometry (self->frame);
-  if (geometry == NULL)
+  return ensure_overlay_of (self, braggscope_frame_get_geometry (self->frame), width, height,
+                            &self->overlay, &self->overlay_source);
+}
+
+const BraggscopeOverlayGeometry *
+_braggscope_view_ensure_reference_overlay (BraggscopeView *self)
+{
+  if (self->reference == NULL)
     return NULL;
-  if (geometry != self->overlay_source || self->overlay.width != width ||
-      self->overlay.height != height)
+  return ensure_overlay_of (self, self->reference_geometry, self->reference_width,
+                            self->reference_height, &self->reference_overlay,
+                            &self->reference_overlay_source);
+}
+
+/* One layer's rings, beam centre, labels (and the marker) in widget
+ * coordinates, its frame pixel (0, 0) at frame coordinate @x0 of the view;
+ * when comparing (@clip), inside the layer's rectangle on the widget. */
+static void
+draw_layer (BraggscopeView *self,
+            cairo_t *cr,
+            const BraggscopeOverlayGeometry *geom,
+            GArray *labels,
+            GArray *placed,
+            gboolean marker,
+            double x0,
+            gboolean clip,
+            const double color[4])
+{
+  BraggscopeOverlayStyle style = { 0 };
+  double scale, origin_x, origin_y;
+
+  if (geom == NULL || !_braggscope_view_transform (self, &scale, &origin_x, &origin_y))
+    return;
+  style.rings = self->show_rings;
+  style.beam_center = self->show_beam_center;
+  style.scale = scale;
+  style.offset_x = (x0 - origin_x) * scale;
+  style.offset_y = -origin_y * scale;
+  style.line_width = 1.5;
+  style.cross_size = 12.0;
+  style.font_size = 12.0;
+  style.marker = marker && self->has_marker;
+  style.marker_x = self->marker_x;
+  style.marker_y = self->marker_y;
+  style.marker_label = self->marker_label;
+  style.labels = labels;
+  style.labels_placed = placed;
+  memcpy (style.color, color, sizeof style.color);
+
+  cairo_save (cr);
+  if (clip)
     {
-      g_clear_pointer (&self->overlay_source, braggscope_geometry_unref);
-      self->overlay_source = braggscope_geometry_ref (geometry);
-      _braggscope_overlay_geometry_init (&self->overlay, geometry, width, height);
-      _braggscope_overlay_geometry_fix_rings (&self->overlay, self->ring_resolutions);
+      cairo_rectangle (cr, style.offset_x, style.offset_y, geom->width * scale,
+                       geom->height * scale);
+      cairo_clip (cr);
     }
-  return self->overlay.projective ? &self->overlay : NULL;
+  _braggscope_overlay_draw (geom, &style, cr);
+  cairo_restore (cr);
+}
+
+/* @text at the top left of the part of the widget that frame coordinates
+ * @x0 to @x1 cover. */
+static void
+draw_caption (BraggscopeView *self, cairo_t *cr, const char *text, double x0, double x1)
+{
+  double scale, origin_x, origin_y, left, top;
+
+  if (text == NULL || !_braggscope_view_transform (self, &scale, &origin_x, &origin_y))
+    return;
+  left = MAX ((x0 - origin_x) * scale, 0.0);
+  top = MAX (-origin_y * scale, 0.0);
+  if (left >= (x1 - origin_x) * scale)
+    return;
+  _braggscope_overlay_draw_caption (cr, text, left + 6.0, top + 6.0, 13.0);
 }
 
 void
@@ -39,39 +124,49 @@ _braggscope_view_snapshot_overlays (BraggscopeView *self,
                                     int width,
                                     int height)
 {
-  const BraggscopeOverlayGeometry *geom;
-  BraggscopeOverlayStyle style = { 0 };
-  double scale, origin_x, origin_y;
+  BraggscopeCompareMode layout = _braggscope_view_compare_layout (self);
+  gboolean show_reference = layout == BRAGGSCOPE_COMPARE_SIDE_BY_SIDE ||
+                            (layout == BRAGGSCOPE_COMPARE_BLINK && self->blink_reference);
+  gboolean show_current = !(layout == BRAGGSCOPE_COMPARE_BLINK && self->blink_reference);
+  gboolean overlays = self->show_rings || self->show_beam_center || self->show_labels;
+  g_autofree char *caption = NULL, *reference_caption = NULL;
+  double color[4];
   cairo_t *cr;
+  int w, h;
 
-  if (!(self->show_rings || self->show_beam_center || self->has_marker || self->show_labels) ||
-      !_braggscope_view_transform (self, &scale, &origin_x, &origin_y) ||
-      (geom = _braggscope_view_ensure_overlay (self)) == NULL)
+  if (!_braggscope_view_frame_size (self, &w, &h))
+    return;
+  caption = _braggscope_view_caption (self, layout, FALSE);
+  reference_caption = _braggscope_view_caption (self, layout, TRUE);
+  if (!overlays && !self->has_marker && caption == NULL && reference_caption == NULL)
     return;
 
-  style.rings = self->show_rings;
-  style.beam_center = self->show_beam_center;
-  style.scale = scale;
-  style.offset_x = -origin_x * scale;
-  style.offset_y = -origin_y * scale;
-  style.line_width = 1.5;
-  style.cross_size = 12.0;
-  style.font_size = 12.0;
-  style.marker = self->has_marker;
-  style.marker_x = self->marker_x;
-  style.marker_y = self->marker_y;
-  style.marker_label = self->marker_label;
-  style.labels = _braggscope_view_ensure_labels (self);
-  if (style.labels != NULL)
-    {
-      g_clear_pointer (&self->labels_placed, g_array_unref);
-      self->labels_placed = g_array_new (FALSE, FALSE, sizeof (BraggscopeReflection));
-      style.labels_placed = self->labels_placed;
-    }
-  _braggscope_overlay_color_for (self->display.colormap, style.color);
-
+  _braggscope_view_overlay_color (self, layout, color);
   cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
-  _braggscope_overlay_draw (geom, &style, cr);
+  if (show_current)
+    {
+      GArray *labels = _braggscope_view_ensure_labels (self);
+
+      if (labels != NULL)
+        {
+          g_clear_pointer (&self->labels_placed, g_array_unref);
+          self->labels_placed = g_array_new (FALSE, FALSE, sizeof (BraggscopeReflection));
+        }
+      draw_layer (self, cr, _braggscope_view_ensure_overlay (self), labels,
+                  labels != NULL ? self->labels_placed : NULL, TRUE, 0.0,
+                  layout != BRAGGSCOPE_COMPARE_NONE, color);
+      draw_caption (self, cr, caption, 0.0, w);
+    }
+  if (show_reference)
+    {
+      /* side by side the reference lies left of the frame */
+      double x0 = layout == BRAGGSCOPE_COMPARE_SIDE_BY_SIDE ? -self->reference_width : 0.0;
+
+      if (overlays)
+        draw_layer (self, cr, _braggscope_view_ensure_reference_overlay (self),
+                    _braggscope_view_ensure_reference_labels (self), NULL, FALSE, x0, TRUE, color);
+      draw_caption (self, cr, reference_caption, x0, x0 + self->reference_width);
+    }
   cairo_destroy (cr);
 }
 
@@ -91,6 +186,18 @@ _braggscope_view_ensure_labels (BraggscopeView *self)
   if (self->labels == NULL)
     g_debug ("BraggscopeView: no labels: %s", error->message);
   return self->labels;
+}
+
+GArray *
+_braggscope_view_ensure_reference_labels (BraggscopeView *self)
+{
+  if (!self->show_labels || self->reference_frame == NULL ||
+      braggscope_frame_get_is_preview (self->reference_frame))
+    return NULL;
+  if (self->reference_labels == NULL)
+    self->reference_labels =
+        braggscope_frame_get_brightest_reflections (self->reference_frame, self->label_count, NULL);
+  return self->reference_labels;
 }
 
 /**
@@ -263,6 +370,7 @@ braggscope_view_set_label_count (BraggscopeView *self, guint count)
     return;
   self->label_count = count;
   g_clear_object (&self->labels_frame);
+  g_clear_pointer (&self->reference_labels, g_array_unref);
   g_object_notify (G_OBJECT (self), "label-count");
   _braggscope_view_invalidate (self, CHANGED_OVERLAY);
 }
@@ -307,8 +415,9 @@ braggscope_view_set_ring_resolutions (BraggscopeView *self, const char *resoluti
     return;
   g_free (self->ring_resolutions);
   self->ring_resolutions = g_strdup (resolutions);
-  /* the overlay is recomputed with them */
+  /* the overlays are recomputed with them */
   g_clear_pointer (&self->overlay_source, braggscope_geometry_unref);
+  g_clear_pointer (&self->reference_overlay_source, braggscope_geometry_unref);
   g_object_notify (G_OBJECT (self), "ring-resolutions");
   _braggscope_view_invalidate (self, CHANGED_OVERLAY);
 }

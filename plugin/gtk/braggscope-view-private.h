@@ -97,6 +97,14 @@ struct _BraggscopeView
   gboolean compare_dirty;
   const char *compare_fallback; /* static, translated; NULL when the mode is shown */
   float readout_reference;      /* NaN when none */
+  /* the reference's own overlays: a held frame's geometry and labels, or a
+   * geometry a host gave; none for a layer without one */
+  BraggscopeFrame *reference_frame; /* a held frame, for its labels; or NULL */
+  BraggscopeGeometry *reference_geometry;
+  BraggscopeGeometry *reference_overlay_source; /* what reference_overlay was computed from */
+  BraggscopeOverlayGeometry reference_overlay;
+  GArray *reference_labels; /* BraggscopeReflection of reference_frame, or NULL */
+  char *reference_caption;  /* as the host set it, or NULL for the automatic one */
 
   /* a point marked by a linked view (frame pixels) */
   gboolean has_marker;
@@ -136,7 +144,8 @@ void _braggscope_view_invalidate (BraggscopeView *self, Changes changes);
 const BraggscopeOverlayGeometry *_braggscope_view_ensure_overlay (BraggscopeView *self);
 
 /* braggscope-view-marks.c: the rings, beam centre, labels and marker over
- * the frame, in widget coordinates. */
+ * the frame, in widget coordinates; comparing, each layer's own overlays
+ * inside its own part of the widget, and the layers' captions. */
 void _braggscope_view_snapshot_overlays (BraggscopeView *self,
                                          GtkSnapshot *snapshot,
                                          int width,
@@ -146,6 +155,11 @@ void _braggscope_view_snapshot_overlays (BraggscopeView *self,
  * brightest first), computed once per full frame; NULL when labels are off,
  * for previews, or when prediction failed. */
 GArray *_braggscope_view_ensure_labels (BraggscopeView *self);
+
+/* The reference layer's overlay (from its own geometry, at its size) and
+ * labels (of a held full frame); NULL where it has none. */
+const BraggscopeOverlayGeometry *_braggscope_view_ensure_reference_overlay (BraggscopeView *self);
+GArray *_braggscope_view_ensure_reference_labels (BraggscopeView *self);
 
 /* braggscope-view-gl.c: the GL area drawing the frame; it falls back to the
  * CPU path (and notifies BraggscopeView:renderer) when OpenGL fails. */
@@ -193,6 +207,18 @@ gboolean _braggscope_view_ensure_compare (BraggscopeView *self,
  * panel (side by side: the same pixel of the current frame), and the
  * reference's value there (NaN where it has none). */
 float _braggscope_view_reference_at (BraggscopeView *self, double *x, double y);
+
+/* The colour of the overlays drawn over the picture of @layout: the
+ * colormap's (_braggscope_overlay_color_for) where a layer is shown in its
+ * own colours, else one apart from the blend's (grey and orange) or the
+ * difference's (blue, white, red). */
+void
+_braggscope_view_overlay_color (BraggscopeView *self, BraggscopeCompareMode layout, double rgba[4]);
+
+/* The caption drawn over the reference layer (@reference) or the current
+ * frame in @layout, newly allocated; NULL where none is drawn. */
+char *
+_braggscope_view_caption (BraggscopeView *self, BraggscopeCompareMode layout, gboolean reference);
 
 /* A new frame: the picture is stale, the sizes may now differ. */
 void _braggscope_view_compare_frame_changed (BraggscopeView *self);

@@ -6,6 +6,28 @@
  */
 #include "braggscope-view-private.h"
 
+/* The reference layer colour-mapped as @layout shows it by itself, with its
+ * own overlays; NULL where it has none (the composition maps it then). */
+static guint8 *
+render_reference (BraggscopeView *self, BraggscopeCompareMode layout)
+{
+  const BraggscopeOverlayGeometry *geom = _braggscope_view_ensure_reference_overlay (self);
+  gsize n = (gsize) self->reference_width * self->reference_height;
+  double color[4];
+  guint8 *rgba;
+
+  if (geom == NULL || !(self->show_rings || self->show_beam_center || self->show_labels))
+    return NULL;
+  rgba = g_malloc (n * 4);
+  braggscope_colormap_apply (&self->reference_display, g_bytes_get_data (self->reference, NULL), n,
+                             rgba);
+  _braggscope_view_overlay_color (self, layout, color);
+  _braggscope_overlay_draw_into_rgba (geom, self->show_rings, self->show_beam_center,
+                                      _braggscope_view_ensure_reference_labels (self), color, rgba,
+                                      self->reference_width, 0);
+  return rgba;
+}
+
 /**
  * braggscope_view_render_rgba: (skip)
  * @self: a view
@@ -21,7 +43,11 @@
  * reference layer and a [property@BraggscopeGtk.View:compare-mode], the
  * picture is what [func@BraggscopeGtk.render_compare_rgba] gives (the blink
  * showing what [property@BraggscopeGtk.View:blink-reference] chooses), and
- * @width and @height are its size.
+ * @width and @height are its size: each layer shown in its own colours
+ * carries its own overlays (a held frame's rings, beam centre and labels
+ * from its own geometry, [method@BraggscopeGtk.View.set_reference_geometry]),
+ * and those drawn over the overlay or the difference take a colour apart
+ * from the blend's.
  *
  * Bindings use [method@BraggscopeGtk.View.render_bytes].
  *
@@ -36,7 +62,9 @@ braggscope_view_render_rgba (BraggscopeView *self, int *width, int *height)
 {
   const BraggscopeOverlayGeometry *geom;
   BraggscopeCompareMode layout;
+  gboolean overlays;
   const float *data;
+  double color[4];
   guint8 *rgba;
   int w, h;
   gsize n;
@@ -48,39 +76,42 @@ braggscope_view_render_rgba (BraggscopeView *self, int *width, int *height)
   if (!_braggscope_view_frame_size (self, &w, &h))
     return NULL;
 
+  layout = _braggscope_view_compare_layout (self);
+  overlays = self->show_rings || self->show_beam_center || self->show_labels;
   data = braggscope_frame_get_data (self->frame, &n);
   rgba = g_malloc (n * 4);
   braggscope_colormap_apply (&self->display, data, n, rgba);
-  if ((self->show_rings || self->show_beam_center || self->show_labels) &&
-      (geom = _braggscope_view_ensure_overlay (self)) != NULL)
+  _braggscope_view_overlay_color (self, BRAGGSCOPE_COMPARE_NONE, color);
+  if (overlays && (geom = _braggscope_view_ensure_overlay (self)) != NULL)
     _braggscope_overlay_draw_into_rgba (geom, self->show_rings, self->show_beam_center,
-                                        _braggscope_view_ensure_labels (self),
-                                        self->display.colormap, rgba, w, h);
+                                        _braggscope_view_ensure_labels (self), color, rgba, w, 0);
 
-  layout = _braggscope_view_compare_layout (self);
   /* blink showing the frame shows it alone */
   if (layout != BRAGGSCOPE_COMPARE_NONE &&
       !(layout == BRAGGSCOPE_COMPARE_BLINK && !self->blink_reference))
     {
+      g_autofree guint8 *reference = NULL;
       guint8 *composed;
 
       /* the reference is shown with the frame's table and scale */
       self->reference_display.colormap = self->display.colormap;
       self->reference_display.scale = self->display.scale;
       self->reference_display.gamma = self->display.gamma;
+      reference = render_reference (self, layout);
       composed = braggscope_render_compare_rgba (
           self->frame, rgba, &self->display, g_bytes_get_data (self->reference, NULL),
-          self->reference_width, self->reference_height, &self->reference_display,
+          self->reference_width, self->reference_height, &self->reference_display, reference,
           self->compare_mode, self->reference_scale, &w, &h, NULL);
       g_free (rgba);
       rgba = composed;
-      /* the overlays of the frame over the layers drawn in one */
+      /* the overlays of the frame over the layers drawn in one, in a colour
+       * apart from the blend's */
+      _braggscope_view_overlay_color (self, layout, color);
       if ((layout == BRAGGSCOPE_COMPARE_OVERLAY || layout == BRAGGSCOPE_COMPARE_DIFFERENCE) &&
-          (self->show_rings || self->show_beam_center || self->show_labels) &&
-          (geom = _braggscope_view_ensure_overlay (self)) != NULL)
+          overlays && (geom = _braggscope_view_ensure_overlay (self)) != NULL)
         _braggscope_overlay_draw_into_rgba (geom, self->show_rings, self->show_beam_center,
-                                            _braggscope_view_ensure_labels (self),
-                                            self->display.colormap, rgba, w, h);
+                                            _braggscope_view_ensure_labels (self), color, rgba, w,
+                                            0);
     }
 
   *width = w;
@@ -265,9 +296,12 @@ braggscope_render_annotated_rgba (BraggscopeFrame *frame,
   geometry = braggscope_frame_get_geometry (frame);
   if (geometry != NULL && _braggscope_overlay_geometry_init (&geom, geometry, w, h))
     {
+      double color[4];
+
       _braggscope_overlay_geometry_fix_rings (&geom, ring_resolutions);
-      _braggscope_overlay_draw_into_rgba (&geom, show_rings, show_beam_center, labels,
-                                          display->colormap, rgba, w, h);
+      _braggscope_overlay_color_for (display->colormap, color);
+      _braggscope_overlay_draw_into_rgba (&geom, show_rings, show_beam_center, labels, color, rgba,
+                                          w, 0);
     }
   *width = w;
   *height = h;

@@ -166,6 +166,12 @@ void braggscope_view_clear_reference (BraggscopeView *self);
 BRAGGSCOPE_GTK_EXPORT
 gboolean braggscope_view_get_has_reference (BraggscopeView *self);
 BRAGGSCOPE_GTK_EXPORT
+void braggscope_view_set_reference_geometry (BraggscopeView *self, BraggscopeGeometry *geometry);
+BRAGGSCOPE_GTK_EXPORT
+void braggscope_view_set_reference_caption (BraggscopeView *self, const char *caption);
+BRAGGSCOPE_GTK_EXPORT
+char *braggscope_view_get_caption (BraggscopeView *self, gboolean reference);
+BRAGGSCOPE_GTK_EXPORT
 const char *braggscope_view_get_reference_label (BraggscopeView *self);
 BRAGGSCOPE_GTK_EXPORT
 BraggscopeCompareMode braggscope_view_get_compare_mode (BraggscopeView *self);
@@ -220,6 +226,7 @@ guint8 *braggscope_render_compare_rgba (BraggscopeFrame *frame,
                                         int reference_width,
                                         int reference_height,
                                         const BraggscopeDisplay *reference_display,
+                                        const guint8 *reference_picture,
                                         BraggscopeCompareMode mode,
                                         gboolean reference_scale,
                                         int *width,

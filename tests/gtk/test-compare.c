@@ -15,6 +15,10 @@
 #define FRAME_WIDTH  96
 #define FRAME_HEIGHT 64
 
+/* The top rows of a half where its caption ("A: held") is drawn, widget
+ * pixels: 6 from the top, 13 high, padded. */
+#define CAPTION_BAND 32
+
 /* The full frame of @sim's parameters now. */
 static BraggscopeFrame *
 render_full_frame (BraggscopeSimulation *sim)
@@ -213,7 +217,7 @@ test_difference (void)
     braggscope_render_auto_window (frame, &display);
     rgba = braggscope_render_compare_rgba (
         frame, NULL, &display, braggscope_frame_get_data (frame, NULL), FRAME_WIDTH, FRAME_HEIGHT,
-        &display, BRAGGSCOPE_COMPARE_DIFFERENCE, FALSE, &width, &height, &fallback);
+        &display, NULL, BRAGGSCOPE_COMPARE_DIFFERENCE, FALSE, &width, &height, &fallback);
     g_assert_null (fallback);
     g_assert_cmpint (width, ==, FRAME_WIDTH);
     g_assert_cmpint (count_white (rgba, n), ==, (int) n);
@@ -477,7 +481,8 @@ test_readout (void)
     g_autoptr (GdkTexture) texture = NULL;
     g_autofree guint8 *composed = NULL;
     g_autofree guint32 *shown = NULL;
-    int width, height, w, h, mismatched = 0, inside = 0;
+    int width, height, w, h, mismatched = 0, inside = 0, captioned[2] = { 0, 0 };
+    double picture_left, picture_top;
 
     for (int i = 0; i < 20 && g_main_context_pending (NULL); i++)
       g_main_context_iteration (NULL, FALSE);
@@ -489,12 +494,15 @@ test_readout (void)
     gdk_texture_download (texture, (guint8 *) shown, (gsize) w * 4);
     composed = braggscope_view_render_rgba (view, &width, &height);
     g_assert_cmpint (width, ==, 2 * FRAME_WIDTH);
+    g_assert_true (
+        braggscope_view_frame_to_widget (view, -FRAME_WIDTH, 0.0, &picture_left, &picture_top));
     for (int y = 0; y < h; y++)
       for (int x = 0; x < w; x++)
         {
           static const guint8 background[3] = { 32, 32, 32 };
           guint32 word = shown[(gsize) y * w + x]; /* native-endian ARGB */
           const guint8 *expect = background;
+          gboolean differs, inside_picture = FALSE;
           double cx, cy;
 
           /* the composed picture's left edge is at frame x = -FRAME_WIDTH */
@@ -504,14 +512,23 @@ test_readout (void)
             {
               expect = composed + 4 * ((gsize) floor (cy) * width + (gsize) floor (cx));
               inside++;
+              inside_picture = TRUE;
             }
-          mismatched += (word >> 16 & 0xff) != expect[0] || (word >> 8 & 0xff) != expect[1] ||
-                        (word & 0xff) != expect[2];
+          differs = (word >> 16 & 0xff) != expect[0] || (word >> 8 & 0xff) != expect[1] ||
+                    (word & 0xff) != expect[2];
+          /* the captions sit in a band at the top of each half */
+          if (inside_picture && y - picture_top < CAPTION_BAND)
+            captioned[cx < FRAME_WIDTH] += differs;
+          else
+            mismatched += differs;
         }
-    g_test_message ("side by side on screen: %d x %d, %d pixels on the picture, %d differ", w, h,
-                    inside, mismatched);
+    g_test_message ("side by side on screen: %d x %d, %d pixels on the picture, %d differ below "
+                    "the captions, %d and %d in A's and B's caption",
+                    w, h, inside, mismatched, captioned[1], captioned[0]);
     g_assert_cmpint (inside, >=, width * height);
     g_assert_cmpint (mismatched, ==, 0);
+    g_assert_cmpint (captioned[0], >, 100);
+    g_assert_cmpint (captioned[1], >, 100);
   }
 
   /* without a reference: NaN */
@@ -522,6 +539,241 @@ test_readout (void)
   g_assert_null (braggscope_readout_get_field (readout, "reference"));
 
   gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* ------------------------------------------------------------------------- */
+/* Each layer's own overlays */
+
+/* Where the ring at @d (Å) crosses the row through the middle of @frame,
+ * right of its beam centre: the frame x (pixels) where d first falls below
+ * @d going right from the centre column. */
+static double
+ring_x (BraggscopeFrame *frame, double d)
+{
+  BraggscopeGeometry *geometry = braggscope_frame_get_geometry (frame);
+  int width = braggscope_frame_get_width (frame), height = braggscope_frame_get_height (frame);
+  double previous = INFINITY;
+
+  for (double x = 0.5 * width; x < width; x += 0.05)
+    {
+      BraggscopePixelInfo info;
+
+      g_assert_true (braggscope_geometry_query (geometry, x, 0.5 * height, &info, NULL));
+      if (info.d_spacing <= d && previous > d)
+        return x;
+      previous = info.d_spacing;
+    }
+  g_error ("no ring at %g Å on the frame", d);
+  return NAN;
+}
+
+/* Red (the overlay colour on inverted grey) and not a spot's grey. */
+static gboolean
+is_red (const guint8 *p)
+{
+  return p[0] > p[1] + 60 && p[0] > p[2] + 60;
+}
+
+/* The red pixels of row @y of @rgba (@width wide) within 2 pixels of
+ * column @x. */
+static int
+red_near (const guint8 *rgba, int width, int y, double x)
+{
+  int n = 0;
+
+  for (int i = (int) floor (x) - 2; i <= (int) floor (x) + 2; i++)
+    if (i >= 0 && i < width)
+      n += is_red (rgba + 4 * ((gsize) y * width + i));
+  return n;
+}
+
+/* A at λ 1.0 and B at λ 1.2 with a ring fixed at 4 Å: the ring lies at
+ * another radius on each.  Side by side, blinking, at the frames'
+ * resolution and on screen, each layer shows its own ring (and B's never
+ * appears over A), and each is captioned. */
+static void
+test_layer_overlays (void)
+{
+  g_autoptr (BraggscopeSimulation) sim = new_simulation ();
+  GtkWidget *window = gtk_window_new ();
+  BraggscopeView *view = BRAGGSCOPE_VIEW (
+      g_object_new (BRAGGSCOPE_TYPE_VIEW, "simulation", sim, "force-software", TRUE, NULL));
+  g_autoptr (BraggscopeFrame) a = NULL;
+  BraggscopeFrame *b;
+  const int row = FRAME_HEIGHT / 2;
+  double xa, xb;
+  int width, height;
+
+  braggscope_view_set_show_beam_center (view, FALSE);
+  braggscope_view_set_ring_resolutions (view, "4");
+  gtk_widget_set_size_request (GTK_WIDGET (view), 2 * FRAME_WIDTH * 3, FRAME_HEIGHT * 3);
+  gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (view));
+  gtk_window_present (GTK_WINDOW (window));
+  a = g_object_ref (render_full_frame (sim));
+  while (!view_ready (view))
+    spin (0.01);
+  braggscope_view_hold_frame (view);
+  g_object_set (sim, "wavelength", 1.2, NULL);
+  b = render_full_frame (sim);
+  xa = ring_x (a, 4.0);
+  xb = ring_x (b, 4.0);
+  g_test_message ("the 4 Å ring crosses the middle row at x = %.1f on A, %.1f on B", xa, xb);
+  g_assert_cmpfloat (fabs (xa - xb), >, 5.0);
+
+  /* side by side at the frames' resolution: A's ring on A (left), B's on B */
+  braggscope_view_set_compare_mode (view, BRAGGSCOPE_COMPARE_SIDE_BY_SIDE);
+  {
+    g_autofree guint8 *rgba = braggscope_view_render_rgba (view, &width, &height);
+
+    g_assert_cmpint (width, ==, 2 * FRAME_WIDTH);
+    g_assert_cmpint (red_near (rgba, width, row, xa), >, 0);
+    g_assert_cmpint (red_near (rgba, width, row, xb), ==, 0);
+    g_assert_cmpint (red_near (rgba, width, row, FRAME_WIDTH + xb), >, 0);
+    g_assert_cmpint (red_near (rgba, width, row, FRAME_WIDTH + xa), ==, 0);
+  }
+  {
+    g_autofree char *left = braggscope_view_get_caption (view, TRUE);
+    g_autofree char *right = braggscope_view_get_caption (view, FALSE);
+
+    g_assert_cmpstr (left, ==, "A: held");
+    g_assert_cmpstr (right, ==, "B: live");
+  }
+
+  /* blinking: the layer shown with its own ring, and only its caption */
+  braggscope_view_set_compare_mode (view, BRAGGSCOPE_COMPARE_BLINK);
+  for (int showing_a = 0; showing_a < 2; showing_a++)
+    {
+      g_autofree guint8 *rgba = NULL;
+      g_autofree char *caption_a = NULL, *caption_b = NULL;
+
+      braggscope_view_set_blink_reference (view, showing_a);
+      rgba = braggscope_view_render_rgba (view, &width, &height);
+      g_assert_cmpint (width, ==, FRAME_WIDTH);
+      g_assert_cmpint (red_near (rgba, width, row, showing_a ? xa : xb), >, 0);
+      g_assert_cmpint (red_near (rgba, width, row, showing_a ? xb : xa), ==, 0);
+      caption_a = braggscope_view_get_caption (view, TRUE);
+      caption_b = braggscope_view_get_caption (view, FALSE);
+      g_assert_cmpstr (showing_a ? caption_a : caption_b, ==, showing_a ? "A: held" : "B: live");
+      g_assert_null (showing_a ? caption_b : caption_a);
+    }
+
+  /* on screen, "Showing A" draws A's ring where A has it and not B's */
+  braggscope_view_set_blink_reference (view, TRUE);
+  braggscope_view_fit (view);
+  for (int i = 0; i < 20 && g_main_context_pending (NULL); i++)
+    g_main_context_iteration (NULL, FALSE);
+  {
+    g_autoptr (GdkTexture) texture = braggscope_view_snapshot_texture (view);
+    g_autofree guint32 *shown = NULL;
+    double wxa, wxb, wy;
+    int w, h, red_a = 0, red_b = 0;
+
+    g_assert_nonnull (texture);
+    w = gdk_texture_get_width (texture);
+    h = gdk_texture_get_height (texture);
+    shown = g_new (guint32, (gsize) w * h);
+    gdk_texture_download (texture, (guint8 *) shown, (gsize) w * 4);
+    g_assert_true (braggscope_view_frame_to_widget (view, xa, row + 0.5, &wxa, &wy));
+    g_assert_true (braggscope_view_frame_to_widget (view, xb, row + 0.5, &wxb, &wy));
+    for (int dx = -3; dx <= 3; dx++)
+      {
+        guint32 pa = shown[(gsize) (int) wy * w + (int) wxa + dx];
+        guint32 pb = shown[(gsize) (int) wy * w + (int) wxb + dx];
+        guint8 ca[3] = { pa >> 16 & 0xff, pa >> 8 & 0xff, pa & 0xff };
+        guint8 cb[3] = { pb >> 16 & 0xff, pb >> 8 & 0xff, pb & 0xff };
+
+        red_a += is_red (ca);
+        red_b += is_red (cb);
+      }
+    g_test_message ("blink showing A on screen: red at A's ring %d, at B's %d", red_a, red_b);
+    g_assert_cmpint (red_a, >, 0);
+    g_assert_cmpint (red_b, ==, 0);
+  }
+
+  /* a layer of floats has no geometry, so no rings, until one is given */
+  {
+    g_autoptr (GBytes) bytes = g_bytes_new (braggscope_frame_get_data (a, NULL),
+                                            FRAME_WIDTH * FRAME_HEIGHT * sizeof (float));
+    g_autofree guint8 *bare = NULL, *ringed = NULL;
+    g_autofree char *caption = NULL;
+
+    g_assert_true (
+        braggscope_view_set_reference (view, bytes, FRAME_WIDTH, FRAME_HEIGHT, "measured", NULL));
+    braggscope_view_set_blink_reference (view, TRUE);
+    bare = braggscope_view_render_rgba (view, &width, &height);
+    g_assert_cmpint (red_near (bare, width, row, xa), ==, 0);
+    braggscope_view_set_reference_geometry (view, braggscope_frame_get_geometry (a));
+    ringed = braggscope_view_render_rgba (view, &width, &height);
+    g_assert_cmpint (red_near (ringed, width, row, xa), >, 0);
+    g_assert_cmpint (red_near (ringed, width, row, xb), ==, 0);
+    caption = braggscope_view_get_caption (view, TRUE);
+    g_assert_cmpstr (caption, ==, "measured");
+    braggscope_view_set_reference_caption (view, "measured: frame.cbf");
+    g_free (caption);
+    caption = braggscope_view_get_caption (view, TRUE);
+    g_assert_cmpstr (caption, ==, "measured: frame.cbf");
+  }
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* Warm: red, orange or yellow; the colours the blend and the difference
+ * use for what they mean. */
+static gboolean
+is_warm (const guint8 *p)
+{
+  return p[0] > p[2] + 40;
+}
+
+static gboolean
+is_blue (const guint8 *p)
+{
+  return p[2] > p[0] + 40;
+}
+
+/* Over the overlay (A grey, B orange) and the difference (blue, white,
+ * red), the rings take a colour that means neither: where a ring crosses
+ * white (nothing in either layer, or no difference), its pixels are neither
+ * warm nor, for the difference, blue. */
+static void
+test_overlay_colours (void)
+{
+  g_autoptr (BraggscopeSimulation) sim = new_simulation ();
+  g_autoptr (BraggscopeView) view = NULL;
+  BraggscopeFrame *frame;
+  gsize n = FRAME_WIDTH * FRAME_HEIGHT;
+  int width, height;
+
+  view = new_view (sim, &frame);
+  braggscope_view_hold_frame (view);
+  g_object_set (sim, "misset-y", 21.0, NULL);
+  render_full_frame (sim);
+  for (int mode = BRAGGSCOPE_COMPARE_OVERLAY; mode <= BRAGGSCOPE_COMPARE_DIFFERENCE; mode++)
+    {
+      g_autofree guint8 *bare = NULL, *ringed = NULL;
+      int on_white = 0, clashing = 0;
+
+      braggscope_view_set_compare_mode (view, mode);
+      braggscope_view_set_show_rings (view, FALSE);
+      bare = braggscope_view_render_rgba (view, &width, &height);
+      braggscope_view_set_show_rings (view, TRUE);
+      ringed = braggscope_view_render_rgba (view, &width, &height);
+      g_assert_cmpint (width * height, ==, (int) n);
+      for (gsize i = 0; i < n; i++)
+        {
+          const guint8 *before = bare + 4 * i, *after = ringed + 4 * i;
+
+          if (memcmp (before, after, 3) == 0 ||
+              !(before[0] > 240 && before[1] > 240 && before[2] > 240))
+            continue;
+          on_white++;
+          clashing += is_warm (after) || (mode == BRAGGSCOPE_COMPARE_DIFFERENCE && is_blue (after));
+        }
+      g_test_message ("mode %d: %d ring pixels over white, %d in the blend's own colours", mode,
+                      on_white, clashing);
+      g_assert_cmpint (on_white, >, 50);
+      g_assert_cmpint (clashing, ==, 0);
+    }
 }
 
 int
@@ -541,6 +793,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/compare/sizes", test_sizes);
   g_test_add_func ("/compare/readout", test_readout);
   g_test_add_func ("/compare/hold-preview", test_hold_preview);
+  g_test_add_func ("/compare/layer-overlays", test_layer_overlays);
+  g_test_add_func ("/compare/overlay-colours", test_overlay_colours);
 
   return g_test_run ();
 }

@@ -464,6 +464,96 @@ test_stress (void)
   watch_clear (&w);
 }
 
+/* ------------------------------------------------------------------------- */
+/* A full frame's progress */
+
+typedef struct
+{
+  GArray *reports;            /* BraggscopeRenderProgress */
+  guint64 forbidden_sequence; /* a cancelled change: must not report after it */
+  gboolean armed;
+} Reports;
+
+static void
+on_render_progress (BraggscopeSimulation *sim, BraggscopeRenderProgress *progress, Reports *r)
+{
+  if (r->armed)
+    g_assert_cmpuint (progress->sequence, !=, r->forbidden_sequence);
+  g_array_append_val (r->reports, *progress);
+}
+
+/* A heavy change after a light frame: the full frame says at once what it
+ * will cost (from the rate the earlier frames measured), then how far it is,
+ * to its end; a newer change silences a frame it cancels. */
+static void
+test_render_progress (void)
+{
+  g_autoptr (BraggscopeSimulation) sim = simulation_from_cmdline (SLOW_SCENE);
+  Reports r = { g_array_new (FALSE, FALSE, sizeof (BraggscopeRenderProgress)), 0, FALSE };
+  const BraggscopeRenderProgress *first, *last;
+  BraggscopeFrame *frame;
+  guint64 sequence;
+  double actual;
+  Watch w;
+
+  watch_init (&w, sim);
+  g_signal_connect (sim, "render-progress", G_CALLBACK (on_render_progress), &r);
+  g_object_set (sim, "oversample", 2, NULL);
+  braggscope_simulation_render (sim);
+  watch_wait_full (&w, 60);
+  g_assert_cmpuint (r.reports->len, >=, 2);
+
+  /* 64 times the samples per pixel */
+  g_array_set_size (r.reports, 0);
+  g_object_set (sim, "oversample", 16, NULL);
+  sequence = braggscope_simulation_get_sequence (sim);
+  frame = watch_wait_full (&w, 120);
+  actual = braggscope_frame_get_execute_ms (frame) / 1000.0;
+  g_assert_cmpuint (r.reports->len, >=, 2);
+  first = &g_array_index (r.reports, BraggscopeRenderProgress, 0);
+  last = &g_array_index (r.reports, BraggscopeRenderProgress, r.reports->len - 1);
+  g_test_message ("announced %.3f s for a frame of %.3f s; %u reports", first->estimate, actual,
+                  r.reports->len);
+  g_assert_cmpuint (first->sequence, ==, sequence);
+  g_assert_cmpfloat (first->fraction, ==, 0.0);
+  g_assert_cmpint (first->oversample, ==, 16);
+  g_assert_cmpint (first->mosaic_domains, ==, 4);
+  g_assert_cmpint (first->width, ==, 512);
+  g_assert_cmpfloat (first->cells, ==, 5.0);
+  g_assert_true (isfinite (first->estimate));
+  g_assert_cmpfloat (first->estimate, >, actual / 3.0);
+  g_assert_cmpfloat (first->estimate, <, actual * 3.0);
+  for (guint i = 1; i < r.reports->len; i++)
+    {
+      const BraggscopeRenderProgress *p = &g_array_index (r.reports, BraggscopeRenderProgress, i);
+
+      g_assert_cmpuint (p->sequence, ==, sequence);
+      g_assert_cmpfloat (p->fraction, >=, (p - 1)->fraction);
+      g_assert_cmpfloat (p->elapsed, >=, (p - 1)->elapsed);
+    }
+  g_assert_cmpfloat (last->fraction, ==, 1.0);
+  g_assert_cmpfloat (last->remaining, ==, 0.0);
+
+  /* cancelled by the next change: its reports stop with it */
+  g_object_set (sim, "oversample", 2, NULL);
+  watch_wait_full (&w, 60);
+  g_array_set_size (r.reports, 0);
+  g_object_set (sim, "preview-while-dragging", FALSE, "oversample", 32, NULL);
+  sequence = braggscope_simulation_get_sequence (sim);
+  while (r.reports->len < 2)
+    spin (0.01);
+  g_assert_cmpfloat (g_array_index (r.reports, BraggscopeRenderProgress, 1).fraction, <, 1.0);
+  r.forbidden_sequence = sequence;
+  r.armed = TRUE;
+  g_object_set (sim, "oversample", 1, NULL);
+  frame = watch_wait_full (&w, 60);
+  g_assert_cmpuint (braggscope_frame_get_sequence (frame), ==, sequence + 1);
+  spin (0.3);
+  g_signal_handlers_disconnect_by_func (sim, on_render_progress, &r);
+  g_array_unref (r.reports);
+  watch_clear (&w);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -476,5 +566,6 @@ main (int argc, char **argv)
   g_test_add_func ("/worker/finalize-running", test_finalize_running);
   g_test_add_func ("/worker/buffer-recycling", test_buffer_recycling);
   g_test_add_func ("/worker/stress", test_stress);
+  g_test_add_func ("/worker/render-progress", test_render_progress);
   return g_test_run ();
 }

@@ -155,6 +155,12 @@ test_open_and_adopt (Fixture *f, gconstpointer data)
   g_assert_cmpstr (braggscope_view_get_reference_label (view), ==, "measured");
   g_assert_cmpint (braggscope_view_get_compare_mode (view), ==, BRAGGSCOPE_COMPARE_OVERLAY);
   g_assert_nonnull (braggscope_view_get_compare_fallback (view));
+  /* side by side, the measured half is captioned with its file's name */
+  {
+    g_autofree char *caption = braggscope_view_get_caption (view, TRUE);
+
+    g_assert_cmpstr (caption, ==, "measured: dlsnxs2cbf_therm_0001.cbf");
+  }
   g_object_get (sim_of (f), "distance", &distance, NULL);
   g_assert_cmpfloat (distance, ==, 60.0);
   g_assert_true (action_enabled (f, "refine"));

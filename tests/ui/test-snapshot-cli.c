@@ -456,6 +456,36 @@ test_compare (void)
         }
     }
 
+  /* with rings: A keeps its own (λ 1 Å), B has its own (1.2 Å), so the left
+   * half is A's snapshot alone, rings and all */
+  {
+    g_autofree char *a_path = g_build_filename (tmpdir, "cmp-a.png", NULL);
+    g_autofree char *ab_path = g_build_filename (tmpdir, "cmp-ab.png", NULL);
+    const char *a_args[] = { "--snapshot", a_path, "--no-beam-center", "--rings-at", "4 3",
+                             SMALL,        NULL };
+    const char *ab_args[] = {
+      "--snapshot",  ab_path,          "--no-beam-center", "--rings-at", "4 3", "--compare",
+      "-lambda 1.2", "--compare-mode", "side-by-side",     SMALL,        NULL
+    };
+    g_auto (Run) run_a;
+    g_auto (Run) run_ab;
+    g_autofree guint8 *a = NULL, *ab = NULL;
+    int wa, ha, wab, hab;
+    gsize differ = 0;
+
+    run_braggscope (&run_a, FALSE, NULL, a_args);
+    g_assert_cmpint (run_a.status, ==, 0);
+    run_braggscope (&run_ab, FALSE, NULL, ab_args);
+    g_assert_cmpint (run_ab.status, ==, 0);
+    a = read_snapshot (a_path, &wa, &ha, NULL);
+    ab = read_snapshot (ab_path, &wab, &hab, NULL);
+    g_assert_cmpint (wab, ==, 2 * wa);
+    for (int y = 0; y < ha; y++)
+      differ += memcmp (ab + (gsize) y * wab * 4, a + (gsize) y * wa * 4, (gsize) wa * 4) != 0;
+    g_test_message ("rows of A's half that differ from A's own snapshot: %" G_GSIZE_FORMAT, differ);
+    g_assert_cmpuint (differ, ==, 0);
+  }
+
   {
     const char *bad[][6] = {
       { "--snapshot", "x.png", "--compare", "-lambda -3", NULL, NULL },
@@ -564,6 +594,77 @@ test_measured (void)
   }
 }
 
+static void
+on_line (GObject *source, GAsyncResult *result, gpointer data)
+{
+  char **line = data;
+
+  *line =
+      g_data_input_stream_read_line_finish_utf8 (G_DATA_INPUT_STREAM (source), result, NULL, NULL);
+  if (*line == NULL)
+    *line = g_strdup ("");
+}
+
+/* The next line of @in, or NULL when none comes within @seconds. */
+static char *
+read_line_within (GDataInputStream *in, double seconds)
+{
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  gint64 deadline = g_get_monotonic_time () + (gint64) (seconds * 1e6);
+  char *line = NULL;
+
+  g_data_input_stream_read_line_async (in, G_PRIORITY_DEFAULT, cancellable, on_line, &line);
+  while (line == NULL && g_get_monotonic_time () < deadline)
+    if (!g_main_context_iteration (NULL, FALSE))
+      g_usleep (1000);
+  if (line == NULL)
+    {
+      g_cancellable_cancel (cancellable);
+      while (line == NULL)
+        g_main_context_iteration (NULL, TRUE);
+      g_clear_pointer (&line, g_free);
+    }
+  return line;
+}
+
+/* A full frame of minutes (a million sub-pixels per pixel) says on stderr,
+ * before its first percent is done, what it will cost and why, then how far
+ * it is; the test stops it there. */
+static void
+test_slow_frame (void)
+{
+  const char *exe = g_getenv ("BRAGGSCOPE_EXE");
+  g_autofree char *path = g_build_filename (tmpdir, "slow.png", NULL);
+  g_autoptr (GSubprocessLauncher) launcher = g_subprocess_launcher_new (
+      G_SUBPROCESS_FLAGS_STDERR_PIPE | G_SUBPROCESS_FLAGS_STDOUT_SILENCE);
+  g_autoptr (GSubprocess) child = NULL;
+  g_autoptr (GDataInputStream) err = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *first = NULL, *second = NULL;
+  gint64 start = g_get_monotonic_time ();
+
+  g_assert_nonnull (exe);
+  g_subprocess_launcher_unsetenv (launcher, "DISPLAY");
+  g_subprocess_launcher_unsetenv (launcher, "WAYLAND_DISPLAY");
+  child = g_subprocess_launcher_spawn (launcher, &error, exe, "--snapshot", path, "-detpixels",
+                                       "256", "-pixel", "0.4", "-oversample", "1000", NULL);
+  g_assert_no_error (error);
+  err = g_data_input_stream_new (g_subprocess_get_stderr_pipe (child));
+  first = read_line_within (err, 30.0);
+  second = first != NULL ? read_line_within (err, 30.0) : NULL;
+  g_test_message ("after %.1f s: \"%s\", then \"%s\"", (g_get_monotonic_time () - start) / 1e6,
+                  first, second);
+  g_subprocess_force_exit (child);
+  g_subprocess_wait (child, NULL, NULL);
+  g_assert_nonnull (first);
+  g_assert_true (g_str_has_prefix (first, "braggscope: Full frame: about "));
+  g_assert_nonnull (strstr (first, "(1000000 sub-pixels per pixel at N = 10; lower Oversample"));
+  g_assert_nonnull (second);
+  g_assert_true (g_str_has_prefix (second, "braggscope: Full frame: "));
+  g_assert_nonnull (strstr (second, " %, about "));
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -580,6 +681,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/ui/snapshot/errors", test_errors);
   g_test_add_func ("/ui/snapshot/teaching-views", test_teaching_views);
   g_test_add_func ("/ui/snapshot/compare", test_compare);
+  g_test_add_func ("/ui/snapshot/slow-frame", test_slow_frame);
   g_test_add_func ("/ui/snapshot/measured", test_measured);
   g_test_add_func ("/ui/snapshot/help-version", test_help_version);
   g_test_add_func ("/ui/snapshot/german", test_german);

@@ -985,6 +985,56 @@ test_arc_domains (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (label)), "(5 set)"));
 }
 
+static gboolean
+bar_moved (gpointer bar)
+{
+  return gtk_progress_bar_get_fraction (bar) > 0.0;
+}
+
+static void
+count_full_oversampled (BraggscopeSimulation *sim, BraggscopeFrame *frame, int *count)
+{
+  if (!braggscope_frame_get_is_preview (frame) && braggscope_frame_get_oversample (frame) == 70)
+    (*count)++;
+}
+
+/* A full frame of 4900 sub-pixels per pixel says at once what it will cost
+ * and why, shows how far it is, and the next change cancels it: its frame
+ * never comes and the status line forgets it. */
+static void
+test_slow_frame (Fixture *f, gconstpointer data)
+{
+  GtkWidget *estimate = ui_test_find_widget (GTK_WIDGET (f->window), "render-estimate-label");
+  GtkWidget *bar = ui_test_find_widget (GTK_WIDGET (f->window), "render-progress-bar");
+  BraggscopeFrame *frame;
+  const char *text;
+  int slow_frames = 0;
+
+  g_assert_nonnull (estimate);
+  g_assert_nonnull (bar);
+  g_assert_false (gtk_widget_get_visible (estimate));
+  g_signal_connect (sim_of (f), "frame-ready", G_CALLBACK (count_full_oversampled), &slow_frames);
+  g_object_set (sim_of (f), "oversample", 70, NULL);
+  g_assert_true (ui_test_wait (widget_visible, estimate, 60.0));
+  text = gtk_label_get_text (GTK_LABEL (estimate));
+  g_test_message ("status line: %s", text);
+  g_assert_true (g_str_has_prefix (text, "Full frame: about "));
+  g_assert_nonnull (strstr (text, "4900 sub-pixels per pixel at N = 10; lower Oversample"));
+  g_assert_true (gtk_widget_get_visible (bar));
+  g_assert_true (ui_test_wait (bar_moved, bar, 60.0));
+  g_test_message ("progress: %s", gtk_progress_bar_get_text (GTK_PROGRESS_BAR (bar)));
+  g_assert_true (
+      g_str_has_prefix (gtk_progress_bar_get_text (GTK_PROGRESS_BAR (bar)), "Full frame: "));
+
+  g_object_set (sim_of (f), "oversample", 2, NULL);
+  frame = wait_full_frame (f);
+  g_assert_cmpint (braggscope_frame_get_oversample (frame), ==, 2);
+  g_assert_false (gtk_widget_get_visible (estimate));
+  g_assert_false (gtk_widget_get_visible (bar));
+  g_assert_cmpint (slow_frames, ==, 0);
+  g_signal_handlers_disconnect_by_func (sim_of (f), count_full_oversampled, &slow_frames);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -1017,6 +1067,7 @@ main (int argc, char *argv[])
   ADD ("/ui/window/arc-domains", test_arc_domains);
   ADD ("/ui/window/compare", test_compare);
   ADD ("/ui/window/keyboard", test_keyboard);
+  ADD ("/ui/window/slow-frame", test_slow_frame);
 #undef ADD
 
   status = g_test_run ();
