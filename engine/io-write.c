@@ -27,11 +27,13 @@
  *     set-group-ID) and group, and as root its owner too; it is created 0600
  *     and given them once written.  A new file gets 0666 less the umask, as
  *     fopen() gives it.
- *  5. A stream (character device, pipe, socket) is opened by the kernel
- *     (O_NOFOLLOW for a made-up name); a pipe or socket in a sticky
- *     world-writable folder that belongs to neither the user nor the folder's
- *     owner is refused (fs.protected_fifos): it could hold the program
- *     forever or collect its data.
+ *  5. A stream (character device, pipe, socket) is opened by the kernel,
+ *     which resolves a link to it the user named under its own rules
+ *     (/dev/stdout leads to /proc/self/fd/1, then to "pipe:[...]", no path
+ *     to check), and with O_NOFOLLOW at a made-up name; a pipe or socket in
+ *     a sticky world-writable folder that belongs to neither the user nor
+ *     the folder's owner is refused (fs.protected_fifos): it could hold the
+ *     program forever or collect its data.
  */
 #include "nb-io.h"
 #include "nb-private.h"
@@ -114,17 +116,25 @@ untrusted_in_sticky (const struct stat *folder, uid_t owner)
          owner != folder->st_uid;
 }
 
-/* The folder part of @path for messages: "." when it has none. */
+/* The folder of @path for messages: its absolute name where it can be
+ * found ("." says little), else the folder part as written. */
 static char *
 folder_text (const char *path)
 {
   const char *slash = strrchr (path, '/');
+  char *dir, *full;
 
   if (slash == NULL)
-    return strdup (".");
-  if (slash == path)
-    return strdup ("/");
-  return strndup (path, (size_t) (slash - path));
+    dir = strdup (".");
+  else if (slash == path)
+    dir = strdup ("/");
+  else
+    dir = strndup (path, (size_t) (slash - path));
+  full = dir != NULL ? realpath (dir, NULL) : NULL;
+  if (full == NULL)
+    return dir;
+  free (dir);
+  return full;
 }
 
 /* Opens (O_PATH) the folder of @path, relative to @at, and points *@name at
@@ -764,17 +774,17 @@ check_replace (const out_name *t, const struct stat *old, const char *shown, nb_
 }
 
 /* Gives the new file @fd the owner (as root), group and permission bits of
- * the file @old it replaces.  -1 with errno when the bits cannot be set. */
+ * the file @old it replaces.  The owner and group as far as the system lets
+ * us (a folder on NFS that squashes root, an id a user namespace does not
+ * map, a group the user is not in: the new file stays the user's, still with
+ * the old bits); -1 with errno when the bits cannot be set. */
 static int
 keep_attributes (int fd, const struct stat *old)
 {
   if (geteuid () == 0)
-    {
-      if (fchown (fd, old->st_uid, old->st_gid) != 0)
-        return -1;
-    }
+    (void) !fchown (fd, old->st_uid, old->st_gid);
   else if (old->st_gid != getegid ())
-    (void) !fchown (fd, (uid_t) -1, old->st_gid); /* a group the user is not in stays theirs */
+    (void) !fchown (fd, (uid_t) -1, old->st_gid);
   return fchmod (fd, old->st_mode & 0777);
 }
 
