@@ -27,10 +27,10 @@
  *     set-group-ID) and group, and as root its owner too; it is created 0600
  *     and given them once written.  A new file gets 0666 less the umask, as
  *     fopen() gives it.
- *  5. A stream (character device, pipe, socket) is opened by the kernel,
- *     which resolves a link to it the user named under its own rules
- *     (/dev/stdout leads to /proc/self/fd/1, then to "pipe:[...]", no path
- *     to check), and with O_NOFOLLOW at a made-up name; a pipe or socket in
+ *  5. A stream (character device, pipe, socket) is opened by the kernel:
+ *     a link to it is followed once rules 2 and 3 passed the links we can
+ *     read (/dev/stdout leads to /proc/self/fd/1, then to "pipe:[...]", no
+ *     path), and with O_NOFOLLOW at a made-up name; a pipe or socket in
  *     a sticky world-writable folder that belongs to neither the user nor
  *     the folder's owner is refused (fs.protected_fifos): it could hold the
  *     program forever or collect its data.
@@ -496,14 +496,16 @@ static nb_status
 resolve_name (const char *path, out_name *t, nb_error *err)
 {
   const char *name;
+  int saved;
 
-  t->where = strdup (path);
   t->dirfd = open_parent (AT_FDCWD, path, &name);
+  saved = errno;
+  t->where = strdup (path);
   t->name = strdup (name);
   if (t->where == NULL || t->name == NULL)
     return nb_error_set (err, NB_ERR_NOMEM, "out of memory writing %s", path);
   if (t->dirfd < 0)
-    return nb_io_error (err, errno, "cannot write", path);
+    return nb_io_error (err, saved, "cannot write", path);
 
   for (int hops = 0;; hops++)
     {
@@ -943,15 +945,15 @@ nb_write_file_atomic (
       return nb_error_set (err, NB_ERR_INVALID, "nb_write_file_atomic: chunk %d of %s has no data",
                            i, path);
 
-  if (lstat (path, &link_st) == 0)
+  /* stat() follows links: a link to a device is the device */
+  if (lstat (path, &link_st) == 0 && stat (path, &st) == 0 && !S_ISREG (st.st_mode))
     {
-      if (S_ISLNK (link_st.st_mode) && derived_names)
-        return nb_error_set (err, NB_ERR_IO,
-                             "refusing to follow the symbolic link %s: the program made up this "
-                             "name, and only links the user names are followed",
-                             path);
-      if (stat (path, &st) == 0 && !S_ISREG (st.st_mode))
-        return write_special (path, &st, &link_st, chunks, sizes, n_chunks, err);
+      /* the kernel follows a link to a stream (its last links may name no
+       * path: "pipe:[...]"), once the rules have passed the links we can read */
+      status = S_ISLNK (link_st.st_mode) ? resolve_name (path, &t, err) : NB_OK;
+      out_name_clear (&t);
+      return status == NB_OK ? write_special (path, &st, &link_st, chunks, sizes, n_chunks, err)
+                             : status;
     }
 
   status = resolve_name (path, &t, err);

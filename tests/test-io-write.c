@@ -322,6 +322,22 @@ test_link_of_another_user (Fixture *f, gconstpointer data)
   g_assert_cmpint (write_as (OTHER_UID, FALSE, roots, &message), ==, NB_OK);
   assert_contents (target, NEW_TEXT);
   g_assert_true (g_file_test (roots, G_FILE_TEST_IS_SYMLINK));
+  g_clear_pointer (&message, g_free);
+
+  /* a link to a device likewise: /dev/full's "disk full" only through root's */
+  if (g_file_test ("/dev/full", G_FILE_TEST_EXISTS))
+    {
+      g_autofree char *theirs_dev = g_build_filename (open_dir, "theirs-full.bin", NULL);
+      g_autofree char *roots_dev = g_build_filename (open_dir, "roots-full.bin", NULL);
+
+      make_link ("/dev/full", theirs_dev, THIRD_UID);
+      make_link ("/dev/full", roots_dev, 0);
+      g_assert_cmpint (write_as (OTHER_UID, FALSE, theirs_dev, &message), ==, NB_ERR_IO);
+      g_assert_nonnull (strstr (message, "not to you"));
+      g_clear_pointer (&message, g_free);
+      g_assert_cmpint (write_as (OTHER_UID, FALSE, roots_dev, &message), ==, NB_ERR_IO);
+      g_assert_nonnull (strstr (message, g_strerror (ENOSPC)));
+    }
 }
 
 /* ------------------------------------------------------------------------ */
