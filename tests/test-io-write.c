@@ -130,7 +130,7 @@ assert_no_temporaries (const char *dir)
 /* nb_write_file_atomic (@path, NEW_TEXT), as user @uid (group @uid, no other
  * groups) in a child process when @uid is not this process's, and with names
  * marked derived when @derived.  Returns the status; *@message (g_free) the
- * error message. */
+ * error message, replacing (and freeing) the one it held. */
 static nb_status
 write_as (uid_t uid, int derived, const char *path, char **message)
 {
@@ -166,6 +166,7 @@ write_as (uid_t uid, int derived, const char *path, char **message)
   g_assert_cmpint (waitpid (pid, &wait_status, 0), ==, pid);
   g_assert_true (WIFEXITED (wait_status));
   g_assert_cmpint (WEXITSTATUS (wait_status), <, 100);
+  g_free (*message);
   *message = g_string_free (got, FALSE);
   return (nb_status) WEXITSTATUS (wait_status);
 }
@@ -343,9 +344,8 @@ test_link_of_another_user (Fixture *f, gconstpointer data)
 /* ------------------------------------------------------------------------ */
 /* Files replaced                                                            */
 
-/* A 0600 file stays 0600 (it became 0644, world-readable), whoever replaces
- * it; root replacing another user's file leaves it theirs; a new file still
- * gets 0666 less the umask. */
+/* A 0600 file stays 0600 (it became 0644, world-readable), a 0640 one
+ * 0640; a new file still gets 0666 less the umask. */
 static void
 test_mode_kept (Fixture *f, gconstpointer data)
 {
@@ -364,24 +364,29 @@ test_mode_kept (Fixture *f, gconstpointer data)
   g_assert_cmpint (write_as (geteuid (), FALSE, fresh, &message), ==, NB_OK);
   assert_owner_mode (fresh, geteuid (), 0644);
   umask (old_mask);
+}
+
+/* root replacing another user's 0600 file: still theirs, still 0600; a
+ * set-user-ID bit is not carried over to new contents. */
+static void
+test_mode_kept_other_user (Fixture *f, gconstpointer data)
+{
+  g_autofree char *theirs = g_build_filename (f->dir, "theirs.bin", NULL);
+  g_autofree char *message = NULL;
+  GStatBuf st;
 
   if (!need_root (f))
     return;
-  {
-    g_autofree char *theirs = g_build_filename (f->dir, "theirs.bin", NULL);
-    GStatBuf st;
-
-    write_file (theirs, "old", 0600, OTHER_UID);
-    g_assert_cmpint (write_as (0, FALSE, theirs, &message), ==, NB_OK);
-    assert_contents (theirs, NEW_TEXT);
-    assert_owner_mode (theirs, OTHER_UID, 0600);
-    g_assert_cmpint (g_stat (theirs, &st), ==, 0);
-    g_assert_cmpuint (st.st_gid, ==, OTHER_UID);
-    /* set-user-ID is not carried over to new contents */
-    g_assert_cmpint (g_chmod (theirs, 04755), ==, 0);
-    g_assert_cmpint (write_as (0, FALSE, theirs, &message), ==, NB_OK);
-    assert_owner_mode (theirs, OTHER_UID, 0755);
-  }
+  write_file (theirs, "old", 0600, OTHER_UID);
+  g_assert_cmpint (write_as (0, FALSE, theirs, &message), ==, NB_OK);
+  assert_contents (theirs, NEW_TEXT);
+  assert_owner_mode (theirs, OTHER_UID, 0600);
+  g_assert_cmpint (g_stat (theirs, &st), ==, 0);
+  g_assert_cmpuint (st.st_gid, ==, OTHER_UID);
+  g_assert_cmpint (g_chmod (theirs, 04755), ==, 0);
+  g_clear_pointer (&message, g_free);
+  g_assert_cmpint (write_as (0, FALSE, theirs, &message), ==, NB_OK);
+  assert_owner_mode (theirs, OTHER_UID, 0755);
 }
 
 /* root's read-only file in a folder everyone may write: an unprivileged user
@@ -466,6 +471,7 @@ main (int argc, char **argv)
   ADD ("/io-write/link/sticky-planted", test_sticky_planted_link);
   ADD ("/io-write/link/another-user", test_link_of_another_user);
   ADD ("/io-write/file/mode-kept", test_mode_kept);
+  ADD ("/io-write/file/mode-kept-other-user", test_mode_kept_other_user);
   ADD ("/io-write/file/read-only", test_read_only_file);
   ADD ("/io-write/file/sticky-other-user", test_sticky_other_users_file);
   return g_test_run ();
