@@ -1133,6 +1133,9 @@ main (int argc, char **argv)
     if (v != NULL && strcmp (v, "1") == 0)
       c.parse.lenient = 1;
   }
+  /* every file name is made up from --out: never follow a link there (the
+   * writer thread says the same for itself, writer_main) */
+  nb_output_set_derived (1);
   rc = parse_command_line (&c, &b, argc, argv);
   if (rc == 0 && b.bench)
     rc = run_bench (&c, &d, &b, argc, argv);

@@ -398,6 +398,8 @@ writer_main (void *data)
 {
   worker *w = data;
 
+  /* the frames' names are made up from --out: never follow a link there */
+  nb_output_set_derived (1);
   pthread_mutex_lock (&w->lock);
   for (;;)
     {

@@ -1,24 +1,17 @@
-/* io.c: raw float, SMV and PGM images, and the atomic writer behind every
- * output file (physics.md §19). */
+/* io.c: raw float, SMV and PGM images (physics.md §19); the atomic writer
+ * behind every output file is io-write.c. */
 #include "nb-io.h"
+#include "nb-private.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <locale.h>
 #include <math.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
-#include <time.h>
-#include <unistd.h>
 
 /* nanoBragg's header is 512 bytes; a text that does not fit is written with
  * the next multiple of 512 instead (see nb_write_smv). */
@@ -28,27 +21,6 @@
 
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                   */
-
-static const char *
-error_text (int errnum, char *buf, size_t n)
-{
-#if defined(__GLIBC__) && defined(_GNU_SOURCE)
-  return strerror_r (errnum, buf, n);
-#else
-  if (strerror_r (errnum, buf, n) != 0)
-    snprintf (buf, n, "error %d", errnum);
-  return buf;
-#endif
-}
-
-static nb_status
-io_error (nb_error *err, int errnum, const char *what, const char *path)
-{
-  char buf[128];
-
-  return nb_error_set (err, NB_ERR_IO, "%s %s: %s", what, path,
-                       error_text (errnum, buf, sizeof buf));
-}
 
 /* Headers must read and write "0.1", not "0,1", whatever locale the
  * application (a GTK program calls setlocale) has chosen; uselocale() changes
@@ -93,607 +65,6 @@ image_bytes (int width, int height, size_t item, size_t *out)
     return 0;
   *out = (size_t) width * (size_t) height * item;
   return 1;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Atomic writing                                                            */
-
-static uint64_t
-splitmix64 (uint64_t *state)
-{
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-/* Creates @tmpl (ending in "XXXXXX") exclusively.  Unlike mkstemp() the mode
- * is 0666 less the umask, so the result gets the permissions a plain fopen()
- * would have given the target. */
-static int
-open_temp (char *tmpl)
-{
-  static const char letters[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-  static atomic_uint_fast64_t counter;
-  char *x = tmpl + strlen (tmpl) - 6;
-  struct timespec ts;
-  uint64_t state;
-  int attempt;
-
-  clock_gettime (CLOCK_REALTIME, &ts);
-  state = (uint64_t) ts.tv_nsec ^ ((uint64_t) ts.tv_sec << 20) ^ ((uint64_t) getpid () << 40) ^
-          (uint64_t) (uintptr_t) tmpl ^ atomic_fetch_add (&counter, 1) * 0x2545f4914f6cdd1dULL;
-
-  for (attempt = 0; attempt < 100; attempt++)
-    {
-      uint64_t v = splitmix64 (&state);
-      int fd, i;
-
-      for (i = 0; i < 6; i++, v /= 62)
-        x[i] = letters[v % 62];
-      fd = open (tmpl, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-      if (fd >= 0 || errno != EEXIST)
-        return fd;
-    }
-  errno = EEXIST;
-  return -1;
-}
-
-/* Writes all of @data to @fd through short writes and EINTR; a socket with
- * send() and MSG_NOSIGNAL.  0, or -1 with errno set (a write that takes
- * nothing is a full device: ENOSPC). */
-static int
-write_all (int fd, const void *data, size_t n, int is_socket)
-{
-  const char *p = data;
-
-  while (n > 0)
-    {
-      size_t want = n > (size_t) SSIZE_MAX ? (size_t) SSIZE_MAX : n;
-      ssize_t w = is_socket ? send (fd, p, want, MSG_NOSIGNAL) : write (fd, p, want);
-
-      if (w < 0)
-        {
-          if (errno == EINTR)
-            continue;
-          return -1;
-        }
-      if (w == 0)
-        {
-          errno = ENOSPC;
-          return -1;
-        }
-      p += w;
-      n -= (size_t) w;
-    }
-  return 0;
-}
-
-/* Makes the rename itself durable; failure only weakens durability, the file
- * is already complete, so it is not reported.  NULL: nothing to do. */
-static void
-sync_directory (const char *dir)
-{
-  int fd = dir != NULL ? open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-
-  if (fd >= 0)
-    {
-      fsync (fd);
-      close (fd);
-    }
-}
-
-/* "@path (a link to @target)" when they differ, else a copy of @path. */
-static char *
-shown_name (const char *path, const char *target)
-{
-  size_t n = strlen (path) + strlen (target) + 16;
-  char *shown = malloc (n);
-
-  if (shown != NULL)
-    {
-      if (strcmp (path, target) == 0)
-        memcpy (shown, path, strlen (path) + 1);
-      else
-        snprintf (shown, n, "%s (a link to %s)", path, target);
-    }
-  return shown;
-}
-
-/* ---- streams: character devices, pipes and sockets ---- */
-
-/* A stream has no folder to hold a temporary file and no old contents to
- * keep: it is opened and written through, and its errors (a full device, a
- * reader gone) are the write's.  A named pipe with no reader blocks in open()
- * until one comes, as `cat > fifo` does. */
-static int
-is_stream (mode_t mode)
-{
-  return S_ISCHR (mode) || S_ISFIFO (mode) || S_ISSOCK (mode);
-}
-
-/* A named (AF_UNIX) socket is connected to, not opened.  -1 with errno. */
-static int
-connect_socket (const char *path)
-{
-  struct sockaddr_un addr;
-  int fd, saved;
-
-  if (strlen (path) >= sizeof addr.sun_path)
-    {
-      errno = ENAMETOOLONG;
-      return -1;
-    }
-  memset (&addr, 0, sizeof addr);
-  addr.sun_family = AF_UNIX;
-  memcpy (addr.sun_path, path, strlen (path) + 1);
-  fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd >= 0 && connect (fd, (const struct sockaddr *) &addr, sizeof addr) != 0)
-    {
-      saved = errno;
-      close (fd);
-      errno = saved;
-      fd = -1;
-    }
-  return fd;
-}
-
-/* Writes @n_chunks buffers to the stream @path (@mode as stat() gave it). */
-static nb_status
-write_stream (const char *path,
-              mode_t mode,
-              const void *const *chunks,
-              const size_t *sizes,
-              int n_chunks,
-              nb_error *err)
-{
-  static const struct timespec no_wait = { 0, 0 };
-  sigset_t pipe_signal, old_mask, pending;
-  struct stat now;
-  int fd, i, rc = 0, saved = 0, was_pending;
-
-  fd = S_ISSOCK (mode) ? connect_socket (path) : open (path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
-  if (fd < 0)
-    return io_error (err, errno, "cannot open for writing", path);
-  /* opened without O_TRUNC, so a regular file put in its place since stat()
-   * must not be written into (its old tail would stay) */
-  if (fstat (fd, &now) != 0 || !is_stream (now.st_mode))
-    {
-      close (fd);
-      return nb_error_set (err, NB_ERR_IO,
-                           "cannot write %s: it became a regular file while being opened", path);
-    }
-
-  /* A reader that is gone is an error (EPIPE) reported like any other, not
-   * SIGPIPE's default of ending the whole process (the viewer, a host
-   * application): the signal is held on this thread during the write, and one
-   * the write raised is taken back before it is let through. */
-  sigemptyset (&pipe_signal);
-  sigaddset (&pipe_signal, SIGPIPE);
-  pthread_sigmask (SIG_BLOCK, &pipe_signal, &old_mask);
-  was_pending = sigpending (&pending) == 0 && sigismember (&pending, SIGPIPE) == 1;
-  for (i = 0; i < n_chunks && rc == 0; i++)
-    if (sizes[i] > 0)
-      rc = write_all (fd, chunks[i], sizes[i], S_ISSOCK (now.st_mode));
-  if (rc != 0)
-    {
-      saved = errno;
-      if (saved == EPIPE && !was_pending)
-        sigtimedwait (&pipe_signal, NULL, &no_wait);
-    }
-  pthread_sigmask (SIG_SETMASK, &old_mask, NULL);
-
-  /* a device may report a failed write only here; EINTR still closed it */
-  if (close (fd) != 0 && errno != EINTR && rc == 0)
-    {
-      rc = -1;
-      saved = errno;
-    }
-  return rc == 0 ? NB_OK : io_error (err, saved, "cannot write", path);
-}
-
-/* ---- names: a symbolic link's target is replaced, the link kept ---- */
-
-/* readlink() of @path, NUL-terminated and malloc'd; NULL with errno. */
-static char *
-read_link (const char *path, size_t hint)
-{
-  size_t size = hint > 0 ? hint + 1 : 256;
-
-  for (;;)
-    {
-      char *text = malloc (size);
-      ssize_t n;
-
-      if (text == NULL)
-        return NULL;
-      n = readlink (path, text, size);
-      if (n < 0)
-        {
-          int saved = errno;
-
-          free (text);
-          errno = saved;
-          return NULL;
-        }
-      if ((size_t) n < size)
-        {
-          text[n] = '\0';
-          return text;
-        }
-      /* truncated (a link that grew, or /proc's links, which claim size 0) */
-      free (text);
-      if (size > (size_t) 1 << 20)
-        {
-          errno = ENAMETOOLONG;
-          return NULL;
-        }
-      size *= 2;
-    }
-}
-
-/* The name a rename must replace for @path: @path itself, or, when @path is
- * a symbolic link, the name at the end of its chain (a relative link read
- * against the link's own folder), so that the link stays a link and its
- * target gets the new contents.  That name need not exist: a dangling link's
- * target is created.  malloc'd; NULL with errno (ELOOP after 40 links, the
- * kernel's own limit). */
-static char *
-link_target (const char *path)
-{
-  char *cur = strdup (path);
-
-  for (int hops = 0; cur != NULL; hops++)
-    {
-      struct stat st;
-      const char *slash;
-      char *text, *next;
-      size_t dir_len;
-
-      /* missing, unreadable or not a link: the write itself reports errors */
-      if (lstat (cur, &st) != 0 || !S_ISLNK (st.st_mode))
-        return cur;
-      text = hops < 40 ? read_link (cur, (size_t) st.st_size) : NULL;
-      if (text == NULL)
-        {
-          int saved = hops < 40 ? errno : ELOOP;
-
-          free (cur);
-          errno = saved;
-          return NULL;
-        }
-      slash = strrchr (cur, '/');
-      dir_len = text[0] != '/' && slash != NULL ? (size_t) (slash - cur) + 1 : 0;
-      next = malloc (dir_len + strlen (text) + 1);
-      if (next != NULL)
-        {
-          memcpy (next, cur, dir_len);
-          memcpy (next + dir_len, text, strlen (text) + 1);
-        }
-      free (text);
-      free (cur);
-      cur = next;
-    }
-  return NULL;
-}
-
-/* ---- sets of outputs ---- */
-
-/* Outputs written between nb_output_begin() and nb_output_commit() on this
- * thread: files complete and synced under their temporary names, renamed
- * together at the end, and the bytes of streams, written at the end. */
-typedef struct
-{
-  char *tmp;   /* the temporary file; NULL for a stream, or once renamed */
-  char *path;  /* the name it replaces (a link's target), or the stream */
-  char *shown; /* the name messages give */
-  char *dir;   /* the folder to sync after the rename, or NULL */
-  void *data;  /* a stream's bytes */
-  size_t size;
-  mode_t mode; /* a stream's, from stat() */
-} staged_file;
-
-static _Thread_local struct
-{
-  int active;
-  int n, cap;
-  staged_file *files;
-} staging;
-
-void
-nb_output_begin (void)
-{
-  nb_output_abort ();
-  staging.active = 1;
-}
-
-void
-nb_output_abort (void)
-{
-  for (int i = 0; i < staging.n; i++)
-    {
-      staged_file *f = &staging.files[i];
-
-      if (f->tmp != NULL)
-        unlink (f->tmp);
-      free (f->tmp);
-      free (f->path);
-      free (f->shown);
-      free (f->dir);
-      free (f->data);
-    }
-  free (staging.files);
-  staging.files = NULL;
-  staging.n = staging.cap = 0;
-  staging.active = 0;
-}
-
-nb_status
-nb_output_commit (nb_error *err)
-{
-  nb_status status = NB_OK;
-  int i;
-
-  /* The streams first: their writes can still fail (a full device, a reader
-   * gone) while every file is as it was. */
-  for (i = 0; i < staging.n && status == NB_OK; i++)
-    {
-      staged_file *f = &staging.files[i];
-      const void *chunk = f->data;
-
-      if (f->tmp == NULL)
-        status = write_stream (f->shown, f->mode, &chunk, &f->size, 1, err);
-    }
-  for (i = 0; i < staging.n && status == NB_OK; i++)
-    {
-      staged_file *f = &staging.files[i];
-
-      if (f->tmp == NULL)
-        continue;
-      if (rename (f->tmp, f->path) != 0)
-        status = io_error (err, errno, "cannot replace", f->shown);
-      else
-        {
-          sync_directory (f->dir);
-          free (f->tmp);
-          f->tmp = NULL;
-        }
-    }
-  /* removes the temporary files not renamed and ends the set */
-  nb_output_abort ();
-  return status;
-}
-
-/* A new, zeroed entry of the open set; NULL when out of memory. */
-static staged_file *
-stage_slot (void)
-{
-  staged_file *f;
-
-  if (staging.n == staging.cap)
-    {
-      int cap = staging.cap ? staging.cap * 2 : 8;
-      staged_file *bigger = realloc (staging.files, (size_t) cap * sizeof *bigger);
-
-      if (bigger == NULL)
-        return NULL;
-      staging.files = bigger;
-      staging.cap = cap;
-    }
-  f = &staging.files[staging.n++];
-  memset (f, 0, sizeof *f);
-  return f;
-}
-
-/* Keeps a copy of a stream's bytes for nb_output_commit(): a stream written
- * now could not be taken back if the set is abandoned. */
-static nb_status
-stage_stream (const char *path,
-              mode_t mode,
-              const void *const *chunks,
-              const size_t *sizes,
-              int n_chunks,
-              nb_error *err)
-{
-  size_t total = 0, at = 0;
-  staged_file *f;
-  char *data;
-
-  for (int i = 0; i < n_chunks; i++)
-    {
-      if (sizes[i] > SIZE_MAX - total)
-        return nb_error_set (err, NB_ERR_NOMEM, "out of memory writing %s", path);
-      total += sizes[i];
-    }
-  data = malloc (total > 0 ? total : 1);
-  f = data != NULL ? stage_slot () : NULL;
-  if (f == NULL || (f->shown = strdup (path)) == NULL)
-    {
-      if (f != NULL)
-        staging.n--;
-      free (data);
-      return nb_error_set (err, NB_ERR_NOMEM, "out of memory writing %s", path);
-    }
-  for (int i = 0; i < n_chunks; i++)
-    if (sizes[i] > 0)
-      {
-        memcpy (data + at, chunks[i], sizes[i]);
-        at += sizes[i];
-      }
-  f->data = data;
-  f->size = total;
-  f->mode = mode;
-  return NB_OK;
-}
-
-/* ---- files: a temporary name beside the target, then rename ---- */
-
-/* Writes the chunks to a temporary file in @target's folder, then renames it
- * over @target, or stages it for nb_output_commit(); @shown names the output
- * in messages. */
-static nb_status
-replace_file (const char *target,
-              const char *shown,
-              const void *const *chunks,
-              const size_t *sizes,
-              int n_chunks,
-              nb_error *err)
-{
-  struct stat st;
-  const char *slash, *name;
-  char *tmp = NULL, *dir = NULL;
-  size_t dir_len;
-  int fd = -1, i, rc, replacing;
-  nb_status status = NB_OK;
-
-  slash = strrchr (target, '/');
-  name = slash != NULL ? slash + 1 : target;
-  if (name[0] == '\0')
-    return io_error (err, EISDIR, "cannot write", shown);
-  dir_len = slash != NULL ? (size_t) (slash - target) + 1 : 0;
-  /* rename() would fail only at the very end (after a long computation, and
-   * after the other files of a staged set were replaced) */
-  replacing = stat (target, &st) == 0;
-  if (replacing && S_ISDIR (st.st_mode))
-    return io_error (err, EISDIR, "cannot write", shown);
-  /* The data are synced before the rename only when it replaces a file with
-   * something in it, which a crash must not turn into an empty one (GLib's
-   * g_file_set_contents() does the same): a new file has no old version to
-   * lose, and syncing a 1024^2 image took 29 ms here, more than simulating it. */
-  replacing = replacing && st.st_size > 0;
-
-  /* "<dir>/.<name>.XXXXXX" and "<dir>" ("." when the name has no slash) */
-  tmp = malloc (dir_len + 1 + strlen (name) + 8);
-  dir = malloc (dir_len + 2);
-  if (tmp == NULL || dir == NULL)
-    {
-      free (tmp);
-      free (dir);
-      return nb_error_set (err, NB_ERR_NOMEM, "out of memory writing %s", shown);
-    }
-  memcpy (tmp, target, dir_len);
-  sprintf (tmp + dir_len, ".%s.XXXXXX", name);
-  if (dir_len > 0)
-    {
-      memcpy (dir, target, dir_len);
-      dir[dir_len] = '\0';
-    }
-  else
-    strcpy (dir, ".");
-
-  fd = open_temp (tmp);
-  if (fd < 0)
-    {
-      status = io_error (err, errno, "cannot create a temporary file to write", shown);
-      goto out;
-    }
-
-  for (i = 0; i < n_chunks; i++)
-    if (sizes[i] > 0 && write_all (fd, chunks[i], sizes[i], 0) != 0)
-      {
-        status = io_error (err, errno, "cannot write", shown);
-        goto fail;
-      }
-
-  /* A full disk or a failing device may only show up here (or at close). */
-  if (replacing && fsync (fd) != 0 && errno != EINVAL)
-    {
-      status = io_error (err, errno, "cannot write", shown);
-      goto fail;
-    }
-  /* On Linux the descriptor is gone even after EINTR (and a replacement's
-   * data were already synced). */
-  rc = close (fd);
-  fd = -1;
-  if (rc != 0 && errno != EINTR)
-    {
-      status = io_error (err, errno, "cannot write", shown);
-      goto fail;
-    }
-
-  if (!replacing)
-    {
-      free (dir);
-      dir = NULL; /* no directory sync either */
-    }
-  if (staging.active)
-    {
-      staged_file *f = stage_slot ();
-
-      if (f == NULL || (f->path = strdup (target)) == NULL || (f->shown = strdup (shown)) == NULL)
-        {
-          if (f != NULL)
-            {
-              free (f->path);
-              staging.n--;
-            }
-          status = nb_error_set (err, NB_ERR_NOMEM, "out of memory writing %s", shown);
-          goto fail;
-        }
-      f->tmp = tmp;
-      f->dir = dir;
-      return NB_OK; /* nb_output_commit() renames it */
-    }
-  if (rename (tmp, target) != 0)
-    {
-      status = io_error (err, errno, "cannot replace", shown);
-      goto fail;
-    }
-  sync_directory (dir);
-  goto out;
-
-fail:
-  if (fd >= 0)
-    close (fd);
-  unlink (tmp);
-out:
-  free (tmp);
-  free (dir);
-  return status;
-}
-
-nb_status
-nb_write_file_atomic (
-    const char *path, const void *const *chunks, const size_t *sizes, int n_chunks, nb_error *err)
-{
-  struct stat st;
-  char *target, *shown;
-  nb_status status;
-
-  if (path == NULL || path[0] == '\0')
-    return nb_error_set (err, NB_ERR_IO, "cannot write a file with an empty name");
-  if (n_chunks < 0 || (n_chunks > 0 && (chunks == NULL || sizes == NULL)))
-    return nb_error_set (err, NB_ERR_INVALID, "nb_write_file_atomic: bad chunk list for %s", path);
-  for (int i = 0; i < n_chunks; i++)
-    if (sizes[i] > 0 && chunks[i] == NULL)
-      return nb_error_set (err, NB_ERR_INVALID, "nb_write_file_atomic: chunk %d of %s has no data",
-                           i, path);
-
-  /* stat() follows links: a link to a device is the device */
-  if (stat (path, &st) == 0 && !S_ISREG (st.st_mode))
-    {
-      if (is_stream (st.st_mode))
-        return staging.active ? stage_stream (path, st.st_mode, chunks, sizes, n_chunks, err)
-                              : write_stream (path, st.st_mode, chunks, sizes, n_chunks, err);
-      if (S_ISDIR (st.st_mode))
-        return io_error (err, EISDIR, "cannot write", path);
-      return nb_error_set (err, NB_ERR_IO,
-                           "cannot write %s: not a regular file, character device, pipe or socket",
-                           path);
-    }
-
-  target = link_target (path);
-  if (target == NULL)
-    return io_error (err, errno, "cannot write", path);
-  shown = shown_name (path, target);
-  if (shown == NULL)
-    status = nb_error_set (err, NB_ERR_NOMEM, "out of memory writing %s", path);
-  else
-    status = replace_file (target, shown, chunks, sizes, n_chunks, err);
-  free (shown);
-  free (target);
-  return status;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1009,17 +380,17 @@ nb_read_smv (const char *path, nb_smv_file *out, nb_error *err)
 
   fp = fopen (path, "rb");
   if (fp == NULL)
-    return io_error (err, errno, "cannot open", path);
+    return nb_io_error (err, errno, "cannot open", path);
   if (fstat (fileno (fp), &st) != 0)
     {
-      status = io_error (err, errno, "cannot read", path);
+      status = nb_io_error (err, errno, "cannot read", path);
       goto fail;
     }
 
   got = read_some (fp, first, SMV_HEADER_BYTES);
   if (got < 0)
     {
-      status = io_error (err, errno, "cannot read", path);
+      status = nb_io_error (err, errno, "cannot read", path);
       goto fail;
     }
   first[got] = '\0';
@@ -1051,13 +422,13 @@ nb_read_smv (const char *path, nb_smv_file *out, nb_error *err)
     }
   if (fseek (fp, 0, SEEK_SET) != 0)
     {
-      status = io_error (err, errno, "cannot read", path);
+      status = nb_io_error (err, errno, "cannot read", path);
       goto fail;
     }
   got = read_some (fp, out->text, header_bytes);
   if (got < 0 || (size_t) got != header_bytes)
     {
-      status = got < 0 ? io_error (err, errno, "cannot read", path)
+      status = got < 0 ? nb_io_error (err, errno, "cannot read", path)
                        : nb_error_set (err, NB_ERR_PARSE,
                                        "%s: header shorter than "
                                        "HEADER_BYTES=%zu",
@@ -1094,13 +465,13 @@ nb_read_smv (const char *path, nb_smv_file *out, nb_error *err)
     }
   if (fseeko (fp, (off_t) header_bytes, SEEK_SET) != 0)
     {
-      status = io_error (err, errno, "cannot read", path);
+      status = nb_io_error (err, errno, "cannot read", path);
       goto fail;
     }
   n = fread (out->pixels, 1, data_bytes, fp);
   if (n != data_bytes)
     {
-      status = ferror (fp) ? io_error (err, errno, "cannot read", path)
+      status = ferror (fp) ? nb_io_error (err, errno, "cannot read", path)
                            : nb_error_set (err, NB_ERR_PARSE, "%s: truncated pixel data", path);
       goto fail;
     }

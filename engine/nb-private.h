@@ -400,3 +400,6 @@ double nb_polarization_factor (double kahn,
                                const double incident[3],
                                double diffracted[3],
                                const double axis[3]);
+
+/* io-write.c: the error "@what @path: <strerror of @errnum>", NB_ERR_IO. */
+nb_status nb_io_error (nb_error *err, int errnum, const char *what, const char *path);

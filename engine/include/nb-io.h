@@ -9,16 +9,25 @@
  *     crash leaves the old file or the new one, never an empty one (the policy
  *     of GLib's g_file_set_contents()).  On any failure the temporary file is
  *     removed and an existing file of the target name is left untouched.
- *   - a symbolic link: the link stays; the name at the end of its chain is
- *     replaced as above, the temporary file in that name's folder.  A dangling
- *     link's target is created.
+ *     An existing file is replaced only when the user could write it (as a
+ *     shell's `>` could), and the new one keeps its permission bits (less
+ *     set-user-ID and set-group-ID) and group, and as root its owner.
+ *   - a symbolic link: followed only when the caller gave the name (not
+ *     after nb_output_set_derived()), the link belongs to the user or to root
+ *     and, in a sticky world-writable folder (/tmp), to the user or the
+ *     folder's owner; each link of a chain likewise.  The link stays; the name
+ *     at the end of its chain is replaced as above, the temporary file in that
+ *     name's folder.  A dangling link's target is created.  A link the rules
+ *     refuse is an NB_ERR_IO error naming it and why; nothing is written.
  *   - a character device, named pipe or socket (also behind a link, as
  *     /dev/stdout is): opened (a socket connected to) and written through, no
  *     temporary file; its write errors are the call's (ENOSPC from /dev/full,
  *     EPIPE when a pipe's reader has gone: SIGPIPE is held on the writing
  *     thread and does not end the process).  A pipe with no reader blocks
- *     until one opens it, as `cat > fifo` does.
+ *     until one opens it, as `cat > fifo` does; one that another user left in
+ *     a sticky world-writable folder is refused.
  *   - a folder or anything else (a block device): refused, nothing written.
+ * The policy and its reasons: engine/io-write.c, docs/security.md.
  */
 #pragma once
 
@@ -42,6 +51,14 @@ extern "C"
                                   const size_t *sizes,
                                   int n_chunks,
                                   nb_error *err);
+
+  /* nb_output_set_derived: whether the names the calling thread writes from
+ * now on were made up by the program (nanobragg-series' frames and series
+ * files, derived from --out) rather than given by the user: a symbolic link
+ * at such a name is never followed (an NB_ERR_IO error, nothing written), and
+ * a stream there is opened O_NOFOLLOW.  Per thread, off on a new thread.
+ * Returns the previous setting. */
+  int nb_output_set_derived (int derived);
 
   /* A set of outputs that appear together or not at all (the CLI's float, SMV,
  * PGM and PNG files of one run).  After nb_output_begin(), every
