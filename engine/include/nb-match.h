@@ -89,6 +89,13 @@ extern "C"
   int nb_peaks_in_resolution (
       const nb_params *p, nb_peak *peaks, int n, double d_min, double d_max, nb_error *err);
 
+  /* nb_peaks_resolution_range: the lowest and highest resolution (Angstrom)
+   * of @peaks (@n >= 1) with the detector and wavelength of @p, in *@d_max
+   * and *@d_min (INFINITY for a peak on the beam).  Errors: those of
+   * nb_plan_create() for @p, NB_ERR_INVALID without peaks. */
+  nb_status nb_peaks_resolution_range (
+      const nb_params *p, const nb_peak *peaks, int n, double *d_max, double *d_min, nb_error *err);
+
   /* ---- the match score ---- */
 
   typedef struct
@@ -96,6 +103,15 @@ extern "C"
     double radius;              /* a peak matches when a predicted reflection lies within this many
                                    pixels of its centroid; default 3 */
     nb_predict_options predict; /* what is predicted */
+    const nb_frame *frame;      /* the frame the peaks were found on (borrowed): its unmasked
+                                   pixels make the area of the chance fraction; NULL (default):
+                                   every pixel of the detector */
+    double alpha;               /* significance level of a match; default 1e-3 */
+    double trials;              /* orientations (and detector positions) the score was chosen
+                                   among, >= 1: the p-value is multiplied by it before it is
+                                   compared with alpha (Bonferroni); default 1, for parameters
+                                   given rather than fitted (nb_refine() and
+                                   nb_orientation_search() set their own) */
   } nb_match_options;
 
   void nb_match_options_init (nb_match_options *opt);
@@ -111,6 +127,21 @@ extern "C"
     double rms_distance; /* of the matched peaks (pixels) */
     double soft;         /* mean over peaks of exp(-d^2 / (2 (radius/2)^2)), d the distance to the
                             nearest predicted reflection: the smooth score refinement maximises */
+    /* against chance (nb_match_peaks): the same predictions and peaks placed at random */
+    double chance_fraction; /* fraction of the area (the unmasked pixels of the detector whose
+                               resolution lies within the peaks' range) within the radius of a
+                               predicted reflection: the fraction random peaks would score */
+    double chance_d_max, chance_d_min; /* the area's (and the peaks') resolution range (A) */
+    long chance_pixels;                /* pixels of the area */
+    long n_predicted;                  /* reflections predicted on or next to the area */
+    double p_value;        /* P(X >= n_matched) for X binomial (n_peaks, chance_fraction): how often
+                        chance matches as many (1 without peaks); may underflow to 0 */
+    double log10_p;        /* log10 of p_value, finite where p_value underflows */
+    double trials;         /* the correction applied (nb_match_options.trials) */
+    double alpha;          /* the significance level applied */
+    int significant;       /* p_value * trials < alpha: a match; 0: no better than chance */
+    double distance;       /* the detector geometry scored: distance (m) */
+    double beam_f, beam_s; /* beam centre along fast and slow from pixel (0, 0)'s corner (m) */
     /* simulated against measured pixels (nb_match_frame only; n_shells 0 otherwise) */
     int n_shells;
     double shell_d_max[NB_MAX_SHELLS]; /* low-resolution edge (Angstrom) */
@@ -133,9 +164,11 @@ extern "C"
    * reflection the crystal of @p is predicted to give (nb_predict_reflections
    * with @opt->predict): for each peak, the lattice points nearest the
    * reciprocal-lattice vector its position implies (at the middle of the
-   * exposure) are predicted and the nearest spot kept.  Fills @res's peak
-   * part (n_shells 0) and, when @detail is non-NULL, @n entries of it.
-   * Errors: those of nb_plan_create() for @p, NB_ERR_NOMEM. */
+   * exposure) are predicted and the nearest spot kept.  Then what chance
+   * gives for the same predictions (nb_match_chance()) and the significance
+   * of the count against it.  Fills @res's peak and chance parts (n_shells 0)
+   * and, when @detail is non-NULL, @n entries of it.  Errors: those of
+   * nb_plan_create() for @p and of nb_match_chance(), NB_ERR_NOMEM. */
   nb_status nb_match_peaks (const nb_params *p,
                             const nb_peak *peaks,
                             int n,
@@ -143,6 +176,30 @@ extern "C"
                             nb_match_result *res,
                             nb_peak_match *detail,
                             nb_error *err);
+
+  /* nb_match_chance: the chance part of @res for @n peaks of which
+   * @res->n_matched matched: the area is every pixel of @p's detector that
+   * @opt->frame does not mask (NB_PIXEL_VALID or NB_PIXEL_OVERLOAD) whose
+   * centre's resolution lies between the lowest and the highest of the peaks'
+   * (at their centroids); every reflection of @p predicted during the
+   * exposure (nb_model_predict's gate, @opt->predict) marks the pixels whose
+   * centres lie within @opt->radius of its spot; chance_fraction is the
+   * marked part of the area, counted exactly on the pixel grid.  The p-value
+   * is the binomial upper tail, summed in log space (exact for any n), and
+   * significant says p_value * @opt->trials < @opt->alpha.  Without peaks:
+   * p_value 1, not significant.  Errors: NB_ERR_INVALID (a frame of another
+   * size than the detector, options out of range), those of nb_plan_create(),
+   * NB_ERR_NOMEM. */
+  nb_status nb_match_chance (const nb_params *p,
+                             const nb_peak *peaks,
+                             int n,
+                             const nb_match_options *opt,
+                             nb_match_result *res,
+                             nb_error *err);
+
+  /* nb_binomial_log10_tail: log10 P(X >= @k) for X binomial (@n, @p0): 0
+   * for k <= 0, -INFINITY for k > n or p0 = 0 (and k > 0). */
+  double nb_binomial_log10_tail (int k, int n, double p0);
 
   /* nb_shell_correlation: Pearson correlations between @image (a simulation,
    * info->fpixels x info->spixels floats) and @frame's counts, over the
