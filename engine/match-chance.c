@@ -112,6 +112,10 @@ mark_predictions (
 {
   int W = m->fpixels, H = m->spixels, hmax[3];
   long marked = 0;
+  double cm = cos (m->phi_mid), sm = sin (m->phi_mid), es0 = nb_dot (m->s0, m->e);
+  /* a crossing is recorded within about a width (at most hypot(0.1, excitation) rad, as
+   * nb_model_predict caps it) of the exposure: farther from the middle than this, none */
+  double reach = 0.5 * m->osc + 1.1 * hypot (0.1, m->excitation) + 1e-6;
 
   for (int i = 0; i < 3; i++)
     {
@@ -135,6 +139,23 @@ mark_predictions (
           r2 = nb_dot (r, r);
           if (r2 < x_lo * x_lo || r2 > x_hi * x_hi)
             continue;
+          {
+            /* nb_model_predict's crossing condition a cos phi + b sin phi = c: its left side
+             * changes by at most rho per radian, so a point far from it at the middle of the
+             * exposure cannot cross within reach (most points: trigonometry saved) */
+            double ru[3], par, rperp[3], w[3], a, b, c;
+
+            nb_rotate_umat (r, U, ru);
+            par = nb_dot (m->e, ru);
+            for (int i = 0; i < 3; i++)
+              rperp[i] = ru[i] - par * m->e[i];
+            nb_cross (m->e, rperp, w);
+            a = nb_dot (m->s0, rperp);
+            b = nb_dot (m->s0, w);
+            c = -r2 / (2.0 * m->k) - par * es0;
+            if (fabs (a * cm + b * sm - c) > hypot (a, b) * reach)
+              continue;
+          }
           got = nb_model_predict (m, U, h, k, l, 1, f, s, phi);
           for (int j = 0; j < got; j++)
             if (f[j] > -radius && s[j] > -radius && f[j] < W + radius && s[j] < H + radius)
@@ -319,51 +340,63 @@ rotation_ball (double a)
   return (a - sin (a)) / M_PI;
 }
 
+/* The median of @v (@n >= 1; reordered). */
+static double
+median (double *v, int n)
+{
+  for (int i = 1; i < n; i++)
+    for (int j = i; j > 0 && v[j - 1] > v[j]; j--)
+      {
+        double t = v[j];
+
+        v[j] = v[j - 1];
+        v[j - 1] = t;
+      }
+  return v[n / 2];
+}
+
 double
 nb_model_trials (
     const nb_model *m, const nb_peak *peaks, int n, const nb_refine_options *opt, int whole_sphere)
 {
-  double *lever = malloc ((size_t) (n > 0 ? n : 1) * sizeof *lever), typical, radial = 0;
-  double radius = opt->match.radius, tol, trials;
-  int used = 0;
+  double *lever = malloc ((size_t) (n > 0 ? 2 * n : 1) * sizeof *lever), *x = lever + n;
+  double radius = opt->match.radius, radial = 0, typical, tol_pos, tol_exc, tol, trials;
 
   if (lever == NULL || n <= 0)
     {
       free (lever);
       return 1.0;
     }
-  /* a rotation by a moves a spot by about a |x| / k radians of its ray, so by
-   * a |x| L / (k pixel) pixels (L the sample to spot distance): the lever in pixels per
-   * radian of each peak, their median the typical one */
+  /* a rotation by a moves a reciprocal-lattice point x by a |x|: its ray turns by a |x| / k
+   * and its spot moves by a |x| L / k pixels (L the sample to spot distance): the lever in
+   * pixels per radian of each peak */
   for (int i = 0; i < n; i++)
     {
-      double pos[3], L, q;
+      double pos[3], L;
 
       for (int j = 0; j < 3; j++)
         pos[j] =
             m->pix0[j] + peaks[i].f * m->pixel * m->fdet[j] + peaks[i].s * m->pixel * m->sdet[j];
       L = nb_magnitude (pos);
-      q = one_minus_cos (pos, m->s0);
-      lever[used] = sqrt (2 * q) * L / m->pixel;
+      x[i] = m->k * sqrt (2 * one_minus_cos (pos, m->s0));
+      lever[i] = x[i] / m->k * L / m->pixel;
       radial += hypot (peaks[i].f - m->Fbeam / m->pixel, peaks[i].s - m->Sbeam / m->pixel);
-      used++;
     }
-  for (int i = 1; i < used; i++)
-    for (int j = i; j > 0 && lever[j - 1] > lever[j]; j--)
-      {
-        double t = lever[j];
+  typical = median (lever, n);
+  radial /= n;
+  /* orientations a typical peak tells apart: by its spot's place (about the beam, it moves by
+   * the radius), and by whether it diffracts at all (about axes across the beam, over its
+   * excitation width, as nb_model_predict's: the spot size over the point's speed, and the
+   * mosaic spread); the ball of all three, over the region the fit explores */
+  tol_pos = typical > radius ? radius / typical : M_PI;
+  {
+    double xt = median (x, n);
+    double by_size = xt > 0 ? fmin (m->spot_radius / xt, 0.1) : 0.1;
 
-        lever[j] = lever[j - 1];
-        lever[j - 1] = t;
-      }
-  typical = lever[used / 2];
+    tol_exc = hypot (by_size, m->excitation);
+  }
+  tol = cbrt (tol_pos * fmin (tol_pos, tol_exc) * fmin (tol_pos, tol_exc));
   free (lever);
-  radial /= used;
-  if (!(typical > radius))
-    return 1.0;
-  /* orientations: the region explored over a ball of the angle that moves a typical spot by
-   * the radius */
-  tol = radius / typical;
   trials = (whole_sphere ? 1.0 : rotation_ball (opt->max_rotation)) / rotation_ball (tol);
   /* the beam centre moves every spot alike: a disc of max_beam_change over one of the radius */
   if (opt->refine_beam && opt->max_beam_change > radius)

@@ -199,6 +199,7 @@ nb_peak_options_init (nb_peak_options *opt)
   opt->block = 32;
   opt->edge = 1;
   opt->box = 2;
+  opt->shadow = 24;
 }
 
 /* The @k-th smallest of @v (@n values; reordered): Hoare's selection. */
@@ -359,8 +360,9 @@ nb_find_peaks (
     const nb_frame *frame, const nb_peak_options *opt, nb_peak **peaks, int *n_out, nb_error *err)
 {
   nb_peak_options defaults;
-  int W, H, nbx, nby, e;
+  int W, H, nbx, nby, e, sb = 0, snx = 0, sny = 0;
   double *bg = NULL;
+  uint8_t *shadow = NULL;
   int32_t *tmp = NULL;
   nb_peak *cand = NULL;
   size_t n_cand = 0, cap = 0;
@@ -379,12 +381,12 @@ nb_find_peaks (
   if (opt->max_peaks < 1 || opt->max_peaks > 1000000 || opt->block < 4 || opt->block > 4096 ||
       opt->edge < 0 || opt->edge > 64 || opt->separation < 0 || opt->separation > 1000 ||
       opt->min_pixels < 1 || opt->min_pixels > 9 || !(opt->min_height >= 0) ||
-      !(opt->sigmas >= 0) || opt->box < 1 || opt->box > 16)
+      !(opt->sigmas >= 0) || opt->box < 1 || opt->box > 16 || opt->shadow < 0 || opt->shadow > 4096)
     return nb_error_set (err, NB_ERR_INVALID,
                          "peak search: options out of range (max_peaks %d, block %d, edge %d, "
-                         "separation %d, min_pixels %d, box %d)",
+                         "separation %d, min_pixels %d, box %d, shadow %d)",
                          opt->max_peaks, opt->block, opt->edge, opt->separation, opt->min_pixels,
-                         opt->box);
+                         opt->box, opt->shadow);
   W = frame->fpixels;
   H = frame->spixels;
   e = opt->edge > 1 ? opt->edge : 1;
@@ -395,12 +397,16 @@ nb_find_peaks (
   if (bg == NULL || tmp == NULL)
     goto nomem;
   block_background (frame, opt->block, nbx, nby, tmp, bg);
+  if (nb_shadow_map (frame, opt->shadow, &shadow, &sb, &snx, &sny) != 0)
+    goto nomem;
 
   for (int s = e; s < H - e; s++)
     for (int f = e; f < W - e; f++)
       {
         nb_peak peak;
 
+        if (shadow != NULL && shadow[(size_t) (s / sb) * snx + f / sb])
+          continue;
         if (!peak_at (frame, opt, f, s, bg[(size_t) (s / opt->block) * nbx + f / opt->block],
                       &peak))
           continue;
@@ -418,8 +424,10 @@ nb_find_peaks (
       }
   free (bg);
   free (tmp);
+  free (shadow);
   bg = NULL;
   tmp = NULL;
+  shadow = NULL;
 
   if (n_cand > 0)
     qsort (cand, n_cand, sizeof *cand, by_intensity);
@@ -450,6 +458,7 @@ nb_find_peaks (
 nomem:
   free (bg);
   free (tmp);
+  free (shadow);
   free (cand);
   return nb_error_set (err, NB_ERR_NOMEM, "peak search: out of memory");
 }

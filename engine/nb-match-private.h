@@ -23,6 +23,13 @@ void nb_model_peak_vector (
 double nb_model_nearest (
     const nb_model *m, const double U[9], double f, double s, int gate, int hkl[3], double spot[2]);
 
+/* The shadows of @frame (peak-shadow.c) grown by @margin pixels: *@map
+ * (malloc'ed, *@nbx x *@nby bytes, 1 in and near a shadow) over blocks of
+ * *@block pixels; *@map NULL when the frame has none it can tell or @margin
+ * is 0.  0, or -1 out of memory. */
+int
+nb_shadow_map (const nb_frame *frame, int margin, uint8_t **map, int *block, int *nbx, int *nby);
+
 /* What chance gives for a prediction (match-chance.c). */
 typedef struct
 {

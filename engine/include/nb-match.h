@@ -67,6 +67,12 @@ extern "C"
                           dropped (module gaps, dead pixels); default 1 */
     int box;           /* the box of a peak's intensity and centroid reaches this many pixels
                           either side of its maximum (masked pixels left out); default 2 */
+    int shadow;        /* peaks within this many pixels of a shadow (a beam stop's, its arm's:
+                          a region of at least 600 pixels whose counts are below an eighth of
+                          the frame's typical background, module gaps within it included) are
+                          dropped: the diffuse scatter at a shadow's edge makes false peaks;
+                          default 24; 0: none.  Frames whose background is too weak to tell a
+                          shadow from it (under 16 counts in 32 x 32 pixels) have none */
   } nb_peak_options;
 
   /* nb_peak_options_init: the defaults above. */
