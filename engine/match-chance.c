@@ -103,6 +103,27 @@ mark_disc (uint8_t *covered, int W, int H, double f, double s, double radius)
     }
 }
 
+/* Whether nb_model_nearest() finds the spot of (@h, @k, @l) at (@f, @s) from
+ * a peak there: it looks at the lattice points next to the one nearest the
+ * peak's back-projection (in orientation U, @Ut its transpose).  A point far
+ * off the Ewald sphere (a small crystal's wide spots) may be predicted where
+ * the matcher never looks; the chance fraction counts what the matcher can
+ * match. */
+static int
+findable (const nb_model *m, const double Ut[9], double f, double s, int h, int k, int l)
+{
+  double y[3], y0[3], frac[3];
+  int hkl[3] = { h, k, l };
+
+  nb_model_peak_vector (m, f, s, 0.0, y, NULL);
+  nb_rotate_umat (y, Ut, y0);
+  nb_rotate_umat (y0, m->A0, frac);
+  for (int i = 0; i < 3; i++)
+    if (!(fabs (floor (frac[i] + 0.5) - hkl[i]) <= 1.0))
+      return 0;
+  return 1;
+}
+
 /* Predicts every reflection of @m in orientation @U with |x| within
  * [@x_lo, @x_hi] and marks its disc; returns how many spots were marked,
  * -1 when the lattice is too fine for any count. */
@@ -112,6 +133,7 @@ mark_predictions (
 {
   int W = m->fpixels, H = m->spixels, hmax[3];
   long marked = 0;
+  double Ut[9];
   double cm = cos (m->phi_mid), sm = sin (m->phi_mid), es0 = nb_dot (m->s0, m->e);
   /* a crossing is recorded within about a width (at most hypot(0.1, excitation) rad, as
    * nb_model_predict caps it) of the exposure: farther from the middle than this, none */
@@ -127,6 +149,7 @@ mark_predictions (
     }
   if ((double) (2 * hmax[0] + 1) * (2 * hmax[1] + 1) * (2 * hmax[2] + 1) > 4e9)
     return -1;
+  nb_mat_transpose (U, Ut);
   for (int h = -hmax[0]; h <= hmax[0]; h++)
     for (int k = -hmax[1]; k <= hmax[1]; k++)
       for (int l = -hmax[2]; l <= hmax[2]; l++)
@@ -158,7 +181,8 @@ mark_predictions (
           }
           got = nb_model_predict (m, U, h, k, l, 1, f, s, phi);
           for (int j = 0; j < got; j++)
-            if (f[j] > -radius && s[j] > -radius && f[j] < W + radius && s[j] < H + radius)
+            if (f[j] > -radius && s[j] > -radius && f[j] < W + radius && s[j] < H + radius &&
+                findable (m, Ut, f[j], s[j], h, k, l))
               {
                 mark_disc (covered, W, H, f[j], s[j], radius);
                 marked++;
