@@ -774,6 +774,8 @@ main (int argc, char **argv)
       free (p.floatfile);
       p.floatfile = NULL;
     }
+  if (o.flat_detector && nb_frame_detector_problem (&frame, NULL, 0))
+    fprintf (out, "taken as one flat panel: distance %.10g mm from the flags\n", p.distance * 1e3);
   if (p.fpixels != frame.fpixels || p.spixels != frame.spixels)
     {
       nb_error_set (&err, NB_ERR_USAGE,
