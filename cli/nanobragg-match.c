@@ -13,9 +13,11 @@
 #include "nb-frame.h"
 #include "nb-io.h"
 #include "nb-match.h"
+#include "nb-param.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -687,13 +689,19 @@ frame_peaks (const options *o,
   return n;
 }
 
-/* Whether @flags (@n) give the detector distance. */
+/* Whether @flags (@n) give the detector distance (its own flag or the
+ * distance to the detector's nearest point), as the parameter table spells
+ * them. */
 static int
 gives_distance (const char **flags, int n)
 {
+  const nb_param *rows[2] = { nb_param_find_field (offsetof (nb_params, distance)),
+                              nb_param_find_field (offsetof (nb_params, close_distance)) };
+
   for (int i = 1; i < n; i++)
-    if (strcmp (flags[i], "-distance") == 0 || strcmp (flags[i], "-close_distance") == 0)
-      return 1;
+    for (int r = 0; r < 2; r++)
+      if (rows[r] != NULL && nb_param_find (flags[i]) == rows[r])
+        return 1;
   return 0;
 }
 

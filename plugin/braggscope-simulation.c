@@ -138,6 +138,7 @@ simulation_request (BraggscopeSimulation *self, gboolean interactive)
   req.max_arc_domains = self->max_arc_domains;
   req.measured = self->measured != NULL ? g_object_ref (self->measured) : NULL;
   req.match_radius = self->match_radius;
+  req.match_trials = _braggscope_simulation_match_trials (self, &self->params);
   _braggscope_worker_submit (self->worker, &req);
   set_busy (self, TRUE);
 }
@@ -281,6 +282,7 @@ braggscope_simulation_init (BraggscopeSimulation *self)
   self->preview_while_dragging = TRUE;
   self->preview_stride = 4;
   self->match_radius = 3.0;
+  self->fit_trials = 1.0;
 }
 
 /**
