@@ -26,6 +26,7 @@ enum
   PROP_MATCH_SIGNIFICANT,
   PROP_MATCH_SHELLS,
   PROP_FITTING,
+  PROP_HKL_CELL_WARNING,
   N_PROPS
 };
 
@@ -198,6 +199,22 @@ _braggscope_simulation_install_measured_properties (GObjectClass *klass, guint f
    * Since: 0.1
    */
   props[PROP_FITTING] = g_param_spec_boolean ("fitting", NULL, N_ ("A fit is running"), FALSE, ro);
+  /**
+   * BraggscopeSimulation:hkl-cell-warning:
+   *
+   * Why the structure factors cannot belong to the crystal, or %NULL: the
+   * unit cell the structure-factor file is of (an MTZ file's header, or the
+   * default scene's cell for the file it came with) is not the crystal's
+   * (edges more than 3 % or angles more than 3 degrees apart), as under a
+   * measured frame's cell the default 1HPV file (P6₁, a = 63.4 Å) would be.
+   * One line in English, set with the frame whose plan found it and notified
+   * when it changes, so a host says it once.  Read-only.
+   *
+   * Since: 0.1
+   */
+  props[PROP_HKL_CELL_WARNING] =
+      g_param_spec_string ("hkl-cell-warning", NULL,
+                           N_ ("Why the structure factors cannot belong to the crystal"), NULL, ro);
   for (guint i = 0; i < N_PROPS; i++)
     g_object_class_install_property (klass, first + i, props[i]);
 }
@@ -244,6 +261,9 @@ _braggscope_simulation_get_measured_property (BraggscopeSimulation *self, guint 
         break;
       case PROP_FITTING:
         g_value_set_boolean (value, self->fit_task != NULL);
+        break;
+      case PROP_HKL_CELL_WARNING:
+        g_value_set_string (value, self->hkl_warning);
         break;
       default:
         return FALSE;
@@ -442,6 +462,39 @@ fit_job_free (BraggscopeFitJob *job)
   g_clear_object (&job->measured);
   g_clear_object (&job->task);
   g_free (job);
+}
+
+void
+_braggscope_simulation_check_hkl_cell (BraggscopeSimulation *self, const nb_plan_info *info)
+{
+  g_autofree char *warning = NULL;
+  const char *file = self->params.hkl_file;
+  const double *c = info->cell;
+
+  if (file == NULL)
+    ;
+  else if (info->hkl_cell_differs)
+    warning = g_strdup_printf (
+        "%s is of the cell %g %g %g %g %g %g (%s), not the crystal's %.4g %.4g %.4g %.4g %.4g "
+        "%.4g: its structure factors cannot belong to this crystal",
+        file, info->hkl_cell[0], info->hkl_cell[1], info->hkl_cell[2], info->hkl_cell[3],
+        info->hkl_cell[4], info->hkl_cell[5],
+        info->hkl_space_group[0] ? info->hkl_space_group : "space group not given", c[0], c[1],
+        c[2], c[3], c[4], c[5]);
+  else if (self->scene_hkl != NULL && g_strcmp0 (file, self->scene_hkl) == 0 &&
+           nb_cell_differs (c, self->scene_cell))
+    warning = g_strdup_printf (
+        "%s holds the default scene's structure factors, of the cell %g %g %g %g %g %g, not the "
+        "crystal's %.4g %.4g %.4g %.4g %.4g %.4g: they cannot belong to this crystal",
+        file, self->scene_cell[0], self->scene_cell[1], self->scene_cell[2], self->scene_cell[3],
+        self->scene_cell[4], self->scene_cell[5], c[0], c[1], c[2], c[3], c[4], c[5]);
+  /* said once: the same file under another wrong cell keeps the first words */
+  if (g_strcmp0 (warning, self->hkl_warning) == 0 ||
+      (warning != NULL && self->hkl_warning != NULL && g_str_has_prefix (self->hkl_warning, file)))
+    return;
+  g_free (self->hkl_warning);
+  self->hkl_warning = g_steal_pointer (&warning);
+  g_object_notify_by_pspec (G_OBJECT (self), props[PROP_HKL_CELL_WARNING]);
 }
 
 /* What a fit sets, to tell whether the parameters still hold its result. */

@@ -178,6 +178,8 @@ simulation_finalize (GObject *object)
   BraggscopeSimulation *self = BRAGGSCOPE_SIMULATION (object);
 
   nb_params_clear (&self->params);
+  g_free (self->scene_hkl);
+  g_free (self->hkl_warning);
   g_main_context_unref (self->context);
   G_OBJECT_CLASS (braggscope_simulation_parent_class)->finalize (object);
 }
@@ -411,6 +413,10 @@ braggscope_simulation_new_default_scene (GError **error)
       g_prefix_error (error, "%s: ", path);
       return NULL;
     }
+  /* the file's structure factors are of this cell: another one under them is warned of */
+  self->scene_hkl = g_strdup (self->params.hkl_file);
+  for (int i = 0; i < 6; i++)
+    self->scene_cell[i] = i < 3 ? self->params.cell[i] : self->params.cell[i] * 180.0 / G_PI;
   braggscope_simulation_render (self);
   return g_steal_pointer (&self);
 }

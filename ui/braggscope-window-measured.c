@@ -70,6 +70,18 @@ update_actions (BraggscopeWindow *self)
   set_enabled (self, "cancel-fit", fitting);
 }
 
+/* The structure factors cannot belong to the crystal: said once, when the
+ * simulation finds it. */
+static void
+on_hkl_cell_warning (BraggscopeWindow *self)
+{
+  g_autofree char *warning = NULL;
+
+  g_object_get (self->sim, "hkl-cell-warning", &warning, NULL);
+  if (warning != NULL)
+    braggscope_window_show_message (self, warning, TRUE);
+}
+
 /* ---- the status line ---- */
 
 static void
@@ -524,6 +536,8 @@ _braggscope_window_measured_set_simulation (BraggscopeWindow *self)
   g_signal_connect_swapped (self->sim, "notify::match-correlation", G_CALLBACK (update_score),
                             self);
   g_signal_connect_swapped (self->sim, "notify::match-significant", G_CALLBACK (update_score),
+                            self);
+  g_signal_connect_swapped (self->sim, "notify::hkl-cell-warning", G_CALLBACK (on_hkl_cell_warning),
                             self);
   g_signal_connect (self->sim, "fit-progress", G_CALLBACK (on_fit_progress), self);
   g_signal_connect_object (self->view, "readout-changed", G_CALLBACK (on_readout_changed), self, 0);
