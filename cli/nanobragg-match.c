@@ -4,10 +4,14 @@
  * applies nanoBragg flags on top (the crystal's -cell, -N, -mosaic; any
  * geometry the header got wrong), finds the frame's strongest peaks, searches
  * all orientations of the cell for the one that predicts them (or refines the
- * -misset given), and prints the misset, the match score and, with
- * --simulate, the correlation of a full simulation with the frame in
- * resolution shells.  --overlay writes a PNG of the frame in grey with the
- * predicted spots as circles.
+ * -misset given), and prints the misset, the match score beside what chance
+ * gives for the same predictions and its significance (a result no better
+ * than chance is no orientation: exit status 3) and, with --simulate, the
+ * correlation of a full simulation with the frame in resolution shells.
+ * --json prints the result as one JSON object.  --overlay writes a PNG of the
+ * frame in grey with the predicted spots as circles.  A header whose detector
+ * one flat panel cannot represent is refused (--flat-detector with -distance
+ * goes on).
  */
 #include "nanobragg.h"
 #include "nb-frame.h"

@@ -223,8 +223,9 @@ extern "C"
 
   /* nb_match_frame: the whole match score of a simulated @image of @plan
    * against the measured @frame: nb_match_peaks() for @peaks (@n; from
-   * nb_find_peaks()) with the plan's parameters, and nb_shell_correlation()
-   * in 10 shells.  Errors: those two's. */
+   * nb_find_peaks()) with the plan's parameters (@frame the chance area's
+   * mask when @opt->frame is NULL), and nb_shell_correlation() in 10 shells.
+   * Errors: those two's. */
   nb_status nb_match_frame (const nb_plan *plan,
                             const float *image,
                             const nb_frame *frame,
@@ -275,10 +276,12 @@ extern "C"
    * radius).  The result is never worse than the start (more peaks matched,
    * or as many closer).  On success @p holds
    * the result (misset angles as -misset takes them, in radians; a -misset
-   * random orientation becomes explicit angles) and @res its score.  On
-   * error or cancellation @p is unchanged.  Errors: NB_ERR_INVALID (fewer
-   * than 3 peaks, a cell-less @p), those of nb_plan_create(),
-   * NB_ERR_CANCELLED, NB_ERR_NOMEM. */
+   * random orientation becomes explicit angles) and @res its score, its
+   * significance corrected for the orientations (and detector positions)
+   * the refinement could tell apart within max_rotation.  On error or
+   * cancellation @p is unchanged.  Errors: NB_ERR_INVALID (fewer than 3
+   * peaks, a cell-less @p, a match.frame of another size than the
+   * detector), those of nb_plan_create(), NB_ERR_CANCELLED, NB_ERR_NOMEM. */
   nb_status nb_refine (nb_params *p,
                        const nb_peak *peaks,
                        int n,
@@ -322,10 +325,13 @@ extern "C"
    *   L, combined into right-handed triplets with the cell's angles): the
    *   known-cell form of a real-space grid search, which large cells need.
    * The best distinct candidates (@opt->candidates of them, up to the
-   * lattice's own symmetry) are refined with nb_refine()'s stages and the
-   * best result kept.  On success @p's misset is that orientation (and its
-   * distance and beam centre when refined).  Errors: those of nb_refine(),
-   * NB_ERR_INVALID when no candidate at all was found. */
+   * lattice's own symmetry) are refined with nb_refine()'s stages and
+   * ranked by significance (each one's p-value against its own
+   * chance fraction).  On success @p's misset is the best (and its distance
+   * and beam centre when refined) and @res->score says whether it is a
+   * match, corrected for every orientation the search could tell apart:
+   * report an orientation only when @res->score.significant.  Errors: those
+   * of nb_refine(), NB_ERR_INVALID when no candidate at all was found. */
   nb_status nb_orientation_search (nb_params *p,
                                    const nb_peak *peaks,
                                    int n,
