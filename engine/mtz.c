@@ -283,6 +283,35 @@ add_rotation (mtz_header *h, const mtz_rotation rot)
   return 1;
 }
 
+/* space_group_name: SYMINF's quoted name ('P 61' in "SYMINF nsym nsymp
+ * lattice number 'P 61' point-group") of record @rec into @h, when it fits. */
+static void
+space_group_name (mtz_header *h, const char *rec)
+{
+  const char *q0 = memchr (rec, '\'', MTZ_RECORD), *q1;
+
+  q1 = q0 != NULL ? memchr (q0 + 1, '\'', (size_t) (rec + MTZ_RECORD - q0 - 1)) : NULL;
+  if (q1 != NULL && q1 - q0 - 1 < (long) sizeof h->space_group)
+    {
+      memcpy (h->space_group, q0 + 1, (size_t) (q1 - q0 - 1));
+      h->space_group[q1 - q0 - 1] = '\0';
+    }
+}
+
+/* cell_record: CELL's six numbers (@words words @w of lengths @n) into @h;
+ * an unusable cell is left out: only the warning of a mismatch needs it. */
+static void
+cell_record (mtz_header *h, const char *const *w, const int *n, int words)
+{
+  double c[6];
+  int ok = words == 6;
+
+  for (int i = 0; i < 6 && ok; i++)
+    ok = word_to_double (w[i], n[i], &c[i]) && isfinite (c[i]) && c[i] > 0 && (i < 3 || c[i] < 180);
+  if (ok)
+    memcpy (h->cell, c, sizeof c);
+}
+
 /* parse_record: header record number @index, @rec (80 printable bytes), into
  * @h.  Sets *@end at the END record. */
 static nb_status
@@ -373,30 +402,10 @@ parse_record (mtz_header *h, long index, const char *rec, int *end, nb_error *er
                              MTZ_MAX_SYMOPS);
       h->nsym = (int) nsym;
       h->nsymp = (int) nsymp;
-      {
-        /* the space group's name, quoted: SYMINF nsym nsymp lattice number 'P 61' point-group */
-        const char *q0 = memchr (rec, '\'', MTZ_RECORD), *q1;
-
-        q1 = q0 != NULL ? memchr (q0 + 1, '\'', (size_t) (stop - q0 - 1)) : NULL;
-        if (q1 != NULL && q1 - q0 - 1 < (long) sizeof h->space_group)
-          {
-            memcpy (h->space_group, q0 + 1, (size_t) (q1 - q0 - 1));
-            h->space_group[q1 - q0 - 1] = '\0';
-          }
-      }
+      space_group_name (h, rec);
     }
   else if (strcmp (key, "CELL") == 0)
-    {
-      double c[6];
-      int ok = words == 6;
-
-      for (int i = 0; i < 6 && ok; i++)
-        ok = word_to_double (w[i], n[i], &c[i]) && isfinite (c[i]) && c[i] > 0 &&
-             (i < 3 || c[i] < 180);
-      /* an unusable cell is left out: nothing but the warning of a mismatch needs it */
-      if (ok)
-        memcpy (h->cell, c, sizeof c);
-    }
+    cell_record (h, w, n, words);
   else if (strcmp (key, "VALM") == 0)
     {
       double v;

@@ -32,6 +32,58 @@ enum
 
 static GParamSpec *props[N_PROPS];
 
+/* The score against chance: match-chance-fraction, match-p-value,
+ * match-significant. */
+static void
+install_chance_properties (void)
+{
+  GParamFlags ro = G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS;
+
+  /**
+   * BraggscopeSimulation:match-chance-fraction:
+   *
+   * What chance gives for the same predictions: the fraction (0 to 1) of
+   * the measured frame's unmasked pixels within the scored peaks' resolution
+   * range that lie within [property@Braggscope.Simulation:match-radius] of a
+   * predicted reflection, counted on the pixel grid; peaks placed at random
+   * there would score it.  NaN without a score.  Read-only; notified with
+   * every full frame.
+   *
+   * Since: 0.1
+   */
+  props[PROP_MATCH_CHANCE_FRACTION] = g_param_spec_double (
+      "match-chance-fraction", NULL, N_ ("Fraction of the frame's area the predictions cover"),
+      -INFINITY, INFINITY, 0.0, ro);
+  /**
+   * BraggscopeSimulation:match-p-value:
+   *
+   * The probability (0 to 1) that peaks at random places match as many as
+   * [property@Braggscope.Simulation:match-matched] or more: the binomial
+   * upper tail against
+   * [property@Braggscope.Simulation:match-chance-fraction].  It may
+   * underflow to 0 for a strong match.  NaN without a score.  Read-only;
+   * notified with every full frame.
+   *
+   * Since: 0.1
+   */
+  props[PROP_MATCH_P_VALUE] =
+      g_param_spec_double ("match-p-value", NULL, N_ ("Probability of the score by chance"),
+                           -INFINITY, INFINITY, 0.0, ro);
+  /**
+   * BraggscopeSimulation:match-significant:
+   *
+   * %TRUE when the score is a match: its p-value, times the orientations
+   * (and detector positions) the last fit chose among while its result
+   * stands (1 for parameters set by hand), is below 0.001.  %FALSE without a
+   * score, or when the score is no better than chance.  Read-only; notified
+   * with every full frame.
+   *
+   * Since: 0.1
+   */
+  props[PROP_MATCH_SIGNIFICANT] = g_param_spec_boolean (
+      "match-significant", NULL, N_ ("The score is better than chance"), FALSE, ro);
+}
+
 void
 _braggscope_simulation_install_measured_properties (GObjectClass *klass, guint first)
 {
@@ -134,49 +186,7 @@ _braggscope_simulation_install_measured_properties (GObjectClass *klass, guint f
       g_param_spec_double ("match-correlation", NULL,
                            N_ ("Correlation of the simulated and measured pixels (dimensionless)"),
                            -INFINITY, INFINITY, 0.0, ro);
-  /**
-   * BraggscopeSimulation:match-chance-fraction:
-   *
-   * What chance gives for the same predictions: the fraction (0 to 1) of
-   * the measured frame's unmasked pixels within the scored peaks' resolution
-   * range that lie within [property@Braggscope.Simulation:match-radius] of a
-   * predicted reflection, counted on the pixel grid; peaks placed at random
-   * there would score it.  NaN without a score.  Read-only; notified with
-   * every full frame.
-   *
-   * Since: 0.1
-   */
-  props[PROP_MATCH_CHANCE_FRACTION] = g_param_spec_double (
-      "match-chance-fraction", NULL, N_ ("Fraction of the frame's area the predictions cover"),
-      -INFINITY, INFINITY, 0.0, ro);
-  /**
-   * BraggscopeSimulation:match-p-value:
-   *
-   * The probability (0 to 1) that peaks at random places match as many as
-   * [property@Braggscope.Simulation:match-matched] or more: the binomial
-   * upper tail against
-   * [property@Braggscope.Simulation:match-chance-fraction].  It may
-   * underflow to 0 for a strong match.  NaN without a score.  Read-only;
-   * notified with every full frame.
-   *
-   * Since: 0.1
-   */
-  props[PROP_MATCH_P_VALUE] =
-      g_param_spec_double ("match-p-value", NULL, N_ ("Probability of the score by chance"),
-                           -INFINITY, INFINITY, 0.0, ro);
-  /**
-   * BraggscopeSimulation:match-significant:
-   *
-   * %TRUE when the score is a match: its p-value, times the orientations
-   * (and detector positions) the last fit chose among while its result
-   * stands (1 for parameters set by hand), is below 0.001.  %FALSE without a
-   * score, or when the score is no better than chance.  Read-only; notified
-   * with every full frame.
-   *
-   * Since: 0.1
-   */
-  props[PROP_MATCH_SIGNIFICANT] = g_param_spec_boolean (
-      "match-significant", NULL, N_ ("The score is better than chance"), FALSE, ro);
+  install_chance_properties ();
   /**
    * BraggscopeSimulation:match-shells:
    *
