@@ -4,18 +4,24 @@
  * applies nanoBragg flags on top (the crystal's -cell, -N, -mosaic; any
  * geometry the header got wrong), finds the frame's strongest peaks, searches
  * all orientations of the cell for the one that predicts them (or refines the
- * -misset given), and prints the misset, the match score and, with
- * --simulate, the correlation of a full simulation with the frame in
- * resolution shells.  --overlay writes a PNG of the frame in grey with the
- * predicted spots as circles.
+ * -misset given), and prints the misset, the match score beside what chance
+ * gives for the same predictions and its significance (a result no better
+ * than chance is no orientation: exit status 3) and, with --simulate, the
+ * correlation of a full simulation with the frame in resolution shells.
+ * --json prints the result as one JSON object.  --overlay writes a PNG of the
+ * frame in grey with the predicted spots as circles.  A header whose detector
+ * one flat panel cannot represent is refused (--flat-detector with -distance
+ * goes on).
  */
 #include "nanobragg.h"
 #include "nb-frame.h"
 #include "nb-io.h"
 #include "nb-match.h"
+#include "nb-param.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +39,14 @@ static const char usage_text[] =
     "frame's strongest peaks are found, the orientation of the cell that predicts them is\n"
     "searched (or, with --no-search, the -misset given is refined), and the misset and the\n"
     "match score are printed: the fraction of the peaks within --radius pixels of a\n"
-    "predicted reflection.\n"
+    "predicted reflection, beside the fraction chance gives (the share of the frame's\n"
+    "unmasked area within the peaks' resolution range that lies within --radius of a\n"
+    "predicted reflection) and the binomial p-value of the count against it.  It is called\n"
+    "a match only when p times the orientations the fit chose among (the search: all of\n"
+    "them; a refinement: those within 3 deg; each told apart at --radius) is below\n"
+    "--alpha; otherwise the result is no better than chance and no orientation is reported.\n"
+    "A header whose detector one flat panel cannot represent (a Pilatus 12M, several CBF\n"
+    "elements or NXmx modules, a distance too short for the array) is refused.\n"
     "\n"
     "options:\n"
     "\t--frame-index N\t\tthe frame of a NeXus series (0-based; default 0)\n"
@@ -53,8 +66,17 @@ static const char usage_text[] =
     "\t--overlay-bin B\t\tB x B pixels per overlay pixel (default: to fit 1600)\n"
     "\t--overlay-crop F0 S0 W H\tonly this part of the frame\n"
     "\t--threads N\t\tOpenMP threads (default: all)\n"
+    "\t--alpha A\t\tsignificance level of a match (default 0.001)\n"
+    "\t--json\t\t\tprint one JSON object on stdout (the report goes to stderr):\n"
+    "\t\t\t\tframe, peaks, matched, fraction, chance_fraction, p_value,\n"
+    "\t\t\t\tlog10_p_value, trials, alpha, significant, rms_px, misset_deg,\n"
+    "\t\t\t\tdistance_mm, beam_centre_px, beam_centre_mm, d_max, d_min,\n"
+    "\t\t\t\tpredicted, search, seconds\n"
+    "\t--flat-detector\t\tmatch a frame whose detector is refused as one flat panel\n"
+    "\t\t\t\tanyway, with the distance the flags give (-distance needed)\n"
     "\n"
-    "Exit status: 0 success, 1 failure (files, no peaks, no orientation), 2 bad command line.\n";
+    "Exit status: 0 a match, 1 failure (files, a refused detector, no peaks, no candidate\n"
+    "orientation), 2 bad command line, 3 no match: the best result is no better than chance.\n";
 
 typedef struct
 {
@@ -65,7 +87,22 @@ typedef struct
   int candidates, search, refine_detector, simulate, threads;
   const char *overlay;
   int bin, crop[4];
+  double alpha;
+  int json, flat_detector;
 } options;
+
+/* The result of a fit, for the report. */
+typedef struct
+{
+  nb_match_result score;
+  int n_found;      /* peaks found before the resolution limits */
+  double seconds;   /* wall time of the search or refinement */
+  long grid_points; /* the search's */
+  int informative, grid_best;
+} outcome;
+
+/* The report's stream: stdout, or stderr with --json (stdout has the object). */
+static FILE *out;
 
 static int
 usage_error (const char *fmt, const char *what)
@@ -169,6 +206,15 @@ parse_options (int argc, char **argv, options *o, const char **flags, int *n_fla
               o->crop[k] = (int) v;
             }
         }
+      else if (strcmp (a, "--alpha") == 0)
+        {
+          NUM (1e-300, 0.5);
+          o->alpha = v;
+        }
+      else if (strcmp (a, "--json") == 0)
+        o->json = 1;
+      else if (strcmp (a, "--flat-detector") == 0)
+        o->flat_detector = 1;
       else if (strcmp (a, "--no-search") == 0)
         o->search = 0;
       else if (strcmp (a, "--refine-detector") == 0)
@@ -366,8 +412,9 @@ write_overlay (const options *o,
               frame->path, c.bin, c.bin);
     st = nb_write_png_rgb8 (o->overlay, c.rgb, c.w, c.h, keys, values, 2, err);
   }
-  printf ("overlay: %s, %d x %d pixels (%d x %d frame pixels each), %zu predicted reflections\n",
-          o->overlay, c.w, c.h, c.bin, c.bin, n_refl);
+  fprintf (out,
+           "overlay: %s, %d x %d pixels (%d x %d frame pixels each), %zu predicted reflections\n",
+           o->overlay, c.w, c.h, c.bin, c.bin, n_refl);
   free (refl);
   free (c.rgb);
   return st;
@@ -398,32 +445,58 @@ simulate (const nb_params *p, const nb_frame *frame, nb_error *err)
     st = nb_shell_correlation (in, image, frame, 10, &shells, err);
   if (st == NB_OK)
     {
-      printf ("correlation of the simulation with the frame: %.4f over all valid pixels\n",
-              shells.cc);
-      printf ("  d_max (A)  d_min (A)    pixels        CC\n");
+      fprintf (out, "correlation of the simulation with the frame: %.4f over all valid pixels\n",
+               shells.cc);
+      fprintf (out, "  d_max (A)  d_min (A)    pixels        CC\n");
       for (int j = 0; j < shells.n_shells; j++)
-        printf ("  %9.2f  %9.2f  %8ld  %8.4f\n", shells.shell_d_max[j], shells.shell_d_min[j],
-                shells.shell_pixels[j], shells.shell_cc[j]);
+        fprintf (out, "  %9.2f  %9.2f  %8ld  %8.4f\n", shells.shell_d_max[j], shells.shell_d_min[j],
+                 shells.shell_pixels[j], shells.shell_cc[j]);
     }
   if (st == NB_OK && p->floatfile != NULL)
     {
       st = nb_write_float_image (p->floatfile, image, in->fpixels, in->spixels, err);
       if (st == NB_OK)
-        printf ("simulated image: %s (%d x %d floats)\n", p->floatfile, in->fpixels, in->spixels);
+        fprintf (out, "simulated image: %s (%d x %d floats)\n", p->floatfile, in->fpixels,
+                 in->spixels);
     }
   free (image);
   nb_plan_destroy (plan);
   return st;
 }
 
-/* The orientation search (--search) or the refinement of @p against @peaks
- * (@n), with their progress and timing on stdout. */
-static nb_status
-fit (const options *o, nb_params *p, const nb_peak *peaks, int n, int *last, nb_error *err)
+static double
+seconds_now (void)
 {
-  clock_t c0 = clock ();
-  time_t t0 = time (NULL);
+  struct timespec t;
 
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+/* The orientation search (--search) or the refinement of @p against @peaks
+ * (@n) found on @frame, its score (against chance, corrected for the
+ * orientations the fit chose among) and time in @r. */
+static nb_status
+fit (const options *o,
+     nb_params *p,
+     const nb_frame *frame,
+     const nb_peak *peaks,
+     int n,
+     int *last,
+     outcome *r,
+     nb_error *err)
+{
+  double t0 = seconds_now ();
+  clock_t c0 = clock ();
+  nb_refine_options ro;
+
+  nb_refine_options_init (&ro);
+  ro.match.radius = o->radius;
+  ro.match.alpha = o->alpha;
+  ro.match.frame = frame;
+  ro.refine_distance = ro.refine_beam = o->refine_detector;
+  ro.progress = progress;
+  ro.user = last;
   if (o->search)
     {
       nb_search_options so;
@@ -433,51 +506,225 @@ fit (const options *o, nb_params *p, const nb_peak *peaks, int n, int *last, nb_
       so.step = o->step / RTD;
       so.candidates = o->candidates;
       so.threads = o->threads;
-      so.refine.match.radius = o->radius;
-      so.refine.refine_distance = so.refine.refine_beam = o->refine_detector;
-      so.refine.progress = progress;
-      so.refine.user = last;
+      so.refine = ro;
       if (nb_orientation_search (p, peaks, n, &so, &sr, err) != NB_OK)
         return err->code;
-      printf ("orientation search: %ld grid orientations, %d of %d peaks sharp enough for "
-              "the grid; best candidate matched %d in reciprocal space; %.1f s search, %.1f "
-              "s refinement (%.1f s processor time)\n",
-              sr.grid_points, sr.informative, n, sr.grid_best, sr.grid_seconds, sr.refine_seconds,
-              (double) (clock () - c0) / CLOCKS_PER_SEC);
+      r->score = sr.score;
+      r->grid_points = sr.grid_points;
+      r->informative = sr.informative;
+      r->grid_best = sr.grid_best;
+      r->seconds = seconds_now () - t0;
+      fprintf (out,
+               "orientation search: %ld grid orientations, %d of %d peaks sharp enough for "
+               "the grid; best candidate matched %d in reciprocal space; %.1f s search, %.1f "
+               "s refinement, %.1f s in all (%.1f s processor time)\n",
+               sr.grid_points, sr.informative, n, sr.grid_best, sr.grid_seconds, sr.refine_seconds,
+               r->seconds, (double) (clock () - c0) / CLOCKS_PER_SEC);
     }
   else
     {
-      nb_refine_options ro;
       nb_refine_result rr;
 
-      nb_refine_options_init (&ro);
-      ro.match.radius = o->radius;
-      ro.refine_distance = ro.refine_beam = o->refine_detector;
-      ro.progress = progress;
-      ro.user = last;
       if (nb_refine (p, peaks, n, &ro, &rr, err) != NB_OK)
         return err->code;
-      printf ("refinement: %d evaluations, the orientation turned %.4f deg, %ld s\n",
-              rr.evaluations, rr.rotation * RTD, (long) (time (NULL) - t0));
+      r->score = rr.score;
+      r->seconds = seconds_now () - t0;
+      fprintf (out, "refinement: %d evaluations, the orientation turned %.4f deg, %.1f s\n",
+               rr.evaluations, rr.rotation * RTD, r->seconds);
     }
   return NB_OK;
+}
+
+/* The score against chance, and the verdict, in words. */
+static void
+print_score (const options *o, const nb_match_result *s)
+{
+  fprintf (out,
+           "score: %d of %d peaks (%.1f%%) within %g pixels of a predicted reflection, rms %.2f "
+           "pixels\n",
+           s->n_matched, s->n_peaks, 100 * s->fraction, o->radius, s->rms_distance);
+  fprintf (out,
+           "chance: %.1f%% of the area the peaks lie in (%ld unmasked pixels from %.2f to %.2f "
+           "A) is within %g pixels of one of the %ld predicted reflections: %.1f of %d peaks "
+           "would match by chance\n",
+           100 * s->chance_fraction, s->chance_pixels, s->chance_d_max, s->chance_d_min, o->radius,
+           s->n_predicted, s->chance_fraction * s->n_peaks, s->n_peaks);
+  fprintf (out,
+           "significance: p = %.3g (log10 %.2f) for %d or more of %d by chance; times %.3g "
+           "orientations %s, %s %g: %s\n",
+           s->p_value, s->log10_p, s->n_matched, s->n_peaks, s->trials,
+           o->search ? "the search told apart" : "the refinement told apart",
+           s->significant ? "below" : "not below", s->alpha,
+           s->significant ? "a match" : "no better than chance");
+}
+
+/* A JSON number, or null when not finite. */
+static void
+json_number (const char *key, double v, const char *sep)
+{
+  if (isfinite (v))
+    printf ("\"%s\": %.10g%s", key, v, sep);
+  else
+    printf ("\"%s\": null%s", key, sep);
+}
+
+/* A JSON string: quotes, backslashes and control bytes escaped. */
+static void
+json_string (const char *key, const char *v, const char *sep)
+{
+  printf ("\"%s\": \"", key);
+  for (const unsigned char *c = (const unsigned char *) v; *c != '\0'; c++)
+    if (*c == '"' || *c == '\\')
+      printf ("\\%c", *c);
+    else if (*c < 0x20 || *c == 0x7f)
+      printf ("\\u%04x", *c);
+    else
+      putchar (*c);
+  printf ("\"%s", sep);
+}
+
+/* --json: the result as one object on stdout. */
+static void
+print_json (const options *o, const nb_params *p, const outcome *r)
+{
+  const nb_match_result *s = &r->score;
+  double px = p->pixel_size;
+
+  printf ("{");
+  json_string ("frame", o->frame, ", ");
+  printf ("\"peaks\": %d, \"peaks_found\": %d, \"matched\": %d, ", s->n_peaks, r->n_found,
+          s->n_matched);
+  json_number ("fraction", s->fraction, ", ");
+  json_number ("chance_fraction", s->chance_fraction, ", ");
+  json_number ("p_value", s->p_value, ", ");
+  json_number ("log10_p_value", s->log10_p, ", ");
+  json_number ("trials", s->trials, ", ");
+  json_number ("alpha", s->alpha, ", ");
+  printf ("\"significant\": %s, ", s->significant ? "true" : "false");
+  json_number ("rms_px", s->n_matched > 0 ? s->rms_distance : NAN, ", ");
+  printf ("\"misset_deg\": [%.10g, %.10g, %.10g], ", p->misset[0] * RTD, p->misset[1] * RTD,
+          p->misset[2] * RTD);
+  json_number ("distance_mm", s->distance * 1e3, ", ");
+  printf ("\"beam_centre_px\": [%.10g, %.10g], ", s->beam_f / px, s->beam_s / px);
+  printf ("\"beam_centre_mm\": [%.10g, %.10g], ", s->beam_f * 1e3, s->beam_s * 1e3);
+  json_number ("d_max", s->chance_d_max, ", ");
+  json_number ("d_min", s->chance_d_min, ", ");
+  printf ("\"predicted\": %ld, \"search\": %s, ", s->n_predicted, o->search ? "true" : "false");
+  if (o->search)
+    printf ("\"grid_orientations\": %ld, ", r->grid_points);
+  json_number ("seconds", r->seconds, "}\n");
+}
+
+/* The result: the orientation (and detector) when it is a match, the score,
+ * the command line that simulates it. */
+static void
+print_result (const options *o, const nb_params *p, const outcome *r)
+{
+  const nb_match_result *s = &r->score;
+
+  if (!s->significant)
+    fprintf (out,
+             "%s: the best orientation %s, misset %.4f %.4f %.4f deg, is no better "
+             "than chance\n",
+             o->search ? "no orientation found" : "no match",
+             o->search ? "the search tried" : "refined", p->misset[0] * RTD, p->misset[1] * RTD,
+             p->misset[2] * RTD);
+  else
+    fprintf (out, "misset %.4f %.4f %.4f deg\n", p->misset[0] * RTD, p->misset[1] * RTD,
+             p->misset[2] * RTD);
+  if (o->refine_detector)
+    fprintf (out, "%sdistance %.4f mm, beam centre %.3f %.3f pixels (fast, slow)\n",
+             s->significant ? "" : "(not a match) ", s->distance * 1e3, s->beam_f / p->pixel_size,
+             s->beam_s / p->pixel_size);
+  print_score (o, s);
+  if (s->significant)
+    {
+      int argc_out = 0;
+      char **argv_out = nb_params_to_argv (p, &argc_out);
+
+      if (argv_out != NULL)
+        {
+          fprintf (out, "command line:");
+          for (int i = 0; i < argc_out; i++)
+            fprintf (out, " %s", argv_out[i]);
+          fprintf (out, "\n");
+          nb_argv_free (argv_out);
+        }
+    }
+  if (o->json)
+    print_json (o, p, r);
+}
+
+/* The frame's peaks: the strongest o->n_peaks within the resolution range, and their real
+ * range printed.  Returns how many, -1 with @err set. */
+static int
+frame_peaks (const options *o,
+             const nb_frame *frame,
+             const nb_params *p,
+             nb_peak **peaks,
+             int *n_all,
+             nb_error *err)
+{
+  nb_peak_options popt;
+  double d_max, d_min;
+  int n;
+
+  nb_peak_options_init (&popt);
+  popt.max_peaks = 20 * o->n_peaks;
+  if (nb_find_peaks (frame, &popt, peaks, n_all, err) != NB_OK)
+    return -1;
+  n = nb_peaks_in_resolution (p, *peaks, *n_all, o->d_min, o->d_max, err);
+  if (n < 0)
+    return -1;
+  if (n > o->n_peaks)
+    n = o->n_peaks;
+  if (n < 3)
+    {
+      nb_error_set (err, NB_ERR_INVALID, "%s: only %d peaks between %g and %g A: nothing to match",
+                    o->frame, n, o->d_max > 0 ? o->d_max : INFINITY, o->d_min);
+      return -1;
+    }
+  if (nb_peaks_resolution_range (p, *peaks, n, &d_max, &d_min, err) != NB_OK)
+    return -1;
+  fprintf (out,
+           "peaks: the %d strongest of %d found, from %.2f to %.2f A (--d-max %g, --d-min "
+           "%g)\n",
+           n, *n_all, d_max, d_min, o->d_max, o->d_min);
+  return n;
+}
+
+/* Whether @flags (@n) give the detector distance (its own flag or the
+ * distance to the detector's nearest point), as the parameter table spells
+ * them. */
+static int
+gives_distance (const char **flags, int n)
+{
+  const nb_param *rows[2] = { nb_param_find_field (offsetof (nb_params, distance)),
+                              nb_param_find_field (offsetof (nb_params, close_distance)) };
+
+  for (int i = 1; i < n; i++)
+    for (int r = 0; r < 2; r++)
+      if (rows[r] != NULL && nb_param_find (flags[i]) == rows[r])
+        return 1;
+  return 0;
 }
 
 int
 main (int argc, char **argv)
 {
-  options o = { NULL, 0, 50, 0, 100, 3, 1.5, 12, 1, 0, 0, 0, NULL, 0, { 0, 0, 0, 0 } };
+  options o = { NULL, 0, 50, 0, 100, 3, 1.5, 12, 1, 0, 0, 0, NULL, 0, { 0, 0, 0, 0 }, 1e-3, 0, 0 };
   const char **flags = calloc ((size_t) argc + 2, sizeof *flags);
-  int n_flags, rc, n_all = 0, n, last = -1, float_given = 0;
+  int n_flags, rc, n, last = -1, float_given = 0;
   nb_frame frame;
   nb_params p;
   nb_error err;
   nb_peak *peaks = NULL;
   char *report = NULL;
-  nb_peak_options popt;
-  nb_match_result score;
+  outcome result;
   nb_status st;
 
+  out = stdout;
+  memset (&result, 0, sizeof result);
   for (int i = 1; i < argc; i++)
     if (strcmp (argv[i], "--help") == 0 || strcmp (argv[i], "-h") == 0)
       {
@@ -492,6 +739,8 @@ main (int argc, char **argv)
       free (flags);
       return rc;
     }
+  if (o.json)
+    out = stderr;
   for (int i = 1; i < n_flags; i++)
     float_given |= strcmp (flags[i], "-floatfile") == 0;
 
@@ -503,9 +752,29 @@ main (int argc, char **argv)
     }
   nb_params_init (&p);
   rc = 1;
-  if (nb_frame_apply_geometry (&frame, &p, &report, &err) != NB_OK)
-    goto fail;
-  fputs (report, stdout);
+  if (o.flat_detector && nb_frame_detector_problem (&frame, NULL, 0) &&
+      !gives_distance (flags, n_flags))
+    {
+      nb_error_set (&err, NB_ERR_USAGE,
+                    "%s: --flat-detector needs the distance from the flags (-distance MM): the "
+                    "header's is the one at fault",
+                    o.frame);
+      rc = 2;
+      goto fail;
+    }
+  if (nb_frame_apply_geometry_flags (&frame, &p, o.flat_detector ? NB_FRAME_APPLY_AS_FLAT : 0,
+                                     &report, &err) != NB_OK)
+    {
+      if (err.code == NB_ERR_UNSUPPORTED)
+        fprintf (stderr,
+                 "nanobragg-match: %s (--flat-detector with -distance matches it as one flat "
+                 "panel anyway)\n",
+                 err.message);
+      else
+        fprintf (stderr, "nanobragg-match: %s\n", err.message);
+      goto out;
+    }
+  fputs (report, out);
   if ((st = nb_params_parse_argv (&p, n_flags, flags, &err)) != NB_OK ||
       (st = nb_params_validate (&p, &err)) != NB_OK)
     {
@@ -517,6 +786,8 @@ main (int argc, char **argv)
       free (p.floatfile);
       p.floatfile = NULL;
     }
+  if (o.flat_detector && nb_frame_detector_problem (&frame, NULL, 0))
+    fprintf (out, "taken as one flat panel: distance %.10g mm from the flags\n", p.distance * 1e3);
   if (p.fpixels != frame.fpixels || p.spixels != frame.spixels)
     {
       nb_error_set (&err, NB_ERR_USAGE,
@@ -527,64 +798,16 @@ main (int argc, char **argv)
       goto fail;
     }
 
-  /* the strongest peaks in the resolution range */
-  nb_peak_options_init (&popt);
-  popt.max_peaks = 20 * o.n_peaks;
-  if (nb_find_peaks (&frame, &popt, &peaks, &n_all, &err) != NB_OK)
+  if ((n = frame_peaks (&o, &frame, &p, &peaks, &result.n_found, &err)) < 0)
     goto fail;
-  n = nb_peaks_in_resolution (&p, peaks, n_all, o.d_min, o.d_max, &err);
-  if (n < 0)
+  if (fit (&o, &p, &frame, peaks, n, &last, &result, &err) != NB_OK)
     goto fail;
-  if (n > o.n_peaks)
-    n = o.n_peaks;
-  printf ("peaks: the %d strongest of %d found between %g and %g A\n", n, n_all, o.d_max, o.d_min);
-  if (n < 3)
-    {
-      nb_error_set (&err, NB_ERR_INVALID, "%s: only %d peaks: nothing to match", o.frame, n);
-      goto fail;
-    }
-
-  if (fit (&o, &p, peaks, n, &last, &err) != NB_OK)
-    goto fail;
-
-  {
-    nb_match_options mo;
-
-    nb_match_options_init (&mo);
-    mo.radius = o.radius;
-    if (nb_match_peaks (&p, peaks, n, &mo, &score, NULL, &err) != NB_OK)
-      goto fail;
-  }
-  printf ("misset %.4f %.4f %.4f deg\n", p.misset[0] * RTD, p.misset[1] * RTD, p.misset[2] * RTD);
-  if (o.refine_detector &&
-      (p.convention == NB_CONVENTION_XDS || p.convention == NB_CONVENTION_DIALS))
-    printf ("distance %.4f mm, beam centre -ORGX %.3f -ORGY %.3f pixels\n", p.distance * 1e3,
-            p.ORGX, p.ORGY);
-  else if (o.refine_detector)
-    printf ("distance %.4f mm, beam centre -Xbeam %.4f -Ybeam %.4f mm\n", p.distance * 1e3,
-            p.Xbeam * 1e3, p.Ybeam * 1e3);
-  printf ("score: %d of %d peaks (%.1f%%) within %g pixels of a predicted reflection, rms "
-          "%.2f pixels\n",
-          score.n_matched, score.n_peaks, 100 * score.fraction, o.radius, score.rms_distance);
-  {
-    int argc_out = 0;
-    char **out = nb_params_to_argv (&p, &argc_out);
-
-    if (out != NULL)
-      {
-        printf ("command line:");
-        for (int i = 0; i < argc_out; i++)
-          printf (" %s", out[i]);
-        printf ("\n");
-        nb_argv_free (out);
-      }
-  }
-
+  print_result (&o, &p, &result);
   if (o.simulate && simulate (&p, &frame, &err) != NB_OK)
     goto fail;
   if (o.overlay != NULL && write_overlay (&o, &frame, &p, peaks, n, &err) != NB_OK)
     goto fail;
-  rc = 0;
+  rc = result.score.significant ? 0 : 3;
   goto out;
 
 fail:

@@ -447,3 +447,43 @@ nb_crystal_free (nb_crystal *c)
   c->umats = NULL;
   c->cap_umats = 0;
 }
+
+/* ------------------------------------------------------------------------ */
+/* Comparing cells                                                           */
+
+static void
+sort3 (double v[3])
+{
+  for (int i = 1; i < 3; i++)
+    for (int j = i; j > 0 && v[j - 1] > v[j]; j--)
+      {
+        double t = v[j];
+
+        v[j] = v[j - 1];
+        v[j - 1] = t;
+      }
+}
+
+int
+nb_cell_differs (const double a[6], const double b[6])
+{
+  double ea[3], eb[3], aa[3], ab[3];
+
+  for (int i = 0; i < 3; i++)
+    {
+      if (!(a[i] > 0) || !(b[i] > 0))
+        return 0;
+      ea[i] = a[i];
+      eb[i] = b[i];
+      aa[i] = a[3 + i];
+      ab[i] = b[3 + i];
+    }
+  sort3 (ea);
+  sort3 (eb);
+  sort3 (aa);
+  sort3 (ab);
+  for (int i = 0; i < 3; i++)
+    if (fabs (ea[i] - eb[i]) > 0.03 * eb[i] || fabs (aa[i] - ab[i]) > 3.0)
+      return 1;
+  return 0;
+}

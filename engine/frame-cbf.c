@@ -458,6 +458,15 @@ full_geometry (nb_frame *frame, cbf_handle h, nb_error *err)
                          "%s: the CBF category diffrn_detector_element names no element of the "
                          "detector (CBFlib: %s)",
                          frame->path, e ? cbf_message (e) : "no rows");
+  /* several elements, or a model known not to be flat: nb_frame_detector_problem() */
+  frame->n_modules = elements > INT32_MAX ? INT32_MAX : (int) elements;
+  {
+    const char *type = NULL;
+
+    if (cbf_find_category (h, "diffrn_detector") == 0 && cbf_find_column (h, "type") == 0 &&
+        cbf_rewind_row (h) == 0 && cbf_get_value (h, &type) == 0 && type != NULL)
+      nb_frame_quote (type, strlen (type), frame->detector, sizeof frame->detector);
+  }
   {
     double overload = 0;
 

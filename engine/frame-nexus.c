@@ -392,6 +392,39 @@ nx_item (nx_ctx *c,
   return NB_OK;
 }
 
+/* H5Literate over the detector group: counts its NXdetector_module groups
+ * (*@data), stopping at 10000. */
+static herr_t
+count_module (hid_t g, const char *name, const H5L_info_t *info, void *data)
+{
+  int *n = data;
+  char cls[32];
+  hid_t o;
+
+  if (info->type != H5L_TYPE_HARD || (o = H5Oopen (g, name, H5P_DEFAULT)) < 0)
+    return 0;
+  if (H5Iget_type (o) == H5I_GROUP && nx_string_attr (o, "NX_class", cls, sizeof cls) &&
+      strcmp (cls, "NXdetector_module") == 0)
+    (*n)++;
+  H5Oclose (o);
+  return *n >= 10000;
+}
+
+/* The detector's modules into frame->n_modules (nb_frame_detector_problem()
+ * refuses more than one). */
+static void
+nx_modules (nx_ctx *c, const char *det)
+{
+  hid_t g;
+  int n = 0;
+
+  if (H5Lexists (c->file, det, H5P_DEFAULT) <= 0 || (g = H5Gopen2 (c->file, det, H5P_DEFAULT)) < 0)
+    return;
+  H5Literate (g, H5_INDEX_NAME, H5_ITER_INC, NULL, count_module, &n);
+  H5Gclose (g);
+  c->frame->n_modules = n;
+}
+
 /* The scan axis: the first of omega, phi, chi and kappa (in the sample's
  * goniometer or transformations) that moves gives the start angle of frame
  * @index and the oscillation; without one that moves, the first found gives
@@ -568,6 +601,7 @@ nx_geometry (nx_ctx *c, hsize_t index)
       }
   }
 
+  nx_modules (c, det);
   return nx_scan_axis (c, index);
 }
 

@@ -239,13 +239,26 @@ report_item (nb_log *b,
 nb_status
 nb_frame_apply_geometry (const nb_frame *f, nb_params *p, char **report, nb_error *err)
 {
+  return nb_frame_apply_geometry_flags (f, p, 0, report, err);
+}
+
+nb_status
+nb_frame_apply_geometry_flags (
+    const nb_frame *f, nb_params *p, unsigned flags, char **report, nb_error *err)
+{
   const nb_frame_value *it = f->item;
   nb_params q = *p; /* shallow: only numbers change, the strings stay p's */
   nb_log b = { 0 };
   const char *what = f->path != NULL ? f->path : "the frame";
+  char why[NB_ERROR_MESSAGE_MAX - 80];
+  int problem = nb_frame_detector_problem (f, why, sizeof why);
 
   if (report != NULL)
     *report = NULL;
+  if (problem && !(flags & NB_FRAME_APPLY_AS_FLAT))
+    return nb_error_set (err, NB_ERR_UNSUPPORTED, "%s: %s", what, why);
+  if (problem && report != NULL)
+    nb_log_printf (&b, "note: %s; taken as one flat panel, the geometry the flags give\n", why);
 
   q.fpixels = f->fpixels;
   q.spixels = f->spixels;

@@ -199,6 +199,7 @@ nb_peak_options_init (nb_peak_options *opt)
   opt->block = 32;
   opt->edge = 1;
   opt->box = 2;
+  opt->shadow = 24;
 }
 
 /* The @k-th smallest of @v (@n values; reordered): Hoare's selection. */
@@ -359,8 +360,9 @@ nb_find_peaks (
     const nb_frame *frame, const nb_peak_options *opt, nb_peak **peaks, int *n_out, nb_error *err)
 {
   nb_peak_options defaults;
-  int W, H, nbx, nby, e;
+  int W, H, nbx, nby, e, sb = 0, snx = 0, sny = 0;
   double *bg = NULL;
+  uint8_t *shadow = NULL;
   int32_t *tmp = NULL;
   nb_peak *cand = NULL;
   size_t n_cand = 0, cap = 0;
@@ -379,12 +381,12 @@ nb_find_peaks (
   if (opt->max_peaks < 1 || opt->max_peaks > 1000000 || opt->block < 4 || opt->block > 4096 ||
       opt->edge < 0 || opt->edge > 64 || opt->separation < 0 || opt->separation > 1000 ||
       opt->min_pixels < 1 || opt->min_pixels > 9 || !(opt->min_height >= 0) ||
-      !(opt->sigmas >= 0) || opt->box < 1 || opt->box > 16)
+      !(opt->sigmas >= 0) || opt->box < 1 || opt->box > 16 || opt->shadow < 0 || opt->shadow > 4096)
     return nb_error_set (err, NB_ERR_INVALID,
                          "peak search: options out of range (max_peaks %d, block %d, edge %d, "
-                         "separation %d, min_pixels %d, box %d)",
+                         "separation %d, min_pixels %d, box %d, shadow %d)",
                          opt->max_peaks, opt->block, opt->edge, opt->separation, opt->min_pixels,
-                         opt->box);
+                         opt->box, opt->shadow);
   W = frame->fpixels;
   H = frame->spixels;
   e = opt->edge > 1 ? opt->edge : 1;
@@ -395,12 +397,16 @@ nb_find_peaks (
   if (bg == NULL || tmp == NULL)
     goto nomem;
   block_background (frame, opt->block, nbx, nby, tmp, bg);
+  if (nb_shadow_map (frame, opt->shadow, &shadow, &sb, &snx, &sny) != 0)
+    goto nomem;
 
   for (int s = e; s < H - e; s++)
     for (int f = e; f < W - e; f++)
       {
         nb_peak peak;
 
+        if (shadow != NULL && shadow[(size_t) (s / sb) * snx + f / sb])
+          continue;
         if (!peak_at (frame, opt, f, s, bg[(size_t) (s / opt->block) * nbx + f / opt->block],
                       &peak))
           continue;
@@ -418,8 +424,10 @@ nb_find_peaks (
       }
   free (bg);
   free (tmp);
+  free (shadow);
   bg = NULL;
   tmp = NULL;
+  shadow = NULL;
 
   if (n_cand > 0)
     qsort (cand, n_cand, sizeof *cand, by_intensity);
@@ -450,6 +458,7 @@ nb_find_peaks (
 nomem:
   free (bg);
   free (tmp);
+  free (shadow);
   free (cand);
   return nb_error_set (err, NB_ERR_NOMEM, "peak search: out of memory");
 }
@@ -480,6 +489,35 @@ nb_peaks_in_resolution (
   return kept;
 }
 
+nb_status
+nb_peaks_resolution_range (
+    const nb_params *p, const nb_peak *peaks, int n, double *d_max, double *d_min, nb_error *err)
+{
+  nb_predict_options opt;
+  nb_model m;
+  double lo = INFINITY, hi = 0;
+  nb_status st;
+
+  *d_max = *d_min = NAN;
+  if (n < 1)
+    return nb_error_set (err, NB_ERR_INVALID, "the resolution range of no peaks");
+  nb_predict_options_init (&opt);
+  if ((st = nb_model_init (&m, p, &opt, err)) != NB_OK)
+    return st;
+  for (int i = 0; i < n; i++)
+    {
+      double y[3], s;
+
+      nb_model_peak_vector (&m, peaks[i].f, peaks[i].s, 0.0, y, NULL);
+      s = nb_magnitude (y);
+      lo = s < lo ? s : lo;
+      hi = s > hi ? s : hi;
+    }
+  *d_max = lo > 0 ? 1.0 / lo : INFINITY;
+  *d_min = hi > 0 ? 1.0 / hi : INFINITY;
+  return NB_OK;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Scores                                                                    */
 
@@ -488,6 +526,9 @@ nb_match_options_init (nb_match_options *opt)
 {
   opt->radius = 3.0;
   nb_predict_options_init (&opt->predict);
+  opt->frame = NULL;
+  opt->alpha = 1e-3;
+  opt->trials = 1.0;
 }
 
 nb_status
@@ -510,8 +551,11 @@ nb_match_peaks (const nb_params *p,
       nb_match_options_init (&defaults);
       opt = &defaults;
     }
-  if (!(opt->radius > 0))
-    return nb_error_set (err, NB_ERR_INVALID, "match radius %g pixels (allowed: > 0)", opt->radius);
+  if (!(opt->radius > 0) || !(opt->alpha > 0 && opt->alpha < 1) || !(opt->trials >= 1))
+    return nb_error_set (err, NB_ERR_INVALID,
+                         "match options out of range: radius %g pixels (> 0), alpha %g (0 to 1), "
+                         "trials %g (>= 1)",
+                         opt->radius, opt->alpha, opt->trials);
   if ((st = nb_model_init (&m, p, &opt->predict, err)) != NB_OK)
     return st;
   sigma = opt->radius / 2.0;
@@ -545,6 +589,16 @@ nb_match_peaks (const nb_params *p,
       res->soft = soft / n;
     }
   res->rms_distance = res->n_matched > 0 ? sqrt (sum2 / res->n_matched) : 0.0;
+  res->distance = m.distance;
+  res->beam_f = m.Fbeam;
+  res->beam_s = m.Sbeam;
+  {
+    nb_chance c;
+
+    if ((st = nb_model_chance (&m, m.U0, opt->frame, peaks, n, opt->radius, &c, err)) != NB_OK)
+      return st;
+    nb_match_judge (res, &c, opt->trials, opt->alpha);
+  }
   return NB_OK;
 }
 
@@ -681,9 +735,16 @@ nb_match_frame (const nb_plan *plan,
                 nb_error *err)
 {
   nb_match_result shells;
+  nb_match_options with_frame;
   nb_status st;
 
-  st = nb_match_peaks (nb_plan_get_params (plan), peaks, n, opt, res, NULL, err);
+  if (opt == NULL)
+    nb_match_options_init (&with_frame);
+  else
+    with_frame = *opt;
+  if (with_frame.frame == NULL)
+    with_frame.frame = frame;
+  st = nb_match_peaks (nb_plan_get_params (plan), peaks, n, &with_frame, res, NULL, err);
   if (st != NB_OK)
     return st;
   st = nb_shell_correlation (nb_plan_get_info (plan), image, frame, 10, &shells, err);

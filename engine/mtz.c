@@ -109,6 +109,8 @@ typedef struct
   mtz_rotation rot[MTZ_MAX_ROTATIONS];
   int have_vers, have_valm, valm_is_nan;
   float valm;
+  double cell[6];       /* CELL (0 until read) */
+  char space_group[16]; /* SYMINF's name ('P 61'), or "" */
 } mtz_header;
 
 /* An error in @err about header record @index (1-based) @rec of @h's file,
@@ -281,6 +283,35 @@ add_rotation (mtz_header *h, const mtz_rotation rot)
   return 1;
 }
 
+/* space_group_name: SYMINF's quoted name ('P 61' in "SYMINF nsym nsymp
+ * lattice number 'P 61' point-group") of record @rec into @h, when it fits. */
+static void
+space_group_name (mtz_header *h, const char *rec)
+{
+  const char *q0 = memchr (rec, '\'', MTZ_RECORD), *q1;
+
+  q1 = q0 != NULL ? memchr (q0 + 1, '\'', (size_t) (rec + MTZ_RECORD - q0 - 1)) : NULL;
+  if (q1 != NULL && q1 - q0 - 1 < (long) sizeof h->space_group)
+    {
+      memcpy (h->space_group, q0 + 1, (size_t) (q1 - q0 - 1));
+      h->space_group[q1 - q0 - 1] = '\0';
+    }
+}
+
+/* cell_record: CELL's six numbers (@words words @w of lengths @n) into @h;
+ * an unusable cell is left out: only the warning of a mismatch needs it. */
+static void
+cell_record (mtz_header *h, const char *const *w, const int *n, int words)
+{
+  double c[6];
+  int ok = words == 6;
+
+  for (int i = 0; i < 6 && ok; i++)
+    ok = word_to_double (w[i], n[i], &c[i]) && isfinite (c[i]) && c[i] > 0 && (i < 3 || c[i] < 180);
+  if (ok)
+    memcpy (h->cell, c, sizeof c);
+}
+
 /* parse_record: header record number @index, @rec (80 printable bytes), into
  * @h.  Sets *@end at the END record. */
 static nb_status
@@ -371,7 +402,10 @@ parse_record (mtz_header *h, long index, const char *rec, int *end, nb_error *er
                              MTZ_MAX_SYMOPS);
       h->nsym = (int) nsym;
       h->nsymp = (int) nsymp;
+      space_group_name (h, rec);
     }
+  else if (strcmp (key, "CELL") == 0)
+    cell_record (h, w, n, words);
   else if (strcmp (key, "VALM") == 0)
     {
       double v;
@@ -422,7 +456,7 @@ parse_record (mtz_header *h, long index, const char *rec, int *end, nb_error *er
         }
       h->columns++;
     }
-  /* TITLE, CELL, SORT, RESO, COLSRC, COLGRP, NDIF, PROJECT, CRYSTAL, DATASET,
+  /* TITLE, SORT, RESO, COLSRC, COLGRP, NDIF, PROJECT, CRYSTAL, DATASET,
    * DCELL, DWAVEL, BATCH and what other writers add: nothing here needs them */
   return NB_OK;
 }
@@ -643,6 +677,8 @@ nb_mtz_read (const char *path,
   double *F = NULL;
   long n = 0;
   size_t held = 0;
+  double cell[6] = { 0 };
+  char space_group[16] = "";
   nb_status st;
 
   memset (out, 0, sizeof *out);
@@ -729,12 +765,19 @@ nb_mtz_read (const char *path,
       hkl = (int *) (void *) (F + cap);
     }
   st = expand (f, h, big_reals, hkl, F, &n, err);
+  memcpy (cell, h->cell, sizeof cell);
+  memcpy (space_group, h->space_group, sizeof space_group);
 
 done:
   fclose (f);
   free (h);
   if (st == NB_OK)
     st = nb_hkl_grid_build (path, hkl, F, n, default_F, max_bytes, cell_bytes, held, out, err);
+  if (st == NB_OK)
+    {
+      memcpy (out->cell, cell, sizeof out->cell);
+      memcpy (out->space_group, space_group, sizeof out->space_group);
+    }
   free (F); /* and hkl */
   return st;
 }

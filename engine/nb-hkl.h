@@ -24,8 +24,10 @@ extern "C"
   {
     int h_min, h_max, k_min, k_max, l_min, l_max;
     int h_range, k_range, l_range;
-    long hkls; /* records read (pass 1), or h_range*k_range*l_range from a dump */
-    double *F; /* owned; (h_range+1)*(k_range+1)*(l_range+1) doubles */
+    long hkls;            /* records read (pass 1), or h_range*k_range*l_range from a dump */
+    double *F;            /* owned; (h_range+1)*(k_range+1)*(l_range+1) doubles */
+    double cell[6];       /* the file's unit cell (A, deg) when it gives one (MTZ CELL), else 0 */
+    char space_group[16]; /* its space group's name (MTZ SYMINF), or "" */
   } nb_hkl_grid;
 
 /* Limit on any index's magnitude; larger indices are refused (not turned into

@@ -184,6 +184,26 @@ check_memory (const nb_plan *plan, double caller_bytes_per_pixel, nb_error *err)
       p->memory_budget > 0.0 ? "-memory_budget" : "half of physical memory; see -memory_budget");
 }
 
+/* The crystal's cell, the structure-factor file's and whether they differ,
+ * into @in. */
+static void
+hkl_cell_info (const nb_plan *plan, nb_plan_info *in)
+{
+  const nb_crystal *x = &plan->xtal;
+  const double *v[3] = { x->a0, x->b0, x->c0 };
+
+  for (int i = 0; i < 3; i++)
+    {
+      const double *u = v[(i + 1) % 3], *w = v[(i + 2) % 3];
+
+      in->cell[i] = nb_magnitude (v[i]) * 1e10;
+      in->cell[3 + i] = acos (nb_dot (u, w) / (nb_magnitude (u) * nb_magnitude (w))) * 180.0 / M_PI;
+    }
+  memcpy (in->hkl_cell, plan->hkl.cell, sizeof in->hkl_cell);
+  memcpy (in->hkl_space_group, plan->hkl.space_group, sizeof in->hkl_space_group);
+  in->hkl_cell_differs = nb_cell_differs (in->cell, in->hkl_cell);
+}
+
 /* What the budget leaves for the structure factors (text, records, grid). */
 static size_t
 structure_factor_budget (const nb_plan *plan)
@@ -305,6 +325,20 @@ log_summary (nb_plan *plan)
   double v[3];
 
   nb_log_printf (log, "  %ld initialized hkls (all others =%g)\n", plan->hkl.hkls, p->default_F);
+  {
+    nb_plan_info cells;
+
+    hkl_cell_info (plan, &cells);
+    if (cells.hkl_cell_differs)
+      nb_log_printf (log,
+                     "WARNING: %s is of the cell %g %g %g %g %g %g (%s), not the crystal's %g %g "
+                     "%g %g %g %g: its structure factors cannot belong to this crystal\n",
+                     p->hkl_file, cells.hkl_cell[0], cells.hkl_cell[1], cells.hkl_cell[2],
+                     cells.hkl_cell[3], cells.hkl_cell[4], cells.hkl_cell[5],
+                     cells.hkl_space_group[0] ? cells.hkl_space_group : "space group not given",
+                     cells.cell[0], cells.cell[1], cells.cell[2], cells.cell[3], cells.cell[4],
+                     cells.cell[5]);
+  }
   nb_log_printf (log, "  %s xtal: %.0fx%.0fx%.0f cells\n", shapes[p->shape], x->Na, x->Nb, x->Nc);
   nb_log_printf (log, "  wave=%g meters +/- %g%% in %d steps\n", p->lambda0, s->dispersion * 100,
                  s->dispsteps);
@@ -527,6 +561,7 @@ fill_info (nb_plan *plan)
   in->Na = x->Na;
   in->Nb = x->Nb;
   in->Nc = x->Nc;
+  hkl_cell_info (plan, in);
   in->fluence = plan->fluence;
   in->roi[0] = d->roi_xmin;
   in->roi[1] = d->roi_xmax;

@@ -551,8 +551,18 @@ check_refine_options (const nb_refine_options *opt, int n, nb_error *err)
   return NB_OK;
 }
 
+/* The frame of @opt (its mask bounds the chance area) fits the detector of
+ * @m: nb_model_chance() checks that before it counts anything. */
+static nb_status
+check_frame (const nb_model *m, const nb_match_options *opt, nb_error *err)
+{
+  nb_chance none;
+
+  return nb_model_chance (m, m->U0, opt->frame, NULL, 0, opt->radius, &none, err);
+}
+
 /* The result's params: a copy of @p with @U and @shift, scored afresh
- * through the engine's geometry. */
+ * through the engine's geometry, its significance corrected for @trials. */
 static nb_status
 finish (nb_params *p,
         const nb_model *m,
@@ -561,16 +571,19 @@ finish (nb_params *p,
         const nb_peak *peaks,
         int n,
         const nb_refine_options *opt,
+        double trials,
         nb_match_result *score,
         nb_error *err)
 {
   nb_params q;
+  nb_match_options mo = opt->match;
   nb_status st = nb_params_copy (&q, p, err);
 
   if (st != NB_OK)
     return st;
   write_params (&q, m, U, shift, opt);
-  st = nb_match_peaks (&q, peaks, n, &opt->match, score, NULL, err);
+  mo.trials = trials;
+  st = nb_match_peaks (&q, peaks, n, &mo, score, NULL, err);
   if (st != NB_OK)
     {
       nb_params_clear (&q);
@@ -604,14 +617,16 @@ nb_refine (nb_params *p,
     }
   if ((st = check_refine_options (opt, n, err)) != NB_OK)
     return st;
-  if ((st = nb_model_init (&m, p, &opt->match.predict, err)) != NB_OK)
+  if ((st = nb_model_init (&m, p, &opt->match.predict, err)) != NB_OK ||
+      (st = check_frame (&m, &opt->match, err)) != NB_OK)
     return st;
   memcpy (U, m.U0, sizeof U);
   if (refine_from (&m, peaks, n, opt, U, shift, &r, &evals, 0.0, 1.0) != 0)
     return nb_error_set (err, NB_ERR_CANCELLED, "refinement cancelled");
   res->rotation = nb_mat_angle (U, m.U0);
   res->evaluations = evals;
-  return finish (p, &m, U, shift, peaks, n, opt, &res->score, err);
+  return finish (p, &m, U, shift, peaks, n, opt, nb_model_trials (&m, peaks, n, opt, 0),
+                 &res->score, err);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1262,6 +1277,8 @@ refine_candidates (const nb_model *m,
   memset (&best, 0, sizeof best);
   best.soft = -1;
   memcpy (best_U, m->U0, 9 * sizeof *best_U);
+  /* ranked by significance: a candidate whose predictions cover more of the frame needs more
+   * matches */
   for (int c = 0; c < n_chosen; c++)
     {
       double U[9], shift[3] = { 0, 0, 0 };
@@ -1274,7 +1291,15 @@ refine_candidates (const nb_model *m,
           free (chosen);
           return -1;
         }
-      if (best.soft < 0 || better (&r, &best))
+      r.log10_p = nb_model_log10_p (m, U, shift, opt->refine.match.frame, peaks, n,
+                                    opt->refine.match.radius, r.n_matched);
+      if (isnan (r.log10_p))
+        {
+          free (chosen);
+          return -2;
+        }
+      if (best.soft < 0 || r.log10_p < best.log10_p ||
+          (r.log10_p == best.log10_p && better (&r, &best)))
         {
           best = r;
           memcpy (best_U, U, sizeof U);
@@ -1317,7 +1342,8 @@ nb_orientation_search (nb_params *p,
                          "orientation search: step %g deg (allowed 0.1 to 30), %d candidates "
                          "(1 to 1000)",
                          opt->step * RTD, opt->candidates);
-  if ((st = nb_model_init (&m, p, &opt->refine.match.predict, err)) != NB_OK)
+  if ((st = nb_model_init (&m, p, &opt->refine.match.predict, err)) != NB_OK ||
+      (st = check_frame (&m, &opt->refine.match, err)) != NB_OK)
     return st;
 #ifdef _OPENMP
   nthreads = opt->threads > 0 ? opt->threads : omp_get_max_threads ();
@@ -1395,7 +1421,8 @@ nb_orientation_search (nb_params *p,
     if (rc == -2)
       goto nomem;
     res->refine_seconds = seconds_now () - t1;
-    st = finish (p, &m, best_U, best_shift, peaks, n, &opt->refine, &res->score, err);
+    st = finish (p, &m, best_U, best_shift, peaks, n, &opt->refine,
+                 nb_model_trials (&m, peaks, n, &opt->refine, 1), &res->score, err);
   }
   goto out;
 

@@ -29,6 +29,8 @@ G_BEGIN_DECLS
  * @BRAGGSCOPE_ERROR_CANCELLED: the request was superseded or cancelled
  * @BRAGGSCOPE_ERROR_UNSUPPORTED: the request needs a feature this build lacks
  * @BRAGGSCOPE_ERROR_FAILED: anything else
+ * @BRAGGSCOPE_ERROR_NO_MATCH: a fit found no orientation that explains the
+ *   measured peaks better than chance (Since: 0.1)
  *
  * Error codes in the %BRAGGSCOPE_ERROR domain.
  *
@@ -43,6 +45,7 @@ typedef enum
   BRAGGSCOPE_ERROR_CANCELLED,
   BRAGGSCOPE_ERROR_UNSUPPORTED,
   BRAGGSCOPE_ERROR_FAILED,
+  BRAGGSCOPE_ERROR_NO_MATCH,
 } BraggscopeError;
 
 /**

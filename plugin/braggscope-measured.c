@@ -13,6 +13,7 @@ struct _BraggscopeMeasuredFrame
   nb_frame frame; /* counts, mask, header items; never changed after loading */
   GBytes *pixels; /* float32, NaN where the mask says no measurement */
   double total_counts;
+  char *detector_problem; /* nb_frame_detector_problem()'s reason, or NULL */
 };
 
 G_DEFINE_FINAL_TYPE (BraggscopeMeasuredFrame, braggscope_measured_frame, G_TYPE_OBJECT)
@@ -45,6 +46,7 @@ measured_frame_finalize (GObject *object)
   BraggscopeMeasuredFrame *self = BRAGGSCOPE_MEASURED_FRAME (object);
 
   g_clear_pointer (&self->pixels, g_bytes_unref);
+  g_clear_pointer (&self->detector_problem, g_free);
   nb_frame_clear (&self->frame);
   G_OBJECT_CLASS (braggscope_measured_frame_parent_class)->finalize (object);
 }
@@ -110,6 +112,10 @@ measured_frame_make_pixels (BraggscopeMeasuredFrame *self, GError **error)
  * `BRAGGSCOPE_ERROR_UNSUPPORTED` for a CBF or NeXus file in a build without
  * CBFlib or libhdf5.  The message is one line naming @path and the reason.
  *
+ * A frame whose header describes a detector one flat panel cannot represent
+ * is read all the same: [method@Braggscope.MeasuredFrame.get_detector_problem]
+ * says so, and its geometry is not adopted.
+ *
  * Returns: (transfer full): the frame, or %NULL with @error set
  *
  * Since: 0.1
@@ -137,6 +143,12 @@ braggscope_measured_frame_new_from_file (const char *path, int index, GError **e
     }
   if (!measured_frame_make_pixels (self, error))
     return NULL;
+  {
+    char why[NB_ERROR_MESSAGE_MAX];
+
+    if (nb_frame_detector_problem (&self->frame, why, sizeof why))
+      self->detector_problem = g_strdup (why);
+  }
   return g_steal_pointer (&self);
 }
 
@@ -541,13 +553,44 @@ braggscope_measured_frame_get_header_source (BraggscopeMeasuredFrame *self,
 }
 
 /**
+ * braggscope_measured_frame_get_detector_problem:
+ * @self: a measured frame
+ *
+ * Whether the frame's header describes a detector that the simulation's
+ * single flat panel cannot represent, and why, naming the header line: a
+ * model known to be curved or made of separate panels (Diamond I23's
+ * Pilatus 12M, whose miniCBF header says `# Detector: PILATUS 12M`), a full
+ * CBF with several detector elements, an NXmx detector with several
+ * modules, or a distance at which a flat array of the frame's size would
+ * reach beyond 80° two-theta.  Such a frame's geometry is never adopted
+ * ([method@Braggscope.Simulation.adopt_geometry] fails with
+ * `BRAGGSCOPE_ERROR_UNSUPPORTED`), it is not scored, and fits refuse it: the
+ * numbers would be those of a detector that does not exist.  Its pixels can
+ * still be shown.
+ *
+ * Returns: (nullable): one line in English, or %NULL when nothing in the
+ *   header says so; owned by @self
+ *
+ * Since: 0.1
+ */
+const char *
+braggscope_measured_frame_get_detector_problem (BraggscopeMeasuredFrame *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_MEASURED_FRAME (self), NULL);
+  return self->detector_problem;
+}
+
+/**
  * braggscope_measured_frame_get_report:
  * @self: a measured frame
  *
  * What the frame is and where each geometry value came from, one line each:
  * the file, its format, size and pixel type, then every
  * [enum@Braggscope.HeaderItem] with its value and source, or "not in the
- * header".  English, for logs and tooltips.
+ * header", and last, for a detector one flat panel cannot represent,
+ * "not adopted: " and the reason
+ * ([method@Braggscope.MeasuredFrame.get_detector_problem]).  English, for
+ * logs and tooltips.
  *
  * Returns: (transfer full): the report; free with [func@GLib.free]
  *
@@ -573,6 +616,8 @@ braggscope_measured_frame_get_report (BraggscopeMeasuredFrame *self)
                               f->item[i].value * item_scale[i], item_unit[i], f->item[i].source);
     else
       g_string_append_printf (s, "%s: not in the header\n", nb_frame_item_name (i));
+  if (self->detector_problem != NULL)
+    g_string_append_printf (s, "not adopted: %s\n", self->detector_problem);
   return g_string_free (s, FALSE);
 }
 

@@ -121,6 +121,8 @@ BRAGGSCOPE_EXPORT
 const char *braggscope_measured_frame_get_header_source (BraggscopeMeasuredFrame *self,
                                                          BraggscopeHeaderItem item);
 BRAGGSCOPE_EXPORT
+const char *braggscope_measured_frame_get_detector_problem (BraggscopeMeasuredFrame *self);
+BRAGGSCOPE_EXPORT
 char *braggscope_measured_frame_get_report (BraggscopeMeasuredFrame *self);
 
 G_END_DECLS

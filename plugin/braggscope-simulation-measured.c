@@ -21,12 +21,68 @@ enum
   PROP_MATCH_FRACTION,
   PROP_MATCH_RMS_DISTANCE,
   PROP_MATCH_CORRELATION,
+  PROP_MATCH_CHANCE_FRACTION,
+  PROP_MATCH_P_VALUE,
+  PROP_MATCH_SIGNIFICANT,
   PROP_MATCH_SHELLS,
   PROP_FITTING,
+  PROP_HKL_CELL_WARNING,
   N_PROPS
 };
 
 static GParamSpec *props[N_PROPS];
+
+/* The score against chance: match-chance-fraction, match-p-value,
+ * match-significant. */
+static void
+install_chance_properties (void)
+{
+  GParamFlags ro = G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS;
+
+  /**
+   * BraggscopeSimulation:match-chance-fraction:
+   *
+   * What chance gives for the same predictions: the fraction (0 to 1) of
+   * the measured frame's unmasked pixels within the scored peaks' resolution
+   * range that lie within [property@Braggscope.Simulation:match-radius] of a
+   * predicted reflection, counted on the pixel grid; peaks placed at random
+   * there would score it.  NaN without a score.  Read-only; notified with
+   * every full frame.
+   *
+   * Since: 0.1
+   */
+  props[PROP_MATCH_CHANCE_FRACTION] = g_param_spec_double (
+      "match-chance-fraction", NULL, N_ ("Fraction of the frame's area the predictions cover"),
+      -INFINITY, INFINITY, 0.0, ro);
+  /**
+   * BraggscopeSimulation:match-p-value:
+   *
+   * The probability (0 to 1) that peaks at random places match as many as
+   * [property@Braggscope.Simulation:match-matched] or more: the binomial
+   * upper tail against
+   * [property@Braggscope.Simulation:match-chance-fraction].  It may
+   * underflow to 0 for a strong match.  NaN without a score.  Read-only;
+   * notified with every full frame.
+   *
+   * Since: 0.1
+   */
+  props[PROP_MATCH_P_VALUE] =
+      g_param_spec_double ("match-p-value", NULL, N_ ("Probability of the score by chance"),
+                           -INFINITY, INFINITY, 0.0, ro);
+  /**
+   * BraggscopeSimulation:match-significant:
+   *
+   * %TRUE when the score is a match: its p-value, times the orientations
+   * (and detector positions) the last fit chose among while its result
+   * stands (1 for parameters set by hand), is below 0.001.  %FALSE without a
+   * score, or when the score is no better than chance.  Read-only; notified
+   * with every full frame.
+   *
+   * Since: 0.1
+   */
+  props[PROP_MATCH_SIGNIFICANT] = g_param_spec_boolean (
+      "match-significant", NULL, N_ ("The score is better than chance"), FALSE, ro);
+}
 
 void
 _braggscope_simulation_install_measured_properties (GObjectClass *klass, guint first)
@@ -130,6 +186,7 @@ _braggscope_simulation_install_measured_properties (GObjectClass *klass, guint f
       g_param_spec_double ("match-correlation", NULL,
                            N_ ("Correlation of the simulated and measured pixels (dimensionless)"),
                            -INFINITY, INFINITY, 0.0, ro);
+  install_chance_properties ();
   /**
    * BraggscopeSimulation:match-shells:
    *
@@ -152,6 +209,22 @@ _braggscope_simulation_install_measured_properties (GObjectClass *klass, guint f
    * Since: 0.1
    */
   props[PROP_FITTING] = g_param_spec_boolean ("fitting", NULL, N_ ("A fit is running"), FALSE, ro);
+  /**
+   * BraggscopeSimulation:hkl-cell-warning:
+   *
+   * Why the structure factors cannot belong to the crystal, or %NULL: the
+   * unit cell the structure-factor file is of (an MTZ file's header, or the
+   * default scene's cell for the file it came with) is not the crystal's
+   * (edges more than 3 % or angles more than 3 degrees apart), as under a
+   * measured frame's cell the default 1HPV file (P6₁, a = 63.4 Å) would be.
+   * One line in English, set with the frame whose plan found it and notified
+   * when it changes, so a host says it once.  Read-only.
+   *
+   * Since: 0.1
+   */
+  props[PROP_HKL_CELL_WARNING] =
+      g_param_spec_string ("hkl-cell-warning", NULL,
+                           N_ ("Why the structure factors cannot belong to the crystal"), NULL, ro);
   for (guint i = 0; i < N_PROPS; i++)
     g_object_class_install_property (klass, first + i, props[i]);
 }
@@ -184,11 +257,23 @@ _braggscope_simulation_get_measured_property (BraggscopeSimulation *self, guint 
       case PROP_MATCH_CORRELATION:
         g_value_set_double (value, m != NULL && m->n_shells > 0 ? m->cc : NAN);
         break;
+      case PROP_MATCH_CHANCE_FRACTION:
+        g_value_set_double (value, m != NULL ? m->chance_fraction : NAN);
+        break;
+      case PROP_MATCH_P_VALUE:
+        g_value_set_double (value, m != NULL ? m->p_value : NAN);
+        break;
+      case PROP_MATCH_SIGNIFICANT:
+        g_value_set_boolean (value, m != NULL && m->significant);
+        break;
       case PROP_MATCH_SHELLS:
         g_value_set_int (value, m != NULL ? m->n_shells : 0);
         break;
       case PROP_FITTING:
         g_value_set_boolean (value, self->fit_task != NULL);
+        break;
+      case PROP_HKL_CELL_WARNING:
+        g_value_set_string (value, self->hkl_warning);
         break;
       default:
         return FALSE;
@@ -333,7 +418,10 @@ braggscope_simulation_get_match_shell (
  * [method@Braggscope.MeasuredFrame.get_report] says where each value came
  * from.
  *
- * The header is read again from the frame's file.  Fails as
+ * The header is read again from the frame's file.  A frame whose detector
+ * one flat panel cannot represent
+ * ([method@Braggscope.MeasuredFrame.get_detector_problem]) is refused with
+ * `BRAGGSCOPE_ERROR_UNSUPPORTED` and that reason.  Otherwise fails as
  * [method@Braggscope.Simulation.set_from_args] does: `BRAGGSCOPE_ERROR_IO`
  * or `BRAGGSCOPE_ERROR_PARSE` when the file can no longer be read,
  * `BRAGGSCOPE_ERROR_INVALID` when the header's values are outside what the
@@ -386,6 +474,61 @@ fit_job_free (BraggscopeFitJob *job)
   g_free (job);
 }
 
+void
+_braggscope_simulation_check_hkl_cell (BraggscopeSimulation *self, const nb_plan_info *info)
+{
+  g_autofree char *warning = NULL;
+  const char *file = self->params.hkl_file;
+  const double *c = info->cell;
+
+  if (file == NULL)
+    ;
+  else if (info->hkl_cell_differs)
+    warning = g_strdup_printf (
+        "%s is of the cell %g %g %g %g %g %g (%s), not the crystal's %.4g %.4g %.4g %.4g %.4g "
+        "%.4g: its structure factors cannot belong to this crystal",
+        file, info->hkl_cell[0], info->hkl_cell[1], info->hkl_cell[2], info->hkl_cell[3],
+        info->hkl_cell[4], info->hkl_cell[5],
+        info->hkl_space_group[0] ? info->hkl_space_group : "space group not given", c[0], c[1],
+        c[2], c[3], c[4], c[5]);
+  else if (self->scene_hkl != NULL && g_strcmp0 (file, self->scene_hkl) == 0 &&
+           nb_cell_differs (c, self->scene_cell))
+    warning = g_strdup_printf (
+        "%s holds the default scene's structure factors, of the cell %g %g %g %g %g %g, not the "
+        "crystal's %.4g %.4g %.4g %.4g %.4g %.4g: they cannot belong to this crystal",
+        file, self->scene_cell[0], self->scene_cell[1], self->scene_cell[2], self->scene_cell[3],
+        self->scene_cell[4], self->scene_cell[5], c[0], c[1], c[2], c[3], c[4], c[5]);
+  /* said once: the same file under another wrong cell keeps the first words */
+  if (g_strcmp0 (warning, self->hkl_warning) == 0 ||
+      (warning != NULL && self->hkl_warning != NULL && g_str_has_prefix (self->hkl_warning, file)))
+    return;
+  g_free (self->hkl_warning);
+  self->hkl_warning = g_steal_pointer (&warning);
+  g_object_notify_by_pspec (G_OBJECT (self), props[PROP_HKL_CELL_WARNING]);
+}
+
+/* What a fit sets, to tell whether the parameters still hold its result. */
+static void
+fit_key (const nb_params *p, double key[13])
+{
+  const double values[13] = { p->misset[0], p->misset[1], p->misset[2],     p->cell[0], p->cell[1],
+                              p->cell[2],   p->cell[3],   p->cell[4],       p->cell[5], p->distance,
+                              p->Xbeam,     p->Ybeam,     p->ORGX + p->ORGY };
+
+  memcpy (key, values, sizeof values);
+}
+
+double
+_braggscope_simulation_match_trials (BraggscopeSimulation *self, const nb_params *p)
+{
+  double key[13];
+
+  if (self->fit_trials <= 1.0 || p->misset_random)
+    return 1.0;
+  fit_key (p, key);
+  return memcmp (key, self->fit_key, sizeof key) == 0 ? self->fit_trials : 1.0;
+}
+
 /* The fitted orientation (and detector) of @job onto the current
  * parameters, as one change. */
 static gboolean
@@ -419,6 +562,8 @@ fit_apply (BraggscopeSimulation *self, const BraggscopeFitJob *job, GError **err
       _braggscope_propagate_nb (error, &err);
       return FALSE;
     }
+  fit_key (&next, self->fit_key);
+  self->fit_trials = job->score.trials >= 1 ? job->score.trials : 1.0;
   _braggscope_simulation_replace_params (self, &next);
   return TRUE;
 }
@@ -441,6 +586,13 @@ _braggscope_simulation_fit_done (BraggscopeFitJob *job)
     job->status = nb_error_set (&job->err, NB_ERR_CANCELLED, "fit cancelled");
   if (job->status != NB_OK)
     g_task_return_error (task, _braggscope_error_from_nb (&job->err));
+  else if (job->search && !job->score.significant)
+    g_task_return_new_error (
+        task, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_NO_MATCH,
+        "No orientation found: the best the search tried matches %d of %d peaks (%.0f %%) "
+        "where chance gives %.1f %% (p %.2g, times %.2g orientations): no better than chance",
+        job->score.n_matched, job->score.n_peaks, 100 * job->score.fraction,
+        100 * job->score.chance_fraction, job->score.p_value, job->score.trials);
   else if (!fit_apply (self, job, &error))
     g_task_return_error (task, error);
   else
@@ -475,6 +627,26 @@ fit_start (BraggscopeSimulation *self,
       g_task_return_new_error (task, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_INVALID,
                                "%s: a fit is running already",
                                search ? "orientation search" : "refinement");
+      return;
+    }
+  if (braggscope_measured_frame_get_detector_problem (self->measured) != NULL)
+    {
+      g_task_return_new_error (task, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_UNSUPPORTED, "%s: %s",
+                               braggscope_measured_frame_get_path (self->measured),
+                               braggscope_measured_frame_get_detector_problem (self->measured));
+      return;
+    }
+  if (braggscope_measured_frame_get_width (self->measured) != self->params.fpixels ||
+      braggscope_measured_frame_get_height (self->measured) != self->params.spixels)
+    {
+      g_task_return_new_error (
+          task, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_INVALID,
+          "%s: the measured frame is %d x %d pixels, the simulation's detector %d x %d: adopt "
+          "the frame's geometry first",
+          search ? "orientation search" : "refinement",
+          braggscope_measured_frame_get_width (self->measured),
+          braggscope_measured_frame_get_height (self->measured), self->params.fpixels,
+          self->params.spixels);
       return;
     }
   job = g_new0 (BraggscopeFitJob, 1);
@@ -556,10 +728,15 @@ braggscope_simulation_refine_async (BraggscopeSimulation *self,
  * Ends [method@Braggscope.Simulation.refine_async].  Fails with
  * `BRAGGSCOPE_ERROR_CANCELLED` when cancelled (the parameters are then
  * unchanged), `BRAGGSCOPE_ERROR_INVALID` without a measured frame, with a
- * fit already running, with fewer than 3 measured peaks or without a unit
- * cell, `BRAGGSCOPE_ERROR_IO` or `BRAGGSCOPE_ERROR_PARSE` for an input
+ * fit already running, with fewer than 3 measured peaks, without a unit
+ * cell or when the simulation's detector is not the frame's size,
+ * `BRAGGSCOPE_ERROR_UNSUPPORTED` for a frame whose detector one flat panel
+ * cannot represent ([method@Braggscope.MeasuredFrame.get_detector_problem]),
+ * `BRAGGSCOPE_ERROR_IO` or `BRAGGSCOPE_ERROR_PARSE` for an input
  * file of the parameters the engine cannot read, and
- * `BRAGGSCOPE_ERROR_NOMEM`.
+ * `BRAGGSCOPE_ERROR_NOMEM`.  A refinement that ends no better than chance
+ * is set all the same (it is never worse than its start):
+ * [property@Braggscope.Simulation:match-significant] then says %FALSE.
  *
  * Returns: %TRUE when the refined values were set, %FALSE with @error set
  *
@@ -595,8 +772,10 @@ braggscope_simulation_refine_finish (BraggscopeSimulation *self,
  *
  * Runs on the worker thread, with progress and cancellation as
  * [method@Braggscope.Simulation.refine_async]; on success the orientation
- * found is set as one change.  A search takes seconds to minutes, with the
- * cell's size and the number of peaks.  Call
+ * found is set as one change, when it is better than chance (the
+ * candidates are ranked by significance, so a dense lattice does not win by
+ * covering the frame).  A search takes seconds to minutes, with the cell's
+ * size and the number of peaks.  Call
  * [method@Braggscope.Simulation.search_orientation_finish] in @callback.
  *
  * Since: 0.1
@@ -623,8 +802,13 @@ braggscope_simulation_search_orientation_async (BraggscopeSimulation *self,
  * [method@Braggscope.Simulation.refine_finish] does
  * (`BRAGGSCOPE_ERROR_CANCELLED`, `BRAGGSCOPE_ERROR_INVALID`,
  * `BRAGGSCOPE_ERROR_IO`, `BRAGGSCOPE_ERROR_PARSE`,
- * `BRAGGSCOPE_ERROR_NOMEM`), and with `BRAGGSCOPE_ERROR_INVALID` when no
- * candidate orientation was found at all.
+ * `BRAGGSCOPE_ERROR_NOMEM`, `BRAGGSCOPE_ERROR_UNSUPPORTED`), with
+ * `BRAGGSCOPE_ERROR_INVALID` when no candidate orientation was found at all,
+ * and with `BRAGGSCOPE_ERROR_NO_MATCH` when the best orientation found is no
+ * better than chance: its p-value (the binomial tail of its matched peaks
+ * against the fraction of the frame its predictions cover), times the
+ * orientations the search told apart, is not below 0.001.  The parameters
+ * are unchanged then; the message gives the best score and its chance.
  *
  * Returns: %TRUE when the orientation found was set, %FALSE with @error set
  *

@@ -36,6 +36,17 @@ struct _BraggscopeSimulation
   gboolean have_match;
   nb_match_result match;
   GTask *fit_task;
+  /* the orientations the last fit chose among, while the parameters it set
+   * stand: a score of them is corrected for that many (fit_key: misset, cell,
+   * distance, beam centre as the fit left them) */
+  double fit_trials;
+  double fit_key[13];
+  /* the structure factors' cell: the default scene's file and the cell it
+   * came with; the warning when the crystal's is another
+   * (braggscope-simulation-measured.c) */
+  char *scene_hkl;
+  double scene_cell[6]; /* Angstrom, degrees */
+  char *hkl_warning;
 };
 
 /* braggscope-simulation.c */
@@ -71,6 +82,12 @@ void _braggscope_simulation_notify_busy (BraggscopeSimulation *self);
 /* Requests a full frame of the current parameters, when rendering (a new
  * measured frame or match radius: the score comes with the frame). */
 void _braggscope_simulation_rescore (BraggscopeSimulation *self);
+/* Checks the structure factors' cell against the crystal's of @info (the
+ * last plan): sets hkl-cell-warning. */
+void _braggscope_simulation_check_hkl_cell (BraggscopeSimulation *self, const nb_plan_info *info);
+/* The correction of a score of @p: the last fit's trials while @p holds
+ * what that fit set, else 1. */
+double _braggscope_simulation_match_trials (BraggscopeSimulation *self, const nb_params *p);
 /* Replaces the parameters by @next (taken over): one notify batch, one
  * change. */
 void _braggscope_simulation_replace_params (BraggscopeSimulation *self, nb_params *next);

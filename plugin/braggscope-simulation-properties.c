@@ -369,6 +369,7 @@ _braggscope_simulation_set_info (BraggscopeSimulation *self, const nb_plan_info 
   self->info = *info;
   self->have_info = TRUE;
   _braggscope_simulation_notify_changed (self, before);
+  _braggscope_simulation_check_hkl_cell (self, info);
 }
 
 void

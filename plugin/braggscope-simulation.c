@@ -188,6 +188,7 @@ simulation_request (BraggscopeSimulation *self, gboolean interactive)
   req.max_arc_domains = self->max_arc_domains;
   req.measured = self->measured != NULL ? g_object_ref (self->measured) : NULL;
   req.match_radius = self->match_radius;
+  req.match_trials = _braggscope_simulation_match_trials (self, &self->params);
   _braggscope_worker_submit (self->worker, &req);
   set_busy (self, TRUE);
 }
@@ -227,6 +228,8 @@ simulation_finalize (GObject *object)
   BraggscopeSimulation *self = BRAGGSCOPE_SIMULATION (object);
 
   nb_params_clear (&self->params);
+  g_free (self->scene_hkl);
+  g_free (self->hkl_warning);
   g_main_context_unref (self->context);
   G_OBJECT_CLASS (braggscope_simulation_parent_class)->finalize (object);
 }
@@ -351,6 +354,7 @@ braggscope_simulation_init (BraggscopeSimulation *self)
   self->preview_while_dragging = TRUE;
   self->preview_stride = 4;
   self->match_radius = 3.0;
+  self->fit_trials = 1.0;
 }
 
 /**
@@ -479,6 +483,10 @@ braggscope_simulation_new_default_scene (GError **error)
       g_prefix_error (error, "%s: ", path);
       return NULL;
     }
+  /* the file's structure factors are of this cell: another one under them is warned of */
+  self->scene_hkl = g_strdup (self->params.hkl_file);
+  for (int i = 0; i < 6; i++)
+    self->scene_cell[i] = i < 3 ? self->params.cell[i] : self->params.cell[i] * 180.0 / G_PI;
   braggscope_simulation_render (self);
   return g_steal_pointer (&self);
 }

@@ -21,6 +21,7 @@ typedef struct
   int max_arc_domains;               /* the full frame's mosaic domains may rise to this (0: off) */
   BraggscopeMeasuredFrame *measured; /* the full frame is scored against it (owned) */
   double match_radius;               /* pixels */
+  double match_trials;               /* the score's correction (nb_match_options.trials) */
 } BraggscopeRequest;
 
 /* One result, delivered on the simulation's main context. */

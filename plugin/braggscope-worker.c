@@ -283,10 +283,14 @@ worker_score (BraggscopeWorker *w,
   int n;
   nb_status st;
 
+  /* a detector one flat panel cannot represent has no score that means anything */
+  if (braggscope_measured_frame_get_detector_problem (req->measured) != NULL)
+    return;
   if (worker_peaks (w, req->measured, &req->params, &peaks, &n, &err) != NB_OK)
     return;
   nb_match_options_init (&opt);
   opt.radius = req->match_radius;
+  opt.trials = req->match_trials;
   if (info->fpixels == frame->fpixels && info->spixels == frame->spixels)
     st = nb_match_frame (w->plan, image, frame, peaks, n, &opt, &d->match, &err);
   else
@@ -627,6 +631,7 @@ worker_run_fit (BraggscopeWorker *w, BraggscopeFitJob *job)
                       braggscope_measured_frame_get_path (job->measured), n, MATCH_D_MAX);
   nb_refine_options_init (&ro);
   ro.match.radius = job->radius;
+  ro.match.frame = _braggscope_measured_frame_peek (job->measured);
   ro.refine_distance = job->refine_distance;
   ro.refine_beam = job->refine_beam;
   ro.progress = fit_progress;

@@ -436,10 +436,11 @@ static const char full_cbf_template[] =
     "_array_data.binary_id 1\n"
     "_array_data.data ?\n";
 
-/* The template with a 40 x 30 byte-offset array (value (i % 37), pixel 5 at
- * -1, pixel 7 at the overload) added through CBFlib, written to @name. */
+/* @template (full_cbf_template or a variant) with a 40 x 30 byte-offset
+ * array (value (i % 37), pixel 5 at -1, pixel 7 at the overload) added
+ * through CBFlib, written to @name. */
 static char *
-write_full_cbf (const char *name)
+write_full_cbf (const char *name, const char *template)
 {
   g_autofree char *tpath = g_build_filename (tmpdir, "template.cif", NULL);
   char *path = g_build_filename (tmpdir, name, NULL);
@@ -452,7 +453,7 @@ write_full_cbf (const char *name)
     data[i] = i % 37;
   data[5] = -1;
   data[7] = 30000;
-  g_assert_true (g_file_set_contents (tpath, full_cbf_template, -1, &error));
+  g_assert_true (g_file_set_contents (tpath, template, -1, &error));
   g_assert_cmpint (cbf_make_handle (&h), ==, 0);
   in = fopen (tpath, "rb");
   g_assert_nonnull (in);
@@ -476,7 +477,7 @@ static void
 test_full_cbf (void)
 {
 #ifdef NB_HAVE_CBF
-  g_autofree char *path = write_full_cbf ("full.cbf");
+  g_autofree char *path = write_full_cbf ("full.cbf", full_cbf_template);
   nb_frame f;
   nb_error err;
 
@@ -1094,6 +1095,167 @@ test_module_missing (void)
 #endif
 }
 
+/* ------------------------------------------------------------------------ */
+/* Detectors one flat panel cannot represent                                 */
+
+/* A copy of @path with @from replaced by @to (the same length or not: the
+ * miniCBF header is text), as @name. */
+static char *
+edited_copy (const char *path, const char *name, const char *from, const char *to)
+{
+  gsize len;
+  g_autofree char *text = read_all (path, &len);
+  char *at = g_strstr_len (text, (gssize) len, from);
+  char *dst = g_build_filename (tmpdir, name, NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GString) out = g_string_new_len (text, (gssize) (at - text));
+
+  g_assert_nonnull (at);
+  g_string_append (out, to);
+  g_string_append_len (out, at + strlen (from), (gssize) (len - (at - text) - strlen (from)));
+  g_assert_true (g_file_set_contents (dst, out->str, (gssize) out->len, &error));
+  return dst;
+}
+
+/* The I23 Pilatus 12M: refused by its model, naming the header line; with
+ * NB_FRAME_APPLY_AS_FLAT applied and said so.  Renamed to a flat model, its
+ * 10 mm distance for a 42 x 87 cm array is refused instead. */
+static void
+test_detector_i23 (void)
+{
+#ifdef NB_HAVE_CBF
+  g_autofree char *path = measured_frame ("DLS_I23_P12M_thau_00001_zeroed.cbf");
+  g_autofree char *renamed = NULL;
+  g_autofree char *report = NULL;
+  nb_frame f;
+  nb_params p;
+  nb_error err;
+  char why[512];
+
+  g_assert_cmpint (nb_frame_read (path, 0, NB_FRAME_HEADER_ONLY, &f, &err), ==, NB_OK);
+  g_assert_cmpint (nb_frame_detector_problem (&f, why, sizeof why), ==, 1);
+  g_test_message ("%s", why);
+  g_assert_nonnull (strstr (why, "'# Detector: PILATUS 12M, S/N 120-0100'"));
+  nb_params_init (&p);
+  g_assert_cmpint (nb_frame_apply_geometry (&f, &p, &report, &err), ==, NB_ERR_UNSUPPORTED);
+  g_assert_null (report);
+  g_assert_nonnull (strstr (err.message, path));
+  g_assert_nonnull (strstr (err.message, "PILATUS 12M"));
+  g_assert_cmpfloat (p.distance, ==, 0.1); /* nanoBragg's default: unchanged */
+  g_assert_cmpint (p.spixels, !=, 5071);
+  g_assert_cmpint (nb_frame_apply_geometry_flags (&f, &p, NB_FRAME_APPLY_AS_FLAT, &report, &err),
+                   ==, NB_OK);
+  g_assert_nonnull (strstr (report, "note: the miniCBF header line '# Detector: PILATUS 12M"));
+  g_assert_cmpint (p.spixels, ==, 5071);
+  nb_params_clear (&p);
+  nb_frame_clear (&f);
+
+  renamed = edited_copy (path, "i23_renamed.cbf", "PILATUS 12M", "PILATUS 6M");
+  g_assert_cmpint (nb_frame_read (renamed, 0, NB_FRAME_HEADER_ONLY, &f, &err), ==, NB_OK);
+  g_assert_cmpint (nb_frame_detector_problem (&f, why, sizeof why), ==, 1);
+  g_test_message ("%s", why);
+  g_assert_nonnull (strstr (why, "'# Detector_distance 0.01000 m'"));
+  g_assert_nonnull (strstr (why, "423.6 x 872.2 mm"));
+  nb_frame_clear (&f);
+#else
+  g_test_skip ("this build has no CBFlib");
+#endif
+}
+
+/* The real flat detectors are not refused. */
+static void
+test_detector_flat (void)
+{
+  const char *names[] = { "TIMEPIX_SU_516-stdgoni_0001.img", "simtbx_FormatSMVJHSim_001.img",
+#ifdef NB_HAVE_CBF
+                          "dlsnxs2cbf_therm_0001.cbf", "DLS_I03_smargon_0001.cbf",
+#endif
+                          NULL };
+
+  for (int i = 0; names[i] != NULL; i++)
+    {
+      g_autofree char *path = measured_frame (names[i]);
+      nb_frame f;
+      nb_error err;
+      char why[512];
+
+      g_assert_cmpint (nb_frame_read (path, 0, NB_FRAME_HEADER_ONLY, &f, &err), ==, NB_OK);
+      g_assert_cmpint (nb_frame_detector_problem (&f, why, sizeof why), ==, 0);
+      g_assert_cmpstr (why, ==, "");
+      nb_frame_clear (&f);
+    }
+}
+
+/* A full CBF with two detector elements, and one whose detector type names
+ * a Pilatus 12M; an NXmx file with two NXdetector_module groups. */
+static void
+test_detector_panels (void)
+{
+#ifdef NB_HAVE_CBF
+  {
+    const char *one = "_diffrn_detector_element.id ELEMENT1\n"
+                      "_diffrn_detector_element.detector_id DETECTOR\n";
+    g_autoptr (GString) two = g_string_new (full_cbf_template);
+    g_autoptr (GString) named = g_string_new (full_cbf_template);
+    g_autofree char *p2 = NULL, *p3 = NULL;
+    nb_frame f;
+    nb_error err;
+    char why[512];
+
+    g_string_replace (two, one,
+                      "loop_\n_diffrn_detector_element.id\n_diffrn_detector_element.detector_id\n"
+                      "ELEMENT1 DETECTOR\nELEMENT2 DETECTOR\n",
+                      1);
+    p2 = write_full_cbf ("two_elements.cbf", two->str);
+    g_assert_cmpint (nb_frame_read (p2, 0, 0, &f, &err), ==, NB_OK);
+    g_assert_cmpint (f.n_modules, ==, 2);
+    g_assert_cmpint (nb_frame_detector_problem (&f, why, sizeof why), ==, 1);
+    g_test_message ("%s", why);
+    g_assert_nonnull (strstr (why, "diffrn_detector_element describes a detector of 2 elements"));
+    nb_frame_clear (&f);
+
+    g_string_replace (named, "'test detector'", "'PILATUS 12M-DLS'", 1);
+    p3 = write_full_cbf ("named.cbf", named->str);
+    g_assert_cmpint (nb_frame_read (p3, 0, 0, &f, &err), ==, NB_OK);
+    g_assert_cmpint (f.n_modules, ==, 1);
+    g_assert_cmpstr (f.detector, ==, "PILATUS 12M-DLS");
+    g_assert_cmpint (nb_frame_detector_problem (&f, why, sizeof why), ==, 1);
+    g_assert_nonnull (strstr (why, "the CBF detector type 'PILATUS 12M-DLS'"));
+    nb_frame_clear (&f);
+  }
+#endif
+#ifdef NB_HAVE_HDF5
+  {
+    g_autofree char *master = NULL;
+    hid_t file, det, m1, m2;
+    nb_frame f;
+    nb_error err;
+    char why[512];
+
+    write_data_file ("modules_data_000001.h5", 0);
+    master = write_master ("modules_master.h5", "modules_data_000001.h5");
+    g_assert_cmpint (nb_frame_read (master, 0, NB_FRAME_HEADER_ONLY, &f, &err), ==, NB_OK);
+    g_assert_cmpint (f.n_modules, ==, 0);
+    g_assert_cmpint (nb_frame_detector_problem (&f, NULL, 0), ==, 0);
+    nb_frame_clear (&f);
+    file = H5Fopen (master, H5F_ACC_RDWR, H5P_DEFAULT);
+    det = H5Gopen2 (file, "/entry/instrument/detector", H5P_DEFAULT);
+    m1 = h5_group (det, "module_a", "NXdetector_module");
+    m2 = h5_group (det, "module_b", "NXdetector_module");
+    H5Gclose (m1);
+    H5Gclose (m2);
+    H5Gclose (det);
+    H5Fclose (file);
+    g_assert_cmpint (nb_frame_read (master, 0, NB_FRAME_HEADER_ONLY, &f, &err), ==, NB_OK);
+    g_assert_cmpint (f.n_modules, ==, 2);
+    g_assert_cmpint (nb_frame_detector_problem (&f, why, sizeof why), ==, 1);
+    g_test_message ("%s", why);
+    g_assert_nonnull (strstr (why, "2 NXdetector_module groups"));
+    nb_frame_clear (&f);
+  }
+#endif
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1115,6 +1277,9 @@ main (int argc, char **argv)
   g_test_add_func ("/frame/damaged/cbf", test_damaged_cbf);
   g_test_add_func ("/frame/not-frames", test_not_frames);
   g_test_add_func ("/frame/module-missing", test_module_missing);
+  g_test_add_func ("/frame/detector/i23", test_detector_i23);
+  g_test_add_func ("/frame/detector/flat", test_detector_flat);
+  g_test_add_func ("/frame/detector/panels", test_detector_panels);
   rc = g_test_run ();
 
   nb_test_remove_tree (tmpdir);

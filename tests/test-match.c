@@ -160,35 +160,56 @@ test_peaks_synthetic (void)
   nb_frame_clear (&f);
 }
 
+#ifdef NB_HAVE_CBF
+#define HAVE_MEASURED_CBF 1
+#else
+#define HAVE_MEASURED_CBF 0
+#endif
+
+/* tests/data/measured/@name.gz decompressed into a temporary folder and
+ * read whole into @f; the copy is removed again. */
+static void
+read_measured (const char *name, nb_frame *f)
+{
+  g_autofree char *gz_name = g_strconcat (name, ".gz", NULL);
+  g_autofree char *gz = g_test_build_filename (G_TEST_DIST, "data", "measured", gz_name, NULL);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("nb-test-match-XXXXXX", &error);
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  gzFile in = gzopen (gz, "rb");
+  FILE *out = fopen (path, "wb");
+  char buf[65536];
+  int got;
+  nb_error err;
+
+  g_assert_nonnull (in);
+  g_assert_nonnull (out);
+  while ((got = gzread (in, buf, sizeof buf)) > 0)
+    g_assert_cmpuint (fwrite (buf, 1, (size_t) got, out), ==, (size_t) got);
+  gzclose (in);
+  fclose (out);
+  if (nb_frame_read (path, 0, 0, f, &err) != NB_OK)
+    g_error ("%s", err.message);
+  g_remove (path);
+  g_rmdir (dir);
+}
+
 /* On the real Eiger frame: the strongest 50 peaks, none on or beside a
  * masked (module gap) pixel. */
 static void
 test_peaks_eiger (void)
 {
-#ifdef NB_HAVE_CBF
-  g_autofree char *gz =
-      g_test_build_filename (G_TEST_DIST, "data", "measured", "dlsnxs2cbf_therm_0001.cbf.gz", NULL);
-  g_autoptr (GError) error = NULL;
-  g_autofree char *dir = g_dir_make_tmp ("nb-test-match-XXXXXX", &error);
-  g_autofree char *path = g_build_filename (dir, "therm.cbf", NULL);
-  gzFile in = gzopen (gz, "rb");
-  FILE *out = fopen (path, "wb");
-  char buf[65536];
-  int got;
   nb_frame f;
   nb_error err;
   nb_peak *peaks = NULL;
   int n;
 
-  g_assert_nonnull (in);
-  g_assert_nonnull (out);
-  while ((got = gzread (in, buf, sizeof buf)) > 0)
-    fwrite (buf, 1, (size_t) got, out);
-  gzclose (in);
-  fclose (out);
-  g_assert_cmpint (nb_frame_read (path, 0, 0, &f, &err), ==, NB_OK);
-  g_remove (path);
-  g_rmdir (dir);
+  if (!HAVE_MEASURED_CBF)
+    {
+      g_test_skip ("this build has no CBFlib");
+      return;
+    }
+  read_measured ("dlsnxs2cbf_therm_0001.cbf", &f);
   g_assert_cmpint (nb_find_peaks (&f, NULL, &peaks, &n, &err), ==, NB_OK);
   g_assert_cmpint (n, ==, 50);
   for (int i = 0; i < n; i++)
@@ -206,9 +227,6 @@ test_peaks_eiger (void)
                   peaks[0].intensity, peaks[n - 1].intensity);
   free (peaks);
   nb_frame_clear (&f);
-#else
-  g_test_skip ("this build has no CBFlib");
-#endif
 }
 
 /* Every predicted reflection is where the engine's own pixel query finds
@@ -413,6 +431,302 @@ test_shells (void)
   nb_frame_clear (&frame);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Against chance                                                            */
+
+/* The binomial tail against its sum written out, at the extremes, and where
+ * it underflows a double. */
+static void
+test_binomial (void)
+{
+  double direct = 0, last = 0;
+
+  /* P(X >= 3 | 10, 0.2) */
+  for (int j = 3; j <= 10; j++)
+    {
+      double c = 1;
+
+      for (int i = 1; i <= j; i++)
+        c *= (double) (10 - j + i) / i;
+      direct += c * pow (0.2, j) * pow (0.8, 10 - j);
+    }
+  g_assert_cmpfloat_with_epsilon (nb_binomial_log10_tail (3, 10, 0.2), log10 (direct), 1e-12);
+  g_assert_cmpfloat (nb_binomial_log10_tail (0, 10, 0.2), ==, 0.0);
+  g_assert_cmpfloat (nb_binomial_log10_tail (11, 10, 0.2), ==, -INFINITY);
+  g_assert_cmpfloat (nb_binomial_log10_tail (1, 10, 0.0), ==, -INFINITY);
+  g_assert_cmpfloat (nb_binomial_log10_tail (10, 10, 1.0), ==, 0.0);
+  /* the whole tail from below the mean is nearly 1 */
+  g_assert_cmpfloat (nb_binomial_log10_tail (100, 1000, 0.3), >, -1e-12);
+  /* three standard deviations above the mean: the normal tail (0.00135), roughly */
+  g_assert_cmpfloat (fabs (nb_binomial_log10_tail (662, 2000, 0.3) - log10 (0.00135)), <, 0.15);
+  /* all of 5000 at p0 0.1: 5000 log10 0.1 */
+  g_assert_cmpfloat_with_epsilon (nb_binomial_log10_tail (5000, 5000, 0.1), -5000.0, 1e-9);
+  /* finite and decreasing far beyond a double's range */
+  for (int k = 2000; k <= 5000; k += 500)
+    {
+      double t = nb_binomial_log10_tail (k, 5000, 0.1);
+
+      g_assert_true (isfinite (t));
+      if (k > 2000)
+        g_assert_cmpfloat (t, <, last);
+      last = t;
+    }
+}
+
+/* The chance scene: a still of a small cell with wide spots (N 1: a point
+ * diffracts far off the sphere), dense predictions; its frame has a masked
+ * block. */
+#define CHANCE_SCENE                                                                               \
+  "-cell 30 34 40 90 95 90 -misset 5 10 15 -lambda 1 -detpixels 200 -pixel 0.1 -distance 40 "      \
+  "-default_F 1 -backend cpu"
+
+static void
+chance_frame (nb_frame *f)
+{
+  nb_error err;
+
+  g_assert_cmpint (nb_frame_alloc (f, 200, 200, "chance", &err), ==, NB_OK);
+  for (int s = 30; s < 70; s++)
+    for (int x = 120; x < 180; x++)
+      f->mask[s * 200 + x] = NB_PIXEL_MASKED;
+}
+
+/* The chance fraction is the matcher's own: counted pixel by pixel against
+ * the predicted list (nb_predict_reflections, anywhere on the plane) and
+ * the geometry's resolution of each pixel centre, it is the same. */
+static void
+test_chance_exact (void)
+{
+  nb_params p;
+  nb_frame f;
+  nb_error err;
+  nb_match_options mo;
+  nb_match_result res;
+  nb_predict_options po;
+  nb_reflection *refl = NULL;
+  size_t n_refl;
+  nb_plan *plan = NULL;
+  nb_geometry *g;
+  nb_peak peaks[2] = { { .f = 101.3, .s = 140.7 }, { .f = 15.2, .s = 190.1 } };
+  double d_max, d_min;
+  long area = 0, hit = 0;
+
+  params_from (&p, CHANCE_SCENE);
+  chance_frame (&f);
+  nb_match_options_init (&mo);
+  mo.frame = &f;
+  memset (&res, 0, sizeof res);
+  res.n_peaks = 2;
+  g_assert_cmpint (nb_match_chance (&p, peaks, 2, &mo, &res, &err), ==, NB_OK);
+  g_assert_cmpint (nb_peaks_resolution_range (&p, peaks, 2, &d_max, &d_min, &err), ==, NB_OK);
+  g_assert_cmpfloat_with_epsilon (res.chance_d_max, d_max, 1e-9 * d_max);
+  g_assert_cmpfloat_with_epsilon (res.chance_d_min, d_min, 1e-9 * d_min);
+
+  nb_predict_options_init (&po);
+  po.on_detector = 0;
+  g_assert_cmpint (nb_predict_reflections (&p, &po, &refl, &n_refl, &err), ==, NB_OK);
+  g_assert_cmpint (nb_plan_create (&p, &plan, &err), ==, NB_OK);
+  g = nb_plan_ref_geometry (plan);
+  for (int s = 0; s < 200; s++)
+    for (int x = 0; x < 200; x++)
+      {
+        nb_pixel_query q;
+        int covered = 0;
+
+        if (f.mask[s * 200 + x] == NB_PIXEL_MASKED)
+          continue;
+        g_assert_cmpint (nb_geometry_query (g, x + 0.5, s + 0.5, &q, &err), ==, NB_OK);
+        if (q.d > d_max * (1 + 1e-9) || q.d < d_min * (1 - 1e-9))
+          continue;
+        area++;
+        for (size_t i = 0; i < n_refl && !covered; i++)
+          covered = hypot (refl[i].f - (x + 0.5), refl[i].s - (s + 0.5)) <= mo.radius;
+        hit += covered;
+      }
+  g_test_message ("%zu reflections predicted; area %ld pixels (the engine's %ld), %ld covered: "
+                  "%.4f (the engine's %.4f)",
+                  n_refl, area, res.chance_pixels, hit, (double) hit / area, res.chance_fraction);
+  g_assert_cmpint (labs (area - res.chance_pixels), <=, 2);
+  g_assert_cmpfloat (fabs ((double) hit / area - res.chance_fraction), <, 0.002);
+  g_assert_cmpfloat (res.chance_fraction, >, 0.1);
+  nb_geometry_unref (g);
+  nb_plan_destroy (plan);
+  free (refl);
+  nb_frame_clear (&f);
+  nb_params_clear (&p);
+}
+
+/* Peaks at random places score their chance fraction (within 4 standard
+ * deviations), and are no match. */
+static void
+test_chance_random_peaks (void)
+{
+  enum
+  {
+    N = 3000
+  };
+  g_autoptr (GRand) rng = g_rand_new_with_seed (2025);
+  nb_params p;
+  nb_frame f;
+  nb_error err;
+  nb_match_options mo;
+  nb_match_result res;
+  nb_peak *peaks = g_new0 (nb_peak, N);
+  double sigma;
+
+  params_from (&p, CHANCE_SCENE);
+  chance_frame (&f);
+  for (int i = 0; i < N;)
+    {
+      double x = g_rand_double_range (rng, 0, 200), y = g_rand_double_range (rng, 0, 200);
+
+      if (f.mask[(int) y * 200 + (int) x] == NB_PIXEL_MASKED)
+        continue;
+      peaks[i].f = x;
+      peaks[i].s = y;
+      i++;
+    }
+  nb_match_options_init (&mo);
+  mo.frame = &f;
+  g_assert_cmpint (nb_match_peaks (&p, peaks, N, &mo, &res, NULL, &err), ==, NB_OK);
+  sigma = sqrt (res.chance_fraction * (1 - res.chance_fraction) / N);
+  g_test_message ("%d random peaks: %d matched (%.4f), chance fraction %.4f +- %.4f, %ld "
+                  "predicted, p %.3g",
+                  N, res.n_matched, res.fraction, res.chance_fraction, sigma, res.n_predicted,
+                  res.p_value);
+  g_assert_cmpfloat (res.chance_fraction, >, 0.1);
+  g_assert_cmpfloat (fabs (res.fraction - res.chance_fraction), <, 4 * sigma);
+  g_assert_false (res.significant);
+  g_free (peaks);
+  nb_frame_clear (&f);
+  nb_params_clear (&p);
+}
+
+/* A measured frame's header geometry in @p, then @flags. */
+static void
+params_for_frame (nb_params *p, const nb_frame *f, const char *flags)
+{
+  g_autofree char *full = g_strconcat ("nanobragg ", flags, NULL);
+  g_auto (GStrv) argv = NULL;
+  int argc = 0;
+  nb_error err;
+
+  g_assert_true (g_shell_parse_argv (full, &argc, &argv, NULL));
+  nb_params_init (p);
+  g_assert_cmpint (nb_frame_apply_geometry (f, p, NULL, &err), ==, NB_OK);
+  if (nb_params_parse_argv (p, argc, (const char *const *) argv, &err) != NB_OK)
+    g_error ("'%s': %s", flags, err.message);
+}
+
+/* Refines the cell of @flags against the 50 strongest peaks of @f (within
+ * 100 A) from its misset; the score in @res. */
+static void
+refine_on (const nb_frame *f, const char *flags, nb_match_result *res)
+{
+  nb_params p;
+  nb_peak *peaks;
+  int n;
+  nb_refine_options ro;
+  nb_refine_result rr;
+  nb_error err;
+
+  params_for_frame (&p, f, flags);
+  peaks = frame_peaks (f, &p, 50, &n);
+  nb_refine_options_init (&ro);
+  ro.match.frame = f;
+  g_assert_cmpint (nb_refine (&p, peaks, n, &ro, &rr, &err), ==, NB_OK);
+  *res = rr.score;
+  g_test_message ("%s: %d of %d (%.0f %%), chance %.1f %% (%ld predicted, %.2f to %.2f A), p "
+                  "%.3g x %.3g trials: %s",
+                  flags, res->n_matched, res->n_peaks, 100 * res->fraction,
+                  100 * res->chance_fraction, res->n_predicted, res->chance_d_max,
+                  res->chance_d_min, res->p_value, res->trials,
+                  res->significant ? "a match" : "no better than chance");
+  free (peaks);
+  nb_params_clear (&p);
+}
+
+/* The issue's cells on the simulated frame of dense predictions: each
+ * "matched" 28 to 64 % of the peaks, none is a match. */
+static void
+test_chance_wrong_cells (void)
+{
+  static const char *const cells[] = { "-cell 50 50 50 90 90 90", "-cell 31 47 73 90 90 90",
+                                       "-cell 100 100 100 90 90 90" };
+  nb_frame f;
+
+  read_measured ("simtbx_FormatSMVJHSim_001.img", &f);
+  for (gsize i = 0; i < G_N_ELEMENTS (cells); i++)
+    {
+      nb_match_result res;
+
+      refine_on (&f, cells[i], &res);
+      g_assert_cmpfloat (res.fraction, >, 0.2);
+      g_assert_cmpfloat (res.chance_fraction, >, 0.1);
+      g_assert_false (res.significant);
+    }
+  nb_frame_clear (&f);
+}
+
+/* Thaumatin on the I03 frame from a degree off its orientation: a match,
+ * far beyond chance; 1HPV's cell there is not. */
+static void
+test_chance_right_cell (void)
+{
+  nb_frame f;
+  nb_match_result res;
+
+  if (!HAVE_MEASURED_CBF)
+    {
+      g_test_skip ("this build has no CBFlib");
+      return;
+    }
+  read_measured ("DLS_I03_smargon_0001.cbf", &f);
+  refine_on (&f, "-cell 57.8 57.8 150.2 90 90 90 -N 1000 -mosaic 0.1 -misset 23.6 2.7 22.5", &res);
+  g_assert_true (res.significant);
+  g_assert_cmpint (res.n_matched, >=, 20);
+  g_assert_cmpfloat (res.log10_p, <, -20);
+  g_assert_cmpfloat (res.chance_fraction, <, 0.05);
+  refine_on (&f, "-cell 63.4 63.4 83.8 90 90 120 -N 1000 -mosaic 0.1 -misset 23.6 2.7 22.5", &res);
+  g_assert_false (res.significant);
+  nb_frame_clear (&f);
+}
+
+/* The beam stop's shadow on the I03 frame: its edge's diffuse crescent
+ * gave 20 of the 50 strongest peaks within 45 pixels of the beam; none now,
+ * and the strong spot 114 pixels from it stays. */
+static void
+test_peaks_beamstop (void)
+{
+  nb_frame f;
+  nb_peak *peaks = NULL;
+  nb_error err;
+  int n, kept = 0;
+  double px, bf, bs;
+
+  if (!HAVE_MEASURED_CBF)
+    {
+      g_test_skip ("this build has no CBFlib");
+      return;
+    }
+  read_measured ("DLS_I03_smargon_0001.cbf", &f);
+  px = f.item[NB_FRAME_PIXEL_SIZE].value;
+  bf = f.item[NB_FRAME_BEAM_F].value / px;
+  bs = f.item[NB_FRAME_BEAM_S].value / px;
+  g_assert_cmpint (nb_find_peaks (&f, NULL, &peaks, &n, &err), ==, NB_OK);
+  g_assert_cmpint (n, ==, 50);
+  for (int i = 0; i < n; i++)
+    {
+      double r = hypot (peaks[i].f - bf, peaks[i].s - bs);
+
+      g_assert_cmpfloat (r, >, 45);
+      kept += fabs (peaks[i].f - 1303.5) < 1 && fabs (peaks[i].s - 1288.6) < 1;
+    }
+  g_assert_cmpint (kept, ==, 1);
+  free (peaks);
+  nb_frame_clear (&f);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -423,5 +737,11 @@ main (int argc, char **argv)
   g_test_add_func ("/match/refine/recovers-misset", test_refine_recovers);
   g_test_add_func ("/match/search/finds-orientation", test_search_finds);
   g_test_add_func ("/match/shells", test_shells);
+  g_test_add_func ("/match/peaks/beamstop", test_peaks_beamstop);
+  g_test_add_func ("/match/chance/binomial", test_binomial);
+  g_test_add_func ("/match/chance/exact", test_chance_exact);
+  g_test_add_func ("/match/chance/random-peaks", test_chance_random_peaks);
+  g_test_add_func ("/match/chance/wrong-cells", test_chance_wrong_cells);
+  g_test_add_func ("/match/chance/right-cell", test_chance_right_cell);
   return g_test_run ();
 }

@@ -20,6 +20,7 @@
 #include "nanobragg.h"
 #include "nb-hkl.h"
 #include "nb-mtz.h"
+#include "nb-test-util.h"
 
 static char *
 data_path (const char *name)
@@ -738,6 +739,50 @@ test_symmetry (void)
   g_rmdir (dir);
 }
 
+/* The MTZ file's cell and space group reach the plan; under another cell
+ * (thaumatin's) the plan says they cannot belong to it, once, in its log;
+ * under 1HPV's own it says nothing.  nb_cell_differs: another setting of
+ * the same cell, or a refined one, is the same. */
+static void
+test_cell_warning (void)
+{
+  g_autofree char *mtz = data_path ("1hpv_fcalc.mtz");
+  static const double hpv[6] = { 63.4, 63.4, 83.8, 90, 90, 120 };
+  static const double setting[6] = { 83.8, 63.4, 63.4, 120, 90, 90 };
+  static const double refined[6] = { 63.5, 63.3, 84.0, 90, 90, 119.8 };
+  static const double thaumatin[6] = { 57.8, 57.8, 150.2, 90, 90, 90 };
+  static const double unknown[6] = { 0, 0, 0, 0, 0, 0 };
+  const char *cells[2] = { "57.8 57.8 150.2 90 90 90", "63.4 63.4 83.8 90 90 120" };
+
+  g_assert_false (nb_cell_differs (hpv, setting));
+  g_assert_false (nb_cell_differs (hpv, refined));
+  g_assert_true (nb_cell_differs (hpv, thaumatin));
+  g_assert_false (nb_cell_differs (hpv, unknown));
+  for (int c = 0; c < 2; c++)
+    {
+      g_autofree char *cmd =
+          g_strdup_printf ("-hkl %s -cell %s -detpixels 64 -pixel 0.4", mtz, cells[c]);
+      nb_plan *plan = plan_new (cmd);
+      const nb_plan_info *in = nb_plan_get_info (plan);
+      const char *log = nb_plan_get_log (plan);
+
+      for (int i = 0; i < 6; i++)
+        g_assert_cmpfloat_with_epsilon (in->hkl_cell[i], hpv[i], 1e-3);
+      g_assert_cmpstr (in->hkl_space_group, ==, "P 61");
+      g_assert_cmpint (in->hkl_cell_differs, ==, c == 0);
+      if (c == 0)
+        {
+          g_assert_nonnull (strstr (log, "WARNING: "));
+          g_assert_nonnull (strstr (log, "is of the cell 63.4 63.4 83.8 90 90 120 (P 61), not the "
+                                         "crystal's 57.8 57.8 150.2 90 90 90"));
+          g_assert_null (strstr (strstr (log, "WARNING: ") + 1, "WARNING: "));
+        }
+      else
+        g_assert_null (strstr (log, "WARNING: "));
+      nb_plan_destroy (plan);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -750,5 +795,6 @@ main (int argc, char **argv)
   g_test_add_func ("/mtz/missing-number-flag", test_missing_number_flag);
   g_test_add_func ("/mtz/damaged-copies", test_damaged_copies);
   g_test_add_func ("/mtz/damaged-plan", test_damaged_plan);
+  g_test_add_func ("/mtz/cell-warning", test_cell_warning);
   return g_test_run ();
 }

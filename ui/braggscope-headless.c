@@ -33,6 +33,7 @@
 #include <braggscope-gtk.h>
 #include <braggscope.h>
 #include <glib/gi18n.h>
+#include <pango/pangocairo.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -328,21 +329,96 @@ adopt_measured (BraggscopeSimulation *sim, const BraggscopeOptions *opts, GError
   return g_steal_pointer (&frame);
 }
 
-/* The score of the full frame against the measured frame, one line. */
+/* The score of the full frame against the measured frame, one line; the
+ * same without the newline, for the picture's caption, in @caption.  (A
+ * frame whose detector one flat panel cannot represent never gets here:
+ * its geometry is refused.) */
 static void
-print_score (BraggscopeSimulation *sim)
+print_score (BraggscopeSimulation *sim, char **caption)
 {
-  double fraction, radius, rms, cc;
+  double fraction, radius, rms, cc, chance, p;
   int peaks, matched;
+  gboolean significant;
 
   g_object_get (sim, "match-fraction", &fraction, "match-peaks", &peaks, "match-matched", &matched,
                 "match-radius", &radius, "match-rms-distance", &rms, "match-correlation", &cc,
-                NULL);
+                "match-chance-fraction", &chance, "match-p-value", &p, "match-significant",
+                &significant, NULL);
   /* Translators: the match score printed by --measured: peaks matched of
-   * all, the percentage, the radius and RMS distance (pixels) and the
-   * correlation coefficient of the pixels. */
-  g_print (_ ("match: %d of %d peaks (%.0f %%) within %g px, rms %.2f px, correlation %.3f\n"),
-           matched, peaks, 100.0 * fraction, radius, rms, cc);
+   * all, the percentage, the radius and RMS distance (pixels), the
+   * correlation coefficient of the pixels, the percentage peaks at random
+   * places would match, the probability of the score by chance, and "a
+   * match" or "no better than chance". */
+  *caption = g_strdup_printf (_ ("match: %d of %d peaks (%.0f %%) within %g px, rms %.2f px, "
+                                 "correlation %.3f, chance %.1f %%, p %.2g: %s"),
+                              matched, peaks, 100.0 * fraction, radius, rms, cc, 100.0 * chance, p,
+                              significant ? _ ("a match") : _ ("no better than chance"));
+  g_print ("%s\n", *caption);
+}
+
+/* @text in white on a dark box at (@x, @y) of @cr, @size pixels high. */
+static void
+caption_at (cairo_t *cr, double x, double y, double size, const char *text)
+{
+  PangoLayout *layout = pango_cairo_create_layout (cr);
+  PangoFontDescription *font = pango_font_description_from_string ("Sans");
+  int w, h;
+
+  pango_font_description_set_absolute_size (font, size * PANGO_SCALE);
+  pango_layout_set_font_description (layout, font);
+  pango_layout_set_text (layout, text, -1);
+  pango_layout_get_pixel_size (layout, &w, &h);
+  cairo_set_source_rgba (cr, 0, 0, 0, 0.7);
+  cairo_rectangle (cr, x, y, w + 0.5 * size, h + 0.25 * size);
+  cairo_fill (cr);
+  cairo_set_source_rgb (cr, 1, 1, 1);
+  cairo_move_to (cr, x + 0.25 * size, y + 0.125 * size);
+  pango_cairo_show_layout (cr, layout);
+  pango_font_description_free (font);
+  g_object_unref (layout);
+}
+
+/* Captions on the --measured picture (@rgba, @width x @height, opaque):
+ * which layer is which, as @mode shows them (@rw: the measured layer's width,
+ * left of the simulation side by side), and the score along the bottom.
+ * White on grey boxes, so cairo's byte order (BGRA where RGBA is stored)
+ * changes nothing. */
+static void
+caption_measured (guint8 *rgba,
+                  int width,
+                  int height,
+                  int rw,
+                  const char *mode,
+                  const char *name,
+                  const char *score)
+{
+  cairo_surface_t *surface =
+      cairo_image_surface_create_for_data (rgba, CAIRO_FORMAT_ARGB32, width, height, width * 4);
+  cairo_t *cr = cairo_create (surface);
+  double size = CLAMP (height / 40.0, 11.0, 48.0), pad = 0.5 * size;
+  g_autofree char *measured = NULL;
+
+  /* Translators: the measured layer's caption in a snapshot: its file. */
+  measured = g_strdup_printf (_ ("measured: %s"), name);
+  if (width > rw && g_strcmp0 (mode, "side-by-side") == 0)
+    {
+      caption_at (cr, pad, pad, size, measured);
+      caption_at (cr, rw + pad, pad, size, _ ("simulated"));
+    }
+  else if (g_strcmp0 (mode, "blink") == 0)
+    caption_at (cr, pad, pad, size, measured);
+  else if (g_strcmp0 (mode, "difference") == 0)
+    caption_at (cr, pad, pad, size, _ ("simulated − measured (scaled): red above, blue below"));
+  else
+    {
+      g_autofree char *both = g_strdup_printf (_ ("%s (grey), simulated spots (orange)"), measured);
+
+      caption_at (cr, pad, pad, size, both);
+    }
+  caption_at (cr, pad, height - 1.5 * size - pad, size, score);
+  cairo_destroy (cr);
+  cairo_surface_flush (surface);
+  cairo_surface_destroy (surface);
 }
 
 int
@@ -423,7 +499,11 @@ braggscope_headless_snapshot (const BraggscopeOptions *opts, GSettings *settings
       int rw = braggscope_measured_frame_get_width (measured);
       int rh = braggscope_measured_frame_get_height (measured);
 
-      print_score (sim);
+      g_autofree char *score = NULL;
+      g_autofree char *name = g_path_get_basename (opts->measured);
+      const char *mode = opts->compare_mode != NULL ? opts->compare_mode : "side-by-side";
+
+      print_score (sim, &score);
       reference_display = look.display;
       if (look.auto_contrast)
         braggscope_auto_contrast (g_bytes_get_data (pixels, NULL), (gsize) rw * rh,
@@ -431,6 +511,7 @@ braggscope_headless_snapshot (const BraggscopeOptions *opts, GSettings *settings
                                   &reference_display.low, &reference_display.high);
       rgba = render_compare (g_bytes_get_data (pixels, NULL), rw, rh, &reference_display, NULL,
                              TRUE, frame, &look, opts->compare_mode, &width, &height);
+      caption_measured (rgba, width, height, rw, mode, name, score);
     }
   else
     {

@@ -47,16 +47,39 @@ set_enabled (BraggscopeWindow *self, const char *name, gboolean enabled)
   g_simple_action_set_enabled (G_SIMPLE_ACTION (action), enabled);
 }
 
+/* A frame whose header describes a detector one flat panel cannot stand
+ * for: shown, but neither adopted, scored nor fitted. */
+static const char *
+detector_problem (BraggscopeWindow *self)
+{
+  return self->measured != NULL ? braggscope_measured_frame_get_detector_problem (self->measured)
+                                : NULL;
+}
+
 static void
 update_actions (BraggscopeWindow *self)
 {
   gboolean have = self->measured != NULL, fitting = self->fit_cancellable != NULL;
+  gboolean usable = have && detector_problem (self) == NULL;
 
   for (int i = 0; frame_actions[i] != NULL; i++)
     set_enabled (self, frame_actions[i], have);
+  set_enabled (self, "adopt-geometry", usable);
   for (int i = 0; fit_actions[i] != NULL; i++)
-    set_enabled (self, fit_actions[i], have && !fitting);
+    set_enabled (self, fit_actions[i], usable && !fitting);
   set_enabled (self, "cancel-fit", fitting);
+}
+
+/* The structure factors cannot belong to the crystal: said once, when the
+ * simulation finds it. */
+static void
+on_hkl_cell_warning (BraggscopeWindow *self)
+{
+  g_autofree char *warning = NULL;
+
+  g_object_get (self->sim, "hkl-cell-warning", &warning, NULL);
+  if (warning != NULL)
+    braggscope_window_show_message (self, warning, TRUE);
 }
 
 /* ---- the status line ---- */
@@ -66,35 +89,63 @@ update_score (BraggscopeWindow *self)
 {
   g_autofree char *text = NULL;
   g_autoptr (GString) tooltip = NULL;
-  double fraction = NAN, radius = 3.0, cc = NAN, rms = NAN;
+  double fraction = NAN, radius = 3.0, cc = NAN, rms = NAN, chance = NAN, p = NAN;
   int peaks = 0, matched = 0, shells = 0;
+  gboolean significant = FALSE;
 
   if (self->measured == NULL)
     {
       gtk_widget_set_visible (GTK_WIDGET (self->score_label), FALSE);
       return;
     }
+  if (detector_problem (self) != NULL)
+    {
+      gtk_label_set_text (self->score_label,
+                          _ ("Match: none, the frame's detector is not one flat panel"));
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->score_label), detector_problem (self));
+      gtk_widget_set_visible (GTK_WIDGET (self->score_label), TRUE);
+      return;
+    }
   g_object_get (self->sim, "match-fraction", &fraction, "match-peaks", &peaks, "match-matched",
                 &matched, "match-radius", &radius, "match-correlation", &cc, "match-rms-distance",
-                &rms, "match-shells", &shells, NULL);
+                &rms, "match-shells", &shells, "match-chance-fraction", &chance, "match-p-value",
+                &p, "match-significant", &significant, NULL);
   if (isnan (fraction))
     text = g_strdup (_ ("Match: waiting for the full frame"));
-  else if (isnan (cc))
-    /* Translators: measured peaks near a predicted reflection: matched of
-     * all, the percentage, and the distance in pixels. */
-    text = g_strdup_printf (_ ("Match: %d of %d peaks (%.0f %%) within %g px"), matched, peaks,
-                            100.0 * fraction, radius);
   else
-    /* Translators: as "Match: %d of %d peaks...", then the correlation
-     * coefficient of the simulated and measured pixels. */
-    text = g_strdup_printf (_ ("Match: %d of %d peaks (%.0f %%) within %g px · CC %.2f"), matched,
-                            peaks, 100.0 * fraction, radius, cc);
+    {
+      const char *verdict = significant ? _ ("a match") : _ ("no better than chance");
+
+      if (isnan (cc))
+        /* Translators: measured peaks near a predicted reflection: matched of
+         * all, the percentage, the distance in pixels, the percentage peaks at
+         * random places would match, and "a match" or "no better than
+         * chance". */
+        text = g_strdup_printf (_ ("Match: %d of %d peaks (%.0f %%) within %g px, chance %.1f %% · "
+                                   "%s"),
+                                matched, peaks, 100.0 * fraction, radius, 100.0 * chance, verdict);
+      else
+        /* Translators: as "Match: %d of %d peaks...", then the correlation
+         * coefficient of the simulated and measured pixels. */
+        text =
+            g_strdup_printf (_ ("Match: %d of %d peaks (%.0f %%) within %g px, chance %.1f %% · "
+                                "%s · CC %.2f"),
+                             matched, peaks, 100.0 * fraction, radius, 100.0 * chance, verdict, cc);
+    }
   gtk_label_set_text (self->score_label, text);
   gtk_widget_set_visible (GTK_WIDGET (self->score_label), TRUE);
 
   tooltip = g_string_new (NULL);
+  if (!isnan (p))
+    /* Translators: the probability that peaks at random places match as
+     * many, and what a match needs. */
+    g_string_append_printf (tooltip,
+                            _ ("Peaks at random places would match as many with probability %.2g; "
+                               "a match needs less than 0.001 (divided by the orientations a fit "
+                               "chose among)"),
+                            p);
   if (!isnan (rms))
-    g_string_append_printf (tooltip, _ ("RMS distance of the matched peaks: %.2f px"), rms);
+    g_string_append_printf (tooltip, _ ("\nRMS distance of the matched peaks: %.2f px"), rms);
   for (int i = 0; i < shells; i++)
     {
       double d_max, d_min, shell_cc;
@@ -280,6 +331,14 @@ on_measured_loaded (GObject *source, GAsyncResult *result, gpointer data)
       return;
     }
   set_measured (self, frame);
+  if (braggscope_measured_frame_get_detector_problem (frame) != NULL)
+    {
+      /* its geometry would be wrong: shown as a layer, neither adopted nor fitted */
+      braggscope_window_show_message (self, braggscope_measured_frame_get_detector_problem (frame),
+                                      TRUE);
+      g_object_unref (self);
+      return;
+    }
   base = g_path_get_basename (braggscope_measured_frame_get_path (frame));
   /* Translators: the file, its format (SMV, miniCBF, CBF, NeXus) and size. */
   text = g_strdup_printf (_ ("Measured frame %s: %s, %d × %d pixels"), base,
@@ -483,6 +542,10 @@ _braggscope_window_measured_set_simulation (BraggscopeWindow *self)
     }
   g_signal_connect_swapped (self->sim, "notify::match-fraction", G_CALLBACK (update_score), self);
   g_signal_connect_swapped (self->sim, "notify::match-correlation", G_CALLBACK (update_score),
+                            self);
+  g_signal_connect_swapped (self->sim, "notify::match-significant", G_CALLBACK (update_score),
+                            self);
+  g_signal_connect_swapped (self->sim, "notify::hkl-cell-warning", G_CALLBACK (on_hkl_cell_warning),
                             self);
   g_signal_connect (self->sim, "fit-progress", G_CALLBACK (on_fit_progress), self);
   g_signal_connect_object (self->view, "readout-changed", G_CALLBACK (on_readout_changed), self, 0);

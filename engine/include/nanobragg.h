@@ -289,6 +289,14 @@ extern "C"
 
   typedef struct nb_plan nb_plan;
 
+  /* nb_cell_differs: 1 when unit cells @a and @b (a, b, c in Angstrom;
+   * alpha, beta, gamma in degrees) cannot be one crystal's: their edges,
+   * sorted, differ by more than 3 %, or their angles, sorted, by more than 3
+   * degrees (a cell refined against other data differs by tenths of a
+   * percent; another setting of the same lattice permutes the edges).  0 when
+   * either has a zero edge (unknown). */
+  int nb_cell_differs (const double a[6], const double b[6]);
+
   /* Derived geometry and bookkeeping, valid for the plan's life (until update). */
   typedef struct
   {
@@ -319,6 +327,12 @@ extern "C"
     nb_pivot pivot;
     int interpolate; /* 0/1 as used */
     double default_F;
+    double cell[6];           /* the crystal's unit cell (Angstrom, degrees), from a0, b0, c0 */
+    double hkl_cell[6];       /* the structure-factor file's cell when it gives one (an MTZ
+                                 file's CELL record), else all 0 */
+    char hkl_space_group[16]; /* its space group (MTZ SYMINF), or "" */
+    int hkl_cell_differs;     /* hkl_cell is not the crystal's (nb_cell_differs()): the file's
+                                 structure factors cannot belong to this crystal */
   } nb_plan_info;
 
   /* The plan's stages (its warm cache).  Each is recomputed only when one of its

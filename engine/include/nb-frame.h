@@ -102,6 +102,12 @@ extern "C"
     char *header;              /* the header text as read (SMV header, miniCBF header_contents),
                                   or NULL (NeXus, full CBF); owned */
     nb_frame_value item[NB_FRAME_N_ITEMS];
+    int n_modules; /* panels the header's geometry describes: rows of a full CBF's
+                      diffrn_detector_element, NXdetector_module groups of an NXmx detector;
+                      0 when it says nothing (SMV, miniCBF) */
+    char detector[NB_FRAME_SOURCE_MAX]; /* the detector's model as a full CBF
+                                           (diffrn_detector.type) or NXmx (description) names
+                                           it, "" otherwise; a miniCBF's is in header */
   } nb_frame;
 
   /* Flags of nb_frame_read(). */
@@ -169,6 +175,26 @@ extern "C"
    * detsize_s), so set those first. */
   void nb_params_set_beam_centre (nb_params *p, double fbeam, double sbeam);
 
+  /* nb_frame_detector_problem: whether the header of @frame describes a
+   * detector that the single flat panel of nb_params cannot represent, so
+   * that its geometry would be wrong if adopted: a model known to be curved
+   * or made of separate panels (a miniCBF's '# Detector: PILATUS 12M' line, a
+   * full CBF's diffrn_detector.type, an NXmx description), several detector
+   * elements or modules (n_modules > 1), or a distance at which a flat array
+   * of the frame's size would reach beyond 80 deg two-theta (a curved
+   * detector's header gives its radius, or nothing usable).  Returns 1 with
+   * one line in @why (@size bytes; NULL allowed) naming the header line and
+   * the reason, 0 when nothing in the header says so. */
+  int nb_frame_detector_problem (const nb_frame *frame, char *why, size_t size);
+
+  /* Flags of nb_frame_apply_geometry_flags(). */
+  enum
+  {
+    NB_FRAME_APPLY_AS_FLAT = 1 << 0, /* apply a header nb_frame_detector_problem() refuses (the
+                                        caller gives the geometry it got wrong), and say so in
+                                        the report */
+  };
+
   /* nb_frame_apply_geometry: sets the fields of @p the frame's header gave:
    * the pixel counts (always: the frame's dimensions, detsize_f/_s from them),
    * pixel_size, lambda0, distance (and close_distance when @p had one: it is
@@ -182,10 +208,16 @@ extern "C"
    * @report, when non-NULL, receives a malloc'ed text, one line per item
    * ("distance 213.96 mm from the miniCBF header '# Detector_distance
    * 0.21396 m'", "oscillation: not in the header, keeps 0 deg"), in the
-   * units of nanoBragg's flags; free() it.  Errors: NB_ERR_NOMEM (then @p is
-   * unchanged). */
+   * units of nanoBragg's flags; free() it.  Errors: NB_ERR_UNSUPPORTED (a
+   * detector nb_frame_detector_problem() says one flat panel cannot
+   * represent: the message is its reason), NB_ERR_NOMEM; @p is unchanged
+   * then. */
   nb_status
   nb_frame_apply_geometry (const nb_frame *frame, nb_params *p, char **report, nb_error *err);
+
+  /* nb_frame_apply_geometry_flags: the same with NB_FRAME_APPLY_* @flags. */
+  nb_status nb_frame_apply_geometry_flags (
+      const nb_frame *frame, nb_params *p, unsigned flags, char **report, nb_error *err);
 
 #ifdef __cplusplus
 }

@@ -67,6 +67,12 @@ extern "C"
                           dropped (module gaps, dead pixels); default 1 */
     int box;           /* the box of a peak's intensity and centroid reaches this many pixels
                           either side of its maximum (masked pixels left out); default 2 */
+    int shadow;        /* peaks within this many pixels of a shadow (a beam stop's, its arm's:
+                          a region of at least 600 pixels whose counts are below an eighth of
+                          the frame's typical background, module gaps within it included) are
+                          dropped: the diffuse scatter at a shadow's edge makes false peaks;
+                          default 24; 0: none.  Frames whose background is too weak to tell a
+                          shadow from it (under 16 counts in 32 x 32 pixels) have none */
   } nb_peak_options;
 
   /* nb_peak_options_init: the defaults above. */
@@ -89,6 +95,13 @@ extern "C"
   int nb_peaks_in_resolution (
       const nb_params *p, nb_peak *peaks, int n, double d_min, double d_max, nb_error *err);
 
+  /* nb_peaks_resolution_range: the lowest and highest resolution (Angstrom)
+   * of @peaks (@n >= 1) with the detector and wavelength of @p, in *@d_max
+   * and *@d_min (INFINITY for a peak on the beam).  Errors: those of
+   * nb_plan_create() for @p, NB_ERR_INVALID without peaks. */
+  nb_status nb_peaks_resolution_range (
+      const nb_params *p, const nb_peak *peaks, int n, double *d_max, double *d_min, nb_error *err);
+
   /* ---- the match score ---- */
 
   typedef struct
@@ -96,6 +109,15 @@ extern "C"
     double radius;              /* a peak matches when a predicted reflection lies within this many
                                    pixels of its centroid; default 3 */
     nb_predict_options predict; /* what is predicted */
+    const nb_frame *frame;      /* the frame the peaks were found on (borrowed): its unmasked
+                                   pixels make the area of the chance fraction; NULL (default):
+                                   every pixel of the detector */
+    double alpha;               /* significance level of a match; default 1e-3 */
+    double trials;              /* orientations (and detector positions) the score was chosen
+                                   among, >= 1: the p-value is multiplied by it before it is
+                                   compared with alpha (Bonferroni); default 1, for parameters
+                                   given rather than fitted (nb_refine() and
+                                   nb_orientation_search() set their own) */
   } nb_match_options;
 
   void nb_match_options_init (nb_match_options *opt);
@@ -111,6 +133,21 @@ extern "C"
     double rms_distance; /* of the matched peaks (pixels) */
     double soft;         /* mean over peaks of exp(-d^2 / (2 (radius/2)^2)), d the distance to the
                             nearest predicted reflection: the smooth score refinement maximises */
+    /* against chance (nb_match_peaks): the same predictions and peaks placed at random */
+    double chance_fraction; /* fraction of the area (the unmasked pixels of the detector whose
+                               resolution lies within the peaks' range) within the radius of a
+                               predicted reflection: the fraction random peaks would score */
+    double chance_d_max, chance_d_min; /* the area's (and the peaks') resolution range (A) */
+    long chance_pixels;                /* pixels of the area */
+    long n_predicted;                  /* reflections predicted on or next to the area */
+    double p_value;        /* P(X >= n_matched) for X binomial (n_peaks, chance_fraction): how often
+                        chance matches as many (1 without peaks); may underflow to 0 */
+    double log10_p;        /* log10 of p_value, finite where p_value underflows */
+    double trials;         /* the correction applied (nb_match_options.trials) */
+    double alpha;          /* the significance level applied */
+    int significant;       /* p_value * trials < alpha: a match; 0: no better than chance */
+    double distance;       /* the detector geometry scored: distance (m) */
+    double beam_f, beam_s; /* beam centre along fast and slow from pixel (0, 0)'s corner (m) */
     /* simulated against measured pixels (nb_match_frame only; n_shells 0 otherwise) */
     int n_shells;
     double shell_d_max[NB_MAX_SHELLS]; /* low-resolution edge (Angstrom) */
@@ -133,9 +170,11 @@ extern "C"
    * reflection the crystal of @p is predicted to give (nb_predict_reflections
    * with @opt->predict): for each peak, the lattice points nearest the
    * reciprocal-lattice vector its position implies (at the middle of the
-   * exposure) are predicted and the nearest spot kept.  Fills @res's peak
-   * part (n_shells 0) and, when @detail is non-NULL, @n entries of it.
-   * Errors: those of nb_plan_create() for @p, NB_ERR_NOMEM. */
+   * exposure) are predicted and the nearest spot kept.  Then what chance
+   * gives for the same predictions (nb_match_chance()) and the significance
+   * of the count against it.  Fills @res's peak and chance parts (n_shells 0)
+   * and, when @detail is non-NULL, @n entries of it.  Errors: those of
+   * nb_plan_create() for @p and of nb_match_chance(), NB_ERR_NOMEM. */
   nb_status nb_match_peaks (const nb_params *p,
                             const nb_peak *peaks,
                             int n,
@@ -143,6 +182,30 @@ extern "C"
                             nb_match_result *res,
                             nb_peak_match *detail,
                             nb_error *err);
+
+  /* nb_match_chance: the chance part of @res for @n peaks of which
+   * @res->n_matched matched: the area is every pixel of @p's detector that
+   * @opt->frame does not mask (NB_PIXEL_VALID or NB_PIXEL_OVERLOAD) whose
+   * centre's resolution lies between the lowest and the highest of the peaks'
+   * (at their centroids); every reflection of @p predicted during the
+   * exposure (nb_model_predict's gate, @opt->predict) marks the pixels whose
+   * centres lie within @opt->radius of its spot; chance_fraction is the
+   * marked part of the area, counted exactly on the pixel grid.  The p-value
+   * is the binomial upper tail, summed in log space (exact for any n), and
+   * significant says p_value * @opt->trials < @opt->alpha.  Without peaks:
+   * p_value 1, not significant.  Errors: NB_ERR_INVALID (a frame of another
+   * size than the detector, options out of range), those of nb_plan_create(),
+   * NB_ERR_NOMEM. */
+  nb_status nb_match_chance (const nb_params *p,
+                             const nb_peak *peaks,
+                             int n,
+                             const nb_match_options *opt,
+                             nb_match_result *res,
+                             nb_error *err);
+
+  /* nb_binomial_log10_tail: log10 P(X >= @k) for X binomial (@n, @p0): 0
+   * for k <= 0, -INFINITY for k > n or p0 = 0 (and k > 0). */
+  double nb_binomial_log10_tail (int k, int n, double p0);
 
   /* nb_shell_correlation: Pearson correlations between @image (a simulation,
    * info->fpixels x info->spixels floats) and @frame's counts, over the
@@ -160,8 +223,9 @@ extern "C"
 
   /* nb_match_frame: the whole match score of a simulated @image of @plan
    * against the measured @frame: nb_match_peaks() for @peaks (@n; from
-   * nb_find_peaks()) with the plan's parameters, and nb_shell_correlation()
-   * in 10 shells.  Errors: those two's. */
+   * nb_find_peaks()) with the plan's parameters (@frame the chance area's
+   * mask when @opt->frame is NULL), and nb_shell_correlation() in 10 shells.
+   * Errors: those two's. */
   nb_status nb_match_frame (const nb_plan *plan,
                             const float *image,
                             const nb_frame *frame,
@@ -212,10 +276,12 @@ extern "C"
    * radius).  The result is never worse than the start (more peaks matched,
    * or as many closer).  On success @p holds
    * the result (misset angles as -misset takes them, in radians; a -misset
-   * random orientation becomes explicit angles) and @res its score.  On
-   * error or cancellation @p is unchanged.  Errors: NB_ERR_INVALID (fewer
-   * than 3 peaks, a cell-less @p), those of nb_plan_create(),
-   * NB_ERR_CANCELLED, NB_ERR_NOMEM. */
+   * random orientation becomes explicit angles) and @res its score, its
+   * significance corrected for the orientations (and detector positions)
+   * the refinement could tell apart within max_rotation.  On error or
+   * cancellation @p is unchanged.  Errors: NB_ERR_INVALID (fewer than 3
+   * peaks, a cell-less @p, a match.frame of another size than the
+   * detector), those of nb_plan_create(), NB_ERR_CANCELLED, NB_ERR_NOMEM. */
   nb_status nb_refine (nb_params *p,
                        const nb_peak *peaks,
                        int n,
@@ -259,10 +325,13 @@ extern "C"
    *   L, combined into right-handed triplets with the cell's angles): the
    *   known-cell form of a real-space grid search, which large cells need.
    * The best distinct candidates (@opt->candidates of them, up to the
-   * lattice's own symmetry) are refined with nb_refine()'s stages and the
-   * best result kept.  On success @p's misset is that orientation (and its
-   * distance and beam centre when refined).  Errors: those of nb_refine(),
-   * NB_ERR_INVALID when no candidate at all was found. */
+   * lattice's own symmetry) are refined with nb_refine()'s stages and
+   * ranked by significance (each one's p-value against its own
+   * chance fraction).  On success @p's misset is the best (and its distance
+   * and beam centre when refined) and @res->score says whether it is a
+   * match, corrected for every orientation the search could tell apart:
+   * report an orientation only when @res->score.significant.  Errors: those
+   * of nb_refine(), NB_ERR_INVALID when no candidate at all was found. */
   nb_status nb_orientation_search (nb_params *p,
                                    const nb_peak *peaks,
                                    int n,

@@ -2,13 +2,19 @@
  * nanobragg writes a noisy 1HPV frame (an SMV file with nanoBragg's header);
  * `nanobragg -frame` adopts its geometry and says where each value came from;
  * nanobragg-match reads it, refines a misset a degree off back to the one it
- * was made with, writes the overlay, and refuses bad input clearly. */
+ * was made with (a match, far beyond chance), writes the overlay, and refuses
+ * bad input clearly.  On the real frames of tests/data/measured: a wrong cell
+ * on the simtbx frame is no match (exit 3, --json says so), thaumatin on the
+ * I03 frame is found and is one, and the I23 Pilatus 12M is refused. */
 #include <glib.h>
 #include <glib/gstdio.h>
 
 #include <math.h>
 #include <string.h>
 #include <sys/wait.h>
+#ifdef NB_HAVE_ZLIB
+#include <zlib.h>
+#endif
 
 #include "nb-test-util.h"
 
@@ -85,7 +91,180 @@ test_match_refines (void)
   g_assert_cmpfloat (fabs (m[1] - 20), <, 0.05);
   g_assert_cmpfloat (fabs (m[2] - 30), <, 0.05);
   g_assert_nonnull (strstr (out, "score: "));
+  g_assert_nonnull (strstr (out, "below 0.001: a match\n"));
   g_assert_true (g_file_test (png, G_FILE_TEST_IS_REGULAR));
+}
+
+/* The number after "@key": in a one-line JSON object. */
+static double
+json_number (const char *json, const char *key)
+{
+  g_autofree char *quoted = g_strdup_printf ("\"%s\": ", key);
+  const char *at = strstr (json, quoted);
+
+  g_assert_nonnull (at);
+  return g_ascii_strtod (at + strlen (quoted), NULL);
+}
+
+/* tests/data/measured/@name.gz decompressed into the test's folder; FALSE
+ * (the test skipped) without zlib, or without CBFlib for a CBF. */
+static gboolean
+measured (const char *name)
+{
+#ifdef NB_HAVE_ZLIB
+  g_autofree char *gz_name = g_strconcat (name, ".gz", NULL);
+  g_autofree char *src = g_test_build_filename (G_TEST_DIST, "data", "measured", gz_name, NULL);
+  g_autofree char *dst = g_build_filename (dir, name, NULL);
+  gzFile in;
+  FILE *out;
+  char buf[65536];
+  int got;
+
+#ifndef NB_HAVE_CBF
+  if (g_str_has_suffix (name, ".cbf"))
+    {
+      g_test_skip ("this build has no CBFlib");
+      return FALSE;
+    }
+#endif
+  if (g_file_test (dst, G_FILE_TEST_EXISTS))
+    return TRUE;
+  in = gzopen (src, "rb");
+  g_assert_nonnull (in);
+  out = fopen (dst, "wb");
+  g_assert_nonnull (out);
+  while ((got = gzread (in, buf, sizeof buf)) > 0)
+    g_assert_cmpint ((int) fwrite (buf, 1, (size_t) got, out), ==, got);
+  gzclose (in);
+  g_assert_cmpint (fclose (out), ==, 0);
+  return TRUE;
+#else
+  g_test_skip ("no zlib to decompress the measured frames");
+  return FALSE;
+#endif
+}
+
+/* The issue's 100 A cubic cell on the simtbx frame "matched" 64 %: it is no
+ * match (exit 3), --json says so in one object on stdout and the report goes
+ * to stderr. */
+static void
+test_match_json_no_match (void)
+{
+  const char *argv[] = { match_cli, "simtbx_FormatSMVJHSim_001.img",
+                         "--json",  "--no-search",
+                         "-cell",   "100",
+                         "100",     "100",
+                         "90",      "90",
+                         "90",      NULL };
+  g_autofree char *out = NULL, *err = NULL;
+
+  if (!measured ("simtbx_FormatSMVJHSim_001.img"))
+    return;
+  g_assert_cmpint (run (argv, &out, &err), ==, 3);
+  g_test_message ("%s%s", err, out);
+  /* one object, one line */
+  g_assert_true (g_str_has_prefix (out, "{\"frame\": \"simtbx_FormatSMVJHSim_001.img\", "));
+  g_assert_true (g_str_has_suffix (out, "}\n"));
+  g_assert_true (strchr (out, '\n') == out + strlen (out) - 1);
+  g_assert_nonnull (strstr (out, "\"significant\": false"));
+  g_assert_cmpfloat (json_number (out, "peaks"), ==, 50);
+  g_assert_cmpfloat (json_number (out, "fraction"), >, 0.5);
+  g_assert_cmpfloat (json_number (out, "chance_fraction"), >, 0.4);
+  g_assert_cmpfloat (json_number (out, "p_value"), >, 1e-3);
+  g_assert_nonnull (strstr (out, "\"misset_deg\": ["));
+  g_assert_nonnull (strstr (out, "\"beam_centre_px\": [512, 512]"));
+  g_assert_cmpfloat (json_number (out, "distance_mm"), ==, 1590);
+  g_assert_nonnull (strstr (err, "no better than chance"));
+  g_assert_nonnull (strstr (err, "no match: "));
+  g_assert_null (strstr (err, "command line:"));
+}
+
+/* Thaumatin's cell on the I03 frame: the search finds it and calls it a
+ * match (exit 0), against a chance fraction of about 1 %. */
+static void
+test_match_i03_thaumatin (void)
+{
+  const char *argv[] = { match_cli, "DLS_I03_smargon_0001.cbf",
+                         "--json",  "-cell",
+                         "57.8",    "57.8",
+                         "150.2",   "90",
+                         "90",      "90",
+                         "-N",      "1000",
+                         "-mosaic", "0.1",
+                         NULL };
+  g_autofree char *out = NULL, *err = NULL;
+
+  if (!measured ("DLS_I03_smargon_0001.cbf"))
+    return;
+  g_assert_cmpint (run (argv, &out, &err), ==, 0);
+  g_test_message ("%s%s", err, out);
+  g_assert_nonnull (strstr (out, "\"significant\": true"));
+  g_assert_nonnull (strstr (out, "\"search\": true"));
+  g_assert_cmpfloat (json_number (out, "matched"), >=, 20);
+  g_assert_cmpfloat (json_number (out, "chance_fraction"), <, 0.03);
+  g_assert_cmpfloat (json_number (out, "log10_p_value"), <, -20);
+  g_assert_cmpfloat (json_number (out, "seconds"), >, 0);
+  g_assert_cmpfloat (json_number (out, "rms_px"), <, 2);
+  /* the peaks' real range, not the limits asked for */
+  g_assert_null (strstr (err, "between 100 and 0 A"));
+  g_assert_nonnull (strstr (err, "peaks: the 50 strongest of 1000 found, from "));
+  g_assert_nonnull (strstr (err, ": a match\n"));
+}
+
+/* The I23 Pilatus 12M: refused, naming its header line, by nanobragg-match
+ * and nanobragg -frame; --flat-detector goes on only with a distance. */
+static void
+test_match_i23_refused (void)
+{
+  const char *name = "DLS_I23_P12M_thau_00001_zeroed.cbf";
+  const char *match_argv[] = { match_cli, name, "-cell", "57.8", "57.8",
+                               "150.2",   "90", "90",    "90",   NULL };
+  const char *frame_argv[] = { cli, "-frame", name, "-cell", "57.8", "-default_F", "1", NULL };
+  const char *flat_argv[] = { match_cli, name, "--flat-detector", "-cell", "57.8", NULL };
+  const char *given_argv[] = { match_cli, name, "--flat-detector", "-distance", "250", "-cell",
+                               "57.8",    NULL };
+  g_autofree char *out = NULL, *err = NULL;
+
+  if (!measured (name))
+    return;
+  g_assert_cmpint (run (match_argv, &out, &err), ==, 1);
+  g_test_message ("%s", err);
+  g_assert_nonnull (strstr (err, "'# Detector: PILATUS 12M, S/N 120-0100'"));
+  g_assert_nonnull (strstr (err, "one flat panel cannot represent"));
+  g_assert_null (strchr (strchr (err, '\n') + 1, '\n'));
+  g_assert_null (strstr (out, "misset"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  g_assert_cmpint (run (frame_argv, &out, &err), !=, 0);
+  g_assert_nonnull (strstr (err, "PILATUS 12M"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  g_assert_cmpint (run (flat_argv, &out, &err), ==, 2);
+  g_assert_nonnull (strstr (err, "--flat-detector needs the distance"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  /* past the refusal: the zeroed copy has no peaks to match */
+  g_assert_cmpint (run (given_argv, &out, &err), ==, 1);
+  g_test_message ("%s%s", out, err);
+  g_assert_nonnull (strstr (out, "note: the miniCBF header line"));
+  g_assert_nonnull (strstr (out, "taken as one flat panel: distance 250 mm from the flags"));
+  g_assert_nonnull (strstr (err, "only 0 peaks"));
+}
+
+static void
+test_match_help (void)
+{
+  const char *argv[] = { match_cli, "--help", NULL };
+  g_autofree char *out = NULL, *err = NULL;
+
+  g_assert_cmpint (run (argv, &out, &err), ==, 0);
+  g_assert_nonnull (strstr (out, "--json"));
+  g_assert_nonnull (strstr (out, "chance_fraction"));
+  g_assert_nonnull (strstr (out, "--flat-detector"));
+  g_assert_nonnull (strstr (out, "3 no match"));
 }
 
 static void
@@ -145,6 +324,10 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/match/frame-flag", test_frame_flag);
   g_test_add_func ("/cli/match/refines", test_match_refines);
   g_test_add_func ("/cli/match/refuses", test_match_refuses);
+  g_test_add_func ("/cli/match/help", test_match_help);
+  g_test_add_func ("/cli/match/json-no-match", test_match_json_no_match);
+  g_test_add_func ("/cli/match/i03-thaumatin", test_match_i03_thaumatin);
+  g_test_add_func ("/cli/match/i23-refused", test_match_i23_refused);
   rc = g_test_run ();
   nb_test_remove_tree (dir);
   g_free (dir);

@@ -2,7 +2,10 @@
  * (the two real frames of tests/data/measured, sync and async; damaged
  * files), adopting a frame's geometry, the match score of every full frame,
  * and refinement and orientation search on the worker (recovery of a known
- * orientation, cancellation). */
+ * orientation, cancellation); every score against chance, a search that
+ * finds nothing better refused, and a detector one flat panel cannot
+ * represent (Diamond I23's Pilatus 12M) reported, not adopted, not scored,
+ * not fitted. */
 #include "plugin-test-util.h"
 
 #include <zlib.h>
@@ -310,6 +313,18 @@ test_score (void)
   g_assert_cmpfloat (fraction, ==, (double) matched / peaks);
   g_assert_cmpfloat (cc, >, 0.99);
   g_assert_cmpint (shells, ==, 10);
+  {
+    double chance, p;
+    gboolean significant;
+
+    g_object_get (sim, "match-chance-fraction", &chance, "match-p-value", &p, "match-significant",
+                  &significant, NULL);
+    g_test_message ("at M: chance fraction %.3f, p %.3g", chance, p);
+    g_assert_cmpfloat (chance, >, 0.0);
+    g_assert_cmpfloat (chance, <, 0.5);
+    g_assert_cmpfloat (p, <, 1e-10);
+    g_assert_true (significant);
+  }
   g_assert_true (braggscope_simulation_get_match_shell (sim, 0, &d_max, &d_min, &shell_cc));
   g_assert_cmpfloat (d_max, >, d_min);
   g_assert_false (braggscope_simulation_get_match_shell (sim, 10, NULL, NULL, NULL));
@@ -328,6 +343,14 @@ test_score (void)
   braggscope_simulation_set_measured_frame (sim, NULL);
   g_object_get (sim, "match-fraction", &fraction, "match-peaks", &peaks, NULL);
   g_assert_true (isnan (fraction));
+  {
+    double chance;
+    gboolean significant;
+
+    g_object_get (sim, "match-chance-fraction", &chance, "match-significant", &significant, NULL);
+    g_assert_true (isnan (chance));
+    g_assert_false (significant);
+  }
   g_assert_cmpint (peaks, ==, 0);
   watch_clear (&w);
 }
@@ -450,6 +473,103 @@ test_cancel (void)
   watch_clear (&w);
 }
 
+/* A search with a cell that is not the crystal's (a 100 A cube on the 1HPV
+ * frame) finds nothing better than chance: BRAGGSCOPE_ERROR_NO_MATCH saying
+ * so, and the parameters unchanged. */
+static void
+test_search_no_match (void)
+{
+  static const double start[3] = { 0, 0, 0 };
+  g_autoptr (BraggscopeMeasuredFrame) frame = simulated_measured_frame (misset_M);
+  g_autoptr (BraggscopeSimulation) sim = NULL;
+  g_autoptr (GError) error = NULL;
+  const char *cube[] = { "-cell", "45", "52", "71", "90", "90", "90", NULL };
+  guint64 sequence;
+  Fit f = { 0 };
+  double mx;
+  Watch w;
+
+  sim = scoring_simulation (frame, start, &w);
+  g_assert_true (braggscope_simulation_set_from_args (sim, cube, &error));
+  watch_wait_full (&w, 60);
+  sequence = braggscope_simulation_get_sequence (sim);
+  braggscope_simulation_search_orientation_async (sim, BRAGGSCOPE_FIT_ORIENTATION, NULL, on_fit,
+                                                  &f);
+  wait_fit (&f);
+  g_assert_false (braggscope_simulation_search_orientation_finish (sim, f.result, &error));
+  g_test_message ("%s", error->message);
+  g_assert_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_NO_MATCH);
+  g_assert_nonnull (strstr (error->message, "No orientation found"));
+  g_assert_nonnull (strstr (error->message, "no better than chance"));
+  g_assert_cmpuint (braggscope_simulation_get_sequence (sim), ==, sequence);
+  g_object_get (sim, "misset-x", &mx, NULL);
+  g_assert_cmpfloat_with_epsilon (mx, misset_M[0], 1e-9);
+  g_clear_object (&f.result);
+  watch_clear (&w);
+}
+
+/* The I23 Pilatus 12M (its header, the pixels zeroed) opens, and says why
+ * one flat panel cannot stand for it; its geometry is refused, it is not
+ * scored, fits refuse it.  The real flat detectors have no problem. */
+static void
+test_detector_problem (void)
+{
+  g_autofree char *i23 = measured_file ("DLS_I23_P12M_thau_00001_zeroed.cbf");
+  g_autofree char *smv = measured_file ("TIMEPIX_SU_516-stdgoni_0001.img");
+  g_autoptr (BraggscopeMeasuredFrame) frame = NULL;
+  g_autoptr (BraggscopeMeasuredFrame) timepix = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (BraggscopeSimulation) sim = braggscope_simulation_new_default_scene (&error);
+  g_autofree char *report = NULL;
+  const char *problem;
+  double distance, fraction;
+  int width;
+  Fit f = { 0 };
+  Watch w;
+
+  frame = braggscope_measured_frame_new_from_file (i23, 0, &error);
+  g_assert_no_error (error);
+  problem = braggscope_measured_frame_get_detector_problem (frame);
+  g_assert_nonnull (problem);
+  g_test_message ("%s", problem);
+  g_assert_nonnull (strstr (problem, "'# Detector: PILATUS 12M, S/N 120-0100'"));
+  report = braggscope_measured_frame_get_report (frame);
+  g_assert_nonnull (strstr (report, "\nnot adopted: the miniCBF header line"));
+  timepix = braggscope_measured_frame_new_from_file (smv, 0, &error);
+  g_assert_no_error (error);
+  g_assert_null (braggscope_measured_frame_get_detector_problem (timepix));
+
+  g_object_get (sim, "distance", &distance, "detector-pixels-fast", &width, NULL);
+  g_assert_false (braggscope_simulation_adopt_geometry (sim, frame, &error));
+  g_test_message ("%s", error->message);
+  g_assert_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_UNSUPPORTED);
+  g_assert_nonnull (strstr (error->message, "PILATUS 12M"));
+  g_clear_error (&error);
+  {
+    double after;
+    int width_after;
+
+    g_object_get (sim, "distance", &after, "detector-pixels-fast", &width_after, NULL);
+    g_assert_cmpfloat (after, ==, distance);
+    g_assert_cmpint (width_after, ==, width);
+  }
+
+  braggscope_simulation_set_measured_frame (sim, frame);
+  watch_init (&w, sim);
+  braggscope_simulation_render (sim);
+  watch_wait_full (&w, 60);
+  g_object_get (sim, "match-fraction", &fraction, NULL);
+  g_assert_true (isnan (fraction));
+  braggscope_simulation_search_orientation_async (sim, BRAGGSCOPE_FIT_ORIENTATION, NULL, on_fit,
+                                                  &f);
+  wait_fit (&f);
+  g_assert_false (braggscope_simulation_search_orientation_finish (sim, f.result, &error));
+  g_assert_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_UNSUPPORTED);
+  g_assert_nonnull (strstr (error->message, "PILATUS 12M"));
+  g_clear_object (&f.result);
+  watch_clear (&w);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -465,6 +585,8 @@ main (int argc, char **argv)
   g_test_add_func ("/measured/score", test_score);
   g_test_add_func ("/measured/refine", test_refine);
   g_test_add_func ("/measured/cancel", test_cancel);
+  g_test_add_func ("/measured/search-no-match", test_search_no_match);
+  g_test_add_func ("/measured/detector-problem", test_detector_problem);
   rc = g_test_run ();
 
   {

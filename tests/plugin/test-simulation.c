@@ -417,6 +417,12 @@ test_geometry (void)
 /* The default scene: 1HPV, 1024 x 1024, single precision, rendering at once;
  * a spot's structure factor comes from the file. */
 static void
+count_notify (guint *count)
+{
+  (*count)++;
+}
+
+static void
 test_default_scene (void)
 {
   g_autoptr (GError) error = NULL;
@@ -452,6 +458,37 @@ test_default_scene (void)
                                             NULL));
   g_assert_true (info.from_file);
   g_assert_cmpfloat (info.structure_factor, >, 0.0);
+
+  /* the scene's structure factors are 1HPV's: under thaumatin's cell that is said (once: the
+   * warning stays as the cell moves on), and no longer under 1HPV's own */
+  {
+    g_autofree char *warning = NULL;
+    const char *thaumatin[] = { "-cell", "57.8", "57.8", "150.2", "90", "90", "90", NULL };
+    const char *hpv[] = { "-cell", "63.4", "63.4", "83.8", "90", "90", "120", NULL };
+    guint notified = 0;
+    gulong id = g_signal_connect_swapped (sim, "notify::hkl-cell-warning",
+                                          G_CALLBACK (count_notify), &notified);
+
+    g_object_get (sim, "hkl-cell-warning", &warning, NULL);
+    g_assert_null (warning);
+    g_assert_true (braggscope_simulation_set_from_args (sim, thaumatin, &error));
+    watch_wait_full (&w, 60);
+    g_object_get (sim, "hkl-cell-warning", &warning, NULL);
+    g_test_message ("%s", warning);
+    g_assert_nonnull (strstr (warning, "1hpv_p1.hkl holds the default scene's structure factors, "
+                                       "of the cell 63.4 63.4 83.8 90 90 120, not the crystal's "
+                                       "57.8 57.8 150.2 90 90 90"));
+    g_object_set (sim, "cell-c", 140.0, NULL);
+    watch_wait_full (&w, 60);
+    g_assert_cmpuint (notified, ==, 1);
+    g_assert_true (braggscope_simulation_set_from_args (sim, hpv, &error));
+    watch_wait_full (&w, 60);
+    g_clear_pointer (&warning, g_free);
+    g_object_get (sim, "hkl-cell-warning", &warning, NULL);
+    g_assert_null (warning);
+    g_assert_cmpuint (notified, ==, 2);
+    g_signal_handler_disconnect (sim, id);
+  }
   watch_clear (&w);
 }
 

@@ -4,7 +4,10 @@
  * layer, the offer to adopt the header's geometry adopts it, the status line
  * shows the match score and the measured count beside the simulated
  * photons, and refine and the orientation search run with progress and
- * cancel.
+ * cancel.  The status line says whether the score is a match or no better
+ * than chance; the I23 Pilatus 12M opens as a layer but is neither adopted
+ * nor fitted; and the window's orientation search on the I03 frame gives
+ * the misset nanobragg-match gives for the same frame, cell and options.
  *
  * SPDX-License-Identifier: BSD-3-Clause
  */
@@ -257,6 +260,98 @@ test_refine (Fixture *f, gconstpointer data)
       gtk_widget_get_visible (ui_test_find_widget (GTK_WIDGET (f->window), "fit-progress")));
   wait_full_frame (f);
   g_test_message ("status line: %s", label_text (f, "match-score-label"));
+  g_assert_nonnull (strstr (label_text (f, "match-score-label"), ", chance "));
+  g_assert_nonnull (strstr (label_text (f, "match-score-label"), " · a match"));
+
+  /* 30 degrees away, the same frame is no better than chance */
+  g_object_set (sim_of (f), "misset-y", 50.0, NULL);
+  wait_full_frame (f);
+  g_test_message ("30 deg away: %s", label_text (f, "match-score-label"));
+  g_assert_nonnull (strstr (label_text (f, "match-score-label"), " · no better than chance"));
+}
+
+static gboolean
+message_is_problem (gpointer data)
+{
+  const char *message = braggscope_window_get_message (((Fixture *) data)->window);
+
+  return message != NULL && strstr (message, "PILATUS 12M") != NULL;
+}
+
+/* The I23 Pilatus 12M opens as the view's layer, with its header line named
+ * as the reason it is neither adopted (no offer) nor scored nor fitted. */
+static void
+test_detector_problem (Fixture *f, gconstpointer data)
+{
+  g_autofree char *path = ui_test_measured_frame ("DLS_I23_P12M_thau_00001_zeroed.cbf", f->tmpdir);
+  int width;
+
+  activate (f, "open-measured-file", g_variant_new_string (path));
+  g_assert_true (ui_test_wait (measured_set, f, 60.0));
+  g_assert_true (ui_test_wait (message_is_problem, f, 10.0));
+  g_test_message ("%s", braggscope_window_get_message (f->window));
+  g_assert_nonnull (strstr (braggscope_window_get_message (f->window),
+                            "'# Detector: PILATUS 12M, S/N 120-0100'"));
+  g_assert_null (adopt_dialog ());
+  g_assert_false (action_enabled (f, "adopt-geometry"));
+  g_assert_false (action_enabled (f, "search-orientation"));
+  g_assert_false (action_enabled (f, "refine"));
+  g_assert_true (action_enabled (f, "close-measured"));
+  g_assert_cmpstr (label_text (f, "match-score-label"), ==,
+                   "Match: none, the frame's detector is not one flat panel");
+  g_object_get (sim_of (f), "detector-pixels-fast", &width, NULL);
+  g_assert_cmpint (width, ==, 256);
+}
+
+/* The search of the window and nanobragg-match's, on the I03 frame with
+ * thaumatin's cell and the same options (the window's scene flags given to
+ * both): the same misset, both a match.  (The issue saw 157.1 13.2 -10.3 in
+ * the window against -0.52 -0.39 -2.49 from the program, for the I23 frame;
+ * on a frame both accept they must agree.) */
+static void
+test_same_as_cli (Fixture *f, gconstpointer data)
+{
+  g_autofree char *path = ui_test_measured_frame ("DLS_I03_smargon_0001.cbf", f->tmpdir);
+  const char *flags[] = { "-cell",   "57.8", "57.8", "150.2", "90", "90", "90", "-N", "1000",
+                          "-mosaic", "0.1",  "-roi", "0",     "63", "0",  "63", NULL };
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  g_autofree char *out = NULL, *err = NULL;
+  double gui[3], cli[3];
+  int status = 0;
+  const char *at;
+
+  open_measured (f, path, GTK_RESPONSE_ACCEPT);
+  g_assert_true (braggscope_simulation_set_from_args (sim_of (f), flags, &error));
+  g_assert_no_error (error);
+  wait_full_frame (f);
+  activate (f, "search-orientation", NULL);
+  g_assert_true (ui_test_wait (not_fitting, f, 240.0));
+  g_test_message ("window: %s", braggscope_window_get_message (f->window));
+  g_assert_true (g_str_has_prefix (braggscope_window_get_message (f->window), "Orientation found"));
+  g_object_get (sim_of (f), "misset-x", &gui[0], "misset-y", &gui[1], "misset-z", &gui[2], NULL);
+  wait_full_frame (f);
+  g_test_message ("status line: %s", label_text (f, "match-score-label"));
+  g_assert_nonnull (strstr (label_text (f, "match-score-label"), " · a match"));
+
+  g_ptr_array_add (argv, (gpointer) g_getenv ("NB_MATCH_CLI"));
+  g_ptr_array_add (argv, path);
+  g_ptr_array_add (argv, "--json");
+  for (int i = 0; flags[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) flags[i]);
+  g_ptr_array_add (argv, NULL);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out,
+                               &err, &status, &error));
+  g_assert_no_error (error);
+  g_test_message ("nanobragg-match: %s", out);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_nonnull (strstr (out, "\"significant\": true"));
+  at = strstr (out, "\"misset_deg\": [");
+  g_assert_nonnull (at);
+  g_assert_cmpint (sscanf (at, "\"misset_deg\": [%lf, %lf, %lf]", &cli[0], &cli[1], &cli[2]), ==,
+                   3);
+  for (int k = 0; k < 3; k++)
+    g_assert_cmpfloat (fabs (remainder (gui[k] - cli[k], 360.0)), <, 0.01);
 }
 
 /* An orientation search cancelled at once leaves the parameters alone. */
@@ -293,6 +388,8 @@ main (int argc, char *argv[])
   ADD ("/ui/measured/open-and-adopt", test_open_and_adopt);
   ADD ("/ui/measured/refine", test_refine);
   ADD ("/ui/measured/cancel", test_cancel);
+  ADD ("/ui/measured/detector-problem", test_detector_problem);
+  ADD ("/ui/measured/same-as-cli", test_same_as_cli);
 #undef ADD
 
   status = g_test_run ();

@@ -531,9 +531,29 @@ test_compare (void)
   }
 }
 
+/* The share of the pixels of the box (@x0, @y0)-(@x1, @y1) of @pixels
+ * (@width wide, RGBA) darkened to grey below 110, as a caption's box makes
+ * them. */
+static double
+dark_share (const guint8 *pixels, int width, int x0, int y0, int x1, int y1)
+{
+  int dark = 0;
+
+  for (int y = y0; y < y1; y++)
+    for (int x = x0; x < x1; x++)
+      {
+        const guint8 *px = pixels + 4 * ((gsize) y * width + x);
+
+        dark += px[0] < 110 && px[0] == px[1] && px[1] == px[2];
+      }
+  return (double) dark / ((x1 - x0) * (y1 - y0));
+}
+
 /* --measured: the Timepix frame as A, the scene on its header's geometry as
- * B (516 x 516 pixels), the score on stdout; the Eiger frame likewise;
- * errors name the option. */
+ * B (516 x 516 pixels), the score and its chance on stdout; the picture's
+ * layers captioned, and the score along its bottom; the Eiger frame
+ * likewise; errors name the option, and the I23 Pilatus 12M is refused,
+ * naming its header line. */
 static void
 test_measured (void)
 {
@@ -565,10 +585,35 @@ test_measured (void)
       g_assert_cmpstr (run.err, ==, "");
       g_assert_true (g_str_has_prefix (run.out, "match: "));
       g_assert_nonnull (strstr (run.out, " of 50 peaks"));
+      g_assert_nonnull (strstr (run.out, ", chance "));
+      g_assert_true (g_str_has_suffix (run.out, ": a match\n") ||
+                     g_str_has_suffix (run.out, ": no better than chance\n"));
       pixels = read_snapshot (path, &width, &height, &text);
       g_assert_cmpint (width, ==, cases[c].width);
       g_assert_cmpint (height, ==, 516);
+      /* the captions: the layer's at the top left (and the simulation's beside it), the
+       * score at the bottom left */
+      g_test_message ("%s: caption boxes %.2f, %.2f dark", cases[c].mode,
+                      dark_share (pixels, width, 9, 9, 40, 18),
+                      dark_share (pixels, width, 9, 490, 40, 500));
+      g_assert_cmpfloat (dark_share (pixels, width, 9, 9, 40, 18), >, 0.3);
+      g_assert_cmpfloat (dark_share (pixels, width, 9, 490, 40, 500), >, 0.3);
+      if (width > 516)
+        g_assert_cmpfloat (dark_share (pixels, width, 516 + 9, 9, 516 + 40, 18), >, 0.3);
     }
+
+  {
+    g_autofree char *i23 = ui_test_measured_frame ("DLS_I23_P12M_thau_00001_zeroed.cbf", tmpdir);
+    g_autofree char *path = g_build_filename (tmpdir, "measured-i23.png", NULL);
+    const char *args[] = { "--snapshot", path, "--measured", i23, "-cell", "57.8", NULL };
+    g_auto (Run) run;
+
+    run_braggscope (&run, FALSE, NULL, args);
+    g_assert_cmpint (run.status, ==, 2);
+    g_assert_nonnull (strstr (run.err, "'# Detector: PILATUS 12M, S/N 120-0100'"));
+    g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+    g_remove (i23);
+  }
 
   /* the Eiger 16M frame too, on its own geometry (one sample per pixel: a few seconds) */
   {
