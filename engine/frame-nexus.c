@@ -25,12 +25,15 @@
  * thread), and its innermost message ends ours.
  */
 #include "nb-frame-private.h"
+#include "nb-input.h"
 
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define RTD (180.0 / M_PI)
 
@@ -45,7 +48,110 @@ typedef struct
   char entry[64];
   nb_frame *frame;
   nb_error *err;
+  const char *dir;                    /* the master's folder, with its '/' */
+  char refused[NB_ERROR_MESSAGE_MAX]; /* why a link's file was refused, or "" */
 } nx_ctx;
+
+/* Whether @candidate, a name libhdf5 may open, is absent or a regular file;
+ * else says so in c->refused. */
+static int
+nx_candidate_ok (nx_ctx *c, const char *candidate)
+{
+  struct stat st;
+
+  if (stat (candidate, &st) != 0 || S_ISREG (st.st_mode))
+    return 1;
+  snprintf (c->refused, sizeof c->refused, "%.200s: links to %.200s: %s, not a regular file",
+            c->path, candidate, nb_input_kind (st.st_mode));
+  return 0;
+}
+
+/* Whether the file @name that an external link or a virtual dataset of
+ * @parent names may be opened: libhdf5 opens it itself, blocking, trying it
+ * as given, beside the master (the prefix we set), beside @parent and in
+ * HDF5_EXT_PREFIX's folders, the absolute names also without their folders;
+ * none of those may be a FIFO, a terminal or a device. */
+static int
+nx_target_ok (nx_ctx *c, const char *parent, const char *name)
+{
+  const char *slash = strrchr (name, '/');
+  const char *names[2] = { name, slash != NULL ? slash + 1 : NULL };
+  const char *env = getenv ("HDF5_EXT_PREFIX");
+  char candidate[4096];
+  int parent_dir = parent != NULL && strrchr (parent, '/') != NULL
+                       ? (int) (strrchr (parent, '/') - parent) + 1
+                       : 0;
+
+  if (!nx_candidate_ok (c, name))
+    return 0;
+  for (int k = 0; k < 2 && names[k] != NULL; k++)
+    {
+      snprintf (candidate, sizeof candidate, "%s%s", c->dir, names[k]);
+      if (!nx_candidate_ok (c, candidate))
+        return 0;
+      snprintf (candidate, sizeof candidate, "%.*s%s", parent_dir, parent, names[k]);
+      if (parent_dir > 0 && !nx_candidate_ok (c, candidate))
+        return 0;
+      for (const char *e = env; e != NULL && *e != '\0'; e += strcspn (e, ":"), e += *e == ':')
+        {
+          snprintf (candidate, sizeof candidate, "%.*s/%s", (int) strcspn (e, ":"), e, names[k]);
+          if (!nx_candidate_ok (c, candidate))
+            return 0;
+        }
+    }
+  return 1;
+}
+
+/* libhdf5's call before it follows an external link (H5Pset_elink_cb). */
+static herr_t
+nx_elink_check (const char *parent_file,
+                const char *parent_group,
+                const char *child_file,
+                const char *child_object,
+                unsigned *acc_flags,
+                hid_t fapl,
+                void *data)
+{
+  (void) parent_group;
+  (void) child_object;
+  (void) acc_flags;
+  (void) fapl;
+  return nx_target_ok (data, parent_file, child_file) ? 0 : -1;
+}
+
+/* Opens dataset @name through the links the master's folder resolves,
+ * refusing a virtual dataset one of whose source files is not a regular file
+ * (libhdf5 opens them when it reads). */
+static hid_t
+nx_dopen (nx_ctx *c, const char *name)
+{
+  hid_t d = H5Dopen2 (c->file, name, c->dapl), dcpl;
+  size_t count = 0;
+
+  if (d < 0 || (dcpl = H5Dget_create_plist (d)) < 0)
+    return d;
+  if (H5Pget_layout (dcpl) == H5D_VIRTUAL && H5Pget_virtual_count (dcpl, &count) >= 0)
+    for (size_t i = 0; i < count; i++)
+      {
+        char file[4096];
+        ssize_t n = H5Pget_virtual_filename (dcpl, i, file, sizeof file);
+
+        if (n < 0 || (size_t) n >= sizeof file ||
+            (strcmp (file, ".") != 0 && !nx_target_ok (c, c->path, file)))
+          {
+            if (c->refused[0] == '\0')
+              snprintf (c->refused, sizeof c->refused,
+                        "%s: %s: a virtual dataset's source file "
+                        "name is too long",
+                        c->path, name);
+            H5Pclose (dcpl);
+            H5Dclose (d);
+            return -1;
+          }
+      }
+  H5Pclose (dcpl);
+  return d;
+}
 
 /* The innermost message of libhdf5's error stack, for the end of ours. */
 static herr_t
@@ -278,14 +384,14 @@ nx_integers_ok (hid_t d, const hsize_t *dims, int rank)
  * with its units attribute; 0 when absent, -1 (and an error) when it is not
  * numeric or cannot be read. */
 static int
-nx_number (const nx_ctx *c, const char *name, hsize_t index, double *v, char *units, size_t usize)
+nx_number (nx_ctx *c, const char *name, hsize_t index, double *v, char *units, size_t usize)
 {
   hid_t d, space, type;
   hssize_t n;
   int ok = -1;
 
   units[0] = '\0';
-  if (!nx_exists (c, name) || (d = H5Dopen2 (c->file, name, c->dapl)) < 0)
+  if (!nx_exists (c, name) || (d = nx_dopen (c, name)) < 0)
     return 0;
   type = H5Dget_type (d);
   space = H5Dget_space (d);
@@ -651,7 +757,9 @@ nx_open_frame (nx_ctx *c, int index, hid_t *d, hsize_t *at, char *name, size_t n
           if (!nx_exists (c, name))
             break;
         }
-      *d = H5Dopen2 (c->file, name, c->dapl);
+      *d = nx_dopen (c, name);
+      if (*d < 0 && c->refused[0] != '\0')
+        return nb_error_set (c->err, NB_ERR_IO, "%s", c->refused);
       if (*d < 0)
         {
           /* libhdf5's message first: the next call clears its error stack */
@@ -848,7 +956,7 @@ nx_pixel_mask (nx_ctx *c)
       size_t n = (size_t) f->fpixels * (size_t) f->spixels;
 
       snprintf (name, sizeof name, "%s/instrument/detector/%s", c->entry, leaves[i]);
-      if (!nx_exists (c, name) || (d = H5Dopen2 (c->file, name, c->dapl)) < 0)
+      if (!nx_exists (c, name) || (d = nx_dopen (c, name)) < 0)
         continue;
       space = H5Dget_space (d);
       if (H5Sget_simple_extent_ndims (space) != 2 ||
@@ -897,7 +1005,7 @@ find_entry (hid_t g, const char *name, const H5L_info_t *info, void *data)
   (void) info;
   if (strlen (name) + 2 > sizeof c->entry)
     return 0;
-  obj = H5Oopen (g, name, H5P_DEFAULT);
+  obj = H5Oopen (g, name, c->dapl);
   if (obj < 0)
     return 0;
   if (H5Iget_type (obj) == H5I_GROUP && nx_string_attr (obj, "NX_class", cls, sizeof cls) &&
@@ -910,15 +1018,46 @@ find_entry (hid_t g, const char *name, const H5L_info_t *info, void *data)
   return found;
 }
 
+/* Opens c->path (a regular file: nb-input.h) and the access properties that
+ * resolve and check its links.  @dir receives the master's folder (free()). */
+static nb_status
+nx_open_file (nx_ctx *c, char **dir)
+{
+  const char *slash = strrchr (c->path, '/');
+  char why[200], by_fd[64];
+  int fd;
+  nb_status st;
+
+  /* libhdf5 opens by name, blocking: the name is checked first, and where
+   * /proc is mounted libhdf5 opens the very file checked */
+  if ((st = nb_input_open (c->path, &fd, NULL, c->err)) != NB_OK)
+    return st;
+  snprintf (by_fd, sizeof by_fd, "/proc/self/fd/%d", fd);
+  c->file = H5Fopen (access (by_fd, R_OK) == 0 ? by_fd : c->path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  close (fd);
+  if (c->file < 0)
+    return nb_error_set (c->err, NB_ERR_PARSE, "%s: not a readable HDF5 file: %s", c->path,
+                         h5_message (why));
+  /* external links are found beside the master, wherever the program runs */
+  *dir = slash != NULL ? strndup (c->path, (size_t) (slash - c->path) + 1) : strdup ("./");
+  c->dir = *dir;
+  c->dapl = H5Pcreate (H5P_DATASET_ACCESS);
+  if (*dir == NULL || c->dapl < 0 || H5Pset_elink_prefix (c->dapl, *dir) < 0 ||
+      H5Pset_virtual_prefix (c->dapl, *dir) < 0 || H5Pset_elink_cb (c->dapl, nx_elink_check, c) < 0)
+    return nb_error_set (c->err, NB_ERR_NOMEM, "out of memory reading %s", c->path);
+  return NB_OK;
+}
+
 nb_status
 nb_frame_read_nexus (const char *path, int index, unsigned flags, nb_frame *frame, nb_error *err)
 {
-  nx_ctx c = { path, -1, -1, "", frame, err };
+  nx_ctx c = { path, -1, -1, "", frame, err, "", "" };
+  char *dir = NULL;
   H5E_auto2_t old_func = NULL;
   void *old_data = NULL;
   hid_t d = -1;
   hsize_t at = 0;
-  char name[256], why[200];
+  char name[256];
   nb_status st = NB_OK;
 
   frame->format = NB_FRAME_NEXUS;
@@ -926,29 +1065,9 @@ nb_frame_read_nexus (const char *path, int index, unsigned flags, nb_frame *fram
   H5Eget_auto2 (H5E_DEFAULT, &old_func, &old_data);
   H5Eset_auto2 (H5E_DEFAULT, NULL, NULL);
 
-  c.file = H5Fopen (path, H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (c.file < 0)
-    {
-      st = nb_error_set (err, NB_ERR_PARSE, "%s: not a readable HDF5 file: %s", path,
-                         h5_message (why));
-      goto out;
-    }
-  c.dapl = H5Pcreate (H5P_DATASET_ACCESS);
-  {
-    /* external links are found beside the master, wherever the program runs */
-    const char *slash = strrchr (path, '/');
-    char *dir = slash != NULL ? strndup (path, (size_t) (slash - path) + 1) : strdup ("./");
-
-    if (dir == NULL || c.dapl < 0 || H5Pset_elink_prefix (c.dapl, dir) < 0 ||
-        H5Pset_virtual_prefix (c.dapl, dir) < 0)
-      {
-        free (dir);
-        st = nb_error_set (err, NB_ERR_NOMEM, "out of memory reading %s", path);
-        goto out;
-      }
-    free (dir);
-  }
-  if (H5Lexists (c.file, "entry", H5P_DEFAULT) > 0)
+  if ((st = nx_open_file (&c, &dir)) != NB_OK)
+    goto out;
+  if (H5Lexists (c.file, "entry", c.dapl) > 0)
     snprintf (c.entry, sizeof c.entry, "/entry");
   else
     H5Literate (c.file, H5_INDEX_NAME, H5_ITER_INC, NULL, find_entry, &c);
@@ -987,12 +1106,16 @@ nb_frame_read_nexus (const char *path, int index, unsigned flags, nb_frame *fram
   nb_frame_classify (frame);
 
 out:
+  /* a link refused on the way is the reason, whatever failed after it */
+  if (c.refused[0] != '\0')
+    st = nb_error_set (err, NB_ERR_IO, "%s", c.refused);
   if (d >= 0)
     H5Dclose (d);
   if (c.dapl >= 0)
     H5Pclose (c.dapl);
   if (c.file >= 0)
     H5Fclose (c.file);
+  free (dir);
   H5Eset_auto2 (H5E_DEFAULT, old_func, old_data);
   return st;
 }

@@ -1,6 +1,7 @@
 /* frame.c: measured frames: format detection, names, and the header's
  * geometry applied to a plan's parameters. */
 #include "nb-frame-private.h"
+#include "nb-input.h"
 #include "nb-log.h"
 
 #include <errno.h>
@@ -109,13 +110,10 @@ nb_frame_read_limited (
   frame->n_frames = 1;
   nb_frame_set_read_limit (max_pixels);
 
-  fp = fopen (path, "rb");
-  if (fp == NULL)
+  if ((st = nb_input_fopen (path, &fp, NULL, err)) != NB_OK)
     {
-      int e = errno;
-
       nb_frame_clear (frame);
-      return nb_error_set (err, NB_ERR_IO, "cannot open %s: %s", path, strerror (e));
+      return st;
     }
   n = fread (head, 1, sizeof head - 1, fp);
   if (ferror (fp))

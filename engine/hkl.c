@@ -6,6 +6,7 @@
  * deliberately does not: it is line based and strict (see nb-hkl.h).
  */
 #include "nb-hkl.h"
+#include "nb-input.h"
 #include "nb-io.h"
 #include "nb-textfile.h"
 
@@ -533,9 +534,8 @@ nb_hkl_read_dump_limited (
   if (cell_bytes < sizeof (double))
     cell_bytes = sizeof (double);
 
-  f = fopen (path, "rb");
-  if (f == NULL)
-    return nb_error_set (err, NB_ERR_IO, "%s: %s", path, strerror (errno));
+  if (nb_input_fopen (path, &f, &st, err) != NB_OK)
+    return NB_ERR_IO;
 
   head_n = fread (head, 1, sizeof head - 1, f);
   if (ferror (f))
@@ -571,9 +571,8 @@ nb_hkl_read_dump_limited (
   cells = grid_cells (g.h_range, g.k_range, g.l_range);
   /* A header alone must not make us allocate: a regular file has to hold the
    * grid it announces. */
-  if (cells != 0 && fstat (fileno (f), &st) == 0 && S_ISREG (st.st_mode) &&
-      ((uintmax_t) st.st_size < offset ||
-       ((uintmax_t) st.st_size - offset) / sizeof (double) < cells))
+  if (cells != 0 && ((uintmax_t) st.st_size < offset ||
+                     ((uintmax_t) st.st_size - offset) / sizeof (double) < cells))
     {
       fclose (f);
       return nb_error_set (err, NB_ERR_PARSE,

@@ -10,6 +10,7 @@
  */
 #include "nb-textfile.h"
 #include "nanobragg.h"
+#include "nb-input.h"
 
 #include <errno.h>
 #include <locale.h>
@@ -54,15 +55,14 @@ nb_read_text (const char *path,
   *len = 0;
   if (max_bytes == 0)
     return nb_error_set (err, NB_ERR_NOMEM, "%s: no room for its text (0 MB %s)", path, limit);
-  f = fopen (path, "rb");
-  if (f == NULL)
-    return nb_error_set (err, NB_ERR_IO, "%s: %s", path, strerror (errno));
+  if (nb_input_fopen (path, &f, &st, err) != NB_OK)
+    return NB_ERR_IO;
 
-  /* The size is only a hint: pipes and /proc files report 0.  Two bytes more
-   * than the file: the NUL, and room for the read that finds the end of the
-   * file without growing the buffer. */
+  /* The size is only a hint: /proc files report 0.  Two bytes more than the
+   * file: the NUL, and room for the read that finds the end of the file
+   * without growing the buffer. */
   cap = 4096;
-  if (fstat (fileno (f), &st) == 0 && S_ISREG (st.st_mode) && st.st_size > 0)
+  if (st.st_size > 0)
     {
       if ((uintmax_t) st.st_size > max_bytes && !prefix_ok)
         {
@@ -72,7 +72,7 @@ nb_read_text (const char *path,
         }
       cap = (uintmax_t) st.st_size < max_bytes ? (size_t) st.st_size + 2 : max_bytes + 1;
     }
-  if (cap > max_bytes + 1) /* a pipe's first chunk, under a small budget */
+  if (cap > max_bytes + 1) /* a /proc file's first chunk, under a small budget */
     cap = max_bytes + 1;
 
   buf = nb_alloc_large (cap);

@@ -18,6 +18,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../mtz-fixtures.h"
 
@@ -174,6 +175,16 @@ static const bad_input bad_inputs[] = {
   { "mtz-symm-record", "-hkl symm-record.mtz", 1, "symm-record.mtz" },
   { "mtz-header-pointer", "-hkl header-pointer.mtz", 1, "header-pointer.mtz" },
   { "mtz-truncated", "-hkl truncated.mtz", 1, "truncated.mtz" },
+  /* a named pipe or a device blocked open() or the first read for ever (issue 23): refused at
+   * once, as anything but a regular file */
+  { "hkl-fifo", "-hkl pipe.in", 1, "pipe.in: a named pipe (FIFO), not a regular file" },
+  { "sourcefile-fifo", "-sourcefile pipe.in", 1, "pipe.in: a named pipe (FIFO)" },
+  { "mat-fifo", "-mat pipe.in", 1, "pipe.in: a named pipe (FIFO)" },
+  { "stol-fifo", "-stol pipe.in", 1, "pipe.in: a named pipe (FIFO)" },
+  { "dump-fifo", "-dump pipe.in", 1, "pipe.in: a named pipe (FIFO)" },
+  { "mask-fifo", "-mask pipe.in", 1, "pipe.in: a named pipe (FIFO)" },
+  { "img-fifo", "-img pipe.in", 1, "pipe.in: a named pipe (FIFO)" },
+  { "hkl-stdin", "-hkl /dev/stdin", 1, "/dev/stdin: a character device, not a regular file" },
 
   /* ---- resources (exit 1) ---- */
   { "memory-huge-detector", "-detpixels 20000 -memory_budget 100", 1, "20000 x 20000" },
@@ -208,6 +219,8 @@ static const bad_input bad_inputs[] = {
   { "frame-index-junk", "-frame mask32.img -frame_index x", 2, "-frame_index", BAD_CLI_ONLY },
   { "frame-index-alone", "-frame_index 2", 2, "-frame_index", BAD_CLI_ONLY },
   { "frame-is-output", "-frame mask32.img -intfile mask32.img", 2, "mask32.img", BAD_CLI_ONLY },
+  { "frame-fifo", "-frame pipe.in", 1, "pipe.in: a named pipe (FIFO)", BAD_CLI_ONLY },
+  { "frame-folder", "-frame adir", 1, "adir: a directory, not a regular file", BAD_CLI_ONLY },
 
   /* ---- plugin-only rows (property values, set_from_args specifics) go here ---- */
 };
@@ -300,6 +313,12 @@ bad_inputs_write_fixtures (const char *dir)
     g_file_set_contents (bad, "not a dump\n", -1, &error);
     g_assert_no_error (error);
     g_assert_cmpint (g_mkdir (sub, 0755), ==, 0);
+  }
+  {
+    /* a named pipe nobody writes to */
+    g_autofree char *fifo = g_build_filename (dir, "pipe.in", NULL);
+
+    g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
   }
   {
     /* the 1HPV MTZ file cut to 200 reflections, damaged */

@@ -56,9 +56,15 @@ static long child_fsize = -1;
 static gboolean child_stdout_full;
 static const char *child_lenient; /* NANOBRAGG_LENIENT for the run, or NULL: unset */
 
+/* Longest a run may take: a program that blocks (on a FIFO, a terminal) is
+ * killed by SIGALRM and the case fails naming the signal, instead of hanging
+ * the suite. */
+#define RUN_ALARM_S 120
+
 static void
 child_setup (gpointer user_data)
 {
+  alarm (RUN_ALARM_S);
   if (child_stdout_full)
     {
       int fd = open ("/dev/full", O_WRONLY);

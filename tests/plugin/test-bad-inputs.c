@@ -418,6 +418,11 @@ make_fixtures (void)
   g_assert_cmpuint (length, >, 40);
   write_file ("truncated.png", contents, 40);
   write_png_with_args ("bad-args.png", "nanobragg\n-lambda\nblue\n");
+  {
+    g_autofree char *fifo = fixture ("pipe.in");
+
+    g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  }
   make_sf_fixtures ();
 
   g_assert_cmpint (g_mkdir (locked, 0755), ==, 0);
@@ -709,6 +714,58 @@ test_writers_work (void)
   watch_clear (&w);
 }
 
+/* Issue 23: a named pipe (or /dev/stdin, a terminal) named by a flag or a
+ * snapshot blocked the worker in open() for ever (-hkl, -sourcefile, -mat,
+ * -stol: no frame, no error, and the last unref never returned) or the main
+ * thread in set_from_args() and load_snapshot() (-mask, -img).  Each is now
+ * refused at once, naming the file, by the engine's readers. */
+static void
+test_fifo_inputs (void)
+{
+  static const char *const flags[] = { "-hkl",  "-sourcefile", "-mat", "-stol",
+                                       "-dump", "-mask",       "-img", "-frame" };
+  g_autofree char *fifo = fixture ("pipe.in");
+  g_auto (GStrv) scene = g_strsplit (SMALL_SCENE, " ", -1);
+  g_autofree char *scene_lines = g_strjoinv ("\n", scene);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (flags); i++)
+    for (int snapshot = 0; snapshot < 2; snapshot++)
+      {
+        g_autoptr (BraggscopeSimulation) sim = simulation_from_cmdline (SMALL_SCENE);
+        g_autofree char *name = g_strdup_printf ("fifo%s.png", flags[i]);
+        g_autofree char *png = fixture (name);
+        g_autofree char *text =
+            g_strdup_printf ("nanobragg\n%s\n%s\n%s\n", scene_lines, flags[i], fifo);
+        const char *args[] = { flags[i], fifo, NULL };
+        g_autoptr (GError) error = NULL;
+        const GError *reported;
+        gint64 start = g_get_monotonic_time ();
+        gboolean accepted;
+        Watch w;
+
+        watch_init (&w, sim);
+        g_test_message ("%s %s%s", flags[i], fifo, snapshot ? " (in a snapshot)" : "");
+        if (snapshot)
+          {
+            write_png_with_args (name, text);
+            accepted = braggscope_simulation_load_snapshot (sim, png, &error);
+          }
+        else
+          accepted = braggscope_simulation_set_from_args (sim, args, &error);
+        if (accepted)
+          braggscope_simulation_render (sim);
+        /* a header (-mask, -img) is read at once; the other files by the worker */
+        reported = accepted ? wait_error (&w, 0, 10) : error;
+        g_assert_nonnull (reported);
+        g_test_message ("%s", reported->message);
+        g_assert_error ((GError *) reported, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_IO);
+        g_assert_nonnull (strstr (reported->message, fifo));
+        g_assert_nonnull (strstr (reported->message, "a named pipe (FIFO), not a regular file"));
+        g_assert_cmpint (g_get_monotonic_time () - start, <, 10 * G_USEC_PER_SEC);
+        watch_clear (&w);
+      }
+}
+
 static void
 remove_tree (const char *path)
 {
@@ -754,6 +811,7 @@ main (int argc, char **argv)
   g_test_add_func ("/bad-inputs/table", test_table);
   g_test_add_func ("/bad-inputs/unwritable-folder", test_unwritable_folder);
   g_test_add_func ("/bad-inputs/writers-work", test_writers_work);
+  g_test_add_func ("/bad-inputs/fifo", test_fifo_inputs);
   status = g_test_run ();
 
   if (own_dir)
