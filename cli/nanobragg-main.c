@@ -382,32 +382,14 @@ read_command_line (int argc, char **argv, nb_params *params)
 /* An image with a non-finite pixel is never written: 0 when @image is
  * finite, else 1 after saying why it might not be. */
 static int
-check_finite (const nb_plan_info *in, const nb_params *params, const float *image, size_t npix)
+check_finite (const nb_plan *plan, const float *image)
 {
-  size_t bad;
-  long first = nb_image_first_non_finite (image, npix, &bad);
+  nb_error err = { 0 };
 
-  if (first >= 0 && in->comment_sources > 0)
-    {
-      fprintf (stderr,
-               "nanobragg: the image has %zu non-finite pixels (the first at fast %ld, slow %ld "
-               "is %g): nothing written; %d of the sources are '#' lines of %s, which nanoBragg "
-               "reads as sources (of wavelength 0 unless the line holds numbers): remove them, "
-               "or give -physical to skip them\n",
-               bad, first % in->fpixels, first / in->fpixels, (double) image[first],
-               in->comment_sources, params->source_file);
-      return 1;
-    }
-  if (first >= 0)
-    {
-      fprintf (stderr,
-               "nanobragg: the image has %zu non-finite pixels (the first at fast %ld, slow %ld "
-               "is %g): nothing written; check the flags that scale intensities (-fluence, "
-               "-flux, -water, -default_F)\n",
-               bad, first % in->fpixels, first / in->fpixels, (double) image[first]);
-      return 1;
-    }
-  return 0;
+  if (nb_image_check_finite (plan, image, &err) == NB_OK)
+    return 0;
+  fprintf (stderr, "nanobragg: %s; nothing written\n", err.message);
+  return 1;
 }
 
 /* -stats: the plan's cache counters, kernel and backend. */
@@ -554,7 +536,7 @@ main (int argc, char **argv)
       }
     fputs (nb_plan_get_log (plan) + before, stdout);
   }
-  if (check_finite (in, &params, im.image, im.npix) != 0)
+  if (check_finite (plan, im.image) != 0)
     goto out;
   if (params.stats)
     print_stats (plan, &params);

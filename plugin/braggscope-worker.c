@@ -354,6 +354,9 @@ worker_run (BraggscopeWorker *w, const BraggscopeRequest *req, gboolean preview)
   stats.high_percentile = _BRAGGSCOPE_AUTO_HIGH_PERCENTILE;
   opts.stats = &stats;
   st = nb_plan_execute (w->plan, data, &opts, &err);
+  /* an image of infinities or NaNs is an error, as nanobragg says (issue 23) */
+  if (st == NB_OK)
+    st = nb_image_check_finite (w->plan, data, &err);
   if (st != NB_OK)
     {
       _braggscope_frame_pool_release (w->pool, data, n, pinned);

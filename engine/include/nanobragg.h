@@ -628,6 +628,16 @@ extern "C"
  * never an output (nanobragg and nanobragg-series refuse to write it). */
   long nb_image_first_non_finite (const float *image, size_t n, size_t *count);
 
+  /* nb_image_check_finite: NB_OK when every pixel of @image (@plan's
+ * fpixels x spixels, as nb_plan_execute() rendered it) is finite, else
+ * NB_ERR_INVALID with one line giving how many are not, the first (fast,
+ * slow) and its value, and the likely cause: the '#' lines of a -sourcefile
+ * read as sources (Q-19), or the flags that scale intensities (-fluence,
+ * -flux, -water, -default_F).  The one check of every path that renders:
+ * nanobragg refuses to write such an image, libbraggscope reports it through
+ * its error signal instead of delivering a frame. */
+  nb_status nb_image_check_finite (const nb_plan *plan, const float *image, nb_error *err);
+
   /* nb_image_to_smv: uint16 pixels: ROI pixels floorf(v*scale + adc + 0.5)
  * clamped to [0, 65535] (Q-31), others 0.  @scale <= 0 means auto
  * (55000/max_I, 1 when max_I is 0).  Returns the scale used. */

@@ -766,6 +766,40 @@ test_fifo_inputs (void)
       }
 }
 
+/* Issue 23: an intensity scale so large that every pixel overflows (1e308
+ * photons) gave a black frame with no error; nanobragg refuses the same
+ * scene.  The worker runs the engine's check (nb_image_check_finite) and
+ * reports through the error signal instead of delivering the frame. */
+static void
+test_non_finite_frame (void)
+{
+  static const char *const properties[] = { "default-f", "fluence", "water" };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (properties); i++)
+    {
+      g_autoptr (BraggscopeSimulation) sim = simulation_from_cmdline (SMALL_SCENE);
+      const GError *error;
+      guint frames;
+      Watch w;
+
+      watch_init (&w, sim);
+      braggscope_simulation_render (sim);
+      watch_wait_full (&w, 30);
+      frames = w.frames->len;
+      g_object_set (sim, properties[i], 1e308, NULL);
+      error = wait_error (&w, 0, 30);
+      g_test_message ("%s 1e308: %s", properties[i], error->message);
+      g_assert_error ((GError *) error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_INVALID);
+      g_assert_nonnull (strstr (error->message, "non-finite pixels"));
+      g_assert_nonnull (strstr (error->message, "-default_F"));
+      g_assert_null (strchr (error->message, '\n'));
+      /* no frame of those parameters was delivered, preview or full */
+      spin (0.2);
+      g_assert_cmpuint (w.frames->len, ==, frames);
+      watch_clear (&w);
+    }
+}
+
 static void
 remove_tree (const char *path)
 {
@@ -812,6 +846,7 @@ main (int argc, char **argv)
   g_test_add_func ("/bad-inputs/unwritable-folder", test_unwritable_folder);
   g_test_add_func ("/bad-inputs/writers-work", test_writers_work);
   g_test_add_func ("/bad-inputs/fifo", test_fifo_inputs);
+  g_test_add_func ("/bad-inputs/non-finite-frame", test_non_finite_frame);
   status = g_test_run ();
 
   if (own_dir)

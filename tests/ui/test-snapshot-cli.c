@@ -13,7 +13,9 @@
 #include <braggscope.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 /* A small, quick scene: the default crystal on 256 x 256 pixels of 0.4 mm. */
 #define SMALL "-detpixels", "256", "-pixel", "0.4"
@@ -34,6 +36,16 @@ run_clear (Run *run)
   g_free (run->err);
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
+
+/* A run that blocks (on a FIFO, a terminal) is killed by SIGALRM after this
+ * long and the case fails naming the signal, instead of hanging the suite. */
+#define RUN_ALARM_S 120
+
+static void
+child_setup (gpointer data)
+{
+  alarm (RUN_ALARM_S);
+}
 
 /* Runs braggscope with @args; without a display unless @display. */
 static void
@@ -59,8 +71,8 @@ run_braggscope (Run *run, gboolean display, const char *const *env_extra, const 
   g_ptr_array_add (argv, NULL);
 
   memset (run, 0, sizeof *run);
-  g_assert_true (g_spawn_sync (tmpdir, (char **) argv->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL,
-                               &run->out, &run->err, &run->status, &error));
+  g_assert_true (g_spawn_sync (tmpdir, (char **) argv->pdata, envp, G_SPAWN_DEFAULT, child_setup,
+                               NULL, &run->out, &run->err, &run->status, &error));
   g_assert_no_error (error);
   run->status = WIFEXITED (run->status) ? WEXITSTATUS (run->status) : 128 + WTERMSIG (run->status);
 }
@@ -241,6 +253,42 @@ test_errors (void)
       g_assert_nonnull (strstr (run.err, cases[i].mention));
       g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
     }
+}
+
+/* Issue 23: what an attacker's snapshot or command line can name.  A FIFO as
+ * -hkl, -mask or --measured blocked the program for ever; an intensity of
+ * 1e308 photons gave a black picture and exit 0.  Each is now one line naming
+ * the input, a non-zero exit and no picture, at once. */
+static void
+test_hostile_inputs (void)
+{
+  g_autofree char *out = g_build_filename (tmpdir, "hostile.png", NULL);
+  g_autofree char *fifo = g_build_filename (tmpdir, "pipe.in", NULL);
+  const ErrorCase cases[] = {
+    { { "--snapshot", out, SMALL, "-hkl", fifo, NULL }, 1, "a named pipe (FIFO)" },
+    { { "--snapshot", out, SMALL, "-mask", fifo, NULL }, 2, "a named pipe (FIFO)" },
+    { { "--snapshot", out, SMALL, "-sourcefile", fifo, NULL }, 1, "a named pipe (FIFO)" },
+    { { "--snapshot", out, "--measured", fifo, NULL }, 2, "a named pipe (FIFO)" },
+    { { "--snapshot", out, SMALL, "-default_F", "1e308", NULL }, 1, "non-finite pixels" },
+    { { "--snapshot", out, SMALL, "-fluence", "1e308", NULL }, 1, "non-finite pixels" },
+  };
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_auto (Run) run;
+      gint64 start = g_get_monotonic_time ();
+
+      run_braggscope (&run, FALSE, NULL, cases[i].args);
+      g_test_message ("case %" G_GSIZE_FORMAT ": status %d, stderr: %s", i, run.status, run.err);
+      g_assert_cmpint (run.status, ==, cases[i].status);
+      g_assert_true (g_str_has_prefix (run.err, "braggscope: "));
+      g_assert_cmpstr (strchr (run.err, '\n'), ==, "\n");
+      g_assert_nonnull (strstr (run.err, cases[i].mention));
+      g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+      g_assert_cmpint (g_get_monotonic_time () - start, <, 60 * G_USEC_PER_SEC);
+    }
+  g_remove (fifo);
 }
 
 static void
@@ -582,6 +630,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/ui/snapshot/compare", test_compare);
   g_test_add_func ("/ui/snapshot/measured", test_measured);
   g_test_add_func ("/ui/snapshot/help-version", test_help_version);
+  g_test_add_func ("/ui/snapshot/hostile-inputs", test_hostile_inputs);
   g_test_add_func ("/ui/snapshot/german", test_german);
 
   status = g_test_run ();
