@@ -632,6 +632,16 @@ check_cbf_text (const char *path, size_t *binary_max, nb_error *err)
   if ((st = nb_input_fopen (path, &fp, &st_file, err)) != NB_OK)
     return st;
   len = (size_t) st_file.st_size;
+  {
+    nb_frame none = { .path = (char *) path };
+
+    /* the whole text is checked in memory */
+    if ((st = nb_frame_check_budget (&none, (double) len, "the file's text", err)) != NB_OK)
+      {
+        fclose (fp);
+        return st;
+      }
+  }
   data = nb_alloc_large (len > 0 ? len : 1);
   if (data == NULL)
     {

@@ -253,35 +253,68 @@ nx_string_attr (hid_t obj, const char *attr, char *out, size_t size)
   return ok;
 }
 
-/* Whether dataset @d's stored bytes can hold its dataspace: a compact
- * dataset keeps its data in its header, and libhdf5 1.10 copies the
- * dataspace's worth out of a shorter buffer without checking (found by
- * fuzzing); contiguous and chunked data are checked by the library. */
+/* A chunk may be this large whatever it holds, and otherwise at most this
+ * many times the frame (a dataset's last two dimensions): reading decodes
+ * whole chunks, and a 64 x 64 frame stored in one 16384 x 16384 chunk would
+ * cost 1 GB (issue 23). */
+#define NX_CHUNK_FREE_BYTES ((hsize_t) 64 << 20)
+#define NX_CHUNK_FRAMES     16
+
+/* What is wrong with the storage of dataset @d, or NULL.  A compact dataset
+ * keeps its data in its header, and libhdf5 1.10 copies the dataspace's worth
+ * out of a shorter buffer without checking (found by fuzzing); contiguous
+ * data are checked by the library.  A chunked one must not make us decode
+ * chunks far larger than what we read of them (NX_CHUNK_FRAMES). */
+static const char *
+nx_storage_problem (hid_t d)
+{
+  hid_t dcpl = H5Dget_create_plist (d), space = H5Dget_space (d), type = H5Dget_type (d);
+  int rank = space >= 0 ? H5Sget_simple_extent_ndims (space) : -1;
+  size_t size = type >= 0 ? H5Tget_size (type) : 0;
+  const char *problem = NULL;
+
+  if (dcpl < 0 || rank < 0 || rank > 8 || size == 0)
+    problem = "unreadable storage";
+  else if (H5Pget_layout (dcpl) == H5D_COMPACT)
+    {
+      hssize_t n = H5Sget_simple_extent_npoints (space);
+
+      if (!(n >= 0 && (hsize_t) n <= H5Dget_storage_size (d) / size))
+        problem = "its compact storage is smaller than its dimensions";
+    }
+  else if (H5Pget_layout (dcpl) == H5D_CHUNKED)
+    {
+      hsize_t dims[8], cdims[8], chunk = size, frame = size;
+
+      if (H5Sget_simple_extent_dims (space, dims, NULL) != rank ||
+          H5Pget_chunk (dcpl, rank, cdims) != rank)
+        problem = "unreadable chunk dimensions";
+      for (int i = 0; problem == NULL && i < rank; i++)
+        {
+          /* saturating: a damaged file may claim any dimensions */
+          chunk =
+              cdims[i] != 0 && chunk > (hsize_t) -1 / cdims[i] ? (hsize_t) -1 : chunk * cdims[i];
+          if (i >= rank - 2)
+            frame = dims[i] != 0 && frame > (hsize_t) -1 / dims[i] ? (hsize_t) -1 : frame * dims[i];
+        }
+      if (problem == NULL && chunk > NX_CHUNK_FREE_BYTES &&
+          chunk / NX_CHUNK_FRAMES > (frame > 0 ? frame : 1))
+        problem = "its chunks are more than 16 times the size of its frames and more than 64 MB "
+                  "(decoding one would cost more than the data read)";
+    }
+  if (dcpl >= 0)
+    H5Pclose (dcpl);
+  if (space >= 0)
+    H5Sclose (space);
+  if (type >= 0)
+    H5Tclose (type);
+  return problem;
+}
+
 static int
 nx_storage_ok (hid_t d)
 {
-  hid_t dcpl = H5Dget_create_plist (d), space, type;
-  int ok = 1;
-
-  if (dcpl < 0)
-    return 0;
-  if (H5Pget_layout (dcpl) == H5D_COMPACT)
-    {
-      hssize_t n;
-      size_t size;
-
-      space = H5Dget_space (d);
-      type = H5Dget_type (d);
-      n = space >= 0 ? H5Sget_simple_extent_npoints (space) : -1;
-      size = type >= 0 ? H5Tget_size (type) : 0;
-      ok = n >= 0 && size > 0 && (hsize_t) n <= H5Dget_storage_size (d) / size;
-      if (space >= 0)
-        H5Sclose (space);
-      if (type >= 0)
-        H5Tclose (type);
-    }
-  H5Pclose (dcpl);
-  return ok;
+  return nx_storage_problem (d) == NULL;
 }
 
 /* Whether every stored chunk of unfiltered, chunked dataset @d that holds
@@ -800,15 +833,55 @@ nx_open_frame (nx_ctx *c, int index, hid_t *d, hsize_t *at, char *name, size_t n
                        index, first);
 }
 
+/* A read of a chunked frame row by row (the 64-bit and unsigned 32-bit
+ * pixels) would decode every chunk the row crosses once per row: libhdf5's
+ * cache (1 MB by default) keeps no larger chunk.  *@d is closed and opened
+ * again with a cache for the chunks of one row, counted in the budget (a
+ * second open would share the first one's cache). */
 static nb_status
-nx_read_pixels (nx_ctx *c, hid_t d, hsize_t at, const char *name)
+nx_row_cache (nx_ctx *c, hid_t *d, const char *name, size_t elsize)
 {
+  nb_frame *f = c->frame;
+  hid_t dcpl = H5Dget_create_plist (*d), dapl = -1;
+  hsize_t cdims[3];
+  int rank = dcpl >= 0 && H5Pget_layout (dcpl) == H5D_CHUNKED ? H5Pget_chunk (dcpl, 3, cdims) : 0;
+  double chunk = (double) elsize, across, cache;
+  nb_status st;
+
+  if (dcpl >= 0)
+    H5Pclose (dcpl);
+  if (rank < 2 || cdims[rank - 1] == 0)
+    return NB_OK;
+  for (int i = 0; i < rank; i++)
+    chunk *= (double) cdims[i];
+  across = ceil ((double) f->fpixels / (double) cdims[rank - 1]);
+  cache = across * chunk;
+  if (cache <= (double) (1 << 20))
+    return NB_OK;
+  if ((st = nb_frame_check_budget (f, cache, "decoded chunks of one row", c->err)) != NB_OK)
+    return st;
+  dapl = H5Pcopy (c->dapl);
+  H5Dclose (*d);
+  /* a prime number of slots well above the chunks held, as libhdf5 advises */
+  if (dapl < 0 || H5Pset_chunk_cache (dapl, 10007, (size_t) cache + 1, 1.0) < 0 ||
+      (*d = H5Dopen2 (c->file, name, dapl)) < 0)
+    st = nb_error_set (c->err, NB_ERR_NOMEM, "%s: %s: cannot set a chunk cache", c->path, name);
+  if (dapl >= 0)
+    H5Pclose (dapl);
+  return st;
+}
+
+static nb_status
+nx_read_pixels (nx_ctx *c, hid_t *dp, hsize_t at, const char *name)
+{
+  hid_t d = *dp;
   nb_frame *f = c->frame;
   hid_t space = H5Dget_space (d), type = H5Dget_type (d), mem = -1;
   hsize_t dims[3], start[3] = { 0 }, count[3];
   int rank = H5Sget_simple_extent_ndims (space), is_signed;
   size_t elsize, n;
   nb_status st = NB_OK;
+  const char *problem;
   char why[200];
 
   H5Sget_simple_extent_dims (space, dims, NULL);
@@ -843,10 +916,8 @@ nx_read_pixels (nx_ctx *c, hid_t d, hsize_t at, const char *name)
     st = dcpl >= 0 ? nx_filters (c, dcpl, name)
                    : nb_error_set (c->err, NB_ERR_PARSE, "%s: %s: no creation properties: %s",
                                    c->path, name, h5_message (why));
-    if (st == NB_OK && !nx_storage_ok (d))
-      st = nb_error_set (c->err, NB_ERR_PARSE,
-                         "%s: %s: its compact storage is smaller than its dimensions", c->path,
-                         name);
+    if (st == NB_OK && (problem = nx_storage_problem (d)) != NULL)
+      st = nb_error_set (c->err, NB_ERR_PARSE, "%s: %s: %s", c->path, name, problem);
     if (st == NB_OK && !nx_chunks_ok (d, dcpl, dims, rank, at))
       st = nb_error_set (c->err, NB_ERR_PARSE,
                          "%s: %s: a stored chunk of frame %llu is not its chunk's size", c->path,
@@ -881,12 +952,13 @@ nx_read_pixels (nx_ctx *c, hid_t d, hsize_t at, const char *name)
       hsize_t rstart[3] = { 0 }, rcount[3], one_row[2] = { 1, (hsize_t) f->fpixels };
       hid_t rmem = H5Screate_simple (2, one_row, NULL);
 
-      if (row == NULL || rmem < 0)
+      if (row == NULL || rmem < 0 || (st = nx_row_cache (c, dp, name, elsize)) != NB_OK)
         {
           free (row);
           if (rmem >= 0)
             H5Sclose (rmem);
-          st = nb_error_set (c->err, NB_ERR_NOMEM, "out of memory reading %s", c->path);
+          if (st == NB_OK)
+            st = nb_error_set (c->err, NB_ERR_NOMEM, "out of memory reading %s", c->path);
           goto out;
         }
       memcpy (rcount, count, sizeof rcount);
@@ -896,7 +968,7 @@ nx_read_pixels (nx_ctx *c, hid_t d, hsize_t at, const char *name)
         {
           rstart[rank - 2] = (hsize_t) s;
           if (H5Sselect_hyperslab (space, H5S_SELECT_SET, rstart, NULL, rcount, NULL) < 0 ||
-              H5Dread (d, is_signed ? H5T_NATIVE_INT64 : H5T_NATIVE_UINT64, rmem, space,
+              H5Dread (*dp, is_signed ? H5T_NATIVE_INT64 : H5T_NATIVE_UINT64, rmem, space,
                        H5P_DEFAULT, row) < 0)
             {
               st = nb_error_set (c->err, NB_ERR_PARSE, "%s: %s: cannot read frame %llu: %s",
@@ -969,6 +1041,12 @@ nx_pixel_mask (nx_ctx *c)
                                "%s: %s is not a %d x %d (slow x fast) array of integers like the "
                                "frames",
                                c->path, name, f->spixels, f->fpixels);
+        }
+      if (nb_frame_check_budget (f, (double) n * sizeof *m, "its pixel mask", c->err) != NB_OK)
+        {
+          H5Sclose (space);
+          H5Dclose (d);
+          return NB_ERR_NOMEM;
         }
       m = malloc (n * sizeof *m);
       if (m == NULL || H5Dread (d, H5T_NATIVE_UINT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, m) < 0)
@@ -1099,7 +1177,7 @@ nb_frame_read_nexus (const char *path, int index, unsigned flags, nb_frame *fram
       frame->spixels = (int) dims[rank - 2];
       goto out;
     }
-  if ((st = nx_read_pixels (&c, d, at, name)) != NB_OK)
+  if ((st = nx_read_pixels (&c, &d, at, name)) != NB_OK)
     goto out;
   if ((st = nx_pixel_mask (&c)) != NB_OK)
     goto out;

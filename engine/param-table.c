@@ -868,7 +868,7 @@ static const nb_param rows[] = {
                "nanoBragg's own arithmetic and loop order"),
   ROW (.flag = "-memory_budget", NUMBER (memory_budget), .unit = &mb, .min = 0,
        .flags = NB_PARAM_BRAGGSCOPE | NB_PARAM_POSITIVE,
-       .note = "0 = half of physical memory", .help = "most memory one run may plan for (default: half of physical memory)"),
+       .note = "0 = half of the memory this process may use", .help = "most memory one run may plan for or read a frame into (default: half of what the process may use: physical memory, or less under a ulimit or cgroup limit)"),
   ROW (.flag = "-backend", CHOICE (backend, backends), .flags = NB_PARAM_BRAGGSCOPE | NB_PARAM_UNSUPPORTED,
        .property = "backend", .label = N_ ("Backend"),
        .help = N_ ("Compute backend (auto, cpu, cuda)"),

@@ -193,11 +193,10 @@ extern "C"
 
     /* ---- Braggscope ---- */
     nb_precision precision;
-    int physical; /* 1: correct the reference's bugs (see nb_params_parse_argv) */
-    int stats;    /* -stats: print plan cache counters */
-    double
-        memory_budget;  /* bytes a plan may use (-memory_budget MB); 0 = half of physical memory */
-    nb_backend backend; /* -backend; nb_params_init() sets NB_BACKEND_AUTO.  -precision exact
+    int physical;         /* 1: correct the reference's bugs (see nb_params_parse_argv) */
+    int stats;            /* -stats: print plan cache counters */
+    double memory_budget; /* bytes a run may use (-memory_budget MB); 0 = nb_memory_budget (0) */
+    nb_backend backend;   /* -backend; nb_params_init() sets NB_BACKEND_AUTO.  -precision exact
                             and tricubic interpolation always run on the CPU, and so does a
                             curved detector (the plan log says so) */
   } nb_params;
@@ -445,6 +444,14 @@ extern "C"
  * instead of per 4 kB.  Uninitialised; NULL when out of memory.  Free with
  * free(). */
   void *nb_alloc_large (size_t bytes);
+
+  /* nb_memory_budget: the bytes one run may hold, the one budget of every
+ * path that plans an image or reads a frame (nb_plan_create(),
+ * nb_frame_read()): @requested (nb_params.memory_budget) when > 0, else half
+ * of the memory this process may use: the physical memory, or less where
+ * the process's address space or data segment is limited (RLIMIT_AS,
+ * RLIMIT_DATA) or its cgroup's memory.max says so. */
+  double nb_memory_budget (double requested);
 
   /* nb_image_alloc: a buffer of @bytes for images that a plan running on the
  * GPU (nb_plan_get_backend() "cuda") renders into: with @pinned, page-locked
