@@ -379,6 +379,21 @@ read_command_line (int argc, char **argv, nb_params *params)
   return -1;
 }
 
+/* The reference's quirks that change this image (nb_plan_get_warnings()):
+ * reproduced, as nanoBragg computes them, but said on stderr, one
+ * "nanobragg: warning:" line each. */
+static void
+warn_quirks (const nb_plan *plan)
+{
+  for (const char *w = nb_plan_get_warnings (plan); *w != '\0';)
+    {
+      size_t n = strcspn (w, "\n");
+
+      fprintf (stderr, "nanobragg: warning: %.*s\n", (int) n, w);
+      w += n + (w[n] == '\n');
+    }
+}
+
 /* An image with a non-finite pixel is never written: 0 when @image is
  * finite, else 1 after saying why it might not be. */
 static int
@@ -511,6 +526,7 @@ main (int argc, char **argv)
     }
   fputs (nb_plan_get_log (plan), stdout);
   fflush (stdout);
+  warn_quirks (plan);
   in = nb_plan_get_info (plan);
 
   im.npix = (size_t) in->fpixels * (size_t) in->spixels;

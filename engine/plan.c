@@ -897,6 +897,12 @@ nb_plan_get_params (const nb_plan *plan)
 }
 
 const char *
+nb_plan_get_warnings (const nb_plan *plan)
+{
+  return plan->det.quirk_warning;
+}
+
+const char *
 nb_plan_get_log (const nb_plan *plan)
 {
   return plan->log.text ? plan->log.text : "";

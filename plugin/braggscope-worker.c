@@ -186,7 +186,8 @@ worker_update_plan (BraggscopeWorker *w, const nb_params *params, guint64 key, n
   /* the snapshot is shared until an update changes what it holds */
   geom = nb_plan_ref_geometry (w->plan);
   mask = worker_mask (w);
-  source = _braggscope_frame_source_new (nb_plan_get_info (w->plan), params, mask);
+  source = _braggscope_frame_source_new (nb_plan_get_info (w->plan), params, mask,
+                                         nb_plan_get_warnings (w->plan));
   if (geom == NULL || source == NULL)
     {
       nb_geometry_unref (geom);

@@ -527,6 +527,15 @@ extern "C"
   /* nb_plan_get_params: the parameters the plan was built from (owned by the plan). */
   const nb_params *nb_plan_get_params (const nb_plan *plan);
 
+  /* nb_plan_get_warnings: the reference's quirks that change this plan's image
+ * and are reproduced because -physical is not given, one line each ending in
+ * '\n', naming the quirk and -physical (today Q-2: a detector two-theta left
+ * out of the distance ratio, which from 90 degrees on puts the detector
+ * behind the sample and every pixel at negative photons); "" when none.  A
+ * strict program prints them on stderr (nanobragg), a library hands them on
+ * with its frames.  Owned by the plan, valid until its next update. */
+  const char *nb_plan_get_warnings (const nb_plan *plan);
+
   /* nb_plan_get_log: the lines the reference prints while setting up (convention,
  * cell, sources, summary...), for the CLI to print; NUL-terminated, owned by
  * the plan.  Also any lines execute adds (interpolation warning). */

@@ -303,6 +303,22 @@ test_hostile_inputs (void)
       g_assert_cmpint (g_get_monotonic_time () - start, <, 60 * G_USEC_PER_SEC);
     }
   g_remove (fifo);
+
+  {
+    /* a reproduced quirk that gives negative photons: the picture, and a warning */
+    const char *args[] = { "--snapshot", out, SMALL, "-twotheta", "120", NULL };
+    g_auto (Run) run;
+
+    run_braggscope (&run, FALSE, NULL, args);
+    g_test_message ("-twotheta 120: status %d, stderr: %s", run.status, run.err);
+    g_assert_cmpint (run.status, ==, 0);
+    g_assert_true (g_str_has_prefix (run.err, "braggscope: warning: two-theta 120 deg"));
+    g_assert_nonnull (strstr (run.err, "(quirk Q-2)"));
+    g_assert_nonnull (strstr (run.err, "-physical"));
+    g_assert_cmpstr (strchr (run.err, '\n'), ==, "\n");
+    g_assert_true (g_file_test (out, G_FILE_TEST_EXISTS));
+    g_remove (out);
+  }
 }
 
 /* Issue 23, item 7: `braggscope --snapshot m.png --measured nx.h5` on a tiny
