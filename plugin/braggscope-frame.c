@@ -425,6 +425,63 @@ install_reported (GObjectClass *object_class, GParamFlags flags)
       }
 }
 
+/* The properties of what the plan made of the frame: its brightest pixel,
+ * the oversampling, the reproduced quirks. */
+static void
+frame_class_init_plan_values (GParamFlags flags)
+{
+  /**
+   * BraggscopeFrame:max-value:
+   *
+   * The brightest pixel, photons: the largest finite pixel value (0 when
+   * there is none), computed where the frame was rendered.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_MAX_VALUE] = g_param_spec_float (
+      "max-value", NULL, "The brightest pixel (photons)", -G_MAXFLOAT, G_MAXFLOAT, 0, flags);
+  /**
+   * BraggscopeFrame:oversample:
+   *
+   * Sub-pixels per pixel axis the frame was simulated with (nanoBragg's
+   * `-oversample`; a count, no unit): each pixel costs its square in samples.
+   * 0 when unknown.  Made, as every value a frame reports of its plan, from
+   * the engine's parameter table (NB_PARAM_REPORTED rows), after the frame's
+   * own properties.
+   *
+   * Since: 0.1
+   */
+  /**
+   * BraggscopeFrame:oversample-auto:
+   *
+   * Whether [property@Braggscope.Frame:oversample] was chosen automatically
+   * ([property@Braggscope.Simulation:oversample] 0): nanoBragg's rule, three
+   * samples across the reciprocal pixel for the crystal's largest dimension,
+   * ceil (3 N a / (lambda distance / pixel)), grows as the wavelength
+   * shrinks, the crystal grows or the pixels grow.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_OVERSAMPLE_AUTO] = g_param_spec_boolean (
+      "oversample-auto", NULL, "The oversampling was chosen automatically", FALSE, flags);
+  /**
+   * BraggscopeFrame:warnings:
+   *
+   * What nanoBragg gets wrong in this frame and the simulation reproduced,
+   * because the parameters lack `-physical`: one line of
+   * English per quirk of the reference that changes the image, naming it
+   * and `-physical` (today quirk Q-2: a detector two-theta left out of the
+   * distance ratio, which from 90 degrees on leaves the detector behind the
+   * sample and every pixel at negative photons).  Empty when there is none.
+   * The same lines `nanobragg` prints on stderr, from the engine
+   * (nb_plan_get_warnings()).
+   *
+   * Since: 0.1
+   */
+  properties[PROP_WARNINGS] = g_param_spec_boxed (
+      "warnings", NULL, "The reference's quirks reproduced in this frame", G_TYPE_STRV, flags);
+}
+
 static void
 braggscope_frame_class_init (BraggscopeFrameClass *klass)
 {
@@ -532,57 +589,7 @@ braggscope_frame_class_init (BraggscopeFrameClass *klass)
    */
   properties[PROP_CACHE_REBUILDS] = g_param_spec_int (
       "cache-rebuilds", NULL, "Plan stages recomputed by the update", 0, G_MAXINT, 0, flags);
-  /**
-   * BraggscopeFrame:max-value:
-   *
-   * The brightest pixel, photons: the largest finite pixel value (0 when
-   * there is none), computed where the frame was rendered.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_MAX_VALUE] = g_param_spec_float (
-      "max-value", NULL, "The brightest pixel (photons)", -G_MAXFLOAT, G_MAXFLOAT, 0, flags);
-  /**
-   * BraggscopeFrame:oversample:
-   *
-   * Sub-pixels per pixel axis the frame was simulated with (nanoBragg's
-   * `-oversample`; a count, no unit): each pixel costs its square in samples.
-   * 0 when unknown.  Made, as every value a frame reports of its plan, from
-   * the engine's parameter table (NB_PARAM_REPORTED rows), after the frame's
-   * own properties.
-   *
-   * Since: 0.1
-   */
-  /**
-   * BraggscopeFrame:oversample-auto:
-   *
-   * Whether [property@Braggscope.Frame:oversample] was chosen automatically
-   * ([property@Braggscope.Simulation:oversample] 0): nanoBragg's rule, three
-   * samples across the reciprocal pixel for the crystal's largest dimension,
-   * ceil (3 N a / (lambda distance / pixel)), grows as the wavelength
-   * shrinks, the crystal grows or the pixels grow.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_OVERSAMPLE_AUTO] = g_param_spec_boolean (
-      "oversample-auto", NULL, "The oversampling was chosen automatically", FALSE, flags);
-  /**
-   * BraggscopeFrame:warnings:
-   *
-   * What nanoBragg gets wrong in this frame and the simulation reproduced,
-   * because the parameters lack `-physical`: one line of
-   * English per quirk of the reference that changes the image, naming it
-   * and `-physical` (today quirk Q-2: a detector two-theta left out of the
-   * distance ratio, which from 90 degrees on leaves the detector behind the
-   * sample and every pixel at negative photons).  Empty when there is none.
-   * The same lines `nanobragg` prints on stderr, from the engine
-   * (nb_plan_get_warnings()).
-   *
-   * Since: 0.1
-   */
-  properties[PROP_WARNINGS] = g_param_spec_boxed (
-      "warnings", NULL, "The reference's quirks reproduced in this frame", G_TYPE_STRV, flags);
-
+  frame_class_init_plan_values (flags);
   g_object_class_install_properties (object_class, N_PROPS, properties);
   install_reported (object_class, flags);
 }
