@@ -142,6 +142,40 @@ line_of (const char *text, const char *at)
   return line;
 }
 
+const char *
+nb_text_excerpt (const char *p, size_t n, char out[NB_EXCERPT_SIZE])
+{
+  static const char hex[] = "0123456789abcdef";
+  size_t k = 0;
+
+  for (size_t i = 0; i < n && i < NB_EXCERPT_BYTES; i++)
+    {
+      unsigned char c = (unsigned char) p[i];
+
+      if (c >= 0x20 && c < 0x7f && c != '\\' && c != '\'')
+        out[k++] = (char) c;
+      else if (c == '\\' || c == '\'')
+        {
+          out[k++] = '\\';
+          out[k++] = (char) c;
+        }
+      else
+        {
+          out[k++] = '\\';
+          out[k++] = 'x';
+          out[k++] = hex[c >> 4];
+          out[k++] = hex[c & 15];
+        }
+    }
+  if (n > NB_EXCERPT_BYTES)
+    {
+      memcpy (out + k, "...", 3);
+      k += 3;
+    }
+  out[k] = '\0';
+  return out;
+}
+
 static int
 field_length (const char *p, const char *delimiters)
 {
@@ -219,8 +253,13 @@ table_parse_line (
                              line, cols);
       v = strtod_l (p, &end, c_locale);
       if (end == p || (*end != '\0' && strchr (table_delimiters, *end) == NULL) || !isfinite (v))
-        return nb_error_set (err, NB_ERR_PARSE, "%s:%ld: field %d '%.*s' is not a number", path,
-                             line, col + 1, field_length (p, table_delimiters), p);
+        {
+          char shown[NB_EXCERPT_SIZE];
+
+          return nb_error_set (
+              err, NB_ERR_PARSE, "%s:%ld: field %d '%s' is not a number", path, line, col + 1,
+              nb_text_excerpt (p, (size_t) field_length (p, table_delimiters), shown));
+        }
       row[col++] = v;
       p = end + strspn (end, table_delimiters);
     }
@@ -411,9 +450,12 @@ nb_matrix_read (const char *path, double m[9], nb_error *err)
 
       if (end == p || (*end != '\0' && strchr (space, *end) == NULL) || !isfinite (v))
         {
+          char shown[NB_EXCERPT_SIZE];
+
           st = nb_error_set (err, NB_ERR_PARSE,
-                             "%s:%ld: number %d of the matrix '%.*s' is not a number", path,
-                             line_of (text, p), n + 1, field_length (p, space), p);
+                             "%s:%ld: number %d of the matrix '%s' is not a number", path,
+                             line_of (text, p), n + 1,
+                             nb_text_excerpt (p, (size_t) field_length (p, space), shown));
           break;
         }
       v9[n++] = v;

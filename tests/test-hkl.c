@@ -1046,6 +1046,47 @@ test_table_lines (void)
   g_remove (path);
 }
 
+/* Issue 23: a message quoted up to 40 bytes of whatever file it was given
+ * (/etc/shadow as -hkl: "index h 'root:*:19000:0:99999:7:::'"), raw binary
+ * bytes included, which PyGObject cannot convert.  It quotes at most
+ * NB_EXCERPT_BYTES, escaped: short, printable, valid UTF-8. */
+static void
+test_messages_quote_little (void)
+{
+  g_autofree char *shadow =
+      write_scratch ("shadow", "root:*:19000:0:99999:7:::\nbin:*:19000:0:99999:7:::\n", -1);
+  g_autofree char *binary = write_scratch ("binary.src", "\xff\xfe'\\ 0 0 1 1e-10\n", -1);
+  g_autofree char *matrix = write_scratch ("utf8.mat", "0.01 0 0\n0 \xc3\xa9t\xc3\xa9 0\n", -1);
+  const char *paths[] = { shadow, binary, matrix };
+  const char *quoted[] = { "index h 'root:*:19000...' is not an integer",
+                           "field 1 '\\xff\\xfe\\'\\\\' is not a number",
+                           "number 5 of the matrix '\\xc3\\xa9t\\xc3\\xa9' is not a number" };
+  nb_hkl_grid g;
+  nb_table t;
+  nb_error err = { 0 };
+  double m[9];
+
+  g_assert_cmpint (nb_hkl_read (shadow, 0.0, &g, &err), ==, NB_ERR_PARSE);
+  g_assert_null (strstr (err.message, "99999"));
+  for (gsize i = 0; i < G_N_ELEMENTS (paths); i++)
+    {
+      if (i == 1)
+        g_assert_cmpint (nb_table_read (binary, 5, &t, &err), ==, NB_ERR_PARSE);
+      else if (i == 2)
+        g_assert_cmpint (nb_matrix_read (matrix, m, &err), ==, NB_ERR_PARSE);
+      else
+        g_assert_cmpint (nb_hkl_read (shadow, 0.0, &g, &err), ==, NB_ERR_PARSE);
+      g_test_message ("%s", err.message);
+      g_assert_nonnull (strstr (err.message, paths[i]));
+      g_assert_nonnull (strstr (err.message, quoted[i]));
+      for (const char *c = err.message; *c != '\0'; c++)
+        g_assert_true (*c >= 0x20 && *c < 0x7f);
+    }
+  g_remove (shadow);
+  g_remove (binary);
+  g_remove (matrix);
+}
+
 /* A singular matrix spans no cell: refused by the reader (the plan would turn it into a
  * blank image when -cell is also given). */
 static void
@@ -1104,6 +1145,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/textfile/matrix/layout", test_matrix_layout);
   g_test_add_func ("/hkl/read/limited", test_read_limited);
   g_test_add_func ("/hkl/read/fifo-refused", test_read_fifo_refused);
+  g_test_add_func ("/hkl/messages-quote-little", test_messages_quote_little);
   g_test_add_func ("/hkl/dump/limited", test_dump_limited);
   g_test_add_func ("/textfile/table/lines", test_table_lines);
   g_test_add_func ("/textfile/matrix/singular", test_matrix_singular);

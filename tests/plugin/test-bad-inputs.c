@@ -800,6 +800,36 @@ test_non_finite_frame (void)
     }
 }
 
+/* Issue 23: error messages carried raw bytes of the files (and of file names
+ * in another encoding), which PyGObject cannot convert to str.  Every GError
+ * of the library is valid UTF-8, quoting at most a short escaped excerpt. */
+static void
+test_messages_are_utf8 (void)
+{
+  g_autofree char *latin1 = fixture ("caf\xe9-missing.hkl");
+  g_autofree char *binary = fixture ("binary-bytes.hkl");
+  const char *const files[] = { latin1, binary };
+
+  write_file ("binary-bytes.hkl", "\xff\xfe\xfd\xfc 1 2 3\n", -1);
+  for (gsize i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_autoptr (BraggscopeSimulation) sim = simulation_from_cmdline (SMALL_SCENE);
+      const char *args[] = { "-hkl", files[i], NULL };
+      const GError *error;
+      Watch w;
+
+      watch_init (&w, sim);
+      g_assert_true (braggscope_simulation_set_from_args (sim, args, NULL));
+      braggscope_simulation_render (sim);
+      error = wait_error (&w, 0, 30);
+      g_assert_true (g_utf8_validate (error->message, -1, NULL));
+      g_test_message ("%s", error->message);
+      if (i == 1)
+        g_assert_nonnull (strstr (error->message, "'\\xff\\xfe\\xfd\\xfc'"));
+      watch_clear (&w);
+    }
+}
+
 static void
 remove_tree (const char *path)
 {
@@ -847,6 +877,7 @@ main (int argc, char **argv)
   g_test_add_func ("/bad-inputs/writers-work", test_writers_work);
   g_test_add_func ("/bad-inputs/fifo", test_fifo_inputs);
   g_test_add_func ("/bad-inputs/non-finite-frame", test_non_finite_frame);
+  g_test_add_func ("/bad-inputs/messages-are-utf8", test_messages_are_utf8);
   status = g_test_run ();
 
   if (own_dir)
