@@ -255,7 +255,7 @@ extern "C"
 
   /* nb_params_validate: checks every field of @p against what the physics and
  * the engine allow, without touching files: numbers must be finite and in
- * range (wavelength > 0, cell lengths > 0 and angles that close a cell, no
+ * range (wavelength >= 0.001 A, cell lengths >= 0.1 A and angles that close a cell, no
  * negative sizes, counts within their limits, divergence/phi/sensor grids of a
  * bounded number of steps, an ROI that keeps a pixel...), the "not given"
  * sentinels documented above are accepted.  The values the reference accepts

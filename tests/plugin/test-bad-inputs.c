@@ -74,6 +74,10 @@ static const BadInput table[] = {
   /* property values */
   { PROPERTY, { "wavelength", "nan" }, BRAGGSCOPE_ERROR_INVALID, "wavelength" },
   { PROPERTY, { "wavelength", "-1" }, BRAGGSCOPE_ERROR_INVALID, "wavelength" },
+  /* below any physical wavelength or cell edge (issue 23) */
+  { PROPERTY, { "wavelength", "1e-15" }, BRAGGSCOPE_ERROR_INVALID, "wavelength" },
+  { PROPERTY, { "cell-a", "1e-15" }, BRAGGSCOPE_ERROR_INVALID, "cell-a" },
+  { ARGS, { "-cell", "1e-15", "100", "100", "90", "90", "90" }, BRAGGSCOPE_ERROR_INVALID, "1e-15" },
   { PROPERTY, { "pixel-size", "0" }, BRAGGSCOPE_ERROR_INVALID, "pixel-size" },
   { PROPERTY, { "distance", "-100" }, BRAGGSCOPE_ERROR_INVALID, "distance" },
   { PROPERTY, { "cell-alpha", "200" }, BRAGGSCOPE_ERROR_INVALID, "cell-alpha" },
