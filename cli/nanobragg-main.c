@@ -36,12 +36,15 @@ static const char usage_tail[] =
     "\t  naming it and the nearest known flags (exit 2); nanoBragg ignores them silently\n"
     "\t  (-lenient: skipped with a warning, as nanoBragg does)\n"
     "\t- values outside what the physics allows are errors naming the flag, the value and the\n"
-    "\t  allowed range (exit 2): a wavelength <= 0, negative sizes, counts or distances, an\n"
-    "\t  impossible cell, an ROI outside the detector, grids of more than 100000 steps...\n"
+    "\t  allowed range (exit 2): a wavelength below 0.001 A, a cell edge below 0.1 A, negative\n"
+    "\t  sizes, counts or distances, an impossible cell, an ROI outside the detector, grids of\n"
+    "\t  more than 100000 steps...\n"
     "\t- settings that leave no divergence sources are errors, not NaN images (exit 1); an\n"
     "\t  image with a non-finite pixel is never written (exit 1)\n"
     "\t- malformed input files (-hkl, -mat, -sourcefile, -stol, -img/-mask headers, -dump)\n"
-    "\t  are errors naming the file and line (exit 1); Miller indices beyond +-1024 are refused\n"
+    "\t  are errors naming the file and line (exit 1); Miller indices beyond +-1024 are refused;\n"
+    "\t  an input that is not a regular file (a FIFO, /dev/stdin, a terminal) is refused at\n"
+    "\t  once (nanoBragg waits on it for ever)\n"
     "\t- an output that is also an input, or two outputs of the same name, is an error (exit 2)\n"
     "\t- Fdump.bin is neither written nor read unless -dump FILE is given (nanoBragg reads a\n"
     "\t  leftover cache silently)\n"
@@ -51,6 +54,8 @@ static const char usage_tail[] =
     "\t  an error), and all are renamed together once every one is complete: a failed run\n"
     "\t  leaves no partial file and every existing file untouched\n"
     "\t- the image does not depend on the number of threads\n"
+    "\t- a quirk of nanoBragg that changes the image (Q-2: a two-theta without -physical) is\n"
+    "\t  reproduced, with one warning line on stderr naming it and -physical\n"
     "\n"
     "Environment: NANOBRAGG_LENIENT=1 is -lenient; NB_BACKEND=cpu keeps -backend auto on the\n"
     "CPU.  OpenMP's threads sleep when they wait (OMP_WAIT_POLICY=passive): unless\n"
@@ -379,35 +384,32 @@ read_command_line (int argc, char **argv, nb_params *params)
   return -1;
 }
 
+/* The reference's quirks that change this image (nb_plan_get_warnings()):
+ * reproduced, as nanoBragg computes them, but said on stderr, one
+ * "nanobragg: warning:" line each. */
+static void
+warn_quirks (const nb_plan *plan)
+{
+  for (const char *w = nb_plan_get_warnings (plan); *w != '\0';)
+    {
+      size_t n = strcspn (w, "\n");
+
+      fprintf (stderr, "nanobragg: warning: %.*s\n", (int) n, w);
+      w += n + (w[n] == '\n');
+    }
+}
+
 /* An image with a non-finite pixel is never written: 0 when @image is
  * finite, else 1 after saying why it might not be. */
 static int
-check_finite (const nb_plan_info *in, const nb_params *params, const float *image, size_t npix)
+check_finite (const nb_plan *plan, const float *image)
 {
-  size_t bad;
-  long first = nb_image_first_non_finite (image, npix, &bad);
+  nb_error err = { 0 };
 
-  if (first >= 0 && in->comment_sources > 0)
-    {
-      fprintf (stderr,
-               "nanobragg: the image has %zu non-finite pixels (the first at fast %ld, slow %ld "
-               "is %g): nothing written; %d of the sources are '#' lines of %s, which nanoBragg "
-               "reads as sources (of wavelength 0 unless the line holds numbers): remove them, "
-               "or give -physical to skip them\n",
-               bad, first % in->fpixels, first / in->fpixels, (double) image[first],
-               in->comment_sources, params->source_file);
-      return 1;
-    }
-  if (first >= 0)
-    {
-      fprintf (stderr,
-               "nanobragg: the image has %zu non-finite pixels (the first at fast %ld, slow %ld "
-               "is %g): nothing written; check the flags that scale intensities (-fluence, "
-               "-flux, -water, -default_F)\n",
-               bad, first % in->fpixels, first / in->fpixels, (double) image[first]);
-      return 1;
-    }
-  return 0;
+  if (nb_image_check_finite (plan, image, &err) == NB_OK)
+    return 0;
+  fprintf (stderr, "nanobragg: %s; nothing written\n", err.message);
+  return 1;
 }
 
 /* -stats: the plan's cache counters, kernel and backend. */
@@ -529,6 +531,7 @@ main (int argc, char **argv)
     }
   fputs (nb_plan_get_log (plan), stdout);
   fflush (stdout);
+  warn_quirks (plan);
   in = nb_plan_get_info (plan);
 
   im.npix = (size_t) in->fpixels * (size_t) in->spixels;
@@ -554,7 +557,7 @@ main (int argc, char **argv)
       }
     fputs (nb_plan_get_log (plan) + before, stdout);
   }
-  if (check_finite (in, &params, im.image, im.npix) != 0)
+  if (check_finite (plan, im.image) != 0)
     goto out;
   if (params.stats)
     print_stats (plan, &params);

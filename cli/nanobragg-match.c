@@ -113,19 +113,21 @@ usage_error (const char *fmt, const char *what)
   return 2;
 }
 
+/* The value after argv[*i] of option @what ("--peaks", "--overlay-crop W":
+ * named by the caller, since an option of several values advances *@i). */
 static int
-number_arg (int argc, char **argv, int *i, double lo, double hi, double *out)
+number_arg (int argc, char **argv, int *i, const char *what, double lo, double hi, double *out)
 {
   char *end;
 
   if (*i + 1 >= argc)
-    return usage_error ("%s needs a value", argv[*i]);
+    return usage_error ("%s needs a value", what);
   errno = 0;
   *out = strtod (argv[*i + 1], &end);
   if (end == argv[*i + 1] || *end != '\0' || errno != 0 || !(*out >= lo && *out <= hi))
     {
-      fprintf (stderr, "nanobragg-match: %s %s: not a number from %g to %g\n", argv[*i],
-               argv[*i + 1], lo, hi);
+      fprintf (stderr, "nanobragg-match: %s %s: not a number from %g to %g\n", what, argv[*i + 1],
+               lo, hi);
       return 2;
     }
   (*i)++;
@@ -146,13 +148,14 @@ parse_options (int argc, char **argv, options *o, const char **flags, int *n_fla
     {
       const char *a = argv[i];
 
-#define NUM(lo, hi)                                                                                \
+#define NUM_OF(what, lo, hi)                                                                       \
   do                                                                                               \
     {                                                                                              \
-      if ((rc = number_arg (argc, argv, &i, lo, hi, &v)) != 0)                                     \
+      if ((rc = number_arg (argc, argv, &i, what, lo, hi, &v)) != 0)                               \
         return rc;                                                                                 \
     }                                                                                              \
   while (0)
+#define NUM(lo, hi) NUM_OF (a, lo, hi)
       if (strcmp (a, "--frame-index") == 0)
         {
           NUM (0, 1e9);
@@ -200,9 +203,12 @@ parse_options (int argc, char **argv, options *o, const char **flags, int *n_fla
         }
       else if (strcmp (a, "--overlay-crop") == 0)
         {
+          static const char *const crop_values[4] = { "--overlay-crop F0", "--overlay-crop S0",
+                                                      "--overlay-crop W", "--overlay-crop H" };
+
           for (int k = 0; k < 4; k++)
             {
-              NUM (k < 2 ? 0 : 1, 65536);
+              NUM_OF (crop_values[k], k < 2 ? 0 : 1, 65536);
               o->crop[k] = (int) v;
             }
         }
@@ -234,6 +240,7 @@ parse_options (int argc, char **argv, options *o, const char **flags, int *n_fla
       else
         flags[(*n_flags)++] = a;
 #undef NUM
+#undef NUM_OF
     }
   flags[*n_flags] = NULL;
   if (o->frame == NULL)

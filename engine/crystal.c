@@ -5,6 +5,7 @@
  * size, mosaic_rotation_umat() loop, and the phi/mosaic rotations of the pixel
  * loop; physics.md §7, §8, §12.4, §13.3, §16.
  */
+#include "nb-param-private.h"
 #include "nb-private.h"
 #include "nb-textfile.h"
 
@@ -278,6 +279,18 @@ nb_crystal_setup (nb_plan *plan, nb_error *err)
   nb_scale (bxc, V_cell, a);
   nb_scale (cxa, V_cell, b);
   nb_scale (axb, V_cell, c);
+  /* a matrix (over the wavelength) may describe any cell: the bound of -cell */
+  if (p->mat_file != NULL)
+    {
+      const double edge[3] = { nb_magnitude (a), nb_magnitude (b), nb_magnitude (c) };
+
+      for (int k = 0; k < 3; k++)
+        if (!(edge[k] >= NB_CELL_LENGTH_MIN_A))
+          return nb_error_set (err, NB_ERR_INVALID,
+                               "%s: a cell edge of %g Angstrom at -lambda %g (allowed: at least "
+                               "%g)",
+                               p->mat_file, edge[k], p->lambda0 * 1e10, NB_CELL_LENGTH_MIN_A);
+    }
   {
     double t[3];
     nb_cross (a, b, t);

@@ -19,18 +19,23 @@ nb_write_file_atomic (
 
 #ifdef NB_HAVE_CBF
 static nb_status
-read_cbf (const char *path, unsigned flags, size_t max_pixels, nb_frame *frame, nb_error *err)
+read_cbf (
+    const char *path, unsigned flags, const nb_frame_limits *limits, nb_frame *frame, nb_error *err)
 {
-  nb_frame_set_read_limit (max_pixels);
+  nb_frame_set_limits (limits);
   return nb_frame_read_cbf (path, flags, frame, err);
 }
 #endif
 
 static nb_status
-read_nexus (
-    const char *path, int index, unsigned flags, size_t max_pixels, nb_frame *frame, nb_error *err)
+read_nexus (const char *path,
+            int index,
+            unsigned flags,
+            const nb_frame_limits *limits,
+            nb_frame *frame,
+            nb_error *err)
 {
-  nb_frame_set_read_limit (max_pixels);
+  nb_frame_set_limits (limits);
   return nb_frame_read_nexus (path, index, flags, frame, err);
 }
 

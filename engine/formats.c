@@ -215,7 +215,9 @@ nb_frame_read_cbf (const char *path, unsigned flags, nb_frame *frame, nb_error *
 #ifdef NB_HAVE_CBF
   const nb_formats *f = formats (path, err);
 
-  return f != NULL ? f->read_cbf (path, flags, nb_frame_get_read_limit (), frame, err) : NB_ERR_IO;
+  nb_frame_limits limits = nb_frame_get_limits ();
+
+  return f != NULL ? f->read_cbf (path, flags, &limits, frame, err) : NB_ERR_IO;
 #else
   (void) flags;
   (void) frame;
@@ -229,8 +231,9 @@ nb_frame_read_nexus (const char *path, int index, unsigned flags, nb_frame *fram
 #ifdef NB_HAVE_HDF5
   const nb_formats *f = formats (path, err);
 
-  return f != NULL ? f->read_nexus (path, index, flags, nb_frame_get_read_limit (), frame, err)
-                   : NB_ERR_IO;
+  nb_frame_limits limits = nb_frame_get_limits ();
+
+  return f != NULL ? f->read_nexus (path, index, flags, &limits, frame, err) : NB_ERR_IO;
 #else
   (void) index;
   (void) flags;

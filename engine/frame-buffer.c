@@ -96,30 +96,65 @@ frame_pixels (
   return NB_OK;
 }
 
-/* The largest frame nb_frame_read_limited() was asked to read on this thread. */
-static _Thread_local size_t read_limit;
+/* What nb_frame_read_budget() was asked to hold on this thread. */
+static _Thread_local nb_frame_limits read_limits;
 
 void
-nb_frame_set_read_limit (size_t max_pixels)
+nb_frame_set_limits (const nb_frame_limits *limits)
 {
-  read_limit = max_pixels;
+  read_limits = *limits;
 }
 
-size_t
-nb_frame_get_read_limit (void)
+nb_frame_limits
+nb_frame_get_limits (void)
 {
-  return read_limit;
+  return read_limits;
+}
+
+nb_status
+nb_frame_check_budget (const nb_frame *frame, double transient, const char *what, nb_error *err)
+{
+  const nb_frame_limits *l = &read_limits;
+  double pixels = (double) frame->fpixels * (double) frame->spixels;
+  double held = pixels * (sizeof *frame->counts + sizeof *frame->mask);
+  double caller = pixels * (double) l->caller_bytes;
+  double need = held + caller + transient;
+  char parts[160];
+  int n;
+
+  if (l->budget <= 0.0 || need <= l->budget)
+    return NB_OK;
+  n = snprintf (parts, sizeof parts, "%.1f MB of counts and mask", held / 1e6);
+  if (caller > 0.0 && n >= 0 && (size_t) n < sizeof parts)
+    n += snprintf (parts + n, sizeof parts - (size_t) n, ", %.1f MB for the caller's copy",
+                   caller / 1e6);
+  if (transient > 0.0 && n >= 0 && (size_t) n < sizeof parts)
+    snprintf (parts + n, sizeof parts - (size_t) n, ", %.1f MB for %s", transient / 1e6,
+              what != NULL ? what : "the reader");
+  return nb_error_set (err, NB_ERR_NOMEM,
+                       "%s: reading this %d x %d frame needs about %.1f MB (%s), more than the "
+                       "memory budget of %.1f MB (%s)",
+                       frame->path != NULL ? frame->path : "frame", frame->fpixels, frame->spixels,
+                       need / 1e6, parts, l->budget / 1e6,
+                       l->budget_asked ? "-memory_budget"
+                                       : "half of what this process may use; see -memory_budget");
 }
 
 nb_status
 nb_frame_alloc_pixels_capacity (nb_frame *frame, size_t capacity, nb_error *err)
 {
   const char *what = frame->path != NULL ? frame->path : "frame";
+  size_t n = (size_t) frame->fpixels * (size_t) frame->spixels;
+  nb_status st;
 
-  if (read_limit > 0 && (size_t) frame->fpixels * (size_t) frame->spixels > read_limit)
+  if (read_limits.max_pixels > 0 && n > read_limits.max_pixels)
     return nb_error_set (err, NB_ERR_NOMEM,
                          "%s: %d x %d pixels, more than the %zu this reader may hold", what,
-                         frame->fpixels, frame->spixels, read_limit);
+                         frame->fpixels, frame->spixels, read_limits.max_pixels);
+  if ((st = nb_frame_check_budget (
+           frame, capacity > n ? (double) (capacity - n) * sizeof *frame->counts : 0.0,
+           "the decoder's margin", err)) != NB_OK)
+    return st;
   return frame_pixels (frame, frame->fpixels, frame->spixels, capacity, what, err);
 }
 

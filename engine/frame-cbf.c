@@ -16,6 +16,7 @@
  *   Exposure_time, Count_cutoff, Detector_2theta and the sensor thickness.
  */
 #include "nb-frame-private.h"
+#include "nb-input.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -628,7 +629,7 @@ static nb_status
 check_cbf_text (const char *path, size_t *binary_max, nb_error *err)
 {
   static const unsigned char marker[4] = { 0x0c, 0x1a, 0x04, 0xd5 };
-  FILE *fp = fopen (path, "rb");
+  FILE *fp;
   unsigned char *data = NULL;
   struct stat st_file;
   size_t len, pos = 0, line_start = 0, token_start = 0, in_token = 0;
@@ -637,14 +638,19 @@ check_cbf_text (const char *path, size_t *binary_max, nb_error *err)
   nb_status st = NB_OK;
 
   *binary_max = 0;
-  if (fp == NULL)
-    return nb_error_set (err, NB_ERR_IO, "cannot open %s: %s", path, strerror (errno));
-  if (fstat (fileno (fp), &st_file) != 0 || st_file.st_size < 0)
-    {
-      fclose (fp);
-      return nb_error_set (err, NB_ERR_IO, "cannot read %s: %s", path, strerror (errno));
-    }
+  if ((st = nb_input_fopen (path, &fp, &st_file, err)) != NB_OK)
+    return st;
   len = (size_t) st_file.st_size;
+  {
+    nb_frame none = { .path = (char *) path };
+
+    /* the whole text is checked in memory */
+    if ((st = nb_frame_check_budget (&none, (double) len, "the file's text", err)) != NB_OK)
+      {
+        fclose (fp);
+        return st;
+      }
+  }
   data = nb_alloc_large (len > 0 ? len : 1);
   if (data == NULL)
     {
@@ -899,14 +905,8 @@ nb_frame_read_cbf (const char *path, unsigned flags, nb_frame *frame, nb_error *
    * memory, and the first becomes part of the message */
   log = open_memstream (&log_text, &log_len);
   cbf_set_cbf_logfile (h, log);
-  fp = fopen (path, "rb");
-  if (fp == NULL)
-    {
-      int en = errno;
-
-      st = nb_error_set (err, NB_ERR_IO, "cannot open %s: %s", path, strerror (en));
-      goto out;
-    }
+  if ((st = nb_input_fopen (path, &fp, NULL, err)) != NB_OK)
+    goto out;
   /* CBFlib owns the stream from here and closes it with the handle */
   e = cbf_read_widefile (h, fp, MSG_DIGEST);
   if (e != 0)

@@ -25,12 +25,15 @@
  * thread), and its innermost message ends ours.
  */
 #include "nb-frame-private.h"
+#include "nb-input.h"
 
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define RTD (180.0 / M_PI)
 
@@ -45,7 +48,110 @@ typedef struct
   char entry[64];
   nb_frame *frame;
   nb_error *err;
+  const char *dir;                    /* the master's folder, with its '/' */
+  char refused[NB_ERROR_MESSAGE_MAX]; /* why a link's file was refused, or "" */
 } nx_ctx;
+
+/* Whether @candidate, a name libhdf5 may open, is absent or a regular file;
+ * else says so in c->refused. */
+static int
+nx_candidate_ok (nx_ctx *c, const char *candidate)
+{
+  struct stat st;
+
+  if (stat (candidate, &st) != 0 || S_ISREG (st.st_mode))
+    return 1;
+  snprintf (c->refused, sizeof c->refused, "%.200s: links to %.200s: %s, not a regular file",
+            c->path, candidate, nb_input_kind (st.st_mode));
+  return 0;
+}
+
+/* Whether the file @name that an external link or a virtual dataset of
+ * @parent names may be opened: libhdf5 opens it itself, blocking, trying it
+ * as given, beside the master (the prefix we set), beside @parent and in
+ * HDF5_EXT_PREFIX's folders, the absolute names also without their folders;
+ * none of those may be a FIFO, a terminal or a device. */
+static int
+nx_target_ok (nx_ctx *c, const char *parent, const char *name)
+{
+  const char *slash = strrchr (name, '/');
+  const char *names[2] = { name, slash != NULL ? slash + 1 : NULL };
+  const char *env = getenv ("HDF5_EXT_PREFIX");
+  char candidate[4096];
+  int parent_dir = parent != NULL && strrchr (parent, '/') != NULL
+                       ? (int) (strrchr (parent, '/') - parent) + 1
+                       : 0;
+
+  if (!nx_candidate_ok (c, name))
+    return 0;
+  for (int k = 0; k < 2 && names[k] != NULL; k++)
+    {
+      snprintf (candidate, sizeof candidate, "%s%s", c->dir, names[k]);
+      if (!nx_candidate_ok (c, candidate))
+        return 0;
+      snprintf (candidate, sizeof candidate, "%.*s%s", parent_dir, parent, names[k]);
+      if (parent_dir > 0 && !nx_candidate_ok (c, candidate))
+        return 0;
+      for (const char *e = env; e != NULL && *e != '\0'; e += strcspn (e, ":"), e += *e == ':')
+        {
+          snprintf (candidate, sizeof candidate, "%.*s/%s", (int) strcspn (e, ":"), e, names[k]);
+          if (!nx_candidate_ok (c, candidate))
+            return 0;
+        }
+    }
+  return 1;
+}
+
+/* libhdf5's call before it follows an external link (H5Pset_elink_cb). */
+static herr_t
+nx_elink_check (const char *parent_file,
+                const char *parent_group,
+                const char *child_file,
+                const char *child_object,
+                unsigned *acc_flags,
+                hid_t fapl,
+                void *data)
+{
+  (void) parent_group;
+  (void) child_object;
+  (void) acc_flags;
+  (void) fapl;
+  return nx_target_ok (data, parent_file, child_file) ? 0 : -1;
+}
+
+/* Opens dataset @name through the links the master's folder resolves,
+ * refusing a virtual dataset one of whose source files is not a regular file
+ * (libhdf5 opens them when it reads). */
+static hid_t
+nx_dopen (nx_ctx *c, const char *name)
+{
+  hid_t d = H5Dopen2 (c->file, name, c->dapl), dcpl;
+  size_t count = 0;
+
+  if (d < 0 || (dcpl = H5Dget_create_plist (d)) < 0)
+    return d;
+  if (H5Pget_layout (dcpl) == H5D_VIRTUAL && H5Pget_virtual_count (dcpl, &count) >= 0)
+    for (size_t i = 0; i < count; i++)
+      {
+        char file[4096];
+        ssize_t n = H5Pget_virtual_filename (dcpl, i, file, sizeof file);
+
+        if (n < 0 || (size_t) n >= sizeof file ||
+            (strcmp (file, ".") != 0 && !nx_target_ok (c, c->path, file)))
+          {
+            if (c->refused[0] == '\0')
+              snprintf (c->refused, sizeof c->refused,
+                        "%s: %s: a virtual dataset's source file "
+                        "name is too long",
+                        c->path, name);
+            H5Pclose (dcpl);
+            H5Dclose (d);
+            return -1;
+          }
+      }
+  H5Pclose (dcpl);
+  return d;
+}
 
 /* The innermost message of libhdf5's error stack, for the end of ours. */
 static herr_t
@@ -147,35 +253,68 @@ nx_string_attr (hid_t obj, const char *attr, char *out, size_t size)
   return ok;
 }
 
-/* Whether dataset @d's stored bytes can hold its dataspace: a compact
- * dataset keeps its data in its header, and libhdf5 1.10 copies the
- * dataspace's worth out of a shorter buffer without checking (found by
- * fuzzing); contiguous and chunked data are checked by the library. */
+/* A chunk may be this large whatever it holds, and otherwise at most this
+ * many times the frame (a dataset's last two dimensions): reading decodes
+ * whole chunks, and a 64 x 64 frame stored in one 16384 x 16384 chunk would
+ * cost 1 GB (issue 23). */
+#define NX_CHUNK_FREE_BYTES ((hsize_t) 64 << 20)
+#define NX_CHUNK_FRAMES     16
+
+/* What is wrong with the storage of dataset @d, or NULL.  A compact dataset
+ * keeps its data in its header, and libhdf5 1.10 copies the dataspace's worth
+ * out of a shorter buffer without checking (found by fuzzing); contiguous
+ * data are checked by the library.  A chunked one must not make us decode
+ * chunks far larger than what we read of them (NX_CHUNK_FRAMES). */
+static const char *
+nx_storage_problem (hid_t d)
+{
+  hid_t dcpl = H5Dget_create_plist (d), space = H5Dget_space (d), type = H5Dget_type (d);
+  int rank = space >= 0 ? H5Sget_simple_extent_ndims (space) : -1;
+  size_t size = type >= 0 ? H5Tget_size (type) : 0;
+  const char *problem = NULL;
+
+  if (dcpl < 0 || rank < 0 || rank > 8 || size == 0)
+    problem = "unreadable storage";
+  else if (H5Pget_layout (dcpl) == H5D_COMPACT)
+    {
+      hssize_t n = H5Sget_simple_extent_npoints (space);
+
+      if (!(n >= 0 && (hsize_t) n <= H5Dget_storage_size (d) / size))
+        problem = "its compact storage is smaller than its dimensions";
+    }
+  else if (H5Pget_layout (dcpl) == H5D_CHUNKED)
+    {
+      hsize_t dims[8], cdims[8], chunk = size, frame = size;
+
+      if (H5Sget_simple_extent_dims (space, dims, NULL) != rank ||
+          H5Pget_chunk (dcpl, rank, cdims) != rank)
+        problem = "unreadable chunk dimensions";
+      for (int i = 0; problem == NULL && i < rank; i++)
+        {
+          /* saturating: a damaged file may claim any dimensions */
+          chunk =
+              cdims[i] != 0 && chunk > (hsize_t) -1 / cdims[i] ? (hsize_t) -1 : chunk * cdims[i];
+          if (i >= rank - 2)
+            frame = dims[i] != 0 && frame > (hsize_t) -1 / dims[i] ? (hsize_t) -1 : frame * dims[i];
+        }
+      if (problem == NULL && chunk > NX_CHUNK_FREE_BYTES &&
+          chunk / NX_CHUNK_FRAMES > (frame > 0 ? frame : 1))
+        problem = "its chunks are more than 16 times the size of its frames and more than 64 MB "
+                  "(decoding one would cost more than the data read)";
+    }
+  if (dcpl >= 0)
+    H5Pclose (dcpl);
+  if (space >= 0)
+    H5Sclose (space);
+  if (type >= 0)
+    H5Tclose (type);
+  return problem;
+}
+
 static int
 nx_storage_ok (hid_t d)
 {
-  hid_t dcpl = H5Dget_create_plist (d), space, type;
-  int ok = 1;
-
-  if (dcpl < 0)
-    return 0;
-  if (H5Pget_layout (dcpl) == H5D_COMPACT)
-    {
-      hssize_t n;
-      size_t size;
-
-      space = H5Dget_space (d);
-      type = H5Dget_type (d);
-      n = space >= 0 ? H5Sget_simple_extent_npoints (space) : -1;
-      size = type >= 0 ? H5Tget_size (type) : 0;
-      ok = n >= 0 && size > 0 && (hsize_t) n <= H5Dget_storage_size (d) / size;
-      if (space >= 0)
-        H5Sclose (space);
-      if (type >= 0)
-        H5Tclose (type);
-    }
-  H5Pclose (dcpl);
-  return ok;
+  return nx_storage_problem (d) == NULL;
 }
 
 /* Whether every stored chunk of unfiltered, chunked dataset @d that holds
@@ -278,14 +417,14 @@ nx_integers_ok (hid_t d, const hsize_t *dims, int rank)
  * with its units attribute; 0 when absent, -1 (and an error) when it is not
  * numeric or cannot be read. */
 static int
-nx_number (const nx_ctx *c, const char *name, hsize_t index, double *v, char *units, size_t usize)
+nx_number (nx_ctx *c, const char *name, hsize_t index, double *v, char *units, size_t usize)
 {
   hid_t d, space, type;
   hssize_t n;
   int ok = -1;
 
   units[0] = '\0';
-  if (!nx_exists (c, name) || (d = H5Dopen2 (c->file, name, c->dapl)) < 0)
+  if (!nx_exists (c, name) || (d = nx_dopen (c, name)) < 0)
     return 0;
   type = H5Dget_type (d);
   space = H5Dget_space (d);
@@ -685,7 +824,9 @@ nx_open_frame (nx_ctx *c, int index, hid_t *d, hsize_t *at, char *name, size_t n
           if (!nx_exists (c, name))
             break;
         }
-      *d = H5Dopen2 (c->file, name, c->dapl);
+      *d = nx_dopen (c, name);
+      if (*d < 0 && c->refused[0] != '\0')
+        return nb_error_set (c->err, NB_ERR_IO, "%s", c->refused);
       if (*d < 0)
         {
           /* libhdf5's message first: the next call clears its error stack */
@@ -726,15 +867,55 @@ nx_open_frame (nx_ctx *c, int index, hid_t *d, hsize_t *at, char *name, size_t n
                        index, first);
 }
 
+/* A read of a chunked frame row by row (the 64-bit and unsigned 32-bit
+ * pixels) would decode every chunk the row crosses once per row: libhdf5's
+ * cache (1 MB by default) keeps no larger chunk.  *@d is closed and opened
+ * again with a cache for the chunks of one row, counted in the budget (a
+ * second open would share the first one's cache). */
 static nb_status
-nx_read_pixels (nx_ctx *c, hid_t d, hsize_t at, const char *name)
+nx_row_cache (nx_ctx *c, hid_t *d, const char *name, size_t elsize)
 {
+  nb_frame *f = c->frame;
+  hid_t dcpl = H5Dget_create_plist (*d), dapl = -1;
+  hsize_t cdims[3];
+  int rank = dcpl >= 0 && H5Pget_layout (dcpl) == H5D_CHUNKED ? H5Pget_chunk (dcpl, 3, cdims) : 0;
+  double chunk = (double) elsize, across, cache;
+  nb_status st;
+
+  if (dcpl >= 0)
+    H5Pclose (dcpl);
+  if (rank < 2 || cdims[rank - 1] == 0)
+    return NB_OK;
+  for (int i = 0; i < rank; i++)
+    chunk *= (double) cdims[i];
+  across = ceil ((double) f->fpixels / (double) cdims[rank - 1]);
+  cache = across * chunk;
+  if (cache <= (double) (1 << 20))
+    return NB_OK;
+  if ((st = nb_frame_check_budget (f, cache, "decoded chunks of one row", c->err)) != NB_OK)
+    return st;
+  dapl = H5Pcopy (c->dapl);
+  H5Dclose (*d);
+  /* a prime number of slots well above the chunks held, as libhdf5 advises */
+  if (dapl < 0 || H5Pset_chunk_cache (dapl, 10007, (size_t) cache + 1, 1.0) < 0 ||
+      (*d = H5Dopen2 (c->file, name, dapl)) < 0)
+    st = nb_error_set (c->err, NB_ERR_NOMEM, "%s: %s: cannot set a chunk cache", c->path, name);
+  if (dapl >= 0)
+    H5Pclose (dapl);
+  return st;
+}
+
+static nb_status
+nx_read_pixels (nx_ctx *c, hid_t *dp, hsize_t at, const char *name)
+{
+  hid_t d = *dp;
   nb_frame *f = c->frame;
   hid_t space = H5Dget_space (d), type = H5Dget_type (d), mem = -1;
   hsize_t dims[3], start[3] = { 0 }, count[3];
   int rank = H5Sget_simple_extent_ndims (space), is_signed;
   size_t elsize, n;
   nb_status st = NB_OK;
+  const char *problem;
   char why[200];
 
   H5Sget_simple_extent_dims (space, dims, NULL);
@@ -769,10 +950,8 @@ nx_read_pixels (nx_ctx *c, hid_t d, hsize_t at, const char *name)
     st = dcpl >= 0 ? nx_filters (c, dcpl, name)
                    : nb_error_set (c->err, NB_ERR_PARSE, "%s: %s: no creation properties: %s",
                                    c->path, name, h5_message (why));
-    if (st == NB_OK && !nx_storage_ok (d))
-      st = nb_error_set (c->err, NB_ERR_PARSE,
-                         "%s: %s: its compact storage is smaller than its dimensions", c->path,
-                         name);
+    if (st == NB_OK && (problem = nx_storage_problem (d)) != NULL)
+      st = nb_error_set (c->err, NB_ERR_PARSE, "%s: %s: %s", c->path, name, problem);
     if (st == NB_OK && !nx_chunks_ok (d, dcpl, dims, rank, at))
       st = nb_error_set (c->err, NB_ERR_PARSE,
                          "%s: %s: a stored chunk of frame %llu is not its chunk's size", c->path,
@@ -807,12 +986,13 @@ nx_read_pixels (nx_ctx *c, hid_t d, hsize_t at, const char *name)
       hsize_t rstart[3] = { 0 }, rcount[3], one_row[2] = { 1, (hsize_t) f->fpixels };
       hid_t rmem = H5Screate_simple (2, one_row, NULL);
 
-      if (row == NULL || rmem < 0)
+      if (row == NULL || rmem < 0 || (st = nx_row_cache (c, dp, name, elsize)) != NB_OK)
         {
           free (row);
           if (rmem >= 0)
             H5Sclose (rmem);
-          st = nb_error_set (c->err, NB_ERR_NOMEM, "out of memory reading %s", c->path);
+          if (st == NB_OK)
+            st = nb_error_set (c->err, NB_ERR_NOMEM, "out of memory reading %s", c->path);
           goto out;
         }
       memcpy (rcount, count, sizeof rcount);
@@ -822,7 +1002,7 @@ nx_read_pixels (nx_ctx *c, hid_t d, hsize_t at, const char *name)
         {
           rstart[rank - 2] = (hsize_t) s;
           if (H5Sselect_hyperslab (space, H5S_SELECT_SET, rstart, NULL, rcount, NULL) < 0 ||
-              H5Dread (d, is_signed ? H5T_NATIVE_INT64 : H5T_NATIVE_UINT64, rmem, space,
+              H5Dread (*dp, is_signed ? H5T_NATIVE_INT64 : H5T_NATIVE_UINT64, rmem, space,
                        H5P_DEFAULT, row) < 0)
             {
               st = nb_error_set (c->err, NB_ERR_PARSE, "%s: %s: cannot read frame %llu: %s",
@@ -882,7 +1062,7 @@ nx_pixel_mask (nx_ctx *c)
       size_t n = (size_t) f->fpixels * (size_t) f->spixels;
 
       snprintf (name, sizeof name, "%s/instrument/detector/%s", c->entry, leaves[i]);
-      if (!nx_exists (c, name) || (d = H5Dopen2 (c->file, name, c->dapl)) < 0)
+      if (!nx_exists (c, name) || (d = nx_dopen (c, name)) < 0)
         continue;
       space = H5Dget_space (d);
       if (H5Sget_simple_extent_ndims (space) != 2 ||
@@ -895,6 +1075,12 @@ nx_pixel_mask (nx_ctx *c)
                                "%s: %s is not a %d x %d (slow x fast) array of integers like the "
                                "frames",
                                c->path, name, f->spixels, f->fpixels);
+        }
+      if (nb_frame_check_budget (f, (double) n * sizeof *m, "its pixel mask", c->err) != NB_OK)
+        {
+          H5Sclose (space);
+          H5Dclose (d);
+          return NB_ERR_NOMEM;
         }
       m = malloc (n * sizeof *m);
       if (m == NULL || H5Dread (d, H5T_NATIVE_UINT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, m) < 0)
@@ -931,7 +1117,7 @@ find_entry (hid_t g, const char *name, const H5L_info_t *info, void *data)
   (void) info;
   if (strlen (name) + 2 > sizeof c->entry)
     return 0;
-  obj = H5Oopen (g, name, H5P_DEFAULT);
+  obj = H5Oopen (g, name, c->dapl);
   if (obj < 0)
     return 0;
   if (H5Iget_type (obj) == H5I_GROUP && nx_string_attr (obj, "NX_class", cls, sizeof cls) &&
@@ -944,15 +1130,46 @@ find_entry (hid_t g, const char *name, const H5L_info_t *info, void *data)
   return found;
 }
 
+/* Opens c->path (a regular file: nb-input.h) and the access properties that
+ * resolve and check its links.  @dir receives the master's folder (free()). */
+static nb_status
+nx_open_file (nx_ctx *c, char **dir)
+{
+  const char *slash = strrchr (c->path, '/');
+  char why[200], by_fd[64];
+  int fd;
+  nb_status st;
+
+  /* libhdf5 opens by name, blocking: the name is checked first, and where
+   * /proc is mounted libhdf5 opens the very file checked */
+  if ((st = nb_input_open (c->path, &fd, NULL, c->err)) != NB_OK)
+    return st;
+  snprintf (by_fd, sizeof by_fd, "/proc/self/fd/%d", fd);
+  c->file = H5Fopen (access (by_fd, R_OK) == 0 ? by_fd : c->path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  close (fd);
+  if (c->file < 0)
+    return nb_error_set (c->err, NB_ERR_PARSE, "%s: not a readable HDF5 file: %s", c->path,
+                         h5_message (why));
+  /* external links are found beside the master, wherever the program runs */
+  *dir = slash != NULL ? strndup (c->path, (size_t) (slash - c->path) + 1) : strdup ("./");
+  c->dir = *dir;
+  c->dapl = H5Pcreate (H5P_DATASET_ACCESS);
+  if (*dir == NULL || c->dapl < 0 || H5Pset_elink_prefix (c->dapl, *dir) < 0 ||
+      H5Pset_virtual_prefix (c->dapl, *dir) < 0 || H5Pset_elink_cb (c->dapl, nx_elink_check, c) < 0)
+    return nb_error_set (c->err, NB_ERR_NOMEM, "out of memory reading %s", c->path);
+  return NB_OK;
+}
+
 nb_status
 nb_frame_read_nexus (const char *path, int index, unsigned flags, nb_frame *frame, nb_error *err)
 {
-  nx_ctx c = { path, -1, -1, "", frame, err };
+  nx_ctx c = { path, -1, -1, "", frame, err, "", "" };
+  char *dir = NULL;
   H5E_auto2_t old_func = NULL;
   void *old_data = NULL;
   hid_t d = -1;
   hsize_t at = 0;
-  char name[256], why[200];
+  char name[256];
   nb_status st = NB_OK;
 
   frame->format = NB_FRAME_NEXUS;
@@ -960,29 +1177,9 @@ nb_frame_read_nexus (const char *path, int index, unsigned flags, nb_frame *fram
   H5Eget_auto2 (H5E_DEFAULT, &old_func, &old_data);
   H5Eset_auto2 (H5E_DEFAULT, NULL, NULL);
 
-  c.file = H5Fopen (path, H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (c.file < 0)
-    {
-      st = nb_error_set (err, NB_ERR_PARSE, "%s: not a readable HDF5 file: %s", path,
-                         h5_message (why));
-      goto out;
-    }
-  c.dapl = H5Pcreate (H5P_DATASET_ACCESS);
-  {
-    /* external links are found beside the master, wherever the program runs */
-    const char *slash = strrchr (path, '/');
-    char *dir = slash != NULL ? strndup (path, (size_t) (slash - path) + 1) : strdup ("./");
-
-    if (dir == NULL || c.dapl < 0 || H5Pset_elink_prefix (c.dapl, dir) < 0 ||
-        H5Pset_virtual_prefix (c.dapl, dir) < 0)
-      {
-        free (dir);
-        st = nb_error_set (err, NB_ERR_NOMEM, "out of memory reading %s", path);
-        goto out;
-      }
-    free (dir);
-  }
-  if (H5Lexists (c.file, "entry", H5P_DEFAULT) > 0)
+  if ((st = nx_open_file (&c, &dir)) != NB_OK)
+    goto out;
+  if (H5Lexists (c.file, "entry", c.dapl) > 0)
     snprintf (c.entry, sizeof c.entry, "/entry");
   else
     H5Literate (c.file, H5_INDEX_NAME, H5_ITER_INC, NULL, find_entry, &c);
@@ -1014,19 +1211,23 @@ nb_frame_read_nexus (const char *path, int index, unsigned flags, nb_frame *fram
       frame->spixels = (int) dims[rank - 2];
       goto out;
     }
-  if ((st = nx_read_pixels (&c, d, at, name)) != NB_OK)
+  if ((st = nx_read_pixels (&c, &d, at, name)) != NB_OK)
     goto out;
   if ((st = nx_pixel_mask (&c)) != NB_OK)
     goto out;
   nb_frame_classify (frame);
 
 out:
+  /* a link refused on the way is the reason, whatever failed after it */
+  if (c.refused[0] != '\0')
+    st = nb_error_set (err, NB_ERR_IO, "%s", c.refused);
   if (d >= 0)
     H5Dclose (d);
   if (c.dapl >= 0)
     H5Pclose (c.dapl);
   if (c.file >= 0)
     H5Fclose (c.file);
+  free (dir);
   H5Eset_auto2 (H5E_DEFAULT, old_func, old_data);
   return st;
 }

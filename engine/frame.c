@@ -1,6 +1,7 @@
 /* frame.c: measured frames: format detection, names, and the header's
  * geometry applied to a plan's parameters. */
 #include "nb-frame-private.h"
+#include "nb-input.h"
 #include "nb-log.h"
 
 #include <errno.h>
@@ -81,15 +82,43 @@ is_cbf (const char *head, size_t n)
   return 0;
 }
 
+static nb_status
+read_frame (const char *path, int index, unsigned flags, nb_frame *frame, nb_error *err);
+
 nb_status
 nb_frame_read (const char *path, int index, unsigned flags, nb_frame *frame, nb_error *err)
 {
-  return nb_frame_read_limited (path, index, flags, NB_FRAME_MAX_PIXELS, frame, err);
+  return nb_frame_read_budget (path, index, flags, 0.0, 0, frame, err);
+}
+
+nb_status
+nb_frame_read_budget (const char *path,
+                      int index,
+                      unsigned flags,
+                      double budget,
+                      size_t caller_bytes,
+                      nb_frame *frame,
+                      nb_error *err)
+{
+  nb_frame_limits limits = { NB_FRAME_MAX_PIXELS, nb_memory_budget (budget), budget > 0.0,
+                             caller_bytes };
+
+  nb_frame_set_limits (&limits);
+  return read_frame (path, index, flags, frame, err);
 }
 
 nb_status
 nb_frame_read_limited (
     const char *path, int index, unsigned flags, size_t max_pixels, nb_frame *frame, nb_error *err)
+{
+  nb_frame_limits limits = { max_pixels, nb_memory_budget (0.0), 0, 0 };
+
+  nb_frame_set_limits (&limits);
+  return read_frame (path, index, flags, frame, err);
+}
+
+static nb_status
+read_frame (const char *path, int index, unsigned flags, nb_frame *frame, nb_error *err)
 {
   char head[256], shown[40];
   FILE *fp;
@@ -107,15 +136,11 @@ nb_frame_read_limited (
   if ((frame->path = strdup (path)) == NULL)
     return nb_error_set (err, NB_ERR_NOMEM, "out of memory");
   frame->n_frames = 1;
-  nb_frame_set_read_limit (max_pixels);
 
-  fp = fopen (path, "rb");
-  if (fp == NULL)
+  if ((st = nb_input_fopen (path, &fp, NULL, err)) != NB_OK)
     {
-      int e = errno;
-
       nb_frame_clear (frame);
-      return nb_error_set (err, NB_ERR_IO, "cannot open %s: %s", path, strerror (e));
+      return st;
     }
   n = fread (head, 1, sizeof head - 1, fp);
   if (ferror (fp))

@@ -6,6 +6,7 @@
 #include "nb-private.h"
 
 #include <float.h>
+#include <stdio.h>
 #include <string.h>
 
 void
@@ -317,6 +318,17 @@ nb_detector_orient (nb_plan *plan, nb_error *err)
   d->dials_origin[2] = 1000.0 * (d->pix0[0] * -1 + d->pix0[1] * 0 + d->pix0[2] * 0);
   d->distance = distance;
   d->close_distance = close_distance;
+  d->quirk_warning[0] = '\0';
+  /* from 90 degrees on the detector ends up edge-on or behind the sample */
+  if (!p->physical && p->twotheta != 0.0)
+    snprintf (d->quirk_warning, sizeof d->quirk_warning,
+              "two-theta %g deg: nanoBragg leaves the two-theta rotation out of the detector's "
+              "distance ratio (quirk Q-2), reproduced: the distance comes out as %g mm instead "
+              "of %g mm%s; -physical includes it\n",
+              p->twotheta * 180.0 / M_PI, distance * 1000.0, p->distance * 1000.0,
+              distance <= 1e-9 * fabs (p->distance)
+                  ? ", the detector not in front of the sample (pixels of negative or no photons)"
+                  : "");
   if (!isfinite (distance) || !isfinite (close_distance) || close_distance == 0.0)
     return nb_error_set (err, NB_ERR_INVALID,
                          "detector geometry: distance %g mm / close distance %g mm is degenerate",

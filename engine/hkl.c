@@ -6,6 +6,7 @@
  * deliberately does not: it is line based and strict (see nb-hkl.h).
  */
 #include "nb-hkl.h"
+#include "nb-input.h"
 #include "nb-io.h"
 #include "nb-textfile.h"
 
@@ -45,6 +46,13 @@ token_length (const char *p)
   return n;
 }
 
+/* The token at @p as a message may quote it (nb_text_excerpt). */
+static const char *
+token_excerpt (const char *p, char out[NB_EXCERPT_SIZE])
+{
+  return nb_text_excerpt (p, (size_t) token_length (p), out);
+}
+
 /* parse_index: one Miller index at *@p; advances *@p past it.  Decimal digits
  * with an optional sign, read by hand: strtol's locale and base handling cost
  * more than the rest of a line. */
@@ -53,6 +61,7 @@ parse_index (const char *path, long line, const char *what, char **p, int *out, 
 {
   char *start = skip_blanks (*p);
   char *q = start;
+  char shown[NB_EXCERPT_SIZE];
   int negative = 0;
   long v = 0;
 
@@ -62,17 +71,17 @@ parse_index (const char *path, long line, const char *what, char **p, int *out, 
   if (*q == '+' || *q == '-')
     negative = *q++ == '-';
   if (*q < '0' || *q > '9')
-    return nb_error_set (err, NB_ERR_PARSE, "%s:%ld: index %s '%.*s' is not an integer", path, line,
-                         what, token_length (start), start);
+    return nb_error_set (err, NB_ERR_PARSE, "%s:%ld: index %s '%s' is not an integer", path, line,
+                         what, token_excerpt (start, shown));
   for (; *q >= '0' && *q <= '9'; q++)
     if (v <= NB_HKL_INDEX_MAX) /* beyond it only the digits are checked */
       v = v * 10 + (*q - '0');
   if (*q != '\0' && !is_blank (*q))
-    return nb_error_set (err, NB_ERR_PARSE, "%s:%ld: index %s '%.*s' is not an integer", path, line,
-                         what, token_length (start), start);
+    return nb_error_set (err, NB_ERR_PARSE, "%s:%ld: index %s '%s' is not an integer", path, line,
+                         what, token_excerpt (start, shown));
   if (v > NB_HKL_INDEX_MAX)
-    return nb_error_set (err, NB_ERR_INVALID, "%s:%ld: index %s '%.*s' is outside [%d, %d]", path,
-                         line, what, token_length (start), start, -NB_HKL_INDEX_MAX,
+    return nb_error_set (err, NB_ERR_INVALID, "%s:%ld: index %s '%s' is outside [%d, %d]", path,
+                         line, what, token_excerpt (start, shown), -NB_HKL_INDEX_MAX,
                          NB_HKL_INDEX_MAX);
   *out = negative ? (int) -v : (int) v;
   *p = q;
@@ -166,8 +175,12 @@ parse_line (const char *path,
   if (end == NULL || (*end != '\0' && !is_blank (*end)))
     F = strtod_l (start, &end, c_locale); /* and everything else strtod reads (0x1p3, 1e300) */
   if (end == start || (*end != '\0' && !is_blank (*end)) || !isfinite (F))
-    return nb_error_set (err, NB_ERR_PARSE, "%s:%ld: structure factor '%.*s' is not a number", path,
-                         line, token_length (start), start);
+    {
+      char shown[NB_EXCERPT_SIZE];
+
+      return nb_error_set (err, NB_ERR_PARSE, "%s:%ld: structure factor '%s' is not a number", path,
+                           line, token_excerpt (start, shown));
+    }
   *F_out = F;
   return NB_OK;
 }
@@ -533,9 +546,8 @@ nb_hkl_read_dump_limited (
   if (cell_bytes < sizeof (double))
     cell_bytes = sizeof (double);
 
-  f = fopen (path, "rb");
-  if (f == NULL)
-    return nb_error_set (err, NB_ERR_IO, "%s: %s", path, strerror (errno));
+  if (nb_input_fopen (path, &f, &st, err) != NB_OK)
+    return NB_ERR_IO;
 
   head_n = fread (head, 1, sizeof head - 1, f);
   if (ferror (f))
@@ -571,9 +583,8 @@ nb_hkl_read_dump_limited (
   cells = grid_cells (g.h_range, g.k_range, g.l_range);
   /* A header alone must not make us allocate: a regular file has to hold the
    * grid it announces. */
-  if (cells != 0 && fstat (fileno (f), &st) == 0 && S_ISREG (st.st_mode) &&
-      ((uintmax_t) st.st_size < offset ||
-       ((uintmax_t) st.st_size - offset) / sizeof (double) < cells))
+  if (cells != 0 && ((uintmax_t) st.st_size < offset ||
+                     ((uintmax_t) st.st_size - offset) / sizeof (double) < cells))
     {
       fclose (f);
       return nb_error_set (err, NB_ERR_PARSE,

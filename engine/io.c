@@ -1,6 +1,7 @@
 /* io.c: raw float, SMV and PGM images (physics.md §19); the atomic writer
  * behind every output file is io-write.c. */
 #include "nb-io.h"
+#include "nb-input.h"
 #include "nb-private.h"
 
 #include <errno.h>
@@ -378,14 +379,8 @@ nb_read_smv (const char *path, nb_smv_file *out, nb_error *err)
   if (path == NULL)
     return nb_error_set (err, NB_ERR_IO, "cannot open a file with no name");
 
-  fp = fopen (path, "rb");
-  if (fp == NULL)
-    return nb_io_error (err, errno, "cannot open", path);
-  if (fstat (fileno (fp), &st) != 0)
-    {
-      status = nb_io_error (err, errno, "cannot read", path);
-      goto fail;
-    }
+  if ((status = nb_input_fopen (path, &fp, &st, err)) != NB_OK)
+    return status;
 
   got = read_some (fp, first, SMV_HEADER_BYTES);
   if (got < 0)

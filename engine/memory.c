@@ -9,9 +9,13 @@
 #include "nanobragg.h"
 #include "nb-private.h"
 
+#include <float.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #define HUGE_PAGE ((size_t) 2 << 20)
 
@@ -56,4 +60,62 @@ nb_clear_outside_span (void *image,
         memset (b + (size_t) s * row, 0, (size_t) f_begin * elem);
         memset (b + (size_t) s * row + (size_t) f_end * elem, 0, (size_t) (fpixels - f_end) * elem);
       }
+}
+
+/* The cgroup v2 memory.max of this process, or DBL_MAX ("max", no cgroup v2,
+ * unreadable). */
+static double
+cgroup_memory_max (void)
+{
+  char line[4096], path[4200], value[64];
+  double limit = DBL_MAX;
+  FILE *f = fopen ("/proc/self/cgroup", "re");
+
+  if (f == NULL)
+    return limit;
+  /* the unified hierarchy's line: "0::/user.slice/..." */
+  while (fgets (line, sizeof line, f) != NULL)
+    if (strncmp (line, "0::", 3) == 0)
+      {
+        FILE *m;
+
+        line[strcspn (line, "\n")] = '\0';
+        snprintf (path, sizeof path, "/sys/fs/cgroup%s/memory.max", line + 3);
+        if ((m = fopen (path, "re")) != NULL)
+          {
+            char *end;
+            double v;
+
+            if (fgets (value, sizeof value, m) != NULL && (v = strtod (value, &end)) > 0 &&
+                end != value)
+              limit = v;
+            fclose (m);
+          }
+        break;
+      }
+  fclose (f);
+  return limit;
+}
+
+double
+nb_memory_budget (double requested)
+{
+  static const int limits[] = { RLIMIT_AS, RLIMIT_DATA };
+  long pages = sysconf (_SC_PHYS_PAGES), page = sysconf (_SC_PAGESIZE);
+  double usable = pages > 0 && page > 0 ? (double) pages * (double) page : DBL_MAX;
+  double cgroup = cgroup_memory_max ();
+
+  if (requested > 0.0)
+    return requested;
+  for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++)
+    {
+      struct rlimit rl;
+
+      if (getrlimit (limits[i], &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+          (double) rl.rlim_cur < usable)
+        usable = (double) rl.rlim_cur;
+    }
+  if (cgroup < usable)
+    usable = cgroup;
+  return usable == DBL_MAX ? DBL_MAX : usable / 2.0;
 }

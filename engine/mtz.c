@@ -47,6 +47,7 @@
  */
 #include "nb-mtz.h"
 #include "nanobragg.h"
+#include "nb-input.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -74,10 +75,11 @@ int
 nb_file_is_mtz (const char *path)
 {
   char magic[4];
-  FILE *f = fopen (path, "rb");
+  FILE *f;
   int is = 0;
 
-  if (f == NULL)
+  /* a FIFO or a terminal is no MTZ file: the readers refuse it by name */
+  if (nb_input_fopen (path, &f, NULL, NULL) != NB_OK)
     return 0;
   is = fread (magic, 1, 4, f) == 4 && memcmp (magic, "MTZ ", 4) == 0;
   fclose (f);
@@ -682,14 +684,8 @@ nb_mtz_read (const char *path,
   nb_status st;
 
   memset (out, 0, sizeof *out);
-  if ((f = fopen (path, "rb")) == NULL)
-    return nb_error_set (err, NB_ERR_IO, "%s: %s", path, strerror (errno));
-  if (fstat (fileno (f), &sb) != 0 || !S_ISREG (sb.st_mode))
-    {
-      fclose (f);
-      return nb_error_set (err, NB_ERR_IO, "%s: not a regular file (MTZ files are read by seeking)",
-                           path);
-    }
+  if (nb_input_fopen (path, &f, &sb, err) != NB_OK)
+    return NB_ERR_IO;
   if (!nb_file_is_mtz (path))
     {
       fclose (f);

@@ -18,6 +18,7 @@
  */
 #pragma once
 
+#include "nb-frame-private.h"
 #include "nb-frame-write.h"
 #include "nb-frame.h"
 #include "nb-io.h"
@@ -39,13 +40,16 @@ typedef struct
   unsigned abi;  /* NB_FORMATS_ABI */
   unsigned size; /* sizeof (nb_formats) */
 
-  /* the readers take nb_frame_get_read_limit() of the caller's thread */
-  nb_status (*read_cbf) (
-      const char *path, unsigned flags, size_t max_pixels, nb_frame *frame, nb_error *err);
+  /* the readers take nb_frame_get_limits() of the caller's thread */
+  nb_status (*read_cbf) (const char *path,
+                         unsigned flags,
+                         const nb_frame_limits *limits,
+                         nb_frame *frame,
+                         nb_error *err);
   nb_status (*read_nexus) (const char *path,
                            int index,
                            unsigned flags,
-                           size_t max_pixels,
+                           const nb_frame_limits *limits,
                            nb_frame *frame,
                            nb_error *err);
   /* the writers: nb-frame-write.h's (__typeof__: GCC and Clang, as the engine's

@@ -15,12 +15,28 @@ nb_status nb_frame_read_cbf (const char *path, unsigned flags, nb_frame *frame, 
 nb_status
 nb_frame_read_nexus (const char *path, int index, unsigned flags, nb_frame *frame, nb_error *err);
 
-/* The largest frame (fpixels x spixels; 0: no limit) that
- * nb_frame_alloc_pixels() accepts on this thread: nb_frame_read_limited()'s,
- * set before it calls a reader.  The CBF/NeXus module has its own copy of this
- * state, which its table's readers set from their max_pixels argument. */
-void nb_frame_set_read_limit (size_t max_pixels);
-size_t nb_frame_get_read_limit (void);
+/* What a frame read may hold on this thread, set by nb_frame_read_budget()
+ * before it calls a reader.  The CBF/NeXus module has its own copy of this
+ * state, which its table's readers set from their argument. */
+typedef struct
+{
+  size_t max_pixels;   /* the largest frame (fpixels x spixels); 0: no limit */
+  double budget;       /* bytes the read may hold (nb_memory_budget()); 0: no limit */
+  int budget_asked;    /* the budget is the caller's (-memory_budget), not the default */
+  size_t caller_bytes; /* bytes a pixel that the caller adds once the frame is read */
+} nb_frame_limits;
+
+void nb_frame_set_limits (const nb_frame_limits *limits);
+nb_frame_limits nb_frame_get_limits (void);
+
+/* NB_OK when the frame's counts and mask (frame->fpixels x spixels, 5
+ * bytes a pixel), the caller's bytes a pixel and @transient bytes more (a
+ * reader's own buffers: a file's text, a decoded chunk, a mask to convert)
+ * fit in this thread's budget, else NB_ERR_NOMEM naming the frame, @what the
+ * transient bytes are, the need and the budget.  Checked before allocating:
+ * a header may claim any size, and a compressed file can be tiny. */
+nb_status
+nb_frame_check_budget (const nb_frame *frame, double transient, const char *what, nb_error *err);
 
 /* Records item @item = @value (SI) with its source, printf-style; the text is
  * made printable (other bytes become '?') and truncated to fit.  A value that

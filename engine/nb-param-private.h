@@ -10,6 +10,13 @@
 #include "nanobragg.h"
 #include "nb-param.h"
 
+/* Physical lower bounds (Angstrom).  No diffraction has a shorter wavelength
+ * (1e-3 A are 12.4 MeV photons; 300 kV electrons are 0.02 A) and no crystal a
+ * shorter cell edge (atoms lie 1 A or more apart); far below them every
+ * pixel gets the same maximum and the run looked like a success. */
+#define NB_LAMBDA_MIN_A      1e-3
+#define NB_CELL_LENGTH_MIN_A 0.1
+
 #define NB_PARAM_RTD (180.0 * M_1_PI)
 
 /* ---- fields ---- */

@@ -184,6 +184,7 @@ typedef struct
   int thicksteps;
   double thick, thickstep, mu;
   int roi_xmin, roi_xmax, roi_ymin, roi_ymax;
+  char quirk_warning[400]; /* a reproduced quirk of this geometry, or "" */
 } nb_detector;
 
 typedef struct

@@ -34,6 +34,19 @@ extern "C"
                           size_t *len,
                           nb_error *err);
 
+  /* Bytes of a file's text an error message quotes at most: a number or an
+ * index fits, the contents of a file named by mistake (or by an attacker:
+ * /etc/shadow as -hkl) do not. */
+#define NB_EXCERPT_BYTES 12
+/* Room for an excerpt: each byte escaped as \xNN at worst, "..." and the NUL. */
+#define NB_EXCERPT_SIZE (NB_EXCERPT_BYTES * 4 + 4)
+
+  /* nb_text_excerpt: the first NB_EXCERPT_BYTES of the @n bytes at @p, for
+ * quoting in a message: printable ASCII as it is, a backslash, a quote and
+ * every other byte escaped (\\, \', \xNN), "..." when there was more: a
+ * short, valid UTF-8 string whatever the file holds.  Returns @out. */
+  const char *nb_text_excerpt (const char *p, size_t n, char out[NB_EXCERPT_SIZE]);
+
   /* A table of @rows rows and @cols columns, row-major in @v (owned).  Missing
  * trailing columns of a row are NAN (the reference's convention, which the
  * callers then replace with their defaults). */

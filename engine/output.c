@@ -276,6 +276,30 @@ nb_image_first_non_finite (const float *image, size_t n, size_t *count)
   return first;
 }
 
+nb_status
+nb_image_check_finite (const nb_plan *plan, const float *image, nb_error *err)
+{
+  const nb_plan_info *in = &plan->info;
+  size_t bad;
+  long first = nb_image_first_non_finite (image, (size_t) in->fpixels * (size_t) in->spixels, &bad);
+
+  if (first < 0)
+    return NB_OK;
+  if (in->comment_sources > 0)
+    return nb_error_set (err, NB_ERR_INVALID,
+                         "the image has %zu non-finite pixels (the first at fast %ld, slow %ld is "
+                         "%g): %d of the sources are '#' lines of %s, which nanoBragg reads as "
+                         "sources (of wavelength 0 unless the line holds numbers): remove them, "
+                         "or give -physical to skip them",
+                         bad, first % in->fpixels, first / in->fpixels, (double) image[first],
+                         in->comment_sources, plan->params.source_file);
+  return nb_error_set (err, NB_ERR_INVALID,
+                       "the image has %zu non-finite pixels (the first at fast %ld, slow %ld is "
+                       "%g): check the flags that scale intensities (-fluence, -flux, -water, "
+                       "-default_F)",
+                       bad, first % in->fpixels, first / in->fpixels, (double) image[first]);
+}
+
 static double
 image_to_smv (const nb_plan_info *in,
               const float *image,

@@ -169,15 +169,14 @@ check_cell (const nb_param *row, const nb_params *p, nb_error *err)
     if (!isfinite (p->cell[k]))
       return nb_error_set (err, NB_ERR_INVALID, "-cell: %s = %g is not a finite number", names[k],
                            k < 3 ? p->cell[k] : nb_unit_from_field (&deg, p->cell[k]));
-  if (p->cell[0] < 0.0 || p->cell[0] > MAX_CELL_LENGTH)
-    return nb_error_set (err, NB_ERR_INVALID, "-cell: a = %g Angstrom (allowed: > 0, up to %g)",
-                         p->cell[0], MAX_CELL_LENGTH);
+  if (p->cell[0] < NB_CELL_LENGTH_MIN_A || p->cell[0] > MAX_CELL_LENGTH)
+    return nb_error_set (err, NB_ERR_INVALID, "-cell: a = %g Angstrom (allowed: %g to %g)",
+                         p->cell[0], NB_CELL_LENGTH_MIN_A, MAX_CELL_LENGTH);
   for (int k = 1; k < 3; k++)
-    if (p->cell[k] < 0.0 || p->cell[k] > MAX_CELL_LENGTH)
-      return nb_error_set (
-          err, NB_ERR_INVALID,
-          "-cell: %s = %g Angstrom (allowed: > 0 up to %g, or 0 for the same as a)", names[k],
-          p->cell[k], MAX_CELL_LENGTH);
+    if ((p->cell[k] != 0.0 && p->cell[k] < NB_CELL_LENGTH_MIN_A) || p->cell[k] > MAX_CELL_LENGTH)
+      return nb_error_set (err, NB_ERR_INVALID,
+                           "-cell: %s = %g Angstrom (allowed: %g to %g, or 0 for the same as a)",
+                           names[k], p->cell[k], NB_CELL_LENGTH_MIN_A, MAX_CELL_LENGTH);
   for (int k = 0; k < 3; k++)
     {
       double angle = nb_unit_from_field (&deg, p->cell[3 + k]);
@@ -632,9 +631,9 @@ static const nb_param rows[] = {
   ROW (.flag = "-stolout", IGNORED (1, NB_FIELD_STRING), .help = "never written, as by nanoBragg"),
 
   SECTION ("Beam"),
-  ROW (.flag = "-lambda", .aliases = "-wave*", NUMBER (lambda0), .unit = &angstrom, .min = 0,
-       .flags = NB_PARAM_MIN_OPEN, .stages = CRYSTAL | SOURCES, .property = "wavelength",
-       .label = N_ ("Wavelength"), .note = "or -energy > 0 eV", .help = N_ ("Wavelength (Angstrom)"), UI (0.2, 4, 0.001, 4)),
+  ROW (.flag = "-lambda", .aliases = "-wave*", NUMBER (lambda0), .unit = &angstrom,
+       .min = NB_LAMBDA_MIN_A, .stages = CRYSTAL | SOURCES, .property = "wavelength",
+       .label = N_ ("Wavelength"), .note = "or -energy up to 12.4 MeV", .help = N_ ("Wavelength (Angstrom)"), UI (0.2, 4, 0.001, 4)),
   ROW (.flag = "-energy", NUMBER (lambda0), .unit = &ev,
        .flags = NB_PARAM_NO_RANGE | NB_PARAM_NONZERO | NB_PARAM_NO_ARGV,
        .stages = CRYSTAL | SOURCES, .property = "energy", .label = N_ ("Photon energy"),
@@ -868,7 +867,7 @@ static const nb_param rows[] = {
                "nanoBragg's own arithmetic and loop order"),
   ROW (.flag = "-memory_budget", NUMBER (memory_budget), .unit = &mb, .min = 0,
        .flags = NB_PARAM_BRAGGSCOPE | NB_PARAM_POSITIVE,
-       .note = "0 = half of physical memory", .help = "most memory one run may plan for (default: half of physical memory)"),
+       .note = "0 = half of the memory this process may use", .help = "most memory one run may plan for or read a frame into (default: half of what the process may use: physical memory, or less under a ulimit or cgroup limit)"),
   ROW (.flag = "-backend", CHOICE (backend, backends), .flags = NB_PARAM_BRAGGSCOPE | NB_PARAM_UNSUPPORTED,
        .property = "backend", .label = N_ ("Backend"),
        .help = N_ ("Compute backend (auto, cpu, cuda)"),

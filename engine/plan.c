@@ -90,8 +90,8 @@ share_structure_factors (nb_plan *plan, nb_error *err)
 /* ------------------------------------------------------------------------- */
 /* Memory budget: the plan estimates what it and its caller will hold before
  * any stage allocates, and refuses more than the budget (nb_params
- * memory_budget, default half of physical memory) instead of being killed, or
- * crashing, half way. */
+ * memory_budget, default half of the memory the process may use:
+ * nb_memory_budget()) instead of being killed, or crashing, half way. */
 
 #define SF_CELL_BYTES                                                                              \
   (sizeof (double) + sizeof (float)) /* the grid and its single-precision copy */
@@ -99,15 +99,7 @@ share_structure_factors (nb_plan *plan, nb_error *err)
 static double
 memory_budget (const nb_params *p)
 {
-  long pages, page;
-
-  if (p->memory_budget > 0.0)
-    return p->memory_budget;
-  pages = sysconf (_SC_PHYS_PAGES);
-  page = sysconf (_SC_PAGESIZE);
-  if (pages <= 0 || page <= 0)
-    return DBL_MAX;
-  return (double) pages * (double) page / 2.0;
+  return nb_memory_budget (p->memory_budget);
 }
 
 typedef struct
@@ -181,7 +173,8 @@ check_memory (const nb_plan *plan, double caller_bytes_per_pixel, nb_error *err)
       m.total / 1e6, plan->det.fpixels, plan->det.spixels, m.image / 1e6,
       m.sources / (5 * sizeof (double) + 4 * sizeof (float) + 5 * sizeof (double) + 96),
       m.sources / 1e6, plan->xtal.phisteps, plan->xtal.mosaic_domains, m.orient / 1e6, budget / 1e6,
-      p->memory_budget > 0.0 ? "-memory_budget" : "half of physical memory; see -memory_budget");
+      p->memory_budget > 0.0 ? "-memory_budget"
+                             : "half of the memory this process may use; see -memory_budget");
 }
 
 /* The crystal's cell, the structure-factor file's and whether they differ,
@@ -299,9 +292,10 @@ read_stol (nb_plan *plan, nb_error *err)
                                "%s: reading this %.1f MB table needs up to %.1f MB, more than "
                                "the %.1f MB the memory budget leaves (%s)",
                                p->stol_file, (double) sb.st_size / 1e6, need / 1e6, room / 1e6,
-                               p->memory_budget > 0.0 ? "-memory_budget"
-                                                      : "half of physical memory; see "
-                                                        "-memory_budget");
+                               p->memory_budget > 0.0
+                                   ? "-memory_budget"
+                                   : "half of the memory this process may use; see "
+                                     "-memory_budget");
       }
   }
   nb_log_printf (&plan->log, "reading %s\n", p->stol_file);
@@ -962,6 +956,12 @@ const nb_params *
 nb_plan_get_params (const nb_plan *plan)
 {
   return &plan->params;
+}
+
+const char *
+nb_plan_get_warnings (const nb_plan *plan)
+{
+  return plan->det.quirk_warning;
 }
 
 const char *

@@ -10,6 +10,7 @@
  */
 #include "nb-textfile.h"
 #include "nanobragg.h"
+#include "nb-input.h"
 
 #include <errno.h>
 #include <locale.h>
@@ -54,15 +55,14 @@ nb_read_text (const char *path,
   *len = 0;
   if (max_bytes == 0)
     return nb_error_set (err, NB_ERR_NOMEM, "%s: no room for its text (0 MB %s)", path, limit);
-  f = fopen (path, "rb");
-  if (f == NULL)
-    return nb_error_set (err, NB_ERR_IO, "%s: %s", path, strerror (errno));
+  if (nb_input_fopen (path, &f, &st, err) != NB_OK)
+    return NB_ERR_IO;
 
-  /* The size is only a hint: pipes and /proc files report 0.  Two bytes more
-   * than the file: the NUL, and room for the read that finds the end of the
-   * file without growing the buffer. */
+  /* The size is only a hint: /proc files report 0.  Two bytes more than the
+   * file: the NUL, and room for the read that finds the end of the file
+   * without growing the buffer. */
   cap = 4096;
-  if (fstat (fileno (f), &st) == 0 && S_ISREG (st.st_mode) && st.st_size > 0)
+  if (st.st_size > 0)
     {
       if ((uintmax_t) st.st_size > max_bytes && !prefix_ok)
         {
@@ -72,7 +72,7 @@ nb_read_text (const char *path,
         }
       cap = (uintmax_t) st.st_size < max_bytes ? (size_t) st.st_size + 2 : max_bytes + 1;
     }
-  if (cap > max_bytes + 1) /* a pipe's first chunk, under a small budget */
+  if (cap > max_bytes + 1) /* a /proc file's first chunk, under a small budget */
     cap = max_bytes + 1;
 
   buf = nb_alloc_large (cap);
@@ -140,6 +140,40 @@ line_of (const char *text, const char *at)
   for (const char *q = text; q < at; q++)
     line += *q == '\n';
   return line;
+}
+
+const char *
+nb_text_excerpt (const char *p, size_t n, char out[NB_EXCERPT_SIZE])
+{
+  static const char hex[] = "0123456789abcdef";
+  size_t k = 0;
+
+  for (size_t i = 0; i < n && i < NB_EXCERPT_BYTES; i++)
+    {
+      unsigned char c = (unsigned char) p[i];
+
+      if (c >= 0x20 && c < 0x7f && c != '\\' && c != '\'')
+        out[k++] = (char) c;
+      else if (c == '\\' || c == '\'')
+        {
+          out[k++] = '\\';
+          out[k++] = (char) c;
+        }
+      else
+        {
+          out[k++] = '\\';
+          out[k++] = 'x';
+          out[k++] = hex[c >> 4];
+          out[k++] = hex[c & 15];
+        }
+    }
+  if (n > NB_EXCERPT_BYTES)
+    {
+      memcpy (out + k, "...", 3);
+      k += 3;
+    }
+  out[k] = '\0';
+  return out;
 }
 
 static int
@@ -219,8 +253,13 @@ table_parse_line (
                              line, cols);
       v = strtod_l (p, &end, c_locale);
       if (end == p || (*end != '\0' && strchr (table_delimiters, *end) == NULL) || !isfinite (v))
-        return nb_error_set (err, NB_ERR_PARSE, "%s:%ld: field %d '%.*s' is not a number", path,
-                             line, col + 1, field_length (p, table_delimiters), p);
+        {
+          char shown[NB_EXCERPT_SIZE];
+
+          return nb_error_set (
+              err, NB_ERR_PARSE, "%s:%ld: field %d '%s' is not a number", path, line, col + 1,
+              nb_text_excerpt (p, (size_t) field_length (p, table_delimiters), shown));
+        }
       row[col++] = v;
       p = end + strspn (end, table_delimiters);
     }
@@ -411,9 +450,12 @@ nb_matrix_read (const char *path, double m[9], nb_error *err)
 
       if (end == p || (*end != '\0' && strchr (space, *end) == NULL) || !isfinite (v))
         {
+          char shown[NB_EXCERPT_SIZE];
+
           st = nb_error_set (err, NB_ERR_PARSE,
-                             "%s:%ld: number %d of the matrix '%.*s' is not a number", path,
-                             line_of (text, p), n + 1, field_length (p, space), p);
+                             "%s:%ld: number %d of the matrix '%s' is not a number", path,
+                             line_of (text, p), n + 1,
+                             nb_text_excerpt (p, (size_t) field_length (p, space), shown));
           break;
         }
       v9[n++] = v;

@@ -36,8 +36,11 @@ GError *
 _braggscope_error_from_nb (const nb_error *err)
 {
   const char *message = err->message[0] != '\0' ? err->message : nb_status_name (err->code);
+  /* a GError's message is UTF-8 (bindings convert it): a file name in another
+   * encoding, or a message cut inside a character, keeps its valid parts */
+  g_autofree char *valid = g_utf8_make_valid (message, -1);
 
-  return g_error_new_literal (BRAGGSCOPE_ERROR, _braggscope_error_code (err->code), message);
+  return g_error_new_literal (BRAGGSCOPE_ERROR, _braggscope_error_code (err->code), valid);
 }
 
 void

@@ -120,14 +120,18 @@ struct _BraggscopeFrameSource
   nb_plan_info info;
   nb_params params;
   GBytes *mask;
-  char **args; /* made from params when first asked for (g_once) */
+  char **warnings; /* the plan's reproduced quirks, one a line (never NULL) */
+  char **args;     /* made from params when first asked for (g_once) */
   GMutex predict_lock;
   GArray *predicted; /* BraggscopeReflection, when first asked for */
   GError *predict_error;
 };
 
 BraggscopeFrameSource *
-_braggscope_frame_source_new (const nb_plan_info *info, const nb_params *params, GBytes *mask)
+_braggscope_frame_source_new (const nb_plan_info *info,
+                              const nb_params *params,
+                              GBytes *mask,
+                              const char *warnings)
 {
   BraggscopeFrameSource *self = g_new0 (BraggscopeFrameSource, 1);
   nb_error err = { 0 };
@@ -141,6 +145,19 @@ _braggscope_frame_source_new (const nb_plan_info *info, const nb_params *params,
   g_mutex_init (&self->predict_lock);
   self->info = *info;
   self->mask = mask != NULL ? g_bytes_ref (mask) : NULL;
+  {
+    GPtrArray *lines = g_ptr_array_new ();
+
+    for (const char *w = warnings != NULL ? warnings : ""; *w != '\0';)
+      {
+        size_t n = strcspn (w, "\n");
+
+        g_ptr_array_add (lines, g_strndup (w, n));
+        w += n + (w[n] == '\n');
+      }
+    g_ptr_array_add (lines, NULL);
+    self->warnings = (char **) g_ptr_array_free (lines, FALSE);
+  }
   return self;
 }
 
@@ -162,6 +179,7 @@ _braggscope_frame_source_unref (BraggscopeFrameSource *self)
       g_clear_pointer (&self->predicted, g_array_unref);
       g_clear_error (&self->predict_error);
       g_mutex_clear (&self->predict_lock);
+      g_strfreev (self->warnings);
       g_strfreev (self->args);
       g_free (self);
     }
@@ -260,6 +278,7 @@ enum
   PROP_CACHE_REBUILDS,
   PROP_MAX_VALUE,
   PROP_OVERSAMPLE_AUTO,
+  PROP_WARNINGS,
   N_PROPS
 };
 
@@ -372,6 +391,9 @@ braggscope_frame_get_property (GObject *object, guint prop_id, GValue *value, GP
       case PROP_OVERSAMPLE_AUTO:
         g_value_set_boolean (value, braggscope_frame_get_oversample_auto (self));
         break;
+      case PROP_WARNINGS:
+        g_value_set_boxed (value, braggscope_frame_get_warnings (self));
+        break;
       default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -401,6 +423,63 @@ install_reported (GObjectClass *object_class, GParamFlags flags)
         reported_rows[n_reported] = row;
         g_object_class_install_property (object_class, N_PROPS + n_reported++, pspec);
       }
+}
+
+/* The properties of what the plan made of the frame: its brightest pixel,
+ * the oversampling, the reproduced quirks. */
+static void
+frame_class_init_plan_values (GParamFlags flags)
+{
+  /**
+   * BraggscopeFrame:max-value:
+   *
+   * The brightest pixel, photons: the largest finite pixel value (0 when
+   * there is none), computed where the frame was rendered.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_MAX_VALUE] = g_param_spec_float (
+      "max-value", NULL, "The brightest pixel (photons)", -G_MAXFLOAT, G_MAXFLOAT, 0, flags);
+  /**
+   * BraggscopeFrame:oversample:
+   *
+   * Sub-pixels per pixel axis the frame was simulated with (nanoBragg's
+   * `-oversample`; a count, no unit): each pixel costs its square in samples.
+   * 0 when unknown.  Made, as every value a frame reports of its plan, from
+   * the engine's parameter table (NB_PARAM_REPORTED rows), after the frame's
+   * own properties.
+   *
+   * Since: 0.1
+   */
+  /**
+   * BraggscopeFrame:oversample-auto:
+   *
+   * Whether [property@Braggscope.Frame:oversample] was chosen automatically
+   * ([property@Braggscope.Simulation:oversample] 0): nanoBragg's rule, three
+   * samples across the reciprocal pixel for the crystal's largest dimension,
+   * ceil (3 N a / (lambda distance / pixel)), grows as the wavelength
+   * shrinks, the crystal grows or the pixels grow.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_OVERSAMPLE_AUTO] = g_param_spec_boolean (
+      "oversample-auto", NULL, "The oversampling was chosen automatically", FALSE, flags);
+  /**
+   * BraggscopeFrame:warnings:
+   *
+   * What nanoBragg gets wrong in this frame and the simulation reproduced,
+   * because the parameters lack `-physical`: one line of
+   * English per quirk of the reference that changes the image, naming it
+   * and `-physical` (today quirk Q-2: a detector two-theta left out of the
+   * distance ratio, which from 90 degrees on leaves the detector behind the
+   * sample and every pixel at negative photons).  Empty when there is none.
+   * The same lines `nanobragg` prints on stderr, from the engine
+   * (`nb_plan_get_warnings` in the engine).
+   *
+   * Since: 0.1
+   */
+  properties[PROP_WARNINGS] = g_param_spec_boxed (
+      "warnings", NULL, "The reference's quirks reproduced in this frame", G_TYPE_STRV, flags);
 }
 
 static void
@@ -510,41 +589,7 @@ braggscope_frame_class_init (BraggscopeFrameClass *klass)
    */
   properties[PROP_CACHE_REBUILDS] = g_param_spec_int (
       "cache-rebuilds", NULL, "Plan stages recomputed by the update", 0, G_MAXINT, 0, flags);
-  /**
-   * BraggscopeFrame:max-value:
-   *
-   * The brightest pixel, photons: the largest finite pixel value (0 when
-   * there is none), computed where the frame was rendered.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_MAX_VALUE] = g_param_spec_float (
-      "max-value", NULL, "The brightest pixel (photons)", -G_MAXFLOAT, G_MAXFLOAT, 0, flags);
-  /**
-   * BraggscopeFrame:oversample:
-   *
-   * Sub-pixels per pixel axis the frame was simulated with (nanoBragg's
-   * `-oversample`; a count, no unit): each pixel costs its square in samples.
-   * 0 when unknown.  Made, as every value a frame reports of its plan, from
-   * the engine's parameter table (NB_PARAM_REPORTED rows), after the frame's
-   * own properties.
-   *
-   * Since: 0.1
-   */
-  /**
-   * BraggscopeFrame:oversample-auto:
-   *
-   * Whether [property@Braggscope.Frame:oversample] was chosen automatically
-   * ([property@Braggscope.Simulation:oversample] 0): nanoBragg's rule, three
-   * samples across the reciprocal pixel for the crystal's largest dimension,
-   * ceil (3 N a / (lambda distance / pixel)), grows as the wavelength
-   * shrinks, the crystal grows or the pixels grow.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_OVERSAMPLE_AUTO] = g_param_spec_boolean (
-      "oversample-auto", NULL, "The oversampling was chosen automatically", FALSE, flags);
-
+  frame_class_init_plan_values (flags);
   g_object_class_install_properties (object_class, N_PROPS, properties);
   install_reported (object_class, flags);
 }
@@ -691,6 +736,28 @@ braggscope_frame_get_backend (BraggscopeFrame *self)
 {
   g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (self), NULL);
   return self->backend;
+}
+
+/**
+ * braggscope_frame_get_warnings:
+ * @self: a frame
+ *
+ * The reference's quirks that change this frame and were reproduced,
+ * [property@Braggscope.Frame:warnings]: one line each (no newline), naming
+ * the quirk and `-physical`.
+ *
+ * Returns: (transfer none) (array zero-terminated=1): the lines, owned by
+ *   the frame; an empty array when there are none
+ *
+ * Since: 0.1
+ */
+const char *const *
+braggscope_frame_get_warnings (BraggscopeFrame *self)
+{
+  static const char *const none[] = { NULL };
+
+  g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (self), none);
+  return self->source != NULL ? (const char *const *) self->source->warnings : none;
 }
 
 /**

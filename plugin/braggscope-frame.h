@@ -48,6 +48,8 @@ double braggscope_frame_get_total_ms (BraggscopeFrame *self);
 BRAGGSCOPE_EXPORT
 const char *braggscope_frame_get_backend (BraggscopeFrame *self);
 BRAGGSCOPE_EXPORT
+const char *const *braggscope_frame_get_warnings (BraggscopeFrame *self);
+BRAGGSCOPE_EXPORT
 int braggscope_frame_get_cache_hits (BraggscopeFrame *self);
 BRAGGSCOPE_EXPORT
 int braggscope_frame_get_cache_rebuilds (BraggscopeFrame *self);

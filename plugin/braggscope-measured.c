@@ -104,11 +104,15 @@ measured_frame_make_pixels (BraggscopeMeasuredFrame *self, GError **error)
  * section must decode to the size it declares, a NeXus dataset must use
  * filters this libhdf5 has.
  *
- * Fails with `BRAGGSCOPE_ERROR_IO` when the file cannot be opened or read,
+ * Fails with `BRAGGSCOPE_ERROR_IO` when the file cannot be opened or read
+ * or is not a regular file (a named pipe, a terminal: never waited on),
  * `BRAGGSCOPE_ERROR_PARSE` when it is no frame format, its header is
  * malformed or inconsistent, its pixel data is truncated or of an unknown
  * type or compression, or @index is out of range,
- * `BRAGGSCOPE_ERROR_NOMEM` when the frame does not fit in memory, and
+ * `BRAGGSCOPE_ERROR_NOMEM` when the frame (its counts, mask and the float
+ * copy the view draws) would need more than the engine's memory budget, half
+ * of what the process may use (the physical memory, or less under a `ulimit
+ * -v` or a cgroup limit), checked before anything is allocated, and
  * `BRAGGSCOPE_ERROR_UNSUPPORTED` for a CBF or NeXus file in a build without
  * CBFlib or libhdf5.  The message is one line naming @path and the reason.
  *
@@ -136,7 +140,8 @@ braggscope_measured_frame_new_from_file (const char *path, int index, GError **e
       return NULL;
     }
   self = g_object_new (BRAGGSCOPE_TYPE_MEASURED_FRAME, NULL);
-  if (nb_frame_read (path, index, 0, &self->frame, &err) != NB_OK)
+  /* the engine's one budget, counting the float copy made below */
+  if (nb_frame_read_budget (path, index, 0, 0.0, sizeof (float), &self->frame, &err) != NB_OK)
     {
       _braggscope_propagate_nb (error, &err);
       return NULL;

@@ -50,10 +50,13 @@ guint _braggscope_frame_pool_get_allocated (BraggscopeFramePool *pool);
  * by the preview and full frames of one plan update. */
 typedef struct _BraggscopeFrameSource BraggscopeFrameSource;
 
-/* Copies @info and @params; takes a reference to @mask (the -mask pixels,
- * fpixels * spixels guint16, or NULL).  NULL when out of memory. */
-BraggscopeFrameSource *
-_braggscope_frame_source_new (const nb_plan_info *info, const nb_params *params, GBytes *mask);
+/* Copies @info, @params and @warnings (nb_plan_get_warnings(): lines ending
+ * in '\n'); takes a reference to @mask (the -mask pixels, fpixels * spixels
+ * guint16, or NULL).  NULL when out of memory. */
+BraggscopeFrameSource *_braggscope_frame_source_new (const nb_plan_info *info,
+                                                     const nb_params *params,
+                                                     GBytes *mask,
+                                                     const char *warnings);
 BraggscopeFrameSource *_braggscope_frame_source_ref (BraggscopeFrameSource *self);
 void _braggscope_frame_source_unref (BraggscopeFrameSource *self);
 /* The flags of the params (args[0] "nanobragg"), formatted on the first call

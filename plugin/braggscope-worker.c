@@ -197,7 +197,8 @@ worker_update_plan (BraggscopeWorker *w, const nb_params *params, guint64 key, n
   /* the snapshot is shared until an update changes what it holds */
   geom = nb_plan_ref_geometry (w->plan);
   mask = worker_mask (w);
-  source = _braggscope_frame_source_new (nb_plan_get_info (w->plan), params, mask);
+  source = _braggscope_frame_source_new (nb_plan_get_info (w->plan), params, mask,
+                                         nb_plan_get_warnings (w->plan));
   if (geom == NULL || source == NULL)
     {
       nb_geometry_unref (geom);
@@ -502,6 +503,9 @@ worker_run (BraggscopeWorker *w, const BraggscopeRequest *req, gboolean preview)
       opts.user = &progress;
     }
   st = nb_plan_execute (w->plan, data, &opts, &err);
+  /* an image of infinities or NaNs is an error, as nanobragg says (issue 23) */
+  if (st == NB_OK)
+    st = nb_image_check_finite (w->plan, data, &err);
   if (st != NB_OK)
     {
       _braggscope_frame_pool_release (w->pool, data, n, pinned);

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include "nb-frame.h"
@@ -742,6 +744,200 @@ test_nexus (void)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Hostile files (issue 23): links to pipes, chunks and frames beyond reason  */
+
+#ifdef NB_HAVE_HDF5
+/* @n zero bytes deflated as libhdf5's deflate filter stores them (a zlib
+ * stream), made a piece at a time: the test never holds @n bytes. */
+static GByteArray *
+deflate_zeros (gsize n)
+{
+  static const guint8 zeros[1 << 16];
+  guint8 buf[1 << 16];
+  GByteArray *out = g_byte_array_new ();
+  z_stream z = { 0 };
+
+  g_assert_cmpint (deflateInit (&z, Z_BEST_SPEED), ==, Z_OK);
+  do
+    {
+      gsize take = MIN (n, sizeof zeros);
+
+      n -= take;
+      z.next_in = (Bytef *) zeros;
+      z.avail_in = (uInt) take;
+      do
+        {
+          z.next_out = buf;
+          z.avail_out = sizeof buf;
+          g_assert_cmpint (deflate (&z, n == 0 ? Z_FINISH : Z_NO_FLUSH), !=, Z_STREAM_ERROR);
+          g_byte_array_append (out, buf, (guint) (sizeof buf - z.avail_out));
+        }
+      while (z.avail_out == 0);
+    }
+  while (n > 0);
+  deflateEnd (&z);
+  return out;
+}
+
+/* A NeXus file @name whose /entry/data/data is @dims (frames, slow, fast) of
+ * @type in deflated chunks of @chunk, extendible without limit when
+ * @extendible.  With @stored its first chunk holds zeros (written deflated,
+ * as a writer would), else no chunk is stored (the fill value is read). */
+static char *
+write_chunked_frames (const char *name,
+                      const hsize_t dims[3],
+                      const hsize_t chunk[3],
+                      hid_t type,
+                      gboolean extendible,
+                      gboolean stored)
+{
+  char *path = g_build_filename (tmpdir, name, NULL);
+  hsize_t unlimited[3] = { H5S_UNLIMITED, H5S_UNLIMITED, H5S_UNLIMITED }, origin[3] = { 0 };
+  hid_t f = H5Fcreate (path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t entry = h5_group (f, "entry", "NXentry"), data = h5_group (entry, "data", "NXdata");
+  hid_t space = H5Screate_simple (3, dims, extendible ? unlimited : NULL);
+  hid_t dcpl = H5Pcreate (H5P_DATASET_CREATE), d;
+
+  H5Pset_chunk (dcpl, 3, chunk);
+  H5Pset_deflate (dcpl, 1);
+  d = H5Dcreate2 (data, "data", type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  g_assert_cmpint (d, >=, 0);
+  if (stored)
+    {
+      g_autoptr (GByteArray) z =
+          deflate_zeros (chunk[0] * chunk[1] * chunk[2] * H5Tget_size (type));
+
+      g_assert_cmpint (H5Dwrite_chunk (d, H5P_DEFAULT, 0, origin, z->len, z->data), >=, 0);
+    }
+  H5Dclose (d);
+  H5Pclose (dcpl);
+  H5Sclose (space);
+  H5Gclose (data);
+  H5Gclose (entry);
+  H5Fclose (f);
+  return path;
+}
+
+/* A master whose frames are a virtual dataset of 8 x 8 pixels taken from
+ * /data of the file @source. */
+static char *
+write_virtual_master (const char *name, const char *source)
+{
+  char *path = g_build_filename (tmpdir, name, NULL);
+  hsize_t dims[3] = { 1, 8, 8 };
+  hid_t f = H5Fcreate (path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t entry = h5_group (f, "entry", "NXentry"), data = h5_group (entry, "data", "NXdata");
+  hid_t space = H5Screate_simple (3, dims, NULL), dcpl = H5Pcreate (H5P_DATASET_CREATE), d;
+
+  g_assert_cmpint (H5Pset_virtual (dcpl, space, source, "/data", space), >=, 0);
+  d = H5Dcreate2 (data, "data", H5T_STD_I32LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  g_assert_cmpint (d, >=, 0);
+  H5Dclose (d);
+  H5Pclose (dcpl);
+  H5Sclose (space);
+  H5Gclose (data);
+  H5Gclose (entry);
+  H5Fclose (f);
+  return path;
+}
+#endif
+
+/* Files made to hang or exhaust the reader: an external link or a virtual
+ * dataset naming a named pipe blocked libhdf5's open() for ever; a 64 x 64
+ * frame in one 8192 x 8192 chunk cost 256 MB to decode; an unsigned 32-bit
+ * frame in one chunk of 16 MB was decoded once per row (2048 times). */
+static void
+test_hostile_nexus (void)
+{
+#ifdef NB_HAVE_HDF5
+  nb_frame f;
+  nb_error err = { 0 };
+  g_autofree char *pipe = g_build_filename (tmpdir, "pipe_data_000001.h5", NULL);
+  g_autofree char *vpipe = g_build_filename (tmpdir, "pipe_source.h5", NULL);
+  g_autofree char *linked = write_master ("pipe_master.h5", "pipe_data_000001.h5");
+  g_autofree char *virtual = write_virtual_master ("virtual_master.h5", "pipe_source.h5");
+  const hsize_t small[3] = { 1, 64, 64 }, huge_chunk[3] = { 1, 8192, 8192 };
+  const hsize_t wide[3] = { 1, 2048, 2048 };
+  g_autofree char *in_huge_chunk =
+      write_chunked_frames ("small_in_huge_chunk.h5", small, huge_chunk, H5T_STD_I32LE, TRUE, TRUE);
+  g_autofree char *one_chunk =
+      write_chunked_frames ("one_chunk_u32.h5", wide, wide, H5T_STD_U32LE, FALSE, TRUE);
+  gint64 start;
+
+  g_assert_cmpint (mkfifo (pipe, 0600), ==, 0);
+  g_assert_cmpint (mkfifo (vpipe, 0600), ==, 0);
+  assert_refused (linked, 0, "pipe_data_000001.h5: a named pipe (FIFO), not a regular file");
+  g_assert_cmpint (nb_frame_read (linked, 0, NB_FRAME_HEADER_ONLY, &f, &err), ==, NB_ERR_IO);
+  assert_refused (virtual, 0, "pipe_source.h5: a named pipe (FIFO), not a regular file");
+  assert_refused (in_huge_chunk, 0, "chunks are more than 16 times the size of its frames");
+
+  start = g_get_monotonic_time ();
+  g_assert_cmpint (nb_frame_read (one_chunk, 0, 0, &f, &err), ==, NB_OK);
+  g_test_message ("2048 x 2048 unsigned 32-bit frame in one chunk: %.2f s",
+                  (g_get_monotonic_time () - start) / 1e6);
+  g_assert_cmpint (f.counts[2048 * 2048 - 1], ==, 0);
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 10 * G_USEC_PER_SEC);
+  nb_frame_clear (&f);
+#else
+  g_test_skip ("this build has no libhdf5");
+#endif
+}
+
+/* Issue 23: a 1 MB NeXus file declaring 16384 x 16384 pixels made the viewer
+ * allocate gigabytes and abort.  Every frame read is held to the engine's one
+ * memory budget (nb_memory_budget: -memory_budget, or half of what the
+ * process may use, a ulimit included) before anything is allocated. */
+static void
+test_frame_budget (void)
+{
+#ifdef NB_HAVE_HDF5
+  const hsize_t huge[3] = { 1, 16384, 16384 }, chunk[3] = { 1, 1024, 1024 };
+  g_autofree char *path =
+      write_chunked_frames ("declares_16384.h5", huge, chunk, H5T_STD_I32LE, FALSE, FALSE);
+  g_autofree char *smv = measured_frame ("TIMEPIX_SU_516-stdgoni_0001.img");
+  nb_frame f;
+  nb_error err = { 0 };
+
+  if (g_test_subprocess ())
+    {
+      /* 1.5 GB of address space: the default budget is 0.75 GB, whatever the machine has */
+      struct rlimit rl = { (rlim_t) 1500 << 20, (rlim_t) 1500 << 20 };
+
+      g_assert_cmpint (setrlimit (RLIMIT_AS, &rl), ==, 0);
+      g_assert_cmpfloat (nb_memory_budget (0.0), ==, (double) (750 << 20));
+      g_assert_cmpfloat (nb_memory_budget (5e6), ==, 5e6);
+      g_assert_cmpint (nb_frame_read (path, 0, 0, &f, &err), ==, NB_ERR_NOMEM);
+      g_assert_null (f.counts);
+      printf ("%s\n", err.message);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stdout ("*declares_16384.h5: reading this 16384 x 16384 frame needs about "
+                             "1342.2 MB (1342.2 MB of counts and mask), more than the memory "
+                             "budget of 786.4 MB (half of what this process may use*");
+
+  /* an explicit budget, with the caller's copy counted */
+  g_assert_cmpint (nb_frame_read_budget (path, 0, 0, 100e6, 4, &f, &err), ==, NB_ERR_NOMEM);
+  g_assert_nonnull (strstr (err.message, "2415.9 MB (1342.2 MB of counts and mask, 1073.7 MB "
+                                         "for the caller's copy)"));
+  g_assert_nonnull (strstr (err.message, "budget of 100.0 MB (-memory_budget)"));
+  /* the header alone holds no pixels */
+  g_assert_cmpint (nb_frame_read_budget (path, 0, NB_FRAME_HEADER_ONLY, 100e6, 4, &f, &err), ==,
+                   NB_OK);
+  g_assert_cmpint (f.fpixels, ==, 16384);
+  nb_frame_clear (&f);
+  /* SMV: 516 x 516 pixels are 1.3 MB of counts and mask */
+  g_assert_cmpint (nb_frame_read_budget (smv, 0, 0, 1e6, 0, &f, &err), ==, NB_ERR_NOMEM);
+  g_assert_nonnull (strstr (err.message, "516 x 516"));
+  g_assert_cmpint (nb_frame_read_budget (smv, 0, 0, 3e6, 0, &f, &err), ==, NB_OK);
+  nb_frame_clear (&f);
+#else
+  g_test_skip ("this build has no libhdf5");
+#endif
+}
+
+/* ------------------------------------------------------------------------ */
 /* The geometry into parameters                                              */
 
 /* In every convention the plan built from the applied parameters puts the
@@ -1280,6 +1476,8 @@ main (int argc, char **argv)
   g_test_add_func ("/frame/detector/i23", test_detector_i23);
   g_test_add_func ("/frame/detector/flat", test_detector_flat);
   g_test_add_func ("/frame/detector/panels", test_detector_panels);
+  g_test_add_func ("/frame/hostile/nexus", test_hostile_nexus);
+  g_test_add_func ("/frame/hostile/budget", test_frame_budget);
   rc = g_test_run ();
 
   nb_test_remove_tree (tmpdir);

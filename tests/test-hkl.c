@@ -955,45 +955,42 @@ test_read_limited (void)
   g_assert_cmpint (nb_hkl_read_limited (small, 0.0, 10, 8, &g, &err), ==, NB_ERR_NOMEM);
   g_assert_nonnull (strstr (err.message, small));
 
-  /* a stream (not a regular file) that never ends is stopped at the budget; one of
-   * NUL bytes at the first chunk */
+  /* a stream that never ends is no file of structure factors: refused before a read */
   g_assert_cmpint (nb_hkl_read_limited ("/dev/zero", 0.0, (size_t) 1 << 30, 12, &g, &err), ==,
-                   NB_ERR_PARSE);
-  g_assert_nonnull (strstr (err.message, "/dev/zero:1: NUL byte"));
+                   NB_ERR_IO);
+  g_assert_nonnull (strstr (err.message, "/dev/zero: a character device, not a regular file"));
 
   g_remove (wide);
   g_remove (small);
 }
 
-static gpointer
-write_fifo (gpointer path)
-{
-  FILE *f = fopen (path, "w");
-
-  g_assert_nonnull (f);
-  for (int i = 0; i < 200; i++)
-    fprintf (f, "%d %d %d 10.5\n", i % 10, i / 10, 1); /* 2,000 bytes or so */
-  fclose (f);
-  return NULL;
-}
-
-/* A pipe has no size to check first: its text is still held to the budget
- * (the first chunk read is not larger than the budget). */
+/* A named pipe (or a terminal) would block open() or the first read for as
+ * long as nobody writes (issue 23): every text reader refuses it at once, by
+ * name, whether or not a writer ever comes. */
 static void
-test_read_limited_pipe (void)
+test_read_fifo_refused (void)
 {
   g_autofree char *path = g_build_filename (scratch_dir, "hkl.fifo", NULL);
   nb_hkl_grid g;
+  nb_table t;
   nb_error err = { 0 };
-  GThread *writer;
+  double m[9];
+  gint64 start = g_get_monotonic_time ();
 
   g_assert_cmpint (mkfifo (path, 0600), ==, 0);
-  writer = g_thread_new ("fifo", write_fifo, path);
-  g_assert_cmpint (nb_hkl_read_limited (path, 0.0, 1000, 8, &g, &err), ==, NB_ERR_NOMEM);
+  g_assert_cmpint (nb_hkl_read_limited (path, 0.0, 1000, 8, &g, &err), ==, NB_ERR_IO);
   g_assert_null (g.F);
   g_assert_nonnull (strstr (err.message, path));
-  g_assert_nonnull (strstr (err.message, "of text")); /* refused while reading, not later */
-  g_thread_join (writer);
+  g_assert_nonnull (strstr (err.message, "a named pipe (FIFO), not a regular file"));
+  g_assert_cmpint (nb_hkl_read_dump_limited (path, 1000, 8, &g, &err), ==, NB_ERR_IO);
+  g_assert_nonnull (strstr (err.message, "not a regular file"));
+  g_assert_cmpint (nb_table_read (path, 5, &t, &err), ==, NB_ERR_IO);
+  g_assert_nonnull (strstr (err.message, "not a regular file"));
+  g_assert_cmpint (nb_matrix_read (path, m, &err), ==, NB_ERR_IO);
+  g_assert_nonnull (strstr (err.message, "not a regular file"));
+  g_assert_cmpint (nb_table_read (scratch_dir, 2, &t, &err), ==, NB_ERR_IO);
+  g_assert_nonnull (strstr (err.message, "a directory, not a regular file"));
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 5 * G_USEC_PER_SEC);
   g_remove (path);
 }
 
@@ -1043,10 +1040,51 @@ test_table_lines (void)
   nb_table_clear (&t);
   g_assert_null (t.lines);
 
-  /* a stream of NUL bytes is a binary file at line 1, not a memory hog */
-  g_assert_cmpint (nb_table_read ("/dev/zero", 2, &t, &err), ==, NB_ERR_PARSE);
-  g_assert_nonnull (strstr (err.message, "/dev/zero:1: NUL byte"));
+  /* a stream of NUL bytes is no table: refused before a read */
+  g_assert_cmpint (nb_table_read ("/dev/zero", 2, &t, &err), ==, NB_ERR_IO);
+  g_assert_nonnull (strstr (err.message, "/dev/zero: a character device"));
   g_remove (path);
+}
+
+/* Issue 23: a message quoted up to 40 bytes of whatever file it was given
+ * (/etc/shadow as -hkl: "index h 'root:*:19000:0:99999:7:::'"), raw binary
+ * bytes included, which PyGObject cannot convert.  It quotes at most
+ * NB_EXCERPT_BYTES, escaped: short, printable, valid UTF-8. */
+static void
+test_messages_quote_little (void)
+{
+  g_autofree char *shadow =
+      write_scratch ("shadow", "root:*:19000:0:99999:7:::\nbin:*:19000:0:99999:7:::\n", -1);
+  g_autofree char *binary = write_scratch ("binary.src", "\xff\xfe'\\ 0 0 1 1e-10\n", -1);
+  g_autofree char *matrix = write_scratch ("utf8.mat", "0.01 0 0\n0 \xc3\xa9t\xc3\xa9 0\n", -1);
+  const char *paths[] = { shadow, binary, matrix };
+  const char *quoted[] = { "index h 'root:*:19000...' is not an integer",
+                           "field 1 '\\xff\\xfe\\'\\\\' is not a number",
+                           "number 5 of the matrix '\\xc3\\xa9t\\xc3\\xa9' is not a number" };
+  nb_hkl_grid g;
+  nb_table t;
+  nb_error err = { 0 };
+  double m[9];
+
+  g_assert_cmpint (nb_hkl_read (shadow, 0.0, &g, &err), ==, NB_ERR_PARSE);
+  g_assert_null (strstr (err.message, "99999"));
+  for (gsize i = 0; i < G_N_ELEMENTS (paths); i++)
+    {
+      if (i == 1)
+        g_assert_cmpint (nb_table_read (binary, 5, &t, &err), ==, NB_ERR_PARSE);
+      else if (i == 2)
+        g_assert_cmpint (nb_matrix_read (matrix, m, &err), ==, NB_ERR_PARSE);
+      else
+        g_assert_cmpint (nb_hkl_read (shadow, 0.0, &g, &err), ==, NB_ERR_PARSE);
+      g_test_message ("%s", err.message);
+      g_assert_nonnull (strstr (err.message, paths[i]));
+      g_assert_nonnull (strstr (err.message, quoted[i]));
+      for (const char *c = err.message; *c != '\0'; c++)
+        g_assert_true (*c >= 0x20 && *c < 0x7f);
+    }
+  g_remove (shadow);
+  g_remove (binary);
+  g_remove (matrix);
 }
 
 /* A singular matrix spans no cell: refused by the reader (the plan would turn it into a
@@ -1106,7 +1144,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/textfile/matrix/triclinic", test_matrix_triclinic);
   g_test_add_func ("/textfile/matrix/layout", test_matrix_layout);
   g_test_add_func ("/hkl/read/limited", test_read_limited);
-  g_test_add_func ("/hkl/read/limited-pipe", test_read_limited_pipe);
+  g_test_add_func ("/hkl/read/fifo-refused", test_read_fifo_refused);
+  g_test_add_func ("/hkl/messages-quote-little", test_messages_quote_little);
   g_test_add_func ("/hkl/dump/limited", test_dump_limited);
   g_test_add_func ("/textfile/table/lines", test_table_lines);
   g_test_add_func ("/textfile/matrix/singular", test_matrix_singular);

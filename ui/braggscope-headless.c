@@ -71,7 +71,8 @@ static int
 enum_from_nick (GType type, const char *nick, int fallback)
 {
   g_autoptr (GEnumClass) klass = g_type_class_ref (type);
-  GEnumValue *value = g_enum_get_value_by_nick (klass, nick);
+  /* no --compare-mode: the fallback, without a critical warning on stderr */
+  GEnumValue *value = nick != NULL ? g_enum_get_value_by_nick (klass, nick) : NULL;
 
   return value != NULL ? value->value : fallback;
 }
@@ -461,6 +462,9 @@ braggscope_headless_snapshot (const BraggscopeOptions *opts, GSettings *settings
   frame = render_full_frame (sim, error);
   if (frame == NULL)
     return 1;
+  /* what nanoBragg gets wrong and was reproduced, as nanobragg says it */
+  for (const char *const *w = braggscope_frame_get_warnings (frame); *w != NULL; w++)
+    g_printerr ("braggscope: warning: %s\n", *w);
   if (braggscope_frame_get_width (frame) < 1 || braggscope_frame_get_height (frame) < 1)
     {
       g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_FAILED,

@@ -193,11 +193,10 @@ extern "C"
 
     /* ---- Braggscope ---- */
     nb_precision precision;
-    int physical; /* 1: correct the reference's bugs (see nb_params_parse_argv) */
-    int stats;    /* -stats: print plan cache counters */
-    double
-        memory_budget;  /* bytes a plan may use (-memory_budget MB); 0 = half of physical memory */
-    nb_backend backend; /* -backend; nb_params_init() sets NB_BACKEND_AUTO.  -precision exact
+    int physical;         /* 1: correct the reference's bugs (see nb_params_parse_argv) */
+    int stats;            /* -stats: print plan cache counters */
+    double memory_budget; /* bytes a run may use (-memory_budget MB); 0 = nb_memory_budget (0) */
+    nb_backend backend;   /* -backend; nb_params_init() sets NB_BACKEND_AUTO.  -precision exact
                             and tricubic interpolation always run on the CPU, and so does a
                             curved detector (the plan log says so) */
   } nb_params;
@@ -256,7 +255,7 @@ extern "C"
 
   /* nb_params_validate: checks every field of @p against what the physics and
  * the engine allow, without touching files: numbers must be finite and in
- * range (wavelength > 0, cell lengths > 0 and angles that close a cell, no
+ * range (wavelength >= 0.001 A, cell lengths >= 0.1 A and angles that close a cell, no
  * negative sizes, counts within their limits, divergence/phi/sensor grids of a
  * bounded number of steps, an ROI that keeps a pixel...), the "not given"
  * sentinels documented above are accepted.  The values the reference accepts
@@ -460,6 +459,14 @@ extern "C"
  * free(). */
   void *nb_alloc_large (size_t bytes);
 
+  /* nb_memory_budget: the bytes one run may hold, the one budget of every
+ * path that plans an image or reads a frame (nb_plan_create(),
+ * nb_frame_read()): @requested (nb_params.memory_budget) when > 0, else half
+ * of the memory this process may use: the physical memory, or less where
+ * the process's address space or data segment is limited (RLIMIT_AS,
+ * RLIMIT_DATA) or its cgroup's memory.max says so. */
+  double nb_memory_budget (double requested);
+
   /* nb_image_alloc: a buffer of @bytes for images that a plan running on the
  * GPU (nb_plan_get_backend() "cuda") renders into: with @pinned, page-locked
  * host memory (cudaMallocHost), which the GPU's copy back writes into
@@ -533,6 +540,15 @@ extern "C"
 
   /* nb_plan_get_params: the parameters the plan was built from (owned by the plan). */
   const nb_params *nb_plan_get_params (const nb_plan *plan);
+
+  /* nb_plan_get_warnings: the reference's quirks that change this plan's image
+ * and are reproduced because -physical is not given, one line each ending in
+ * '\n', naming the quirk and -physical (today Q-2: a detector two-theta left
+ * out of the distance ratio, which from 90 degrees on puts the detector
+ * behind the sample and every pixel at negative photons); "" when none.  A
+ * strict program prints them on stderr (nanobragg), a library hands them on
+ * with its frames.  Owned by the plan, valid until its next update. */
+  const char *nb_plan_get_warnings (const nb_plan *plan);
 
   /* nb_plan_get_log: the lines the reference prints while setting up (convention,
  * cell, sources, summary...), for the CLI to print; NUL-terminated, owned by
@@ -641,6 +657,16 @@ extern "C"
  * (when @count is not NULL) gets how many are.  Such an image is an error,
  * never an output (nanobragg and nanobragg-series refuse to write it). */
   long nb_image_first_non_finite (const float *image, size_t n, size_t *count);
+
+  /* nb_image_check_finite: NB_OK when every pixel of @image (@plan's
+ * fpixels x spixels, as nb_plan_execute() rendered it) is finite, else
+ * NB_ERR_INVALID with one line giving how many are not, the first (fast,
+ * slow) and its value, and the likely cause: the '#' lines of a -sourcefile
+ * read as sources (Q-19), or the flags that scale intensities (-fluence,
+ * -flux, -water, -default_F).  The one check of every path that renders:
+ * nanobragg refuses to write such an image, libbraggscope reports it through
+ * its error signal instead of delivering a frame. */
+  nb_status nb_image_check_finite (const nb_plan *plan, const float *image, nb_error *err);
 
   /* nb_image_to_smv: uint16 pixels: ROI pixels floorf(v*scale + adc + 0.5)
  * clamped to [0, 65535] (Q-31), others 0.  @scale <= 0 means auto

@@ -123,11 +123,13 @@ extern "C"
    * SIZE1 x SIZE2 pixels of its TYPE; CBF binary sections must decode to the
    * element count and dimensions they declare; a NeXus dataset must use
    * filters this libhdf5 has.  Errors (one line naming @path and the reason):
-   * NB_ERR_IO (cannot open/read), NB_ERR_PARSE (not a frame format, a
-   * malformed or inconsistent header, truncated or surplus pixel data, an
-   * unknown pixel type or compression, index out of range), NB_ERR_NOMEM (also
-   * a frame of more than NB_FRAME_MAX_PIXELS), NB_ERR_UNSUPPORTED (CBF or
-   * NeXus in a build without CBFlib or libhdf5).
+   * NB_ERR_IO (cannot open/read, not a regular file: a named pipe, a
+   * terminal, a folder, or a NeXus link to one), NB_ERR_PARSE (not a frame
+   * format, a malformed or inconsistent header, truncated or surplus pixel
+   * data, an unknown pixel type or compression, index out of range),
+   * NB_ERR_NOMEM (a frame of more than NB_FRAME_MAX_PIXELS, or beyond the
+   * default memory budget: see nb_frame_read_budget()), NB_ERR_UNSUPPORTED
+   * (CBF or NeXus in a build without CBFlib or libhdf5).
    * Free with nb_frame_clear(). */
   nb_status
   nb_frame_read (const char *path, int index, unsigned flags, nb_frame *frame, nb_error *err);
@@ -136,10 +138,30 @@ extern "C"
    * (today's largest detectors have 18 to 32 million). */
 #define NB_FRAME_MAX_PIXELS ((size_t) 1 << 28)
 
+  /* nb_frame_read_budget: nb_frame_read() within a memory budget of @budget
+   * bytes (0: the default, nb_memory_budget (0): half of what the process may
+   * use), the one budget of the CLI, the library and the viewer.  Counted
+   * against it before anything is allocated: the frame's counts and mask (5
+   * bytes a pixel), @caller_bytes a pixel that the caller adds once the frame
+   * is read (libbraggscope's float copy: 4), and the reader's own buffers (a
+   * CBF file's text, a decoded NeXus chunk, an NXmx pixel mask to convert).
+   * NB_ERR_NOMEM naming @path, the need and the budget.  A NeXus dataset
+   * whose chunks are much larger than what is read of them (more than 64 MB
+   * and 16 times the frame: a 64 x 64 frame in one 16384 x 16384 chunk costs
+   * 1 GB to decode) is refused with NB_ERR_PARSE; the chunks read are cached
+   * once, so a row-by-row read decodes each chunk once. */
+  nb_status nb_frame_read_budget (const char *path,
+                                  int index,
+                                  unsigned flags,
+                                  double budget,
+                                  size_t caller_bytes,
+                                  nb_frame *frame,
+                                  nb_error *err);
+
   /* nb_frame_read_limited: nb_frame_read() refusing frames of more than
-   * @max_pixels pixels (0: no limit but the 65536 per axis) with
-   * NB_ERR_NOMEM before anything is allocated: a header may claim any size,
-   * and a compressed file can be tiny. */
+   * @max_pixels pixels (0: no limit but the 65536 per axis and the default
+   * memory budget) with NB_ERR_NOMEM before anything is allocated: a header
+   * may claim any size, and a compressed file can be tiny. */
   nb_status nb_frame_read_limited (const char *path,
                                    int index,
                                    unsigned flags,

@@ -18,6 +18,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../mtz-fixtures.h"
 
@@ -105,6 +106,11 @@ static const bad_input bad_inputs[] = {
   { "cell-impossible-angles", "-cell 100 100 100 150 30 30", 2, "-cell" },
   { "cell-angle-180", "-cell 100 100 100 190 90 90", 2, "alpha" },
   { "cell-negative-a", "-cell -100 100 100", 2, "-cell" },
+  /* below any physical wavelength or cell edge every pixel got the same maximum (issue 23) */
+  { "lambda-tiny", "-lambda 1e-15", 2, "-lambda 1e-15 Angstrom: allowed >= 0.001" },
+  { "energy-huge", "-energy 1e30", 2, "-lambda 1.23984e-26 Angstrom: allowed >= 0.001" },
+  { "cell-tiny-a", "-cell 1e-15 100 100 90 90 90", 2, "a = 1e-15 Angstrom (allowed: 0.1 to" },
+  { "cell-tiny-c", "-cell 100 100 1e-16 90 90 90", 2, "c = 1e-16 Angstrom (allowed: 0.1 to" },
   { "cell-negative-b", "-cell 100 -60 70", 2, "b = -60" },
   { "crystal-size-negative", "-xtalsize -0.1", 2, "-xtalsize" },
   { "domains-zero", "-mosaic_domains 0", 2, "-mosaic_domains" },
@@ -149,6 +155,8 @@ static const bad_input bad_inputs[] = {
   { "mat-short", "-mat short.mat", 1, "short.mat" },
   { "mat-junk", "-mat junk.mat", 1, "junk.mat:2" },
   { "mat-singular", "-mat zero.mat", 1, "zero.mat" },
+  { "mat-tiny-cell", "-default_F 100 -mat tiny.mat -detpixels 16 -distance 100 -N 2", 1,
+    "tiny.mat: a cell edge of 1e-15 Angstrom", BAD_NO_SCENE },
   { "sourcefile-bad-field", "-sourcefile bad.src", 1, "bad.src:2" },
   { "sourcefile-too-many-columns", "-sourcefile wide.src", 1, "wide.src:1" },
   { "sourcefile-negative-wavelength", "-sourcefile negwave.src", 1, "negwave.src:1" },
@@ -174,6 +182,16 @@ static const bad_input bad_inputs[] = {
   { "mtz-symm-record", "-hkl symm-record.mtz", 1, "symm-record.mtz" },
   { "mtz-header-pointer", "-hkl header-pointer.mtz", 1, "header-pointer.mtz" },
   { "mtz-truncated", "-hkl truncated.mtz", 1, "truncated.mtz" },
+  /* a named pipe or a device blocked open() or the first read for ever (issue 23): refused at
+   * once, as anything but a regular file */
+  { "hkl-fifo", "-hkl pipe.in", 1, "pipe.in: a named pipe (FIFO), not a regular file" },
+  { "sourcefile-fifo", "-sourcefile pipe.in", 1, "pipe.in: a named pipe (FIFO)" },
+  { "mat-fifo", "-mat pipe.in", 1, "pipe.in: a named pipe (FIFO)" },
+  { "stol-fifo", "-stol pipe.in", 1, "pipe.in: a named pipe (FIFO)" },
+  { "dump-fifo", "-dump pipe.in", 1, "pipe.in: a named pipe (FIFO)" },
+  { "mask-fifo", "-mask pipe.in", 1, "pipe.in: a named pipe (FIFO)" },
+  { "img-fifo", "-img pipe.in", 1, "pipe.in: a named pipe (FIFO)" },
+  { "hkl-stdin", "-hkl /dev/stdin", 1, "/dev/stdin: a character device, not a regular file" },
 
   /* ---- resources (exit 1) ---- */
   { "memory-huge-detector", "-detpixels 20000 -memory_budget 100", 1, "20000 x 20000" },
@@ -208,6 +226,8 @@ static const bad_input bad_inputs[] = {
   { "frame-index-junk", "-frame mask32.img -frame_index x", 2, "-frame_index", BAD_CLI_ONLY },
   { "frame-index-alone", "-frame_index 2", 2, "-frame_index", BAD_CLI_ONLY },
   { "frame-is-output", "-frame mask32.img -intfile mask32.img", 2, "mask32.img", BAD_CLI_ONLY },
+  { "frame-fifo", "-frame pipe.in", 1, "pipe.in: a named pipe (FIFO)", BAD_CLI_ONLY },
+  { "frame-folder", "-frame adir", 1, "adir: a directory, not a regular file", BAD_CLI_ONLY },
 
   /* ---- plugin-only rows (property values, set_from_args specifics) go here ---- */
 };
@@ -233,6 +253,7 @@ bad_inputs_write_fixtures (const char *dir)
     { "short.mat", "0.01 0 0\n0 0.01 0\n0 0\n", -1 },
     { "junk.mat", "0.01 0 0\n0 abc 0\n0 0 0.01\n", -1 },
     { "zero.mat", "0 0 0\n0 0 0\n0 0 0\n", -1 },
+    { "tiny.mat", "1e15 0 0\n0 1e15 0\n0 0 1e15\n", -1 },
     { "bad.src", "-10 0 0 1 1e-10\n-10 0 zz 1 1e-10\n", -1 },
     { "wide.src", "-10 0 0 1 1e-10 7\n", -1 },
     { "negwave.src", "-10 0 0 1 -1e-10\n", -1 },
@@ -300,6 +321,12 @@ bad_inputs_write_fixtures (const char *dir)
     g_file_set_contents (bad, "not a dump\n", -1, &error);
     g_assert_no_error (error);
     g_assert_cmpint (g_mkdir (sub, 0755), ==, 0);
+  }
+  {
+    /* a named pipe nobody writes to */
+    g_autofree char *fifo = g_build_filename (dir, "pipe.in", NULL);
+
+    g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
   }
   {
     /* the 1HPV MTZ file cut to 200 reflections, damaged */

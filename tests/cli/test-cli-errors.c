@@ -56,9 +56,15 @@ static long child_fsize = -1;
 static gboolean child_stdout_full;
 static const char *child_lenient; /* NANOBRAGG_LENIENT for the run, or NULL: unset */
 
+/* Longest a run may take: a program that blocks (on a FIFO, a terminal) is
+ * killed by SIGALRM and the case fails naming the signal, instead of hanging
+ * the suite. */
+#define RUN_ALARM_S 120
+
 static void
 child_setup (gpointer user_data)
 {
+  alarm (RUN_ALARM_S);
   if (child_stdout_full)
     {
       int fd = open ("/dev/full", O_WRONLY);
@@ -532,6 +538,56 @@ test_lenient (void)
 }
 
 /* The table's rows are distinct inputs. */
+/* Issue 23, item 13: -twotheta 120 (or 270, or a -twotheta_axis, which sets
+ * two-theta too: Q-30) gives every pixel negative photons, as nanoBragg does
+ * (quirk Q-2).  The run still reproduces it (exit 0, the image written) but
+ * says so on stderr, one warning line naming the quirk and -physical; with
+ * -physical, or without two-theta, stderr stays empty. */
+static void
+test_twotheta_quirk_warning (void)
+{
+  static const struct
+  {
+    const char *args;
+    const char *says;  /* NULL: nothing on stderr */
+    gboolean negative; /* the detector ends up not in front of the sample */
+  } cases[] = {
+    { BAD_SCENE "-twotheta 120", "two-theta 120 deg", TRUE },
+    { BAD_SCENE "-twotheta 270", "two-theta 270 deg", TRUE },
+    { BAD_SCENE "-twotheta_axis 180 0 1", "two-theta 180 deg", FALSE },
+    { BAD_SCENE "-twotheta 120 -physical", NULL, FALSE },
+    { BAD_SCENE, NULL, FALSE },
+  };
+
+  if (cli == NULL)
+    {
+      g_test_skip ("NB_CLI is not set");
+      return;
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      run_result r;
+
+      run_cli (cases[i].args, -1, &r);
+      g_test_message ("%s: %s", cases[i].args, r.err);
+      g_assert_true (WIFEXITED (r.wait_status));
+      g_assert_cmpint (WEXITSTATUS (r.wait_status), ==, 0);
+      if (cases[i].says == NULL)
+        g_assert_cmpstr (r.err, ==, "");
+      else
+        {
+          g_assert_true (g_str_has_prefix (r.err, "nanobragg: warning: "));
+          g_assert_cmpstr (strchr (r.err, '\n'), ==, "\n");
+          g_assert_nonnull (strstr (r.err, cases[i].says));
+          g_assert_nonnull (strstr (r.err, "(quirk Q-2)"));
+          g_assert_true ((strstr (r.err, "not in front of the sample") != NULL) ==
+                         cases[i].negative);
+          g_assert_nonnull (strstr (r.err, "-physical"));
+        }
+      run_result_clear (&r);
+    }
+}
+
 static void
 test_table_distinct (void)
 {
@@ -562,6 +618,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/cli/output/links-to-files", test_output_links_to_files);
   g_test_add_func ("/cli/output/null-device", test_output_null_device);
   g_test_add_func ("/cli/lenient", test_lenient);
+  g_test_add_func ("/cli/twotheta-quirk-warning", test_twotheta_quirk_warning);
   for (gsize i = 0; i < G_N_ELEMENTS (bad_inputs); i++)
     {
       g_autofree char *path = g_strdup_printf ("/cli/bad/%s", bad_inputs[i].id);

@@ -280,6 +280,14 @@ test_match_refuses (void)
     { { "frame.bin", NULL }, 1, "frame.bin" },
     { { "frame.img", "--peaks", "x", NULL }, 2, "--peaks" },
     { { "frame.img", "--frobnicate", NULL }, 2, "--frobnicate" },
+    /* an option of several values is named with the value at fault, not the one before
+     * it (issue 23) */
+    { { "frame.img", "--overlay-crop 0 0 2147483647 2147483647", NULL },
+      2,
+      "nanobragg-match: --overlay-crop W 2147483647: not a number from 1 to 65536" },
+    { { "frame.img", "--overlay-crop 0 0", NULL }, 2, "--overlay-crop W needs a value" },
+    { { "frame.img", "--overlay-crop 0 -1 5 5", NULL }, 2, "--overlay-crop S0 -1" },
+    { { "frame.img", "--overlay-bin 0", NULL }, 2, "--overlay-bin 0" },
     { { "frame.img", "-detpixels", "100", "-cell", "50", NULL }, 2, "100 x 100" },
     { { NULL }, 2, "FRAME" },
   };

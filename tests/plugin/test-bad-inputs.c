@@ -74,6 +74,10 @@ static const BadInput table[] = {
   /* property values */
   { PROPERTY, { "wavelength", "nan" }, BRAGGSCOPE_ERROR_INVALID, "wavelength" },
   { PROPERTY, { "wavelength", "-1" }, BRAGGSCOPE_ERROR_INVALID, "wavelength" },
+  /* below any physical wavelength or cell edge (issue 23) */
+  { PROPERTY, { "wavelength", "1e-15" }, BRAGGSCOPE_ERROR_INVALID, "wavelength" },
+  { PROPERTY, { "cell-a", "1e-15" }, BRAGGSCOPE_ERROR_INVALID, "cell-a" },
+  { ARGS, { "-cell", "1e-15", "100", "100", "90", "90", "90" }, BRAGGSCOPE_ERROR_INVALID, "1e-15" },
   { PROPERTY, { "pixel-size", "0" }, BRAGGSCOPE_ERROR_INVALID, "pixel-size" },
   { PROPERTY, { "distance", "-100" }, BRAGGSCOPE_ERROR_INVALID, "distance" },
   { PROPERTY, { "cell-alpha", "200" }, BRAGGSCOPE_ERROR_INVALID, "cell-alpha" },
@@ -418,6 +422,11 @@ make_fixtures (void)
   g_assert_cmpuint (length, >, 40);
   write_file ("truncated.png", contents, 40);
   write_png_with_args ("bad-args.png", "nanobragg\n-lambda\nblue\n");
+  {
+    g_autofree char *fifo = fixture ("pipe.in");
+
+    g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  }
   make_sf_fixtures ();
 
   g_assert_cmpint (g_mkdir (locked, 0755), ==, 0);
@@ -709,6 +718,122 @@ test_writers_work (void)
   watch_clear (&w);
 }
 
+/* Issue 23: a named pipe (or /dev/stdin, a terminal) named by a flag or a
+ * snapshot blocked the worker in open() for ever (-hkl, -sourcefile, -mat,
+ * -stol: no frame, no error, and the last unref never returned) or the main
+ * thread in set_from_args() and load_snapshot() (-mask, -img).  Each is now
+ * refused at once, naming the file, by the engine's readers. */
+static void
+test_fifo_inputs (void)
+{
+  static const char *const flags[] = { "-hkl",  "-sourcefile", "-mat", "-stol",
+                                       "-dump", "-mask",       "-img", "-frame" };
+  g_autofree char *fifo = fixture ("pipe.in");
+  g_auto (GStrv) scene = g_strsplit (SMALL_SCENE, " ", -1);
+  g_autofree char *scene_lines = g_strjoinv ("\n", scene);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (flags); i++)
+    for (int snapshot = 0; snapshot < 2; snapshot++)
+      {
+        g_autoptr (BraggscopeSimulation) sim = simulation_from_cmdline (SMALL_SCENE);
+        g_autofree char *name = g_strdup_printf ("fifo%s.png", flags[i]);
+        g_autofree char *png = fixture (name);
+        g_autofree char *text =
+            g_strdup_printf ("nanobragg\n%s\n%s\n%s\n", scene_lines, flags[i], fifo);
+        const char *args[] = { flags[i], fifo, NULL };
+        g_autoptr (GError) error = NULL;
+        const GError *reported;
+        gint64 start = g_get_monotonic_time ();
+        gboolean accepted;
+        Watch w;
+
+        watch_init (&w, sim);
+        g_test_message ("%s %s%s", flags[i], fifo, snapshot ? " (in a snapshot)" : "");
+        if (snapshot)
+          {
+            write_png_with_args (name, text);
+            accepted = braggscope_simulation_load_snapshot (sim, png, &error);
+          }
+        else
+          accepted = braggscope_simulation_set_from_args (sim, args, &error);
+        if (accepted)
+          braggscope_simulation_render (sim);
+        /* a header (-mask, -img) is read at once; the other files by the worker */
+        reported = accepted ? wait_error (&w, 0, 10) : error;
+        g_assert_nonnull (reported);
+        g_test_message ("%s", reported->message);
+        g_assert_error ((GError *) reported, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_IO);
+        g_assert_nonnull (strstr (reported->message, fifo));
+        g_assert_nonnull (strstr (reported->message, "a named pipe (FIFO), not a regular file"));
+        g_assert_cmpint (g_get_monotonic_time () - start, <, 10 * G_USEC_PER_SEC);
+        watch_clear (&w);
+      }
+}
+
+/* Issue 23: an intensity scale so large that every pixel overflows (1e308
+ * photons) gave a black frame with no error; nanobragg refuses the same
+ * scene.  The worker runs the engine's check (nb_image_check_finite) and
+ * reports through the error signal instead of delivering the frame. */
+static void
+test_non_finite_frame (void)
+{
+  static const char *const properties[] = { "default-f", "fluence", "water" };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (properties); i++)
+    {
+      g_autoptr (BraggscopeSimulation) sim = simulation_from_cmdline (SMALL_SCENE);
+      const GError *error;
+      guint frames;
+      Watch w;
+
+      watch_init (&w, sim);
+      braggscope_simulation_render (sim);
+      watch_wait_full (&w, 30);
+      frames = w.frames->len;
+      g_object_set (sim, properties[i], 1e308, NULL);
+      error = wait_error (&w, 0, 30);
+      g_test_message ("%s 1e308: %s", properties[i], error->message);
+      g_assert_error ((GError *) error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_INVALID);
+      g_assert_nonnull (strstr (error->message, "non-finite pixels"));
+      g_assert_nonnull (strstr (error->message, "-default_F"));
+      g_assert_null (strchr (error->message, '\n'));
+      /* no frame of those parameters was delivered, preview or full */
+      spin (0.2);
+      g_assert_cmpuint (w.frames->len, ==, frames);
+      watch_clear (&w);
+    }
+}
+
+/* Issue 23: error messages carried raw bytes of the files (and of file names
+ * in another encoding), which PyGObject cannot convert to str.  Every GError
+ * of the library is valid UTF-8, quoting at most a short escaped excerpt. */
+static void
+test_messages_are_utf8 (void)
+{
+  g_autofree char *latin1 = fixture ("caf\xe9-missing.hkl");
+  g_autofree char *binary = fixture ("binary-bytes.hkl");
+  const char *const files[] = { latin1, binary };
+
+  write_file ("binary-bytes.hkl", "\xff\xfe\xfd\xfc 1 2 3\n", -1);
+  for (gsize i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_autoptr (BraggscopeSimulation) sim = simulation_from_cmdline (SMALL_SCENE);
+      const char *args[] = { "-hkl", files[i], NULL };
+      const GError *error;
+      Watch w;
+
+      watch_init (&w, sim);
+      g_assert_true (braggscope_simulation_set_from_args (sim, args, NULL));
+      braggscope_simulation_render (sim);
+      error = wait_error (&w, 0, 30);
+      g_assert_true (g_utf8_validate (error->message, -1, NULL));
+      g_test_message ("%s", error->message);
+      if (i == 1)
+        g_assert_nonnull (strstr (error->message, "'\\xff\\xfe\\xfd\\xfc'"));
+      watch_clear (&w);
+    }
+}
+
 static void
 remove_tree (const char *path)
 {
@@ -754,6 +879,9 @@ main (int argc, char **argv)
   g_test_add_func ("/bad-inputs/table", test_table);
   g_test_add_func ("/bad-inputs/unwritable-folder", test_unwritable_folder);
   g_test_add_func ("/bad-inputs/writers-work", test_writers_work);
+  g_test_add_func ("/bad-inputs/fifo", test_fifo_inputs);
+  g_test_add_func ("/bad-inputs/non-finite-frame", test_non_finite_frame);
+  g_test_add_func ("/bad-inputs/messages-are-utf8", test_messages_are_utf8);
   status = g_test_run ();
 
   if (own_dir)

@@ -528,6 +528,44 @@ test_frame_oversample (void)
   watch_clear (&w);
 }
 
+/* Issue 23, item 13: -twotheta 120 without -physical gives every pixel
+ * negative photons (the reference's quirk Q-2, reproduced); the frame says so
+ * (the engine's nb_plan_get_warnings(), as nanobragg prints it), naming the
+ * quirk and -physical, and says nothing with -physical or without two-theta. */
+static void
+test_frame_warnings (void)
+{
+  g_autoptr (BraggscopeSimulation) sim = simulation_from_cmdline (SMALL_SCENE " -twotheta 120");
+  const char *const physical[] = { "-physical", NULL };
+  const char *const *warnings;
+  g_auto (GStrv) property = NULL;
+  BraggscopeFrame *frame;
+  Watch w;
+
+  watch_init (&w, sim);
+  braggscope_simulation_render (sim);
+  frame = watch_wait_full (&w, 60);
+  warnings = braggscope_frame_get_warnings (frame);
+  g_assert_nonnull (warnings);
+  g_assert_cmpuint (g_strv_length ((char **) warnings), ==, 1);
+  g_test_message ("%s", warnings[0]);
+  g_assert_nonnull (strstr (warnings[0], "two-theta 120 deg"));
+  g_assert_nonnull (strstr (warnings[0], "quirk Q-2"));
+  g_assert_nonnull (strstr (warnings[0], "not in front of the sample"));
+  g_assert_nonnull (strstr (warnings[0], "-physical"));
+  g_assert_null (strchr (warnings[0], '\n'));
+  g_object_get (frame, "warnings", &property, NULL);
+  g_assert_true (g_strv_equal ((const char *const *) property, warnings));
+
+  g_assert_true (braggscope_simulation_set_from_args (sim, physical, NULL));
+  frame = watch_wait_full (&w, 60);
+  g_assert_cmpuint (g_strv_length ((char **) braggscope_frame_get_warnings (frame)), ==, 0);
+  g_object_set (sim, "two-theta", 0.0, NULL);
+  frame = watch_wait_full (&w, 60);
+  g_assert_cmpuint (g_strv_length ((char **) braggscope_frame_get_warnings (frame)), ==, 0);
+  watch_clear (&w);
+}
+
 /* The domain's name is what hosts see (GError's domain string, bindings'
  * exceptions); the formatter once turned it into "braggscope - error - quark". */
 static void
@@ -559,6 +597,7 @@ main (int argc, char **argv)
   g_test_add_func ("/simulation/args-round-trip", test_args_round_trip);
   g_test_add_func ("/simulation/geometry", test_geometry);
   g_test_add_func ("/simulation/frame-oversample", test_frame_oversample);
+  g_test_add_func ("/simulation/frame-warnings", test_frame_warnings);
   g_test_add_func ("/simulation/default-scene", test_default_scene);
   return g_test_run ();
 }

@@ -13,7 +13,14 @@
 #include <braggscope.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
+
+#ifdef NB_HAVE_HDF5
+#include <hdf5.h>
+#endif
 
 /* A small, quick scene: the default crystal on 256 x 256 pixels of 0.4 mm. */
 #define SMALL "-detpixels", "256", "-pixel", "0.4"
@@ -58,6 +65,25 @@ split_progress (Run *run)
   run->progress = g_string_free (progress, FALSE);
 }
 
+/* A run that blocks (on a FIFO, a terminal) is killed by SIGALRM after this
+ * long and the case fails naming the signal, instead of hanging the suite. */
+#define RUN_ALARM_S 120
+
+/* The address space of the next run, as `ulimit -v` would set it; 0: none. */
+static rlim_t child_address_space;
+
+static void
+child_setup (gpointer data)
+{
+  alarm (RUN_ALARM_S);
+  if (child_address_space > 0)
+    {
+      struct rlimit rl = { child_address_space, child_address_space };
+
+      setrlimit (RLIMIT_AS, &rl);
+    }
+}
+
 /* Runs braggscope with @args; without a display unless @display. */
 static void
 run_braggscope (Run *run, gboolean display, const char *const *env_extra, const char *const *args)
@@ -82,8 +108,8 @@ run_braggscope (Run *run, gboolean display, const char *const *env_extra, const 
   g_ptr_array_add (argv, NULL);
 
   memset (run, 0, sizeof *run);
-  g_assert_true (g_spawn_sync (tmpdir, (char **) argv->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL,
-                               &run->out, &run->err, &run->status, &error));
+  g_assert_true (g_spawn_sync (tmpdir, (char **) argv->pdata, envp, G_SPAWN_DEFAULT, child_setup,
+                               NULL, &run->out, &run->err, &run->status, &error));
   g_assert_no_error (error);
   run->status = WIFEXITED (run->status) ? WEXITSTATUS (run->status) : 128 + WTERMSIG (run->status);
   split_progress (run);
@@ -265,6 +291,108 @@ test_errors (void)
       g_assert_nonnull (strstr (run.err, cases[i].mention));
       g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
     }
+}
+
+/* Issue 23: what an attacker's snapshot or command line can name.  A FIFO as
+ * -hkl, -mask or --measured blocked the program for ever; an intensity of
+ * 1e308 photons gave a black picture and exit 0.  Each is now one line naming
+ * the input, a non-zero exit and no picture, at once. */
+static void
+test_hostile_inputs (void)
+{
+  g_autofree char *out = g_build_filename (tmpdir, "hostile.png", NULL);
+  g_autofree char *fifo = g_build_filename (tmpdir, "pipe.in", NULL);
+  const ErrorCase cases[] = {
+    { { "--snapshot", out, SMALL, "-hkl", fifo, NULL }, 1, "a named pipe (FIFO)" },
+    { { "--snapshot", out, SMALL, "-mask", fifo, NULL }, 2, "a named pipe (FIFO)" },
+    { { "--snapshot", out, SMALL, "-sourcefile", fifo, NULL }, 1, "a named pipe (FIFO)" },
+    { { "--snapshot", out, "--measured", fifo, NULL }, 2, "a named pipe (FIFO)" },
+    { { "--snapshot", out, SMALL, "-default_F", "1e308", NULL }, 1, "non-finite pixels" },
+    { { "--snapshot", out, SMALL, "-fluence", "1e308", NULL }, 1, "non-finite pixels" },
+  };
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_auto (Run) run;
+      gint64 start = g_get_monotonic_time ();
+
+      run_braggscope (&run, FALSE, NULL, cases[i].args);
+      g_test_message ("case %" G_GSIZE_FORMAT ": status %d, stderr: %s", i, run.status, run.err);
+      g_assert_cmpint (run.status, ==, cases[i].status);
+      g_assert_true (g_str_has_prefix (run.err, "braggscope: "));
+      g_assert_cmpstr (strchr (run.err, '\n'), ==, "\n");
+      g_assert_nonnull (strstr (run.err, cases[i].mention));
+      g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+      g_assert_cmpint (g_get_monotonic_time () - start, <, 60 * G_USEC_PER_SEC);
+    }
+  g_remove (fifo);
+
+  {
+    /* a reproduced quirk that gives negative photons: the picture, and a warning */
+    const char *args[] = { "--snapshot", out, SMALL, "-twotheta", "120", NULL };
+    g_auto (Run) run;
+
+    run_braggscope (&run, FALSE, NULL, args);
+    g_test_message ("-twotheta 120: status %d, stderr: %s", run.status, run.err);
+    g_assert_cmpint (run.status, ==, 0);
+    g_assert_true (g_str_has_prefix (run.err, "braggscope: warning: two-theta 120 deg"));
+    g_assert_nonnull (strstr (run.err, "(quirk Q-2)"));
+    g_assert_nonnull (strstr (run.err, "-physical"));
+    g_assert_cmpstr (strchr (run.err, '\n'), ==, "\n");
+    g_assert_true (g_file_test (out, G_FILE_TEST_EXISTS));
+    g_remove (out);
+  }
+}
+
+/* Issue 23, item 7: `braggscope --snapshot m.png --measured nx.h5` on a tiny
+ * NeXus file declaring 16384 x 16384 pixels, in 4 GB, allocated until GLib
+ * aborted (SIGTRAP).  The frame is now refused within the engine's memory
+ * budget (half of what the process may use), before anything is allocated:
+ * one line, exit 2, no picture. */
+static void
+test_measured_budget (void)
+{
+#ifdef NB_HAVE_HDF5
+  g_autofree char *out = g_build_filename (tmpdir, "budget.png", NULL);
+  g_autofree char *nexus = g_build_filename (tmpdir, "declares_16384.h5", NULL);
+  hsize_t dims[3] = { 1, 16384, 16384 }, chunk[3] = { 1, 1024, 1024 };
+  hid_t f = H5Fcreate (nexus, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t entry = H5Gcreate2 (f, "entry", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t data = H5Gcreate2 (entry, "data", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t space = H5Screate_simple (3, dims, NULL), dcpl = H5Pcreate (H5P_DATASET_CREATE), d;
+  const char *args[] = { "--snapshot", out, "--measured", nexus, NULL };
+  g_auto (Run) run;
+  GStatBuf st;
+
+  /* no chunk is stored: a file of a few kB */
+  H5Pset_chunk (dcpl, 3, chunk);
+  H5Pset_deflate (dcpl, 1);
+  d = H5Dcreate2 (data, "data", H5T_STD_I32LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  g_assert_cmpint (d, >=, 0);
+  H5Dclose (d);
+  H5Pclose (dcpl);
+  H5Sclose (space);
+  H5Gclose (data);
+  H5Gclose (entry);
+  H5Fclose (f);
+  g_assert_cmpint (g_stat (nexus, &st), ==, 0);
+  g_assert_cmpint (st.st_size, <, 1 << 20);
+
+  child_address_space = (rlim_t) 4 << 30;
+  run_braggscope (&run, FALSE, NULL, args);
+  child_address_space = 0;
+  g_test_message ("status %d, stderr: %s", run.status, run.err);
+  g_assert_cmpint (run.status, ==, 2);
+  g_assert_true (g_str_has_prefix (run.err, "braggscope: --measured: "));
+  g_assert_cmpstr (strchr (run.err, '\n'), ==, "\n");
+  g_assert_nonnull (strstr (run.err, "16384 x 16384 frame needs about 2415.9 MB"));
+  g_assert_nonnull (strstr (run.err, "memory budget of 2147.5 MB"));
+  g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+  g_remove (nexus);
+#else
+  g_test_skip ("this build has no libhdf5");
+#endif
 }
 
 static void
@@ -753,6 +881,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/ui/snapshot/slow-frame", test_slow_frame);
   g_test_add_func ("/ui/snapshot/measured", test_measured);
   g_test_add_func ("/ui/snapshot/help-version", test_help_version);
+  g_test_add_func ("/ui/snapshot/hostile-inputs", test_hostile_inputs);
+  g_test_add_func ("/ui/snapshot/measured-budget", test_measured_budget);
   g_test_add_func ("/ui/snapshot/german", test_german);
 
   status = g_test_run ();
