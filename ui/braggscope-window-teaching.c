@@ -640,7 +640,7 @@ playback_group (BraggscopeWindow *self)
   gtk_grid_set_column_spacing (grid, 12);
   gtk_widget_set_margin_start (GTK_WIDGET (grid), 12);
   gtk_widget_set_margin_top (GTK_WIDGET (grid), 6);
-  self->play_start_spin = playback_spin (grid, 0, _ ("φ _start (°)"), "play-start-spin", -360, 360,
+  self->play_start_spin = playback_spin (grid, 0, _ ("_From φ (°)"), "play-start-spin", -360, 360,
                                          0, _ ("Spindle angle where the rotation starts"));
   self->play_range_spin = playback_spin (grid, 1, _ ("_Range (°)"), "play-range-spin", 0.1, 360, 90,
                                          _ ("How far the rotation turns"));

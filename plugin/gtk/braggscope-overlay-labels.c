@@ -84,7 +84,8 @@ label_size (Placer *pl, const char *text, double *width, double *height)
 /* Draws @text in @box, its glyphs edged with the halo colour so that they
  * read over spots, and records it. */
 static void
-draw_label (Placer *pl, cairo_t *cr, const Box *box, const char *text, const BraggscopeLabelBox *what)
+draw_label (
+    Placer *pl, cairo_t *cr, const Box *box, const char *text, const BraggscopeLabelBox *what)
 {
   const BraggscopeOverlayStyle *style = pl->style;
 

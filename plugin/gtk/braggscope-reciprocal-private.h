@@ -64,14 +64,18 @@ void _braggscope_reciprocal_scene_draw (const BraggscopeReciprocalScene *scene,
                                         BraggscopeReciprocalDrawn *drawn);
 
 /* Where lattice point @hkl is drawn in a @width x @height drawing (surface
- * pixels); FALSE when it is not among the points drawn. */
+ * pixels), and whether in diffracting position and crossing the sphere
+ * during the exposure (yellow or green); FALSE when it is not among the
+ * points drawn. */
 gboolean _braggscope_reciprocal_scene_locate (const BraggscopeReciprocalScene *scene,
                                               const BraggscopeReciprocalLook *look,
                                               int width,
                                               int height,
                                               const int hkl[3],
                                               double *x,
-                                              double *y);
+                                              double *y,
+                                              gboolean *diffracting,
+                                              gboolean *crossing);
 
 /* The lattice point drawn nearest (@x, @y) (surface pixels of a @width x
  * @height drawing), within a few pixels; diffracting points win. */

@@ -941,7 +941,9 @@ _braggscope_reciprocal_scene_locate (const BraggscopeReciprocalScene *scene,
                                      int height,
                                      const int hkl[3],
                                      double *x,
-                                     double *y)
+                                     double *y,
+                                     gboolean *diffracting,
+                                     gboolean *crossing)
 {
   Camera cam;
 
@@ -954,6 +956,8 @@ _braggscope_reciprocal_scene_locate (const BraggscopeReciprocalScene *scene,
       if (p->h != hkl[0] || p->k != hkl[1] || p->l != hkl[2])
         continue;
       project (&cam, r, x, y, NULL);
+      *diffracting = p->state != POINT_AWAY;
+      *crossing = p->state == POINT_CROSSING;
       return TRUE;
     }
   return FALSE;

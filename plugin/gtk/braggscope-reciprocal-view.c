@@ -1056,16 +1056,21 @@ braggscope_reciprocal_view_get_n_crossing (BraggscopeReciprocalView *self)
 }
 
 /**
- * braggscope_reciprocal_view_get_point_position:
+ * braggscope_reciprocal_view_get_point:
  * @self: a reciprocal view
  * @h: Miller index h
  * @k: Miller index k
  * @l: Miller index l
  * @x: (out) (optional): where the point is drawn, widget pixels from the left
  * @y: (out) (optional): widget pixels from the top
+ * @diffracting: (out) (optional): whether it is drawn in diffracting
+ *   position (yellow, or green when crossing)
+ * @crossing: (out) (optional): whether it is drawn crossing the sphere
+ *   during the exposure's rotation (green)
  *
- * Where the view draws lattice point (@h, @k, @l) on screen, at the middle
- * of the exposure, with the camera of its last drawing.
+ * How the view draws lattice point (@h, @k, @l) on screen: where, at the
+ * middle of the exposure, with the camera of its last drawing, and in which
+ * state.
  *
  * Returns: %TRUE when the point is among those drawn (within the resolution
  *   limit) and the view has drawn its scene
@@ -1073,10 +1078,17 @@ braggscope_reciprocal_view_get_n_crossing (BraggscopeReciprocalView *self)
  * Since: 0.1
  */
 gboolean
-braggscope_reciprocal_view_get_point_position (
-    BraggscopeReciprocalView *self, int h, int k, int l, double *x, double *y)
+braggscope_reciprocal_view_get_point (BraggscopeReciprocalView *self,
+                                      int h,
+                                      int k,
+                                      int l,
+                                      double *x,
+                                      double *y,
+                                      gboolean *diffracting,
+                                      gboolean *crossing)
 {
   const int hkl[3] = { h, k, l };
+  gboolean on, across;
   double px, py;
   int scale;
 
@@ -1086,13 +1098,17 @@ braggscope_reciprocal_view_get_point_position (
     return FALSE;
   if (!_braggscope_reciprocal_scene_locate (
           self->scene, &self->look, cairo_image_surface_get_width (self->surface),
-          cairo_image_surface_get_height (self->surface), hkl, &px, &py))
+          cairo_image_surface_get_height (self->surface), hkl, &px, &py, &on, &across))
     return FALSE;
   scale = MAX (self->drawn_scale, 1);
   if (x != NULL)
     *x = px / scale;
   if (y != NULL)
     *y = py / scale;
+  if (diffracting != NULL)
+    *diffracting = on;
+  if (crossing != NULL)
+    *crossing = across;
   return TRUE;
 }
 

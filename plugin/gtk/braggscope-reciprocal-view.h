@@ -59,8 +59,14 @@ gboolean braggscope_reciprocal_view_get_sphere (BraggscopeReciprocalView *self,
                                                 double *y,
                                                 double *radius);
 BRAGGSCOPE_GTK_EXPORT
-gboolean braggscope_reciprocal_view_get_point_position (
-    BraggscopeReciprocalView *self, int h, int k, int l, double *x, double *y);
+gboolean braggscope_reciprocal_view_get_point (BraggscopeReciprocalView *self,
+                                               int h,
+                                               int k,
+                                               int l,
+                                               double *x,
+                                               double *y,
+                                               gboolean *diffracting,
+                                               gboolean *crossing);
 
 BRAGGSCOPE_GTK_EXPORT
 GBytes *
