@@ -232,12 +232,14 @@ _braggscope_view_ensure_reference_labels (BraggscopeView *self)
  * @self: a view
  *
  * The reflections labelled with h k l the last time the view was drawn (with
- * [property@BraggscopeGtk.View:show-labels] on): of the brightest predicted
- * reflections of the full frame shown, those whose label found a place.
+ * [property@BraggscopeGtk.View:show-labels] on): of those of
+ * [property@BraggscopeGtk.View:label-reflections] predicted on the detector
+ * and the brightest predicted reflections of the full frame shown, those
+ * whose label found a place.
  *
  * Returns: (transfer container) (element-type BraggscopeReflection)
- *   (nullable): the labelled reflections, brightest first, or %NULL when
- *   none were drawn
+ *   (nullable): the labelled reflections, the named ones first, then the
+ *   brightest, or %NULL when none were drawn
  *
  * Since: 0.1
  */
@@ -493,7 +495,8 @@ braggscope_view_get_ring_resolutions (BraggscopeView *self)
  * braggscope_view_set_ring_resolutions:
  * @self: a view
  * @resolutions: (nullable): resolutions d in Å separated by blanks or commas
- *   ("3 2.5"), or %NULL or "" for rings chosen from the detector's range
+ *   ("3 2.5"), or %NULL or "" for rings at round d (10, 5, 3.5 Å...)
+ *   spread over the detector's range
  *
  * Sets the [property@BraggscopeGtk.View:ring-resolutions].  Text that is
  * not such a list keeps the automatic rings.
