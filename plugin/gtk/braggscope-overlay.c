@@ -518,9 +518,8 @@ _braggscope_overlay_draw_into_rgba (const BraggscopeOverlayGeometry *geom,
   style.scale = 1.0;
   style.line_width = MAX (1.0, size / 512.0);
   style.cross_size = MAX (6.0, size / 40.0);
-  /* the body font at 512 pixels, scaled with the frame, never smaller */
-  style.font_size =
-      MAX (BRAGGSCOPE_OVERLAY_LEGIBLE_SIZE, BRAGGSCOPE_OVERLAY_LEGIBLE_SIZE * size / 512.0);
+  /* scaled with the frame, never under the body font's size */
+  style.font_size = MAX (BRAGGSCOPE_OVERLAY_LEGIBLE_SIZE, size / 50.0);
   style.label_boxes = label_boxes;
   memcpy (style.color, color, sizeof style.color);
   _braggscope_overlay_halo_for (color, style.halo);

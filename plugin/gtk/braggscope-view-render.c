@@ -292,10 +292,10 @@ braggscope_render_annotated_rgba (BraggscopeFrame *frame,
  * @height: (out): the frame's height
  *
  * The frame as a teaching view shows it, at the frame's resolution: rings at
- * round or fixed resolutions and h k l labels, the text at least the size of
- * GTK's body font (larger for a frame over 512 pixels, in proportion), no
- * two labels overlapping (those that find no room are left out).  Needs no
- * display.
+ * round or fixed resolutions and h k l labels, the text a fiftieth of the
+ * frame's smaller side but never under the size of GTK's body font (Sans 10,
+ * 13.3 pixels), no two labels overlapping (those that find no room are left
+ * out).  Needs no display.
  *
  * Returns: (transfer full): width * height * 4 bytes of RGBA (alpha 255),
  *   row-major, freed with `g_free`
