@@ -875,7 +875,9 @@ _braggscope_reciprocal_scene_draw (const BraggscopeReciprocalScene *scene,
 {
   int width = cairo_image_surface_get_width (surface);
   int height = cairo_image_surface_get_height (surface);
-  double unit = MAX (1.0, MIN (width, height) / 600.0), font = 12.0 * unit;
+  double unit = MAX (1.0, MIN (width, height) / 600.0);
+  /* never under GTK's body font, Sans 10 (13.3 pixels) */
+  double font = MAX (10.0 * 96.0 / 72.0, 12.0 * unit);
   static const double text_rgba[4] = { 0.9, 0.9, 0.9, 1 };
   g_autofree char *header = NULL;
   Canvas cv;
