@@ -43,11 +43,17 @@ typedef struct
   gboolean auto_contrast;
   gboolean show_rings;
   gboolean show_beam_center;
-  const char *view;             /* detector, reciprocal or both */
-  guint labels;                 /* how many spots to label; 0: none */
-  const char *ring_resolutions; /* or NULL */
-  double reciprocal_resolution, reciprocal_zoom;
+  const char *view;              /* detector, reciprocal or both */
+  guint labels;                  /* how many spots to label; 0: none */
+  const char *ring_resolutions;  /* or NULL */
+  const char *label_reflections; /* labelled first, or NULL */
+  double contrast_percentile;    /* the automatic window's top */
+  double reciprocal_resolution, reciprocal_zoom, scale_wavelength;
 } Look;
+
+/* The automatic window's percentiles, as the view's */
+#define AUTO_LOW_PERCENTILE  1.0
+#define AUTO_HIGH_PERCENTILE 99.5
 
 /* As the window's full frames (BRAGGSCOPE_VIEWER_ARC_DOMAINS). */
 #define BRAGGSCOPE_HEADLESS_ARC_DOMAINS 96
@@ -124,15 +130,22 @@ look_teaching (Look *look, const BraggscopeOptions *opts, const BraggscopeLesson
   look->view = "detector";
   look->labels = 0;
   look->ring_resolutions = NULL;
+  look->label_reflections = NULL;
+  look->contrast_percentile = AUTO_HIGH_PERCENTILE;
   look->reciprocal_resolution = 0.0;
   look->reciprocal_zoom = 1.0;
+  look->scale_wavelength = 0.0;
   if (lesson != NULL)
     {
       look->view = lesson->view;
       look->labels = lesson->labels ? lesson->label_count : 0;
       look->ring_resolutions = lesson->rings;
+      look->label_reflections = lesson->label_reflections;
+      if (lesson->contrast_percentile > 0)
+        look->contrast_percentile = lesson->contrast_percentile;
       look->reciprocal_resolution = lesson->reciprocal_resolution;
       look->reciprocal_zoom = lesson->reciprocal_zoom;
+      look->scale_wavelength = lesson->scale_wavelength;
     }
   if (opts->view != NULL)
     look->view = opts->view;
@@ -142,10 +155,44 @@ look_teaching (Look *look, const BraggscopeOptions *opts, const BraggscopeLesson
     look->ring_resolutions = opts->ring_resolutions;
 }
 
+/* @frame in @display with the overlays of @look; the labels drawn into
+ * @label_boxes when not NULL. */
+static guint8 *
+annotate (BraggscopeFrame *frame,
+          const BraggscopeDisplay *display,
+          const Look *look,
+          GArray *label_boxes,
+          int *width,
+          int *height)
+{
+  BraggscopeAnnotations annotations = { look->show_rings, look->show_beam_center,
+                                        look->ring_resolutions, look->labels,
+                                        look->label_reflections };
+
+  return braggscope_render_annotations_rgba (frame, display, &annotations, label_boxes, width,
+                                             height);
+}
+
+/* @display's window as the view's automatic contrast sets it for @frame,
+ * with the top @look asks for. */
+static void
+auto_window (BraggscopeFrame *frame, const Look *look, BraggscopeDisplay *display)
+{
+  gsize n = 0;
+  const float *data = braggscope_frame_get_data (frame, &n);
+
+  if (look->contrast_percentile == AUTO_HIGH_PERCENTILE || data == NULL)
+    braggscope_render_auto_window (frame, display);
+  else
+    braggscope_auto_contrast (data, n, AUTO_LOW_PERCENTILE, look->contrast_percentile,
+                              &display->low, &display->high);
+}
+
 /* The detector picture, the reciprocal one (square, as tall as the frame), or
  * both side by side, as the window's views would show them. */
 static guint8 *
-render_views (BraggscopeFrame *frame, const Look *look, int *width, int *height)
+render_views (
+    BraggscopeFrame *frame, const Look *look, GArray *label_boxes, int *width, int *height)
 {
   gboolean detector = g_strcmp0 (look->view, "reciprocal") != 0;
   gboolean reciprocal = g_strcmp0 (look->view, "detector") != 0;
@@ -155,17 +202,16 @@ render_views (BraggscopeFrame *frame, const Look *look, int *width, int *height)
   g_autoptr (GBytes) space = NULL;
 
   if (detector)
-    image = braggscope_render_annotated_rgba (frame, &look->display, look->show_rings,
-                                              look->show_beam_center, look->ring_resolutions,
-                                              look->labels, &w, &h);
+    image = annotate (frame, &look->display, look, label_boxes, &w, &h);
   if (!reciprocal)
     {
       *width = w;
       *height = h;
       return g_steal_pointer (&image);
     }
-  space = braggscope_render_reciprocal_bytes (frame, 25.0, 20.0, look->reciprocal_zoom,
-                                              look->reciprocal_resolution, side, side);
+  space = braggscope_render_reciprocal_scaled_bytes (frame, 25.0, 20.0, look->reciprocal_zoom,
+                                                     look->reciprocal_resolution,
+                                                     look->scale_wavelength, side, side);
   return braggscope_join_side_by_side (detector ? image : NULL, w, h,
                                        space != NULL ? g_bytes_get_data (space, NULL) : NULL, side,
                                        width, height);
@@ -203,10 +249,8 @@ render_compare (const float *reference,
   int w, h;
 
   if (look->auto_contrast)
-    braggscope_render_auto_window (frame, &display);
-  picture =
-      braggscope_render_annotated_rgba (frame, &display, look->show_rings, look->show_beam_center,
-                                        look->ring_resolutions, look->labels, &w, &h);
+    auto_window (frame, look, &display);
+  picture = annotate (frame, &display, look, NULL, &w, &h);
   rgba = braggscope_render_compare_rgba (frame, picture, &display, reference, rw, rh,
                                          reference_display, reference_picture, mode,
                                          reference_scale, width, height, &fallback);
@@ -422,8 +466,23 @@ caption_measured (guint8 *rgba,
   cairo_surface_destroy (surface);
 }
 
-int
-braggscope_headless_snapshot (const BraggscopeOptions *opts, GSettings *settings, GError **error)
+/* @code as the exit status, and no picture. */
+static guint8 *
+fail (int *status, int code)
+{
+  *status = code;
+  return NULL;
+}
+
+guint8 *
+braggscope_headless_render (const BraggscopeOptions *opts,
+                            GSettings *settings,
+                            GArray *label_boxes,
+                            BraggscopeSimulation **simulation,
+                            int *width,
+                            int *height,
+                            int *status,
+                            GError **error)
 {
   g_autoptr (BraggscopeSimulation) sim = NULL;
   g_autoptr (BraggscopeFrame) frame = NULL;
@@ -432,36 +491,37 @@ braggscope_headless_snapshot (const BraggscopeOptions *opts, GSettings *settings
   g_autofree guint8 *rgba = NULL;
   BraggscopeDisplay reference_display;
   Look look;
-  int width = 0, height = 0;
+
+  *status = 1;
 
   look_init (&look, opts, settings);
   if (opts->lesson != NULL)
     {
       if ((lesson = braggscope_lesson_find (opts->lesson, error)) == NULL)
-        return 2;
+        return fail (status, 2);
       if ((sim = braggscope_lesson_create_simulation (lesson, (const char *const *) opts->nb_args,
                                                       error)) == NULL)
-        return 2;
+        return fail (status, 2);
     }
   else
     {
       sim = braggscope_simulation_new_default_scene (error);
       if (sim == NULL)
-        return 1;
+        return fail (status, 1);
       if (opts->nb_args[0] != NULL &&
           !braggscope_simulation_set_from_args (sim, (const char *const *) opts->nb_args, error))
-        return 2;
+        return fail (status, 2);
     }
   look_teaching (&look, opts, lesson);
   /* a frame that cannot be read is a bad --measured, as a bad flag is */
   if (opts->measured != NULL && (measured = adopt_measured (sim, opts, error)) == NULL)
-    return 2;
+    return fail (status, 2);
   /* the window's full frames draw a large mosaic spread as arcs */
   g_object_set (sim, "max-arc-domains", BRAGGSCOPE_HEADLESS_ARC_DOMAINS, NULL);
 
   frame = render_full_frame (sim, error);
   if (frame == NULL)
-    return 1;
+    return fail (status, 1);
   /* what nanoBragg gets wrong and was reproduced, as nanobragg says it */
   for (const char *const *w = braggscope_frame_get_warnings (frame); *w != NULL; w++)
     g_printerr ("braggscope: warning: %s\n", *w);
@@ -469,7 +529,7 @@ braggscope_headless_snapshot (const BraggscopeOptions *opts, GSettings *settings
     {
       g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_FAILED,
                    _ ("%s: the simulation gave no image"), opts->snapshot);
-      return 1;
+      return fail (status, 1);
     }
 
   if (opts->compare != NULL)
@@ -479,23 +539,20 @@ braggscope_headless_snapshot (const BraggscopeOptions *opts, GSettings *settings
       if (!braggscope_simulation_set_from_args (sim, (const char *const *) opts->compare, error))
         {
           g_prefix_error (error, "--compare: ");
-          return 2;
+          return fail (status, 2);
         }
       if ((frame = render_full_frame (sim, error)) == NULL)
-        return 1;
+        return fail (status, 1);
       g_autofree guint8 *held_picture = NULL;
       int hw, hh;
 
       reference_display = look.display;
       if (look.auto_contrast)
-        braggscope_render_auto_window (held, &reference_display);
+        auto_window (held, &look, &reference_display);
       /* A with its own rings, beam centre and labels */
-      held_picture = braggscope_render_annotated_rgba (held, &reference_display, look.show_rings,
-                                                       look.show_beam_center, look.ring_resolutions,
-                                                       look.labels, &hw, &hh);
-      rgba =
-          render_compare (braggscope_frame_get_data (held, NULL), hw, hh, &reference_display,
-                          held_picture, FALSE, frame, &look, opts->compare_mode, &width, &height);
+      held_picture = annotate (held, &reference_display, &look, NULL, &hw, &hh);
+      rgba = render_compare (braggscope_frame_get_data (held, NULL), hw, hh, &reference_display,
+                             held_picture, FALSE, frame, &look, opts->compare_mode, width, height);
     }
   else if (measured != NULL)
     {
@@ -514,16 +571,31 @@ braggscope_headless_snapshot (const BraggscopeOptions *opts, GSettings *settings
                                   REFERENCE_LOW_PERCENTILE, REFERENCE_HIGH_PERCENTILE,
                                   &reference_display.low, &reference_display.high);
       rgba = render_compare (g_bytes_get_data (pixels, NULL), rw, rh, &reference_display, NULL,
-                             TRUE, frame, &look, opts->compare_mode, &width, &height);
-      caption_measured (rgba, width, height, rw, mode, name, score);
+                             TRUE, frame, &look, opts->compare_mode, width, height);
+      caption_measured (rgba, *width, *height, rw, mode, name, score);
     }
   else
     {
       if (look.auto_contrast)
-        braggscope_render_auto_window (frame, &look.display);
-      rgba = render_views (frame, &look, &width, &height);
+        auto_window (frame, &look, &look.display);
+      rgba = render_views (frame, &look, label_boxes, width, height);
     }
 
+  *status = 0;
+  *simulation = g_steal_pointer (&sim);
+  return g_steal_pointer (&rgba);
+}
+
+int
+braggscope_headless_snapshot (const BraggscopeOptions *opts, GSettings *settings, GError **error)
+{
+  g_autoptr (BraggscopeSimulation) sim = NULL;
+  g_autofree guint8 *rgba = NULL;
+  int width = 0, height = 0, status = 1;
+
+  rgba = braggscope_headless_render (opts, settings, NULL, &sim, &width, &height, &status, error);
+  if (rgba == NULL)
+    return status;
   if (!braggscope_snapshot_save (opts->snapshot, rgba, width, height, sim, error))
     return 1;
   return 0;

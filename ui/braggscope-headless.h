@@ -6,6 +6,8 @@
 
 #include <gio/gio.h>
 
+#include <braggscope.h>
+
 #include "braggscope-options.h"
 
 G_BEGIN_DECLS
@@ -23,6 +25,20 @@ G_BEGIN_DECLS
  * with @error set (its message names the input and value). */
 int
 braggscope_headless_snapshot (const BraggscopeOptions *opts, GSettings *settings, GError **error);
+
+/* braggscope_headless_render: the picture braggscope_headless_snapshot()
+ * writes (RGBA, *@width x *@height, g_free() it), and the simulation it
+ * shows in *@simulation (a reference); the labels drawn on its detector half
+ * go into @label_boxes (BraggscopeLabelBox, the picture's pixels) when not
+ * NULL.  NULL with @error set and *@status the exit status on failure. */
+guint8 *braggscope_headless_render (const BraggscopeOptions *opts,
+                                    GSettings *settings,
+                                    GArray *label_boxes,
+                                    BraggscopeSimulation **simulation,
+                                    int *width,
+                                    int *height,
+                                    int *status,
+                                    GError **error);
 
 /* braggscope_join_side_by_side: @left (@lw x @lh RGBA, may be NULL) and
  * @right (@side x @side RGBA, may be NULL) side by side on one picture,

@@ -21,6 +21,7 @@ braggscope_lesson_free (BraggscopeLesson *lesson)
   g_strfreev (lesson->args);
   g_free (lesson->view);
   g_free (lesson->rings);
+  g_free (lesson->label_reflections);
   g_free (lesson);
 }
 
@@ -43,6 +44,38 @@ get_double (GKeyFile *file, const char *key, double fallback)
   double v = g_key_file_get_double (file, "Lesson", key, &error);
 
   return error != NULL ? fallback : v;
+}
+
+/* The keys that make a lesson's claim visible: the reflections it names,
+ * the contrast and the reciprocal-space scale it needs.  A value out of
+ * range fails with the key's name. */
+static gboolean
+lesson_load_claim_keys (GKeyFile *file, BraggscopeLesson *lesson, const char *path, GError **error)
+{
+  g_auto (GStrv) reflections = NULL;
+
+  reflections = g_key_file_get_string_list (file, "Lesson", "LabelReflections", NULL, NULL);
+  if (reflections != NULL && reflections[0] != NULL)
+    lesson->label_reflections = g_strjoinv ("; ", reflections);
+  lesson->contrast_percentile = get_double (file, "ContrastPercentile", 0.0);
+  lesson->scale_wavelength = get_double (file, "ReciprocalScaleWavelength", 0.0);
+  if (lesson->contrast_percentile != 0.0 &&
+      !(lesson->contrast_percentile >= 50.0 && lesson->contrast_percentile <= 100.0))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "%s: ContrastPercentile: %g is not within 50 to 100", path,
+                   lesson->contrast_percentile);
+      return FALSE;
+    }
+  if (lesson->scale_wavelength != 0.0 &&
+      !(lesson->scale_wavelength > 0.0 && lesson->scale_wavelength <= 100.0))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "%s: ReciprocalScaleWavelength: %g Å is not above 0 and at most 100 Å", path,
+                   lesson->scale_wavelength);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 static BraggscopeLesson *
@@ -97,6 +130,8 @@ lesson_load (const char *path, GError **error)
   lesson->play_start = get_double (file, "PlayStart", 0.0);
   lesson->play_range = get_double (file, "PlayRange", 90.0);
   lesson->play_speed = get_double (file, "PlaySpeed", 10.0);
+  if (!lesson_load_claim_keys (file, lesson, path, error))
+    return NULL;
   return g_steal_pointer (&lesson);
 }
 

@@ -10,7 +10,11 @@
  * (detector, reciprocal or both), Labels and LabelCount (h k l labels),
  * Rings (ring resolutions in Å), ReciprocalResolution (Å), ReciprocalZoom,
  * and for a rotation PlayStart, PlayRange (degrees) and PlaySpeed
- * (degrees per second).
+ * (degrees per second).  What a lesson's claim needs to be seen:
+ * LabelReflections (h k l labelled whenever predicted, "0 0 6;0 0 12;"),
+ * ContrastPercentile (the top of the automatic window, 50 to 100) and
+ * ReciprocalScaleWavelength (Å: a fixed reciprocal-space scale, so that the
+ * sphere of radius 1/λ grows as λ falls).
  *
  * SPDX-License-Identifier: BSD-3-Clause
  */
@@ -35,6 +39,9 @@ typedef struct
   double reciprocal_resolution, reciprocal_zoom;
   gboolean playback;
   double play_start, play_range, play_speed;
+  char *label_reflections;    /* "h k l; h k l", or NULL */
+  double contrast_percentile; /* 0: the view's default */
+  double scale_wavelength;    /* Angstrom; 0: each frame's own scale */
 } BraggscopeLesson;
 
 void braggscope_lesson_free (BraggscopeLesson *lesson);

@@ -178,8 +178,16 @@ braggscope_window_open_lesson (BraggscopeWindow *self, const char *id, GError **
                                       g_variant_new_boolean (lesson->labels));
   braggscope_view_set_label_count (self->view, MAX (lesson->label_count, 1));
   braggscope_view_set_ring_resolutions (self->view, lesson->rings);
+  braggscope_view_set_label_reflections (self->view, lesson->label_reflections);
+  if (lesson->contrast_percentile > 0)
+    {
+      /* the lesson's contrast, for its scene only: the user's setting stays */
+      g_settings_unbind (self->view, "auto-contrast");
+      braggscope_view_set_contrast_percentile (self->view, lesson->contrast_percentile);
+      braggscope_view_set_auto_contrast (self->view, TRUE);
+    }
   g_object_set (self->reciprocal, "resolution-limit", lesson->reciprocal_resolution, "zoom",
-                lesson->reciprocal_zoom, NULL);
+                lesson->reciprocal_zoom, "scale-wavelength", lesson->scale_wavelength, NULL);
   if (lesson->playback)
     {
       gtk_spin_button_set_value (self->play_start_spin, lesson->play_start);
@@ -632,7 +640,7 @@ playback_group (BraggscopeWindow *self)
   gtk_grid_set_column_spacing (grid, 12);
   gtk_widget_set_margin_start (GTK_WIDGET (grid), 12);
   gtk_widget_set_margin_top (GTK_WIDGET (grid), 6);
-  self->play_start_spin = playback_spin (grid, 0, _ ("φ _start (°)"), "play-start-spin", -360, 360,
+  self->play_start_spin = playback_spin (grid, 0, _ ("_From φ (°)"), "play-start-spin", -360, 360,
                                          0, _ ("Spindle angle where the rotation starts"));
   self->play_range_spin = playback_spin (grid, 1, _ ("_Range (°)"), "play-range-spin", 0.1, 360, 90,
                                          _ ("How far the rotation turns"));

@@ -10,10 +10,18 @@
 #include <pango/pango.h>
 
 #include "braggscope.h"
+#include "braggscope-view.h"
 
 G_BEGIN_DECLS
 
 #define BRAGGSCOPE_OVERLAY_MAX_RINGS 6
+
+/* Reflections labelled by name at most (a lesson names two or three). */
+#define BRAGGSCOPE_OVERLAY_MAX_NAMED 32
+
+/* Pixels: GTK's body font (Sans 10 at 96 dots per inch), the smallest text
+ * drawn over a frame. */
+#define BRAGGSCOPE_OVERLAY_LEGIBLE_SIZE (10.0 * 96.0 / 72.0)
 
 /* The detector plane seen from the sample: pixel coordinates (x, y, 1) map to
  * the direction of the ray through them by a 3 x 3 matrix (a homography),
@@ -65,8 +73,9 @@ typedef struct
   double scale, offset_x, offset_y;
   double line_width; /* in the target's units */
   double cross_size; /* half length of the beam centre cross, target units */
-  double font_size;  /* points of the ring labels, target units */
+  double font_size;  /* pixels of the labels' text, target units */
   double color[4];   /* RGBA of lines and labels */
+  double halo[4];    /* RGBA of the labels' edges, apart from color */
   gboolean marker;   /* a circle at (marker_x, marker_y), frame pixels, with marker_label */
   double marker_x, marker_y;
   const char *marker_label;
@@ -75,10 +84,33 @@ typedef struct
    * no place free of other labels is found; NULL for none */
   GArray *labels;
   GArray *labels_placed; /* out, when non-NULL: the reflections labelled */
+  GArray *label_boxes;   /* out, when non-NULL: BraggscopeLabelBox of each label drawn */
 } BraggscopeOverlayStyle;
 
 /* A colour that stands out on @map. */
 void _braggscope_overlay_color_for (BraggscopeColormap map, double rgba[4]);
+
+/* The edge of labels in @color: white round dark text, black round light
+ * text. */
+void _braggscope_overlay_halo_for (const double color[4], double halo[4]);
+
+/* The reflections to label on @frame: those of @named ("h k l; h k l", or
+ * NULL) predicted on its detector, then its @n brightest
+ * (braggscope_frame_get_brightest_reflections); NULL when prediction fails. */
+GArray *_braggscope_overlay_choose_labels (BraggscopeFrame *frame,
+                                           guint n,
+                                           const char *named,
+                                           GError **error);
+
+/* Reads "0 0 6; 0 0 12" into @hkl (at most @max triples of integers); -1
+ * when @text is not such a list, else how many. */
+int _braggscope_overlay_parse_reflections (const char *text, int (*hkl)[3], int max);
+
+/* Draws the rings' d and the labels of @style->labels where each finds
+ * room (braggscope-overlay-labels.c). */
+void _braggscope_overlay_draw_labels (const BraggscopeOverlayGeometry *geom,
+                                      const BraggscopeOverlayStyle *style,
+                                      cairo_t *cr);
 
 /* Draws rings (with their d in Angstrom) and the beam centre cross on @cr. */
 void _braggscope_overlay_draw (const BraggscopeOverlayGeometry *geom,
@@ -89,12 +121,15 @@ void _braggscope_overlay_draw (const BraggscopeOverlayGeometry *geom,
  * an opaque image (@stride pixels wide, RGBA, row-major) whose columns @x0
  * to @x0 + @geom->width and rows 0 to @geom->height hold the frame at its
  * resolution, in the style of the view's snapshots: lines, cross and labels
- * scaled with the frame's size, in @color (RGBA, 0 to 1), inside that
- * rectangle.  Needs no display. */
+ * scaled with the frame's size (text never under the body font's size), in
+ * @color (RGBA, 0 to 1), inside that rectangle; the labels drawn go into
+ * @label_boxes (BraggscopeLabelBox, the picture's pixels) when not NULL.
+ * Needs no display. */
 void _braggscope_overlay_draw_into_rgba (const BraggscopeOverlayGeometry *geom,
                                          gboolean rings,
                                          gboolean beam_center,
                                          GArray *labels,
+                                         GArray *label_boxes,
                                          const double color[4],
                                          guint8 *rgba,
                                          int stride,

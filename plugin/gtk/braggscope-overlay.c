@@ -119,20 +119,46 @@ _braggscope_overlay_ray_to_pixel (
   return isfinite (*x) && isfinite (*y);
 }
 
-/* d rounded to two significant digits, so ring labels are short and exact. */
-static double
-round_resolution (double d)
-{
-  double unit = pow (10.0, floor (log10 (d)) - 1.0);
+/* The round resolutions rings are drawn at: 1, 1.2, 1.5, 1.8, 2, 2.5, 3,
+ * 3.5, 4, 5, 6 and 8 times a power of ten, the values a crystallographer
+ * would write. */
+static const double round_mantissas[] = {
+  1.0, 1.2, 1.5, 1.8, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0, 6.0, 8.0
+};
 
-  return round (d / unit) * unit;
+/* The @i-th round resolution counted from 1 Angstrom (@i = 0; coarser as @i
+ * grows, finer below 0). */
+static double
+round_resolution_at (int i)
+{
+  int n = (int) G_N_ELEMENTS (round_mantissas);
+  int decade = i >= 0 ? i / n : -((-i + n - 1) / n);
+
+  return round_mantissas[i - decade * n] * pow (10.0, decade);
 }
 
+/* The index of the round resolution nearest @d, in ratio. */
+static int
+round_resolution_index (double d)
+{
+  int n = (int) G_N_ELEMENTS (round_mantissas);
+  int decade = (int) floor (log10 (d)), best = decade * n;
+
+  for (int i = decade * n - 1; i <= (decade + 1) * n; i++)
+    if (fabs (log (round_resolution_at (i) / d)) < fabs (log (round_resolution_at (best) / d)))
+      best = i;
+  return best;
+}
+
+/* Up to five rings spread over the detector's range of 2 theta, each at the
+ * round d nearest its place, so that labels read 10, 5, 3.5 Å rather than
+ * the d of a radius. */
 static void
 choose_rings (BraggscopeOverlayGeometry *geom, BraggscopeGeometry *geometry)
 {
   double lowest = INFINITY, highest = 0.0;
   const int per_edge = 32;
+  int last = G_MAXINT;
 
   /* The range of 2 theta over the detector: its border, and 0 when the
    * beam falls on it. */
@@ -168,18 +194,21 @@ choose_rings (BraggscopeOverlayGeometry *geom, BraggscopeGeometry *geometry)
     {
       double two_theta = lowest + k * (highest - lowest) / 5.5;
       double d, s;
+      int i;
 
       if (!(two_theta > 0.0))
         continue;
-      d = round_resolution (geom->wavelength / (2.0 * sin (two_theta / 2.0)));
+      i = round_resolution_index (geom->wavelength / (2.0 * sin (two_theta / 2.0)));
+      /* each ring finer than the one before: the next round d down */
+      i = MIN (i, last - 1);
+      d = round_resolution_at (i);
       s = geom->wavelength / (2.0 * d);
-      if (!(s > 0.0 && s < 1.0))
-        continue;
-      if (geom->n_rings > 0 && geom->ring_d[geom->n_rings - 1] == d)
+      if (!(s > 0.0 && s < 1.0) || 2.0 * asin (s) > highest || 2.0 * asin (s) <= lowest)
         continue;
       geom->ring_d[geom->n_rings] = d;
       geom->ring_two_theta[geom->n_rings] = 2.0 * asin (s);
       geom->n_rings++;
+      last = i;
     }
 }
 
@@ -295,6 +324,16 @@ _braggscope_overlay_geometry_init (BraggscopeOverlayGeometry *out,
 }
 
 void
+_braggscope_overlay_halo_for (const double color[4], double halo[4])
+{
+  double luminance = 0.2126 * color[0] + 0.7152 * color[1] + 0.0722 * color[2];
+  double v = luminance < 0.35 ? 1.0 : 0.0;
+
+  halo[0] = halo[1] = halo[2] = v;
+  halo[3] = 0.85;
+}
+
+void
 _braggscope_overlay_color_for (BraggscopeColormap map, double rgba[4])
 {
   static const double colors[][3] = {
@@ -320,38 +359,12 @@ to_target (const BraggscopeOverlayStyle *style, double x, double y, double *tx, 
 }
 
 static void
-draw_label (const BraggscopeOverlayStyle *style, cairo_t *cr, double x, double y, double d)
-{
-  g_autofree char *text = g_strdup_printf ("%g \u00c5", d);
-  PangoLayout *layout = pango_cairo_create_layout (cr);
-  PangoFontDescription *font = pango_font_description_from_string ("Sans");
-
-  pango_font_description_set_absolute_size (font, style->font_size * PANGO_SCALE);
-  pango_layout_set_font_description (layout, font);
-  pango_layout_set_text (layout, text, -1);
-
-  cairo_save (cr);
-  cairo_move_to (cr, x + 0.5 * style->font_size, y - 1.5 * style->font_size);
-  pango_cairo_layout_path (cr, layout);
-  cairo_set_source_rgba (cr, 0.0, 0.0, 0.0, 0.6);
-  cairo_set_line_width (cr, MAX (1.0, 0.2 * style->font_size));
-  cairo_stroke_preserve (cr);
-  cairo_set_source_rgba (cr, style->color[0], style->color[1], style->color[2], style->color[3]);
-  cairo_fill (cr);
-  cairo_restore (cr);
-
-  pango_font_description_free (font);
-  g_object_unref (layout);
-}
-
-static void
 draw_ring (const BraggscopeOverlayGeometry *geom,
            const BraggscopeOverlayStyle *style,
            cairo_t *cr,
            int ring)
 {
   gboolean drawing = FALSE;
-  double label_x = 0.0, label_y = 0.0, label_score = -INFINITY;
 
   cairo_new_path (cr);
   for (int i = 0; i <= N_RING_STEPS; i++)
@@ -371,20 +384,8 @@ draw_ring (const BraggscopeOverlayGeometry *geom,
       else
         cairo_move_to (cr, tx, ty);
       drawing = TRUE;
-
-      /* The label goes where the ring is furthest up and right on the frame. */
-      if (x >= 0 && x < geom->width * 0.9 && y > geom->height * 0.05 && y <= geom->height &&
-          x - y > label_score)
-        {
-          label_score = x - y;
-          label_x = tx;
-          label_y = ty;
-        }
     }
   cairo_stroke (cr);
-
-  if (label_score > -INFINITY)
-    draw_label (style, cr, label_x, label_y, geom->ring_d[ring]);
 }
 
 /* Where a reciprocal-lattice point's ray meets the detector: a circle and its
@@ -424,114 +425,6 @@ draw_marker (const BraggscopeOverlayStyle *style, cairo_t *cr)
   cairo_restore (cr);
 }
 
-typedef struct
-{
-  double x0, y0, x1, y1;
-} Box;
-
-static gboolean
-boxes_overlap (const Box *a, const Box *b)
-{
-  return a->x0 < b->x1 && b->x0 < a->x1 && a->y0 < b->y1 && b->y0 < a->y1;
-}
-
-static gboolean
-box_is_free (const Box *box, GArray *taken, double width, double height)
-{
-  if (box->x0 < 0 || box->y0 < 0 || box->x1 > width || box->y1 > height)
-    return FALSE;
-  for (guint i = 0; i < taken->len; i++)
-    if (boxes_overlap (box, &g_array_index (taken, Box, i)))
-      return FALSE;
-  return TRUE;
-}
-
-/* Each reflection's h k l beside its spot, at the first of six places (right
- * above, right below, left above, left below, above, below) that overlaps no
- * label placed before it nor any labelled spot; a reflection without such a
- * place is not labelled. */
-static void
-draw_labels (const BraggscopeOverlayGeometry *geom,
-             const BraggscopeOverlayStyle *style,
-             cairo_t *cr)
-{
-  PangoLayout *layout = pango_cairo_create_layout (cr);
-  PangoFontDescription *font = pango_font_description_from_string ("Sans");
-  double radius = MAX (3.0, 0.5 * style->font_size), gap = 0.25 * style->font_size;
-  double x0, y0, width, height;
-  g_autoptr (GArray) taken = g_array_new (FALSE, FALSE, sizeof (Box));
-
-  /* labels stay inside the target (the widget, or the frame's picture) */
-  cairo_clip_extents (cr, &x0, &y0, &width, &height);
-  pango_font_description_set_absolute_size (font, style->font_size * PANGO_SCALE);
-  pango_layout_set_font_description (layout, font);
-
-  for (guint i = 0; i < style->labels->len; i++)
-    {
-      const BraggscopeReflection *r = &g_array_index (style->labels, BraggscopeReflection, i);
-      double x, y;
-      Box spot;
-
-      to_target (style, r->x, r->y, &x, &y);
-      spot = (Box){ x - radius, y - radius, x + radius, y + radius };
-      g_array_append_val (taken, spot);
-    }
-
-  cairo_save (cr);
-  cairo_set_line_width (cr, MAX (1.0, style->line_width));
-  for (guint i = 0; i < style->labels->len; i++)
-    {
-      const BraggscopeReflection *r = &g_array_index (style->labels, BraggscopeReflection, i);
-      g_autofree char *text = g_strdup_printf ("%d %d %d", r->h, r->k, r->l);
-      double x, y, w, h;
-      int pw, ph;
-      gboolean placed = FALSE;
-      Box box = { 0 };
-
-      to_target (style, r->x, r->y, &x, &y);
-      pango_layout_set_text (layout, text, -1);
-      pango_layout_get_pixel_size (layout, &pw, &ph);
-      w = pw;
-      h = ph;
-      {
-        const double places[6][2] = {
-          { x + radius + gap, y - radius - h },     { x + radius + gap, y + radius },
-          { x - radius - gap - w, y - radius - h }, { x - radius - gap - w, y + radius },
-          { x - 0.5 * w, y - radius - gap - h },    { x - 0.5 * w, y + radius + gap },
-        };
-
-        for (int p = 0; p < 6 && !placed; p++)
-          {
-            box = (Box){ places[p][0], places[p][1], places[p][0] + w, places[p][1] + h };
-            placed = box_is_free (&box, taken, width, height);
-          }
-      }
-      if (!placed)
-        continue;
-      g_array_append_val (taken, box);
-      if (style->labels_placed != NULL)
-        g_array_append_val (style->labels_placed, *r);
-
-      cairo_set_source_rgba (cr, style->color[0], style->color[1], style->color[2],
-                             style->color[3]);
-      cairo_new_sub_path (cr);
-      cairo_arc (cr, x, y, radius, 0, 2 * G_PI);
-      cairo_stroke (cr);
-      cairo_move_to (cr, box.x0, box.y0);
-      pango_cairo_layout_path (cr, layout);
-      cairo_set_source_rgba (cr, 0.0, 0.0, 0.0, 0.6);
-      cairo_set_line_width (cr, MAX (1.0, 0.2 * style->font_size));
-      cairo_stroke_preserve (cr);
-      cairo_set_source_rgba (cr, style->color[0], style->color[1], style->color[2],
-                             style->color[3]);
-      cairo_fill (cr);
-      cairo_set_line_width (cr, MAX (1.0, style->line_width));
-    }
-  cairo_restore (cr);
-  pango_font_description_free (font);
-  g_object_unref (layout);
-}
-
 void
 _braggscope_overlay_draw (const BraggscopeOverlayGeometry *geom,
                           const BraggscopeOverlayStyle *style,
@@ -553,8 +446,8 @@ _braggscope_overlay_draw (const BraggscopeOverlayGeometry *geom,
         draw_ring (geom, style, cr, ring);
       }
 
-  if (style->labels != NULL && style->labels->len > 0)
-    draw_labels (geom, style, cr);
+  /* the rings' d and the reflections' h k l, where each finds room */
+  _braggscope_overlay_draw_labels (geom, style, cr);
 
   if (style->marker)
     draw_marker (style, cr);
@@ -581,6 +474,7 @@ _braggscope_overlay_draw_into_rgba (const BraggscopeOverlayGeometry *geom,
                                     gboolean rings,
                                     gboolean beam_center,
                                     GArray *labels,
+                                    GArray *label_boxes,
                                     const double color[4],
                                     guint8 *rgba,
                                     int stride,
@@ -624,8 +518,11 @@ _braggscope_overlay_draw_into_rgba (const BraggscopeOverlayGeometry *geom,
   style.scale = 1.0;
   style.line_width = MAX (1.0, size / 512.0);
   style.cross_size = MAX (6.0, size / 40.0);
-  style.font_size = MAX (9.0, size / 50.0);
+  /* scaled with the frame, never under the body font's size */
+  style.font_size = MAX (BRAGGSCOPE_OVERLAY_LEGIBLE_SIZE, size / 50.0);
+  style.label_boxes = label_boxes;
   memcpy (style.color, color, sizeof style.color);
+  _braggscope_overlay_halo_for (color, style.halo);
 
   cr = cairo_create (surface);
   _braggscope_overlay_draw (geom, &style, cr);

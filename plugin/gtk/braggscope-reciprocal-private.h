@@ -34,6 +34,10 @@ typedef struct
 {
   double yaw, pitch; /* degrees: the camera turned about the screen's vertical, then horizontal */
   double zoom;       /* 1 fits the sphere and the lattice */
+  /* Angstrom: the scale that fits this wavelength's sphere, kept whatever
+   * the frame's wavelength (the lattice stays, the sphere of radius 1/lambda
+   * grows as lambda falls); 0: each frame's own wavelength fits */
+  double scale_wavelength;
   gboolean size_by_structure_factor;
   gboolean has_highlight; /* mark @highlight and its diffracted ray */
   int highlight[3];
@@ -42,11 +46,36 @@ typedef struct
 
 void _braggscope_reciprocal_look_init (BraggscopeReciprocalLook *look);
 
+/* What a drawing drew, in the surface's pixels. */
+typedef struct
+{
+  gboolean drawn;
+  double sphere_x, sphere_y, sphere_radius; /* the Ewald sphere's outline: centre, radius */
+  double origin_x, origin_y;                /* the lattice's origin, 000 */
+  guint n_shell;                            /* points drawn in diffracting position (yellow) */
+  guint n_crossing; /* points drawn crossing the sphere during the exposure (green) */
+} BraggscopeReciprocalDrawn;
+
 /* Draws the scene into @surface (CAIRO_FORMAT_ARGB32, width x height, its
- * contents replaced). */
+ * contents replaced); what it drew goes into @drawn when not NULL. */
 void _braggscope_reciprocal_scene_draw (const BraggscopeReciprocalScene *scene,
                                         const BraggscopeReciprocalLook *look,
-                                        cairo_surface_t *surface);
+                                        cairo_surface_t *surface,
+                                        BraggscopeReciprocalDrawn *drawn);
+
+/* Where lattice point @hkl is drawn in a @width x @height drawing (surface
+ * pixels), and whether in diffracting position and crossing the sphere
+ * during the exposure (yellow or green); FALSE when it is not among the
+ * points drawn. */
+gboolean _braggscope_reciprocal_scene_locate (const BraggscopeReciprocalScene *scene,
+                                              const BraggscopeReciprocalLook *look,
+                                              int width,
+                                              int height,
+                                              const int hkl[3],
+                                              double *x,
+                                              double *y,
+                                              gboolean *diffracting,
+                                              gboolean *crossing);
 
 /* The lattice point drawn nearest (@x, @y) (surface pixels of a @width x
  * @height drawing), within a few pixels; diffracting points win. */

@@ -15,7 +15,10 @@
  * sphere turned about the origin by half of it) and the dispersion (spheres
  * of radius k (1 +- dispersion / 2): a point at |r| moves by
  * dispersion |r|^2 / (4 k) against them).  In a rotation exposure a point
- * crossing the sphere between the start and the end angle diffracts too.
+ * crossing the sphere between the start and the end angle diffracts too, and
+ * is drawn as crossing (green) even where its mid-exposure position also lies
+ * within the tolerance: a small oscillation moves a point by less than its
+ * spot's width, and the rotation method records every point that crosses.
  *
  * Drawing is a software splat into a cairo image surface (hundreds of
  * thousands of points cost a few milliseconds), then cairo for the sphere,
@@ -302,9 +305,7 @@ place_points (BraggscopeReciprocalScene *scene)
       p->l = idx[2];
       p->intensity = lp->intensity[i];
       p->state = POINT_AWAY;
-      if (fabs (e) < tol)
-        p->state = POINT_SHELL;
-      else if (half > 0)
+      if (half > 0)
         {
           double r0[3], r1[3];
 
@@ -313,6 +314,8 @@ place_points (BraggscopeReciprocalScene *scene)
           if ((excitation (scene, r0) < 0) != (excitation (scene, r1) < 0))
             p->state = POINT_CROSSING;
         }
+      if (p->state == POINT_AWAY && fabs (e) < tol)
+        p->state = POINT_SHELL;
       /* the shading of a point away from the sphere is its |F| alone */
       p->weight = p->state == POINT_SHELL ? (float) exp (-(e / tol) * (e / tol)) : 1.0f;
       if (p->state != POINT_AWAY)
@@ -451,6 +454,7 @@ typedef struct
   double centre[3];  /* lab point at the drawing's centre */
   double scale;      /* pixels per 1/Angstrom */
   double cx, cy;     /* the drawing's centre, pixels */
+  double k;          /* 1/Angstrom: the radius of the sphere the scale fits */
 } Camera;
 
 /* The beam runs left to right, the rotation axis (made normal to it) up, then
@@ -462,7 +466,7 @@ camera_init (Camera *cam,
              int width,
              int height)
 {
-  double x[3], y[3], z[3], along, extent;
+  double x[3], y[3], z[3], along, extent, k;
   double cy = cos (look->yaw * DEG), sy = sin (look->yaw * DEG);
   double cp = cos (look->pitch * DEG), sp = sin (look->pitch * DEG);
 
@@ -495,10 +499,13 @@ camera_init (Camera *cam,
     }
 
   /* between the sphere's centre and the origin; zooming in moves towards the
-   * origin, where the lattice is */
+   * origin, where the lattice is.  At a fixed scale both come from the
+   * scale's wavelength, so the lattice keeps its place and size. */
+  k = look->scale_wavelength > 0 ? 1.0 / look->scale_wavelength : scene->k;
+  cam->k = k;
   for (int i = 0; i < 3; i++)
-    cam->centre[i] = 0.5 * scene->C[i] / MAX (look->zoom, 1.0);
-  extent = 0.5 * scene->k + MAX (scene->k, scene->s_lim);
+    cam->centre[i] = -0.5 * k * scene->s0[i] / MAX (look->zoom, 1.0);
+  extent = 0.5 * k + MAX (k, scene->s_lim);
   cam->scale = 0.46 * MIN (width, height) / extent * MAX (look->zoom, 0.01);
   cam->cx = 0.5 * width;
   cam->cy = 0.5 * height;
@@ -590,12 +597,15 @@ smear_samples (const Camera *cam,
   return n + 1;
 }
 
+/* Draws the points away from the sphere, or (@diffracting) those in
+ * diffracting position, counting these by state into @counts. */
 static void
 splat_points (const BraggscopeReciprocalScene *scene,
               const BraggscopeReciprocalLook *look,
               const Camera *cam,
               Canvas *cv,
-              gboolean diffracting)
+              gboolean diffracting,
+              guint counts[3])
 {
   static const double shell_rgb[3] = { 1.0, 0.78, 0.25 }, crossing_rgb[3] = { 0.45, 1.0, 0.55 };
   double depth_range = scene->k + scene->s_lim;
@@ -612,6 +622,7 @@ splat_points (const BraggscopeReciprocalScene *scene,
 
       if ((p->state != POINT_AWAY) != diffracting)
         continue;
+      counts[p->state]++;
       n = smear_samples (cam, scene, r, s, &step, axis);
       for (int j = 0; j < n; j++)
         {
@@ -703,28 +714,37 @@ arrow_head (cairo_t *cr, const Camera *cam, const double from[3], const double t
 }
 
 /* The sphere of radius @k centred at -@k s0 turned by @tilt (rad) about
- * @about through the origin: an orthographic projection is a circle. */
+ * @about through the origin: an orthographic projection is a circle, whose
+ * centre and radius (pixels) go into @circle. */
 static void
 sphere_outline (cairo_t *cr,
                 const Camera *cam,
                 const double s0[3],
                 double k,
                 const double about[3],
-                double tilt)
+                double tilt,
+                double circle[3])
 {
-  double c[3], x, y;
+  double c[3];
 
   for (int i = 0; i < 3; i++)
     c[i] = -k * s0[i];
   if (tilt != 0.0)
     rotate (c, about, tilt, c);
-  project (cam, c, &x, &y, NULL);
+  project (cam, c, &circle[0], &circle[1], NULL);
+  circle[2] = k * cam->scale;
   cairo_new_sub_path (cr);
-  cairo_arc (cr, x, y, k * cam->scale, 0, 2 * G_PI);
+  cairo_arc (cr, circle[0], circle[1], circle[2], 0, 2 * G_PI);
 }
 
+/* The Ewald sphere (its outline's centre and radius into @circle) and the
+ * spread of spheres around it. */
 static void
-draw_spheres (cairo_t *cr, const BraggscopeReciprocalScene *scene, const Camera *cam, double unit)
+draw_spheres (cairo_t *cr,
+              const BraggscopeReciprocalScene *scene,
+              const Camera *cam,
+              double unit,
+              double circle[3])
 {
   const BraggscopeLattice *lat = &scene->lattice;
   double perp1[3], perp2[3], none[3] = { 0, 0, 1 };
@@ -735,8 +755,8 @@ draw_spheres (cairo_t *cr, const BraggscopeReciprocalScene *scene, const Camera 
   cairo_set_source_rgba (cr, 0.8, 0.8, 0.85, 0.35);
   if (spread > 0)
     {
-      sphere_outline (cr, cam, scene->s0, scene->k / (1.0 - spread), none, 0.0);
-      sphere_outline (cr, cam, scene->s0, scene->k / (1.0 + spread), none, 0.0);
+      sphere_outline (cr, cam, scene->s0, scene->k / (1.0 - spread), none, 0.0, circle);
+      sphere_outline (cr, cam, scene->s0, scene->k / (1.0 + spread), none, 0.0, circle);
     }
   if (half_div > 0)
     {
@@ -746,15 +766,15 @@ draw_spheres (cairo_t *cr, const BraggscopeReciprocalScene *scene, const Camera 
       cross (scene->s0, perp1, perp2);
       for (int sign = -1; sign <= 1; sign += 2)
         {
-          sphere_outline (cr, cam, scene->s0, scene->k, perp1, sign * half_div);
-          sphere_outline (cr, cam, scene->s0, scene->k, perp2, sign * half_div);
+          sphere_outline (cr, cam, scene->s0, scene->k, perp1, sign * half_div, circle);
+          sphere_outline (cr, cam, scene->s0, scene->k, perp2, sign * half_div, circle);
         }
     }
   cairo_stroke (cr);
 
   cairo_set_line_width (cr, 1.5 * unit);
   cairo_set_source_rgba (cr, 0.92, 0.92, 0.95, 0.85);
-  sphere_outline (cr, cam, scene->s0, scene->k, none, 0.0);
+  sphere_outline (cr, cam, scene->s0, scene->k, none, 0.0, circle);
   cairo_stroke (cr);
 }
 
@@ -783,11 +803,12 @@ draw_beam_and_axis (cairo_t *cr,
   project (cam, from, &x, &y, NULL);
   draw_text (cr, x, y + 4 * unit, _ ("beam"), font, beam_rgba);
 
-  /* the rotation axis through the origin */
+  /* the rotation axis through the origin, as long on screen at any
+   * wavelength */
   for (int i = 0; i < 3; i++)
     {
-      from[i] = -0.8 * scene->k * scene->axis[i];
-      to[i] = 0.8 * scene->k * scene->axis[i];
+      from[i] = -0.8 * cam->k * scene->axis[i];
+      to[i] = 0.8 * cam->k * scene->axis[i];
     }
   cairo_set_source_rgba (cr, axis_rgba[0], axis_rgba[1], axis_rgba[2], 0.8);
   cairo_set_line_width (cr, 1.2 * unit);
@@ -797,7 +818,9 @@ draw_beam_and_axis (cairo_t *cr,
   cairo_set_dash (cr, NULL, 0, 0);
   arrow_head (cr, cam, origin, to, 7 * unit);
   project (cam, to, &x, &y, NULL);
-  draw_text (cr, x + 4 * unit, y, _ ("rotation axis φ"), font, axis_rgba);
+  /* below the caption's line */
+  draw_text (cr, x + 4 * unit, MAX (y, 8 * unit + 1.5 * font), _ ("rotation axis φ"), font,
+             axis_rgba);
 
   /* the crystal and the origin of the lattice */
   project (cam, scene->C, &x, &y, NULL);
@@ -847,16 +870,21 @@ draw_highlight (cairo_t *cr,
 void
 _braggscope_reciprocal_scene_draw (const BraggscopeReciprocalScene *scene,
                                    const BraggscopeReciprocalLook *look,
-                                   cairo_surface_t *surface)
+                                   cairo_surface_t *surface,
+                                   BraggscopeReciprocalDrawn *drawn)
 {
   int width = cairo_image_surface_get_width (surface);
   int height = cairo_image_surface_get_height (surface);
-  double unit = MAX (1.0, MIN (width, height) / 600.0), font = 12.0 * unit;
+  double unit = MAX (1.0, MIN (width, height) / 600.0);
+  /* never under GTK's body font, Sans 10 (13.3 pixels) */
+  double font = MAX (10.0 * 96.0 / 72.0, 12.0 * unit);
   static const double text_rgba[4] = { 0.9, 0.9, 0.9, 1 };
   g_autofree char *header = NULL;
   Canvas cv;
   Camera cam;
   cairo_t *cr;
+  guint counts[3] = { 0 };
+  double circle[3];
 
   camera_init (&cam, scene, look, width, height);
   cairo_surface_flush (surface);
@@ -867,15 +895,15 @@ _braggscope_reciprocal_scene_draw (const BraggscopeReciprocalScene *scene,
   for (int j = 0; j < height; j++)
     for (int i = 0; i < width; i++)
       cv.data[(gsize) j * cv.stride + i] = 0xff18181cu;
-  splat_points (scene, look, &cam, &cv, FALSE);
+  splat_points (scene, look, &cam, &cv, FALSE, counts);
   cairo_surface_mark_dirty (surface);
 
   cr = cairo_create (surface);
-  draw_spheres (cr, scene, &cam, unit);
+  draw_spheres (cr, scene, &cam, unit, circle);
   cairo_destroy (cr);
 
   cairo_surface_flush (surface);
-  splat_points (scene, look, &cam, &cv, TRUE);
+  splat_points (scene, look, &cam, &cv, TRUE, counts);
   cairo_surface_mark_dirty (surface);
 
   cr = cairo_create (surface);
@@ -893,6 +921,48 @@ _braggscope_reciprocal_scene_draw (const BraggscopeReciprocalScene *scene,
     draw_text (cr, 8 * unit, height - 8 * unit - 1.4 * font, look->message, font, text_rgba);
   cairo_destroy (cr);
   cairo_surface_flush (surface);
+
+  if (drawn != NULL)
+    {
+      double origin[3] = { 0, 0, 0 };
+
+      drawn->drawn = TRUE;
+      drawn->sphere_x = circle[0];
+      drawn->sphere_y = circle[1];
+      drawn->sphere_radius = circle[2];
+      project (&cam, origin, &drawn->origin_x, &drawn->origin_y, NULL);
+      drawn->n_shell = counts[POINT_SHELL];
+      drawn->n_crossing = counts[POINT_CROSSING];
+    }
+}
+
+gboolean
+_braggscope_reciprocal_scene_locate (const BraggscopeReciprocalScene *scene,
+                                     const BraggscopeReciprocalLook *look,
+                                     int width,
+                                     int height,
+                                     const int hkl[3],
+                                     double *x,
+                                     double *y,
+                                     gboolean *diffracting,
+                                     gboolean *crossing)
+{
+  Camera cam;
+
+  camera_init (&cam, scene, look, width, height);
+  for (guint i = 0; i < scene->points->len; i++)
+    {
+      const Point *p = &g_array_index (scene->points, Point, i);
+      double r[3] = { p->r[0], p->r[1], p->r[2] };
+
+      if (p->h != hkl[0] || p->k != hkl[1] || p->l != hkl[2])
+        continue;
+      project (&cam, r, x, y, NULL);
+      *diffracting = p->state != POINT_AWAY;
+      *crossing = p->state == POINT_CROSSING;
+      return TRUE;
+    }
+  return FALSE;
 }
 
 gboolean

@@ -65,6 +65,8 @@ struct _BraggscopeReciprocalView
 
   cairo_surface_t *surface; /* the last drawing, device pixels */
   gboolean surface_dirty;
+  BraggscopeReciprocalDrawn drawn; /* what it drew, device pixels */
+  int drawn_scale;                 /* the device pixels per widget pixel it was drawn at */
   GdkTexture *texture;
 
   double drag_yaw, drag_pitch;
@@ -83,6 +85,7 @@ enum
   PROP_ZOOM,
   PROP_RESOLUTION_LIMIT,
   PROP_SIZE_BY_STRUCTURE_FACTOR,
+  PROP_SCALE_WAVELENGTH,
   PROP_MESSAGE,
   N_PROPS
 };
@@ -195,8 +198,13 @@ on_readout_changed (BraggscopeView *view, gboolean inside, BraggscopeReciprocalV
 /* ------------------------------------------------------------------------- */
 /* Drawing */
 
+/* The view drawn at @width x @height; what it drew into @drawn when not
+ * NULL. */
 static cairo_surface_t *
-render_surface (BraggscopeReciprocalView *self, int width, int height)
+render_surface (BraggscopeReciprocalView *self,
+                int width,
+                int height,
+                BraggscopeReciprocalDrawn *drawn)
 {
   BraggscopeReciprocalScene *scene = ensure_scene (self);
   cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width, height);
@@ -206,8 +214,10 @@ render_surface (BraggscopeReciprocalView *self, int width, int height)
       cairo_surface_destroy (surface);
       return NULL;
     }
+  if (drawn != NULL)
+    memset (drawn, 0, sizeof *drawn);
   if (scene != NULL)
-    _braggscope_reciprocal_scene_draw (scene, &self->look, surface);
+    _braggscope_reciprocal_scene_draw (scene, &self->look, surface, drawn);
   else
     {
       cairo_t *cr = cairo_create (surface);
@@ -248,7 +258,8 @@ braggscope_reciprocal_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
     {
       g_clear_pointer (&self->surface, cairo_surface_destroy);
       g_clear_object (&self->texture);
-      self->surface = render_surface (self, width * scale, height * scale);
+      self->surface = render_surface (self, width * scale, height * scale, &self->drawn);
+      self->drawn_scale = scale;
       if (self->surface != NULL)
         self->texture = texture_from_surface (self->surface);
       self->surface_dirty = FALSE;
@@ -452,6 +463,9 @@ braggscope_reciprocal_view_get_property (GObject *object,
       case PROP_SIZE_BY_STRUCTURE_FACTOR:
         g_value_set_boolean (value, self->look.size_by_structure_factor);
         break;
+      case PROP_SCALE_WAVELENGTH:
+        g_value_set_double (value, self->look.scale_wavelength);
+        break;
       case PROP_MESSAGE:
         g_value_set_string (value, self->message);
         break;
@@ -494,6 +508,13 @@ braggscope_reciprocal_view_set_property (GObject *object,
         break;
       case PROP_SIZE_BY_STRUCTURE_FACTOR:
         self->look.size_by_structure_factor = g_value_get_boolean (value);
+        redraw (self);
+        break;
+      case PROP_SCALE_WAVELENGTH:
+        if (self->look.scale_wavelength == g_value_get_double (value))
+          break;
+        self->look.scale_wavelength = g_value_get_double (value);
+        g_object_notify_by_pspec (object, pspec);
         redraw (self);
         break;
       default:
@@ -584,6 +605,20 @@ install_properties (GObjectClass *object_class)
    */
   properties[PROP_SIZE_BY_STRUCTURE_FACTOR] =
       g_param_spec_boolean ("size-by-structure-factor", NULL, NULL, TRUE, rw);
+  /**
+   * BraggscopeReciprocalView:scale-wavelength:
+   *
+   * A fixed reciprocal-space scale: the drawing's scale and centre are those
+   * that fit the Ewald sphere of this wavelength, in Å, whatever the
+   * frame's.  The lattice then keeps its place and size while the
+   * wavelength changes, and the sphere of radius 1/λ grows as λ falls (the
+   * wavelength lesson's picture).  0 (the default): each frame's own sphere
+   * fits, so the sphere keeps its size on screen and the lattice scales.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_SCALE_WAVELENGTH] =
+      g_param_spec_double ("scale-wavelength", NULL, NULL, 0.0, 100.0, 0.0, rw);
   /**
    * BraggscopeReciprocalView:message:
    *
@@ -963,6 +998,120 @@ braggscope_reciprocal_view_get_n_diffracting (BraggscopeReciprocalView *self)
   return scene != NULL ? _braggscope_reciprocal_scene_n_diffracting (scene) : 0;
 }
 
+/**
+ * braggscope_reciprocal_view_get_sphere:
+ * @self: a reciprocal view
+ * @x: (out) (optional): the sphere's centre (where the crystal sits), widget
+ *   pixels from the left
+ * @y: (out) (optional): its centre, widget pixels from the top
+ * @radius: (out) (optional): its radius 1/λ as drawn, in widget pixels
+ *
+ * The outline of the Ewald sphere as the view last drew it on screen.
+ *
+ * Returns: %TRUE when the view has drawn a scene since its last change
+ *
+ * Since: 0.1
+ */
+gboolean
+braggscope_reciprocal_view_get_sphere (BraggscopeReciprocalView *self,
+                                       double *x,
+                                       double *y,
+                                       double *radius)
+{
+  double scale;
+
+  g_return_val_if_fail (BRAGGSCOPE_IS_RECIPROCAL_VIEW (self), FALSE);
+
+  if (self->surface_dirty || !self->drawn.drawn)
+    return FALSE;
+  scale = MAX (self->drawn_scale, 1);
+  if (x != NULL)
+    *x = self->drawn.sphere_x / scale;
+  if (y != NULL)
+    *y = self->drawn.sphere_y / scale;
+  if (radius != NULL)
+    *radius = self->drawn.sphere_radius / scale;
+  return TRUE;
+}
+
+/**
+ * braggscope_reciprocal_view_get_n_crossing:
+ * @self: a reciprocal view
+ *
+ * Counts the lattice points the view last drew as crossing the Ewald sphere
+ * during the exposure's rotation (in green): in a rotation exposure, every
+ * point that crosses between the start and the end angle.
+ *
+ * Returns: how many points the last drawing showed crossing (a count; 0
+ *   before the first drawing, for a still or without a frame)
+ *
+ * Since: 0.1
+ */
+guint
+braggscope_reciprocal_view_get_n_crossing (BraggscopeReciprocalView *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_RECIPROCAL_VIEW (self), 0);
+
+  return self->surface_dirty ? 0 : self->drawn.n_crossing;
+}
+
+/**
+ * braggscope_reciprocal_view_get_point:
+ * @self: a reciprocal view
+ * @h: Miller index h
+ * @k: Miller index k
+ * @l: Miller index l
+ * @x: (out) (optional): where the point is drawn, widget pixels from the left
+ * @y: (out) (optional): widget pixels from the top
+ * @diffracting: (out) (optional): whether it is drawn in diffracting
+ *   position (yellow, or green when crossing)
+ * @crossing: (out) (optional): whether it is drawn crossing the sphere
+ *   during the exposure's rotation (green)
+ *
+ * How the view draws lattice point (@h, @k, @l) on screen: where, at the
+ * middle of the exposure, with the camera of its last drawing, and in which
+ * state.
+ *
+ * Returns: %TRUE when the point is among those drawn (within the resolution
+ *   limit) and the view has drawn its scene
+ *
+ * Since: 0.1
+ */
+gboolean
+braggscope_reciprocal_view_get_point (BraggscopeReciprocalView *self,
+                                      int h,
+                                      int k,
+                                      int l,
+                                      double *x,
+                                      double *y,
+                                      gboolean *diffracting,
+                                      gboolean *crossing)
+{
+  const int hkl[3] = { h, k, l };
+  gboolean on, across;
+  double px, py;
+  int scale;
+
+  g_return_val_if_fail (BRAGGSCOPE_IS_RECIPROCAL_VIEW (self), FALSE);
+
+  if (self->surface_dirty || self->surface == NULL || self->scene == NULL)
+    return FALSE;
+  if (!_braggscope_reciprocal_scene_locate (
+          self->scene, &self->look, cairo_image_surface_get_width (self->surface),
+          cairo_image_surface_get_height (self->surface), hkl, &px, &py, &on, &across))
+    return FALSE;
+  scale = MAX (self->drawn_scale, 1);
+  if (x != NULL)
+    *x = px / scale;
+  if (y != NULL)
+    *y = py / scale;
+  if (diffracting != NULL)
+    *diffracting = on;
+  if (crossing != NULL)
+    *crossing = across;
+  return TRUE;
+}
+
 /* RGBA bytes from cairo's premultiplied words (the drawing is opaque). */
 static GBytes *
 surface_to_rgba (cairo_surface_t *surface)
@@ -1011,7 +1160,7 @@ braggscope_reciprocal_view_render_bytes (BraggscopeReciprocalView *self, int wid
   g_return_val_if_fail (BRAGGSCOPE_IS_RECIPROCAL_VIEW (self), NULL);
   g_return_val_if_fail (width > 0 && height > 0, NULL);
 
-  surface = render_surface (self, width, height);
+  surface = render_surface (self, width, height, NULL);
   if (surface == NULL)
     return NULL;
   rgba = surface_to_rgba (surface);
@@ -1049,6 +1198,45 @@ braggscope_render_reciprocal_bytes (BraggscopeFrame *frame,
                                     int width,
                                     int height)
 {
+  return braggscope_render_reciprocal_scaled_bytes (frame, yaw, pitch, zoom, resolution_limit, 0.0,
+                                                    width, height);
+}
+
+/**
+ * braggscope_render_reciprocal_scaled_bytes:
+ * @frame: a frame
+ * @yaw: camera turn about the vertical, degrees (as
+ *   [property@BraggscopeGtk.ReciprocalView:yaw])
+ * @pitch: camera turn about the horizontal, degrees
+ * @zoom: magnification, 1 fits the sphere and the lattice
+ * @resolution_limit: resolution of the lattice drawn, Å; 0 for the
+ *   detector's corners
+ * @scale_wavelength: a fixed reciprocal-space scale, the one that fits the
+ *   sphere of this wavelength (Å), as
+ *   [property@BraggscopeGtk.ReciprocalView:scale-wavelength]; 0 (or a value
+ *   that is not a positive finite number) for @frame's own
+ * @width: pixels across
+ * @height: pixels down
+ *
+ * [func@BraggscopeGtk.render_reciprocal_bytes] at a fixed reciprocal-space
+ * scale.
+ *
+ * Returns: (transfer full) (nullable): @width * @height * 4 bytes of RGBA
+ *   (alpha 255), row-major, or %NULL for a frame without a unit cell or a
+ *   size cairo refuses
+ *
+ * Since: 0.1
+ */
+GBytes *
+braggscope_render_reciprocal_scaled_bytes (BraggscopeFrame *frame,
+                                           double yaw,
+                                           double pitch,
+                                           double zoom,
+                                           double resolution_limit,
+                                           double scale_wavelength,
+                                           int width,
+                                           int height)
+{
   BraggscopeReciprocalScene *scene;
   BraggscopeReciprocalLook look;
   cairo_surface_t *surface;
@@ -1072,7 +1260,9 @@ braggscope_render_reciprocal_bytes (BraggscopeFrame *frame,
   look.yaw = yaw;
   look.pitch = pitch;
   look.zoom = zoom;
-  _braggscope_reciprocal_scene_draw (scene, &look, surface);
+  look.scale_wavelength =
+      scale_wavelength > 0 && isfinite (scale_wavelength) ? scale_wavelength : 0.0;
+  _braggscope_reciprocal_scene_draw (scene, &look, surface, NULL);
   rgba = surface_to_rgba (surface);
   cairo_surface_destroy (surface);
   _braggscope_reciprocal_scene_free (scene);

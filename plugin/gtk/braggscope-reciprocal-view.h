@@ -51,6 +51,22 @@ BRAGGSCOPE_GTK_EXPORT
 const char *braggscope_reciprocal_view_get_message (BraggscopeReciprocalView *self);
 BRAGGSCOPE_GTK_EXPORT
 guint braggscope_reciprocal_view_get_n_diffracting (BraggscopeReciprocalView *self);
+BRAGGSCOPE_GTK_EXPORT
+guint braggscope_reciprocal_view_get_n_crossing (BraggscopeReciprocalView *self);
+BRAGGSCOPE_GTK_EXPORT
+gboolean braggscope_reciprocal_view_get_sphere (BraggscopeReciprocalView *self,
+                                                double *x,
+                                                double *y,
+                                                double *radius);
+BRAGGSCOPE_GTK_EXPORT
+gboolean braggscope_reciprocal_view_get_point (BraggscopeReciprocalView *self,
+                                               int h,
+                                               int k,
+                                               int l,
+                                               double *x,
+                                               double *y,
+                                               gboolean *diffracting,
+                                               gboolean *crossing);
 
 BRAGGSCOPE_GTK_EXPORT
 GBytes *
@@ -64,5 +80,14 @@ GBytes *braggscope_render_reciprocal_bytes (BraggscopeFrame *frame,
                                             double resolution_limit,
                                             int width,
                                             int height);
+BRAGGSCOPE_GTK_EXPORT
+GBytes *braggscope_render_reciprocal_scaled_bytes (BraggscopeFrame *frame,
+                                                   double yaw,
+                                                   double pitch,
+                                                   double zoom,
+                                                   double resolution_limit,
+                                                   double scale_wavelength,
+                                                   int width,
+                                                   int height);
 
 G_END_DECLS

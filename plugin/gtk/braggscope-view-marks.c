@@ -8,6 +8,7 @@
  */
 #include "braggscope-view-private.h"
 
+#include <pango/pangocairo.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------------- */
@@ -56,6 +57,26 @@ _braggscope_view_ensure_reference_overlay (BraggscopeView *self)
                             &self->reference_overlay_source);
 }
 
+/* The pixel size of @widget's body font: the size of the text over the
+ * frame, so that labels read as the rest of the window does. */
+static double
+body_font_size (GtkWidget *widget)
+{
+  PangoContext *context = gtk_widget_get_pango_context (widget);
+  const PangoFontDescription *font = pango_context_get_font_description (context);
+  double size, resolution;
+
+  if (font == NULL || pango_font_description_get_size (font) <= 0)
+    return BRAGGSCOPE_OVERLAY_LEGIBLE_SIZE;
+  size = (double) pango_font_description_get_size (font) / PANGO_SCALE;
+  if (!pango_font_description_get_size_is_absolute (font))
+    {
+      resolution = pango_cairo_context_get_resolution (context);
+      size *= (resolution > 0 ? resolution : 96.0) / 72.0;
+    }
+  return size;
+}
+
 /* One layer's rings, beam centre, labels (and the marker) in widget
  * coordinates, its frame pixel (0, 0) at frame coordinate @x0 of the view;
  * when comparing (@clip), inside the layer's rectangle on the widget. */
@@ -65,6 +86,7 @@ draw_layer (BraggscopeView *self,
             const BraggscopeOverlayGeometry *geom,
             GArray *labels,
             GArray *placed,
+            GArray *boxes,
             gboolean marker,
             double x0,
             gboolean clip,
@@ -82,14 +104,16 @@ draw_layer (BraggscopeView *self,
   style.offset_y = -origin_y * scale;
   style.line_width = 1.5;
   style.cross_size = 12.0;
-  style.font_size = 12.0;
+  style.font_size = body_font_size (GTK_WIDGET (self));
   style.marker = marker && self->has_marker;
   style.marker_x = self->marker_x;
   style.marker_y = self->marker_y;
   style.marker_label = self->marker_label;
   style.labels = labels;
   style.labels_placed = placed;
+  style.label_boxes = boxes;
   memcpy (style.color, color, sizeof style.color);
+  _braggscope_overlay_halo_for (color, style.halo);
 
   cairo_save (cr);
   if (clip)
@@ -143,6 +167,8 @@ _braggscope_view_snapshot_overlays (BraggscopeView *self,
 
   _braggscope_view_overlay_color (self, layout, color);
   cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
+  g_clear_pointer (&self->label_boxes, g_array_unref);
+  self->label_boxes = g_array_new (FALSE, FALSE, sizeof (BraggscopeLabelBox));
   if (show_current)
     {
       GArray *labels = _braggscope_view_ensure_labels (self);
@@ -153,7 +179,7 @@ _braggscope_view_snapshot_overlays (BraggscopeView *self,
           self->labels_placed = g_array_new (FALSE, FALSE, sizeof (BraggscopeReflection));
         }
       draw_layer (self, cr, _braggscope_view_ensure_overlay (self), labels,
-                  labels != NULL ? self->labels_placed : NULL, TRUE, 0.0,
+                  labels != NULL ? self->labels_placed : NULL, self->label_boxes, TRUE, 0.0,
                   layout != BRAGGSCOPE_COMPARE_NONE, color);
       draw_caption (self, cr, caption, 0.0, w);
     }
@@ -164,7 +190,8 @@ _braggscope_view_snapshot_overlays (BraggscopeView *self,
 
       if (overlays)
         draw_layer (self, cr, _braggscope_view_ensure_reference_overlay (self),
-                    _braggscope_view_ensure_reference_labels (self), NULL, FALSE, x0, TRUE, color);
+                    _braggscope_view_ensure_reference_labels (self), NULL, self->label_boxes, FALSE,
+                    x0, TRUE, color);
       draw_caption (self, cr, reference_caption, x0, x0 + self->reference_width);
     }
   cairo_destroy (cr);
@@ -181,8 +208,8 @@ _braggscope_view_ensure_labels (BraggscopeView *self)
     return self->labels;
   g_clear_pointer (&self->labels, g_array_unref);
   g_set_object (&self->labels_frame, self->frame);
-  self->labels =
-      braggscope_frame_get_brightest_reflections (self->frame, self->label_count, &error);
+  self->labels = _braggscope_overlay_choose_labels (self->frame, self->label_count,
+                                                    self->label_reflections, &error);
   if (self->labels == NULL)
     g_debug ("BraggscopeView: no labels: %s", error->message);
   return self->labels;
@@ -195,8 +222,8 @@ _braggscope_view_ensure_reference_labels (BraggscopeView *self)
       braggscope_frame_get_is_preview (self->reference_frame))
     return NULL;
   if (self->reference_labels == NULL)
-    self->reference_labels =
-        braggscope_frame_get_brightest_reflections (self->reference_frame, self->label_count, NULL);
+    self->reference_labels = _braggscope_overlay_choose_labels (
+        self->reference_frame, self->label_count, self->label_reflections, NULL);
   return self->reference_labels;
 }
 
@@ -205,12 +232,14 @@ _braggscope_view_ensure_reference_labels (BraggscopeView *self)
  * @self: a view
  *
  * The reflections labelled with h k l the last time the view was drawn (with
- * [property@BraggscopeGtk.View:show-labels] on): of the brightest predicted
- * reflections of the full frame shown, those whose label found a place.
+ * [property@BraggscopeGtk.View:show-labels] on): of those of
+ * [property@BraggscopeGtk.View:label-reflections] predicted on the detector
+ * and the brightest predicted reflections of the full frame shown, those
+ * whose label found a place.
  *
  * Returns: (transfer container) (element-type BraggscopeReflection)
- *   (nullable): the labelled reflections, brightest first, or %NULL when
- *   none were drawn
+ *   (nullable): the labelled reflections, the named ones first, then the
+ *   brightest, or %NULL when none were drawn
  *
  * Since: 0.1
  */
@@ -222,6 +251,75 @@ braggscope_view_get_labels (BraggscopeView *self)
   if (!self->show_labels || self->labels_placed == NULL)
     return NULL;
   return g_array_ref (self->labels_placed);
+}
+
+/**
+ * braggscope_view_get_label_boxes:
+ * @self: a view
+ *
+ * Where the view last drew text over the frame: each ring's d and each
+ * reflection's h k l, with its backing, in widget pixels.  No two overlap;
+ * a label that found no room was left out, not drawn smaller.
+ *
+ * Returns: (transfer container) (element-type BraggscopeLabelBox)
+ *   (nullable): the labels drawn, rings' first, or %NULL before the view
+ *   drew a frame
+ *
+ * Since: 0.1
+ */
+GArray *
+braggscope_view_get_label_boxes (BraggscopeView *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_VIEW (self), NULL);
+
+  return self->label_boxes != NULL ? g_array_ref (self->label_boxes) : NULL;
+}
+
+/**
+ * braggscope_view_get_label_reflections:
+ * @self: a view
+ *
+ * The [property@BraggscopeGtk.View:label-reflections].
+ *
+ * Returns: (nullable): the reflections labelled before the brightest, as
+ *   set, or %NULL for none
+ *
+ * Since: 0.1
+ */
+const char *
+braggscope_view_get_label_reflections (BraggscopeView *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_VIEW (self), NULL);
+  return self->label_reflections;
+}
+
+/**
+ * braggscope_view_set_label_reflections:
+ * @self: a view
+ * @reflections: (nullable): Miller indices h k l, three integers each,
+ *   separated by semicolons or commas ("0 0 6; 0 0 12"), or %NULL or "" for
+ *   none
+ *
+ * Sets the [property@BraggscopeGtk.View:label-reflections].  Text that is
+ * not such a list labels none of its own.
+ *
+ * Since: 0.1
+ */
+void
+braggscope_view_set_label_reflections (BraggscopeView *self, const char *reflections)
+{
+  g_return_if_fail (BRAGGSCOPE_IS_VIEW (self));
+
+  if (reflections != NULL && *reflections == '\0')
+    reflections = NULL;
+  if (g_strcmp0 (self->label_reflections, reflections) == 0)
+    return;
+  g_free (self->label_reflections);
+  self->label_reflections = g_strdup (reflections);
+  g_clear_object (&self->labels_frame);
+  g_clear_pointer (&self->reference_labels, g_array_unref);
+  g_object_notify_by_pspec (G_OBJECT (self), _braggscope_view_properties[PROP_LABEL_REFLECTIONS]);
+  _braggscope_view_invalidate (self, CHANGED_OVERLAY);
 }
 
 /**
@@ -397,7 +495,8 @@ braggscope_view_get_ring_resolutions (BraggscopeView *self)
  * braggscope_view_set_ring_resolutions:
  * @self: a view
  * @resolutions: (nullable): resolutions d in Å separated by blanks or commas
- *   ("3 2.5"), or %NULL or "" for rings chosen from the detector's range
+ *   ("3 2.5"), or %NULL or "" for rings at round d (10, 5, 3.5 Å...)
+ *   spread over the detector's range
  *
  * Sets the [property@BraggscopeGtk.View:ring-resolutions].  Text that is
  * not such a list keeps the automatic rings.

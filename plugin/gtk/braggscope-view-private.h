@@ -21,6 +21,10 @@ G_BEGIN_DECLS
 #define MAX_ZOOM  256.0
 #define ZOOM_STEP 1.2
 
+/* The automatic window's percentiles, as braggscope_frame_get_auto_window's */
+#define AUTO_LOW_PERCENTILE  1.0
+#define AUTO_HIGH_PERCENTILE 99.5
+
 /* Outside the frame: the same bytes on both paths. */
 static const guint8 _braggscope_view_background[4] = { 32, 32, 32, 255 };
 
@@ -34,6 +38,7 @@ struct _BraggscopeView
 
   BraggscopeDisplay display;
   gboolean auto_contrast;
+  double contrast_percentile; /* the top of the automatic window */
   gboolean show_rings;
   gboolean show_beam_center;
   gboolean force_software;
@@ -81,6 +86,8 @@ struct _BraggscopeView
   BraggscopeFrame *labels_frame; /* what labels were chosen for */
   GArray *labels;                /* BraggscopeReflection */
   GArray *labels_placed;         /* those drawn the last time */
+  char *label_reflections;       /* "h k l; ..." labelled first, or NULL */
+  GArray *label_boxes;           /* BraggscopeLabelBox of the text drawn the last time */
 
   /* the second layer and how it is shown (braggscope-view-compare.c) */
   GBytes *reference;             /* float32, reference_width x reference_height; NaN masked */
@@ -236,6 +243,7 @@ typedef enum
   PROP_SCALE,
   PROP_GAMMA,
   PROP_AUTO_CONTRAST,
+  PROP_CONTRAST_PERCENTILE,
   PROP_LOW,
   PROP_HIGH,
   PROP_SHOW_RINGS,
@@ -243,6 +251,7 @@ typedef enum
   PROP_SHOW_LABELS,
   PROP_LABEL_COUNT,
   PROP_RING_RESOLUTIONS,
+  PROP_LABEL_REFLECTIONS,
   PROP_ZOOM,
   PROP_RENDERER,
   PROP_FORCE_SOFTWARE,

@@ -33,6 +33,9 @@ _braggscope_view_get_property (GObject *object, guint prop_id, GValue *value, GP
       case PROP_AUTO_CONTRAST:
         g_value_set_boolean (value, self->auto_contrast);
         break;
+      case PROP_CONTRAST_PERCENTILE:
+        g_value_set_double (value, self->contrast_percentile);
+        break;
       case PROP_LOW:
         g_value_set_double (value, self->display.low);
         break;
@@ -53,6 +56,9 @@ _braggscope_view_get_property (GObject *object, guint prop_id, GValue *value, GP
         break;
       case PROP_RING_RESOLUTIONS:
         g_value_set_string (value, self->ring_resolutions);
+        break;
+      case PROP_LABEL_REFLECTIONS:
+        g_value_set_string (value, self->label_reflections);
         break;
       case PROP_ZOOM:
         g_value_set_double (value, self->zoom);
@@ -104,6 +110,9 @@ _braggscope_view_set_property (GObject *object,
       case PROP_AUTO_CONTRAST:
         braggscope_view_set_auto_contrast (self, g_value_get_boolean (value));
         break;
+      case PROP_CONTRAST_PERCENTILE:
+        braggscope_view_set_contrast_percentile (self, g_value_get_double (value));
+        break;
       case PROP_LOW:
         braggscope_view_set_low (self, g_value_get_double (value));
         break;
@@ -124,6 +133,9 @@ _braggscope_view_set_property (GObject *object,
         break;
       case PROP_RING_RESOLUTIONS:
         braggscope_view_set_ring_resolutions (self, g_value_get_string (value));
+        break;
+      case PROP_LABEL_REFLECTIONS:
+        braggscope_view_set_label_reflections (self, g_value_get_string (value));
         break;
       case PROP_ZOOM:
         braggscope_view_set_zoom (self, g_value_get_double (value));
@@ -180,12 +192,26 @@ install_mark_properties (GParamFlags rw)
    * Resolutions d of the rings, in Å, as numbers separated by blanks or
    * commas ("3 2.5 2"; at most six), so that rings stay at those d when the
    * wavelength or the distance changes; %NULL or empty for rings chosen
-   * from the detector's range of 2θ.
+   * from the detector's range of 2θ, each at a round d (10, 5, 3.5 Å...).
    *
    * Since: 0.1
    */
   _braggscope_view_properties[PROP_RING_RESOLUTIONS] = g_param_spec_string (
       "ring-resolutions", "Ring resolutions", "Resolutions of the rings (Å)", NULL, rw);
+
+  /**
+   * BraggscopeView:label-reflections:
+   *
+   * Reflections labelled whenever they are predicted on the detector, before
+   * the brightest ones: Miller indices h k l, three integers each, separated
+   * by semicolons or commas ("0 0 6; 0 0 12"), the reflections a lesson
+   * names; %NULL or empty for none.
+   *
+   * Since: 0.1
+   */
+  _braggscope_view_properties[PROP_LABEL_REFLECTIONS] =
+      g_param_spec_string ("label-reflections", "Labelled reflections",
+                           "Reflections labelled first, whenever predicted (h k l; ...)", NULL, rw);
 }
 
 /* The properties' reference documentation, here rather than beside each
@@ -252,6 +278,19 @@ install_mark_properties (GParamFlags rw)
  * the last full frame, unless it is the first frame or its size differs.
  * Turning it on sets the window from the frame shown at once; setting low
  * or high turns it off.  On by default.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * BraggscopeView:contrast-percentile:
+ *
+ * The percentile of a full frame's pixels that
+ * [property@BraggscopeGtk.View:auto-contrast] takes as the window's top
+ * (50 to 100; the bottom stays the 1st).  The default, 99.5, shows faint
+ * spots; near 100 the window follows the brightest spots, so that weak ones
+ * fade as they would beside them (a lesson on the shape transform sets
+ * 99.99).
  *
  * Since: 0.1
  */
@@ -488,6 +527,12 @@ _braggscope_view_install_properties (GObjectClass *object_class)
   _braggscope_view_properties[PROP_AUTO_CONTRAST] = g_param_spec_boolean (
       "auto-contrast", "Auto contrast",
       "Set the window to the 1st and 99.5th percentiles of each full frame", TRUE, rw);
+
+  _braggscope_view_properties[PROP_CONTRAST_PERCENTILE] =
+      g_param_spec_double ("contrast-percentile", "Contrast percentile",
+                           "The percentile of each full frame that automatic contrast takes as "
+                           "the window's top",
+                           50.0, 100.0, AUTO_HIGH_PERCENTILE, rw);
 
   _braggscope_view_properties[PROP_LOW] =
       g_param_spec_double ("low", "Low", "Intensity shown as the first colour (photons/pixel)",

@@ -23,8 +23,8 @@ render_reference (BraggscopeView *self, BraggscopeCompareMode layout)
                              rgba);
   _braggscope_view_overlay_color (self, layout, color);
   _braggscope_overlay_draw_into_rgba (geom, self->show_rings, self->show_beam_center,
-                                      _braggscope_view_ensure_reference_labels (self), color, rgba,
-                                      self->reference_width, 0);
+                                      _braggscope_view_ensure_reference_labels (self), NULL, color,
+                                      rgba, self->reference_width, 0);
   return rgba;
 }
 
@@ -84,7 +84,8 @@ braggscope_view_render_rgba (BraggscopeView *self, int *width, int *height)
   _braggscope_view_overlay_color (self, BRAGGSCOPE_COMPARE_NONE, color);
   if (overlays && (geom = _braggscope_view_ensure_overlay (self)) != NULL)
     _braggscope_overlay_draw_into_rgba (geom, self->show_rings, self->show_beam_center,
-                                        _braggscope_view_ensure_labels (self), color, rgba, w, 0);
+                                        _braggscope_view_ensure_labels (self), NULL, color, rgba, w,
+                                        0);
 
   /* blink showing the frame shows it alone */
   if (layout != BRAGGSCOPE_COMPARE_NONE &&
@@ -110,8 +111,8 @@ braggscope_view_render_rgba (BraggscopeView *self, int *width, int *height)
       if ((layout == BRAGGSCOPE_COMPARE_OVERLAY || layout == BRAGGSCOPE_COMPARE_DIFFERENCE) &&
           overlays && (geom = _braggscope_view_ensure_overlay (self)) != NULL)
         _braggscope_overlay_draw_into_rgba (geom, self->show_rings, self->show_beam_center,
-                                            _braggscope_view_ensure_labels (self), color, rgba, w,
-                                            0);
+                                            _braggscope_view_ensure_labels (self), NULL, color,
+                                            rgba, w, 0);
     }
 
   *width = w;
@@ -273,6 +274,42 @@ braggscope_render_annotated_rgba (BraggscopeFrame *frame,
                                   int *width,
                                   int *height)
 {
+  BraggscopeAnnotations annotations = { show_rings, show_beam_center, ring_resolutions, n_labels,
+                                        NULL };
+
+  return braggscope_render_annotations_rgba (frame, display, &annotations, NULL, width, height);
+}
+
+/**
+ * braggscope_render_annotations_rgba: (skip)
+ * @frame: a frame
+ * @display: the colormap, scale and window (used as given: no auto-contrast)
+ * @annotations: what to draw over the frame: rings, beam centre, labels
+ * @label_boxes: (nullable) (element-type BraggscopeLabelBox): where each
+ *   label was drawn (the rings' d first, then the reflections' h k l, in the
+ *   picture's pixels) is appended here
+ * @width: (out): the frame's width
+ * @height: (out): the frame's height
+ *
+ * The frame as a teaching view shows it, at the frame's resolution: rings at
+ * round or fixed resolutions and h k l labels, the text a fiftieth of the
+ * frame's smaller side but never under the size of GTK's body font (Sans 10,
+ * 13.3 pixels), no two labels overlapping (those that find no room are left
+ * out).  Needs no display.
+ *
+ * Returns: (transfer full): width * height * 4 bytes of RGBA (alpha 255),
+ *   row-major, freed with `g_free`
+ *
+ * Since: 0.1
+ */
+guint8 *
+braggscope_render_annotations_rgba (BraggscopeFrame *frame,
+                                    const BraggscopeDisplay *display,
+                                    const BraggscopeAnnotations *annotations,
+                                    GArray *label_boxes,
+                                    int *width,
+                                    int *height)
+{
   BraggscopeOverlayGeometry geom;
   BraggscopeGeometry *geometry;
   g_autoptr (GArray) labels = NULL;
@@ -283,6 +320,7 @@ braggscope_render_annotated_rgba (BraggscopeFrame *frame,
 
   g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (frame), NULL);
   g_return_val_if_fail (display != NULL, NULL);
+  g_return_val_if_fail (annotations != NULL, NULL);
   g_return_val_if_fail (width != NULL && height != NULL, NULL);
 
   w = braggscope_frame_get_width (frame);
@@ -290,18 +328,20 @@ braggscope_render_annotated_rgba (BraggscopeFrame *frame,
   data = braggscope_frame_get_data (frame, &n);
   rgba = g_malloc (MAX (n, 1) * 4);
   braggscope_colormap_apply (display, data, n, rgba);
-  if (n_labels > 0)
-    labels = braggscope_frame_get_brightest_reflections (frame, n_labels, NULL);
+  if (annotations->n_labels > 0)
+    labels = _braggscope_overlay_choose_labels (frame, annotations->n_labels,
+                                                annotations->label_reflections, NULL);
 
   geometry = braggscope_frame_get_geometry (frame);
   if (geometry != NULL && _braggscope_overlay_geometry_init (&geom, geometry, w, h))
     {
       double color[4];
 
-      _braggscope_overlay_geometry_fix_rings (&geom, ring_resolutions);
+      _braggscope_overlay_geometry_fix_rings (&geom, annotations->ring_resolutions);
       _braggscope_overlay_color_for (display->colormap, color);
-      _braggscope_overlay_draw_into_rgba (&geom, show_rings, show_beam_center, labels, color, rgba,
-                                          w, 0);
+      _braggscope_overlay_draw_into_rgba (&geom, annotations->show_rings,
+                                          annotations->show_beam_center, labels, label_boxes, color,
+                                          rgba, w, 0);
     }
   *width = w;
   *height = h;

@@ -188,10 +188,18 @@ static void
 apply_auto_contrast (BraggscopeView *self)
 {
   BraggscopeDisplay display = self->display;
+  gsize n = 0;
+  const float *data;
 
   if (self->frame == NULL)
     return;
-  braggscope_render_auto_window (self->frame, &display);
+  /* the frame brings the usual window along; another top costs a pass */
+  if (self->contrast_percentile == AUTO_HIGH_PERCENTILE ||
+      (data = braggscope_frame_get_data (self->frame, &n)) == NULL)
+    braggscope_render_auto_window (self->frame, &display);
+  else
+    braggscope_auto_contrast (data, n, AUTO_LOW_PERCENTILE, self->contrast_percentile, &display.low,
+                              &display.high);
   set_window (self, display.low, display.high);
 }
 
@@ -398,6 +406,8 @@ braggscope_view_dispose (GObject *object)
   g_clear_pointer (&self->ring_resolutions, g_free);
   g_clear_pointer (&self->labels, g_array_unref);
   g_clear_pointer (&self->labels_placed, g_array_unref);
+  g_clear_pointer (&self->label_boxes, g_array_unref);
+  g_clear_pointer (&self->label_reflections, g_free);
   g_clear_object (&self->labels_frame);
   _braggscope_view_compare_dispose (self);
 
@@ -461,6 +471,7 @@ braggscope_view_init (BraggscopeView *self)
 
   braggscope_display_init (&self->display);
   self->auto_contrast = TRUE;
+  self->contrast_percentile = AUTO_HIGH_PERCENTILE;
   self->show_rings = TRUE;
   self->show_beam_center = TRUE;
   self->label_count = 20;
@@ -755,6 +766,50 @@ braggscope_view_set_auto_contrast (BraggscopeView *self, gboolean auto_contrast)
   if (auto_contrast)
     apply_auto_contrast (self);
   g_object_notify_by_pspec (G_OBJECT (self), _braggscope_view_properties[PROP_AUTO_CONTRAST]);
+}
+
+/**
+ * braggscope_view_get_contrast_percentile:
+ * @self: a view
+ *
+ * The [property@BraggscopeGtk.View:contrast-percentile].
+ *
+ * Returns: the percentile of a frame's pixels that automatic contrast
+ *   takes as the window's top
+ *
+ * Since: 0.1
+ */
+double
+braggscope_view_get_contrast_percentile (BraggscopeView *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_VIEW (self), AUTO_HIGH_PERCENTILE);
+
+  return self->contrast_percentile;
+}
+
+/**
+ * braggscope_view_set_contrast_percentile:
+ * @self: a view
+ * @percentile: the percentile (50 to 100) of a frame's pixels that
+ *   automatic contrast takes as the window's top; others are clamped
+ *
+ * Sets [property@BraggscopeGtk.View:contrast-percentile]; with automatic
+ * contrast on, the window is set again at once.
+ *
+ * Since: 0.1
+ */
+void
+braggscope_view_set_contrast_percentile (BraggscopeView *self, double percentile)
+{
+  g_return_if_fail (BRAGGSCOPE_IS_VIEW (self));
+
+  percentile = isfinite (percentile) ? CLAMP (percentile, 50.0, 100.0) : AUTO_HIGH_PERCENTILE;
+  if (self->contrast_percentile == percentile)
+    return;
+  self->contrast_percentile = percentile;
+  if (self->auto_contrast)
+    apply_auto_contrast (self);
+  g_object_notify_by_pspec (G_OBJECT (self), _braggscope_view_properties[PROP_CONTRAST_PERCENTILE]);
 }
 
 /**

@@ -40,6 +40,61 @@ typedef enum
   BRAGGSCOPE_COMPARE_DIFFERENCE,
 } BraggscopeCompareMode;
 
+/**
+ * BraggscopeLabelBox:
+ * @x: the left edge of the label (its text and backing), pixels of the
+ *   target: widget pixels for [method@BraggscopeGtk.View.get_label_boxes],
+ *   the picture's for [func@BraggscopeGtk.render_annotations_rgba]
+ * @y: its top edge
+ * @width: its width, pixels
+ * @height: its height, pixels
+ * @font_size: the size of its text, pixels
+ * @ring: %TRUE for a ring's resolution, %FALSE for a reflection's h k l
+ * @h: the reflection's Miller index h (0 for a ring)
+ * @k: Miller index k
+ * @l: Miller index l
+ * @d_spacing: the ring's or the reflection's resolution d, Å
+ *
+ * A label drawn over a frame, where it was drawn.
+ *
+ * Since: 0.1
+ */
+typedef struct
+{
+  double x, y, width, height;
+  double font_size;
+  gboolean ring;
+  int h, k, l;
+  double d_spacing;
+} BraggscopeLabelBox;
+
+/**
+ * BraggscopeAnnotations:
+ * @show_rings: whether to draw resolution rings
+ * @show_beam_center: whether to mark the beam centre
+ * @ring_resolutions: (nullable): resolutions of the rings in Å ("3 2.5"), as
+ *   [property@BraggscopeGtk.View:ring-resolutions]; %NULL for rings at round
+ *   d over the detector's range
+ * @n_labels: how many of the brightest predicted reflections to label with
+ *   h k l (a count; 0 for none), as [property@BraggscopeGtk.View:label-count]
+ * @label_reflections: (nullable): reflections labelled first whenever they
+ *   are predicted ("0 0 6; 0 0 12"), as
+ *   [property@BraggscopeGtk.View:label-reflections]; labelled only when
+ *   @n_labels is not 0
+ *
+ * What [func@BraggscopeGtk.render_annotations_rgba] draws over a frame.
+ *
+ * Since: 0.1
+ */
+typedef struct
+{
+  gboolean show_rings;
+  gboolean show_beam_center;
+  const char *ring_resolutions;
+  guint n_labels;
+  const char *label_reflections;
+} BraggscopeAnnotations;
+
 #define BRAGGSCOPE_TYPE_COMPARE_MODE (braggscope_compare_mode_get_type ())
 BRAGGSCOPE_GTK_EXPORT
 GType braggscope_compare_mode_get_type (void) G_GNUC_CONST;
@@ -74,6 +129,10 @@ BRAGGSCOPE_GTK_EXPORT
 gboolean braggscope_view_get_auto_contrast (BraggscopeView *self);
 BRAGGSCOPE_GTK_EXPORT
 void braggscope_view_set_auto_contrast (BraggscopeView *self, gboolean auto_contrast);
+BRAGGSCOPE_GTK_EXPORT
+double braggscope_view_get_contrast_percentile (BraggscopeView *self);
+BRAGGSCOPE_GTK_EXPORT
+void braggscope_view_set_contrast_percentile (BraggscopeView *self, double percentile);
 BRAGGSCOPE_GTK_EXPORT
 double braggscope_view_get_low (BraggscopeView *self);
 BRAGGSCOPE_GTK_EXPORT
@@ -148,6 +207,12 @@ BRAGGSCOPE_GTK_EXPORT
 void braggscope_view_set_ring_resolutions (BraggscopeView *self, const char *resolutions);
 BRAGGSCOPE_GTK_EXPORT
 GArray *braggscope_view_get_labels (BraggscopeView *self);
+BRAGGSCOPE_GTK_EXPORT
+GArray *braggscope_view_get_label_boxes (BraggscopeView *self);
+BRAGGSCOPE_GTK_EXPORT
+const char *braggscope_view_get_label_reflections (BraggscopeView *self);
+BRAGGSCOPE_GTK_EXPORT
+void braggscope_view_set_label_reflections (BraggscopeView *self, const char *reflections);
 
 BRAGGSCOPE_GTK_EXPORT
 void braggscope_view_set_marker (BraggscopeView *self, double x, double y, const char *label);
@@ -204,6 +269,13 @@ guint8 *braggscope_render_annotated_rgba (BraggscopeFrame *frame,
                                           guint n_labels,
                                           int *width,
                                           int *height);
+BRAGGSCOPE_GTK_EXPORT
+guint8 *braggscope_render_annotations_rgba (BraggscopeFrame *frame,
+                                            const BraggscopeDisplay *display,
+                                            const BraggscopeAnnotations *annotations,
+                                            GArray *label_boxes,
+                                            int *width,
+                                            int *height);
 BRAGGSCOPE_GTK_EXPORT
 guint8 *braggscope_render_rgba (BraggscopeFrame *frame,
                                 const BraggscopeDisplay *display,
