@@ -1016,6 +1016,7 @@ gboolean
 braggscope_simulation_load_snapshot (BraggscopeSimulation *self, const char *path, GError **error)
 {
   g_auto (GStrv) args = NULL;
+  g_autoptr (GError) local = NULL;
 
   g_return_val_if_fail (BRAGGSCOPE_IS_SIMULATION (self), FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
@@ -1024,9 +1025,12 @@ braggscope_simulation_load_snapshot (BraggscopeSimulation *self, const char *pat
   args = braggscope_snapshot_restore_args (path, error);
   if (args == NULL)
     return FALSE;
-  if (!_braggscope_simulation_restore_args (self, (const char *const *) args, error))
+  if (!_braggscope_simulation_restore_args (self, (const char *const *) args, path, &local))
     {
-      g_prefix_error (error, "%s: ", path);
+      /* a refused output flag's message starts with the path already */
+      if (!g_str_has_prefix (local->message, path))
+        g_prefix_error (&local, "%s: ", path);
+      g_propagate_error (error, g_steal_pointer (&local));
       return FALSE;
     }
   return TRUE;
