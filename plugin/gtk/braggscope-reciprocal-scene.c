@@ -435,6 +435,21 @@ _braggscope_reciprocal_scene_describe (const BraggscopeReciprocalScene *scene,
 /* ------------------------------------------------------------------------- */
 /* The camera */
 
+gboolean
+_braggscope_reciprocal_look_valid (double *zoom,
+                                   double *yaw,
+                                   double *pitch,
+                                   double *resolution_limit)
+{
+  if (!isfinite (*zoom) || !isfinite (*yaw) || !isfinite (*pitch) || !isfinite (*resolution_limit))
+    return FALSE;
+  *zoom = CLAMP (*zoom, RECIPROCAL_MIN_ZOOM, RECIPROCAL_MAX_ZOOM);
+  *yaw = remainder (*yaw, 360.0);
+  *pitch = CLAMP (*pitch, -90.0, 90.0);
+  *resolution_limit = CLAMP (*resolution_limit, 0.0, RECIPROCAL_MAX_RESOLUTION);
+  return TRUE;
+}
+
 void
 _braggscope_reciprocal_look_init (BraggscopeReciprocalLook *look)
 {
@@ -463,6 +478,10 @@ camera_init (Camera *cam,
              int height)
 {
   double x[3], y[3], z[3], along, extent;
+  /* every caller keeps to the view's range; this keeps the circles drawn
+   * within what cairo draws in finite time whatever a look holds */
+  double zoom =
+      isfinite (look->zoom) ? CLAMP (look->zoom, RECIPROCAL_MIN_ZOOM, RECIPROCAL_MAX_ZOOM) : 1.0;
   double cy = cos (look->yaw * DEG), sy = sin (look->yaw * DEG);
   double cp = cos (look->pitch * DEG), sp = sin (look->pitch * DEG);
 
@@ -497,9 +516,9 @@ camera_init (Camera *cam,
   /* between the sphere's centre and the origin; zooming in moves towards the
    * origin, where the lattice is */
   for (int i = 0; i < 3; i++)
-    cam->centre[i] = 0.5 * scene->C[i] / MAX (look->zoom, 1.0);
+    cam->centre[i] = 0.5 * scene->C[i] / MAX (zoom, 1.0);
   extent = 0.5 * scene->k + MAX (scene->k, scene->s_lim);
-  cam->scale = 0.46 * MIN (width, height) / extent * MAX (look->zoom, 0.01);
+  cam->scale = 0.46 * MIN (width, height) / extent * zoom;
   cam->cx = 0.5 * width;
   cam->cy = 0.5 * height;
 }
