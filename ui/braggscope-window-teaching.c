@@ -162,6 +162,18 @@ show_try_slider (BraggscopeWindow *self, const BraggscopeLesson *lesson)
   gtk_box_append (self->lesson_try, child);
 }
 
+/* Sets the double property @name of @object to the finite @value, clamped to
+ * the property's range as a slider clamps (GObject would refuse it with a
+ * warning). */
+static void
+set_clamped (GObject *object, const char *name, double value)
+{
+  GParamSpecDouble *pspec =
+      G_PARAM_SPEC_DOUBLE (g_object_class_find_property (G_OBJECT_GET_CLASS (object), name));
+
+  g_object_set (object, name, CLAMP (value, pspec->minimum, pspec->maximum), NULL);
+}
+
 gboolean
 braggscope_window_open_lesson (BraggscopeWindow *self, const char *id, GError **error)
 {
@@ -178,8 +190,8 @@ braggscope_window_open_lesson (BraggscopeWindow *self, const char *id, GError **
                                       g_variant_new_boolean (lesson->labels));
   braggscope_view_set_label_count (self->view, MAX (lesson->label_count, 1));
   braggscope_view_set_ring_resolutions (self->view, lesson->rings);
-  g_object_set (self->reciprocal, "resolution-limit", lesson->reciprocal_resolution, "zoom",
-                lesson->reciprocal_zoom, NULL);
+  set_clamped (G_OBJECT (self->reciprocal), "resolution-limit", lesson->reciprocal_resolution);
+  set_clamped (G_OBJECT (self->reciprocal), "zoom", lesson->reciprocal_zoom);
   if (lesson->playback)
     {
       gtk_spin_button_set_value (self->play_start_spin, lesson->play_start);

@@ -253,6 +253,15 @@ restore_window_state (BraggscopeWindow *self)
     gtk_window_maximize (GTK_WINDOW (self));
 }
 
+static gboolean
+all_utf8 (const char *const *strv)
+{
+  for (; *strv != NULL; strv++)
+    if (!g_utf8_validate (*strv, -1, NULL))
+      return FALSE;
+  return TRUE;
+}
+
 static void
 save_window_state (BraggscopeWindow *self)
 {
@@ -271,9 +280,12 @@ save_window_state (BraggscopeWindow *self)
     }
   g_settings_set_boolean (self->settings, "window-maximized",
                           gtk_window_is_maximized (GTK_WINDOW (self)));
-  /* The scene without the program name that to_args() puts first. */
+  /* The scene without the program name that to_args() puts first (and
+   * without flags naming files to write, which to_args() leaves out).  A
+   * settings string is UTF-8: a scene naming a file whose name is not is
+   * not kept, and the last one stays. */
   args = braggscope_simulation_to_args (self->sim);
-  if (args != NULL && args[0] != NULL)
+  if (args != NULL && args[0] != NULL && all_utf8 ((const char *const *) args))
     g_settings_set_strv (self->settings, "last-scene", (const char *const *) args + 1);
   g_settings_apply (self->settings);
 }
