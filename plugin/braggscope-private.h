@@ -22,6 +22,9 @@ G_BEGIN_DECLS
 BraggscopeError _braggscope_error_code (int status);
 GError *_braggscope_error_from_nb (const nb_error *err);
 void _braggscope_propagate_nb (GError **error, const nb_error *err);
+/* Makes *@error's message valid UTF-8 (file names' bytes that are not become
+ * U+FFFD, as g_filename_display_name() shows them); NULL allowed. */
+void _braggscope_error_make_utf8 (GError **error);
 
 /* geometry */
 BraggscopeGeometry *_braggscope_geometry_new_take (nb_geometry *geom);

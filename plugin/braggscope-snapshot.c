@@ -159,6 +159,29 @@ embed_limit (void)
   return (gsize) MIN (limit, SF_EMBED_MAX);
 }
 
+/* A name a snapshot may give its structure-factor file: one path component,
+ * which the cache holds under that name and messages and file choosers show:
+ * no control character (a newline, which no argument line can hold, or the
+ * escape sequences of a terminal: C0, DEL, and C1 whether UTF-8 or single
+ * bytes).  Other bytes that are not UTF-8 are a file system's own. */
+static gboolean
+valid_file_name (const char *name, gsize length)
+{
+  gboolean utf8 = g_utf8_validate_len (name, length, NULL);
+
+  if (length == 0 || length > SF_NAME_MAX || memchr (name, '/', length) != NULL ||
+      (length == 1 && name[0] == '.') || (length == 2 && name[0] == '.' && name[1] == '.'))
+    return FALSE;
+  for (const char *c = name; c < name + length; c = utf8 ? g_utf8_next_char (c) : c + 1)
+    {
+      gunichar u = utf8 ? g_utf8_get_char (c) : (guchar) *c;
+
+      if (u < 0x20 || (u >= 0x7f && u <= 0x9f))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 /* Reads the -hkl file @path into @sf: name, size, SHA-256 and, when small
  * enough, its zlib stream.  FALSE when it cannot be read (the snapshot then
  * keeps only its path, as the args have it). */
@@ -174,6 +197,13 @@ structure_factors_read (const char *path, StructureFactors *sf)
   data = (const guint8 *) g_mapped_file_get_contents (file);
   size = g_mapped_file_get_length (file);
   sf->name = g_path_get_basename (path);
+  if (!valid_file_name (sf->name, strlen (sf->name)))
+    {
+      /* a name the reader would refuse: the path alone, as for a file that
+       * cannot be read */
+      g_clear_pointer (&sf->name, g_free);
+      return FALSE;
+    }
   sf->size = size;
   {
     g_autofree char *hex = g_compute_checksum_for_data (G_CHECKSUM_SHA256, data, size);
@@ -307,61 +337,19 @@ encode_png (GByteArray *out,
   return TRUE;
 }
 
-/**
- * braggscope_snapshot_save: (skip)
- * @path: (type filename): the PNG to write (replaced atomically)
- * @rgba: (array): @width * @height pixels of 4 bytes, R G B A, rows top to
- *   bottom
- * @width: pixels per row, 1 to 1000000
- * @height: rows, 1 to 1000000
- * @sim: (nullable): the simulation whose parameters the picture shows, saved
- *   for [method@Braggscope.Simulation.load_snapshot]
- * @error: the error, if any
- *
- * Writes a PNG snapshot: the picture, the simulation's `nanobragg` command
- * line and parameters in text chunks (tEXt where they are ASCII, so that
- * common tools show them), and its structure-factor file (`-hkl`), so that
- * the snapshot reopens on a machine without that file.
- *
- * The structure-factor file is embedded, zlib-compressed, in a private PNG
- * chunk (`bsFz`) when it has at most 32 MiB and compresses to at most 4 MiB
- * (the environment variable `BRAGGSCOPE_SNAPSHOT_EMBED_LIMIT` lowers the 32
- * MiB, in bytes; 0 never embeds); otherwise only its name, size and SHA-256
- * are stored, and reopening looks for it.  A file that cannot be read now is
- * recorded by its path alone.  Reading and compressing the 4 MB 1HPV file
- * takes about 0.1 s.
- *
- * The PNG is written to a temporary file in the target folder, then renamed
- * over @path: on failure an existing file is left untouched.  A symbolic
- * link's target is replaced and the link kept; a device, pipe or socket is
- * written through.
- *
- * Fails with %BRAGGSCOPE_ERROR_IO when the file cannot be written and
- * %BRAGGSCOPE_ERROR_INVALID for a size out of range or a parameter that
- * cannot be stored (an argument containing a line break).
- *
- * Returns: %TRUE on success
- *
- * Since: 0.1
- */
-gboolean
-braggscope_snapshot_save (const char *path,
-                          const guint8 *rgba,
-                          int width,
-                          int height,
-                          BraggscopeSimulation *sim,
-                          GError **error)
+static gboolean
+save_snapshot (const char *path,
+               const guint8 *rgba,
+               int width,
+               int height,
+               BraggscopeSimulation *sim,
+               GError **error)
 {
   g_autofree char *command_line = NULL, *args_text = NULL, *sf_text = NULL;
   g_autofree guint8 *sf_chunk = NULL;
   gsize sf_chunk_size = 0;
   GByteArray *png_bytes;
   gboolean ok = FALSE;
-
-  g_return_val_if_fail (path != NULL, FALSE);
-  g_return_val_if_fail (rgba != NULL, FALSE);
-  g_return_val_if_fail (sim == NULL || BRAGGSCOPE_IS_SIMULATION (sim), FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (width < 1 || height < 1 || width > 1000000 || height > 1000000)
     {
@@ -414,6 +402,63 @@ braggscope_snapshot_save (const char *path,
         _braggscope_propagate_nb (error, &err);
     }
   g_byte_array_unref (png_bytes);
+  return ok;
+}
+
+/**
+ * braggscope_snapshot_save: (skip)
+ * @path: (type filename): the PNG to write (replaced atomically)
+ * @rgba: (array): @width * @height pixels of 4 bytes, R G B A, rows top to
+ *   bottom
+ * @width: pixels per row, 1 to 1000000
+ * @height: rows, 1 to 1000000
+ * @sim: (nullable): the simulation whose parameters the picture shows, saved
+ *   for [method@Braggscope.Simulation.load_snapshot]
+ * @error: the error, if any
+ *
+ * Writes a PNG snapshot: the picture, the simulation's `nanobragg` command
+ * line and parameters in text chunks (tEXt where they are ASCII, so that
+ * common tools show them), and its structure-factor file (`-hkl`), so that
+ * the snapshot reopens on a machine without that file.
+ *
+ * The structure-factor file is embedded, zlib-compressed, in a private PNG
+ * chunk (`bsFz`) when it has at most 32 MiB and compresses to at most 4 MiB
+ * (the environment variable `BRAGGSCOPE_SNAPSHOT_EMBED_LIMIT` lowers the 32
+ * MiB, in bytes; 0 never embeds); otherwise only its name, size and SHA-256
+ * are stored, and reopening looks for it.  A file that cannot be read now is
+ * recorded by its path alone.  Reading and compressing the 4 MB 1HPV file
+ * takes about 0.1 s.
+ *
+ * The PNG is written to a temporary file in the target folder, then renamed
+ * over @path: on failure an existing file is left untouched.  A symbolic
+ * link's target is replaced and the link kept; a device, pipe or socket is
+ * written through.
+ *
+ * Fails with %BRAGGSCOPE_ERROR_IO when the file cannot be written and
+ * %BRAGGSCOPE_ERROR_INVALID for a size out of range or a parameter that
+ * cannot be stored (an argument containing a line break).
+ *
+ * Returns: %TRUE on success
+ *
+ * Since: 0.1
+ */
+gboolean
+braggscope_snapshot_save (const char *path,
+                          const guint8 *rgba,
+                          int width,
+                          int height,
+                          BraggscopeSimulation *sim,
+                          GError **error)
+{
+  gboolean ok;
+
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (rgba != NULL, FALSE);
+  g_return_val_if_fail (sim == NULL || BRAGGSCOPE_IS_SIMULATION (sim), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  ok = save_snapshot (path, rgba, width, height, sim, error);
+  _braggscope_error_make_utf8 (error);
   return ok;
 }
 
@@ -541,15 +586,6 @@ scan_chunks (FILE *fp, const char *path, GBytes **bsfz, GError **error)
     }
   clearerr (fp);
   return fseek (fp, 8, SEEK_SET) == 0;
-}
-
-/* A name a snapshot may give its structure-factor file: one path component. */
-static gboolean
-valid_file_name (const char *name, gsize length)
-{
-  return length > 0 && length <= SF_NAME_MAX && memchr (name, '\0', length) == NULL &&
-         memchr (name, '/', length) == NULL && g_utf8_validate (name, length, NULL) &&
-         !(length == 1 && name[0] == '.') && !(length == 2 && name[0] == '.' && name[1] == '.');
 }
 
 /* Parses the "braggscope:structure-factors" text into @sf. */
@@ -765,18 +801,23 @@ read_snapshot (const char *path, StructureFactors *sf, GError **error)
  * %BRAGGSCOPE_ERROR_PARSE when it is not a PNG, holds no parameters, or has a
  * chunk over a snapshot's limits or a damaged structure-factor chunk.
  *
- * Returns: (transfer full) (array zero-terminated=1): the arguments, the
- *   first "nanobragg"; free with [func@GLib.strfreev]
+ * Returns: (transfer full) (array zero-terminated=1) (element-type filename):
+ *   the arguments, the first "nanobragg" (file names are the bytes saved,
+ *   which need not be UTF-8); free with [func@GLib.strfreev]
  *
  * Since: 0.1
  */
 char **
 braggscope_snapshot_load_args (const char *path, GError **error)
 {
+  char **args;
+
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  return read_snapshot (path, NULL, error);
+  args = read_snapshot (path, NULL, error);
+  _braggscope_error_make_utf8 (error);
+  return args;
 }
 
 /* Checks candidate @path against @sf (its size first, then its SHA-256);
@@ -933,6 +974,35 @@ find_structure_factors (const StructureFactors *sf,
   return NULL;
 }
 
+static char **
+restore_args (const char *path, GError **error)
+{
+  StructureFactors sf = { 0 };
+  g_auto (GStrv) args = NULL;
+  int hkl = -1;
+
+  args = read_snapshot (path, &sf, error);
+  if (args == NULL)
+    return NULL;
+  for (int i = 1; args[i] != NULL; i++)
+    if (g_str_equal (args[i], "-hkl") && args[i + 1] != NULL)
+      hkl = i + 1;
+  if (hkl > 0 && sf.name != NULL)
+    {
+      char *found = find_structure_factors (&sf, args[hkl], path, error);
+
+      if (found == NULL)
+        {
+          structure_factors_clear (&sf);
+          return NULL;
+        }
+      g_free (args[hkl]);
+      args[hkl] = found;
+    }
+  structure_factors_clear (&sf);
+  return g_steal_pointer (&args);
+}
+
 /**
  * braggscope_snapshot_restore_args:
  * @path: (type filename): a PNG written by [func@Braggscope.snapshot_save]
@@ -956,41 +1026,23 @@ find_structure_factors (const StructureFactors *sf,
  * %BRAGGSCOPE_ERROR_PARSE when the embedded copy does not inflate to the
  * recorded size and SHA-256.
  *
- * Returns: (transfer full) (array zero-terminated=1): the arguments, the
- *   first "nanobragg"; free with [func@GLib.strfreev]
+ * Returns: (transfer full) (array zero-terminated=1) (element-type filename):
+ *   the arguments, the first "nanobragg" (file names are the bytes saved,
+ *   which need not be UTF-8); free with [func@GLib.strfreev]
  *
  * Since: 0.1
  */
 char **
 braggscope_snapshot_restore_args (const char *path, GError **error)
 {
-  StructureFactors sf = { 0 };
-  g_auto (GStrv) args = NULL;
-  int hkl = -1;
+  char **args;
 
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  args = read_snapshot (path, &sf, error);
-  if (args == NULL)
-    return NULL;
-  for (int i = 1; args[i] != NULL; i++)
-    if (g_str_equal (args[i], "-hkl") && args[i + 1] != NULL)
-      hkl = i + 1;
-  if (hkl > 0 && sf.name != NULL)
-    {
-      char *found = find_structure_factors (&sf, args[hkl], path, error);
-
-      if (found == NULL)
-        {
-          structure_factors_clear (&sf);
-          return NULL;
-        }
-      g_free (args[hkl]);
-      args[hkl] = found;
-    }
-  structure_factors_clear (&sf);
-  return g_steal_pointer (&args);
+  args = restore_args (path, error);
+  _braggscope_error_make_utf8 (error);
+  return args;
 }
 
 /**
@@ -1022,14 +1074,14 @@ braggscope_simulation_load_snapshot (BraggscopeSimulation *self, const char *pat
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  args = braggscope_snapshot_restore_args (path, error);
-  if (args == NULL)
-    return FALSE;
-  if (!_braggscope_simulation_restore_args (self, (const char *const *) args, path, &local))
+  args = restore_args (path, &local);
+  if (args == NULL ||
+      !_braggscope_simulation_restore_args (self, (const char *const *) args, path, &local))
     {
       /* a refused output flag's message starts with the path already */
-      if (!g_str_has_prefix (local->message, path))
+      if (args != NULL && !g_str_has_prefix (local->message, path))
         g_prefix_error (&local, "%s: ", path);
+      _braggscope_error_make_utf8 (&local);
       g_propagate_error (error, g_steal_pointer (&local));
       return FALSE;
     }
