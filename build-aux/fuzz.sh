@@ -4,7 +4,7 @@
 # usage: bash build-aux/fuzz.sh [TARGET...]
 #   Configures build-fuzz (CC=clang, coverage for libFuzzer on every object) and runs meson's
 #   suite 'fuzz': each target (all, or those named: argv render hkl fdump matrix stol
-#   sourcefile smv mtz frame-smv frame-cbf frame-nexus png-args) for FUZZ_SECONDS seconds, one
+#   sourcefile smv mtz frame-smv frame-cbf frame-nexus png-args lessons) for FUZZ_SECONDS seconds, one
 #   after the other, one core each.
 #
 #   bash build-aux/fuzz.sh --run FUZZER CORPUS REGRESSIONS
