@@ -310,6 +310,11 @@ braggscope_simulation_new (void)
   return g_object_new (BRAGGSCOPE_TYPE_SIMULATION, NULL);
 }
 
+static gboolean set_from_args (BraggscopeSimulation *self,
+                               const char *const *args,
+                               const char *scene_source,
+                               GError **error);
+
 static char *
 find_default_scene (GError **error)
 {
@@ -352,9 +357,9 @@ find_default_scene (GError **error)
  * folders or `1hpv-scene.args` cannot be read, with
  * `BRAGGSCOPE_ERROR_PARSE` when `1hpv-scene.args` is not a command line a
  * shell could split, and with the errors of
- * [method@Braggscope.Simulation.set_from_args] (`BRAGGSCOPE_ERROR_INVALID`
- * above all) when its flags are refused; the message then starts with the
- * file's path.
+ * [method@Braggscope.Simulation.set_scene_from_args] (`BRAGGSCOPE_ERROR_INVALID`
+ * above all, for a flag naming a file to write too) when its flags are
+ * refused; the message then starts with the file's path.
  *
  * Returns: (transfer full): a new simulation, rendering, or %NULL with
  *   @error set
@@ -368,6 +373,7 @@ braggscope_simulation_new_default_scene (GError **error)
   g_autofree char *folder = NULL, *path = NULL, *text = NULL, *line = NULL;
   g_auto (GStrv) args = NULL;
   g_autoptr (BraggscopeSimulation) self = NULL;
+  g_autoptr (GError) local = NULL;
 
   if (hkl == NULL)
     return NULL;
@@ -405,9 +411,12 @@ braggscope_simulation_new_default_scene (GError **error)
       }
   }
   self = braggscope_simulation_new ();
-  if (!braggscope_simulation_set_from_args (self, (const char *const *) args, error))
+  /* a data file: it describes the scene and writes nothing */
+  if (!set_from_args (self, (const char *const *) args, path, &local))
     {
-      g_prefix_error (error, "%s: ", path);
+      if (!g_str_has_prefix (local->message, path))
+        g_prefix_error (&local, "%s: ", path);
+      g_propagate_error (error, g_steal_pointer (&local));
       return NULL;
     }
   braggscope_simulation_render (self);
