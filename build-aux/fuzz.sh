@@ -21,6 +21,10 @@
 #   FUZZ_KEEP_GOING  1: do not stop at the first finding (libFuzzer's fork mode, one job);
 #                  every crash, timeout, leak or out-of-memory input is kept, and listed at the end
 #   CC             the compiler (default clang; it must have libFuzzer)
+#   FUZZ_CFLAGS    more compiler flags for every object.  clang 14 (Debian 12) ignores the
+#                  fast kernels' "#pragma GCC target" and fails on their intrinsics: on a
+#                  machine that has them, FUZZ_CFLAGS="-mavx512f -mavx512dq -mavx512vl -mavx2
+#                  -mfma" builds them (and lets the compiler use them everywhere)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -102,7 +106,7 @@ cd "$ROOT"
 command -v "$CC" >/dev/null || die "no $CC: install clang"
 
 options=(-Dbuildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false
-         "-Dc_args=-fsanitize=fuzzer-no-link" -Dcuda=disabled -Dtests=enabled)
+         "-Dc_args=-fsanitize=fuzzer-no-link ${FUZZ_CFLAGS:-}" -Dcuda=disabled -Dtests=enabled)
 if [ -f "$BUILD_DIR/meson-private/coredata.dat" ]; then
   meson setup --reconfigure "$BUILD_DIR" "${options[@]}" >/dev/null
 else
