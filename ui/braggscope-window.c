@@ -163,7 +163,7 @@ update_subtitle (BraggscopeWindow *self)
   g_object_get (self->sim, "structure-factors", &file, "wavelength", &lambda, "default-f",
                 &default_f, NULL);
   if (file != NULL && *file != '\0')
-    base = g_path_get_basename (file);
+    base = g_filename_display_basename (file); /* a label is UTF-8; a file name may not be */
   else
     base = g_strdup_printf (_ ("F = %g everywhere"), default_f);
   /* Translators: structure factors (a file name), then the wavelength. */

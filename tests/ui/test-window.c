@@ -672,6 +672,34 @@ test_last_scene_outputs (Fixture *f, gconstpointer data)
   g_object_unref (window);
 }
 
+/* Issue 23, item 3: a scene naming a file whose name is not UTF-8 (from a
+ * snapshot) cannot be a settings string: closing keeps the last scene as it
+ * was, where GSettings would have been handed invalid UTF-8. */
+static void
+test_last_scene_not_utf8 (Fixture *f, gconstpointer data)
+{
+  GSettings *settings = braggscope_application_get_settings (app);
+  g_autofree char *hkl = g_build_filename (f->tmpdir, "\xff.hkl", NULL);
+  const char *const args[] = { "-hkl", hkl, NULL };
+  const char *const before[] = { "-N", "7", NULL };
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) saved = NULL;
+
+  if (settings == NULL)
+    {
+      g_test_skip ("no settings schema");
+      return;
+    }
+  g_assert_true (g_file_set_contents (hkl, "1 0 0 100\n", -1, NULL));
+  g_settings_set_strv (settings, "last-scene", before);
+  g_assert_true (braggscope_simulation_set_from_args (sim_of (f), args, &error));
+  g_assert_no_error (error);
+  gtk_window_close (GTK_WINDOW (f->window));
+  saved = g_settings_get_strv (settings, "last-scene");
+  g_assert_true (g_strv_equal ((const char *const *) saved, before));
+  g_unlink (hkl);
+}
+
 static void
 test_reset_scene (Fixture *f, gconstpointer data)
 {
@@ -1061,6 +1089,7 @@ main (int argc, char *argv[])
   ADD ("/ui/window/display-settings", test_display_settings);
   ADD ("/ui/window/close-saves-scene", test_close_saves_scene);
   ADD ("/ui/window/last-scene-outputs", test_last_scene_outputs);
+  ADD ("/ui/window/last-scene-not-utf8", test_last_scene_not_utf8);
   ADD ("/ui/window/reset-scene", test_reset_scene);
   ADD ("/ui/window/structure-factors", test_structure_factors);
   ADD ("/ui/window/structure-factors-missing", test_structure_factors_missing);
