@@ -91,7 +91,12 @@ LLVMFuzzerInitialize (int *argc, char ***argv)
   static const char good[] =
       "[Lesson]\nId=good\nName=Good\nComment=A valid lesson.\nTry=misset-x\nScene=empty\n"
       "Arguments=-cell 40 40 40 90 90 90 -default_F 100 -N 4 -detpixels 16\n";
+  static gboolean ready;
 
+  /* libFuzzer calls it, replay.c does not: the first input does then */
+  if (ready)
+    return 0;
+  ready = TRUE;
   snprintf (lessons_dir, sizeof lessons_dir, "%s/lessons", fuzz_scratch_dir ());
   snprintf (input_path, sizeof input_path, "%s/fuzz.desktop", lessons_dir);
   snprintf (good_path, sizeof good_path, "%s/good.desktop", lessons_dir);
@@ -136,16 +141,11 @@ check_lesson (const BraggscopeLesson *lesson)
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
-  static int initialized;
   g_autoptr (GPtrArray) lessons = NULL;
   g_autoptr (GError) error = NULL;
   gboolean good = FALSE;
 
-  if (!initialized)
-    {
-      LLVMFuzzerInitialize (NULL, NULL);
-      initialized = 1;
-    }
+  LLVMFuzzerInitialize (NULL, NULL);
   /* arguments naming a path are not followed out of the scratch folder */
   if (size > 4096 || memchr (data, '/', size) != NULL)
     return 0;

@@ -113,12 +113,14 @@ reads_files_at_parse (char **args)
   return FALSE;
 }
 
+/* Whether @args (a command line) holds a flag naming a file to write. */
 static gboolean
 names_output (char **args)
 {
   int argc = (int) g_strv_length (args);
 
-  for (int i = 0; i < argc; i++)
+  /* args[0] is the program's name, which the parser does not read */
+  for (int i = 1; i < argc; i++)
     if (nb_argv_output_words (argc, (const char *const *) args, i) > 0)
       return TRUE;
   return FALSE;
