@@ -4,7 +4,7 @@
 # usage: bash build-aux/fuzz.sh [TARGET...]
 #   Configures build-fuzz (CC=clang, coverage for libFuzzer on every object) and runs meson's
 #   suite 'fuzz': each target (all, or those named: argv render hkl fdump matrix stol
-#   sourcefile smv mtz frame-smv frame-cbf frame-nexus png-args) for FUZZ_SECONDS seconds, one
+#   sourcefile smv mtz frame-smv frame-cbf frame-nexus png-args lessons) for FUZZ_SECONDS seconds, one
 #   after the other, one core each.
 #
 #   bash build-aux/fuzz.sh --run FUZZER CORPUS REGRESSIONS
@@ -21,6 +21,10 @@
 #   FUZZ_KEEP_GOING  1: do not stop at the first finding (libFuzzer's fork mode, one job);
 #                  every crash, timeout, leak or out-of-memory input is kept, and listed at the end
 #   CC             the compiler (default clang; it must have libFuzzer)
+#   FUZZ_CFLAGS    more compiler flags for every object.  clang 14 (Debian 12) ignores the
+#                  fast kernels' "#pragma GCC target" and fails on their intrinsics: on a
+#                  machine that has them, FUZZ_CFLAGS="-mavx512f -mavx512dq -mavx512vl -mavx2
+#                  -mfma" builds them (and lets the compiler use them everywhere)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -101,8 +105,9 @@ export CC=${CC:-clang}
 cd "$ROOT"
 command -v "$CC" >/dev/null || die "no $CC: install clang"
 
+# (meson splits the value as a shell would; a build folder set up before keeps its flags)
 options=(-Dbuildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false
-         "-Dc_args=-fsanitize=fuzzer-no-link" -Dcuda=disabled -Dtests=enabled)
+         "-Dc_args=-fsanitize=fuzzer-no-link ${FUZZ_CFLAGS:-}" -Dcuda=disabled -Dtests=enabled)
 if [ -f "$BUILD_DIR/meson-private/coredata.dat" ]; then
   meson setup --reconfigure "$BUILD_DIR" "${options[@]}" >/dev/null
 else

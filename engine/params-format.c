@@ -227,7 +227,7 @@ format_row (argv_builder *b, const nb_param *row, const nb_params *p, nb_params 
 }
 
 static char **
-format_argv (const nb_params *p, int *argc)
+format_argv (const nb_params *p, int *argc, int scene)
 {
   argv_builder b = { 0 };
   size_t n;
@@ -253,6 +253,8 @@ format_argv (const nb_params *p, int *argc)
     {
       const nb_param *row = &rows[i];
 
+      if (scene && (row->flags & NB_PARAM_OUTPUT))
+        continue;
       if (row->format != NULL)
         row->format (row, p, &shadow, &b);
       else if (row->flag != NULL && !(row->flags & NB_PARAM_NO_ARGV))
@@ -271,15 +273,15 @@ format_argv (const nb_params *p, int *argc)
   return b.v;
 }
 
-char **
-nb_params_to_argv (const nb_params *p, int *argc)
+static char **
+to_argv (const nb_params *p, int *argc, int scene)
 {
   /* "1.5", never "1,5": snprintf() and strtod() follow the thread's locale,
    * which a GUI host may have set to one with a decimal comma; uselocale()
    * changes only this thread. */
   locale_t c = newlocale (LC_NUMERIC_MASK, "C", (locale_t) 0);
   locale_t old = c != (locale_t) 0 ? uselocale (c) : (locale_t) 0;
-  char **argv = format_argv (p, argc);
+  char **argv = format_argv (p, argc, scene);
 
   if (c != (locale_t) 0)
     {
@@ -287,6 +289,18 @@ nb_params_to_argv (const nb_params *p, int *argc)
       freelocale (c);
     }
   return argv;
+}
+
+char **
+nb_params_to_argv (const nb_params *p, int *argc)
+{
+  return to_argv (p, argc, 0);
+}
+
+char **
+nb_params_to_scene_argv (const nb_params *p, int *argc)
+{
+  return to_argv (p, argc, 1);
 }
 
 void

@@ -434,3 +434,41 @@ nb_params_parse_argv_with (
     }
   return NB_OK;
 }
+
+/* ------------------------------------------------------------------------- */
+/* Scenes */
+
+int
+nb_argv_output_words (int argc, const char *const *argv, int i)
+{
+  const nb_param *row;
+  int words = 1;
+
+  if (i < 0 || i >= argc || argv[i] == NULL || nb_is_value_token (argv[i]))
+    return 0;
+  row = nb_param_find (argv[i]);
+  if (row == NULL || !(row->flags & NB_PARAM_OUTPUT))
+    return 0;
+  /* the values the parser would take: those that look like values, up to
+   * the row's count */
+  while (words <= row->nargs && i + words < argc && argv[i + words] != NULL &&
+         nb_is_value_token (argv[i + words]))
+    words++;
+  return words;
+}
+
+nb_status
+nb_params_parse_scene_argv (
+    nb_params *p, int argc, const char *const *argv, const char *source, nb_error *err)
+{
+  nb_error_clear (err);
+  /* every word is looked at, not only those the loop would reach as flags:
+   * values never start with '-' (nb_is_value_token), so a word that finds an
+   * output row is that flag wherever it stands */
+  for (int i = 1; i < argc; i++)
+    if (nb_argv_output_words (argc, argv, i) > 0)
+      return nb_error_set (err, NB_ERR_USAGE,
+                           "%.200s: %.80s names a file to write, which a scene may not hold",
+                           source != NULL ? source : "arguments", argv[i]);
+  return nb_params_parse_argv (p, argc, argv, err);
+}

@@ -36,11 +36,25 @@ GError *
 _braggscope_error_from_nb (const nb_error *err)
 {
   const char *message = err->message[0] != '\0' ? err->message : nb_status_name (err->code);
-  /* a GError's message is UTF-8 (bindings convert it): a file name in another
-   * encoding, or a message cut inside a character, keeps its valid parts */
-  g_autofree char *valid = g_utf8_make_valid (message, -1);
+  GError *error =
+      g_error_new_literal (BRAGGSCOPE_ERROR, _braggscope_error_code (err->code), message);
 
-  return g_error_new_literal (BRAGGSCOPE_ERROR, _braggscope_error_code (err->code), valid);
+  _braggscope_error_make_utf8 (&error);
+  return error;
+}
+
+void
+_braggscope_error_make_utf8 (GError **error)
+{
+  /* a file name's bytes, or one the engine cut short (%.80s), are not always
+   * UTF-8; a GError's message must be (bindings convert it) */
+  if (error != NULL && *error != NULL && !g_utf8_validate ((*error)->message, -1, NULL))
+    {
+      char *valid = g_utf8_make_valid ((*error)->message, -1);
+
+      g_free ((*error)->message);
+      (*error)->message = valid;
+    }
 }
 
 void

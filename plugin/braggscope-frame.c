@@ -934,7 +934,9 @@ braggscope_frame_get_bytes (BraggscopeFrame *self)
  * The parameters the frame was rendered from, as nanoBragg flags: the first
  * element is "nanobragg" (see [method@Braggscope.Simulation.to_args]).
  *
- * Returns: (transfer none) (array zero-terminated=1): the flags
+ * Returns: (transfer none) (array zero-terminated=1) (element-type filename):
+ *   the flags (file names are the file system's bytes, which need not be
+ *   UTF-8)
  *
  * Since: 0.1
  */

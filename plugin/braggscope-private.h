@@ -22,6 +22,9 @@ G_BEGIN_DECLS
 BraggscopeError _braggscope_error_code (int status);
 GError *_braggscope_error_from_nb (const nb_error *err);
 void _braggscope_propagate_nb (GError **error, const nb_error *err);
+/* Makes *@error's message valid UTF-8 (file names' bytes that are not become
+ * U+FFFD, as g_filename_display_name() shows them); NULL allowed. */
+void _braggscope_error_make_utf8 (GError **error);
 
 /* geometry */
 BraggscopeGeometry *_braggscope_geometry_new_take (nb_geometry *geom);
@@ -94,9 +97,11 @@ const nb_params *_braggscope_frame_source_peek_params (BraggscopeFrameSource *se
 GArray *_braggscope_frame_source_predict (BraggscopeFrameSource *self, GError **error);
 
 /* simulation: parameters from a full argv (argv[0] the program name) on top of
- * nanoBragg's defaults; image buffers its worker allocated */
+ * nanoBragg's defaults, a scene read from @source (no flag naming a file to
+ * write); image buffers its worker allocated */
 gboolean _braggscope_simulation_restore_args (BraggscopeSimulation *self,
                                               const char *const *args,
+                                              const char *source,
                                               GError **error);
 guint _braggscope_simulation_get_buffers_allocated (BraggscopeSimulation *self);
 
@@ -106,7 +111,8 @@ const nb_frame *_braggscope_measured_frame_peek (BraggscopeMeasuredFrame *self);
  * BraggscopeReflection (pixels, degrees) */
 GArray *_braggscope_predict_reflections (const nb_params *params, GError **error);
 
-/* nb_params_to_argv as a GStrv */
+/* nb_params_to_scene_argv as a GStrv: the scene, without the flags naming
+ * files to write */
 char **_braggscope_params_to_strv (const nb_params *params);
 
 G_END_DECLS

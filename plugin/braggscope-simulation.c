@@ -33,6 +33,7 @@
 #include "braggscope-simulation-private.h"
 #include "braggscope-worker-private.h"
 #include "braggscope-enums.h"
+#include "nb-param.h"
 
 #include <glib/gi18n-lib.h>
 #include <math.h>
@@ -383,6 +384,11 @@ braggscope_simulation_new (void)
   return g_object_new (BRAGGSCOPE_TYPE_SIMULATION, NULL);
 }
 
+static gboolean set_from_args (BraggscopeSimulation *self,
+                               const char *const *args,
+                               const char *scene_source,
+                               GError **error);
+
 static char *
 find_default_scene (GError **error)
 {
@@ -425,9 +431,9 @@ find_default_scene (GError **error)
  * folders or `1hpv-scene.args` cannot be read, with
  * `BRAGGSCOPE_ERROR_PARSE` when `1hpv-scene.args` is not a command line a
  * shell could split, and with the errors of
- * [method@Braggscope.Simulation.set_from_args] (`BRAGGSCOPE_ERROR_INVALID`
- * above all) when its flags are refused; the message then starts with the
- * file's path.
+ * [method@Braggscope.Simulation.set_scene_from_args] (`BRAGGSCOPE_ERROR_INVALID`
+ * above all, for a flag naming a file to write too) when its flags are
+ * refused; the message then starts with the file's path.
  *
  * Returns: (transfer full): a new simulation, rendering, or %NULL with
  *   @error set
@@ -441,6 +447,7 @@ braggscope_simulation_new_default_scene (GError **error)
   g_autofree char *folder = NULL, *path = NULL, *text = NULL, *line = NULL;
   g_auto (GStrv) args = NULL;
   g_autoptr (BraggscopeSimulation) self = NULL;
+  g_autoptr (GError) local = NULL;
 
   if (hkl == NULL)
     return NULL;
@@ -478,9 +485,12 @@ braggscope_simulation_new_default_scene (GError **error)
       }
   }
   self = braggscope_simulation_new ();
-  if (!braggscope_simulation_set_from_args (self, (const char *const *) args, error))
+  /* a data file: it describes the scene and writes nothing */
+  if (!set_from_args (self, (const char *const *) args, path, &local))
     {
-      g_prefix_error (error, "%s: ", path);
+      if (!g_str_has_prefix (local->message, path))
+        g_prefix_error (&local, "%s: ", path);
+      g_propagate_error (error, g_steal_pointer (&local));
       return NULL;
     }
   /* the file's structure factors are of this cell: another one under them is warned of */
@@ -502,17 +512,27 @@ _braggscope_simulation_replace_params (BraggscopeSimulation *self, nb_params *ne
   _braggscope_simulation_changed (self);
 }
 
-/* Parses nanoBragg flags (argv[0] the program name) on top of @base into @out. */
+/* Parses nanoBragg flags (argv[0] the program name) on top of @base into @out;
+ * with a @scene_source, as a scene's arguments (nb_params_parse_scene_argv():
+ * a flag naming a file to write is refused, the message starting with it). */
 static gboolean
-parse_flags (const nb_params *base, const char *const *argv, nb_params *out, GError **error)
+parse_flags (const nb_params *base,
+             const char *const *argv,
+             const char *scene_source,
+             nb_params *out,
+             GError **error)
 {
   nb_error err = { 0 };
   int argc = (int) g_strv_length ((char **) argv);
+  nb_status st;
 
   if (nb_params_copy (out, base, &err) != NB_OK)
     goto fail;
-  if (nb_params_parse_argv (out, argc, argv, &err) != NB_OK ||
-      nb_params_validate (out, &err) != NB_OK)
+  if (scene_source != NULL)
+    st = nb_params_parse_scene_argv (out, argc, argv, scene_source, &err);
+  else
+    st = nb_params_parse_argv (out, argc, argv, &err);
+  if (st != NB_OK || nb_params_validate (out, &err) != NB_OK)
     {
       nb_params_clear (out);
       goto fail;
@@ -527,8 +547,8 @@ fail:
 /**
  * braggscope_simulation_set_from_args:
  * @self: a simulation
- * @args: (array zero-terminated=1): nanoBragg flags and their values,
- *   without the program name, e.g. `{ "-lambda", "1.2", "-distance", "150",
+ * @args: (array zero-terminated=1) (element-type filename): nanoBragg flags
+ *   and their values, without the program name, e.g. `{ "-lambda", "1.2", "-distance", "150",
  *   NULL }`
  * @error: return location for a [struct@GLib.Error], or %NULL
  *
@@ -557,40 +577,137 @@ fail:
  *
  * Since: 0.1
  */
-gboolean
-braggscope_simulation_set_from_args (BraggscopeSimulation *self,
-                                     const char *const *args,
-                                     GError **error)
+static gboolean
+set_from_args (BraggscopeSimulation *self,
+               const char *const *args,
+               const char *scene_source,
+               GError **error)
 {
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
   nb_params next;
-
-  g_return_val_if_fail (BRAGGSCOPE_IS_SIMULATION (self), FALSE);
-  g_return_val_if_fail (args != NULL, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   g_ptr_array_add (argv, (gpointer) "braggscope");
   for (gsize i = 0; args[i] != NULL; i++)
     g_ptr_array_add (argv, (gpointer) args[i]);
   g_ptr_array_add (argv, NULL);
-  if (!parse_flags (&self->params, (const char *const *) argv->pdata, &next, error))
+  if (!parse_flags (&self->params, (const char *const *) argv->pdata, scene_source, &next, error))
     return FALSE;
   _braggscope_simulation_replace_params (self, &next);
   return TRUE;
 }
 
+gboolean
+braggscope_simulation_set_from_args (BraggscopeSimulation *self,
+                                     const char *const *args,
+                                     GError **error)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_SIMULATION (self), FALSE);
+  g_return_val_if_fail (args != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return set_from_args (self, args, NULL, error);
+}
+
+/**
+ * braggscope_simulation_set_scene_from_args:
+ * @self: a simulation
+ * @args: (array zero-terminated=1) (element-type filename): nanoBragg flags
+ *   and their values, without the program name
+ * @source: (type filename): where @args come from (a file's path, "the last
+ *   scene"), for the message
+ * @error: return location for a [struct@GLib.Error], or %NULL
+ *
+ * [method@Braggscope.Simulation.set_from_args] for arguments that describe
+ * a scene and nothing else, read from a file the user did not write (a
+ * lesson, a saved scene): a flag whose value names a file to write
+ * (`-dump`, `-floatfile`, `-intfile`, `-pgmfile`, `-noisefile`, `-pngfile`,
+ * `-stolout`: the rows of the engine's parameter table marked as outputs)
+ * is refused before anything is read or changed.
+ *
+ * Fails as [method@Braggscope.Simulation.set_from_args] does, and with
+ * `BRAGGSCOPE_ERROR_INVALID` "SOURCE: -dump names a file to write, which a
+ * scene may not hold" for such a flag.
+ *
+ * Returns: %TRUE when the flags were applied, %FALSE with @error set
+ *
+ * Since: 0.1
+ */
+gboolean
+braggscope_simulation_set_scene_from_args (BraggscopeSimulation *self,
+                                           const char *const *args,
+                                           const char *source,
+                                           GError **error)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_SIMULATION (self), FALSE);
+  g_return_val_if_fail (args != NULL, FALSE);
+  g_return_val_if_fail (source != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return set_from_args (self, args, source, error);
+}
+
+/**
+ * braggscope_scene_args_drop_outputs:
+ * @args: (array zero-terminated=1) (element-type filename): nanoBragg flags
+ *   and their values, without the program name
+ * @dropped: (out) (optional) (nullable) (transfer full) (type filename): the
+ *   flags left out and their values, one line separated by spaces, or %NULL
+ *   when there were none
+ *
+ * A copy of @args without the flags whose value names a file to write (those
+ * [method@Braggscope.Simulation.set_scene_from_args] refuses) and their
+ * values: how a host cleans arguments it saved before such flags were left
+ * out of [method@Braggscope.Simulation.to_args] (an old "last scene"),
+ * saying what it dropped.
+ *
+ * Returns: (transfer full) (array zero-terminated=1) (element-type filename):
+ *   the other arguments, in order; free with [func@GLib.strfreev]
+ *
+ * Since: 0.1
+ */
+char **
+braggscope_scene_args_drop_outputs (const char *const *args, char **dropped)
+{
+  g_autoptr (GStrvBuilder) kept = g_strv_builder_new ();
+  g_autoptr (GString) left_out = NULL;
+  int argc;
+
+  g_return_val_if_fail (args != NULL, NULL);
+
+  argc = (int) g_strv_length ((char **) args);
+  for (int i = 0; i < argc;)
+    {
+      int words = nb_argv_output_words (argc, args, i);
+
+      if (words == 0)
+        {
+          g_strv_builder_add (kept, args[i++]);
+          continue;
+        }
+      if (left_out == NULL)
+        left_out = g_string_new (NULL);
+      for (; words > 0; words--, i++)
+        g_string_append_printf (left_out, "%s%s", left_out->len > 0 ? " " : "", args[i]);
+    }
+  if (dropped != NULL)
+    *dropped = left_out != NULL ? g_string_free (g_steal_pointer (&left_out), FALSE) : NULL;
+  return g_strv_builder_end (kept);
+}
+
 /* Restores the parameters from @args (args[0] the program name) on top of
- * nanoBragg's defaults; the snapshot loader uses it. */
+ * nanoBragg's defaults, as a scene read from @source; the snapshot loader
+ * uses it. */
 gboolean
 _braggscope_simulation_restore_args (BraggscopeSimulation *self,
                                      const char *const *args,
+                                     const char *source,
                                      GError **error)
 {
   nb_params base, next;
   gboolean ok;
 
   nb_params_init (&base);
-  ok = parse_flags (&base, args, &next, error);
+  ok = parse_flags (&base, args, source, &next, error);
   nb_params_clear (&base);
   if (!ok)
     return FALSE;
@@ -602,7 +719,7 @@ char **
 _braggscope_params_to_strv (const nb_params *params)
 {
   int argc = 0;
-  char **argv = nb_params_to_argv (params, &argc);
+  char **argv = nb_params_to_scene_argv (params, &argc);
   char **strv;
 
   if (argv == NULL)
@@ -626,10 +743,16 @@ _braggscope_params_to_strv (const nb_params *params)
  * new simulation (given the elements after the first), reproduces them.
  * Values the engine derives while they are not given (an automatic beam
  * centre, oversampling or number of mosaic domains) are left out, as they
- * are on a command line.
+ * are on a command line.  So are the flags that name files to write
+ * (`-dump`, `-floatfile`...: see
+ * [method@Braggscope.Simulation.set_scene_from_args]): the arguments
+ * describe the scene, and a snapshot or a saved scene made of them never
+ * makes the program that reopens it write a file.
  *
- * Returns: (transfer full) (array zero-terminated=1): the program name and
- *   the flags; free with [func@GLib.strfreev]
+ * File names are the file system's bytes, which need not be UTF-8.
+ *
+ * Returns: (transfer full) (array zero-terminated=1) (element-type filename):
+ *   the program name and the flags; free with [func@GLib.strfreev]
  *
  * Since: 0.1
  */
@@ -654,7 +777,9 @@ braggscope_simulation_to_args (BraggscopeSimulation *self)
  * arguments separated by spaces, each quoted where it holds anything other
  * than letters, digits and `-_./+=:,@%`.
  *
- * Returns: (transfer full): the command line; free with [func@GLib.free]
+ * Returns: (transfer full) (type filename): the command line (its file
+ *   names are the file system's bytes, which need not be UTF-8); free with
+ *   [func@GLib.free]
  *
  * Since: 0.1
  */

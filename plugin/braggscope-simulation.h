@@ -234,6 +234,13 @@ gboolean braggscope_simulation_set_from_args (BraggscopeSimulation *self,
                                               const char *const *args,
                                               GError **error);
 BRAGGSCOPE_EXPORT
+gboolean braggscope_simulation_set_scene_from_args (BraggscopeSimulation *self,
+                                                    const char *const *args,
+                                                    const char *source,
+                                                    GError **error);
+BRAGGSCOPE_EXPORT
+char **braggscope_scene_args_drop_outputs (const char *const *args, char **dropped);
+BRAGGSCOPE_EXPORT
 char **braggscope_simulation_to_args (BraggscopeSimulation *self);
 BRAGGSCOPE_EXPORT
 char *braggscope_simulation_to_command_line (BraggscopeSimulation *self);

@@ -2,7 +2,8 @@
  * the structure factors inside, so that a snapshot reopens on another machine.
  *
  * A snapshot holds the picture as shown (RGBA, 8 bits per channel) and, before
- * the image data (a loader finds them without decoding it):
+ * the image data (braggscope-snapshot-chunks.c reads them, wherever they
+ * stand, without decoding it):
  *   Software                      "Braggscope <version>"
  *   braggscope:command-line       the equivalent nanobragg command line
  *   braggscope:args               braggscope_simulation_to_args(), one per line
@@ -38,6 +39,7 @@
  */
 #include "braggscope-snapshot.h"
 #include "braggscope-private.h"
+#include "braggscope-snapshot-private.h"
 
 #include "nb-io.h"
 
@@ -50,27 +52,9 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
-#define ARGS_KEY         "braggscope:args"
-#define COMMAND_LINE_KEY "braggscope:command-line"
-#define SF_KEY           "braggscope:structure-factors"
-
-/* The structure-factor chunk and its limits.  A file is embedded when it is at
- * most SF_EMBED_MAX bytes and compresses to at most SF_COMPRESSED_MAX: that
- * keeps a snapshot within a few MB beside its picture (a 1024^2 one is 1-3 MB)
- * and covers HKL text of about a million reflections (1HPV's 152,676 in 3.97
- * MB take 0.69 MB); larger files travel by name and SHA-256.  The reader
- * refuses a chunk or a declared size beyond these, before allocating. */
-#define SF_CHUNK          "bsFz"
-#define SF_VERSION        1
-#define SF_HEADER         44
-#define SF_NAME_MAX       255
-#define SF_EMBED_MAX      ((gsize) 32 << 20)
-#define SF_COMPRESSED_MAX ((gsize) 4 << 20)
-#define SF_CHUNK_MAX      (SF_HEADER + SF_NAME_MAX + SF_COMPRESSED_MAX)
-
-/* PNG_CHUNK_MAX: the largest chunk other than image data and bsFz a snapshot
- * may hold (our text chunks are a few kB). */
-#define PNG_CHUNK_MAX (1u << 20)
+#define ARGS_KEY         SNAPSHOT_ARGS_KEY
+#define COMMAND_LINE_KEY SNAPSHOT_COMMAND_LINE_KEY
+#define SF_KEY           SNAPSHOT_SF_KEY
 
 typedef struct
 {
@@ -159,6 +143,29 @@ embed_limit (void)
   return (gsize) MIN (limit, SF_EMBED_MAX);
 }
 
+/* A name a snapshot may give its structure-factor file: one path component,
+ * which the cache holds under that name and messages and file choosers show:
+ * no control character (a newline, which no argument line can hold, or the
+ * escape sequences of a terminal: C0, DEL, and C1 whether UTF-8 or single
+ * bytes).  Other bytes that are not UTF-8 are a file system's own. */
+static gboolean
+valid_file_name (const char *name, gsize length)
+{
+  gboolean utf8 = g_utf8_validate_len (name, length, NULL);
+
+  if (length == 0 || length > SF_NAME_MAX || memchr (name, '/', length) != NULL ||
+      (length == 1 && name[0] == '.') || (length == 2 && name[0] == '.' && name[1] == '.'))
+    return FALSE;
+  for (const char *c = name; c < name + length; c = utf8 ? g_utf8_next_char (c) : c + 1)
+    {
+      gunichar u = utf8 ? g_utf8_get_char (c) : (guchar) *c;
+
+      if (u < 0x20 || (u >= 0x7f && u <= 0x9f))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 /* Reads the -hkl file @path into @sf: name, size, SHA-256 and, when small
  * enough, its zlib stream.  FALSE when it cannot be read (the snapshot then
  * keeps only its path, as the args have it). */
@@ -174,6 +181,13 @@ structure_factors_read (const char *path, StructureFactors *sf)
   data = (const guint8 *) g_mapped_file_get_contents (file);
   size = g_mapped_file_get_length (file);
   sf->name = g_path_get_basename (path);
+  if (!valid_file_name (sf->name, strlen (sf->name)))
+    {
+      /* a name the reader would refuse: the path alone, as for a file that
+       * cannot be read */
+      g_clear_pointer (&sf->name, g_free);
+      return FALSE;
+    }
   sf->size = size;
   {
     g_autofree char *hex = g_compute_checksum_for_data (G_CHECKSUM_SHA256, data, size);
@@ -307,61 +321,19 @@ encode_png (GByteArray *out,
   return TRUE;
 }
 
-/**
- * braggscope_snapshot_save: (skip)
- * @path: (type filename): the PNG to write (replaced atomically)
- * @rgba: (array): @width * @height pixels of 4 bytes, R G B A, rows top to
- *   bottom
- * @width: pixels per row, 1 to 1000000
- * @height: rows, 1 to 1000000
- * @sim: (nullable): the simulation whose parameters the picture shows, saved
- *   for [method@Braggscope.Simulation.load_snapshot]
- * @error: the error, if any
- *
- * Writes a PNG snapshot: the picture, the simulation's `nanobragg` command
- * line and parameters in text chunks (tEXt where they are ASCII, so that
- * common tools show them), and its structure-factor file (`-hkl`), so that
- * the snapshot reopens on a machine without that file.
- *
- * The structure-factor file is embedded, zlib-compressed, in a private PNG
- * chunk (`bsFz`) when it has at most 32 MiB and compresses to at most 4 MiB
- * (the environment variable `BRAGGSCOPE_SNAPSHOT_EMBED_LIMIT` lowers the 32
- * MiB, in bytes; 0 never embeds); otherwise only its name, size and SHA-256
- * are stored, and reopening looks for it.  A file that cannot be read now is
- * recorded by its path alone.  Reading and compressing the 4 MB 1HPV file
- * takes about 0.1 s.
- *
- * The PNG is written to a temporary file in the target folder, then renamed
- * over @path: on failure an existing file is left untouched.  A symbolic
- * link's target is replaced and the link kept; a device, pipe or socket is
- * written through.
- *
- * Fails with %BRAGGSCOPE_ERROR_IO when the file cannot be written and
- * %BRAGGSCOPE_ERROR_INVALID for a size out of range or a parameter that
- * cannot be stored (an argument containing a line break).
- *
- * Returns: %TRUE on success
- *
- * Since: 0.1
- */
-gboolean
-braggscope_snapshot_save (const char *path,
-                          const guint8 *rgba,
-                          int width,
-                          int height,
-                          BraggscopeSimulation *sim,
-                          GError **error)
+static gboolean
+save_snapshot (const char *path,
+               const guint8 *rgba,
+               int width,
+               int height,
+               BraggscopeSimulation *sim,
+               GError **error)
 {
   g_autofree char *command_line = NULL, *args_text = NULL, *sf_text = NULL;
   g_autofree guint8 *sf_chunk = NULL;
   gsize sf_chunk_size = 0;
   GByteArray *png_bytes;
   gboolean ok = FALSE;
-
-  g_return_val_if_fail (path != NULL, FALSE);
-  g_return_val_if_fail (rgba != NULL, FALSE);
-  g_return_val_if_fail (sim == NULL || BRAGGSCOPE_IS_SIMULATION (sim), FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (width < 1 || height < 1 || width > 1000000 || height > 1000000)
     {
@@ -418,6 +390,63 @@ braggscope_snapshot_save (const char *path,
 }
 
 /**
+ * braggscope_snapshot_save: (skip)
+ * @path: (type filename): the PNG to write (replaced atomically)
+ * @rgba: (array): @width * @height pixels of 4 bytes, R G B A, rows top to
+ *   bottom
+ * @width: pixels per row, 1 to 1000000
+ * @height: rows, 1 to 1000000
+ * @sim: (nullable): the simulation whose parameters the picture shows, saved
+ *   for [method@Braggscope.Simulation.load_snapshot]
+ * @error: the error, if any
+ *
+ * Writes a PNG snapshot: the picture, the simulation's `nanobragg` command
+ * line and parameters in text chunks (tEXt where they are ASCII, so that
+ * common tools show them), and its structure-factor file (`-hkl`), so that
+ * the snapshot reopens on a machine without that file.
+ *
+ * The structure-factor file is embedded, zlib-compressed, in a private PNG
+ * chunk (`bsFz`) when it has at most 32 MiB and compresses to at most 4 MiB
+ * (the environment variable `BRAGGSCOPE_SNAPSHOT_EMBED_LIMIT` lowers the 32
+ * MiB, in bytes; 0 never embeds); otherwise only its name, size and SHA-256
+ * are stored, and reopening looks for it.  A file that cannot be read now is
+ * recorded by its path alone.  Reading and compressing the 4 MB 1HPV file
+ * takes about 0.1 s.
+ *
+ * The PNG is written to a temporary file in the target folder, then renamed
+ * over @path: on failure an existing file is left untouched.  A symbolic
+ * link's target is replaced and the link kept; a device, pipe or socket is
+ * written through.
+ *
+ * Fails with %BRAGGSCOPE_ERROR_IO when the file cannot be written and
+ * %BRAGGSCOPE_ERROR_INVALID for a size out of range or a parameter that
+ * cannot be stored (an argument containing a line break).
+ *
+ * Returns: %TRUE on success
+ *
+ * Since: 0.1
+ */
+gboolean
+braggscope_snapshot_save (const char *path,
+                          const guint8 *rgba,
+                          int width,
+                          int height,
+                          BraggscopeSimulation *sim,
+                          GError **error)
+{
+  gboolean ok;
+
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (rgba != NULL, FALSE);
+  g_return_val_if_fail (sim == NULL || BRAGGSCOPE_IS_SIMULATION (sim), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  ok = save_snapshot (path, rgba, width, height, sim, error);
+  _braggscope_error_make_utf8 (error);
+  return ok;
+}
+
+/**
  * braggscope_snapshot_save_bytes: (rename-to braggscope_snapshot_save)
  * @path: (type filename): the PNG to write (replaced atomically)
  * @rgba: @width * @height pixels of 4 bytes, R G B A, rows top to bottom
@@ -461,96 +490,6 @@ braggscope_snapshot_save_bytes (const char *path,
 
 /* ------------------------------------------------------------------------- */
 /* Reading */
-
-static const char *
-find_text (png_structp png, png_infop info, const char *key)
-{
-  png_textp text = NULL;
-  int n = 0;
-
-  if (info == NULL || png_get_text (png, info, &text, &n) == 0)
-    return NULL;
-  for (int i = 0; i < n; i++)
-    if (strcmp (text[i].key, key) == 0)
-      return text[i].text;
-  return NULL;
-}
-
-static void
-chunk_type_name (const guint8 *type, char out[16])
-{
-  /* a chunk type is four ASCII letters; anything else is named by its bytes */
-  if (g_ascii_isalpha (type[0]) && g_ascii_isalpha (type[1]) && g_ascii_isalpha (type[2]) &&
-      g_ascii_isalpha (type[3]))
-    g_snprintf (out, 16, "%.4s", (const char *) type);
-  else
-    g_snprintf (out, 16, "%02x%02x%02x%02x", type[0], type[1], type[2], type[3]);
-}
-
-/* scan_chunks: walks the chunk headers of @fp (positioned after the
- * signature), refusing a chunk other than IDAT longer than PNG_CHUNK_MAX (a
- * bsFz longer than SF_CHUNK_MAX) before libpng would allocate it, and reads
- * the first bsFz chunk into @bsfz after checking its CRC.  Leaves @fp after
- * the signature again. */
-static gboolean
-scan_chunks (FILE *fp, const char *path, GBytes **bsfz, GError **error)
-{
-  guint8 head[8];
-
-  while (fread (head, 1, sizeof head, fp) == sizeof head)
-    {
-      guint32 length = (guint32) get_be (head, 4);
-      gboolean is_sf = memcmp (head + 4, SF_CHUNK, 4) == 0;
-      guint32 limit = is_sf ? SF_CHUNK_MAX : PNG_CHUNK_MAX;
-      char type[16];
-
-      if (memcmp (head + 4, "IDAT", 4) != 0 && length > limit)
-        {
-          chunk_type_name (head + 4, type);
-          g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_PARSE,
-                       "%s: a %s chunk of %u bytes, more than a snapshot's %u", path, type, length,
-                       limit);
-          return FALSE;
-        }
-      if (is_sf && *bsfz == NULL)
-        {
-          guint8 *data = g_malloc (length + 4);
-          guint32 crc;
-
-          if (fread (data, 1, length + 4, fp) != length + 4)
-            {
-              g_free (data);
-              g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_PARSE,
-                           "%s: the %s chunk is cut off", path, SF_CHUNK);
-              return FALSE;
-            }
-          crc = (guint32) crc32 (crc32 (0, head + 4, 4), data, length);
-          if (crc != (guint32) get_be (data + length, 4))
-            {
-              g_free (data);
-              g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_PARSE,
-                           "%s: the %s chunk (embedded structure factors) is damaged: bad CRC",
-                           path, SF_CHUNK);
-              return FALSE;
-            }
-          *bsfz = g_bytes_new_take (data, length);
-          continue;
-        }
-      if (memcmp (head + 4, "IEND", 4) == 0 || fseek (fp, (long) length + 4, SEEK_CUR) != 0)
-        break;
-    }
-  clearerr (fp);
-  return fseek (fp, 8, SEEK_SET) == 0;
-}
-
-/* A name a snapshot may give its structure-factor file: one path component. */
-static gboolean
-valid_file_name (const char *name, gsize length)
-{
-  return length > 0 && length <= SF_NAME_MAX && memchr (name, '\0', length) == NULL &&
-         memchr (name, '/', length) == NULL && g_utf8_validate (name, length, NULL) &&
-         !(length == 1 && name[0] == '.') && !(length == 2 && name[0] == '.' && name[1] == '.');
-}
 
 /* Parses the "braggscope:structure-factors" text into @sf. */
 static gboolean
@@ -638,116 +577,39 @@ parse_bsfz (GBytes *chunk, const char *path, StructureFactors *sf, GError **erro
   return TRUE;
 }
 
-/* Reads the text chunks of the PNG open in @fp (after its signature): copies
- * of the args and structure-factor texts, NULL where absent. */
-static gboolean
-read_texts (FILE *fp, const char *path, char **args_text, char **sf_text, GError **error)
-{
-  png_failure failure = { .message = "" };
-  png_structp png = NULL;
-  png_infop info = NULL, end_info = NULL;
-  volatile png_bytep row = NULL;
-  png_infop where;
-
-  png = png_create_read_struct (PNG_LIBPNG_VER_STRING, &failure, on_png_error, on_png_warning);
-  if (png == NULL || (info = png_create_info_struct (png)) == NULL ||
-      (end_info = png_create_info_struct (png)) == NULL)
-    {
-      png_destroy_read_struct (&png, &info, NULL);
-      g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_NOMEM,
-                   "%s: out of memory for the PNG reader", path);
-      return FALSE;
-    }
-  if (setjmp (failure.jump))
-    {
-      g_free (row);
-      png_destroy_read_struct (&png, &info, &end_info);
-      g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_PARSE, "%s: %s", path,
-                   failure.message);
-      return FALSE;
-    }
-  /* a chunk that claims gigabytes must not make libpng allocate them
-   * (scan_chunks has held every chunk to its limit; libpng refuses any chunk
-   * longer than this, and skips bsFz without reading it into memory) */
-  png_set_chunk_malloc_max (png, SF_CHUNK_MAX);
-  png_set_chunk_cache_max (png, 64);
-  png_set_user_limits (png, 65536, 65536);
-  png_init_io (png, fp);
-  png_set_sig_bytes (png, 8);
-  png_read_info (png, info);
-  where = info;
-  if (find_text (png, info, ARGS_KEY) == NULL)
-    {
-      /* another writer may have put the chunks after the image data */
-      int passes = png_set_interlace_handling (png);
-      png_uint_32 height = png_get_image_height (png, info);
-
-      png_read_update_info (png, info);
-      row = g_malloc (png_get_rowbytes (png, info));
-      for (int pass = 0; pass < passes; pass++)
-        for (png_uint_32 y = 0; y < height; y++)
-          png_read_row (png, row, NULL);
-      png_read_end (png, end_info);
-      where = end_info;
-    }
-  *args_text = g_strdup (find_text (png, where, ARGS_KEY));
-  *sf_text = g_strdup (find_text (png, where, SF_KEY));
-  g_free (row);
-  png_destroy_read_struct (&png, &info, &end_info);
-  return TRUE;
-}
-
 /* Reads a snapshot's args and what it says about its structure factors
  * (@sf may be NULL when only the args are wanted). */
 static char **
 read_snapshot (const char *path, StructureFactors *sf, GError **error)
 {
-  g_autoptr (GBytes) bsfz = NULL;
-  g_autofree char *args_text = NULL, *sf_text = NULL;
+  SnapshotChunks chunks;
   g_auto (GStrv) args = NULL;
-  guint8 signature[8];
-  gboolean ok;
-  FILE *fp;
 
-  fp = g_fopen (path, "rb");
-  if (fp == NULL)
-    {
-      int saved = errno;
-      g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_IO, "%s: %s", path,
-                   g_strerror (saved));
-      return NULL;
-    }
-  if (fread (signature, 1, sizeof signature, fp) != sizeof signature ||
-      png_sig_cmp (signature, 0, sizeof signature) != 0)
-    {
-      fclose (fp);
-      g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_PARSE, "%s: not a PNG file", path);
-      return NULL;
-    }
-  ok = scan_chunks (fp, path, &bsfz, error) && read_texts (fp, path, &args_text, &sf_text, error);
-  fclose (fp);
-  if (!ok)
+  if (!_braggscope_snapshot_read_chunks (path, &chunks, error))
     return NULL;
-
-  if (args_text != NULL)
+  if (chunks.args != NULL)
     {
-      args = g_strsplit (args_text, "\n", -1);
+      args = g_strsplit (chunks.args, "\n", -1);
       /* a trailing line break leaves an empty last element */
       for (guint n = g_strv_length (args); n > 0 && args[n - 1][0] == '\0'; n--)
         g_clear_pointer (&args[n - 1], g_free);
     }
   if (args == NULL || args[0] == NULL)
     {
+      _braggscope_snapshot_chunks_clear (&chunks);
       g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_PARSE,
                    "%s: no '%s' text chunk: not a Braggscope snapshot", path, ARGS_KEY);
       return NULL;
     }
-  if (sf != NULL && ((sf_text != NULL && !parse_structure_factors (sf_text, path, sf, error)) ||
-                     (bsfz != NULL && !parse_bsfz (bsfz, path, sf, error))))
+  if (sf != NULL &&
+      ((chunks.sf_text != NULL && !parse_structure_factors (chunks.sf_text, path, sf, error)) ||
+       (chunks.bsfz != NULL && !parse_bsfz (chunks.bsfz, path, sf, error))))
     {
+      _braggscope_snapshot_chunks_clear (&chunks);
       structure_factors_clear (sf);
       return NULL;
     }
+  _braggscope_snapshot_chunks_clear (&chunks);
   return g_steal_pointer (&args);
 }
 
@@ -761,22 +623,35 @@ read_snapshot (const char *path, StructureFactors *sf, GError **error)
  * the path it had on the machine that saved it.
  * [func@Braggscope.snapshot_restore_args] finds that file on this machine.
  *
- * Fails with %BRAGGSCOPE_ERROR_IO when the file cannot be read and
- * %BRAGGSCOPE_ERROR_PARSE when it is not a PNG, holds no parameters, or has a
- * chunk over a snapshot's limits or a damaged structure-factor chunk.
+ * Only the PNG's chunk headers and the chunks of the snapshot's own keys
+ * are read: the image data is skipped unread, so that a picture that would
+ * inflate to gigabytes costs no more than its chunk headers (a 34 MB PNG of
+ * 65536 x 65536 RGBA16 pixels: under a millisecond), and a compressed text
+ * chunk inflates to 1 MiB at most.
  *
- * Returns: (transfer full) (array zero-terminated=1): the arguments, the
- *   first "nanobragg"; free with [func@GLib.strfreev]
+ * Fails with %BRAGGSCOPE_ERROR_IO when the file cannot be read or is not a
+ * regular file (a FIFO is refused, not waited on) and
+ * %BRAGGSCOPE_ERROR_PARSE when it is not a PNG, holds no parameters, or has a
+ * chunk over a snapshot's limits, a damaged chunk of its own, or a text that
+ * inflates to more than 1 MiB.
+ *
+ * Returns: (transfer full) (array zero-terminated=1) (element-type filename):
+ *   the arguments, the first "nanobragg" (file names are the bytes saved,
+ *   which need not be UTF-8); free with [func@GLib.strfreev]
  *
  * Since: 0.1
  */
 char **
 braggscope_snapshot_load_args (const char *path, GError **error)
 {
+  char **args;
+
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  return read_snapshot (path, NULL, error);
+  args = read_snapshot (path, NULL, error);
+  _braggscope_error_make_utf8 (error);
+  return args;
 }
 
 /* Checks candidate @path against @sf (its size first, then its SHA-256);
@@ -933,6 +808,35 @@ find_structure_factors (const StructureFactors *sf,
   return NULL;
 }
 
+static char **
+restore_args (const char *path, GError **error)
+{
+  StructureFactors sf = { 0 };
+  g_auto (GStrv) args = NULL;
+  int hkl = -1;
+
+  args = read_snapshot (path, &sf, error);
+  if (args == NULL)
+    return NULL;
+  for (int i = 1; args[i] != NULL; i++)
+    if (g_str_equal (args[i], "-hkl") && args[i + 1] != NULL)
+      hkl = i + 1;
+  if (hkl > 0 && sf.name != NULL)
+    {
+      char *found = find_structure_factors (&sf, args[hkl], path, error);
+
+      if (found == NULL)
+        {
+          structure_factors_clear (&sf);
+          return NULL;
+        }
+      g_free (args[hkl]);
+      args[hkl] = found;
+    }
+  structure_factors_clear (&sf);
+  return g_steal_pointer (&args);
+}
+
 /**
  * braggscope_snapshot_restore_args:
  * @path: (type filename): a PNG written by [func@Braggscope.snapshot_save]
@@ -956,41 +860,23 @@ find_structure_factors (const StructureFactors *sf,
  * %BRAGGSCOPE_ERROR_PARSE when the embedded copy does not inflate to the
  * recorded size and SHA-256.
  *
- * Returns: (transfer full) (array zero-terminated=1): the arguments, the
- *   first "nanobragg"; free with [func@GLib.strfreev]
+ * Returns: (transfer full) (array zero-terminated=1) (element-type filename):
+ *   the arguments, the first "nanobragg" (file names are the bytes saved,
+ *   which need not be UTF-8); free with [func@GLib.strfreev]
  *
  * Since: 0.1
  */
 char **
 braggscope_snapshot_restore_args (const char *path, GError **error)
 {
-  StructureFactors sf = { 0 };
-  g_auto (GStrv) args = NULL;
-  int hkl = -1;
+  char **args;
 
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  args = read_snapshot (path, &sf, error);
-  if (args == NULL)
-    return NULL;
-  for (int i = 1; args[i] != NULL; i++)
-    if (g_str_equal (args[i], "-hkl") && args[i + 1] != NULL)
-      hkl = i + 1;
-  if (hkl > 0 && sf.name != NULL)
-    {
-      char *found = find_structure_factors (&sf, args[hkl], path, error);
-
-      if (found == NULL)
-        {
-          structure_factors_clear (&sf);
-          return NULL;
-        }
-      g_free (args[hkl]);
-      args[hkl] = found;
-    }
-  structure_factors_clear (&sf);
-  return g_steal_pointer (&args);
+  args = restore_args (path, error);
+  _braggscope_error_make_utf8 (error);
+  return args;
 }
 
 /**
@@ -1016,17 +902,21 @@ gboolean
 braggscope_simulation_load_snapshot (BraggscopeSimulation *self, const char *path, GError **error)
 {
   g_auto (GStrv) args = NULL;
+  g_autoptr (GError) local = NULL;
 
   g_return_val_if_fail (BRAGGSCOPE_IS_SIMULATION (self), FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  args = braggscope_snapshot_restore_args (path, error);
-  if (args == NULL)
-    return FALSE;
-  if (!_braggscope_simulation_restore_args (self, (const char *const *) args, error))
+  args = restore_args (path, &local);
+  if (args == NULL ||
+      !_braggscope_simulation_restore_args (self, (const char *const *) args, path, &local))
     {
-      g_prefix_error (error, "%s: ", path);
+      /* a refused output flag's message starts with the path already */
+      if (args != NULL && !g_str_has_prefix (local->message, path))
+        g_prefix_error (&local, "%s: ", path);
+      _braggscope_error_make_utf8 (&local);
+      g_propagate_error (error, g_steal_pointer (&local));
       return FALSE;
     }
   return TRUE;

@@ -10,6 +10,7 @@
 
 #include "nanobragg.h"
 #include "nb-argv.h"
+#include "nb-param-private.h"
 #include "nb-param.h"
 
 /* degrees per radian, written as the engine writes it (physics.md §0) */
@@ -1726,6 +1727,135 @@ test_table_help (void)
   free (help);
 }
 
+/* Scenes (issue 23, item 1): the rows whose value names a file the program
+ * writes are marked NB_PARAM_OUTPUT; a scene's arguments may not hold them. */
+static nb_status
+parse_scene (const char *cmdline, const char *source, nb_error *err)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *full = g_strconcat ("nanobragg ", cmdline, NULL);
+  g_auto (GStrv) argv = NULL;
+  int argc = 0;
+  nb_params p;
+  nb_status st;
+
+  g_assert_true (g_shell_parse_argv (full, &argc, &argv, &error));
+  nb_params_init (&p);
+  st = nb_params_parse_scene_argv (&p, argc, (const char *const *) argv, source, err);
+  nb_params_clear (&p);
+  return st;
+}
+
+static void
+test_scene_table (void)
+{
+  size_t n;
+  const nb_param *rows = nb_param_table (&n);
+  const char *const outputs[] = { "-dump",      "-floatfile", "-intfile", "-pgmfile",
+                                  "-noisefile", "-pngfile",   "-stolout", NULL };
+
+  /* every row naming a file says whether the program reads or writes it */
+  for (size_t i = 0; i < n; i++)
+    {
+      const nb_param *row = &rows[i];
+      gboolean names_file = row->kind == NB_PARAM_TEXT ||
+                            (row->kind == NB_PARAM_IGNORED && row->type == NB_FIELD_STRING);
+
+      if (names_file && !(row->flags & (NB_PARAM_INPUT_FILE | NB_PARAM_OUTPUT)))
+        g_error ("%s names a file but is marked neither an input nor an output", row->flag);
+      if ((row->flags & NB_PARAM_OUTPUT) && (row->flags & NB_PARAM_INPUT_FILE))
+        g_error ("%s is marked both an input and an output", row->flag);
+      if ((row->flags & NB_PARAM_OUTPUT) && !g_strv_contains (outputs, row->flag))
+        g_error ("%s is marked an output: add it to this test's list", row->flag);
+    }
+  for (guint k = 0; outputs[k] != NULL; k++)
+    g_assert_true (nb_param_find (outputs[k])->flags & NB_PARAM_OUTPUT);
+}
+
+static void
+test_scene_refuses_outputs (void)
+{
+  size_t n;
+  const nb_param *rows = nb_param_table (&n);
+  nb_error err = { 0 };
+  const char *const refused[] = {
+    "-dump /tmp/Fdump.bin", "-hkl P1.hkl -dump here",
+    "-dumpfile x", /* -dump matches longer spellings, as nanoBragg's strstr does */
+    "-floatimage x.bin",    "-N 5 -noiseimage y.img -distance 100",
+    "-stolout s.txt",       "-pngfile",
+  };
+
+  for (guint k = 0; k < G_N_ELEMENTS (refused); k++)
+    {
+      g_assert_cmpint (parse_scene (refused[k], "/tmp/a b.png", &err), ==, NB_ERR_USAGE);
+      g_assert_nonnull (strstr (err.message, "/tmp/a b.png: -"));
+      g_assert_nonnull (strstr (err.message, "names a file to write"));
+      g_assert_null (strchr (err.message, '\n'));
+    }
+  g_assert_cmpint (parse_scene ("-intfile a.img", NULL, &err), ==, NB_ERR_USAGE);
+  g_assert_cmpstr (err.message, ==,
+                   "arguments: -intfile names a file to write, which a scene may not hold");
+
+  /* every output row, by each spelling the parser finds it by */
+  for (size_t i = 0; i < n; i++)
+    if (rows[i].flags & NB_PARAM_OUTPUT)
+      {
+        g_autofree char *line = g_strdup_printf ("%s out", rows[i].flag);
+
+        g_assert_cmpint (parse_scene (line, "lesson.desktop", &err), ==, NB_ERR_USAGE);
+        g_assert_nonnull (strstr (err.message, rows[i].flag));
+      }
+
+  /* what describes a scene passes, output settings that name no file too */
+  g_assert_cmpint (parse_scene ("-hkl P1.hkl -N 5 -distance 100 -nopgm -scale 2", "s", &err), ==,
+                   NB_OK);
+  /* a file named like a flag is no flag: values never start with '-' */
+  g_assert_cmpint (parse_scene ("-hkl dump -mat floatfile", "s", &err), ==, NB_OK);
+}
+
+static void
+test_scene_argv_leaves_outputs (void)
+{
+  nb_params p;
+  char **argv, **scene;
+  int argc = 0, scene_argc = 0;
+  gboolean dump = FALSE;
+
+  parse_ok (&p, "-hkl P1.hkl -dump /tmp/Fdump.bin -floatfile f.bin -intfile i.img -pgmfile "
+                "p.pgm -noisefile n.img -pngfile p.png -distance 150");
+  argv = nb_params_to_argv (&p, &argc);
+  scene = nb_params_to_scene_argv (&p, &scene_argc);
+  for (int i = 0; i < argc; i++)
+    dump |= strcmp (argv[i], "-dump") == 0;
+  g_assert_true (dump);
+  for (int i = 1; i < scene_argc; i++)
+    {
+      const nb_param *row = nb_param_find (scene[i]);
+
+      if (nb_is_value_token (scene[i]))
+        continue;
+      g_assert_nonnull (row);
+      g_assert_false (row->flags & NB_PARAM_OUTPUT);
+      g_assert_cmpint (nb_argv_output_words (scene_argc, (const char *const *) scene, i), ==, 0);
+    }
+  g_assert_cmpstr (scene[0], ==, "nanobragg");
+  g_assert_cmpint (scene_argc, ==, argc - 12); /* six flags and their file names */
+  g_assert_cmpint (nb_argv_output_words (argc, (const char *const *) argv, 0), ==, 0);
+  for (int i = 1; i < argc; i++)
+    if (strcmp (argv[i], "-dump") == 0)
+      g_assert_cmpint (nb_argv_output_words (argc, (const char *const *) argv, i), ==, 2);
+  nb_argv_free (argv);
+  nb_argv_free (scene);
+  nb_params_clear (&p);
+  {
+    const char *const cut[] = { "nanobragg", "-floatfile", "-N", "5" };
+
+    g_assert_cmpint (nb_argv_output_words (4, cut, 1), ==, 1);
+    g_assert_cmpint (nb_argv_output_words (4, cut, 4), ==, 0);
+    g_assert_cmpint (nb_argv_output_words (4, cut, -1), ==, 0);
+  }
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -1767,6 +1897,9 @@ main (int argc, char *argv[])
   g_test_add_func ("/params/table/properties", test_table_properties);
   g_test_add_func ("/params/table/stages", test_table_stages);
   g_test_add_func ("/params/table/help", test_table_help);
+  g_test_add_func ("/params/scene/table", test_scene_table);
+  g_test_add_func ("/params/scene/refuses-outputs", test_scene_refuses_outputs);
+  g_test_add_func ("/params/scene/argv-leaves-outputs", test_scene_argv_leaves_outputs);
 
   return g_test_run ();
 }

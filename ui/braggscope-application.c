@@ -110,10 +110,24 @@ create_simulation (BraggscopeApplication *self,
     }
   else if (self->settings != NULL && g_settings_get_boolean (self->settings, "restore-scene"))
     {
-      g_auto (GStrv) last = g_settings_get_strv (self->settings, "last-scene");
+      g_auto (GStrv) saved = g_settings_get_strv (self->settings, "last-scene");
+      g_autofree char *dropped = NULL;
+      g_auto (GStrv) last =
+          braggscope_scene_args_drop_outputs ((const char *const *) saved, &dropped);
 
+      /* a scene saved before to_args() left out the flags naming files to
+       * write: they are dropped, not obeyed at every start */
+      if (dropped != NULL)
+        {
+          g_autofree char *shown = g_filename_display_name (dropped);
+
+          g_free (*warning);
+          *warning = g_strdup_printf (
+              _ ("The last scene named files to write, which a scene may not: left out %s"), shown);
+        }
       if (last[0] != NULL &&
-          !braggscope_simulation_set_from_args (sim, (const char *const *) last, &local_error))
+          !braggscope_simulation_set_scene_from_args (sim, (const char *const *) last,
+                                                      _ ("the last scene"), &local_error))
         {
           g_free (*warning);
           *warning = g_strdup_printf (_ ("The last scene could not be restored: %s"),

@@ -8,6 +8,7 @@
 
 #include <gio/gio.h>
 #include <glib/gi18n.h>
+#include <math.h>
 
 void
 braggscope_lesson_free (BraggscopeLesson *lesson)
@@ -22,6 +23,7 @@ braggscope_lesson_free (BraggscopeLesson *lesson)
   g_free (lesson->view);
   g_free (lesson->rings);
   g_free (lesson->label_reflections);
+  g_free (lesson->path);
   g_free (lesson);
 }
 
@@ -37,13 +39,30 @@ braggscope_lessons_dir (void)
   return BRAGGSCOPE_SOURCE_LESSONSDIR;
 }
 
-static double
-get_double (GKeyFile *file, const char *key, double fallback)
+/* The number of @key, or @fallback when the file has none.  A lesson file is
+ * data: a value that is not a finite number (inf, nan, "far") is an error
+ * naming the key, where GKeyFile would give inf or nan; the range is the
+ * receiver's (the widgets clamp, as they clamp what a user types). */
+static gboolean
+get_number (
+    GKeyFile *file, const char *path, const char *key, double fallback, double *out, GError **error)
 {
-  g_autoptr (GError) error = NULL;
-  double v = g_key_file_get_double (file, "Lesson", key, &error);
+  g_autofree char *text = g_key_file_get_value (file, "Lesson", key, NULL);
+  char *end = NULL;
+  double v;
 
-  return error != NULL ? fallback : v;
+  *out = fallback;
+  if (text == NULL)
+    return TRUE;
+  v = g_ascii_strtod (g_strstrip (text), &end);
+  if (end == text || *end != '\0' || !isfinite (v))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "%s: %s: '%s' is not a finite number", path, key, text);
+      return FALSE;
+    }
+  *out = v;
+  return TRUE;
 }
 
 /* The keys that make a lesson's claim visible: the reflections it names,
@@ -57,8 +76,9 @@ lesson_load_claim_keys (GKeyFile *file, BraggscopeLesson *lesson, const char *pa
   reflections = g_key_file_get_string_list (file, "Lesson", "LabelReflections", NULL, NULL);
   if (reflections != NULL && reflections[0] != NULL)
     lesson->label_reflections = g_strjoinv ("; ", reflections);
-  lesson->contrast_percentile = get_double (file, "ContrastPercentile", 0.0);
-  lesson->scale_wavelength = get_double (file, "ReciprocalScaleWavelength", 0.0);
+  if (!get_number (file, path, "ContrastPercentile", 0.0, &lesson->contrast_percentile, error) ||
+      !get_number (file, path, "ReciprocalScaleWavelength", 0.0, &lesson->scale_wavelength, error))
+    return FALSE;
   if (lesson->contrast_percentile != 0.0 &&
       !(lesson->contrast_percentile >= 50.0 && lesson->contrast_percentile <= 100.0))
     {
@@ -85,6 +105,7 @@ lesson_load (const char *path, GError **error)
   g_autoptr (BraggscopeLesson) lesson = g_new0 (BraggscopeLesson, 1);
   g_autofree char *name = NULL, *comment = NULL, *scene = NULL, *args = NULL;
   g_autoptr (GError) local = NULL;
+  double label_count;
 
   if (!g_key_file_load_from_file (file, path, G_KEY_FILE_NONE, &local) ||
       (lesson->id = g_key_file_get_string (file, "Lesson", "Id", &local)) == NULL ||
@@ -111,6 +132,21 @@ lesson_load (const char *path, GError **error)
     }
   else
     lesson->args = g_new0 (char *, 1);
+  {
+    /* a lesson shows a scene: it never makes the viewer write a file */
+    g_autofree char *dropped = NULL;
+    g_auto (GStrv) kept =
+        braggscope_scene_args_drop_outputs ((const char *const *) lesson->args, &dropped);
+
+    if (dropped != NULL)
+      {
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                     "%s: Arguments: %s names a file to write, which a lesson may not", path,
+                     dropped);
+        return NULL;
+      }
+  }
+  lesson->path = g_strdup (path);
   lesson->view = g_key_file_get_string (file, "Lesson", "View", NULL);
   if (lesson->view == NULL)
     lesson->view = g_strdup ("both");
@@ -122,14 +158,18 @@ lesson_load (const char *path, GError **error)
       return NULL;
     }
   lesson->labels = g_key_file_get_boolean (file, "Lesson", "Labels", NULL);
-  lesson->label_count = (guint) get_double (file, "LabelCount", 20);
   lesson->rings = g_key_file_get_string (file, "Lesson", "Rings", NULL);
-  lesson->reciprocal_resolution = get_double (file, "ReciprocalResolution", 0.0);
-  lesson->reciprocal_zoom = get_double (file, "ReciprocalZoom", 1.0);
   lesson->playback = g_key_file_has_key (file, "Lesson", "PlayRange", NULL);
-  lesson->play_start = get_double (file, "PlayStart", 0.0);
-  lesson->play_range = get_double (file, "PlayRange", 90.0);
-  lesson->play_speed = get_double (file, "PlaySpeed", 10.0);
+  if (!get_number (file, path, "LabelCount", 20, &label_count, error) ||
+      !get_number (file, path, "ReciprocalResolution", 0.0, &lesson->reciprocal_resolution,
+                   error) ||
+      !get_number (file, path, "ReciprocalZoom", 1.0, &lesson->reciprocal_zoom, error) ||
+      !get_number (file, path, "PlayStart", 0.0, &lesson->play_start, error) ||
+      !get_number (file, path, "PlayRange", 90.0, &lesson->play_range, error) ||
+      !get_number (file, path, "PlaySpeed", 10.0, &lesson->play_speed, error))
+    return NULL;
+  /* a count: the view takes 1 to 500 */
+  lesson->label_count = (guint) CLAMP (label_count, 0.0, (double) G_MAXUINT);
   if (!lesson_load_claim_keys (file, lesson, path, error))
     return NULL;
   return g_steal_pointer (&lesson);
@@ -160,10 +200,15 @@ braggscope_lessons_load (GError **error)
   for (guint i = 0; i < names->len; i++)
     {
       g_autofree char *path = g_build_filename (dir, g_ptr_array_index (names, i), NULL);
-      BraggscopeLesson *lesson = lesson_load (path, error);
+      g_autoptr (GError) local = NULL;
+      BraggscopeLesson *lesson = lesson_load (path, &local);
 
+      /* one bad file costs its own lesson, not every other */
       if (lesson == NULL)
-        return NULL;
+        {
+          g_message (_ ("Skipping a lesson: %s"), local->message);
+          continue;
+        }
       g_ptr_array_add (lessons, lesson);
     }
   return g_steal_pointer (&lessons);
@@ -201,8 +246,8 @@ braggscope_lesson_create_simulation (const BraggscopeLesson *lesson,
                                    : braggscope_simulation_new ();
   if (sim == NULL)
     return NULL;
-  if (lesson->args[0] != NULL &&
-      !braggscope_simulation_set_from_args (sim, (const char *const *) lesson->args, error))
+  if (lesson->args[0] != NULL && !braggscope_simulation_set_scene_from_args (
+                                     sim, (const char *const *) lesson->args, lesson->path, error))
     return NULL;
   if (extra_args != NULL && extra_args[0] != NULL &&
       !braggscope_simulation_set_from_args (sim, extra_args, error))

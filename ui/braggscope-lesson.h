@@ -6,7 +6,8 @@
  * Keys: Id (the name --lesson takes), Name (title), Comment (explanation),
  * Try (the simulation property of the slider to try), Scene ("1hpv": start
  * from the default scene; "empty": from nanoBragg's defaults), Arguments
- * (nanoBragg flags applied on top, split as a shell splits them), View
+ * (nanoBragg flags applied on top, split as a shell splits them; flags
+ * naming files to write are refused), View
  * (detector, reciprocal or both), Labels and LabelCount (h k l labels),
  * Rings (ring resolutions in Å), ReciprocalResolution (Å), ReciprocalZoom,
  * and for a rotation PlayStart, PlayRange (degrees) and PlaySpeed
@@ -14,7 +15,8 @@
  * LabelReflections (h k l labelled whenever predicted, "0 0 6;0 0 12;"),
  * ContrastPercentile (the top of the automatic window, 50 to 100) and
  * ReciprocalScaleWavelength (Å: a fixed reciprocal-space scale, so that the
- * sphere of radius 1/λ grows as λ falls).
+ * sphere of radius 1/λ grows as λ falls).  Numbers must be finite; the views
+ * and spin buttons clamp them to their ranges.
  *
  * SPDX-License-Identifier: BSD-3-Clause
  */
@@ -26,6 +28,7 @@ G_BEGIN_DECLS
 
 typedef struct
 {
+  char *path; /* the file */
   char *id;
   char *title; /* translated */
   char *text;  /* translated */
@@ -52,7 +55,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (BraggscopeLesson, braggscope_lesson_free)
 const char *braggscope_lessons_dir (void);
 
 /* Every lesson of the folder, in file-name order (BraggscopeLesson).  A file
- * that cannot be read or lacks a key fails with its name and line. */
+ * that cannot be read, lacks a key, holds a number that is not finite or
+ * arguments naming a file to write is skipped with a message (g_message)
+ * naming it and what is wrong; the others load.  NULL with @error only when
+ * the folder cannot be read. */
 GPtrArray *braggscope_lessons_load (GError **error);
 
 /* The lesson of Id @id; G_IO_ERROR_NOT_FOUND lists the Ids there are. */

@@ -162,6 +162,18 @@ show_try_slider (BraggscopeWindow *self, const BraggscopeLesson *lesson)
   gtk_box_append (self->lesson_try, child);
 }
 
+/* Sets the double property @name of @object to the finite @value, clamped to
+ * the property's range as a slider clamps (GObject would refuse it with a
+ * warning). */
+static void
+set_clamped (GObject *object, const char *name, double value)
+{
+  GParamSpecDouble *pspec =
+      G_PARAM_SPEC_DOUBLE (g_object_class_find_property (G_OBJECT_GET_CLASS (object), name));
+
+  g_object_set (object, name, CLAMP (value, pspec->minimum, pspec->maximum), NULL);
+}
+
 gboolean
 braggscope_window_open_lesson (BraggscopeWindow *self, const char *id, GError **error)
 {
@@ -186,8 +198,9 @@ braggscope_window_open_lesson (BraggscopeWindow *self, const char *id, GError **
       braggscope_view_set_contrast_percentile (self->view, lesson->contrast_percentile);
       braggscope_view_set_auto_contrast (self->view, TRUE);
     }
-  g_object_set (self->reciprocal, "resolution-limit", lesson->reciprocal_resolution, "zoom",
-                lesson->reciprocal_zoom, "scale-wavelength", lesson->scale_wavelength, NULL);
+  set_clamped (G_OBJECT (self->reciprocal), "resolution-limit", lesson->reciprocal_resolution);
+  set_clamped (G_OBJECT (self->reciprocal), "zoom", lesson->reciprocal_zoom);
+  set_clamped (G_OBJECT (self->reciprocal), "scale-wavelength", lesson->scale_wavelength);
   if (lesson->playback)
     {
       gtk_spin_button_set_value (self->play_start_spin, lesson->play_start);

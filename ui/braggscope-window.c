@@ -291,7 +291,7 @@ update_subtitle (BraggscopeWindow *self)
   g_object_get (self->sim, "structure-factors", &file, "wavelength", &lambda, "default-f",
                 &default_f, NULL);
   if (file != NULL && *file != '\0')
-    base = g_path_get_basename (file);
+    base = g_filename_display_basename (file); /* a label is UTF-8; a file name may not be */
   else
     base = g_strdup_printf (_ ("F = %g everywhere"), default_f);
   /* Translators: structure factors (a file name), then the wavelength. */
@@ -385,6 +385,15 @@ restore_window_state (BraggscopeWindow *self)
     gtk_window_maximize (GTK_WINDOW (self));
 }
 
+static gboolean
+all_utf8 (const char *const *strv)
+{
+  for (; *strv != NULL; strv++)
+    if (!g_utf8_validate (*strv, -1, NULL))
+      return FALSE;
+  return TRUE;
+}
+
 static void
 save_window_state (BraggscopeWindow *self)
 {
@@ -403,9 +412,12 @@ save_window_state (BraggscopeWindow *self)
     }
   g_settings_set_boolean (self->settings, "window-maximized",
                           gtk_window_is_maximized (GTK_WINDOW (self)));
-  /* The scene without the program name that to_args() puts first. */
+  /* The scene without the program name that to_args() puts first (and
+   * without flags naming files to write, which to_args() leaves out).  A
+   * settings string is UTF-8: a scene naming a file whose name is not is
+   * not kept, and the last one stays. */
   args = braggscope_simulation_to_args (self->sim);
-  if (args != NULL && args[0] != NULL)
+  if (args != NULL && args[0] != NULL && all_utf8 ((const char *const *) args))
     g_settings_set_strv (self->settings, "last-scene", (const char *const *) args + 1);
   g_settings_apply (self->settings);
 }

@@ -253,6 +253,17 @@ extern "C"
   nb_status nb_params_parse_argv_with (
       nb_params *p, int argc, const char *const *argv, const nb_parse_options *opts, nb_error *err);
 
+  /* nb_params_parse_scene_argv: nb_params_parse_argv() for arguments that
+ * describe a scene and nothing else: those of a snapshot, of a saved scene,
+ * of a lesson.  Any flag naming an output (NB_PARAM_OUTPUT in nb-param.h:
+ * -dump, -floatfile, -stolout...) is refused before a word is parsed or a
+ * file read, with NB_ERR_USAGE and the one line "SOURCE: -dump names a file
+ * to write, which a scene may not hold" (@source: where the arguments come
+ * from, a file's path or "the last scene"; NULL: "arguments").  Otherwise as
+ * nb_params_parse_argv(). */
+  nb_status nb_params_parse_scene_argv (
+      nb_params *p, int argc, const char *const *argv, const char *source, nb_error *err);
+
   /* nb_params_validate: checks every field of @p against what the physics and
  * the engine allow, without touching files: numbers must be finite and in
  * range (wavelength >= 0.001 A, cell lengths >= 0.1 A and angles that close a cell, no
@@ -280,6 +291,14 @@ extern "C"
  * and its strings are malloc'ed and NULL-terminated; free with nb_argv_free().
  * Sets *@argc when @argc is non-NULL.  NULL when out of memory. */
   char **nb_params_to_argv (const nb_params *p, int *argc);
+
+  /* nb_params_to_scene_argv: nb_params_to_argv() without the flags that
+ * name an output (the rows with NB_PARAM_OUTPUT, nb-param.h: -dump,
+ * -floatfile, -pngfile...): the scene @p describes, for a snapshot or a
+ * saved scene, which must not make the program that reopens it write a
+ * file.  A -dump read without -hkl is left out too (the structure factors
+ * then come from -default_F). */
+  char **nb_params_to_scene_argv (const nb_params *p, int *argc);
 
   /* nb_argv_free: frees an array from nb_params_to_argv() (NULL allowed). */
   void nb_argv_free (char **argv);

@@ -120,6 +120,12 @@ extern "C"
     NB_PARAM_BRAGGSCOPE = 1u << 17,      /* not one of nanoBragg's flags */
     /* frames: */
     NB_PARAM_REPORTED = 1u << 18, /* a frame reports the value its plan used (.reported) */
+    /* what a row is for: without this flag a row describes the scene; with it,
+     * its value names an output, a file the program writes (-dump, -floatfile,
+     * -stolout...), which a scene (a snapshot, a saved scene, a lesson) may
+     * not hold: nb_params_parse_scene_argv() refuses it and
+     * nb_params_to_scene_argv() leaves it out */
+    NB_PARAM_OUTPUT = 1u << 19,
   };
 
   /* Side effects: what a flag sets besides its fields, in nanoBragg's own
@@ -214,6 +220,13 @@ extern "C"
   /* nb_param_find: the row of a flag spelling (the reference's matching,
  * aliases included), or NULL. */
   const nb_param *nb_param_find (const char *flag);
+
+  /* nb_argv_output_words: 0 unless @argv[@i] is a flag whose value names an
+ * output (a row with NB_PARAM_OUTPUT, matched as nb_params_parse_argv()
+ * matches flags, so "-dumpfile" is -dump); then the number of words, from
+ * @i, that the flag and the values the parser would give it take (1 when
+ * its value is missing).  @argv has @argc words. */
+  int nb_argv_output_words (int argc, const char *const *argv, int i);
 
   /* nb_param_find_property: the row of a property name, or NULL. */
   const nb_param *nb_param_find_property (const char *property);

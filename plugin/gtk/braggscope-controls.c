@@ -643,8 +643,12 @@ entry_show (EntryBinding *binding)
 
   g_value_init (&value, pspec->value_type);
   g_object_get_property (G_OBJECT (binding->self->simulation), binding->property, &value);
+  /* a string property here is a file name, which need not be UTF-8: shown
+   * as GLib shows file names (entry_commit knows it unchanged) */
   if (G_VALUE_HOLDS_STRING (&value))
-    text = g_value_dup_string (&value);
+    text = g_value_get_string (&value) != NULL
+               ? g_filename_display_name (g_value_get_string (&value))
+               : NULL;
   else
     {
       double v = 0.0;
@@ -675,10 +679,11 @@ entry_commit (EntryBinding *binding)
 
   if (G_IS_PARAM_SPEC_STRING (pspec))
     {
-      g_autofree char *current = NULL;
+      g_autofree char *current = NULL, *shown = NULL;
 
       g_object_get (simulation, binding->property, &current, NULL);
-      if (g_strcmp0 (current != NULL ? current : "", text) != 0)
+      shown = current != NULL ? g_filename_display_name (current) : g_strdup ("");
+      if (g_strcmp0 (shown, text) != 0)
         g_object_set (simulation, binding->property, *text != '\0' ? text : NULL, NULL);
       return;
     }
@@ -731,10 +736,11 @@ on_file_chosen (GtkNativeDialog *dialog, int response, GtkWidget *entry)
       G_GNUC_END_IGNORE_DEPRECATIONS
       g_autofree char *path = file != NULL ? g_file_get_path (file) : NULL;
 
+      /* the path itself, not the entry's UTF-8 text of it */
       if (path != NULL)
         {
-          gtk_editable_set_text (GTK_EDITABLE (binding->entry), path);
-          entry_commit (binding);
+          g_object_set (binding->self->simulation, binding->property, path, NULL);
+          entry_show (binding);
         }
     }
   g_object_unref (entry);

@@ -15,6 +15,22 @@ G_BEGIN_DECLS
 
 typedef struct _BraggscopeReciprocalScene BraggscopeReciprocalScene;
 
+/* The ranges the view's properties take and every drawing keeps to: a zoom
+ * far beyond them drew circles so large that cairo_arc() spun for ever. */
+#define RECIPROCAL_MIN_ZOOM       0.2
+#define RECIPROCAL_MAX_ZOOM       50.0
+#define RECIPROCAL_MAX_RESOLUTION 1000.0 /* Angstrom */
+
+/* _braggscope_reciprocal_look_valid: @zoom, @yaw, @pitch and
+ * @resolution_limit as a drawing takes them: FALSE when one is not a finite
+ * number (the call is refused); else clamped to the view's ranges (the yaw
+ * wrapped to -180..180 degrees, the pitch clamped to -90..90, a resolution
+ * limit below 0 taken as 0, automatic). */
+gboolean _braggscope_reciprocal_look_valid (double *zoom,
+                                            double *yaw,
+                                            double *pitch,
+                                            double *resolution_limit);
+
 /* The lattice points of @frame's crystal within @resolution_limit (Angstrom;
  * 0: what the detector's corners reach), at the middle of the exposure, with
  * their excitation errors and structure factors.  NULL for a frame that does

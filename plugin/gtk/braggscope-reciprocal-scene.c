@@ -438,6 +438,21 @@ _braggscope_reciprocal_scene_describe (const BraggscopeReciprocalScene *scene,
 /* ------------------------------------------------------------------------- */
 /* The camera */
 
+gboolean
+_braggscope_reciprocal_look_valid (double *zoom,
+                                   double *yaw,
+                                   double *pitch,
+                                   double *resolution_limit)
+{
+  if (!isfinite (*zoom) || !isfinite (*yaw) || !isfinite (*pitch) || !isfinite (*resolution_limit))
+    return FALSE;
+  *zoom = CLAMP (*zoom, RECIPROCAL_MIN_ZOOM, RECIPROCAL_MAX_ZOOM);
+  *yaw = remainder (*yaw, 360.0);
+  *pitch = CLAMP (*pitch, -90.0, 90.0);
+  *resolution_limit = CLAMP (*resolution_limit, 0.0, RECIPROCAL_MAX_RESOLUTION);
+  return TRUE;
+}
+
 void
 _braggscope_reciprocal_look_init (BraggscopeReciprocalLook *look)
 {
@@ -467,6 +482,10 @@ camera_init (Camera *cam,
              int height)
 {
   double x[3], y[3], z[3], along, extent, k;
+  /* every caller keeps to the view's range; this keeps the circles drawn
+   * within what cairo draws in finite time whatever a look holds */
+  double zoom =
+      isfinite (look->zoom) ? CLAMP (look->zoom, RECIPROCAL_MIN_ZOOM, RECIPROCAL_MAX_ZOOM) : 1.0;
   double cy = cos (look->yaw * DEG), sy = sin (look->yaw * DEG);
   double cp = cos (look->pitch * DEG), sp = sin (look->pitch * DEG);
 
@@ -504,9 +523,9 @@ camera_init (Camera *cam,
   k = look->scale_wavelength > 0 ? 1.0 / look->scale_wavelength : scene->k;
   cam->k = k;
   for (int i = 0; i < 3; i++)
-    cam->centre[i] = -0.5 * k * scene->s0[i] / MAX (look->zoom, 1.0);
+    cam->centre[i] = -0.5 * k * scene->s0[i] / MAX (zoom, 1.0);
   extent = 0.5 * k + MAX (k, scene->s_lim);
-  cam->scale = 0.46 * MIN (width, height) / extent * MAX (look->zoom, 0.01);
+  cam->scale = 0.46 * MIN (width, height) / extent * zoom;
   cam->cx = 0.5 * width;
   cam->cy = 0.5 * height;
 }

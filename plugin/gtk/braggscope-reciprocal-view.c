@@ -40,9 +40,6 @@
  * Since: 0.1
  */
 
-#define MIN_ZOOM 0.2
-#define MAX_ZOOM 50.0
-
 struct _BraggscopeReciprocalView
 {
   GtkWidget parent_instance;
@@ -306,7 +303,7 @@ set_angles (BraggscopeReciprocalView *self, double yaw, double pitch)
 static void
 set_zoom (BraggscopeReciprocalView *self, double zoom)
 {
-  zoom = CLAMP (zoom, MIN_ZOOM, MAX_ZOOM);
+  zoom = CLAMP (zoom, RECIPROCAL_MIN_ZOOM, RECIPROCAL_MAX_ZOOM);
   if (zoom == self->look.zoom)
     return;
   self->look.zoom = zoom;
@@ -582,7 +579,8 @@ install_properties (GObjectClass *object_class)
    *
    * Since: 0.1
    */
-  properties[PROP_ZOOM] = g_param_spec_double ("zoom", NULL, NULL, MIN_ZOOM, MAX_ZOOM, 1.0, rw);
+  properties[PROP_ZOOM] =
+      g_param_spec_double ("zoom", NULL, NULL, RECIPROCAL_MIN_ZOOM, RECIPROCAL_MAX_ZOOM, 1.0, rw);
   /**
    * BraggscopeReciprocalView:resolution-limit:
    *
@@ -594,7 +592,7 @@ install_properties (GObjectClass *object_class)
    * Since: 0.1
    */
   properties[PROP_RESOLUTION_LIMIT] =
-      g_param_spec_double ("resolution-limit", NULL, NULL, 0.0, 1000.0, 0.0, rw);
+      g_param_spec_double ("resolution-limit", NULL, NULL, 0.0, RECIPROCAL_MAX_RESOLUTION, 0.0, rw);
   /**
    * BraggscopeReciprocalView:size-by-structure-factor:
    *
@@ -1183,9 +1181,14 @@ braggscope_reciprocal_view_render_bytes (BraggscopeReciprocalView *self, int wid
  * @frame's reciprocal space as a [class@BraggscopeGtk.ReciprocalView] shows
  * it, without a widget or a display (for headless programs).
  *
+ * The numbers are taken as the view's properties take them: the zoom
+ * clamped to 0.2 to 50, the yaw wrapped to -180 to 180 degrees, the pitch
+ * clamped to -90 to 90 degrees, the resolution limit to 0 to 1000 Å.
+ *
  * Returns: (transfer full) (nullable): @width * @height * 4 bytes of RGBA
- *   (alpha 255), row-major, or %NULL for a frame without a unit cell or a
- *   size cairo refuses
+ *   (alpha 255), row-major, or %NULL for a frame without a unit cell, a
+ *   size cairo refuses, or a yaw, pitch, zoom or resolution limit that is
+ *   not a finite number
  *
  * Since: 0.1
  */
@@ -1245,6 +1248,8 @@ braggscope_render_reciprocal_scaled_bytes (BraggscopeFrame *frame,
   g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (frame), NULL);
   g_return_val_if_fail (width > 0 && height > 0, NULL);
 
+  if (!_braggscope_reciprocal_look_valid (&zoom, &yaw, &pitch, &resolution_limit))
+    return NULL;
   _braggscope_gtk_ensure_textdomain ();
   scene = _braggscope_reciprocal_scene_new (frame, resolution_limit);
   if (scene == NULL)

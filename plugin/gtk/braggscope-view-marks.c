@@ -340,6 +340,7 @@ void
 braggscope_view_set_marker (BraggscopeView *self, double x, double y, const char *label)
 {
   g_return_if_fail (BRAGGSCOPE_IS_VIEW (self));
+  g_return_if_fail (isfinite (x) && isfinite (y));
 
   self->has_marker = TRUE;
   self->marker_x = x;

@@ -716,6 +716,9 @@ braggscope_view_set_gamma (BraggscopeView *self, double gamma)
 {
   g_return_if_fail (BRAGGSCOPE_IS_VIEW (self));
 
+  /* as the slider: clamped to its range, and NaN, which no slider gives, refused */
+  if (isnan (gamma))
+    return;
   gamma = CLAMP (gamma, 0.05, 20.0);
   if (self->display.gamma == gamma)
     return;
@@ -847,8 +850,10 @@ braggscope_view_set_low (BraggscopeView *self, double low)
 {
   g_return_if_fail (BRAGGSCOPE_IS_VIEW (self));
 
+  if (isnan (low))
+    return;
   braggscope_view_set_auto_contrast (self, FALSE);
-  set_window (self, low, self->display.high);
+  set_window (self, CLAMP (low, -G_MAXDOUBLE, G_MAXDOUBLE), self->display.high);
 }
 
 /**
@@ -884,8 +889,10 @@ braggscope_view_set_high (BraggscopeView *self, double high)
 {
   g_return_if_fail (BRAGGSCOPE_IS_VIEW (self));
 
+  if (isnan (high))
+    return;
   braggscope_view_set_auto_contrast (self, FALSE);
-  set_window (self, self->display.low, high);
+  set_window (self, self->display.low, CLAMP (high, -G_MAXDOUBLE, G_MAXDOUBLE));
 }
 
 /**
@@ -1027,6 +1034,8 @@ braggscope_view_set_zoom (BraggscopeView *self, double zoom)
 {
   g_return_if_fail (BRAGGSCOPE_IS_VIEW (self));
 
+  if (isnan (zoom))
+    return;
   zoom = CLAMP (zoom, MIN_ZOOM, MAX_ZOOM);
   if (zoom == self->zoom)
     return;

@@ -122,6 +122,69 @@ test_headless (void)
   watch_clear (&w);
 }
 
+/* Issue 23, item 5: a zoom of 1e300 (a lesson's ReciprocalZoom, a host's
+ * call) made cairo_arc() spin for ever.  Every number is clamped to the
+ * view's range or, when not finite, refused (the view's properties have
+ * GObject's range check, which refuses NaN too). */
+static void
+test_bad_numbers (void)
+{
+  Watch w;
+  g_autoptr (BraggscopeSimulation) sim = new_simulation (&w);
+  BraggscopeFrame *frame = watch_last (&w);
+  const double bad[] = { INFINITY, -INFINITY, NAN };
+  struct
+  {
+    double yaw, pitch, zoom, limit;     /* given */
+    double yaw2, pitch2, zoom2, limit2; /* the same drawing */
+  } clamped[] = {
+    { 25, 20, 1e300, 0, 25, 20, 50, 0 },   { 25, 20, -1e300, 0, 25, 20, 0.2, 0 },
+    { 25, 20, 1e-300, 0, 25, 20, 0.2, 0 }, { 25, 1e300, 1, 0, 25, 90, 1, 0 },
+    { 25, -1e300, 1, 0, 25, -90, 1, 0 },   { 385, 20, 1, 0, 25, 20, 1, 0 },
+    { 25, 20, 1, 1e300, 25, 20, 1, 1000 }, { 25, 20, 1, -1e300, 25, 20, 1, 0 },
+  };
+  GtkWidget *view = g_object_ref_sink (braggscope_reciprocal_view_new (sim));
+  gint64 start = g_get_monotonic_time ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_assert_null (braggscope_render_reciprocal_bytes (frame, bad[i], 20, 1, 0, WIDTH, HEIGHT));
+      g_assert_null (braggscope_render_reciprocal_bytes (frame, 25, bad[i], 1, 0, WIDTH, HEIGHT));
+      g_assert_null (braggscope_render_reciprocal_bytes (frame, 25, 20, bad[i], 0, WIDTH, HEIGHT));
+      g_assert_null (braggscope_render_reciprocal_bytes (frame, 25, 20, 1, bad[i], WIDTH, HEIGHT));
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (clamped); i++)
+    {
+      g_autoptr (GBytes) a =
+          braggscope_render_reciprocal_bytes (frame, clamped[i].yaw, clamped[i].pitch,
+                                              clamped[i].zoom, clamped[i].limit, WIDTH, HEIGHT);
+      g_autoptr (GBytes) b =
+          braggscope_render_reciprocal_bytes (frame, clamped[i].yaw2, clamped[i].pitch2,
+                                              clamped[i].zoom2, clamped[i].limit2, WIDTH, HEIGHT);
+
+      g_assert_nonnull (a);
+      g_assert_cmpuint (count_differences (a, b), ==, 0);
+    }
+  /* yaw 1e300 is some angle: drawn, and at once */
+  {
+    g_autoptr (GBytes) a =
+        braggscope_render_reciprocal_bytes (frame, 1e300, -1e300, 1e300, 1e300, WIDTH, HEIGHT);
+    g_assert_nonnull (a);
+  }
+
+  /* the view's own drawing keeps to its range whatever it was given */
+  g_object_set (view, "zoom", 50.0, "pitch", 90.0, NULL);
+  {
+    g_autoptr (GBytes) drawn =
+        braggscope_reciprocal_view_render_bytes (BRAGGSCOPE_RECIPROCAL_VIEW (view), WIDTH, HEIGHT);
+    g_assert_nonnull (drawn);
+  }
+  /* all of it in well under the test's time: nothing spun */
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 20 * G_USEC_PER_SEC);
+  g_object_unref (view);
+  watch_clear (&w);
+}
+
 static void
 wait_mapped (GtkWidget *widget)
 {
@@ -264,6 +327,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/reciprocal/follows-parameters", test_follows);
   g_test_add_func ("/reciprocal/headless", test_headless);
+  g_test_add_func ("/reciprocal/bad-numbers", test_bad_numbers);
   g_test_add_func ("/reciprocal/linked", test_linked);
   g_test_add_func ("/labels/view", test_view_labels);
   return g_test_run ();

@@ -785,6 +785,45 @@ test_follows_simulation (void)
   g_object_unref (view);
 }
 
+/* Issue 23, item 5: the view's setters, which C hosts call without
+ * GObject's range check, clamp as its sliders do and refuse NaN, which no
+ * slider gives. */
+static void
+test_bad_numbers (void)
+{
+  GtkWidget *view = g_object_ref_sink (braggscope_view_new (NULL));
+  BraggscopeView *v = BRAGGSCOPE_VIEW (view);
+  double low, high;
+
+  braggscope_view_set_gamma (v, 2.0);
+  braggscope_view_set_gamma (v, NAN);
+  g_assert_cmpfloat (braggscope_view_get_gamma (v), ==, 2.0);
+  braggscope_view_set_gamma (v, INFINITY);
+  g_assert_cmpfloat (braggscope_view_get_gamma (v), ==, 20.0);
+  braggscope_view_set_gamma (v, -1e300);
+  g_assert_cmpfloat (braggscope_view_get_gamma (v), ==, 0.05);
+
+  braggscope_view_set_zoom (v, 2.0);
+  braggscope_view_set_zoom (v, NAN);
+  g_assert_cmpfloat (braggscope_view_get_zoom (v), ==, 2.0);
+  braggscope_view_set_zoom (v, 1e300);
+  g_assert_cmpfloat (braggscope_view_get_zoom (v), ==, 256.0);
+
+  braggscope_view_set_low (v, 5.0);
+  braggscope_view_set_high (v, 50.0);
+  braggscope_view_set_low (v, NAN);
+  braggscope_view_set_high (v, NAN);
+  g_assert_cmpfloat (braggscope_view_get_low (v), ==, 5.0);
+  g_assert_cmpfloat (braggscope_view_get_high (v), ==, 50.0);
+  braggscope_view_set_low (v, -INFINITY);
+  braggscope_view_set_high (v, INFINITY);
+  g_object_get (view, "low", &low, "high", &high, NULL);
+  g_assert_cmpfloat (low, ==, -G_MAXDOUBLE);
+  g_assert_cmpfloat (high, ==, G_MAXDOUBLE);
+
+  g_object_unref (view);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -799,6 +838,7 @@ main (int argc, char **argv)
   g_test_add_func ("/view/render-rgba", test_render_rgba);
   g_test_add_func ("/view/follows-simulation", test_follows_simulation);
   g_test_add_func ("/view/readout", test_readout);
+  g_test_add_func ("/view/bad-numbers", test_bad_numbers);
   g_test_add_func ("/view/gl-matches-software", test_gl_matches_software);
   g_test_add_func ("/view/gles-matches-software", test_gles_matches_software);
   g_test_add_func ("/view/software-rasterizer", test_software_rasterizer);

@@ -583,6 +583,38 @@ test_error_domain (void)
   g_assert_cmpstr (g_quark_to_string (error->domain), ==, "braggscope-error-quark");
 }
 
+/* Issue 23: the default scene's flags are a data file: a flag naming a file
+ * to write in it is refused, not obeyed. */
+static void
+test_default_scene_outputs (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("braggscope-data-XXXXXX", NULL);
+  g_autofree char *hkl = g_build_filename (dir, "1hpv_p1.hkl", NULL);
+  g_autofree char *args = g_build_filename (dir, "1hpv-scene.args", NULL);
+  g_autofree char *victim = g_build_filename (dir, "victim", NULL);
+  g_autofree char *line = g_strdup_printf ("-N 5 -dump %s\n", victim);
+  g_autofree char *saved = g_strdup (g_getenv ("BRAGGSCOPE_DATADIR"));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (BraggscopeSimulation) sim = NULL;
+
+  g_assert_true (g_file_set_contents (hkl, "1 2 3 100\n", -1, NULL));
+  g_assert_true (g_file_set_contents (args, line, -1, NULL));
+  g_setenv ("BRAGGSCOPE_DATADIR", dir, TRUE);
+  sim = braggscope_simulation_new_default_scene (&error);
+  if (saved != NULL)
+    g_setenv ("BRAGGSCOPE_DATADIR", saved, TRUE);
+  else
+    g_unsetenv ("BRAGGSCOPE_DATADIR");
+  g_assert_null (sim);
+  g_assert_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_INVALID);
+  g_assert_true (g_str_has_prefix (error->message, args));
+  g_assert_nonnull (strstr (error->message, "-dump names a file to write"));
+  g_assert_false (g_file_test (victim, G_FILE_TEST_EXISTS));
+  g_unlink (hkl);
+  g_unlink (args);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -599,5 +631,6 @@ main (int argc, char **argv)
   g_test_add_func ("/simulation/frame-oversample", test_frame_oversample);
   g_test_add_func ("/simulation/frame-warnings", test_frame_warnings);
   g_test_add_func ("/simulation/default-scene", test_default_scene);
+  g_test_add_func ("/simulation/default-scene-outputs", test_default_scene_outputs);
   return g_test_run ();
 }

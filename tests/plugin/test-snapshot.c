@@ -583,6 +583,304 @@ test_utf8_text (void)
   remove_tree (dir);
 }
 
+/* ------------------------------------------------------------------------- */
+/* Issue 23: what a snapshot made by someone else may do */
+
+/* A 2 x 2 PNG at @path whose "braggscope:args" text chunk holds @args, as
+ * an attacker would write it with any PNG library. */
+static void
+write_png_with_args (const char *path, const char *args)
+{
+  const guint8 row[2 * 4] = { 0, 0, 0, 255, 255, 255, 255, 255 };
+  png_structp png = png_create_write_struct (PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+  png_infop info = png_create_info_struct (png);
+  png_text text = { .compression = PNG_TEXT_COMPRESSION_NONE,
+                    .key = (char *) "braggscope:args",
+                    .text = (char *) args };
+  FILE *fp = fopen (path, "wb");
+
+  g_assert_nonnull (fp);
+  png_init_io (png, fp);
+  png_set_IHDR (png, info, 2, 2, 8, PNG_COLOR_TYPE_RGB_ALPHA, PNG_INTERLACE_NONE,
+                PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  png_set_text (png, info, &text, 1);
+  png_write_info (png, info);
+  png_write_row (png, row);
+  png_write_row (png, row);
+  png_write_end (png, info);
+  png_destroy_write_struct (&png, &info);
+  g_assert_cmpint (fclose (fp), ==, 0);
+}
+
+static gboolean
+strv_has (char **strv, const char *word)
+{
+  return strv != NULL && g_strv_contains ((const char *const *) strv, word);
+}
+
+/* Item 1: a snapshot naming a file to write (-dump beside -hkl made the
+ * worker write a 2.7 MB Fdump over any file) is refused, and nothing is
+ * written, not even when the simulation renders afterwards. */
+static void
+test_outputs_refused (void)
+{
+  g_autofree char *dir = temp_dir ();
+  g_autofree char *hkl = g_build_filename (dir, "P1.hkl", NULL);
+  g_autofree char *victim = g_build_filename (dir, "victim", NULL);
+  g_autofree char *png = g_build_filename (dir, "evil.png", NULL);
+  const char *const flags[] = { "-dump",    "-dumpfile",  "-floatfile", "-floatimage", "-intfile",
+                                "-pgmfile", "-noisefile", "-pngfile",   "-stolout" };
+  g_autoptr (BraggscopeSimulation) sim = simulation_from_cmdline (SMALL_SCENE);
+  g_auto (GStrv) before = braggscope_simulation_to_args (sim);
+  Watch w;
+
+  g_assert_true (g_file_set_contents (hkl, "1 2 3 100\n0 0 2 50\n", -1, NULL));
+  g_assert_true (g_file_set_contents (victim, "precious", -1, NULL));
+  watch_init (&w, sim);
+  braggscope_simulation_render (sim);
+  for (guint i = 0; i < G_N_ELEMENTS (flags); i++)
+    {
+      g_autofree char *args = g_strdup_printf (
+          "nanobragg\n-hkl\n%s\n%s\n%s\n-cell\n50\n50\n50\n90\n90\n90\n-detpixels\n16", hkl,
+          flags[i], victim);
+      g_autoptr (GError) error = NULL;
+      g_autofree char *contents = NULL;
+      g_auto (GStrv) after = NULL;
+
+      write_png_with_args (png, args);
+      g_assert_false (braggscope_simulation_load_snapshot (sim, png, &error));
+      g_assert_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_INVALID);
+      g_assert_true (g_str_has_prefix (error->message, png));
+      g_assert_nonnull (strstr (error->message, flags[i]));
+      g_assert_nonnull (strstr (error->message, "names a file to write"));
+      g_assert_null (strchr (error->message, '\n'));
+      /* nothing changed, and what renders writes nothing */
+      after = braggscope_simulation_to_args (sim);
+      g_assert_true (g_strv_equal ((const char *const *) before, (const char *const *) after));
+      watch_wait_full (&w, 60.0);
+      g_assert_true (g_file_get_contents (victim, &contents, NULL, NULL));
+      g_assert_cmpstr (contents, ==, "precious");
+    }
+  /* the arguments alone are still read (a host may show them) */
+  {
+    g_autoptr (GError) error = NULL;
+    g_auto (GStrv) args = braggscope_snapshot_load_args (png, &error);
+
+    g_assert_no_error (error);
+    g_assert_true (strv_has (args, "-stolout"));
+  }
+  watch_clear (&w);
+  remove_tree (dir);
+}
+
+/* Item 1: output flags given to a simulation are never saved into a
+ * snapshot, its arguments or its command line. */
+static void
+test_outputs_not_saved (void)
+{
+  g_autofree char *dir = temp_dir ();
+  g_autofree char *hkl = g_build_filename (dir, "P1.hkl", NULL);
+  g_autofree char *dump = g_build_filename (dir, "Fdump.bin", NULL);
+  g_autofree char *png = g_build_filename (dir, "shot.png", NULL);
+  g_autofree guint8 *rgba = pattern (4, 4);
+  g_autoptr (BraggscopeSimulation) sim = simulation_from_cmdline (SMALL_SCENE);
+  g_autoptr (BraggscopeSimulation) back = braggscope_simulation_new ();
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) args = NULL, loaded = NULL;
+  g_autofree char *command_line = NULL;
+  const char *flags[] = { "-hkl",       hkl,        "-dump",    dump,       "-floatfile",
+                          "f.bin",      "-intfile", "i.img",    "-pgmfile", "p.pgm",
+                          "-noisefile", "n.img",    "-pngfile", "p.png",    NULL };
+
+  g_assert_true (g_file_set_contents (hkl, "1 2 3 100\n", -1, NULL));
+  g_assert_true (braggscope_simulation_set_from_args (sim, flags, &error));
+  g_assert_no_error (error);
+  args = braggscope_simulation_to_args (sim);
+  command_line = braggscope_simulation_to_command_line (sim);
+  g_assert_true (strv_has (args, "-hkl"));
+  for (guint i = 2; flags[i] != NULL; i += 2)
+    {
+      g_assert_false (strv_has (args, flags[i]));
+      g_assert_false (strv_has (args, flags[i + 1]));
+      g_assert_null (strstr (command_line, flags[i]));
+    }
+  g_assert_true (braggscope_snapshot_save (png, rgba, 4, 4, sim, &error));
+  g_assert_no_error (error);
+  loaded = braggscope_snapshot_load_args (png, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_strv_equal ((const char *const *) args, (const char *const *) loaded));
+  g_assert_true (braggscope_simulation_load_snapshot (back, png, &error));
+  g_assert_no_error (error);
+  remove_tree (dir);
+}
+
+/* Item 1: the host's way to clean arguments saved before. */
+static void
+test_drop_outputs (void)
+{
+  const char *const saved[] = { "-distance",   "100",   "-dump", "/x/victim", "-N",       "5",
+                                "-floatimage", "f.bin", "-hkl",  "dump",      "-pngfile", NULL };
+  const char *const clean[] = { "-distance", "100", "-N", "5", "-hkl", "dump", NULL };
+  g_autofree char *dropped = NULL;
+  g_auto (GStrv) kept = braggscope_scene_args_drop_outputs (saved, &dropped);
+  g_autoptr (BraggscopeSimulation) sim = braggscope_simulation_new ();
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (g_strv_equal ((const char *const *) kept, clean));
+  g_assert_cmpstr (dropped, ==, "-dump /x/victim -floatimage f.bin -pngfile");
+  g_clear_pointer (&dropped, g_free);
+  g_clear_pointer (&kept, g_strfreev);
+  kept = braggscope_scene_args_drop_outputs (clean, &dropped);
+  g_assert_null (dropped);
+  g_assert_true (g_strv_equal ((const char *const *) kept, clean));
+
+  g_assert_false (braggscope_simulation_set_scene_from_args (sim, saved, "lesson.desktop", &error));
+  g_assert_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_INVALID);
+  g_assert_cmpstr (error->message, ==,
+                   "lesson.desktop: -dump names a file to write, which a scene may not hold");
+  g_clear_error (&error);
+  g_assert_true (braggscope_simulation_set_scene_from_args (sim, clean, "lesson.desktop", &error));
+  g_assert_no_error (error);
+}
+
+/* Appends a PNG chunk (length, type, data, CRC) to @out. */
+static void
+append_chunk (GByteArray *out, const char *type, const guint8 *data, gsize length)
+{
+  guint32 be = GUINT32_TO_BE ((guint32) length);
+  guint32 crc = (guint32) crc32 (crc32 (0, (const Bytef *) type, 4), data, (uInt) length);
+
+  crc = GUINT32_TO_BE (crc);
+  g_byte_array_append (out, (const guint8 *) &be, 4);
+  g_byte_array_append (out, (const guint8 *) type, 4);
+  if (length > 0)
+    g_byte_array_append (out, data, (guint) length);
+  g_byte_array_append (out, (const guint8 *) &crc, 4);
+}
+
+/* A zlib stream of @blocks MiB of zeros, made from one compressed MiB
+ * repeated (each block flushed in full, so they are alike): seconds to make,
+ * not the minutes compressing gigabytes would take.  Its checksum is not
+ * right, which a reader only sees once it has inflated everything. */
+static GByteArray *
+zeros_stream (guint blocks)
+{
+  GByteArray *out = g_byte_array_new ();
+  g_autofree guint8 *zeros = g_malloc0 (1 << 20);
+  guint8 buffer[1 << 16];
+  z_stream z = { 0 };
+  guint first = 0, block_start = 0;
+
+  g_assert_cmpint (deflateInit (&z, 9), ==, Z_OK);
+  for (guint pass = 0; pass < 2; pass++)
+    {
+      z.next_in = zeros;
+      z.avail_in = 1 << 20;
+      block_start = out->len;
+      do
+        {
+          z.next_out = buffer;
+          z.avail_out = sizeof buffer;
+          g_assert_cmpint (deflate (&z, Z_FULL_FLUSH), ==, Z_OK);
+          g_byte_array_append (out, buffer, sizeof buffer - z.avail_out);
+        }
+      while (z.avail_out == 0);
+      if (pass == 0)
+        first = out->len;
+    }
+  deflateEnd (&z);
+  {
+    g_autofree guint8 *block = g_memdup2 (out->data + block_start, out->len - block_start);
+    guint block_length = out->len - block_start;
+
+    for (guint i = 2; i < blocks; i++)
+      g_byte_array_append (out, block, block_length);
+  }
+  /* an empty final block and a checksum */
+  g_byte_array_append (out, (const guint8 *) "\x03\x00\x00\x00\x00\x01", 6);
+  g_assert_cmpuint (first, >, 0);
+  return out;
+}
+
+/* Item 8: a decompression bomb, 65536 x 65536 RGBA16 pixels (34 GB
+ * inflated) in 35 MB, with its arguments after the image data: the reader
+ * found them only by decoding every row, 80 s on the calling thread.  Now
+ * the image data is skipped unread.  Also a text chunk that inflates to
+ * 512 MiB is refused, not inflated. */
+static void
+test_decompression_bomb (void)
+{
+  g_autofree char *dir = temp_dir ();
+  g_autofree char *bomb = g_build_filename (dir, "bomb.png", NULL);
+  g_autofree char *ztxt = g_build_filename (dir, "ztxt.png", NULL);
+  static const guint8 signature[8] = { 137, 'P', 'N', 'G', 13, 10, 26, 10 };
+  /* 65536 x 65536, 16 bits, RGBA, deflate, adaptive filters, not interlaced */
+  static const guint8 ihdr[13] = { 0, 1, 0, 0, 0, 1, 0, 0, 16, 6, 0, 0, 0 };
+  const char *args = "braggscope:args\0nanobragg\n-distance\n150";
+  g_autoptr (GByteArray) png = g_byte_array_new ();
+  g_autoptr (GByteArray) stream = zeros_stream (32768);
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) loaded = NULL;
+  gint64 start;
+  double seconds;
+
+  g_byte_array_append (png, signature, 8);
+  append_chunk (png, "IHDR", ihdr, sizeof ihdr);
+  for (guint at = 0; at < stream->len; at += 1 << 20)
+    append_chunk (png, "IDAT", stream->data + at, MIN (1u << 20, stream->len - at));
+  append_chunk (png, "tEXt", (const guint8 *) args, 16 + strlen (args + 16));
+  append_chunk (png, "IEND", NULL, 0);
+  g_assert_true (g_file_set_contents (bomb, (const char *) png->data, png->len, NULL));
+  g_test_message ("bomb: %u bytes of PNG", png->len);
+
+  start = g_get_monotonic_time ();
+  loaded = braggscope_snapshot_load_args (bomb, &error);
+  seconds = (g_get_monotonic_time () - start) / 1e6;
+  g_test_message ("braggscope_snapshot_load_args on the bomb: %.4f s", seconds);
+  g_assert_no_error (error);
+  g_assert_cmpstr (loaded[2], ==, "150");
+  g_assert_cmpfloat (seconds, <, 1.0);
+
+  /* a zTXt "braggscope:args" of 512 MiB of zeros in half a MB */
+  {
+    g_autoptr (GByteArray) text = zeros_stream (512);
+    g_autoptr (GByteArray) chunk = g_byte_array_new ();
+
+    g_byte_array_set_size (png, 8);
+    append_chunk (png, "IHDR", ihdr, sizeof ihdr);
+    g_byte_array_append (chunk, (const guint8 *) "braggscope:args\0\0", 17);
+    g_byte_array_append (chunk, text->data, text->len);
+    append_chunk (png, "zTXt", chunk->data, chunk->len);
+    append_chunk (png, "IEND", NULL, 0);
+    g_assert_true (g_file_set_contents (ztxt, (const char *) png->data, png->len, NULL));
+    start = g_get_monotonic_time ();
+    g_assert_null (braggscope_snapshot_load_args (ztxt, &error));
+    g_test_message ("the 512 MiB zTXt refused in %.4f s", (g_get_monotonic_time () - start) / 1e6);
+    g_assert_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_PARSE);
+    g_assert_nonnull (strstr (error->message, "inflates to more than"));
+  }
+  remove_tree (dir);
+}
+
+/* Item 8: the reader never waits on what is not a regular file. */
+static void
+test_not_regular (void)
+{
+  g_autofree char *dir = temp_dir ();
+  g_autofree char *fifo = g_build_filename (dir, "fifo.png", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (BraggscopeSimulation) sim = braggscope_simulation_new ();
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  g_assert_null (braggscope_snapshot_load_args (fifo, &error));
+  g_assert_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_IO);
+  g_assert_nonnull (strstr (error->message, "not a regular file"));
+  g_clear_error (&error);
+  g_assert_false (braggscope_simulation_load_snapshot (sim, dir, &error));
+  g_assert_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_IO);
+  remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -601,6 +899,11 @@ main (int argc, char **argv)
   g_test_add_func ("/snapshot/portable", test_portable);
   g_test_add_func ("/snapshot/not-embedded", test_not_embedded);
   g_test_add_func ("/snapshot/utf8-text", test_utf8_text);
+  g_test_add_func ("/snapshot/outputs-refused", test_outputs_refused);
+  g_test_add_func ("/snapshot/outputs-not-saved", test_outputs_not_saved);
+  g_test_add_func ("/snapshot/drop-outputs", test_drop_outputs);
+  g_test_add_func ("/snapshot/decompression-bomb", test_decompression_bomb);
+  g_test_add_func ("/snapshot/not-regular", test_not_regular);
   status = g_test_run ();
   remove_tree (cache);
   return status;

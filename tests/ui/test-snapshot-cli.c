@@ -862,6 +862,74 @@ test_slow_frame (void)
   g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
 }
 
+/* Issue 23: lesson files are data.  One malformed file costs only its own
+ * lesson (a warning names it); a lesson may not name a file to write; its
+ * numbers must be finite, and a zoom of 1e300 (which spun in cairo_arc) is
+ * drawn as the view's largest. */
+static void
+write_lesson (const char *dir, const char *name, const char *id, const char *extra)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autofree char *text = g_strdup_printf (
+      "[Lesson]\nId=%s\nName=Test %s\nComment=A lesson made by the test.\nTry=misset-x\n"
+      "Scene=empty\nArguments=-cell 40 40 40 90 90 90 -default_F 100 -lambda 1 -N 4 "
+      "-distance 100 -detpixels 64 -pixel 0.8 -oversample 1%s\n",
+      id, id, extra);
+
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+}
+
+static void
+test_bad_lessons (void)
+{
+  g_autofree char *dir = g_build_filename (tmpdir, "lessons", NULL);
+  g_autofree char *victim = g_build_filename (tmpdir, "victim", NULL);
+  g_autofree char *png = g_build_filename (tmpdir, "good-lesson.png", NULL);
+  g_autofree char *dump = NULL, *broken = NULL, *contents = NULL;
+  const char *env[] = { "BRAGGSCOPE_LESSONSDIR", dir, NULL };
+
+  g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (victim, "precious", -1, NULL));
+  write_lesson (dir, "01-good.desktop", "good",
+                "\nView=both\nLabels=true\nLabelCount=1e300\nReciprocalZoom=1e300\n"
+                "ReciprocalResolution=1e-300\nPlayRange=1e300\nPlaySpeed=-1e300");
+  dump = g_strdup_printf (" -dump %s", victim);
+  write_lesson (dir, "02-dump.desktop", "dump", dump);
+  write_lesson (dir, "03-inf.desktop", "inf", "\nReciprocalZoom=inf");
+  write_lesson (dir, "04-nan.desktop", "nan", "\nPlayRange=1\nPlaySpeed=nan");
+  write_lesson (dir, "05-word.desktop", "word", "\nLabelCount=many");
+  broken = g_build_filename (dir, "06-broken.desktop", NULL);
+  g_assert_true (g_file_set_contents (broken, "not a key file\n[Lesson", -1, NULL));
+
+  {
+    const char *args[] = { "--snapshot", png, "--lesson", "good", NULL };
+    g_auto (Run) run;
+    gint64 start = g_get_monotonic_time ();
+
+    run_braggscope (&run, FALSE, env, args);
+    g_assert_cmpint (run.status, ==, 0);
+    g_assert_cmpint (g_get_monotonic_time () - start, <, 60 * G_USEC_PER_SEC);
+    g_assert_true (g_file_test (png, G_FILE_TEST_IS_REGULAR));
+    /* one line for each lesson skipped, naming its file and what is wrong */
+    g_assert_nonnull (strstr (run.err, "02-dump.desktop: Arguments: -dump"));
+    g_assert_nonnull (strstr (run.err, "03-inf.desktop: ReciprocalZoom: 'inf'"));
+    g_assert_nonnull (strstr (run.err, "04-nan.desktop: PlaySpeed: 'nan'"));
+    g_assert_nonnull (strstr (run.err, "05-word.desktop: LabelCount: 'many'"));
+    g_assert_nonnull (strstr (run.err, "06-broken.desktop"));
+    g_assert_null (strstr (run.err, "01-good"));
+  }
+  {
+    const char *args[] = { "--snapshot", png, "--lesson", "dump", NULL };
+    g_auto (Run) run;
+
+    run_braggscope (&run, FALSE, env, args);
+    g_assert_cmpint (run.status, ==, 2);
+    g_assert_nonnull (strstr (run.err, "no lesson 'dump' (one of good)"));
+  }
+  g_assert_true (g_file_get_contents (victim, &contents, NULL, NULL));
+  g_assert_cmpstr (contents, ==, "precious");
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -877,6 +945,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/ui/snapshot/display-options", test_display_options);
   g_test_add_func ("/ui/snapshot/errors", test_errors);
   g_test_add_func ("/ui/snapshot/teaching-views", test_teaching_views);
+  g_test_add_func ("/ui/snapshot/bad-lessons", test_bad_lessons);
   g_test_add_func ("/ui/snapshot/compare", test_compare);
   g_test_add_func ("/ui/snapshot/slow-frame", test_slow_frame);
   g_test_add_func ("/ui/snapshot/measured", test_measured);

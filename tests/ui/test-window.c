@@ -619,6 +619,87 @@ test_close_saves_scene (Fixture *f, gconstpointer data)
   /* closed, not destroyed: the fixture's teardown destroys it */
 }
 
+/* Issue 23, item 1: a last scene saved with flags that write files (an older
+ * viewer saved -dump with the rest, and every start overwrote its file) is
+ * cleaned with a warning, not obeyed, and is saved clean. */
+static void
+test_last_scene_outputs (Fixture *f, gconstpointer data)
+{
+  GSettings *settings = braggscope_application_get_settings (app);
+  g_autofree char *victim = g_build_filename (f->tmpdir, "victim", NULL);
+  g_autofree char *floats = g_build_filename (f->tmpdir, "floats.bin", NULL);
+  const char *const last[] = { "-detpixels", "128",  "-pixel", "0.8", "-dump", victim,
+                               "-floatfile", floats, "-N",     "6",   NULL };
+  g_autoptr (GList) before = NULL;
+  g_autofree char *contents = NULL;
+  g_auto (GStrv) args = NULL, saved = NULL;
+  BraggscopeWindow *window = NULL;
+  const char *message;
+
+  if (settings == NULL)
+    {
+      g_test_skip ("no settings schema");
+      return;
+    }
+  g_assert_true (g_file_set_contents (victim, "precious", -1, NULL));
+  g_settings_set_boolean (settings, "restore-scene", TRUE);
+  g_settings_set_strv (settings, "last-scene", last);
+  before = g_list_copy (gtk_application_get_windows (GTK_APPLICATION (app)));
+  g_application_activate (G_APPLICATION (app));
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l != NULL; l = l->next)
+    if (g_list_find (before, l->data) == NULL)
+      window = l->data;
+  g_assert_nonnull (window);
+  g_object_ref (window);
+  ui_test_wait_full_frame (window);
+
+  message = braggscope_window_get_message (window);
+  g_assert_nonnull (strstr (message, "-dump"));
+  g_assert_nonnull (strstr (message, "-floatfile"));
+  args = braggscope_simulation_to_args (braggscope_window_get_simulation (window));
+  g_assert_false (g_strv_contains ((const char *const *) args, "-dump"));
+  g_assert_true (g_strv_contains ((const char *const *) args, "-detpixels"));
+  g_assert_true (g_file_get_contents (victim, &contents, NULL, NULL));
+  g_assert_cmpstr (contents, ==, "precious");
+  g_assert_false (g_file_test (floats, G_FILE_TEST_EXISTS));
+
+  gtk_window_close (GTK_WINDOW (window));
+  saved = g_settings_get_strv (settings, "last-scene");
+  g_assert_false (g_strv_contains ((const char *const *) saved, "-dump"));
+  g_assert_false (g_strv_contains ((const char *const *) saved, victim));
+  g_assert_true (g_strv_contains ((const char *const *) saved, "-detpixels"));
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_object_unref (window);
+}
+
+/* Issue 23, item 3: a scene naming a file whose name is not UTF-8 (from a
+ * snapshot) cannot be a settings string: closing keeps the last scene as it
+ * was, where GSettings would have been handed invalid UTF-8. */
+static void
+test_last_scene_not_utf8 (Fixture *f, gconstpointer data)
+{
+  GSettings *settings = braggscope_application_get_settings (app);
+  g_autofree char *hkl = g_build_filename (f->tmpdir, "\xff.hkl", NULL);
+  const char *const args[] = { "-hkl", hkl, NULL };
+  const char *const before[] = { "-N", "7", NULL };
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) saved = NULL;
+
+  if (settings == NULL)
+    {
+      g_test_skip ("no settings schema");
+      return;
+    }
+  g_assert_true (g_file_set_contents (hkl, "1 0 0 100\n", -1, NULL));
+  g_settings_set_strv (settings, "last-scene", before);
+  g_assert_true (braggscope_simulation_set_from_args (sim_of (f), args, &error));
+  g_assert_no_error (error);
+  gtk_window_close (GTK_WINDOW (f->window));
+  saved = g_settings_get_strv (settings, "last-scene");
+  g_assert_true (g_strv_equal ((const char *const *) saved, before));
+  g_unlink (hkl);
+}
+
 static void
 test_reset_scene (Fixture *f, gconstpointer data)
 {
@@ -1057,6 +1138,8 @@ main (int argc, char *argv[])
   ADD ("/ui/window/exports", test_exports);
   ADD ("/ui/window/display-settings", test_display_settings);
   ADD ("/ui/window/close-saves-scene", test_close_saves_scene);
+  ADD ("/ui/window/last-scene-outputs", test_last_scene_outputs);
+  ADD ("/ui/window/last-scene-not-utf8", test_last_scene_not_utf8);
   ADD ("/ui/window/reset-scene", test_reset_scene);
   ADD ("/ui/window/structure-factors", test_structure_factors);
   ADD ("/ui/window/structure-factors-missing", test_structure_factors_missing);
