@@ -2,7 +2,10 @@
 #include "nb-private.h"
 
 /* elsewhere than x86 this is a second copy of the portable code (never selected) */
-#if defined(__x86_64__) || defined(__i386__)
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__clang__)
+/* clang ignores GCC's pragma; it applies the attribute to every function until the pop below */
+#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
+#elif defined(__x86_64__) || defined(__i386__)
 #pragma GCC target("avx2,fma")
 #endif
 
@@ -11,3 +14,7 @@
 #define NB_SIMD_ISA 1
 #endif
 #include "kernel-fast-variants.h"
+
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__clang__)
+#pragma clang attribute pop
+#endif
