@@ -2,13 +2,24 @@
  *
  * SPDX-License-Identifier: BSD-3-Clause
  */
+/* O_CLOEXEC, O_NOCTTY (POSIX 2008) under -std=c11 */
+#define _POSIX_C_SOURCE 200809L
+
 #include "braggscope-config.h"
 
 #include "braggscope-lesson.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <gio/gio.h>
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
 #include <math.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* A lesson is a few kilobytes of text; anything larger is not one. */
+#define LESSON_MAX_BYTES (64 * 1024)
 
 void
 braggscope_lesson_free (BraggscopeLesson *lesson)
@@ -98,6 +109,53 @@ lesson_load_claim_keys (GKeyFile *file, BraggscopeLesson *lesson, const char *pa
   return TRUE;
 }
 
+/* The text of the lesson file @path: a regular file of at most
+ * LESSON_MAX_BYTES, opened without blocking, so that a FIFO or a device put
+ * in the lessons' folder is refused instead of hanging the viewer. */
+static char *
+lesson_read (const char *path, gsize *length, GError **error)
+{
+  g_autofree char *text = NULL;
+  struct stat st;
+  gsize got = 0;
+  int fd = g_open (path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0);
+
+  if (fd < 0)
+    {
+      int saved = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "%s", g_strerror (saved));
+      return NULL;
+    }
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_size > LESSON_MAX_BYTES)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "not a regular file of at most %d bytes", LESSON_MAX_BYTES);
+      close (fd);
+      return NULL;
+    }
+  text = g_malloc (LESSON_MAX_BYTES + 1);
+  while (got <= LESSON_MAX_BYTES)
+    {
+      gssize n = read (fd, text + got, LESSON_MAX_BYTES + 1 - got);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      got += (gsize) n;
+    }
+  close (fd);
+  if (got > LESSON_MAX_BYTES)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "longer than %d bytes",
+                   LESSON_MAX_BYTES);
+      return NULL;
+    }
+  *length = got;
+  return g_steal_pointer (&text);
+}
+
 static BraggscopeLesson *
 lesson_load (const char *path, GError **error)
 {
@@ -105,9 +163,12 @@ lesson_load (const char *path, GError **error)
   g_autoptr (BraggscopeLesson) lesson = g_new0 (BraggscopeLesson, 1);
   g_autofree char *name = NULL, *comment = NULL, *scene = NULL, *args = NULL;
   g_autoptr (GError) local = NULL;
+  g_autofree char *text = NULL;
+  gsize length = 0;
   double label_count;
 
-  if (!g_key_file_load_from_file (file, path, G_KEY_FILE_NONE, &local) ||
+  if ((text = lesson_read (path, &length, &local)) == NULL ||
+      !g_key_file_load_from_data (file, text, length, G_KEY_FILE_NONE, &local) ||
       (lesson->id = g_key_file_get_string (file, "Lesson", "Id", &local)) == NULL ||
       (name = g_key_file_get_string (file, "Lesson", "Name", &local)) == NULL ||
       (comment = g_key_file_get_string (file, "Lesson", "Comment", &local)) == NULL ||

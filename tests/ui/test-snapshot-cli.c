@@ -900,6 +900,12 @@ test_bad_lessons (void)
   write_lesson (dir, "05-word.desktop", "word", "\nLabelCount=many");
   broken = g_build_filename (dir, "06-broken.desktop", NULL);
   g_assert_true (g_file_set_contents (broken, "not a key file\n[Lesson", -1, NULL));
+  {
+    /* a named pipe among the lessons blocked the viewer in open() */
+    g_autofree char *fifo = g_build_filename (dir, "07-fifo.desktop", NULL);
+
+    g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  }
 
   {
     const char *args[] = { "--snapshot", png, "--lesson", "good", NULL };
@@ -916,6 +922,7 @@ test_bad_lessons (void)
     g_assert_nonnull (strstr (run.err, "04-nan.desktop: PlaySpeed: 'nan'"));
     g_assert_nonnull (strstr (run.err, "05-word.desktop: LabelCount: 'many'"));
     g_assert_nonnull (strstr (run.err, "06-broken.desktop"));
+    g_assert_nonnull (strstr (run.err, "07-fifo.desktop: not a regular file"));
     g_assert_null (strstr (run.err, "01-good"));
   }
   {
