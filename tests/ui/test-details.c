@@ -66,8 +66,8 @@ test_mosaic_domains (void)
                   gtk_editable_get_text (GTK_EDITABLE (spin)));
   g_assert_cmpint (domains, ==, 1);
   g_assert_cmpfloat (gtk_spin_button_get_value (GTK_SPIN_BUTTON (spin)), ==, 1.0);
-  g_assert_cmpfloat (gtk_adjustment_get_lower (gtk_spin_button_get_adjustment (GTK_SPIN_BUTTON (spin))),
-                     >=, 1.0);
+  g_assert_cmpfloat (
+      gtk_adjustment_get_lower (gtk_spin_button_get_adjustment (GTK_SPIN_BUTTON (spin))), >=, 1.0);
   /* a spread without a count: nanoBragg's 10 */
   g_object_set (braggscope_window_get_simulation (window), "mosaic-spread", 0.5, NULL);
   g_assert_cmpfloat (gtk_spin_button_get_value (GTK_SPIN_BUTTON (spin)), ==, 10.0);
@@ -253,24 +253,35 @@ test_details_popover (void)
   g_assert_false (shows_text (status, "rebuilds"));
   g_assert_false (shows_text (status, "Backend"));
   g_assert_true (GTK_IS_MENU_BUTTON (button));
-  g_assert_true (gtk_widget_is_ancestor (cache, GTK_WIDGET (gtk_menu_button_get_popover (
-                                                    GTK_MENU_BUTTON (button)))));
+  g_assert_true (gtk_widget_is_ancestor (
+      cache, GTK_WIDGET (gtk_menu_button_get_popover (GTK_MENU_BUTTON (button)))));
   g_assert_true (gtk_widget_is_ancestor (
       backend, GTK_WIDGET (gtk_menu_button_get_popover (GTK_MENU_BUTTON (button)))));
   g_test_message ("popover: %s / %s", gtk_label_get_text (GTK_LABEL (backend)),
                   gtk_label_get_text (GTK_LABEL (cache)));
   g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (cache)), counts));
   g_assert_null (strstr (gtk_label_get_text (GTK_LABEL (cache)), "Cache hits"));
-  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (backend)),
-                            braggscope_frame_get_backend (frame)));
+  g_assert_nonnull (
+      strstr (gtk_label_get_text (GTK_LABEL (backend)), braggscope_frame_get_backend (frame)));
   close_window (window);
 }
 
-static void
-count_full_frames (BraggscopeSimulation *sim, BraggscopeFrame *frame, int *count)
+typedef struct
 {
-  if (!braggscope_frame_get_is_preview (frame))
-    (*count)++;
+  int full, previews;
+  double slowest_ms; /* of the full frames */
+} Played;
+
+static void
+count_frames (BraggscopeSimulation *sim, BraggscopeFrame *frame, Played *played)
+{
+  if (braggscope_frame_get_is_preview (frame))
+    played->previews++;
+  else
+    {
+      played->full++;
+      played->slowest_ms = MAX (played->slowest_ms, braggscope_frame_get_total_ms (frame));
+    }
 }
 
 static void
@@ -292,7 +303,7 @@ test_playback (void)
   BraggscopeWindow *window = open_small ();
   BraggscopeSimulation *sim = braggscope_window_get_simulation (window);
   GtkWidget *play, *phi_label;
-  int full = 0;
+  Played played = { 0 };
 
   gtk_expander_set_expanded (GTK_EXPANDER (find (window, "playback-group")), TRUE);
   play = find (window, "play-button");
@@ -304,15 +315,22 @@ test_playback (void)
 
   g_assert_cmpstr (gtk_button_get_icon_name (GTK_BUTTON (play)), ==,
                    "media-playback-start-symbolic");
-  g_signal_connect (sim, "frame-ready", G_CALLBACK (count_full_frames), &full);
+  g_signal_connect (sim, "frame-ready", G_CALLBACK (count_frames), &played);
   ui_test_activate (window, "play", NULL);
   g_assert_cmpstr (gtk_button_get_icon_name (GTK_BUTTON (play)), ==,
                    "media-playback-pause-symbolic");
   run_for (2.0);
   ui_test_activate (window, "play", NULL);
-  g_signal_handlers_disconnect_by_func (sim, count_full_frames, &full);
-  g_test_message ("full frames while playing 2 s: %d", full);
-  g_assert_cmpint (full, >=, 3);
+  g_signal_handlers_disconnect_by_func (sim, count_frames, &played);
+  g_test_message ("while playing 2 s: %d full frames (the slowest %.0f ms), %d previews",
+                  played.full, played.slowest_ms, played.previews);
+  /* 256 x 256 pixels take some 10 ms: full frames only, as many as the machine gives; a
+   * machine too loaded to give them within 250 ms rightly shows previews instead */
+  if (played.slowest_ms <= 250.0)
+    {
+      g_assert_cmpint (played.full, >=, 3);
+      g_assert_cmpint (played.previews, ==, 0);
+    }
   g_assert_cmpstr (gtk_button_get_icon_name (GTK_BUTTON (play)), ==,
                    "media-playback-start-symbolic");
   g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (phi_label)), !=, "φ 1.0°");
@@ -363,8 +381,8 @@ test_exported_phi (void)
         else
           elsewhere += differs;
       }
-  g_test_message ("pixels changed by the caption: %" G_GSIZE_FORMAT " in the corner, %" G_GSIZE_FORMAT
-                  " elsewhere",
+  g_test_message ("pixels changed by the caption: %" G_GSIZE_FORMAT
+                  " in the corner, %" G_GSIZE_FORMAT " elsewhere",
                   corner, elsewhere);
   g_assert_cmpuint (corner, >, 200);
   g_assert_cmpuint (elsewhere, ==, 0);
