@@ -312,6 +312,8 @@ test_playback (void)
   g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (phi_label)), ==, "φ 0.0°");
   ui_test_activate (window, "play-step", g_variant_new_int32 (1));
   g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (phi_label)), ==, "φ 1.0°");
+  /* the step's own preview and full frame come before playing */
+  ui_test_wait_full_frame (window);
 
   g_assert_cmpstr (gtk_button_get_icon_name (GTK_BUTTON (play)), ==,
                    "media-playback-start-symbolic");
