@@ -185,8 +185,8 @@ show_frame_status (BraggscopeWindow *self, BraggscopeFrame *frame)
   gtk_label_set_text (self->frame_time_label, time);
   backend = g_strdup_printf (_ ("Backend: %s"), braggscope_frame_get_backend (frame));
   gtk_label_set_text (self->backend_label, backend);
-  /* in the details popover: plain words for the plan cache's hits and rebuilds */
-  /* Translators: stages of the simulation plan kept from the frame before, then those
+  /* Translators: in the details popover, the plan cache's hits and rebuilds in plain words:
+   * stages of the simulation plan kept from the frame before, then those
    * computed again for this frame */
   cache = g_strdup_printf (_ ("Parts of the simulation kept from the frame before: %d; "
                               "computed again: %d"),
