@@ -532,6 +532,22 @@ test_german (void)
   g_rmdir (localedir);
 }
 
+/* Issue 24: `LANGUAGE=de build/ui/braggscope` was all English: a program run from the build
+ * tree looked only in the installed locale folder.  With no $BRAGGSCOPE_LOCALEDIR it takes the
+ * build tree's catalogue (po/, compiled by the build), as it takes the build tree's schema. */
+static void
+test_build_tree_translations (void)
+{
+  const char *env[] = { "LANGUAGE", "de", "LC_ALL", "C.UTF-8", "BRAGGSCOPE_LOCALEDIR", "", NULL };
+  const char *help[] = { "--help", NULL };
+  g_auto (Run) run;
+
+  run_braggscope (&run, FALSE, env, help);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_nonnull (strstr (run.out, "Aufruf:"));
+  g_assert_null (strstr (run.out, "Usage:"));
+}
+
 /* --view, --labels, --rings-at and --lesson: the teaching views headless. */
 static void
 test_teaching_views (void)
@@ -1039,6 +1055,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/ui/snapshot/hostile-inputs", test_hostile_inputs);
   g_test_add_func ("/ui/snapshot/measured-budget", test_measured_budget);
   g_test_add_func ("/ui/snapshot/german", test_german);
+  g_test_add_func ("/ui/snapshot/build-tree-translations", test_build_tree_translations);
 
   status = g_test_run ();
   ui_test_remove_dir (tmpdir);
