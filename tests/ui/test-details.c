@@ -388,6 +388,16 @@ test_exported_phi (void)
                   corner, elsewhere);
   g_assert_cmpuint (corner, >, 200);
   g_assert_cmpuint (elsewhere, ==, 0);
+  /* the exported frame, for people reading the build's docs/ */
+  if (g_getenv ("BRAGGSCOPE_ROTATION_FRAME") != NULL)
+    {
+      g_autofree char *contents = NULL;
+      gsize length = 0;
+
+      g_assert_true (g_file_get_contents (last, &contents, &length, NULL));
+      g_assert_true (g_file_set_contents (g_getenv ("BRAGGSCOPE_ROTATION_FRAME"), contents,
+                                          (gssize) length, NULL));
+    }
   ui_test_remove_dir (dir);
   ui_test_remove_dir (tmpdir);
   close_window (window);
