@@ -425,6 +425,15 @@ derive_spixels (const nb_params *p, const nb_plan_info *info)
   return ceil (p->detsize_s / p->pixel_size - 0.5);
 }
 
+/* The mosaic domains resolve_mosaic() (sources.c) takes when none are given (nanoBragg's
+ * rule): 10 with a mosaic spread, else 1.  A control shows that count, never
+ * the "not given" -1. */
+static double
+derive_mosaic_domains (const nb_params *p, const nb_plan_info *info)
+{
+  return p->mosaic_spread > 0.0 ? 10.0 : 1.0;
+}
+
 /* The beam centre the convention chose where none is given: known once a
  * plan was built. */
 static double
@@ -601,8 +610,9 @@ static const nb_param rows[] = {
   ROW (.flag = "-mosaic_domains", .aliases = "-mosaic_dom*", COUNT (mosaic_domains), .unit = &none,
        .min = 1, .max = MAX_DOMAINS, .unset = -1,
        .flags = NB_PARAM_UNSET_OK | NB_PARAM_NONNEG | NB_PARAM_UNSET_SETTABLE,
-       .stages = ORIENTATION, .property = "mosaic-domains", .label = N_ ("Mosaic domains"),
-       .help = N_ ("Mosaic domains (count; -1 = automatic)"), UI (1, 200, 1, 0)),
+       .stages = ORIENTATION, .derive = derive_mosaic_domains, .property = "mosaic-domains",
+       .label = N_ ("Mosaic domains"),
+       .help = N_ ("Mosaic domains (count; 10 when a mosaic spread is given without one)"), UI (1, 200, 1, 0)),
   ROW (.flag = "-mosaic_seed", SEED (mosaic_seed), .stages = ORIENTATION,
        .format = format_mosaic_seed, .help = "seed of the mosaic domains' orientations"),
   ROW (.name = "interpolation", CHOICE (interpolate, interpolations), .nargs = 0),

@@ -562,3 +562,30 @@ braggscope_auto_contrast (const float *data,
 
   nb_image_window (data, n, low_percentile, high_percentile, low, high);
 }
+
+/* How far above the background's median a count must be to be painted as
+ * dark as a spot: ten times its Poisson noise. */
+#define COUNTS_NOISE_SIGMAS 10.0
+
+void
+braggscope_auto_contrast_counts (const float *data,
+                                 gsize n,
+                                 double low_percentile,
+                                 double high_percentile,
+                                 double *low,
+                                 double *high)
+{
+  double median = 0.0, unused, floor_high;
+
+  g_return_if_fail (data != NULL || n == 0);
+  g_return_if_fail (low != NULL && high != NULL);
+
+  nb_image_window (data, n, low_percentile, high_percentile, low, high);
+  for (gsize i = 0; i < n; i++)
+    if (isfinite (data[i]) && data[i] != floorf (data[i]))
+      return;
+  nb_image_window (data, n, 50.0, 50.0, &median, &unused);
+  floor_high = median + COUNTS_NOISE_SIGMAS * sqrt (MAX (median, 1.0));
+  if (*high < floor_high)
+    *high = floor_high;
+}

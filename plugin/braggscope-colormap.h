@@ -179,6 +179,34 @@ void braggscope_auto_contrast (const float *data,
                                double *high);
 
 /**
+ * braggscope_auto_contrast_counts:
+ * @data: (array length=n): a measured frame's counts per pixel (NaN masked)
+ * @n: number of values
+ * @low_percentile: percentile (0..100) for @low
+ * @high_percentile: percentile (0..100) for @high
+ * @low: (out): the window's first colour (counts)
+ * @high: (out): the window's last colour (counts)
+ *
+ * [func@Braggscope.auto_contrast] for photon counts: when every finite value
+ * is a whole number, @high is at least the median plus ten times its Poisson
+ * noise, median + 10 sqrt(max(median, 1)).  On a sparse frame (a Pilatus
+ * frame of 0 to 2 counts between its spots, whose 99.5th percentile is 2)
+ * the percentile window paints single photons as dark as spots; this one
+ * keeps the background light and the spots dark.  Values that are not all
+ * whole numbers (a simulated frame, photons per pixel) get
+ * [func@Braggscope.auto_contrast]'s window unchanged.
+ *
+ * Since: 0.1
+ */
+BRAGGSCOPE_EXPORT
+void braggscope_auto_contrast_counts (const float *data,
+                                      gsize n,
+                                      double low_percentile,
+                                      double high_percentile,
+                                      double *low,
+                                      double *high);
+
+/**
  * braggscope_colormap_index:
  * @display: the display
  * @value: an intensity (photons/pixel)

@@ -125,6 +125,17 @@ create_simulation (BraggscopeApplication *self,
           *warning = g_strdup_printf (
               _ ("The last scene named files to write, which a scene may not: left out %s"), shown);
         }
+      /* to_args() wrote what differs from nanoBragg's defaults, a crystal
+       * always among it: laid over a new simulation, not over the default
+       * scene (whose structure factors, cell and mosaic settings a lesson
+       * without them would inherit).  A scene naming no crystal was written
+       * by hand: it changes the default scene. */
+      if (last[0] != NULL && (g_strv_contains ((const char *const *) last, "-cell") ||
+                              g_strv_contains ((const char *const *) last, "-mat")))
+        {
+          g_clear_object (&sim);
+          sim = braggscope_simulation_new ();
+        }
       if (last[0] != NULL &&
           !braggscope_simulation_set_scene_from_args (sim, (const char *const *) last,
                                                       _ ("the last scene"), &local_error))
@@ -137,6 +148,8 @@ create_simulation (BraggscopeApplication *self,
           if (sim == NULL)
             sim = braggscope_simulation_new ();
         }
+      else if (last[0] != NULL)
+        braggscope_simulation_render (sim);
     }
 
   return g_steal_pointer (&sim);

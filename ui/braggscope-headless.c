@@ -423,6 +423,22 @@ caption_at (cairo_t *cr, double x, double y, double size, const char *text)
   g_object_unref (layout);
 }
 
+void
+braggscope_caption_phi (guint8 *rgba, int width, int height, double phi)
+{
+  cairo_surface_t *surface =
+      cairo_image_surface_create_for_data (rgba, CAIRO_FORMAT_ARGB32, width, height, width * 4);
+  cairo_t *cr = cairo_create (surface);
+  double size = CLAMP (height / 40.0, 11.0, 48.0), pad = 0.5 * size;
+  /* Translators: the spindle angle in a corner of each exported frame of a rotation */
+  g_autofree char *text = g_strdup_printf (_ ("φ %.1f°"), phi);
+
+  caption_at (cr, pad, height - 1.5 * size - pad, size, text);
+  cairo_destroy (cr);
+  cairo_surface_flush (surface);
+  cairo_surface_destroy (surface);
+}
+
 /* Captions on the --measured picture (@rgba, @width x @height, opaque):
  * which layer is which, as @mode shows them (@rw: the measured layer's width,
  * left of the simulation side by side), and the score along the bottom.
@@ -567,9 +583,9 @@ braggscope_headless_render (const BraggscopeOptions *opts,
       print_score (sim, &score);
       reference_display = look.display;
       if (look.auto_contrast)
-        braggscope_auto_contrast (g_bytes_get_data (pixels, NULL), (gsize) rw * rh,
-                                  REFERENCE_LOW_PERCENTILE, REFERENCE_HIGH_PERCENTILE,
-                                  &reference_display.low, &reference_display.high);
+        braggscope_auto_contrast_counts (g_bytes_get_data (pixels, NULL), (gsize) rw * rh,
+                                         REFERENCE_LOW_PERCENTILE, REFERENCE_HIGH_PERCENTILE,
+                                         &reference_display.low, &reference_display.high);
       rgba = render_compare (g_bytes_get_data (pixels, NULL), rw, rh, &reference_display, NULL,
                              TRUE, frame, &look, opts->compare_mode, width, height);
       caption_measured (rgba, *width, *height, rw, mode, name, score);

@@ -46,4 +46,9 @@ guint8 *braggscope_headless_render (const BraggscopeOptions *opts,
 guint8 *braggscope_join_side_by_side (
     const guint8 *left, int lw, int lh, const guint8 *right, int side, int *width, int *height);
 
+/* braggscope_caption_phi: "φ 12.0°" (the spindle angle @phi, degrees) in
+ * white on a dark box in the bottom-left corner of @rgba (@width x @height,
+ * opaque RGBA), as an exported frame of a rotation carries it. */
+void braggscope_caption_phi (guint8 *rgba, int width, int height, double phi);
+
 G_END_DECLS

@@ -11,9 +11,11 @@
 #include "braggscope-config.h"
 
 #include "braggscope-window-private.h"
+#include "braggscope-paths.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
+#include <string.h>
 
 void
 _braggscope_pending_free (BraggscopePending *pending)
@@ -315,8 +317,19 @@ copy_command_line_activated (GSimpleAction *action, GVariant *parameter, gpointe
 {
   BraggscopeWindow *self = user_data;
   g_autofree char *command_line = braggscope_simulation_to_command_line (self->sim);
+  g_autofree char *program = braggscope_paths_nanobragg ();
+  g_autofree char *quoted = NULL;
+  g_autofree char *runnable = NULL;
 
-  gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (self)), command_line);
+  /* the program that would run it, not a bare name a shell may not find */
+  if (g_str_has_prefix (command_line, "nanobragg"))
+    {
+      quoted = strpbrk (program, " \t\n'\"\\$`*?[]{}()<>|&;#~") != NULL ? g_shell_quote (program)
+                                                                        : g_strdup (program);
+      runnable = g_strconcat (quoted, command_line + strlen ("nanobragg"), NULL);
+    }
+  gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (self)),
+                          runnable != NULL ? runnable : command_line);
   braggscope_window_show_message (self, _ ("Copied the nanobragg command line to the clipboard"),
                                   FALSE);
 }

@@ -238,6 +238,98 @@ show_layer (BraggscopeWindow *self)
     g_action_change_state (mode, g_variant_new_string ("overlay"));
 }
 
+/* ---- the measured layer's own contrast ---- */
+
+/* The group of the measured layer's window, shown while there is a frame. */
+static void
+update_contrast_group (BraggscopeWindow *self)
+{
+  if (self->measured_group != NULL)
+    gtk_widget_set_visible (self->measured_group, self->measured != NULL);
+}
+
+static GtkSpinButton *
+contrast_spin (GtkGrid *grid, int row, const char *label, const char *name, const char *tooltip)
+{
+  GtkWidget *title = gtk_label_new_with_mnemonic (label);
+  GtkWidget *spin = gtk_spin_button_new_with_range (-1e6, 1e9, 1.0);
+
+  gtk_spin_button_set_digits (GTK_SPIN_BUTTON (spin), 1);
+  gtk_widget_set_name (spin, name);
+  gtk_widget_set_tooltip_text (spin, tooltip);
+  gtk_widget_set_hexpand (spin, TRUE);
+  gtk_label_set_mnemonic_widget (GTK_LABEL (title), spin);
+  gtk_label_set_xalign (GTK_LABEL (title), 0.0f);
+  gtk_grid_attach (grid, title, 0, row, 1, 1);
+  gtk_grid_attach (grid, spin, 1, row, 1, 1);
+  return GTK_SPIN_BUTTON (spin);
+}
+
+/* The measured layer's window, apart from the simulation's: low-count frames
+ * need their own (the view's reference-min, -max and -auto-window). */
+static GtkWidget *
+contrast_group (BraggscopeWindow *self)
+{
+  GtkWidget *expander = gtk_expander_new (_ ("Measured frame contrast"));
+  GtkGrid *grid = GTK_GRID (gtk_grid_new ());
+
+  gtk_widget_set_name (expander, "measured-contrast-group");
+  gtk_expander_set_expanded (GTK_EXPANDER (expander), TRUE);
+  gtk_grid_set_row_spacing (grid, 6);
+  gtk_grid_set_column_spacing (grid, 12);
+  gtk_widget_set_margin_start (GTK_WIDGET (grid), 12);
+  gtk_widget_set_margin_top (GTK_WIDGET (grid), 6);
+  self->measured_auto_check =
+      GTK_CHECK_BUTTON (gtk_check_button_new_with_mnemonic (_ ("_Automatic window")));
+  gtk_widget_set_name (GTK_WIDGET (self->measured_auto_check), "measured-auto-window-check");
+  gtk_widget_set_tooltip_text (
+      GTK_WIDGET (self->measured_auto_check),
+      _ ("From the frame's counts: its 1st and 99.5th percentiles, the top at least ten times "
+         "the background's photon noise above it, so that single photons stay light"));
+  gtk_grid_attach (grid, GTK_WIDGET (self->measured_auto_check), 0, 0, 2, 1);
+  self->measured_low_spin =
+      contrast_spin (grid, 1, _ ("Window _low (counts)"), "measured-low-spin",
+                     _ ("Counts shown in the first colour of the colour map"));
+  self->measured_high_spin =
+      contrast_spin (grid, 2, _ ("Window _high (counts)"), "measured-high-spin",
+                     _ ("Counts shown in the last colour of the colour map"));
+  gtk_expander_set_child (GTK_EXPANDER (expander), GTK_WIDGET (grid));
+  gtk_widget_set_visible (expander, FALSE);
+  return expander;
+}
+
+/* The bindings are held: one whose view is gone has released itself, and
+ * unbinding it again is harmless while it is held. */
+static void
+unbind_contrast (BraggscopeWindow *self)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (self->measured_bindings); i++)
+    if (self->measured_bindings[i] != NULL)
+      {
+        g_binding_unbind (self->measured_bindings[i]);
+        g_clear_object (&self->measured_bindings[i]);
+      }
+}
+
+/* The group follows the window's view (a new one with each simulation). */
+static void
+bind_contrast (BraggscopeWindow *self)
+{
+  const GBindingFlags flags = G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE;
+
+  unbind_contrast (self);
+  if (self->view == NULL || self->measured_group == NULL)
+    return;
+  self->measured_bindings[0] = g_object_ref (g_object_bind_property (
+      self->view, "reference-auto-window", self->measured_auto_check, "active", flags));
+  self->measured_bindings[1] = g_object_ref (g_object_bind_property (
+      self->view, "reference-min", gtk_spin_button_get_adjustment (self->measured_low_spin),
+      "value", flags));
+  self->measured_bindings[2] = g_object_ref (g_object_bind_property (
+      self->view, "reference-max", gtk_spin_button_get_adjustment (self->measured_high_spin),
+      "value", flags));
+}
+
 static void
 set_measured (BraggscopeWindow *self, BraggscopeMeasuredFrame *frame)
 {
@@ -250,6 +342,7 @@ set_measured (BraggscopeWindow *self, BraggscopeMeasuredFrame *frame)
   update_actions (self);
   update_score (self);
   update_counts (self);
+  update_contrast_group (self);
 }
 
 static void
@@ -513,7 +606,7 @@ status_label (BraggscopeWindow *self, const char *name, GtkWidget *after)
 void
 _braggscope_window_init_measured (BraggscopeWindow *self)
 {
-  GtkWidget *after = GTK_WIDGET (self->cache_label);
+  GtkWidget *after = GTK_WIDGET (self->frame_details_button);
 
   g_action_map_add_action_entries (G_ACTION_MAP (self), measured_entries,
                                    G_N_ELEMENTS (measured_entries), self);
@@ -527,6 +620,8 @@ _braggscope_window_init_measured (BraggscopeWindow *self)
                                _ ("Fitting the crystal to the measured peaks (Escape cancels)"));
   gtk_box_insert_child_after (GTK_BOX (gtk_widget_get_parent (after)),
                               GTK_WIDGET (self->fit_progress), GTK_WIDGET (self->counts_label));
+  self->measured_group = contrast_group (self);
+  gtk_box_append (self->sidebar_box, self->measured_group);
   update_actions (self);
 }
 
@@ -552,6 +647,8 @@ _braggscope_window_measured_set_simulation (BraggscopeWindow *self)
   braggscope_simulation_set_measured_frame (self->sim, self->measured);
   if (self->measured != NULL)
     show_layer (self);
+  bind_contrast (self);
+  update_contrast_group (self);
   update_actions (self);
   update_score (self);
 }
@@ -563,4 +660,5 @@ _braggscope_window_measured_dispose (BraggscopeWindow *self)
     g_cancellable_cancel (self->fit_cancellable);
   g_clear_object (&self->fit_cancellable);
   g_clear_object (&self->measured);
+  unbind_contrast (self);
 }

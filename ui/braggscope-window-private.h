@@ -59,6 +59,7 @@ struct _BraggscopeWindow
   GtkLabel *frame_kind_label;
   GtkLabel *frame_time_label;
   GtkLabel *oversample_label;
+  GtkMenuButton *frame_details_button; /* its popover: the two below */
   GtkLabel *backend_label;
   GtkLabel *cache_label;
   GtkLabel *message_label;
@@ -87,6 +88,10 @@ struct _BraggscopeWindow
   GtkSpinButton *play_range_spin;
   GtkSpinButton *play_speed_spin;
   GtkCheckButton *play_loop_check;
+  GtkWidget *play_button; /* its icon: play, or pause while playing */
+  GtkLabel *phi_label;    /* the spindle angle, beside the group's title */
+  gboolean play_full;     /* playing full frames, previews off, while they keep up */
+  gint64 play_set_us;     /* when playback last turned phi */
   guint play_source;
   gint64 play_last_us;
   double play_phi;
@@ -100,10 +105,19 @@ struct _BraggscopeWindow
   GtkLabel *score_label;
   GtkLabel *counts_label;
   GtkProgressBar *fit_progress;
+  /* the measured layer's own window (the view's reference-auto-window, -min, -max) */
+  GtkWidget *measured_group;
+  GtkCheckButton *measured_auto_check;
+  GtkSpinButton *measured_low_spin;
+  GtkSpinButton *measured_high_spin;
+  GBinding *measured_bindings[3];
 };
 
 /* braggscope-window.c */
 void _braggscope_window_set_simulation (BraggscopeWindow *self, BraggscopeSimulation *sim);
+/* The header's subtitle: the scene's title (the lesson's, "HIV-1 protease (PDB 1HPV)" for the
+ * default scene's structure factors, else their file's name) and the wavelength. */
+void _braggscope_window_update_subtitle (BraggscopeWindow *self);
 /* The newest frame when it is a full frame of the current parameters, else NULL. */
 BraggscopeFrame *_braggscope_window_get_current_frame (BraggscopeWindow *self);
 

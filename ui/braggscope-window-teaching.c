@@ -23,8 +23,13 @@
 #include <math.h>
 
 #define PLAY_TICK_MS 40
-#define MAX_EXPORTED 720
-#define GIF_DELAY_MS 100
+/* Playback shows full frames while the machine keeps up: while a full frame
+ * of a step arrives within this long (4 a second), the rotation waits for each
+ * (previews off); a slower one turns previews back on for the rest of the
+ * playback, and the full frame follows when it pauses. */
+#define PLAY_FULL_FRAME_MS 250.0
+#define MAX_EXPORTED       720
+#define GIF_DELAY_MS       100
 
 struct _BraggscopeExport
 {
@@ -99,6 +104,20 @@ on_view_labels (BraggscopeView *view, GParamSpec *pspec, BraggscopeWindow *self)
       g_variant_new_boolean (braggscope_view_get_show_labels (view)));
 }
 
+static void
+update_phi_label (BraggscopeWindow *self)
+{
+  double phi = 0.0;
+  g_autofree char *text = NULL;
+
+  if (self->phi_label == NULL || self->sim == NULL)
+    return;
+  g_object_get (self->sim, "phi", &phi, NULL);
+  /* Translators: the spindle angle beside "Rotation playback" */
+  text = g_strdup_printf (_ ("φ %.1f°"), phi);
+  gtk_label_set_text (self->phi_label, text);
+}
+
 void
 _braggscope_window_place_views (BraggscopeWindow *self)
 {
@@ -113,6 +132,9 @@ _braggscope_window_place_views (BraggscopeWindow *self)
   braggscope_view_set_show_labels (self->view, g_variant_get_boolean (state));
   g_signal_connect_object (self->view, "notify::show-labels", G_CALLBACK (on_view_labels), self,
                            G_CONNECT_DEFAULT);
+  /* disconnected with the window's other handlers when the simulation goes */
+  g_signal_connect_swapped (self->sim, "notify::phi", G_CALLBACK (update_phi_label), self);
+  update_phi_label (self);
   apply_view_mode (self);
 }
 
@@ -125,6 +147,7 @@ close_lesson (BraggscopeWindow *self)
   gtk_revealer_set_reveal_child (self->lesson_revealer, FALSE);
   gtk_widget_set_visible (GTK_WIDGET (self->lesson_revealer), FALSE);
   g_clear_pointer (&self->lesson_id, g_free);
+  _braggscope_window_update_subtitle (self);
 }
 
 static void
@@ -216,6 +239,7 @@ braggscope_window_open_lesson (BraggscopeWindow *self, const char *id, GError **
   gtk_revealer_set_reveal_child (self->lesson_revealer, TRUE);
   g_free (self->lesson_id);
   self->lesson_id = g_strdup (lesson->id);
+  _braggscope_window_update_subtitle (self);
   braggscope_window_show_message (self, lesson->title, FALSE);
   return TRUE;
 }
@@ -287,13 +311,59 @@ set_phi (BraggscopeWindow *self, double phi)
   g_object_set (self->sim, "phi", phi, NULL);
 }
 
+/* The play button says what it would do: play, or pause while playing. */
+static void
+update_play_button (BraggscopeWindow *self, gboolean playing)
+{
+  if (self->play_button == NULL)
+    return;
+  gtk_button_set_icon_name (GTK_BUTTON (self->play_button), playing
+                                                                ? "media-playback-pause-symbolic"
+                                                                : "media-playback-start-symbolic");
+  gtk_widget_set_tooltip_text (self->play_button, playing ? _ ("Pause the rotation (Ctrl+P)")
+                                                          : _ ("Play the rotation (Ctrl+P)"));
+}
+
+/* Playback leaves the full frames it waited for: previews again as a slider moves. */
+static void
+play_with_previews (BraggscopeWindow *self)
+{
+  if (self->play_full && self->sim != NULL)
+    g_object_set (self->sim, "preview-while-dragging", TRUE, NULL);
+  self->play_full = FALSE;
+}
+
 static void
 stop_playing (BraggscopeWindow *self)
 {
   g_clear_handle_id (&self->play_source, g_source_remove);
+  play_with_previews (self);
   g_simple_action_set_state (
       G_SIMPLE_ACTION (g_action_map_lookup_action (G_ACTION_MAP (self), "play")),
       g_variant_new_boolean (FALSE));
+  update_play_button (self, FALSE);
+}
+
+/* Whether a playback showing full frames must wait for the one of the current
+ * step; one that does not come in time turns it to previews. */
+static gboolean
+play_waits (BraggscopeWindow *self, gint64 now)
+{
+  BraggscopeFrame *current;
+
+  if (!self->play_full)
+    return FALSE;
+  current = _braggscope_window_get_current_frame (self);
+  if (current == NULL || braggscope_view_get_frame (self->view) != current)
+    {
+      if (now - self->play_set_us < (gint64) (2 * PLAY_FULL_FRAME_MS * 1000))
+        return TRUE;
+      play_with_previews (self);
+      return FALSE;
+    }
+  if (braggscope_frame_get_total_ms (current) > PLAY_FULL_FRAME_MS)
+    play_with_previews (self);
+  return FALSE;
 }
 
 static gboolean
@@ -304,9 +374,14 @@ play_tick (gpointer user_data)
   double start = gtk_spin_button_get_value (self->play_start_spin);
   double range = gtk_spin_button_get_value (self->play_range_spin);
   double speed = gtk_spin_button_get_value (self->play_speed_spin);
-  double phi = self->play_phi + speed * (now - self->play_last_us) / 1e6;
+  double phi;
 
+  if (play_waits (self, now))
+    return G_SOURCE_CONTINUE;
+  /* the time waited for a full frame turns the crystal as far as playing would */
+  phi = self->play_phi + speed * (now - self->play_last_us) / 1e6;
   self->play_last_us = now;
+  self->play_set_us = now;
   if (phi > start + range)
     {
       if (!gtk_check_button_get_active (self->play_loop_check))
@@ -338,6 +413,12 @@ play_changed (GSimpleAction *action, GVariant *value, gpointer user_data)
   if (self->export != NULL)
     return;
   g_simple_action_set_state (action, value);
+  update_play_button (self, TRUE);
+  /* full frames, no previews, while they keep up (play_waits) */
+  if (!self->play_full)
+    g_object_set (self->sim, "preview-while-dragging", FALSE, NULL);
+  self->play_full = TRUE;
+  self->play_set_us = g_get_monotonic_time ();
   self->play_phi = phi_of (self);
   if (self->play_phi < start || self->play_phi >= start + range)
     self->play_phi = start;
@@ -382,6 +463,7 @@ render_views (BraggscopeWindow *self, int *width, int *height)
   const char *mode = view_mode (self);
   g_autofree guint8 *detector = NULL;
   g_autoptr (GBytes) space = NULL;
+  guint8 *rgba;
   int w = 0, h = 0, side;
 
   detector = braggscope_view_render_rgba (self->view, &w, &h);
@@ -391,13 +473,19 @@ render_views (BraggscopeWindow *self, int *width, int *height)
     {
       *width = w;
       *height = h;
-      return g_steal_pointer (&detector);
+      rgba = g_steal_pointer (&detector);
     }
-  side = MAX (h, 240);
-  space = braggscope_reciprocal_view_render_bytes (self->reciprocal, side, side);
-  return braggscope_join_side_by_side (g_strcmp0 (mode, "both") == 0 ? detector : NULL, w, h,
-                                       space != NULL ? g_bytes_get_data (space, NULL) : NULL, side,
-                                       width, height);
+  else
+    {
+      side = MAX (h, 240);
+      space = braggscope_reciprocal_view_render_bytes (self->reciprocal, side, side);
+      rgba = braggscope_join_side_by_side (g_strcmp0 (mode, "both") == 0 ? detector : NULL, w, h,
+                                           space != NULL ? g_bytes_get_data (space, NULL) : NULL,
+                                           side, width, height);
+    }
+  /* each frame of a rotation says where it is */
+  braggscope_caption_phi (rgba, *width, *height, phi_of (self));
+  return rgba;
 }
 
 static void
@@ -642,13 +730,23 @@ button (const char *icon, const char *action, const char *tooltip)
 static GtkWidget *
 playback_group (BraggscopeWindow *self)
 {
-  GtkWidget *expander = gtk_expander_new (_ ("Rotation playback"));
+  GtkWidget *expander = gtk_expander_new (NULL);
+  GtkWidget *header = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
   GtkGrid *grid = GTK_GRID (gtk_grid_new ());
   GtkWidget *buttons = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 4);
   GtkWidget *play = gtk_toggle_button_new ();
 
   gtk_widget_set_name (expander, "playback-group");
   self->play_expander = GTK_EXPANDER (expander);
+  /* the spindle angle, in or out of a lesson, folded or not */
+  self->phi_label = GTK_LABEL (gtk_label_new (NULL));
+  gtk_widget_set_name (GTK_WIDGET (self->phi_label), "phi-label");
+  gtk_widget_add_css_class (GTK_WIDGET (self->phi_label), "numeric");
+  gtk_widget_add_css_class (GTK_WIDGET (self->phi_label), "dim-label");
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->phi_label), _ ("The spindle angle φ now"));
+  gtk_box_append (GTK_BOX (header), gtk_label_new (_ ("Rotation playback")));
+  gtk_box_append (GTK_BOX (header), GTK_WIDGET (self->phi_label));
+  gtk_expander_set_label_widget (GTK_EXPANDER (expander), header);
   gtk_grid_set_row_spacing (grid, 6);
   gtk_grid_set_column_spacing (grid, 12);
   gtk_widget_set_margin_start (GTK_WIDGET (grid), 12);
@@ -666,8 +764,9 @@ playback_group (BraggscopeWindow *self)
 
   gtk_button_set_icon_name (GTK_BUTTON (play), "media-playback-start-symbolic");
   gtk_actionable_set_action_name (GTK_ACTIONABLE (play), "win.play");
-  gtk_widget_set_tooltip_text (play, _ ("Play or pause the rotation (Ctrl+P)"));
   gtk_widget_set_name (play, "play-button");
+  self->play_button = play;
+  update_play_button (self, FALSE);
   gtk_box_append (GTK_BOX (buttons), button ("media-skip-backward-symbolic", "win.play-step(-1)",
                                              _ ("One step back (Ctrl+comma)")));
   gtk_box_append (GTK_BOX (buttons), play);

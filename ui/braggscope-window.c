@@ -185,9 +185,13 @@ show_frame_status (BraggscopeWindow *self, BraggscopeFrame *frame)
   gtk_label_set_text (self->frame_time_label, time);
   backend = g_strdup_printf (_ ("Backend: %s"), braggscope_frame_get_backend (frame));
   gtk_label_set_text (self->backend_label, backend);
-  cache =
-      g_strdup_printf (_ ("Cache hits: %d, rebuilds: %d"), braggscope_frame_get_cache_hits (frame),
-                       braggscope_frame_get_cache_rebuilds (frame));
+  /* Translators: in the details popover, the plan cache's hits and rebuilds in plain words:
+   * stages of the simulation plan kept from the frame before, then those
+   * computed again for this frame */
+  cache = g_strdup_printf (_ ("Parts of the simulation kept from the frame before: %d; "
+                              "computed again: %d"),
+                           braggscope_frame_get_cache_hits (frame),
+                           braggscope_frame_get_cache_rebuilds (frame));
   gtk_label_set_text (self->cache_label, cache);
   tooltip =
       g_strdup_printf (_ ("Frame %llu, %d × %d pixels, brightest pixel %.4g photons"),
@@ -279,8 +283,12 @@ on_simulation_error (BraggscopeSimulation *sim, GError *error, BraggscopeWindow 
   _braggscope_window_export_frame (self, error);
 }
 
-static void
-update_subtitle (BraggscopeWindow *self)
+/* The structure factors of the default scene: whatever the scene, they are
+ * HIV-1 protease's. */
+#define DEFAULT_SCENE_HKL "1hpv_p1.hkl"
+
+void
+_braggscope_window_update_subtitle (BraggscopeWindow *self)
 {
   g_autofree char *file = NULL;
   g_autofree char *base = NULL;
@@ -290,11 +298,21 @@ update_subtitle (BraggscopeWindow *self)
 
   g_object_get (self->sim, "structure-factors", &file, "wavelength", &lambda, "default-f",
                 &default_f, NULL);
-  if (file != NULL && *file != '\0')
-    base = g_filename_display_basename (file); /* a label is UTF-8; a file name may not be */
+  /* the scene's title: the lesson's, the structure's, else the file's name */
+  if (self->lesson_id != NULL)
+    base = g_strdup (gtk_label_get_text (self->lesson_title));
+  else if (file != NULL && *file != '\0')
+    {
+      g_autofree char *name = g_path_get_basename (file);
+
+      base = g_strcmp0 (name, DEFAULT_SCENE_HKL) == 0 ? g_strdup (_ ("HIV-1 protease (PDB 1HPV)"))
+                                                      /* a label is UTF-8; a file name may not be */
+                                                      : g_filename_display_basename (file);
+    }
   else
     base = g_strdup_printf (_ ("F = %g everywhere"), default_f);
-  /* Translators: structure factors (a file name), then the wavelength. */
+  /* Translators: the scene (a lesson's title, the structure or a file name), then the
+   * wavelength. */
   text = g_strdup_printf (_ ("%s · λ %.4g Å"), base, lambda);
   gtk_label_set_text (self->subtitle_label, text);
 }
@@ -357,16 +375,19 @@ _braggscope_window_set_simulation (BraggscopeWindow *self, BraggscopeSimulation 
   g_signal_connect (sim, "error", G_CALLBACK (on_simulation_error), self);
   g_signal_connect (sim, "render-progress", G_CALLBACK (on_render_progress), self);
   hide_render_progress (self);
-  g_signal_connect_swapped (sim, "notify::structure-factors", G_CALLBACK (update_subtitle), self);
-  g_signal_connect_swapped (sim, "notify::wavelength", G_CALLBACK (update_subtitle), self);
-  g_signal_connect_swapped (sim, "notify::default-f", G_CALLBACK (update_subtitle), self);
+  g_signal_connect_swapped (sim, "notify::structure-factors",
+                            G_CALLBACK (_braggscope_window_update_subtitle), self);
+  g_signal_connect_swapped (sim, "notify::wavelength",
+                            G_CALLBACK (_braggscope_window_update_subtitle), self);
+  g_signal_connect_swapped (sim, "notify::default-f",
+                            G_CALLBACK (_braggscope_window_update_subtitle), self);
   self->busy_binding =
       g_object_bind_property (sim, "busy", self->busy_spinner, "spinning", G_BINDING_SYNC_CREATE);
 
   _braggscope_window_measured_set_simulation (self);
   /* a message of the scene before stays until this one changes */
   remember_message_change (self);
-  update_subtitle (self);
+  _braggscope_window_update_subtitle (self);
   show_frame_status (self, braggscope_simulation_get_last_frame (sim));
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SIMULATION]);
 }
@@ -539,6 +560,7 @@ braggscope_window_class_init (BraggscopeWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, oversample_label);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, backend_label);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, cache_label);
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, frame_details_button);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, message_label);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, status_box);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, render_estimate_label);

@@ -5,6 +5,7 @@
 #include "braggscope-config.h"
 
 #include "braggscope-application.h"
+#include "braggscope-paths.h"
 
 #include <glib/gi18n.h>
 #include <locale.h>
@@ -13,7 +14,6 @@ int
 main (int argc, char *argv[])
 {
   g_autoptr (BraggscopeApplication) app = NULL;
-  const char *localedir = g_getenv ("BRAGGSCOPE_LOCALEDIR");
 
   /* Messages and texts in the user's language, but numbers always with a
    * decimal point: nanoBragg flags, snapshots' text chunks and the engine's
@@ -21,7 +21,8 @@ main (int argc, char *argv[])
   gtk_disable_setlocale ();
   setlocale (LC_ALL, "");
   setlocale (LC_NUMERIC, "C");
-  bindtextdomain (GETTEXT_PACKAGE, localedir != NULL && *localedir != '\0' ? localedir : LOCALEDIR);
+  /* the build tree's catalogues when run from it, as its schema and data */
+  bindtextdomain (GETTEXT_PACKAGE, braggscope_paths_locale_dir ());
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
 

@@ -563,6 +563,28 @@ selected_to_choice (GBinding *binding, const GValue *from, GValue *to, gpointer 
   return TRUE;
 }
 
+/* The words a dropdown shows for a choice whose nick is nanoBragg's (the
+ * property keeps the nick): the crystal's shape in the user's language. */
+static const struct
+{
+  const char *property, *nick, *label;
+} choice_labels[] = {
+  { "crystal-shape", "square", NC_ ("crystal shape", "square (parallelepiped)") },
+  { "crystal-shape", "round", NC_ ("crystal shape", "round (sphere)") },
+  { "crystal-shape", "gauss", NC_ ("crystal shape", "Gaussian") },
+  { "crystal-shape", "tophat", NC_ ("crystal shape", "flat-top") },
+};
+
+static const char *
+choice_label (const char *property, const char *nick)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (choice_labels); i++)
+    if (g_strcmp0 (choice_labels[i].property, property) == 0 &&
+        g_strcmp0 (choice_labels[i].nick, nick) == 0)
+      return g_dpgettext2 (GETTEXT_PACKAGE, "crystal shape", choice_labels[i].label);
+  return nick;
+}
+
 static void
 add_choice (BraggscopeControls *self, GtkGrid *grid, int row, const Row *layout, GParamSpec *pspec)
 {
@@ -578,13 +600,13 @@ add_choice (BraggscopeControls *self, GtkGrid *grid, int row, const Row *layout,
 
       map->enum_type = G_TYPE_FROM_CLASS (klass);
       for (guint i = 0; i < klass->n_values; i++)
-        gtk_string_list_append (list, klass->values[i].value_nick);
+        gtk_string_list_append (list, choice_label (layout->property, klass->values[i].value_nick));
     }
   else if (G_IS_PARAM_SPEC_STRING (pspec) && hints->choices != NULL)
     {
       map->strings = hints->choices;
       for (guint i = 0; hints->choices[i] != NULL; i++)
-        gtk_string_list_append (list, hints->choices[i]);
+        gtk_string_list_append (list, choice_label (layout->property, hints->choices[i]));
     }
   else
     {

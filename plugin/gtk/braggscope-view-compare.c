@@ -546,9 +546,10 @@ apply_reference_auto_window (BraggscopeView *self)
 
   if (self->reference == NULL || !self->reference_auto_window)
     return;
-  braggscope_auto_contrast (reference_data (self),
-                            (gsize) self->reference_width * self->reference_height,
-                            REFERENCE_LOW_PERCENTILE, REFERENCE_HIGH_PERCENTILE, &low, &high);
+  /* a measured frame's counts: a window above their noise (sparse frames) */
+  braggscope_auto_contrast_counts (
+      reference_data (self), (gsize) self->reference_width * self->reference_height,
+      REFERENCE_LOW_PERCENTILE, REFERENCE_HIGH_PERCENTILE, &low, &high);
   set_reference_window (self, low, high);
 }
 

@@ -433,7 +433,10 @@ install_compare_properties (GParamFlags rw)
    * ([property@BraggscopeGtk.View:reference-min] to
    * [property@BraggscopeGtk.View:reference-max]) is set from it, at its 1st
    * and 99.5th percentiles of the unmasked values, as the current frame's
-   * automatic contrast does.  Setting either limit turns it off.  On by
+   * automatic contrast does; for counts (whole numbers: a measured frame)
+   * its top is at least the median plus ten times its noise
+   * ([func@Braggscope.auto_contrast_counts]), so a sparse frame's single
+   * photons stay light.  Setting either limit turns it off.  On by
    * default.
    *
    * Since: 0.1

@@ -252,6 +252,36 @@ sorted_percentile (const float *sorted, gsize m, double p)
   return sorted[k] + (position - k) * (sorted[k + 1] - sorted[k]);
 }
 
+/* Issue 24: a sparse Pilatus frame (0 to 2 counts between its spots) got the
+ * window 0..2, which paints a single photon as dark as a spot.  Counts get a
+ * top above their noise; photons per pixel (not whole numbers) keep the
+ * percentiles. */
+static void
+test_auto_contrast_counts (void)
+{
+  g_autofree float *counts = g_new (float, 10000);
+  double low, high, plain_low, plain_high;
+
+  /* 92 % zeros, 7.5 % ones, 0.4 % twos, a few spots of 50 counts, masked gaps */
+  for (int i = 0; i < 10000; i++)
+    counts[i] = i % 1000 == 0 ? 50.0f : i % 100 < 92 ? 0.0f : i % 100 < 99 ? 1.0f : 2.0f;
+  counts[17] = NAN;
+  braggscope_auto_contrast (counts, 10000, 1.0, 99.5, &plain_low, &plain_high);
+  g_assert_cmpfloat (plain_high, ==, 2.0);
+  braggscope_auto_contrast_counts (counts, 10000, 1.0, 99.5, &low, &high);
+  g_assert_cmpfloat (low, ==, plain_low);
+  /* median 0: 0 + 10 sqrt(1) */
+  g_assert_cmpfloat (high, ==, 10.0);
+
+  /* photons per pixel: the percentiles as they are */
+  for (int i = 0; i < 10000; i++)
+    counts[i] = isnan (counts[i]) ? NAN : counts[i] * 0.01f + 1e-4f;
+  braggscope_auto_contrast (counts, 10000, 1.0, 99.5, &plain_low, &plain_high);
+  braggscope_auto_contrast_counts (counts, 10000, 1.0, 99.5, &low, &high);
+  g_assert_cmpfloat (low, ==, plain_low);
+  g_assert_cmpfloat (high, ==, plain_high);
+}
+
 static void
 test_auto_contrast (void)
 {
@@ -370,6 +400,7 @@ main (int argc, char **argv)
   g_test_add_func ("/colormap/scales", test_scales);
   g_test_add_func ("/colormap/apply", test_apply_matches_index);
   g_test_add_func ("/colormap/auto-contrast", test_auto_contrast);
+  g_test_add_func ("/colormap/auto-contrast-counts", test_auto_contrast_counts);
   g_test_add_func ("/colormap/display", test_display);
 
   return g_test_run ();

@@ -66,6 +66,16 @@ test_controls (void)
   g_assert_cmpstr (find_label (controls, "Mosaiz"), ==, "Mosaizität (°)");
   g_assert_cmpstr (find_label (controls, "Fluenz"), ==, "Fluenz (Photonen/m²)");
   g_assert_null (find_label (controls, "Wavelength"));
+  /* the crystal's shapes in German, not nanoBragg's nicks (issue 24) */
+  {
+    GtkWidget *shape =
+        braggscope_controls_get_widget (BRAGGSCOPE_CONTROLS (controls), "crystal-shape-dropdown");
+    GListModel *shapes = gtk_drop_down_get_model (GTK_DROP_DOWN (shape));
+
+    g_assert_cmpstr (gtk_string_list_get_string (GTK_STRING_LIST (shapes), 0), ==,
+                     "quaderförmig (Parallelepiped)");
+    g_assert_cmpstr (gtk_string_list_get_string (GTK_STRING_LIST (shapes), 2), ==, "Gauß");
+  }
   /* tooltips: the simulation's property blurbs, translated */
   g_assert_cmpstr (gtk_widget_get_tooltip_text (braggscope_controls_get_widget (
                        BRAGGSCOPE_CONTROLS (controls), "misset-x-scale")),

@@ -8,6 +8,7 @@
  */
 #include "braggscope-config.h"
 
+#include "braggscope-lesson.h"
 #include "ui-test-util.h"
 
 #include <braggscope.h>
@@ -345,6 +346,90 @@ test_hostile_inputs (void)
   }
 }
 
+/* Whether @text holds a GLib CRITICAL or WARNING ("Gtk-WARNING **", "GLib-GObject-CRITICAL **",
+ * "(braggscope:12): WARNING **"); nanoBragg's own "braggscope: warning: ..." is no such thing. */
+static gboolean
+has_glib_complaint (const char *text)
+{
+  return strstr (text, "CRITICAL") != NULL || strstr (text, "WARNING **") != NULL;
+}
+
+/* Issue 24: `braggscope --snapshot out.png --measured DLS_I03_smargon_0001.cbf` printed
+ * "GLib-GObject-CRITICAL: g_enum_get_value_by_nick: assertion 'nick != NULL' failed".  Every
+ * headless mode (each lesson, each compare mode, a measured frame of each format: SMV, CBF,
+ * NeXus, with and without --compare-mode) runs with criticals and warnings fatal, and says
+ * neither. */
+static void
+test_no_criticals (void)
+{
+  const char *env[] = { "G_DEBUG", "fatal-warnings", NULL };
+  g_autoptr (GPtrArray) lessons = braggscope_lessons_load (NULL);
+  g_autoptr (GPtrArray) runs = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+  g_autofree char *out = g_build_filename (tmpdir, "quiet.png", NULL);
+  g_autofree char *smv = ui_test_measured_frame ("TIMEPIX_SU_516-stdgoni_0001.img", tmpdir);
+  g_autofree char *cbf = ui_test_measured_frame ("DLS_I03_smargon_0001.cbf", tmpdir);
+  const char *const modes[] = { "side-by-side", "blink", "overlay", "difference" };
+  const char *const frames[] = { smv, cbf };
+
+  g_assert_nonnull (lessons);
+  for (guint i = 0; i < lessons->len; i++)
+    g_ptr_array_add (runs,
+                     g_strdupv ((char *[]){ "--snapshot", out, "--lesson",
+                                            ((BraggscopeLesson *) lessons->pdata[i])->id, NULL }));
+  for (guint i = 0; i < G_N_ELEMENTS (modes); i++)
+    g_ptr_array_add (runs,
+                     g_strdupv ((char *[]){ "--snapshot", out, "--compare", "-misset 10 22 30",
+                                            "--compare-mode", (char *) modes[i], SMALL, NULL }));
+  for (guint i = 0; i < G_N_ELEMENTS (frames); i++)
+    {
+      g_ptr_array_add (runs,
+                       g_strdupv ((char *[]){ "--snapshot", out, "--measured", (char *) frames[i],
+                                              "-oversample", "1", NULL }));
+      g_ptr_array_add (
+          runs, g_strdupv ((char *[]){ "--snapshot", out, "--measured", (char *) frames[i],
+                                       "--compare-mode", "blink", "-oversample", "1", NULL }));
+    }
+#ifdef NB_HAVE_HDF5
+  {
+    /* a NeXus frame as nanobragg-series writes it */
+    const char *series = g_getenv ("NB_SERIES_CLI");
+    g_autofree char *prefix = g_build_filename (tmpdir, "nx", NULL);
+    g_autofree char *master = g_build_filename (tmpdir, "nx_master.h5", NULL);
+    const char *argv[] = { series, "--frames",   "1",   "--format", "nexus",     "--out",
+                           prefix, "-detpixels", "128", "-pixel",   "0.4",       "-N",
+                           "5",    "-default_F", "100", "-cell",    "40",        "40",
+                           "40",   "90",         "90",  "90",       "-distance", "100",
+                           "-osc", "0.5",        NULL };
+    g_autoptr (GError) error = NULL;
+    int status = 1;
+
+    g_assert_nonnull (series);
+    g_assert_true (g_spawn_sync (tmpdir, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
+                                 NULL, NULL, NULL, &status, &error));
+    g_assert_no_error (error);
+    g_assert_true (g_spawn_check_wait_status (status, NULL));
+    g_ptr_array_add (runs, g_strdupv ((char *[]){ "--snapshot", out, "--measured", master, NULL }));
+  }
+#endif
+
+  for (guint i = 0; i < runs->len; i++)
+    {
+      const char *const *args = runs->pdata[i];
+      g_autofree char *shown = g_strjoinv (" ", (char **) args);
+      g_auto (Run) run;
+
+      run_braggscope (&run, FALSE, env, args);
+      g_test_message ("braggscope %s: status %d%s%s", shown, run.status, *run.err ? ", " : "",
+                      run.err);
+      g_assert_false (has_glib_complaint (run.err));
+      g_assert_cmpint (run.status, ==, 0);
+      g_assert_true (g_file_test (out, G_FILE_TEST_IS_REGULAR));
+      g_remove (out);
+    }
+  g_remove (smv);
+  g_remove (cbf);
+}
+
 /* Issue 23, item 7: `braggscope --snapshot m.png --measured nx.h5` on a tiny
  * NeXus file declaring 16384 x 16384 pixels, in 4 GB, allocated until GLib
  * aborted (SIGTRAP).  The frame is now refused within the engine's memory
@@ -445,6 +530,22 @@ test_german (void)
   g_rmdir (messages);
   g_rmdir (de);
   g_rmdir (localedir);
+}
+
+/* Issue 24: `LANGUAGE=de build/ui/braggscope` was all English: a program run from the build
+ * tree looked only in the installed locale folder.  With no $BRAGGSCOPE_LOCALEDIR it takes the
+ * build tree's catalogue (po/, compiled by the build), as it takes the build tree's schema. */
+static void
+test_build_tree_translations (void)
+{
+  const char *env[] = { "LANGUAGE", "de", "LC_ALL", "C.UTF-8", "BRAGGSCOPE_LOCALEDIR", "", NULL };
+  const char *help[] = { "--help", NULL };
+  g_auto (Run) run;
+
+  run_braggscope (&run, FALSE, env, help);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_nonnull (strstr (run.out, "Aufruf:"));
+  g_assert_null (strstr (run.out, "Usage:"));
 }
 
 /* --view, --labels, --rings-at and --lesson: the teaching views headless. */
@@ -956,10 +1057,12 @@ main (int argc, char *argv[])
   g_test_add_func ("/ui/snapshot/compare", test_compare);
   g_test_add_func ("/ui/snapshot/slow-frame", test_slow_frame);
   g_test_add_func ("/ui/snapshot/measured", test_measured);
+  g_test_add_func ("/ui/snapshot/no-criticals", test_no_criticals);
   g_test_add_func ("/ui/snapshot/help-version", test_help_version);
   g_test_add_func ("/ui/snapshot/hostile-inputs", test_hostile_inputs);
   g_test_add_func ("/ui/snapshot/measured-budget", test_measured_budget);
   g_test_add_func ("/ui/snapshot/german", test_german);
+  g_test_add_func ("/ui/snapshot/build-tree-translations", test_build_tree_translations);
 
   status = g_test_run ();
   ui_test_remove_dir (tmpdir);
