@@ -36,7 +36,8 @@
  *     program forever or collect its data.
  */
 #include "nb-io.h"
-#include "nb-model.h"
+#include "nb-io-write.h"
+#include "nb-memory.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -7,7 +7,7 @@
  * so the same buffer takes two faults.
  */
 #include "nanobragg.h"
-#include "nb-model.h"
+#include "nb-memory.h"
 
 #include <float.h>
 #include <stdio.h>

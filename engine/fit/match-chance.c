@@ -17,7 +17,7 @@
  * positions the fit could tell apart at the match radius (nb_model_trials).
  */
 #include "nb-match-private.h"
-#include "nb-model.h"
+#include "model/nb-model.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * helpers refinement uses.
  */
 #include "nb-match-private.h"
-#include "nb-model.h"
+#include "model/nb-model.h"
 
 #include <math.h>
 #include <stdlib.h>

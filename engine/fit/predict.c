@@ -15,7 +15,7 @@
  * s0.r_par + cos(phi) s0.r_perp + sin(phi) s0.(e x r_perp) = -|r|^2 / (2k).
  */
 #include "nb-predict-private.h"
-#include "nb-model.h"
+#include "model/nb-model.h"
 
 #include <float.h>
 #include <math.h>

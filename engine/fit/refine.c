@@ -12,7 +12,7 @@
  * overlap, still finds its way.
  */
 #include "nb-match-private.h"
-#include "nb-model.h"
+#include "model/nb-model.h"
 
 #include <float.h>
 #include <math.h>

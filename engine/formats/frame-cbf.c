@@ -16,7 +16,7 @@
  *   Exposure_time, Count_cutoff, Detector_2theta and the sensor thickness.
  */
 #include "nb-frame-private.h"
-#include "nb-input.h"
+#include "base/nb-input.h"
 
 #include <errno.h>
 #include <limits.h>

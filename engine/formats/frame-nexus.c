@@ -25,7 +25,7 @@
  * thread), and its innermost message ends ours.
  */
 #include "nb-frame-private.h"
-#include "nb-input.h"
+#include "base/nb-input.h"
 
 #include <limits.h>
 #include <math.h>

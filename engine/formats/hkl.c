@@ -6,9 +6,9 @@
  * deliberately does not: it is line based and strict (see nb-hkl.h).
  */
 #include "nb-hkl.h"
-#include "nb-input.h"
+#include "base/nb-input.h"
 #include "nb-io.h"
-#include "nb-textfile.h"
+#include "base/nb-textfile.h"
 
 #include <errno.h>
 #include <locale.h>

@@ -1,8 +1,9 @@
 /* io.c: raw float, SMV and PGM images (physics.md §19); the atomic writer
  * behind every output file is io-write.c. */
 #include "nb-io.h"
-#include "nb-input.h"
-#include "nb-model.h"
+#include "base/nb-input.h"
+#include "base/nb-io-write.h"
+#include "base/nb-memory.h"
 
 #include <errno.h>
 #include <limits.h>

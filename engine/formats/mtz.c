@@ -47,7 +47,7 @@
  */
 #include "nb-mtz.h"
 #include "nanobragg.h"
-#include "nb-input.h"
+#include "base/nb-input.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -11,7 +11,7 @@
  * parsed (no reader changes but the element and module counts) and names the
  * line that says so.
  */
-#include "nb-frame-private.h"
+#include "formats/nb-frame-private.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,8 +1,8 @@
 /* frame.c: measured frames: format detection, names, and the header's
  * geometry applied to a plan's parameters. */
-#include "nb-frame-private.h"
-#include "nb-input.h"
-#include "nb-log.h"
+#include "formats/nb-frame-private.h"
+#include "base/nb-input.h"
+#include "base/nb-log.h"
 
 #include <errno.h>
 #include <math.h>

@@ -10,7 +10,7 @@
  * NB_ERR_UNSUPPORTED.
  */
 #include "nb-backend.h"
-#include "nb-stats.h"
+#include "base/nb-stats.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -229,7 +229,8 @@ scene_of_plan (const nb_plan *plan, unsigned rebuild, nb_cuda_scene *sc)
 
   memset (sc, 0, sizeof *sc);
   sc->is_double = plan->params.precision == NB_PRECISION_DOUBLE;
-  sc->tables = sc->is_double ? (const void *) &plan->f64 : (const void *) &plan->f32;
+  /* the fast kernels' tables, prepared just before (nb_backends_prepare's order) */
+  sc->tables = sc->is_double ? (const void *) &plan->fast->f64 : (const void *) &plan->fast->f32;
   sc->fpixels = d->fpixels;
   sc->spixels = d->spixels;
   roi_of (plan, &sc->f_begin, &sc->f_end, &sc->s_begin, &sc->s_end);

@@ -1,5 +1,5 @@
 /* kernel-fast-avx512.c: the fast kernel compiled for avx512 (kernel-fast-variants.h). */
-#include "nb-model.h"
+#include "nb-kernel.h"
 
 /* elsewhere than x86 this is a second copy of the portable code (never selected) */
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__clang__)

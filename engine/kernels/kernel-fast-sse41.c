@@ -1,6 +1,6 @@
 /* kernel-fast-sse41.c: the fast kernel compiled for SSE4.1 (kernel-fast-variants.h), for
  * processors without AVX2 (Atom-class Celeron and Pentium Silver, Core before Haswell). */
-#include "nb-model.h"
+#include "nb-kernel.h"
 
 /* elsewhere than x86 this is a second copy of the portable code (never selected) */
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__clang__)

@@ -6,7 +6,8 @@
  * tricubic structure-factor interpolation, whose first out-of-range lookup
  * switches interpolation off for the rest of the image (Q-15).
  */
-#include "nb-model.h"
+#include "nb-kernel.h"
+#include "base/nb-memory.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -91,8 +92,12 @@ staged_only (void)
 void
 nb_fast_free (nb_plan *plan)
 {
-  NB_FREE_CTX (&plan->f32);
-  NB_FREE_CTX (&plan->f64);
+  if (plan->fast == NULL)
+    return;
+  NB_FREE_CTX (&plan->fast->f32);
+  NB_FREE_CTX (&plan->fast->f64);
+  free (plan->fast);
+  plan->fast = NULL;
 }
 
 #define NB_PREPARE(T, CTX)                                                                         \
@@ -225,17 +230,22 @@ NB_PREPARE (double, f64)
 nb_status
 nb_fast_prepare (nb_plan *plan, int with_F, nb_error *err)
 {
+  struct nb_fast_tables *t = plan->fast;
+
+  if (t == NULL && (t = plan->fast = calloc (1, sizeof *t)) == NULL)
+    return nb_error_set (err, NB_ERR_NOMEM, "out of memory for the fast kernels' tables");
   /* only the plan's precision keeps tables (the other's F may be stale) */
   switch (plan->params.precision)
     {
       case NB_PRECISION_SINGLE:
-        NB_FREE_CTX (&plan->f64);
-        return prepare_f32 (plan, &plan->f32, with_F, err);
+        NB_FREE_CTX (&t->f64);
+        return prepare_f32 (plan, &t->f32, with_F, err);
       case NB_PRECISION_DOUBLE:
-        NB_FREE_CTX (&plan->f32);
-        return prepare_f64 (plan, &plan->f64, with_F, err);
+        NB_FREE_CTX (&t->f32);
+        return prepare_f64 (plan, &t->f64, with_F, err);
       default:
-        nb_fast_free (plan);
+        NB_FREE_CTX (&t->f32);
+        NB_FREE_CTX (&t->f64);
         return NB_OK;
     }
 }
@@ -275,9 +285,9 @@ render_row (const row_renderer *r,
             double *omega_sum)
 {
   if (r->f32 != NULL)
-    r->f32 (&r->plan->f32, spixel, f_first, count, fstride, out, omega_sum);
+    r->f32 (&r->plan->fast->f32, spixel, f_first, count, fstride, out, omega_sum);
   else
-    r->f64 (&r->plan->f64, spixel, f_first, count, fstride, out, omega_sum);
+    r->f64 (&r->plan->fast->f64, spixel, f_first, count, fstride, out, omega_sum);
 }
 
 /* Rows per tile: up to 8, fewer when a row is expensive, so that a tile

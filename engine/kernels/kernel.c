@@ -11,7 +11,7 @@
  * first evaluated pixel; the interpolation switch by a second pass over the
  * pixels after the first one that hit it.
  */
-#include "nb-model.h"
+#include "nb-kernel.h"
 
 #include <limits.h>
 #include <stdlib.h>

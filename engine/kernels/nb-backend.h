@@ -21,7 +21,7 @@
  */
 #pragma once
 
-#include "nb-model.h"
+#include "nb-kernel.h"
 #include "cuda/nb-cuda.h"
 
 /* nb_backends_prepare: every backend's preparation after a build of @plan

@@ -5,9 +5,10 @@
  * size, mosaic_rotation_umat() loop, and the phi/mosaic rotations of the pixel
  * loop; physics.md §7, §8, §12.4, §13.3, §16.
  */
-#include "nb-param-private.h"
+#include "params/nb-param-private.h"
 #include "nb-model.h"
-#include "nb-textfile.h"
+#include "base/nb-memory.h"
+#include "base/nb-textfile.h"
 
 #include <float.h>
 #include <stdlib.h>

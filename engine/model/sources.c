@@ -5,7 +5,8 @@
  * the source-generation loops; physics.md §10 and §11.
  */
 #include "nb-model.h"
-#include "nb-textfile.h"
+#include "base/nb-memory.h"
+#include "base/nb-textfile.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,7 +5,8 @@
  * section; physics.md §19 and §12.5.
  */
 #include "nb-io.h"
-#include "nb-model.h"
+#include "base/nb-memory.h"
+#include "model/nb-model.h"
 
 #include <string.h>
 

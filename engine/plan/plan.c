@@ -5,12 +5,14 @@
  * detector geometry, interpolation choice, cell and orientation, structure
  * factors, sources, mosaic domains, summary and water background.
  */
-#include "nb-model.h"
-#include "nb-backend.h"
-#include "nb-param-private.h"
-#include "nb-mtz.h"
+#include "model/nb-model.h"
+#include "base/nb-memory.h"
+#include "nb-plan-private.h"
+#include "kernels/nb-backend.h"
+#include "params/nb-param-private.h"
+#include "formats/nb-mtz.h"
 #include "nb-io.h"
-#include "nb-textfile.h"
+#include "base/nb-textfile.h"
 
 #include <float.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* series.c: counter-based random choices of a dataset (see nb-series.h). */
 #include "nb-series.h"
-#include "nb-model.h"
-#include "nb-rng.h"
+#include "plan/nb-plan-private.h"
+#include "base/nb-rng.h"
 
 #include <math.h>
 

@@ -30,9 +30,9 @@
  * initialisers nvcc writes into the launch stubs need libsupc++, which the
  * nvcc link step that meson uses for the engine's users brings.
  */
-#include "nb-model.h"
+#include "kernels/nb-kernel.h"
 #include "nb-cuda.h"
-#include "nb-stats.h"
+#include "base/nb-stats.h"
 
 #include <cuda_runtime.h>
 #include <pthread.h>
@@ -44,7 +44,7 @@
 #define NB_REAL           float
 #define NB_REAL_IS_DOUBLE 0
 #define NB_PHYS(name)     name##_cuda_f32
-#include "nb-physics.h"
+#include "kernels/nb-physics.h"
 #undef NB_PHYS
 #undef NB_REAL_IS_DOUBLE
 #undef NB_REAL
@@ -52,7 +52,7 @@
 #define NB_REAL           double
 #define NB_REAL_IS_DOUBLE 1
 #define NB_PHYS(name)     name##_cuda_f64
-#include "nb-physics.h"
+#include "kernels/nb-physics.h"
 #undef NB_PHYS
 #undef NB_REAL_IS_DOUBLE
 #undef NB_REAL

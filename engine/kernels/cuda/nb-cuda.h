@@ -52,8 +52,9 @@ extern "C"
  * frame.  Pointers are read during nb_cuda_ctx_sync() only. */
   typedef struct
   {
-    int is_double;      /* 1: @tables is an nb_f64_ctx, else an nb_f32_ctx */
-    const void *tables; /* nb_f32_ctx or nb_f64_ctx (nb-private.h), built by nb_fast_prepare() */
+    int is_double; /* 1: @tables is an nb_f64_ctx, else an nb_f32_ctx */
+    const void
+        *tables; /* nb_f32_ctx or nb_f64_ctx (kernels/nb-kernel.h), built by nb_fast_prepare() */
     int fpixels, spixels;
     int f_begin, f_end, s_begin, s_end; /* ROI, half-open, inside the detector */
     const uint16_t *mask;               /* fpixels * spixels, 0 = skip; or NULL */
