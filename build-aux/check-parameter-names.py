@@ -32,7 +32,7 @@ PARAMETERS = [
 ]
 MAX_FILES = 2
 FOLDERS = ("engine", "cli", "plugin")
-HOSTS = ("plugin/examples/", "plugin/braggscope-drag-bench.c")
+HOSTS = ("plugin/examples/", "cli/braggscope-drag-bench.c")
 
 # Strings that spell a parameter's name but name something else: (file,
 # string) and why.  A file format's own names are the format's, not a
