@@ -95,6 +95,13 @@ done
 [ -z "$missing" ] && ok "headers, libraries, typelibs, GIR, schema, translation, desktop data, data, examples" \
   || not_ok "not installed:$missing"
 
+# The benchmarks and the build tools stay in the build folder.
+extra=
+for f in bin/braggscope-drag-bench bin/nanobragg-bench bin/gen-property-docs; do
+  [ -e "$root/$f" ] && extra="$extra $f"
+done
+[ -z "$extra" ] && ok "no benchmark or build tool installed" || not_ok "installed:$extra"
+
 docs=$(meson introspect "$build" --buildoptions | python3 -c '
 import json, sys
 print(next((x["value"] for x in json.load(sys.stdin) if x["name"] == "docs"), "disabled"))')
