@@ -202,7 +202,7 @@ if check "engine program compiled against the installed nanobragg.pc" \
   check "engine program runs" "$tmp/engine"
 fi
 
-# The CBF/NeXus module (engine/nb-formats.h): the installed CLI does not link CBFlib or libhdf5;
+# The CBF/NeXus module (engine/formats/nb-formats.h): the installed CLI does not link CBFlib or libhdf5;
 # reading a CBF frame loads the module of the relocated install, found from the program's own
 # folder (LD_DEBUG=files: glibc's loader names every object it opens).
 if [ -e "$build/engine/nanobragg-formats.so" ]; then
