@@ -1,6 +1,9 @@
-/* nb-param-private.h: what the table's files share (param-table.c, the rows;
- * params-parse.c, params-validate.c, params-format.c, params-header.c, the
- * programs driven by them). */
+/* nb-param-private.h: what the parameter files share, in one direction: the
+ * table is data (param-table.c, the rows; params.c, defaults and copies); the
+ * rules read it (param.c: fields, units, effects, choices, numbers); the
+ * programs driven by the table use the rules (params-validate.c,
+ * params-format.c, params-header.c, then params-parse.c with
+ * argv-reference.c).  No file calls one before it in that list. */
 #pragma once
 
 #include <math.h>
@@ -16,6 +19,7 @@
  * pixel gets the same maximum and the run looked like a success. */
 #define NB_LAMBDA_MIN_A      1e-3
 #define NB_CELL_LENGTH_MIN_A 0.1
+#define NB_CELL_LENGTH_MAX_A 1e6 /* 0.1 mm, far beyond any crystal's cell */
 
 #define NB_PARAM_RTD (180.0 * M_1_PI)
 
@@ -73,7 +77,7 @@ nb_param_is_unset (const nb_param *row, double v)
 /* " mm", "%" or "": a unit as messages append it to a number. */
 const char *nb_unit_suffix (const nb_unit *u, char buf[32]);
 
-/* The degree, for the rows' hooks. */
+/* The degree (param-table.c), for the special rows. */
 extern const nb_unit nb_unit_deg;
 
 /* ---- side effects ---- */
@@ -96,7 +100,7 @@ void nb_param_choice_list (const nb_param *row, const char *separator, char *buf
 /* The value of @word among @row's choices: 1 and *@value, or 0. */
 int nb_param_choice_value (const nb_param *row, const char *word, int *value);
 
-/* ---- numbers on the command line ---- */
+/* ---- numbers on the command line (param.c: the parser's and the headers') ---- */
 
 /* strtod() with '.' as the decimal point whatever the locale. */
 double nb_c_strtod (const char *s, char **end);

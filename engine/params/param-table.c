@@ -13,8 +13,10 @@
  * The rows are in the order nb_params_to_argv() writes them: a flag written
  * later may repair what an earlier one implied (-pivot after every flag that
  * sets the pivot, the convention after the detector vectors, -twotheta after
- * -twotheta_axis).  The hooks at the top are the few rows the generic rules
- * (param.c, params-parse.c, params-format.c, params-validate.c) do not cover.
+ * -twotheta_axis).  The table is data: the few rows the generic rules do not
+ * cover say which they are (.special, nb_param_special), and the parser, the
+ * formatter and the checks (params-parse.c, params-format.c,
+ * params-validate.c) each handle them; the table calls none of them.
  *
  * Labels and help lines of the rows a host edits are marked for translation
  * (N_); libbraggscope-gtk translates them.
@@ -31,14 +33,13 @@
 
 /* ---- limits ---- */
 
-#define MAX_CELLS       1e6    /* unit cells along one axis */
-#define MAX_OVERSAMPLE  1000   /* sub-pixels along one pixel axis */
-#define MAX_STEPS       1e5    /* phi steps, wavelengths, divergence steps per axis */
-#define MAX_DOMAINS     1e6    /* mosaic domains */
-#define MAX_LAYERS      1000   /* sensor layers */
-#define MAX_SAMPLE_MM   1000.0 /* crystal size */
-#define MAX_CELL_LENGTH 1e6    /* Angstrom: 0.1 mm, far beyond any crystal's cell */
-#define MAX_PIXEL_MM    1000.0
+#define MAX_CELLS      1e6    /* unit cells along one axis */
+#define MAX_OVERSAMPLE 1000   /* sub-pixels along one pixel axis */
+#define MAX_STEPS      1e5    /* phi steps, wavelengths, divergence steps per axis */
+#define MAX_DOMAINS    1e6    /* mosaic domains */
+#define MAX_LAYERS     1000   /* sensor layers */
+#define MAX_SAMPLE_MM  1000.0 /* crystal size */
+#define MAX_PIXEL_MM   1000.0
 
 /* ---- units ---- */
 
@@ -111,306 +112,6 @@ static const nb_choice backends[] = {
   { "cuda", NB_BACKEND_CUDA },
   { NULL, 0 },
 };
-
-/* ------------------------------------------------------------------------- */
-/* Hooks */
-
-#define PARSE_HOOK(name)                                                                           \
-  static nb_status name (const nb_param *row, nb_params *p, const char *arg,                       \
-                         const char *const *args, int left, int have, int *consumed,               \
-                         nb_error *err)
-#define FORMAT_HOOK(name)                                                                          \
-  static void name (const nb_param *row, const nb_params *p, nb_params *shadow, nb_argv_builder *b)
-
-/* -cell a [b c [alpha beta gamma]]: missing values are 0 (b, c: as a; angles:
- * 90), lengths in Angstrom, angles in degrees. */
-PARSE_HOOK (parse_cell)
-{
-  double v[6] = { 0 };
-  nb_status st;
-
-  if (have < 1)
-    return nb_error_set (err, NB_ERR_USAGE, "-cell needs a b c alpha beta gamma");
-  for (int k = 0; k < have; k++)
-    if ((st = nb_parse_number (arg, args[k], &v[k], err)) != NB_OK)
-      return st;
-  for (int k = 0; k < 6; k++)
-    p->cell[k] = k < 3 ? v[k] : k < have ? nb_unit_to_field (&deg, v[k]) : 0.0;
-  *consumed = have;
-  return NB_OK;
-}
-
-FORMAT_HOOK (format_cell)
-{
-  int differs = 0;
-
-  for (int k = 0; k < 6; k++)
-    differs |= !nb_param_same (row, p, shadow, k);
-  if (!differs)
-    return;
-  nb_argv_push (b, row->flag);
-  for (int k = 0; k < 6; k++)
-    {
-      nb_argv_push_number (b, p->cell[k], k < 3 ? &cell_length : &deg);
-      shadow->cell[k] = p->cell[k];
-    }
-}
-
-/* The cell's lengths and angles, and whether the angles close a cell. */
-static nb_status
-check_cell (const nb_param *row, const nb_params *p, nb_error *err)
-{
-  static const char *const names[6] = { "a", "b", "c", "alpha", "beta", "gamma" };
-  double ang[3];
-
-  if (p->cell[0] == 0.0)
-    return NB_OK; /* no -cell */
-  for (int k = 0; k < 6; k++)
-    if (!isfinite (p->cell[k]))
-      return nb_error_set (err, NB_ERR_INVALID, "-cell: %s = %g is not a finite number", names[k],
-                           k < 3 ? p->cell[k] : nb_unit_from_field (&deg, p->cell[k]));
-  if (p->cell[0] < NB_CELL_LENGTH_MIN_A || p->cell[0] > MAX_CELL_LENGTH)
-    return nb_error_set (err, NB_ERR_INVALID, "-cell: a = %g Angstrom (allowed: %g to %g)",
-                         p->cell[0], NB_CELL_LENGTH_MIN_A, MAX_CELL_LENGTH);
-  for (int k = 1; k < 3; k++)
-    if ((p->cell[k] != 0.0 && p->cell[k] < NB_CELL_LENGTH_MIN_A) || p->cell[k] > MAX_CELL_LENGTH)
-      return nb_error_set (err, NB_ERR_INVALID,
-                           "-cell: %s = %g Angstrom (allowed: %g to %g, or 0 for the same as a)",
-                           names[k], p->cell[k], NB_CELL_LENGTH_MIN_A, MAX_CELL_LENGTH);
-  for (int k = 0; k < 3; k++)
-    {
-      double angle = nb_unit_from_field (&deg, p->cell[3 + k]);
-
-      if (angle < 0.0 || angle >= 180.0)
-        return nb_error_set (err, NB_ERR_INVALID,
-                             "-cell: %s = %g deg (allowed: 0 < %s < 180, or 0 for 90)",
-                             names[3 + k], angle, names[3 + k]);
-      ang[k] = angle == 0.0 ? 90.0 : angle;
-    }
-  /* The three angles close a cell only as the sides of a spherical triangle:
-   * each smaller than the sum of the others, and all three below 360.  The
-   * reference takes |volume^2| and quietly simulates an impossible cell. */
-  if (ang[0] >= ang[1] + ang[2] - 1e-9 || ang[1] >= ang[0] + ang[2] - 1e-9 ||
-      ang[2] >= ang[0] + ang[1] - 1e-9 || ang[0] + ang[1] + ang[2] >= 360.0 - 1e-9)
-    return nb_error_set (err, NB_ERR_INVALID,
-                         "-cell: angles %g %g %g deg make no unit cell (allowed: each angle "
-                         "smaller than the sum of the other two, all three below 360)",
-                         ang[0], ang[1], ang[2]);
-  return NB_OK;
-}
-
-/* -misset rx ry rz (degrees), or -misset random (drawn from -misset_seed). */
-PARSE_HOOK (parse_misset)
-{
-  double v[3];
-  nb_status st;
-
-  if (left >= 1 && strstr (args[0], "rand") != NULL)
-    {
-      p->misset_random = 1;
-      *consumed = 1;
-      return NB_OK;
-    }
-  if (have < 3)
-    return nb_error_set (err, NB_ERR_USAGE, "-misset needs three angles (degrees) or 'random'");
-  for (int k = 0; k < 3; k++)
-    if ((st = nb_parse_number (arg, args[k], &v[k], err)) != NB_OK)
-      return st;
-  for (int k = 0; k < 3; k++)
-    p->misset[k] = nb_unit_to_field (&deg, v[k]);
-  nb_param_apply_effects (row, p);
-  *consumed = 3;
-  return NB_OK;
-}
-
-/* A random orientation is written as "-misset_seed S -misset random": never
- * with the seed last, whose Q-29 handler would read flags appended after it
- * as angles; the angles Q-29 sets before "random" are not used. */
-FORMAT_HOOK (format_misset)
-{
-  if (p->misset_random)
-    {
-      nb_argv_push (b, "-misset_seed");
-      nb_argv_push_long (b, -p->misset_seed);
-      nb_argv_push (b, row->flag);
-      nb_argv_push (b, "random");
-      shadow->misset_random = 1;
-      shadow->misset_seed = p->misset_seed;
-    }
-  else if (!nb_param_same (row, p, shadow, 0) || !nb_param_same (row, p, shadow, 1) ||
-           !nb_param_same (row, p, shadow, 2))
-    nb_argv_push_row (b, row, p, shadow, -1);
-}
-
-/* -misset_seed N.  Q-29: unless -physical, the reference's -misset handler
- * fires too, reading the seed and the next two tokens as angles (atof) when
- * three tokens follow; numbers among them were stray tokens to it. */
-PARSE_HOOK (parse_misset_seed)
-{
-  double seed;
-  nb_status st;
-
-  if ((st = nb_parse_whole (arg, args[0], &seed, err)) != NB_OK)
-    return st;
-  p->misset_seed = (long) nb_unit_to_field (&negated, seed);
-  *consumed = 1;
-  if (!p->physical && left >= 3)
-    {
-      p->misset_random = 0;
-      for (int k = 0; k < 3; k++)
-        p->misset[k] = nb_unit_to_field (&deg, nb_c_strtod (args[k], NULL));
-      if (nb_is_number_token (args[1]) && nb_is_number_token (args[2]))
-        *consumed = 3;
-    }
-  return NB_OK;
-}
-
-/* -detector_abs depth (um), or 0 or inf: no absorption, which also zeroes the
- * thickness given so far (Q-18). */
-PARSE_HOOK (parse_detector_abs)
-{
-  double depth = 0.0;
-  nb_status st;
-
-  if (strstr (args[0], "inf") == NULL &&
-      (st = nb_parse_number (arg, args[0], &depth, err)) != NB_OK)
-    return st;
-  if (depth < 0.0)
-    return nb_error_set (err, NB_ERR_USAGE,
-                         "%s: '%s' is not an attenuation depth (um > 0, or 0 or inf for none)", arg,
-                         args[0]);
-  if (depth == 0.0)
-    {
-      p->detector_mu = 0.0;
-      p->detector_thick = 0.0;
-    }
-  else
-    p->detector_mu = nb_unit_to_field (row->unit, depth);
-  *consumed = 1;
-  return NB_OK;
-}
-
-FORMAT_HOOK (format_detector_abs)
-{
-  if (nb_param_same (row, p, shadow, 0))
-    return;
-  if (p->detector_mu == 0.0)
-    {
-      nb_argv_push (b, row->flag);
-      nb_argv_push (b, "inf");
-      shadow->detector_mu = 0.0;
-      shadow->detector_thick = 0.0;
-    }
-  else
-    nb_argv_push_row (b, row, p, shadow, -1);
-}
-
-static nb_status
-check_detector_abs (const nb_param *row, const nb_params *p, nb_error *err)
-{
-  if (p->detector_mu != -1.0 && !(isfinite (p->detector_mu) && p->detector_mu >= 0.0))
-    return nb_error_set (err, NB_ERR_INVALID,
-                         "-detector_abs %g um: allowed an attenuation depth > 0, or 0/inf for none",
-                         1e6 / p->detector_mu);
-  return NB_OK;
-}
-
-/* -pivot: the reference looks for the words in the value. */
-PARSE_HOOK (parse_pivot)
-{
-  for (const nb_choice *c = row->choices; c->word != NULL; c++)
-    if (strstr (args[0], c->word) != NULL)
-      {
-        p->pivot = (nb_pivot) c->value;
-        *consumed = 1;
-        return NB_OK;
-      }
-  return nb_error_set (err, NB_ERR_USAGE, "-pivot: '%s' is neither 'beam' nor 'sample'", args[0]);
-}
-
-/* The -stol, -4stol and -Q tables are one file of one kind: the flag of its
- * kind is written. */
-FORMAT_HOOK (format_stol)
-{
-  const char *flag = p->stol_kind == NB_STOL_4STOL ? "-4stol"
-                     : p->stol_kind == NB_STOL_Q   ? "-Q"
-                                                   : "-stol";
-
-  if (p->stol_file == NULL ||
-      (nb_param_same (row, p, shadow, 0) && p->stol_kind == shadow->stol_kind))
-    return;
-  nb_argv_push_row (b, nb_param_find (flag), p, shadow, -1);
-}
-
-/* -img and -mask headers set the detector's size, pixel, distance,
- * wavelength and spindle before every other flag: after them the format
- * knows none of these, and writes each. */
-FORMAT_HOOK (format_header)
-{
-  if (*nb_param_string ((nb_params *) p, row, 0) == NULL || nb_param_same (row, p, shadow, 0))
-    return;
-  nb_argv_push_row (b, row, p, shadow, -1);
-  shadow->fpixels = shadow->spixels = -1;
-  shadow->pixel_size = shadow->detsize_f = shadow->detsize_s = NAN;
-  shadow->distance = shadow->lambda0 = shadow->phi0 = shadow->osc = NAN;
-}
-
-/* A measured frame's header sets what an SMV header does and the exposure
- * (its beam centre and close distance have "not given" defaults, which no
- * flag restores, so the shadow's are right). */
-FORMAT_HOOK (format_frame)
-{
-  if (*nb_param_string ((nb_params *) p, row, 0) == NULL || nb_param_same (row, p, shadow, 0))
-    return;
-  format_header (row, p, shadow, b);
-  shadow->exposure = NAN;
-}
-
-/* The seeds' defaults depend on the time: a seed is written only where it
- * changes the result.  The mosaic seed draws the domains' orientations, which
- * matter with more than one domain and a spread (a spread without a domain
- * count means 10 domains); a noise image whose seed is positive (given
- * negative: -seed -N) continues the generator table the mosaic draws left. */
-FORMAT_HOOK (format_mosaic_seed)
-{
-  if ((p->mosaic_spread > 0.0 && p->mosaic_domains != 1) || (p->calculate_noise && p->seed > 0))
-    nb_argv_push_row (b, row, p, shadow, -1);
-}
-
-FORMAT_HOOK (format_noise_seed)
-{
-  if (p->calculate_noise)
-    nb_argv_push_row (b, row, p, shadow, -1);
-}
-
-/* A CUSTOM convention that no vector flag selected: one restates a vector. */
-FORMAT_HOOK (format_convention)
-{
-  if (p->convention == NB_CONVENTION_CUSTOM && shadow->convention != NB_CONVENTION_CUSTOM)
-    nb_argv_push_row (b, nb_param_find ("-fdet_vector"), p, shadow, -1);
-}
-
-/* -distance is the distance to the beam spot unless -close_distance is given,
- * which then decides it. */
-static nb_status
-check_distance (const nb_param *row, const nb_params *p, nb_error *err)
-{
-  if (!isfinite (p->distance) || (!(p->distance > 0.0) && isnan (p->close_distance)))
-    return nb_param_range_error (row, p->distance, err);
-  return NB_OK;
-}
-
-/* The detector's size counts only where its pixel count is not given. */
-static nb_status
-check_detsize (const nb_param *row, const nb_params *p, nb_error *err)
-{
-  int n = row->field[0] == offsetof (nb_params, detsize_f) ? p->fpixels : p->spixels;
-  double size = nb_param_field (row, p, 0);
-
-  if (n == 0 && !(isfinite (size) && size > 0.0))
-    return nb_param_range_error (row, size, err);
-  return NB_OK;
-}
 
 /* The pixels nb_detector_setup() derives from a size when no count is given. */
 static double
@@ -508,7 +209,7 @@ static const nb_param rows[] = {
 
   SECTION ("Detector headers (read before every other flag: a measured frame, the mask, the image)"),
   ROW (.flag = "-frame", TEXT (frame_file), .flags = NB_PARAM_INPUT_FILE | NB_PARAM_BRAGGSCOPE,
-       .format = format_frame,
+       .special = NB_PARAM_SPECIAL_FRAME,
        .help = "measured frame (SMV, CBF or NeXus/HDF5) whose header gives the wavelength, distance, "
                "beam centre, pixel size and count, phi, oscillation and exposure, each printed with "
                "where it came from"),
@@ -516,15 +217,15 @@ static const nb_param rows[] = {
        .flags = NB_PARAM_BRAGGSCOPE | NB_PARAM_NONNEG,
        .help = "the frame of a NeXus series -frame reads (0-based)"),
   ROW (.flag = "-mask", TEXT (mask_file), .flags = NB_PARAM_INPUT_FILE, .stages = BUFFERS,
-       .format = format_header,
+       .special = NB_PARAM_SPECIAL_HEADER,
        .help = "SMV file whose zero pixels are skipped; its header gives defaults"),
-  ROW (.flag = "-img", TEXT (img_file), .flags = NB_PARAM_INPUT_FILE, .format = format_header,
+  ROW (.flag = "-img", TEXT (img_file), .flags = NB_PARAM_INPUT_FILE, .special = NB_PARAM_SPECIAL_HEADER,
        .help = "SMV file whose header gives the detector, wavelength and spindle defaults"),
 
   SECTION ("Crystal"),
   ROW (.flag = "-cell", .kind = NB_PARAM_NUMBER, .type = NB_FIELD_DOUBLE, .nargs = -1, .n_field = 6,
        .field = { F (cell[0]), F (cell[1]), F (cell[2]), F (cell[3]), F (cell[4]), F (cell[5]) },
-       .stages = CRYSTAL, .parse = parse_cell, .format = format_cell, .check = check_cell,
+       .stages = CRYSTAL, .special = NB_PARAM_SPECIAL_CELL,
        .synopsis = "a b c alpha beta gamma", .help = "unit cell a b c (Angstrom) alpha beta gamma (deg)"),
   ROW (COMPONENT ("-cell", 0, cell[0]), .unit = &cell_length, .property = "cell-a",
        .label = N_ ("Cell a"), .help = N_ ("Unit cell a (Angstrom)"), UI (2, 500, 0.1, 2)),
@@ -542,8 +243,7 @@ static const nb_param rows[] = {
        .stages = CRYSTAL, .help = "MOSFLM orientation matrix, instead of or with -cell"),
   ROW (.flag = "-misset", .kind = NB_PARAM_NUMBER, .type = NB_FIELD_DOUBLE, .nargs = -1,
        .n_field = 3, .field = { F (misset[0]), F (misset[1]), F (misset[2]) }, .unit = &deg,
-       .effects = NB_SETS_MISSET, .stages = CRYSTAL, .parse = parse_misset,
-       .format = format_misset,
+       .effects = NB_SETS_MISSET, .stages = CRYSTAL, .special = NB_PARAM_SPECIAL_MISSET,
        .synopsis = "rx ry rz|random", .help = "crystal rotation about X, Y, Z (deg), or 'random' (drawn from -misset_seed)"),
   ROW (COMPONENT ("-misset", 0, misset[0]), .unit = &deg, .property = "misset-x",
        .label = N_ ("Misset x"), .help = N_ ("Misset about X (degrees)"), UI (-180, 180, 0.1, 2)),
@@ -554,7 +254,7 @@ static const nb_param rows[] = {
   ROW (.name = "misset random", SWITCH (misset_random, 1), .nargs = 0, .stages = CRYSTAL,
        .flags = NB_PARAM_NO_RANGE),
   ROW (.flag = "-misset_seed", SEED (misset_seed), .stages = CRYSTAL,
-       .flags = NB_PARAM_NO_RANGE | NB_PARAM_NO_ARGV, .parse = parse_misset_seed,
+       .flags = NB_PARAM_NO_RANGE | NB_PARAM_NO_ARGV, .special = NB_PARAM_SPECIAL_MISSET_SEED,
        .help = "seed of -misset random (also misset angles unless -physical: Q-29)"),
   ROW (.flag = "-N", .kind = NB_PARAM_WHOLE, .type = NB_FIELD_DOUBLE, .nargs = 1, .n_field = 3,
        .field = { F (Na), F (Nb), F (Nc) }, .unit = &none, .min = 0, .max = MAX_CELLS,
@@ -604,7 +304,7 @@ static const nb_param rows[] = {
        .stages = ORIENTATION, .property = "mosaic-domains", .label = N_ ("Mosaic domains"),
        .help = N_ ("Mosaic domains (count; -1 = automatic)"), UI (1, 200, 1, 0)),
   ROW (.flag = "-mosaic_seed", SEED (mosaic_seed), .stages = ORIENTATION,
-       .format = format_mosaic_seed, .help = "seed of the mosaic domains' orientations"),
+       .special = NB_PARAM_SPECIAL_MOSAIC_SEED, .help = "seed of the mosaic domains' orientations"),
   ROW (.name = "interpolation", CHOICE (interpolate, interpolations), .nargs = 0),
   ROW (.flag = "-nointerpolate", SWITCH (interpolate, 0),
        .help = "structure factors of the nearest h k l (default with more than 2 cells)"),
@@ -620,7 +320,7 @@ static const nb_param rows[] = {
        .help = N_ ("Structure factor of reflections not in the file"), UI (0, 10000, 1, 1)),
   ROW (.name = "stol table kind", CHOICE (stol_kind, stol_kinds), .nargs = 0),
   ROW (.flag = "-stol", TEXT (stol_file), .value = NB_STOL_STOL, .effects = NB_SETS_STOL_KIND,
-       .flags = NB_PARAM_NANOBRAGG_EXACT | NB_PARAM_INPUT_FILE, .stages = SF, .format = format_stol,
+       .flags = NB_PARAM_NANOBRAGG_EXACT | NB_PARAM_INPUT_FILE, .stages = SF, .special = NB_PARAM_SPECIAL_STOL,
        .help = "table of sin(theta)/lambda (1/Angstrom): read, not used by nanoBragg's model"),
   ROW (.flag = "-4stol", TEXT (stol_file), .value = NB_STOL_4STOL, .effects = NB_SETS_STOL_KIND,
        .flags = NB_PARAM_NANOBRAGG_EXACT | NB_PARAM_INPUT_FILE | NB_PARAM_NO_ARGV, .stages = SF,
@@ -718,7 +418,7 @@ static const nb_param rows[] = {
   ROW (.flag = "-dials", SWITCH (convention, NB_CONVENTION_DIALS), .effects = NB_SETS_PIVOT_BEAM,
        .stages = DETECTOR, .help = "DIALS convention"),
   ROW (.name = "convention", CHOICE (convention, conventions), .nargs = 0, .stages = DETECTOR,
-       .format = format_convention, .property = "convention", .label = N_ ("Convention"),
+       .special = NB_PARAM_SPECIAL_CONVENTION, .property = "convention", .label = N_ ("Convention"),
        .help = N_ ("Detector convention")),
   ROW (.flag = "-pixel", NUMBER (pixel_size), .unit = &mm, .min = 0, .max = MAX_PIXEL_MM,
        .flags = NB_PARAM_PREFIX | NB_PARAM_MIN_OPEN, .stages = DETECTOR | BUFFERS,
@@ -740,11 +440,11 @@ static const nb_param rows[] = {
   ROW (.flag = "-detsize", .flags = NB_PARAM_NANOBRAGG_EXACT, BOTH (NB_PARAM_NUMBER, NB_FIELD_DOUBLE, detsize_f, detsize_s),
        .unit = &mm, .stages = DETECTOR | BUFFERS, .help = "detector size along both axes (mm)"),
   ROW (.flag = "-detsize_f", NUMBER (detsize_f), .unit = &mm, .min = 0, .flags = NB_PARAM_MIN_OPEN,
-       .stages = DETECTOR | BUFFERS, .check = check_detsize, .help = "detector size, fast axis (mm)"),
+       .stages = DETECTOR | BUFFERS, .special = NB_PARAM_SPECIAL_DETSIZE, .help = "detector size, fast axis (mm)"),
   ROW (.flag = "-detsize_s", NUMBER (detsize_s), .unit = &mm, .min = 0, .flags = NB_PARAM_MIN_OPEN,
-       .stages = DETECTOR | BUFFERS, .check = check_detsize, .help = "detector size, slow axis (mm)"),
+       .stages = DETECTOR | BUFFERS, .special = NB_PARAM_SPECIAL_DETSIZE, .help = "detector size, slow axis (mm)"),
   ROW (.flag = "-distance", NUMBER (distance), .unit = &mm, .min = 0, .flags = NB_PARAM_MIN_OPEN,
-       .effects = NB_SETS_PIVOT_BEAM, .stages = DETECTOR, .check = check_distance,
+       .effects = NB_SETS_PIVOT_BEAM, .stages = DETECTOR, .special = NB_PARAM_SPECIAL_DISTANCE,
        .property = "distance", .label = N_ ("Distance"), .help = N_ ("Detector distance (mm)"),
        UI (10, 1000, 0.1, 1)),
   ROW (.flag = "-close_distance", NUMBER (close_distance), .unit = &mm, .min = 0,
@@ -783,8 +483,7 @@ static const nb_param rows[] = {
   ROW (.flag = "-point_pixel", SWITCH (point_pixel, 1), .stages = DETECTOR,
        .help = "solid angle 1/R^2, without obliquity"),
   ROW (.flag = "-detector_abs", NUMBER (detector_mu), .unit = &um_depth, .unset = -1,
-       .flags = NB_PARAM_PREFIX, .stages = DETECTOR, .parse = parse_detector_abs,
-       .format = format_detector_abs, .check = check_detector_abs,
+       .flags = NB_PARAM_PREFIX, .stages = DETECTOR, .special = NB_PARAM_SPECIAL_DETECTOR_ABS,
        .synopsis = "um|inf", .help = "sensor attenuation depth (um), or 0 or inf for none (also zeroes the "
                "thickness: Q-18)"),
   ROW (.flag = "-detector_thick", .flags = NB_PARAM_NANOBRAGG_EXACT, NUMBER (detector_thick), .unit = &um_mul, .min = 0,
@@ -799,7 +498,7 @@ static const nb_param rows[] = {
        .field = { F (roi[0]), F (roi[1]), F (roi[2]), F (roi[3]) }, .unit = &none,
        .flags = NB_PARAM_NO_RANGE, .stages = DETECTOR,
        .synopsis = "xmin xmax ymin ymax", .help = "pixels xmin xmax ymin ymax rendered, inclusive (-1: the detector's edge)"),
-  ROW (.flag = "-pivot", CHOICE (pivot, pivots), .stages = DETECTOR, .parse = parse_pivot,
+  ROW (.flag = "-pivot", CHOICE (pivot, pivots), .stages = DETECTOR, .special = NB_PARAM_SPECIAL_PIVOT,
        .help = "what the detector turns about: the beam spot or the sample's near point"),
 
   SECTION ("Sampling"),
@@ -833,7 +532,7 @@ static const nb_param rows[] = {
        .note = "0 = no cut-off", .help = "resolution cut-off (0: none)"),
 
   SECTION ("Output"),
-  ROW (.flag = "-seed", SEED (seed), .format = format_noise_seed, .help = "seed of the noise image"),
+  ROW (.flag = "-seed", SEED (seed), .special = NB_PARAM_SPECIAL_NOISE_SEED, .help = "seed of the noise image"),
   ROW (.flag = "-floatfile", .aliases = "-floatimage", TEXT (floatfile), .flags = NB_PARAM_OUTPUT,
        .help = "raw float image (photons/pixel)"),
   ROW (.flag = "-intfile", .aliases = "-intimage", TEXT (intfile), .flags = NB_PARAM_OUTPUT, .help = "SMV image"),

@@ -1,7 +1,12 @@
 /* param.c: the generic rules of the parameter table (nb-param.h): fields,
- * units, side effects, look-up, properties, stages and help. */
+ * units, numbers on the command line, side effects, look-up, properties,
+ * stages and help.  They read the table; the parser, the formatter and the
+ * checks use them. */
 #include "nb-param-private.h"
 
+#include <errno.h>
+#include <locale.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -129,6 +134,80 @@ nb_unit_suffix (const nb_unit *u, char buf[32])
     return "";
   snprintf (buf, 32, "%s%s", strcmp (u->name, "%") == 0 ? "" : " ", u->name);
   return buf;
+}
+
+/* ---- numbers on the command line ---- */
+
+/* strtod() with '.' as the decimal point whatever locale the host chose (a
+ * GTK or Python program in a comma-decimal locale), as hkl.c reads files:
+ * strtod_l() in the C locale, made once and kept for the process.  Without
+ * it (out of memory) plain strtod(), right in the C locale the CLI runs in. */
+double
+nb_c_strtod (const char *s, char **end)
+{
+  static _Atomic (locale_t) shared;
+  locale_t c = atomic_load (&shared), expected = (locale_t) 0;
+
+  if (c == (locale_t) 0)
+    {
+      c = newlocale (LC_NUMERIC_MASK, "C", (locale_t) 0);
+      if (c == (locale_t) 0)
+        return strtod (s, end);
+      if (!atomic_compare_exchange_strong (&shared, &expected, c))
+        {
+          freelocale (c);
+          c = expected;
+        }
+    }
+  return strtod_l (s, end, c);
+}
+
+int
+nb_is_number_token (const char *s)
+{
+  char *end;
+
+  if (s == NULL || *s == '\0')
+    return 0;
+  errno = 0;
+  nb_c_strtod (s, &end);
+  return end != s && *end == '\0';
+}
+
+int
+nb_is_value_token (const char *s)
+{
+  return s[0] != '-' || nb_is_number_token (s);
+}
+
+nb_status
+nb_parse_number (const char *flag, const char *value, double *out, nb_error *err)
+{
+  char *end;
+  double v;
+
+  errno = 0;
+  v = nb_c_strtod (value, &end);
+  if (end == value || *end != '\0')
+    return nb_error_set (err, NB_ERR_USAGE, "%s: '%s' is not a number", flag, value);
+  if (!isfinite (v))
+    return nb_error_set (err, NB_ERR_USAGE, "%s: '%s' is not a finite number", flag, value);
+  *out = v;
+  return NB_OK;
+}
+
+nb_status
+nb_parse_whole (const char *flag, const char *value, double *out, nb_error *err)
+{
+  double v = 0.0;
+  nb_status st = nb_parse_number (flag, value, &v, err);
+
+  if (st != NB_OK)
+    return st;
+  if (v != floor (v) || fabs (v) > 2147483647.0)
+    return nb_error_set (err, NB_ERR_USAGE, "%s: '%s' is not a whole number", flag, value);
+  *out = v;
+  return NB_OK;
 }
 
 /* ---- side effects ---- */

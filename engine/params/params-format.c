@@ -176,6 +176,146 @@ nb_argv_push_row (
   nb_param_apply_effects (row, shadow);
 }
 
+/* ---- the special rows (nb_param_special) ---- */
+
+#define FORMAT_HOOK(name)                                                                          \
+  static void name (const nb_param *row, const nb_params *p, nb_params *shadow, nb_argv_builder *b)
+
+FORMAT_HOOK (format_cell)
+{
+  int differs = 0;
+
+  for (int k = 0; k < 6; k++)
+    differs |= !nb_param_same (row, p, shadow, k);
+  if (!differs)
+    return;
+  nb_argv_push (b, row->flag);
+  for (int k = 0; k < 6; k++)
+    {
+      nb_argv_push_number (b, p->cell[k], k < 3 ? NULL : &nb_unit_deg);
+      shadow->cell[k] = p->cell[k];
+    }
+}
+
+/* A random orientation is written as "-misset_seed S -misset random": never
+ * with the seed last, whose Q-29 handler would read flags appended after it
+ * as angles; the angles Q-29 sets before "random" are not used. */
+FORMAT_HOOK (format_misset)
+{
+  if (p->misset_random)
+    {
+      nb_argv_push (b, "-misset_seed");
+      nb_argv_push_long (b, -p->misset_seed);
+      nb_argv_push (b, row->flag);
+      nb_argv_push (b, "random");
+      shadow->misset_random = 1;
+      shadow->misset_seed = p->misset_seed;
+    }
+  else if (!nb_param_same (row, p, shadow, 0) || !nb_param_same (row, p, shadow, 1) ||
+           !nb_param_same (row, p, shadow, 2))
+    nb_argv_push_row (b, row, p, shadow, -1);
+}
+
+FORMAT_HOOK (format_detector_abs)
+{
+  if (nb_param_same (row, p, shadow, 0))
+    return;
+  if (p->detector_mu == 0.0)
+    {
+      nb_argv_push (b, row->flag);
+      nb_argv_push (b, "inf");
+      shadow->detector_mu = 0.0;
+      shadow->detector_thick = 0.0;
+    }
+  else
+    nb_argv_push_row (b, row, p, shadow, -1);
+}
+
+/* The -stol, -4stol and -Q tables are one file of one kind: the flag of its
+ * kind is written. */
+FORMAT_HOOK (format_stol)
+{
+  const char *flag = p->stol_kind == NB_STOL_4STOL ? "-4stol"
+                     : p->stol_kind == NB_STOL_Q   ? "-Q"
+                                                   : "-stol";
+
+  if (p->stol_file == NULL ||
+      (nb_param_same (row, p, shadow, 0) && p->stol_kind == shadow->stol_kind))
+    return;
+  nb_argv_push_row (b, nb_param_find (flag), p, shadow, -1);
+}
+
+/* -img and -mask headers set the detector's size, pixel, distance,
+ * wavelength and spindle before every other flag: after them the format
+ * knows none of these, and writes each. */
+FORMAT_HOOK (format_header)
+{
+  if (*nb_param_string ((nb_params *) p, row, 0) == NULL || nb_param_same (row, p, shadow, 0))
+    return;
+  nb_argv_push_row (b, row, p, shadow, -1);
+  shadow->fpixels = shadow->spixels = -1;
+  shadow->pixel_size = shadow->detsize_f = shadow->detsize_s = NAN;
+  shadow->distance = shadow->lambda0 = shadow->phi0 = shadow->osc = NAN;
+}
+
+/* A measured frame's header sets what an SMV header does and the exposure
+ * (its beam centre and close distance have "not given" defaults, which no
+ * flag restores, so the shadow's are right). */
+FORMAT_HOOK (format_frame)
+{
+  if (*nb_param_string ((nb_params *) p, row, 0) == NULL || nb_param_same (row, p, shadow, 0))
+    return;
+  format_header (row, p, shadow, b);
+  shadow->exposure = NAN;
+}
+
+/* The seeds' defaults depend on the time: a seed is written only where it
+ * changes the result.  The mosaic seed draws the domains' orientations, which
+ * matter with more than one domain and a spread (a spread without a domain
+ * count means 10 domains); a noise image whose seed is positive (given
+ * negative: -seed -N) continues the generator table the mosaic draws left. */
+FORMAT_HOOK (format_mosaic_seed)
+{
+  if ((p->mosaic_spread > 0.0 && p->mosaic_domains != 1) || (p->calculate_noise && p->seed > 0))
+    nb_argv_push_row (b, row, p, shadow, -1);
+}
+
+FORMAT_HOOK (format_noise_seed)
+{
+  if (p->calculate_noise)
+    nb_argv_push_row (b, row, p, shadow, -1);
+}
+
+/* A CUSTOM convention that no vector flag selected: one restates a vector. */
+FORMAT_HOOK (format_convention)
+{
+  if (p->convention == NB_CONVENTION_CUSTOM && shadow->convention != NB_CONVENTION_CUSTOM)
+    nb_argv_push_row (b, nb_param_find ("-fdet_vector"), p, shadow, -1);
+}
+
+typedef void (*special_format_fn) (const nb_param *row,
+                                   const nb_params *p,
+                                   nb_params *shadow,
+                                   nb_argv_builder *b);
+
+static special_format_fn
+special_format (const nb_param *row)
+{
+  static const special_format_fn formatters[NB_PARAM_N_SPECIAL] = {
+    [NB_PARAM_SPECIAL_CELL] = format_cell,
+    [NB_PARAM_SPECIAL_MISSET] = format_misset,
+    [NB_PARAM_SPECIAL_DETECTOR_ABS] = format_detector_abs,
+    [NB_PARAM_SPECIAL_STOL] = format_stol,
+    [NB_PARAM_SPECIAL_HEADER] = format_header,
+    [NB_PARAM_SPECIAL_FRAME] = format_frame,
+    [NB_PARAM_SPECIAL_MOSAIC_SEED] = format_mosaic_seed,
+    [NB_PARAM_SPECIAL_NOISE_SEED] = format_noise_seed,
+    [NB_PARAM_SPECIAL_CONVENTION] = format_convention,
+  };
+
+  return row->special < NB_PARAM_N_SPECIAL ? formatters[row->special] : NULL;
+}
+
 /* The generic rule: a row is written when its fields differ from what the
  * flags before it give (a switch: when its value is the one wanted; a flag
  * of one value for several fields: when they all differ and are equal). */
@@ -252,11 +392,12 @@ format_argv (const nb_params *p, int *argc, int scene)
   for (size_t i = 0; i < n; i++)
     {
       const nb_param *row = &rows[i];
+      special_format_fn format;
 
       if (scene && (row->flags & NB_PARAM_OUTPUT))
         continue;
-      if (row->format != NULL)
-        row->format (row, p, &shadow, &b);
+      if ((format = special_format (row)) != NULL)
+        format (row, p, &shadow, &b);
       else if (row->flag != NULL && !(row->flags & NB_PARAM_NO_ARGV))
         format_row (&b, row, p, &shadow);
     }

@@ -10,84 +10,9 @@
 #include "nb-argv.h"
 #include "nb-param-private.h"
 
-#include <errno.h>
-#include <locale.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-/* strtod() with '.' as the decimal point whatever locale the host chose (a
- * GTK or Python program in a comma-decimal locale), as hkl.c reads files:
- * strtod_l() in the C locale, made once and kept for the process.  Without
- * it (out of memory) plain strtod(), right in the C locale the CLI runs in. */
-double
-nb_c_strtod (const char *s, char **end)
-{
-  static _Atomic (locale_t) shared;
-  locale_t c = atomic_load (&shared), expected = (locale_t) 0;
-
-  if (c == (locale_t) 0)
-    {
-      c = newlocale (LC_NUMERIC_MASK, "C", (locale_t) 0);
-      if (c == (locale_t) 0)
-        return strtod (s, end);
-      if (!atomic_compare_exchange_strong (&shared, &expected, c))
-        {
-          freelocale (c);
-          c = expected;
-        }
-    }
-  return strtod_l (s, end, c);
-}
-
-int
-nb_is_number_token (const char *s)
-{
-  char *end;
-
-  if (s == NULL || *s == '\0')
-    return 0;
-  errno = 0;
-  nb_c_strtod (s, &end);
-  return end != s && *end == '\0';
-}
-
-int
-nb_is_value_token (const char *s)
-{
-  return s[0] != '-' || nb_is_number_token (s);
-}
-
-nb_status
-nb_parse_number (const char *flag, const char *value, double *out, nb_error *err)
-{
-  char *end;
-  double v;
-
-  errno = 0;
-  v = nb_c_strtod (value, &end);
-  if (end == value || *end != '\0')
-    return nb_error_set (err, NB_ERR_USAGE, "%s: '%s' is not a number", flag, value);
-  if (!isfinite (v))
-    return nb_error_set (err, NB_ERR_USAGE, "%s: '%s' is not a finite number", flag, value);
-  *out = v;
-  return NB_OK;
-}
-
-nb_status
-nb_parse_whole (const char *flag, const char *value, double *out, nb_error *err)
-{
-  double v = 0.0;
-  nb_status st = nb_parse_number (flag, value, &v, err);
-
-  if (st != NB_OK)
-    return st;
-  if (v != floor (v) || fabs (v) > 2147483647.0)
-    return nb_error_set (err, NB_ERR_USAGE, "%s: '%s' is not a whole number", flag, value);
-  *out = v;
-  return NB_OK;
-}
 
 static nb_status
 set_string (char **slot, const char *value, nb_error *err)
@@ -168,6 +93,142 @@ parse_row (
     }
   nb_param_apply_effects (row, p);
   return NB_OK;
+}
+
+/* ---- the special rows (nb_param_special) ---- */
+
+#define PARSE_HOOK(name)                                                                           \
+  static nb_status name (const nb_param *row, nb_params *p, const char *arg,                       \
+                         const char *const *args, int left, int have, int *consumed,               \
+                         nb_error *err)
+
+/* -cell a [b c [alpha beta gamma]]: missing values are 0 (b, c: as a; angles:
+ * 90), lengths in Angstrom, angles in degrees. */
+PARSE_HOOK (parse_cell)
+{
+  double v[6] = { 0 };
+  nb_status st;
+
+  if (have < 1)
+    return nb_error_set (err, NB_ERR_USAGE, "-cell needs a b c alpha beta gamma");
+  for (int k = 0; k < have; k++)
+    if ((st = nb_parse_number (arg, args[k], &v[k], err)) != NB_OK)
+      return st;
+  for (int k = 0; k < 6; k++)
+    p->cell[k] = k < 3 ? v[k] : k < have ? nb_unit_to_field (&nb_unit_deg, v[k]) : 0.0;
+  *consumed = have;
+  return NB_OK;
+}
+
+/* -misset rx ry rz (degrees), or -misset random (drawn from -misset_seed). */
+PARSE_HOOK (parse_misset)
+{
+  double v[3];
+  nb_status st;
+
+  if (left >= 1 && strstr (args[0], "rand") != NULL)
+    {
+      p->misset_random = 1;
+      *consumed = 1;
+      return NB_OK;
+    }
+  if (have < 3)
+    return nb_error_set (err, NB_ERR_USAGE, "-misset needs three angles (degrees) or 'random'");
+  for (int k = 0; k < 3; k++)
+    if ((st = nb_parse_number (arg, args[k], &v[k], err)) != NB_OK)
+      return st;
+  for (int k = 0; k < 3; k++)
+    p->misset[k] = nb_unit_to_field (&nb_unit_deg, v[k]);
+  nb_param_apply_effects (row, p);
+  *consumed = 3;
+  return NB_OK;
+}
+
+/* -misset_seed N.  Q-29: unless -physical, the reference's -misset handler
+ * fires too, reading the seed and the next two tokens as angles (atof) when
+ * three tokens follow; numbers among them were stray tokens to it. */
+PARSE_HOOK (parse_misset_seed)
+{
+  double seed;
+  nb_status st;
+
+  if ((st = nb_parse_whole (arg, args[0], &seed, err)) != NB_OK)
+    return st;
+  p->misset_seed = (long) nb_unit_to_field (row->unit, seed);
+  *consumed = 1;
+  if (!p->physical && left >= 3)
+    {
+      p->misset_random = 0;
+      for (int k = 0; k < 3; k++)
+        p->misset[k] = nb_unit_to_field (&nb_unit_deg, nb_c_strtod (args[k], NULL));
+      if (nb_is_number_token (args[1]) && nb_is_number_token (args[2]))
+        *consumed = 3;
+    }
+  return NB_OK;
+}
+
+/* -detector_abs depth (um), or 0 or inf: no absorption, which also zeroes the
+ * thickness given so far (Q-18). */
+PARSE_HOOK (parse_detector_abs)
+{
+  double depth = 0.0;
+  nb_status st;
+
+  if (strstr (args[0], "inf") == NULL &&
+      (st = nb_parse_number (arg, args[0], &depth, err)) != NB_OK)
+    return st;
+  if (depth < 0.0)
+    return nb_error_set (err, NB_ERR_USAGE,
+                         "%s: '%s' is not an attenuation depth (um > 0, or 0 or inf for none)", arg,
+                         args[0]);
+  if (depth == 0.0)
+    {
+      p->detector_mu = 0.0;
+      p->detector_thick = 0.0;
+    }
+  else
+    p->detector_mu = nb_unit_to_field (row->unit, depth);
+  *consumed = 1;
+  return NB_OK;
+}
+
+/* -pivot: the reference looks for the words in the value. */
+PARSE_HOOK (parse_pivot)
+{
+  for (const nb_choice *c = row->choices; c->word != NULL; c++)
+    if (strstr (args[0], c->word) != NULL)
+      {
+        p->pivot = (nb_pivot) c->value;
+        *consumed = 1;
+        return NB_OK;
+      }
+  return nb_error_set (err, NB_ERR_USAGE, "-pivot: '%s' is neither 'beam' nor 'sample'", args[0]);
+}
+
+/* A special row's parse: it gets the flag as typed (@arg), the @left tokens
+ * after it (@args), how many of them look like values (@have), and says how
+ * many it took (*@consumed). */
+typedef nb_status (*special_parse_fn) (const nb_param *row,
+                                       nb_params *p,
+                                       const char *arg,
+                                       const char *const *args,
+                                       int left,
+                                       int have,
+                                       int *consumed,
+                                       nb_error *err);
+
+static special_parse_fn
+special_parse (const nb_param *row)
+{
+  static const special_parse_fn parsers[NB_PARAM_N_SPECIAL] = {
+    [NB_PARAM_SPECIAL_CELL] = parse_cell,
+    [NB_PARAM_SPECIAL_MISSET] = parse_misset,
+    [NB_PARAM_SPECIAL_MISSET_SEED] = parse_misset_seed,
+    [NB_PARAM_SPECIAL_DETECTOR_ABS] = parse_detector_abs,
+    [NB_PARAM_SPECIAL_PIVOT] = parse_pivot,
+  };
+
+  return row->special < NB_PARAM_N_SPECIAL ? parsers[row->special] : NULL;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -400,6 +461,7 @@ nb_params_parse_argv_with (
     {
       const char *arg = argv[i];
       const nb_param *row;
+      special_parse_fn parse;
       int have = 0, consumed;
 
       if (nb_is_value_token (arg))
@@ -424,8 +486,8 @@ nb_params_parse_argv_with (
         return nb_error_set (err, NB_ERR_USAGE, "%s needs %d value%s, got %d", arg, row->nargs,
                              row->nargs > 1 ? "s" : "", have);
       consumed = row->nargs > 0 ? row->nargs : 0;
-      if (row->parse != NULL)
-        st = row->parse (row, p, arg, argv + i + 1, argc - i - 1, have, &consumed, err);
+      if ((parse = special_parse (row)) != NULL)
+        st = parse (row, p, arg, argv + i + 1, argc - i - 1, have, &consumed, err);
       else
         st = parse_row (row, p, arg, argv + i + 1, err);
       if (st != NB_OK)

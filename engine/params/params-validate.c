@@ -151,6 +151,99 @@ checks_fields (const nb_param *row, const nb_params *p)
   return 1;
 }
 
+/* ---- the special rows (nb_param_special) ---- */
+
+/* The cell's lengths and angles, and whether the angles close a cell. */
+static nb_status
+check_cell (const nb_param *row, const nb_params *p, nb_error *err)
+{
+  static const char *const names[6] = { "a", "b", "c", "alpha", "beta", "gamma" };
+  double ang[3];
+
+  if (p->cell[0] == 0.0)
+    return NB_OK; /* no -cell */
+  for (int k = 0; k < 6; k++)
+    if (!isfinite (p->cell[k]))
+      return nb_error_set (err, NB_ERR_INVALID, "-cell: %s = %g is not a finite number", names[k],
+                           k < 3 ? p->cell[k] : nb_unit_from_field (&nb_unit_deg, p->cell[k]));
+  if (p->cell[0] < NB_CELL_LENGTH_MIN_A || p->cell[0] > NB_CELL_LENGTH_MAX_A)
+    return nb_error_set (err, NB_ERR_INVALID, "-cell: a = %g Angstrom (allowed: %g to %g)",
+                         p->cell[0], NB_CELL_LENGTH_MIN_A, NB_CELL_LENGTH_MAX_A);
+  for (int k = 1; k < 3; k++)
+    if ((p->cell[k] != 0.0 && p->cell[k] < NB_CELL_LENGTH_MIN_A) ||
+        p->cell[k] > NB_CELL_LENGTH_MAX_A)
+      return nb_error_set (err, NB_ERR_INVALID,
+                           "-cell: %s = %g Angstrom (allowed: %g to %g, or 0 for the same as a)",
+                           names[k], p->cell[k], NB_CELL_LENGTH_MIN_A, NB_CELL_LENGTH_MAX_A);
+  for (int k = 0; k < 3; k++)
+    {
+      double angle = nb_unit_from_field (&nb_unit_deg, p->cell[3 + k]);
+
+      if (angle < 0.0 || angle >= 180.0)
+        return nb_error_set (err, NB_ERR_INVALID,
+                             "-cell: %s = %g deg (allowed: 0 < %s < 180, or 0 for 90)",
+                             names[3 + k], angle, names[3 + k]);
+      ang[k] = angle == 0.0 ? 90.0 : angle;
+    }
+  /* The three angles close a cell only as the sides of a spherical triangle:
+   * each smaller than the sum of the others, and all three below 360.  The
+   * reference takes |volume^2| and quietly simulates an impossible cell. */
+  if (ang[0] >= ang[1] + ang[2] - 1e-9 || ang[1] >= ang[0] + ang[2] - 1e-9 ||
+      ang[2] >= ang[0] + ang[1] - 1e-9 || ang[0] + ang[1] + ang[2] >= 360.0 - 1e-9)
+    return nb_error_set (err, NB_ERR_INVALID,
+                         "-cell: angles %g %g %g deg make no unit cell (allowed: each angle "
+                         "smaller than the sum of the other two, all three below 360)",
+                         ang[0], ang[1], ang[2]);
+  return NB_OK;
+}
+
+static nb_status
+check_detector_abs (const nb_param *row, const nb_params *p, nb_error *err)
+{
+  if (p->detector_mu != -1.0 && !(isfinite (p->detector_mu) && p->detector_mu >= 0.0))
+    return nb_error_set (err, NB_ERR_INVALID,
+                         "-detector_abs %g um: allowed an attenuation depth > 0, or 0/inf for none",
+                         1e6 / p->detector_mu);
+  return NB_OK;
+}
+
+/* -distance is the distance to the beam spot unless -close_distance is given,
+ * which then decides it. */
+static nb_status
+check_distance (const nb_param *row, const nb_params *p, nb_error *err)
+{
+  if (!isfinite (p->distance) || (!(p->distance > 0.0) && isnan (p->close_distance)))
+    return nb_param_range_error (row, p->distance, err);
+  return NB_OK;
+}
+
+/* The detector's size counts only where its pixel count is not given. */
+static nb_status
+check_detsize (const nb_param *row, const nb_params *p, nb_error *err)
+{
+  int n = row->field[0] == offsetof (nb_params, detsize_f) ? p->fpixels : p->spixels;
+  double size = nb_param_field (row, p, 0);
+
+  if (n == 0 && !(isfinite (size) && size > 0.0))
+    return nb_param_range_error (row, size, err);
+  return NB_OK;
+}
+
+typedef nb_status (*special_check_fn) (const nb_param *row, const nb_params *p, nb_error *err);
+
+static special_check_fn
+special_check (const nb_param *row)
+{
+  static const special_check_fn checks[NB_PARAM_N_SPECIAL] = {
+    [NB_PARAM_SPECIAL_CELL] = check_cell,
+    [NB_PARAM_SPECIAL_DETECTOR_ABS] = check_detector_abs,
+    [NB_PARAM_SPECIAL_DISTANCE] = check_distance,
+    [NB_PARAM_SPECIAL_DETSIZE] = check_detsize,
+  };
+
+  return row->special < NB_PARAM_N_SPECIAL ? checks[row->special] : NULL;
+}
+
 static nb_status
 check_rows (const nb_params *p, nb_error *err)
 {
@@ -161,13 +254,14 @@ check_rows (const nb_params *p, nb_error *err)
   for (size_t i = 0; i < n; i++)
     {
       const nb_param *row = &rows[i];
+      special_check_fn check;
 
       if (row->kind == NB_PARAM_SECTION || row->kind == NB_PARAM_SWITCH ||
           row->kind == NB_PARAM_IGNORED || (row->flags & (NB_PARAM_COMPONENT | NB_PARAM_NO_RANGE)))
         continue;
-      if (row->check != NULL)
+      if ((check = special_check (row)) != NULL)
         {
-          if ((st = row->check (row, p, err)) != NB_OK)
+          if ((st = check (row, p, err)) != NB_OK)
             return st;
           continue;
         }
