@@ -320,6 +320,17 @@ nb_match_judge (nb_match_result *res, const nb_chance *c, double trials, double 
   res->significant = res->log10_p + log10 (trials) < log10 (alpha);
 }
 
+/* The options of a match and of its chance (nb-match.h). */
+void
+nb_match_options_init (nb_match_options *opt)
+{
+  opt->radius = 3.0;
+  nb_predict_options_init (&opt->predict);
+  opt->frame = NULL;
+  opt->alpha = 1e-3;
+  opt->trials = 1.0;
+}
+
 nb_status
 nb_match_chance (const nb_params *p,
                  const nb_peak *peaks,

@@ -1,8 +1,6 @@
 /* match.c: peaks on a measured frame, the match score of a prediction
- * (predict.c) against them and the correlation in resolution shells; the
- * prediction model's parts that only matching needs (the peak's lattice
- * vector, the nearest predicted spot, a moved detector) and the matrix
- * helpers refinement uses.
+ * (predict.c) against them, judged against chance (match-chance.c), and the
+ * correlation in resolution shells.
  */
 #include "nb-match-private.h"
 #include "model/nb-model.h"
@@ -10,180 +8,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ------------------------------------------------------------------------ */
-/* Matrices                                                                  */
-
-void
-nb_mat_mul (const double a[9], const double b[9], double out[9])
-{
-  double t[9];
-
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++)
-      t[3 * i + j] = a[3 * i] * b[j] + a[3 * i + 1] * b[3 + j] + a[3 * i + 2] * b[6 + j];
-  memcpy (out, t, sizeof t);
-}
-
-/* The inverse of nb_mat_misset: U = Rz(z) Ry(y) Rx(x), so U[2][0] = -sin y,
- * U[2][1] = cos y sin x, U[2][2] = cos y cos x, U[1][0] = sin z cos y,
- * U[0][0] = cos z cos y.  At y = +-90 deg only x - z (or x + z) is defined;
- * x = 0 is taken. */
-void
-nb_mat_to_misset (const double U[9], double misset[3])
-{
-  double sy = -U[6];
-
-  if (sy > 1.0)
-    sy = 1.0;
-  if (sy < -1.0)
-    sy = -1.0;
-  misset[1] = asin (sy);
-  if (fabs (sy) < 1.0 - 1e-12)
-    {
-      misset[0] = atan2 (U[7], U[8]);
-      misset[2] = atan2 (U[3], U[0]);
-    }
-  else
-    {
-      /* U[0][1] = cos z sin y sin x - sin z cos x, U[1][1] = sin z sin y sin x + cos z cos x */
-      misset[0] = 0.0;
-      misset[2] = atan2 (-U[1], U[4]);
-    }
-}
-
-/* exp([w]x): rotation by |w| about w (Rodrigues). */
-void
-nb_mat_rotvec (const double w[3], double out[9])
-{
-  double th = sqrt (w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
-  double c, s, t, x, y, z;
-
-  if (th < 1e-300)
-    {
-      static const double id[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
-
-      memcpy (out, id, sizeof id);
-      return;
-    }
-  x = w[0] / th;
-  y = w[1] / th;
-  z = w[2] / th;
-  c = cos (th);
-  s = sin (th);
-  t = 1.0 - c;
-  out[0] = t * x * x + c;
-  out[1] = t * x * y - s * z;
-  out[2] = t * x * z + s * y;
-  out[3] = t * x * y + s * z;
-  out[4] = t * y * y + c;
-  out[5] = t * y * z - s * x;
-  out[6] = t * x * z - s * y;
-  out[7] = t * y * z + s * x;
-  out[8] = t * z * z + c;
-}
-
-/* The angle of the rotation a b^T (rad). */
-double
-nb_mat_angle (const double a[9], const double b[9])
-{
-  double bt[9], r[9], c;
-
-  nb_mat_transpose (b, bt);
-  nb_mat_mul (a, bt, r);
-  c = (r[0] + r[4] + r[8] - 1.0) / 2.0;
-  return acos (c > 1.0 ? 1.0 : c < -1.0 ? -1.0 : c);
-}
-
-/* v rotated by angle (cos @c, sin @s) about the unit axis @e. */
-static void
-rotate_about (const double e[3], double c, double s, const double v[3], double out[3])
-{
-  double par = nb_dot (e, v), cross[3];
-
-  nb_cross (e, v, cross);
-  for (int i = 0; i < 3; i++)
-    out[i] = par * e[i] + c * (v[i] - par * e[i]) + s * cross[i];
-}
-
-/* ------------------------------------------------------------------------ */
-/* The model                                                                 */
-
-void
-nb_model_shift (nb_model *m, double dD, double dF, double dS)
-{
-  for (int i = 0; i < 3; i++)
-    m->pix0[i] += dD * m->s0[i] - dF * m->fdet[i] - dS * m->sdet[i];
-  m->Fbeam += dF;
-  m->Sbeam += dS;
-  m->distance += dD;
-}
-
-void
-nb_model_peak_vector (
-    const nb_model *m, double f, double s, double radius, double y[3], double *tau0)
-{
-  double pos[3], dir[3], x[3], dist;
-
-  for (int i = 0; i < 3; i++)
-    pos[i] = m->pix0[i] + f * m->pixel * m->fdet[i] + s * m->pixel * m->sdet[i];
-  dist = nb_unitize (pos, dir);
-  for (int i = 0; i < 3; i++)
-    x[i] = m->k * (dir[i] - m->s0[i]);
-  /* back to phi = 0 */
-  rotate_about (m->e, cos (-m->phi_mid), sin (-m->phi_mid), x, y);
-  if (tau0 != NULL)
-    *tau0 = m->k * radius * m->pixel / dist;
-}
-
-double
-nb_model_nearest (
-    const nb_model *m, const double U[9], double f, double s, int gate, int hkl[3], double spot[2])
-{
-  double y[3], Ut[9], y0[3], frac[3], best = INFINITY;
-  int base[3];
-
-  nb_model_peak_vector (m, f, s, 0.0, y, NULL);
-  nb_mat_transpose (U, Ut);
-  nb_rotate_umat (y, Ut, y0);
-  nb_rotate_umat (y0, m->A0, frac);
-  for (int i = 0; i < 3; i++)
-    {
-      if (!(fabs (frac[i]) < 1e6))
-        return INFINITY;
-      base[i] = (int) floor (frac[i] + 0.5);
-    }
-  for (int dh = -1; dh <= 1; dh++)
-    for (int dk = -1; dk <= 1; dk++)
-      for (int dl = -1; dl <= 1; dl++)
-        {
-          double pf[2], ps[2], ph[2];
-          int h = base[0] + dh, k = base[1] + dk, l = base[2] + dl;
-          int n = nb_model_predict (m, U, h, k, l, gate, pf, ps, ph);
-
-          for (int j = 0; j < n; j++)
-            {
-              double d = hypot (pf[j] - f, ps[j] - s);
-
-              if (d < best)
-                {
-                  best = d;
-                  if (hkl != NULL)
-                    {
-                      hkl[0] = h;
-                      hkl[1] = k;
-                      hkl[2] = l;
-                    }
-                  if (spot != NULL)
-                    {
-                      spot[0] = pf[j];
-                      spot[1] = ps[j];
-                    }
-                }
-            }
-        }
-  return best;
-}
 
 /* ------------------------------------------------------------------------ */
 /* Peaks                                                                     */
@@ -520,16 +344,6 @@ nb_peaks_resolution_range (
 
 /* ------------------------------------------------------------------------ */
 /* Scores                                                                    */
-
-void
-nb_match_options_init (nb_match_options *opt)
-{
-  opt->radius = 3.0;
-  nb_predict_options_init (&opt->predict);
-  opt->frame = NULL;
-  opt->alpha = 1e-3;
-  opt->trials = 1.0;
-}
 
 nb_status
 nb_match_peaks (const nb_params *p,

@@ -1,27 +1,10 @@
-/* nb-match-private.h: what match.c adds to the prediction model of
- * predict.c (nb-predict-private.h) for refine.c to drive. */
+/* nb-match-private.h: what match.c, match-chance.c and peak-shadow.c add to
+ * the prediction model of predict.c (nb-predict-private.h) for refine.c to
+ * drive. */
 #pragma once
 
 #include "nb-match.h"
 #include "nb-predict-private.h"
-
-/* The detector of @m moved by @dD along the beam and the beam centre by @dF,
- * @dS along fast and slow (m). */
-void nb_model_shift (nb_model *m, double dD, double dF, double dS);
-
-/* The reciprocal-lattice vector (1/Angstrom, lab frame at phi = 0) a peak at
- * pixel position (@f, @s) implies when it diffracted at the middle of the
- * exposure; *@tau0 receives the reciprocal distance @radius pixels make
- * there. */
-void nb_model_peak_vector (
-    const nb_model *m, double f, double s, double radius, double y[3], double *tau0);
-
-/* Distance (pixels) from the peak at (@f, @s) to the nearest spot predicted
- * (nb_model_predict with @gate) for the lattice points around its
- * back-projection, with the crystal in orientation @U; INFINITY when none.
- * The reflection in @hkl and its spot in @spot when non-NULL. */
-double nb_model_nearest (
-    const nb_model *m, const double U[9], double f, double s, int gate, int hkl[3], double spot[2]);
 
 /* The shadows of @frame (peak-shadow.c) grown by @margin pixels: *@map
  * (malloc'ed, *@nbx x *@nby bytes, 1 in and near a shadow) over blocks of
@@ -70,10 +53,3 @@ void nb_match_judge (nb_match_result *res, const nb_chance *c, double trials, do
  * @whole_sphere (a search).  At least 1. */
 double nb_model_trials (
     const nb_model *m, const nb_peak *peaks, int n, const nb_refine_options *opt, int whole_sphere);
-
-/* Matrix helpers (row-major 3 x 3; nb_mat_transpose and nb_mat_misset are
- * predict.c's). */
-void nb_mat_mul (const double a[9], const double b[9], double out[9]);
-void nb_mat_to_misset (const double U[9], double misset[3]);
-void nb_mat_rotvec (const double w[3], double out[9]);
-double nb_mat_angle (const double a[9], const double b[9]);

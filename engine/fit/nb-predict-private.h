@@ -1,5 +1,6 @@
-/* nb-predict-private.h: the prediction model predict.c builds (the
- * measured-frames branch's nb-match-private.h, its prediction part). */
+/* nb-predict-private.h: the prediction model predict.c builds, with what
+ * matching and refinement ask of it (a peak's lattice vector, the nearest
+ * predicted spot, a moved detector) and the matrix helpers. */
 #pragma once
 
 #include "nb-predict.h"
@@ -49,3 +50,25 @@ int nb_model_predict (const nb_model *m,
 /* Matrix helpers (row-major 3 x 3). */
 void nb_mat_transpose (const double a[9], double out[9]);
 void nb_mat_misset (const double misset[3], double out[9]);
+void nb_mat_mul (const double a[9], const double b[9], double out[9]);
+void nb_mat_to_misset (const double U[9], double misset[3]);
+void nb_mat_rotvec (const double w[3], double out[9]);
+double nb_mat_angle (const double a[9], const double b[9]);
+
+/* The detector of @m moved by @dD along the beam and the beam centre by @dF,
+ * @dS along fast and slow (m). */
+void nb_model_shift (nb_model *m, double dD, double dF, double dS);
+
+/* The reciprocal-lattice vector (1/Angstrom, lab frame at phi = 0) a peak at
+ * pixel position (@f, @s) implies when it diffracted at the middle of the
+ * exposure; *@tau0 receives the reciprocal distance @radius pixels make
+ * there. */
+void nb_model_peak_vector (
+    const nb_model *m, double f, double s, double radius, double y[3], double *tau0);
+
+/* Distance (pixels) from the peak at (@f, @s) to the nearest spot predicted
+ * (nb_model_predict with @gate) for the lattice points around its
+ * back-projection, with the crystal in orientation @U; INFINITY when none.
+ * The reflection in @hkl and its spot in @spot when non-NULL. */
+double nb_model_nearest (
+    const nb_model *m, const double U[9], double f, double s, int gate, int hkl[3], double spot[2]);
