@@ -1,5 +1,5 @@
 /* nb-stats.h: the arithmetic of an image's statistics (nb_exec_stats), one
- * copy for the CPU (stats.c) and the GPU (cuda/nb-cuda.cu, whose host
+ * copy for the CPU (stats.c) and the GPU (kernels/cuda/nb-cuda.cu, whose host
  * emulation the tests compare with the CPU).
  *
  * A percentile needs the values at given ranks.  Rather than sorting, every

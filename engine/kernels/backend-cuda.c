@@ -1,5 +1,5 @@
 /* backend-cuda.c: the choice of backend for a plan, and the C side of the
- * CUDA backend (engine/cuda/nb-cuda.cu): what to upload after a build, and a
+ * CUDA backend (engine/kernels/cuda/nb-cuda.cu): what to upload after a build, and a
  * run: the bands as they arrive (straight into the caller's image when it is
  * page-locked, else copied from the backend's pinned image), a preview's
  * blocks filled from its compact grid, the statistics the GPU computed, the
