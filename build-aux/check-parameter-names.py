@@ -2,7 +2,7 @@
 """Checks that a parameter's name is written in at most two source files.
 
 A parameter's meaning (its flag, unit, range, stages, side effects, property)
-is written once, in the engine's parameter table (engine/param-table.c); the
+is written once, in the engine's parameter table (engine/params/param-table.c); the
 controls' layout (plugin/gtk/braggscope-controls.c) names the properties it
 places.  Any other file of the engine, the CLI or the libraries that spells a
 parameter's flag or property as a string restates what the table says, and
@@ -32,15 +32,15 @@ PARAMETERS = [
 ]
 MAX_FILES = 2
 FOLDERS = ("engine", "cli", "plugin")
-HOSTS = ("plugin/examples/", "plugin/braggscope-drag-bench.c")
+HOSTS = ("plugin/examples/", "cli/braggscope-drag-bench.c")
 
 # Strings that spell a parameter's name but name something else: (file,
 # string) and why.  A file format's own names are the format's, not a
 # restatement of the table.
 NOT_PARAMETERS = {
-    ("engine/frame-write-nexus.c", "distance"): "NXdetector/distance, a field of the NXmx format",
-    ("engine/frame.c", "distance"): "nb_frame_item_name: the header item NB_FRAME_DISTANCE",
-    ("engine/frame.c", "wavelength"): "nb_frame_item_name: the header item NB_FRAME_WAVELENGTH",
+    ("engine/formats/frame-write-nexus.c", "distance"): "NXdetector/distance, a field of the NXmx format",
+    ("engine/frames/frame.c", "distance"): "nb_frame_item_name: the header item NB_FRAME_DISTANCE",
+    ("engine/frames/frame.c", "wavelength"): "nb_frame_item_name: the header item NB_FRAME_WAVELENGTH",
 }
 
 COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)

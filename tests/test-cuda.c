@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "nanobragg.h"
-#include "nb-backend.h"
+#include "kernels/nb-backend.h"
 
 #define BASE                                                                                       \
   "-default_F 100 -cell 100 100 100 90 90 90 -lambda 1.0 -N 5 -distance 100 -detpixels 128 "       \

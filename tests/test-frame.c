@@ -1262,7 +1262,7 @@ test_frame_flag (void)
   }
 }
 
-/* The CBF/NeXus module (engine/nb-formats.h) that cannot be loaded: NB_ERR_IO,
+/* The CBF/NeXus module (engine/formats/nb-formats.h) that cannot be loaded: NB_ERR_IO,
  * one line naming the frame, the module's file and the loader's reason, and
  * nothing printed.  In a subprocess: the module is looked for once a process. */
 static void

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "nb-hkl.h"
-#include "nb-textfile.h"
+#include "formats/nb-hkl.h"
+#include "base/nb-textfile.h"
 
 /* Per-run scratch folder for the files the tests write. */
 static char *scratch_dir;

@@ -1,4 +1,4 @@
-/* test-io-write.c: the output policy of the atomic writer (engine/io-write.c)
+/* test-io-write.c: the output policy of the atomic writer (engine/base/io-write.c)
  * against links, sticky folders and files of other users (issue 23, items 6
  * and 11).  The cases with a second user run the writer in a child process
  * that has dropped root for "nobody" (65534); without root they are skipped,

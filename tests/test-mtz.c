@@ -18,8 +18,8 @@
 
 #include "mtz-fixtures.h"
 #include "nanobragg.h"
-#include "nb-hkl.h"
-#include "nb-mtz.h"
+#include "formats/nb-hkl.h"
+#include "formats/nb-mtz.h"
 #include "nb-test-util.h"
 
 static char *

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "nanobragg.h"
-#include "nb-argv.h"
-#include "nb-param-private.h"
+#include "params/nb-argv.h"
+#include "params/nb-param-private.h"
 #include "nb-param.h"
 
 /* degrees per radian, written as the engine writes it (physics.md §0) */

@@ -11,7 +11,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "nb-rng.h"
+#include "base/nb-rng.h"
 
 #define RTD (180.0 / G_PI)
 

@@ -154,24 +154,29 @@ extern "C"
   typedef struct nb_param nb_param;
   typedef struct nb_argv_builder nb_argv_builder;
 
-  /* Hooks of the rows the generic rules do not cover (-cell's one to six
- * values, -misset random, the Q-29 and Q-18 quirks...), in the table's file.
- * A parse hook gets the flag as typed (@arg), the @left tokens after it
- * (@args), how many of them look like values (@have), and says how many it
- * took (*@consumed). */
-  typedef nb_status (*nb_param_parse_fn) (const nb_param *row,
-                                          nb_params *p,
-                                          const char *arg,
-                                          const char *const *args,
-                                          int left,
-                                          int have,
-                                          int *consumed,
-                                          nb_error *err);
-  typedef void (*nb_param_format_fn) (const nb_param *row,
-                                      const nb_params *p,
-                                      nb_params *shadow,
-                                      nb_argv_builder *b);
-  typedef nb_status (*nb_param_check_fn) (const nb_param *row, const nb_params *p, nb_error *err);
+  /* The rows the generic rules do not cover (-cell's one to six values,
+   * -misset random, the Q-29 and Q-18 quirks...).  The table is data: such a
+   * row says which it is, and the parser, the formatter and the checks
+   * (params-parse.c, params-format.c, params-validate.c) each switch on it. */
+  typedef enum
+  {
+    NB_PARAM_GENERIC = 0,          /* the generic rules alone */
+    NB_PARAM_SPECIAL_CELL,         /* -cell a [b c [alpha beta gamma]]: parse, format, check */
+    NB_PARAM_SPECIAL_MISSET,       /* -misset rx ry rz|random: parse, format */
+    NB_PARAM_SPECIAL_MISSET_SEED,  /* -misset_seed and its Q-29 angles: parse */
+    NB_PARAM_SPECIAL_DETECTOR_ABS, /* -detector_abs depth|0|inf: parse, format, check */
+    NB_PARAM_SPECIAL_PIVOT,        /* -pivot, its words found in the value: parse */
+    NB_PARAM_SPECIAL_STOL,         /* -stol, -4stol, -Q: one file, its kind's flag: format */
+    NB_PARAM_SPECIAL_HEADER,       /* -img, -mask: their header's defaults: format */
+    NB_PARAM_SPECIAL_FRAME,        /* -frame: as a header, and the exposure: format */
+    NB_PARAM_SPECIAL_MOSAIC_SEED,  /* -mosaic_seed, written where it counts: format */
+    NB_PARAM_SPECIAL_NOISE_SEED,   /* -seed, written with a noise image: format */
+    NB_PARAM_SPECIAL_CONVENTION,   /* a CUSTOM convention restated by a vector: format */
+    NB_PARAM_SPECIAL_DISTANCE,     /* -distance, decided by -close_distance: check */
+    NB_PARAM_SPECIAL_DETSIZE,      /* -detsize_f/_s, counted without pixel counts: check */
+    NB_PARAM_N_SPECIAL
+  } nb_param_special;
+
   typedef double (*nb_param_derive_fn) (const nb_params *p, const nb_plan_info *info);
 
   struct nb_param
@@ -182,7 +187,7 @@ extern "C"
     const char *name;    /* a flagless row's name in messages; a component row's flag */
     nb_param_kind kind;
     nb_field_type type;
-    signed char nargs;         /* values after the flag; -1: the row's parse hook counts */
+    signed char nargs;         /* values after the flag; -1: the parser's special case counts */
     unsigned char n_field;     /* fields set: one value each, or one value for all */
     unsigned short field[6];   /* offsetof (nb_params, ...) */
     unsigned char component;   /* a component row: its value's place in the flag's */
@@ -205,9 +210,7 @@ extern "C"
     int ui_digits;             /* decimals shown */
     double prop_scale;         /* property = flag value * prop_scale; 0 means 1 */
     const char *prop_unit;     /* the property's unit symbol when it differs */
-    nb_param_parse_fn parse;   /* replaces the generic parse */
-    nb_param_format_fn format; /* replaces the generic nb_params_to_argv() rule */
-    nb_param_check_fn check;   /* replaces the generic range check */
+    nb_param_special special;  /* a row the generic rules do not cover, or NB_PARAM_GENERIC */
     nb_param_derive_fn derive; /* the value a "not given" property reads */
     size_t reported;           /* NB_PARAM_REPORTED: offsetof (nb_plan_info, ...) */
   };

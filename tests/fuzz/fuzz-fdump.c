@@ -1,7 +1,7 @@
 /* fuzz-fdump: the Fdump.bin reader (nb_hkl_read_dump_limited): a header of
  * six indices, a form feed, and the grid as native doubles. */
 #include "fuzz-util.h"
-#include "nb-hkl.h"
+#include "formats/nb-hkl.h"
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)

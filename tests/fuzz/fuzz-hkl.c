@@ -2,7 +2,7 @@
  * tricubic interpolation at the grid's edges and the Fdump round trip of
  * what was read. */
 #include "fuzz-util.h"
-#include "nb-hkl.h"
+#include "formats/nb-hkl.h"
 
 #include <math.h>
 

@@ -1,7 +1,7 @@
 /* fuzz-matrix: the -mat reader (nb_matrix_read), then a plan oriented by
  * the matrix, with and without -cell. */
 #include "fuzz-util.h"
-#include "nb-textfile.h"
+#include "base/nb-textfile.h"
 
 #include <math.h>
 

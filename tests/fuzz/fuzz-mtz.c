@@ -5,7 +5,7 @@
  * leaves no grid; what is read is a grid within the index limits; the column
  * read is the one asked for. */
 #include "fuzz-util.h"
-#include "nb-mtz.h"
+#include "formats/nb-mtz.h"
 
 #include <math.h>
 

@@ -1,7 +1,7 @@
 /* fuzz-stol: the table reader behind -stol/-4stol/-Q (two columns) and any
  * other width, checking the shape of what it returns. */
 #include "fuzz-util.h"
-#include "nb-textfile.h"
+#include "base/nb-textfile.h"
 
 #include <math.h>
 

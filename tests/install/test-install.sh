@@ -95,6 +95,13 @@ done
 [ -z "$missing" ] && ok "headers, libraries, typelibs, GIR, schema, translation, desktop data, data, examples" \
   || not_ok "not installed:$missing"
 
+# The benchmarks and the build tools stay in the build folder.
+extra=
+for f in bin/braggscope-drag-bench bin/nanobragg-bench bin/gen-property-docs; do
+  [ -e "$root/$f" ] && extra="$extra $f"
+done
+[ -z "$extra" ] && ok "no benchmark or build tool installed" || not_ok "installed:$extra"
+
 docs=$(meson introspect "$build" --buildoptions | python3 -c '
 import json, sys
 print(next((x["value"] for x in json.load(sys.stdin) if x["name"] == "docs"), "disabled"))')
@@ -195,7 +202,7 @@ if check "engine program compiled against the installed nanobragg.pc" \
   check "engine program runs" "$tmp/engine"
 fi
 
-# The CBF/NeXus module (engine/nb-formats.h): the installed CLI does not link CBFlib or libhdf5;
+# The CBF/NeXus module (engine/formats/nb-formats.h): the installed CLI does not link CBFlib or libhdf5;
 # reading a CBF frame loads the module of the relocated install, found from the program's own
 # folder (LD_DEBUG=files: glibc's loader names every object it opens).
 if [ -e "$build/engine/nanobragg-formats.so" ]; then

@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+"""Checks the engine's layers: a file in one of engine/'s folders includes
+only headers of its own folder, of the folders on the floors below it and the
+public headers of engine/include/ (docs/architecture.md draws the map; each
+folder's README.md says what lives there).
+
+The floors, from the bottom up, are FLOORS; the folders on one floor do not
+use each other.  Private headers are named from engine/ ("model/nb-model.h")
+and those of the file's own folder by their name alone ("nb-model.h"), so an
+include says which layer it reaches into.  A name that is neither a header of
+the file's folder nor of engine/include/ nor a known folder's is an error too:
+the check would not see the arrow it draws.
+
+With --objects BUILDDIR it checks the calls instead, from the symbols of the
+engine library's objects (nm): a call into a higher folder or one beside it
+fails, and so do files that call each other in a circle, within a folder or
+across, unless SAME_UNIT names them as one unit split for size.
+
+usage: check-layers.py [SRCDIR]                     (the includes)
+       check-layers.py SRCDIR --objects BUILDDIR    (the calls)
+TAP on stdout; exits 1 on a violation.
+"""
+import glob
+import os
+import re
+import subprocess
+import sys
+
+# From the bottom up; a floor is a tuple of folders that may not use each other.
+FLOORS = (
+    ("base",),
+    ("formats",),
+    ("frames",),
+    ("params",),
+    ("model",),
+    ("kernels",),
+    ("plan",),
+    ("fit", "series"),
+)
+SUFFIXES = (".c", ".h", ".cu")
+# Files of one folder that call each other because they are one unit split for
+# size (each such set also said in its folder's README.md); none today.
+SAME_UNIT = (
+)
+INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
+
+
+def floor_of(folder):
+    for i, floor in enumerate(FLOORS):
+        if folder in floor:
+            return i
+    return None
+
+
+def check_file(engine, path, problems):
+    rel = os.path.relpath(path, engine)
+    folder = rel.split(os.sep)[0]
+    own = floor_of(folder)
+    here = os.path.dirname(path)
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for number, line in enumerate(f, 1):
+            m = INCLUDE.match(line)
+            if m is None:
+                continue
+            name = m.group(1)
+            where = "engine/%s:%d: #include \"%s\"" % (rel, number, name)
+            if os.path.isfile(os.path.join(here, name)):
+                target = os.path.relpath(os.path.normpath(os.path.join(here, name)), engine)
+                if target.split(os.sep)[0] != folder:
+                    problems.append("%s: name another folder's header from engine/" % where)
+                continue
+            if os.path.isfile(os.path.join(engine, "include", name)):
+                continue
+            other = name.split("/")[0]
+            theirs = floor_of(other)
+            if theirs is None or not os.path.isfile(os.path.join(engine, name)):
+                problems.append("%s: not a header of this folder, of include/ or of a layer" % where)
+            elif other == folder:
+                continue
+            elif theirs >= own:
+                problems.append(
+                    "%s: %s/ may use only the folders below it (%s), not %s/"
+                    % (where, folder, ", ".join(f + "/" for fl in FLOORS[:own] for f in fl) or "none",
+                       other))
+
+
+def symbols(obj):
+    """The (defined, undefined) external symbols of an object file."""
+    out = subprocess.run(["nm", "-P", obj], capture_output=True, text=True, check=True).stdout
+    defined, undefined = set(), set()
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) < 2:
+            continue
+        if parts[1] == "U":
+            undefined.add(parts[0])
+        elif parts[1].isupper():
+            defined.add(parts[0])
+    return defined, undefined
+
+
+def circles(graph):
+    """The strongly connected components of more than one file (Tarjan)."""
+    index, low, stack, on, found = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                found.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def check_calls(build):
+    # meson's objects of the engine library: <folder>_<file>.o ("params_param.c.o")
+    objs = sorted(glob.glob(os.path.join(build, "engine", "libnanobragg*.p", "*.o")))
+    try:
+        table = {os.path.basename(o)[:-2].replace("_", "/"): symbols(o) for o in objs}
+    except (OSError, subprocess.CalledProcessError) as e:
+        print("1..0 # SKIP nm cannot read the engine's objects: %s" % e)
+        return 0
+    if not table:
+        print("1..0 # SKIP no objects of the engine library under %s/engine" % build)
+        return 0
+    owner = {}
+    for name, (defined, _) in table.items():
+        for sym in defined:
+            owner[sym] = name
+    graph = {}
+    for name, (_, undefined) in table.items():
+        graph[name] = {owner[s] for s in undefined if s in owner and owner[s] != name}
+    problems = []
+    for a in sorted(graph):
+        for b in sorted(graph[a]):
+            fa, fb = a.split("/")[0], b.split("/")[0]
+            if fa != fb and (floor_of(fb) is None or floor_of(fa) is None
+                             or floor_of(fb) >= floor_of(fa)):
+                problems.append("engine/%s calls engine/%s: %s/ may call only the folders below it"
+                                % (a, b, fa))
+    units = [sorted(u) for u in SAME_UNIT]
+    for comp in circles(graph):
+        if comp not in units:
+            problems.append("a call circle: %s" % ", ".join("engine/" + c for c in comp))
+    if problems:
+        print("not ok 1 - calls between the engine's files (%d objects)" % len(table))
+        for p in problems:
+            print("# " + p)
+        print("1..1")
+        return 1
+    print("ok 1 - calls between the engine's %d objects go down, without circles" % len(table))
+    print("1..1")
+    return 0
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
+    if len(sys.argv) > 3 and sys.argv[2] == "--objects":
+        return check_calls(sys.argv[3])
+    engine = os.path.join(root, "engine")
+    n = 0
+    failed = False
+    known = {f for floor in FLOORS for f in floor} | {"include"}
+    for entry in sorted(os.listdir(engine)):
+        if os.path.isdir(os.path.join(engine, entry)) and entry not in known:
+            n += 1
+            failed = True
+            print("not ok %d - engine/%s/ is on no floor of check-layers.py's FLOORS" % (n, entry))
+    for floor in FLOORS:
+        for folder in floor:
+            problems = []
+            top = os.path.join(engine, folder)
+            if not os.path.isdir(top):
+                problems.append("engine/%s/ is missing" % folder)
+            for dirpath, dirnames, filenames in os.walk(top):
+                dirnames.sort()
+                for name in sorted(filenames):
+                    if name.endswith(SUFFIXES):
+                        check_file(engine, os.path.join(dirpath, name), problems)
+            if not os.path.isfile(os.path.join(top, "README.md")):
+                problems.append("engine/%s/README.md is missing" % folder)
+            n += 1
+            if problems:
+                failed = True
+                print("not ok %d - engine/%s/" % (n, folder))
+                for p in problems:
+                    print("# " + p)
+            else:
+                print("ok %d - engine/%s/ uses only the floors below it" % (n, folder))
+    print("1..%d" % n)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

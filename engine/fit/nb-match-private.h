@@ -1,0 +1,55 @@
+/* nb-match-private.h: what match.c, match-chance.c and peak-shadow.c add to
+ * the prediction model of predict.c (nb-predict-private.h) for refine.c to
+ * drive. */
+#pragma once
+
+#include "nb-match.h"
+#include "nb-predict-private.h"
+
+/* The shadows of @frame (peak-shadow.c) grown by @margin pixels: *@map
+ * (malloc'ed, *@nbx x *@nby bytes, 1 in and near a shadow) over blocks of
+ * *@block pixels; *@map NULL when the frame has none it can tell or @margin
+ * is 0.  0, or -1 out of memory. */
+int
+nb_shadow_map (const nb_frame *frame, int margin, uint8_t **map, int *block, int *nbx, int *nby);
+
+/* What chance gives for a prediction (match-chance.c). */
+typedef struct
+{
+  double fraction;     /* of the area within the radius of a predicted spot */
+  double d_max, d_min; /* the area's resolution range (A) */
+  long area, covered;  /* pixels */
+  long predicted;      /* spots marked */
+} nb_chance;
+
+/* nb_match_chance()'s count for model @m in orientation @U (@frame's mask,
+ * or none when NULL). */
+nb_status nb_model_chance (const nb_model *m,
+                           const double U[9],
+                           const nb_frame *frame,
+                           const nb_peak *peaks,
+                           int n,
+                           double radius,
+                           nb_chance *c,
+                           nb_error *err);
+
+/* log10 of the p-value of @matched of the @n peaks for @m moved by
+ * @shift (nb_model_shift) in orientation @U; NAN when out of memory. */
+double nb_model_log10_p (const nb_model *m,
+                         const double U[9],
+                         const double shift[3],
+                         const nb_frame *frame,
+                         const nb_peak *peaks,
+                         int n,
+                         double radius,
+                         int matched);
+
+/* Fills the chance part of @res (its n_matched and n_peaks set) from @c. */
+void nb_match_judge (nb_match_result *res, const nb_chance *c, double trials, double alpha);
+
+/* The number of orientations (and, as @opt refines them, beam centres and
+ * distances) a fit of @peaks (@n) tells apart at @opt->match.radius: within
+ * @opt->max_rotation of a start, or among all orientations when
+ * @whole_sphere (a search).  At least 1. */
+double nb_model_trials (
+    const nb_model *m, const nb_peak *peaks, int n, const nb_refine_options *opt, int whole_sphere);

@@ -1,0 +1,74 @@
+/* nb-predict-private.h: the prediction model predict.c builds, with what
+ * matching and refinement ask of it (a peak's lattice vector, the nearest
+ * predicted spot, a moved detector) and the matrix helpers. */
+#pragma once
+
+#include "nb-predict.h"
+
+/* Everything prediction needs, in the lab frame of the plan: lengths of the
+ * detector in m, of the crystal in Angstrom and 1/Angstrom. */
+typedef struct
+{
+  double s0[3];                              /* unit beam direction, source to sample */
+  double k;                                  /* 1/lambda (1/Angstrom) */
+  double e[3];                               /* unit spindle axis */
+  double phi0, osc, phi_mid;                 /* rad */
+  double excitation;                         /* rad, each side of [phi0, phi0 + osc] */
+  double spot_radius;                        /* 1/Angstrom */
+  double pix0[3], fdet[3], sdet[3], odet[3]; /* m */
+  double pixel;                              /* m */
+  int fpixels, spixels;
+  double A0[9]; /* rows: real cell vectors a, b, c (Angstrom) at misset 0 and phi 0 */
+  double B0[9]; /* rows: reciprocal vectors a*, b*, c* (1/Angstrom) of A0 */
+  double G[9];  /* reciprocal metric B0 B0^T */
+  double V;     /* cell volume (Angstrom^3) */
+  double U0[9]; /* the parameters' orientation (misset, or -misset random), row-major */
+  double s_max; /* 1/d_min (1/Angstrom) */
+  double Fbeam, Sbeam, distance; /* the plan's (m), to map detector shifts back */
+} nb_model;
+
+/* Builds @m from @p through a plan stripped of files and sampling. */
+nb_status
+nb_model_init (nb_model *m, const nb_params *p, const nb_predict_options *opt, nb_error *err);
+
+/* The predicted spots of lattice point (h, k, l) with the crystal in
+ * orientation @U (row-major, applied to A0/B0): up to two (its two crossings
+ * of the Ewald sphere); with @gate only those recorded during the exposure;
+ * returns how many, with pixel positions in @f, @s and the crossing angles in
+ * @phi.  Without @gate, a crossing far outside the exposure is placed where
+ * its tail would be recorded, at the nearer edge. */
+int nb_model_predict (const nb_model *m,
+                      const double U[9],
+                      int h,
+                      int k,
+                      int l,
+                      int gate,
+                      double f[2],
+                      double s[2],
+                      double phi[2]);
+
+/* Matrix helpers (row-major 3 x 3). */
+void nb_mat_transpose (const double a[9], double out[9]);
+void nb_mat_misset (const double misset[3], double out[9]);
+void nb_mat_mul (const double a[9], const double b[9], double out[9]);
+void nb_mat_to_misset (const double U[9], double misset[3]);
+void nb_mat_rotvec (const double w[3], double out[9]);
+double nb_mat_angle (const double a[9], const double b[9]);
+
+/* The detector of @m moved by @dD along the beam and the beam centre by @dF,
+ * @dS along fast and slow (m). */
+void nb_model_shift (nb_model *m, double dD, double dF, double dS);
+
+/* The reciprocal-lattice vector (1/Angstrom, lab frame at phi = 0) a peak at
+ * pixel position (@f, @s) implies when it diffracted at the middle of the
+ * exposure; *@tau0 receives the reciprocal distance @radius pixels make
+ * there. */
+void nb_model_peak_vector (
+    const nb_model *m, double f, double s, double radius, double y[3], double *tau0);
+
+/* Distance (pixels) from the peak at (@f, @s) to the nearest spot predicted
+ * (nb_model_predict with @gate) for the lattice points around its
+ * back-projection, with the crystal in orientation @U; INFINITY when none.
+ * The reflection in @hkl and its spot in @spot when non-NULL. */
+double nb_model_nearest (
+    const nb_model *m, const double U[9], double f, double s, int gate, int hkl[3], double spot[2]);

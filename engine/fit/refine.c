@@ -1,0 +1,1444 @@
+/* refine.c: refining the crystal orientation (and detector distance and beam
+ * centre) against measured peaks, and searching all orientations for a known
+ * cell.
+ *
+ * Both maximise smooth versions of the match score with Nelder and Mead's
+ * simplex (Comput. J. 7 (1965) 308; reflection 1, expansion 2, contraction
+ * and shrink 1/2), over a rotation vector about the current orientation: first
+ * in reciprocal space (each peak back-projected onto the Ewald sphere against
+ * its nearest lattice point, within tolerances that narrow stage by stage),
+ * then on the detector (the distance from each peak to the nearest predicted
+ * spot), so that a start a degree or two off, where the spots do not yet
+ * overlap, still finds its way.
+ */
+#include "nb-match-private.h"
+#include "model/nb-model.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#define RTD (180.0 / M_PI)
+
+static int
+cancelled (const volatile int *flag)
+{
+  if (flag == NULL)
+    return 0;
+#if defined(__GNUC__) || defined(__clang__)
+  return __atomic_load_n (flag, __ATOMIC_RELAXED) != 0;
+#else
+  return *flag != 0;
+#endif
+}
+
+static double
+seconds_now (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Nelder-Mead                                                               */
+
+#define NM_MAX 6
+
+typedef double (*nm_fn) (const double *x, void *ctx);
+
+/* Minimises @fn from @x (in place; *@fx its value) with a first simplex of
+ * @step[i] along each axis, within @max_evals evaluations; stops early when
+ * the simplex is smaller than @xtol (in @step's units) and the values agree
+ * to @ftol, or when *@stop becomes non-zero.  Returns the evaluations made. */
+static int
+nelder_mead (nm_fn fn,
+             void *ctx,
+             int n,
+             double *x,
+             double *fx,
+             const double *step,
+             int max_evals,
+             double xtol,
+             double ftol,
+             const int *stop)
+{
+  double v[NM_MAX + 1][NM_MAX], f[NM_MAX + 1], c[NM_MAX], xr[NM_MAX], xe[NM_MAX], xc[NM_MAX];
+  int evals = 0;
+
+  for (int i = 0; i <= n; i++)
+    {
+      memcpy (v[i], x, (size_t) n * sizeof *x);
+      if (i > 0)
+        v[i][i - 1] += step[i - 1];
+      f[i] = fn (v[i], ctx);
+      evals++;
+    }
+  while (evals < max_evals && !*stop)
+    {
+      int best = 0, worst = 0, second = 0;
+      double size = 0, fr, fe, fc;
+
+      for (int i = 1; i <= n; i++)
+        {
+          if (f[i] < f[best])
+            best = i;
+          if (f[i] > f[worst])
+            worst = i;
+        }
+      second = best;
+      for (int i = 0; i <= n; i++)
+        if (i != worst && f[i] > f[second])
+          second = i;
+      for (int i = 0; i <= n; i++)
+        for (int j = 0; j < n; j++)
+          {
+            double d = fabs (v[i][j] - v[best][j]) / step[j];
+
+            if (d > size)
+              size = d;
+          }
+      if (size < xtol && f[worst] - f[best] <= ftol)
+        break;
+
+      for (int j = 0; j < n; j++)
+        {
+          c[j] = 0;
+          for (int i = 0; i <= n; i++)
+            if (i != worst)
+              c[j] += v[i][j];
+          c[j] /= n;
+          xr[j] = c[j] + (c[j] - v[worst][j]);
+        }
+      fr = fn (xr, ctx);
+      evals++;
+      if (fr < f[best])
+        {
+          for (int j = 0; j < n; j++)
+            xe[j] = c[j] + 2.0 * (c[j] - v[worst][j]);
+          fe = fn (xe, ctx);
+          evals++;
+          if (fe < fr)
+            {
+              memcpy (v[worst], xe, (size_t) n * sizeof *xe);
+              f[worst] = fe;
+            }
+          else
+            {
+              memcpy (v[worst], xr, (size_t) n * sizeof *xr);
+              f[worst] = fr;
+            }
+          continue;
+        }
+      if (fr < f[second])
+        {
+          memcpy (v[worst], xr, (size_t) n * sizeof *xr);
+          f[worst] = fr;
+          continue;
+        }
+      /* contraction: outside when the reflection beat the worst, else inside */
+      for (int j = 0; j < n; j++)
+        xc[j] = fr < f[worst] ? c[j] + 0.5 * (xr[j] - c[j]) : c[j] + 0.5 * (v[worst][j] - c[j]);
+      fc = fn (xc, ctx);
+      evals++;
+      if (fc < (fr < f[worst] ? fr : f[worst]))
+        {
+          memcpy (v[worst], xc, (size_t) n * sizeof *xc);
+          f[worst] = fc;
+          continue;
+        }
+      /* shrink towards the best */
+      for (int i = 0; i <= n; i++)
+        if (i != best)
+          {
+            for (int j = 0; j < n; j++)
+              v[i][j] = v[best][j] + 0.5 * (v[i][j] - v[best][j]);
+            f[i] = fn (v[i], ctx);
+            evals++;
+          }
+    }
+  {
+    int best = 0;
+
+    for (int i = 1; i <= n; i++)
+      if (f[i] < f[best])
+        best = i;
+    memcpy (x, v[best], (size_t) n * sizeof *x);
+    *fx = f[best];
+  }
+  return evals;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The objectives                                                            */
+
+/* Parameter units: the simplex works in these, so that one unit of each
+ * axis moves spots by comparable amounts. */
+#define UNIT_ROT (0.1 / RTD) /* rad */
+
+typedef struct
+{
+  const nb_model *base; /* the detector as the parameters give it */
+  const nb_peak *peaks;
+  int n;
+  double U_origin[9]; /* where the refinement started: bounds count from it */
+  double U_start[9];  /* the centre of this stage's simplex */
+  double shift[3];    /* the detector's shift at the stage's centre: dD, dF, dS (m) */
+  int use_dist, use_beam, npar;
+  double unit_dist, unit_beam; /* m per parameter unit */
+  double max_rot, max_dist, max_beam;
+  int mode;     /* 0: reciprocal space, 1: detector (Gaussian), 2: detector (truncated least
+                   squares), 3: detector (least squares of the inliers) */
+  double width; /* mode 0: orientation uncertainty (rad); 1: spot distance sigma (pixels);
+                   2: distance cut (pixels); 3: the distance unit (pixels) */
+  unsigned char *inlier; /* mode 3: the peaks fitted */
+  double radius;
+  int evals;
+  const volatile int *cancel;
+  int stop;
+} objective;
+
+/* The orientation and detector of parameter vector @x. */
+static void
+objective_state (const objective *o, const double *x, double U[9], double shift[3])
+{
+  double w[3] = { x[0] * UNIT_ROT, x[1] * UNIT_ROT, x[2] * UNIT_ROT }, R[9];
+  int j = 3;
+
+  nb_mat_rotvec (w, R);
+  nb_mat_mul (R, o->U_start, U);
+  memcpy (shift, o->shift, 3 * sizeof *shift);
+  if (o->use_dist)
+    shift[0] += x[j++] * o->unit_dist;
+  if (o->use_beam)
+    {
+      shift[1] += x[j++] * o->unit_beam;
+      shift[2] += x[j++] * o->unit_beam;
+    }
+}
+
+/* A penalty outside the bounds (0 inside), growing with the excess. */
+static double
+objective_excess (const objective *o, const double U[9], const double shift[3])
+{
+  double ex = 0, a = nb_mat_angle (U, o->U_origin);
+
+  if (a > o->max_rot)
+    ex += (a - o->max_rot) / o->max_rot;
+  if (fabs (shift[0]) > o->max_dist)
+    ex += (fabs (shift[0]) - o->max_dist) / o->max_dist;
+  for (int i = 1; i < 3; i++)
+    if (fabs (shift[i]) > o->max_beam)
+      ex += (fabs (shift[i]) - o->max_beam) / o->max_beam;
+  return ex;
+}
+
+/* The mean soft score (0..1) of orientation @U and detector @m: mode 0 in
+ * reciprocal space with orientation uncertainty @width (rad), mode 1 on the
+ * detector with sigma @width pixels, mode 2 truncated least squares of the
+ * distances on the detector, cut at @width pixels. */
+static double
+soft_score (const nb_model *m,
+            const double U[9],
+            const nb_peak *peaks,
+            int n,
+            int mode,
+            double width,
+            double radius,
+            const unsigned char *inlier)
+{
+  double sum = 0, Ut[9], M[9];
+  int used = 0;
+
+  nb_mat_transpose (U, Ut);
+  nb_mat_mul (m->A0, Ut, M);
+  for (int i = 0; i < n; i++)
+    {
+      if (mode == 0)
+        {
+          double y[3], tau0, frac[3], e[3], d2 = 0, yy, tau2;
+
+          nb_model_peak_vector (m, peaks[i].f, peaks[i].s, radius, y, &tau0);
+          for (int r = 0; r < 3; r++)
+            {
+              frac[r] = M[3 * r] * y[0] + M[3 * r + 1] * y[1] + M[3 * r + 2] * y[2];
+              e[r] = frac[r] - floor (frac[r] + 0.5);
+            }
+          for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++)
+              d2 += e[r] * m->G[3 * r + c] * e[c];
+          yy = nb_dot (y, y);
+          tau2 =
+              tau0 * tau0 + yy * ((0.5 * m->osc + m->excitation) * (0.5 * m->osc + m->excitation) +
+                                  width * width);
+          sum += exp (-d2 / (2 * tau2));
+        }
+      else
+        {
+          double d = nb_model_nearest (m, U, peaks[i].f, peaks[i].s, 1, NULL, NULL);
+
+          if (mode == 1 && isfinite (d))
+            sum += exp (-d * d / (2 * width * width));
+          /* mode 2: truncated least squares, 1 - min(d, width)^2 / width^2 */
+          if (mode == 2 && d < width)
+            sum += 1.0 - d * d / (width * width);
+          /* mode 3: least squares over the inliers (bounded, so that one lost prediction
+           * cannot run away with the sum) */
+          if (mode == 3 && inlier[i])
+            {
+              double r2 = d * d / (width * width);
+
+              sum -= r2 < 25.0 ? r2 : 25.0;
+              used++;
+            }
+        }
+    }
+  if (mode == 3)
+    return used > 0 ? 1.0 + sum / used : 0.0;
+  return n > 0 ? sum / n : 0.0;
+}
+
+static double
+objective_eval (const double *x, void *data)
+{
+  objective *o = data;
+  double U[9], shift[3], ex;
+  nb_model m;
+
+  o->evals++;
+  if (cancelled (o->cancel))
+    o->stop = 1;
+  if (o->stop)
+    return 0.0;
+  objective_state (o, x, U, shift);
+  ex = objective_excess (o, U, shift);
+  if (ex > 0)
+    return ex;
+  m = *o->base;
+  nb_model_shift (&m, shift[0], shift[1], shift[2]);
+  return -soft_score (&m, U, o->peaks, o->n, o->mode, o->width, o->radius, o->inlier);
+}
+
+/* Runs one stage (@mode, @width) from the objective's centre and moves the
+ * centre to its result. */
+static void
+run_stage (objective *o, int mode, double width, int max_evals)
+{
+  double x[NM_MAX] = { 0 }, step[NM_MAX], fx, U[9], shift[3], rot;
+  int j = 3;
+
+  o->mode = mode;
+  o->width = width;
+  if (mode == 3)
+    {
+      /* the inliers: peaks within the width of a prediction at the stage's centre */
+      nb_model m = *o->base;
+      int count = 0;
+
+      nb_model_shift (&m, o->shift[0], o->shift[1], o->shift[2]);
+      for (int i = 0; i < o->n; i++)
+        {
+          double d = nb_model_nearest (&m, o->U_start, o->peaks[i].f, o->peaks[i].s, 1, NULL, NULL);
+
+          o->inlier[i] = d < width;
+          count += o->inlier[i];
+        }
+      if (count < 3)
+        return;
+    }
+  /* a rotation that moves spots by about the stage's width */
+  rot = mode == 0 ? width : width * o->base->pixel / o->base->distance;
+  if (rot < 0.002 / RTD)
+    rot = 0.002 / RTD;
+  for (int i = 0; i < 3; i++)
+    step[i] = rot / UNIT_ROT;
+  /* a distance change dD moves a spot at radius rho by rho dD / D: like a
+   * relative error of the cell (mode 0), or by ~2 dD pixel/pixel at 2 theta ~ 27 deg */
+  if (o->use_dist)
+    step[j++] =
+        (mode == 0 ? width * o->base->distance : 2.0 * width * o->base->pixel) / o->unit_dist;
+  if (o->use_beam)
+    {
+      double px = mode == 0 ? rot * o->base->distance / o->base->pixel : width;
+
+      step[j++] = px;
+      step[j++] = px;
+    }
+  for (int pass = 0; pass < 2 && !o->stop; pass++)
+    {
+      /* a second simplex from the first's result: one collapsed early recovers */
+      nelder_mead (objective_eval, o, o->npar, x, &fx, step, max_evals, 1e-3, 1e-9, &o->stop);
+      for (int i = 0; i < o->npar; i++)
+        step[i] *= 0.5;
+    }
+  objective_state (o, x, U, shift);
+  if (objective_excess (o, U, shift) == 0)
+    {
+      memcpy (o->U_start, U, sizeof U);
+      memcpy (o->shift, shift, sizeof shift);
+    }
+}
+
+/* The match of orientation @U and detector shift @shift (peak part). */
+static void
+model_score (const nb_model *base,
+             const double U[9],
+             const double shift[3],
+             const nb_peak *peaks,
+             int n,
+             double radius,
+             nb_match_result *res)
+{
+  nb_model m = *base;
+  double sum2 = 0, soft = 0, sigma = radius / 2;
+
+  memset (res, 0, sizeof *res);
+  nb_model_shift (&m, shift[0], shift[1], shift[2]);
+  res->n_peaks = n;
+  for (int i = 0; i < n; i++)
+    {
+      double d = nb_model_nearest (&m, U, peaks[i].f, peaks[i].s, 1, NULL, NULL);
+
+      if (d <= radius)
+        {
+          res->n_matched++;
+          sum2 += d * d;
+        }
+      if (isfinite (d))
+        soft += exp (-d * d / (2 * sigma * sigma));
+    }
+  res->fraction = n > 0 ? (double) res->n_matched / n : 0;
+  res->soft = n > 0 ? soft / n : 0;
+  res->rms_distance = res->n_matched ? sqrt (sum2 / res->n_matched) : 0;
+}
+
+static int
+better (const nb_match_result *a, const nb_match_result *b)
+{
+  if (a->n_matched != b->n_matched)
+    return a->n_matched > b->n_matched;
+  return a->soft > b->soft;
+}
+
+/* The stages of one refinement from orientation @U (in/out) and detector
+ * shift @shift (in/out); *@res the match at the end.  Returns 0, or -1 when
+ * cancelled. */
+static int
+refine_from (const nb_model *base,
+             const nb_peak *peaks,
+             int n,
+             const nb_refine_options *opt,
+             double U[9],
+             double shift[3],
+             nb_match_result *res,
+             int *evals,
+             double progress_lo,
+             double progress_hi)
+{
+  objective o;
+  double radius = opt->match.radius;
+  const double recip[] = { 0.5, 0.2, 0.07, 0.02 };
+  const double det[] = { 6.0, 3.0, 1.5 };
+  int stages = 4 + 3 + 2, done = 0;
+  unsigned char *inlier = calloc ((size_t) n, 1);
+  nb_match_result start, end;
+
+  memset (&o, 0, sizeof o);
+  o.base = base;
+  o.peaks = peaks;
+  o.n = n;
+  memcpy (o.U_origin, U, sizeof o.U_origin);
+  memcpy (o.U_start, U, sizeof o.U_start);
+  memcpy (o.shift, shift, sizeof o.shift);
+  o.use_dist = opt->refine_distance;
+  o.use_beam = opt->refine_beam;
+  o.npar = 3 + o.use_dist + 2 * o.use_beam;
+  o.unit_dist = 1e-3 * base->distance;
+  o.unit_beam = base->pixel;
+  o.max_rot = opt->max_rotation;
+  o.max_dist = opt->max_distance_change > 0 ? opt->max_distance_change : 0.05 * base->distance;
+  o.max_beam = opt->max_beam_change * base->pixel;
+  o.radius = radius;
+  o.cancel = opt->cancel;
+  o.inlier = inlier;
+
+  model_score (base, U, shift, peaks, n, radius, &start);
+  for (int s = 0; s < 4 && !o.stop; s++, done++)
+    {
+      run_stage (&o, 0, recip[s] * opt->max_rotation, opt->max_evaluations);
+      if (opt->progress != NULL)
+        opt->progress (opt->user, progress_lo + (progress_hi - progress_lo) * (done + 1) / stages,
+                       "refine", start.fraction);
+    }
+  for (int s = 0; s < 3 + 2 && !o.stop; s++, done++)
+    {
+      if (s < 3)
+        run_stage (&o, 1, det[s] * radius, opt->max_evaluations);
+      else if (s == 3)
+        run_stage (&o, 2, 0.5 * radius, opt->max_evaluations);
+      else if (inlier != NULL) /* the last: least squares of the peaks that clearly match */
+        run_stage (&o, 3, 0.5 * radius, opt->max_evaluations);
+      if (opt->progress != NULL)
+        opt->progress (opt->user, progress_lo + (progress_hi - progress_lo) * (done + 1) / stages,
+                       "refine", start.fraction);
+    }
+  *evals += o.evals;
+  free (inlier);
+  if (o.stop)
+    return -1;
+  model_score (base, o.U_start, o.shift, peaks, n, radius, &end);
+  /* never worse than where it started */
+  if (better (&start, &end))
+    {
+      *res = start;
+      return 0;
+    }
+  memcpy (U, o.U_start, 9 * sizeof *U);
+  memcpy (shift, o.shift, 3 * sizeof *shift);
+  *res = end;
+  return 0;
+}
+
+/* Writes orientation @U and detector shift @shift of @m into @p. */
+static void
+write_params (nb_params *p,
+              const nb_model *m,
+              const double U[9],
+              const double shift[3],
+              const nb_refine_options *opt)
+{
+  nb_mat_to_misset (U, p->misset);
+  p->misset_random = 0;
+  if (opt->refine_distance && shift[0] != 0.0)
+    {
+      p->distance = m->distance + shift[0];
+      if (!isnan (p->close_distance))
+        p->close_distance += shift[0];
+    }
+  if (opt->refine_beam && (shift[1] != 0.0 || shift[2] != 0.0))
+    nb_params_set_beam_centre (p, m->Fbeam + shift[1], m->Sbeam + shift[2]);
+}
+
+void
+nb_refine_options_init (nb_refine_options *opt)
+{
+  memset (opt, 0, sizeof *opt);
+  nb_match_options_init (&opt->match);
+  opt->max_rotation = 3.0 / RTD;
+  opt->max_distance_change = 0.0;
+  opt->max_beam_change = 20.0;
+  opt->max_evaluations = 600;
+}
+
+static nb_status
+check_refine_options (const nb_refine_options *opt, int n, nb_error *err)
+{
+  if (n < 3)
+    return nb_error_set (err, NB_ERR_INVALID, "refinement needs at least 3 peaks, got %d", n);
+  if (!(opt->match.radius > 0) || !(opt->max_rotation > 0) || opt->max_rotation > M_PI ||
+      !(opt->max_beam_change >= 0) || !(opt->max_distance_change >= 0) || opt->max_evaluations < 10)
+    return nb_error_set (err, NB_ERR_INVALID,
+                         "refinement options out of range (radius %g px, max rotation %g deg, "
+                         "max beam change %g px, %d evaluations)",
+                         opt->match.radius, opt->max_rotation * RTD, opt->max_beam_change,
+                         opt->max_evaluations);
+  return NB_OK;
+}
+
+/* The frame of @opt (its mask bounds the chance area) fits the detector of
+ * @m: nb_model_chance() checks that before it counts anything. */
+static nb_status
+check_frame (const nb_model *m, const nb_match_options *opt, nb_error *err)
+{
+  nb_chance none;
+
+  return nb_model_chance (m, m->U0, opt->frame, NULL, 0, opt->radius, &none, err);
+}
+
+/* The result's params: a copy of @p with @U and @shift, scored afresh
+ * through the engine's geometry, its significance corrected for @trials. */
+static nb_status
+finish (nb_params *p,
+        const nb_model *m,
+        const double U[9],
+        const double shift[3],
+        const nb_peak *peaks,
+        int n,
+        const nb_refine_options *opt,
+        double trials,
+        nb_match_result *score,
+        nb_error *err)
+{
+  nb_params q;
+  nb_match_options mo = opt->match;
+  nb_status st = nb_params_copy (&q, p, err);
+
+  if (st != NB_OK)
+    return st;
+  write_params (&q, m, U, shift, opt);
+  mo.trials = trials;
+  st = nb_match_peaks (&q, peaks, n, &mo, score, NULL, err);
+  if (st != NB_OK)
+    {
+      nb_params_clear (&q);
+      return st;
+    }
+  nb_params_clear (p);
+  *p = q;
+  return NB_OK;
+}
+
+nb_status
+nb_refine (nb_params *p,
+           const nb_peak *peaks,
+           int n,
+           const nb_refine_options *opt,
+           nb_refine_result *res,
+           nb_error *err)
+{
+  nb_refine_options defaults;
+  nb_model m;
+  double U[9], shift[3] = { 0, 0, 0 };
+  nb_match_result r;
+  nb_status st;
+  int evals = 0;
+
+  memset (res, 0, sizeof *res);
+  if (opt == NULL)
+    {
+      nb_refine_options_init (&defaults);
+      opt = &defaults;
+    }
+  if ((st = check_refine_options (opt, n, err)) != NB_OK)
+    return st;
+  if ((st = nb_model_init (&m, p, &opt->match.predict, err)) != NB_OK ||
+      (st = check_frame (&m, &opt->match, err)) != NB_OK)
+    return st;
+  memcpy (U, m.U0, sizeof U);
+  if (refine_from (&m, peaks, n, opt, U, shift, &r, &evals, 0.0, 1.0) != 0)
+    return nb_error_set (err, NB_ERR_CANCELLED, "refinement cancelled");
+  res->rotation = nb_mat_angle (U, m.U0);
+  res->evaluations = evals;
+  return finish (p, &m, U, shift, peaks, n, opt, nb_model_trials (&m, peaks, n, opt, 0),
+                 &res->score, err);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Orientation search                                                        */
+
+void
+nb_search_options_init (nb_search_options *opt)
+{
+  opt->step = 1.5 / RTD;
+  opt->candidates = 12;
+  nb_refine_options_init (&opt->refine);
+  opt->threads = 0;
+}
+
+/* The rotation of unit quaternion @q (w, x, y, z), row-major. */
+static void
+quat_matrix (const double q[4], double U[9])
+{
+  double w = q[0], x = q[1], y = q[2], z = q[3];
+
+  U[0] = 1 - 2 * (y * y + z * z);
+  U[1] = 2 * (x * y - w * z);
+  U[2] = 2 * (x * z + w * y);
+  U[3] = 2 * (x * y + w * z);
+  U[4] = 1 - 2 * (x * x + z * z);
+  U[5] = 2 * (y * z - w * x);
+  U[6] = 2 * (x * z - w * y);
+  U[7] = 2 * (y * z + w * x);
+  U[8] = 1 - 2 * (x * x + y * y);
+}
+
+/* Grid point @index of the cubed 3-sphere with @n cells per edge: face
+ * index / n^3 fixes one quaternion component to 1, the other three are
+ * tan(u) at the cell centres u of [-pi/4, pi/4]; normalised. */
+static void
+grid_quaternion (long index, int n, double q[4])
+{
+  long n3 = (long) n * n * n, r = index % n3;
+  int face = (int) (index / n3), c = 0;
+  double t[3], norm = 1;
+
+  t[0] = tan (-M_PI / 4 + (r / ((long) n * n) + 0.5) * (M_PI / 2) / n);
+  t[1] = tan (-M_PI / 4 + ((r / n) % n + 0.5) * (M_PI / 2) / n);
+  t[2] = tan (-M_PI / 4 + (r % n + 0.5) * (M_PI / 2) / n);
+  for (int i = 0; i < 3; i++)
+    norm += t[i] * t[i];
+  norm = sqrt (norm);
+  for (int i = 0; i < 4; i++)
+    q[i] = i == face ? 1.0 / norm : t[c++] / norm;
+}
+
+/* The rotations of the lattice onto itself (its metric symmetry), as
+ * matrices S in the crystal's base frame (a_lab = U S a0 is the same lattice
+ * as U a0): integer changes of basis N with entries -1..1 whose
+ * A0^T N A0^-T is a proper rotation to @tol.  Returns how many (at most 48). */
+static int
+lattice_rotations (const nb_model *m, double S[48][9], double tol)
+{
+  double At[9], Ati[9], det;
+  int count = 0;
+
+  nb_mat_transpose (m->A0, At);
+  /* inverse of At by cofactors */
+  det = At[0] * (At[4] * At[8] - At[5] * At[7]) - At[1] * (At[3] * At[8] - At[5] * At[6]) +
+        At[2] * (At[3] * At[7] - At[4] * At[6]);
+  Ati[0] = (At[4] * At[8] - At[5] * At[7]) / det;
+  Ati[1] = (At[2] * At[7] - At[1] * At[8]) / det;
+  Ati[2] = (At[1] * At[5] - At[2] * At[4]) / det;
+  Ati[3] = (At[5] * At[6] - At[3] * At[8]) / det;
+  Ati[4] = (At[0] * At[8] - At[2] * At[6]) / det;
+  Ati[5] = (At[2] * At[3] - At[0] * At[5]) / det;
+  Ati[6] = (At[3] * At[7] - At[4] * At[6]) / det;
+  Ati[7] = (At[1] * At[6] - At[0] * At[7]) / det;
+  Ati[8] = (At[0] * At[4] - At[1] * At[3]) / det;
+  for (int code = 0; code < 19683 && count < 48; code++)
+    {
+      double N[9], R[9], RRt[9], Rt[9], err = 0, d;
+      int c = code;
+
+      for (int i = 0; i < 9; i++, c /= 3)
+        N[i] = c % 3 - 1;
+      d = N[0] * (N[4] * N[8] - N[5] * N[7]) - N[1] * (N[3] * N[8] - N[5] * N[6]) +
+          N[2] * (N[3] * N[7] - N[4] * N[6]);
+      if (d != 1.0)
+        continue;
+      nb_mat_mul (At, N, R);
+      nb_mat_mul (R, Ati, R);
+      nb_mat_transpose (R, Rt);
+      nb_mat_mul (R, Rt, RRt);
+      for (int i = 0; i < 9; i++)
+        err += fabs (RRt[i] - (i % 4 == 0));
+      if (err < tol)
+        memcpy (S[count++], R, sizeof R);
+    }
+  return count;
+}
+
+/* The smallest angle between @a and @b up to the lattice's rotations. */
+static double
+symmetric_angle (const double a[9], const double b[9], double S[48][9], int n_sym)
+{
+  double best = nb_mat_angle (a, b);
+
+  for (int i = 0; i < n_sym; i++)
+    {
+      double as[9], t;
+
+      nb_mat_mul (a, S[i], as);
+      t = nb_mat_angle (as, b);
+      if (t < best)
+        best = t;
+    }
+  return best;
+}
+
+/* ---- candidate orientations ---- */
+
+typedef struct
+{
+  double score; /* peaks matched in reciprocal space, plus a fraction for closeness */
+  double U[9];
+} candidate;
+
+typedef struct
+{
+  candidate *list;
+  int n, cap;
+} candidates;
+
+static int
+candidates_add (candidates *c, double score, const double U[9])
+{
+  if (c->n == c->cap)
+    {
+      int cap = c->cap ? 2 * c->cap : 256;
+      candidate *bigger = realloc (c->list, (size_t) cap * sizeof *bigger);
+
+      if (bigger == NULL)
+        return 0;
+      c->list = bigger;
+      c->cap = cap;
+    }
+  c->list[c->n].score = score;
+  memcpy (c->list[c->n].U, U, 9 * sizeof *U);
+  c->n++;
+  return 1;
+}
+
+static int
+by_candidate_score (const void *a, const void *b)
+{
+  const candidate *x = a, *y = b;
+
+  return x->score > y->score ? -1 : x->score < y->score;
+}
+
+/* The peaks as reciprocal vectors at phi = 0 (1/Angstrom), with the
+ * reciprocal distance the match radius makes at each. */
+typedef struct
+{
+  int n;
+  double *y; /* 3 n */
+  double *tau0;
+} peak_vectors;
+
+/* How many peaks of @pv lie within their tolerance of a lattice point with
+ * the crystal in orientation @U, the tolerance allowing an orientation error
+ * @theta (rad); plus a fraction for closeness. */
+static double
+reciprocal_count (const nb_model *m, const peak_vectors *pv, const double U[9], double theta)
+{
+  double Ut[9], M[9], count = 0, close = 0;
+  double smear = 0.5 * m->osc + m->excitation;
+
+  nb_mat_transpose (U, Ut);
+  nb_mat_mul (m->A0, Ut, M);
+  for (int i = 0; i < pv->n; i++)
+    {
+      const double *y = pv->y + 3 * i;
+      double e[3], d2 = 0, t2;
+
+      for (int r = 0; r < 3; r++)
+        {
+          double h = M[3 * r] * y[0] + M[3 * r + 1] * y[1] + M[3 * r + 2] * y[2];
+
+          e[r] = h - floor (h + 0.5);
+        }
+      for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++)
+          d2 += e[r] * m->G[3 * r + c] * e[c];
+      t2 = pv->tau0[i] * pv->tau0[i] + nb_dot (y, y) * (smear * smear + theta * theta);
+      if (d2 < t2)
+        {
+          count++;
+          close += 1.0 - d2 / t2;
+        }
+    }
+  return count + close / (pv->n + 1);
+}
+
+/* The SO(3) grid: every orientation of the cubed 3-sphere @step apart, the
+ * informative peaks (@yx, @yy, @yz, @tau2: n_inf) counted; the best
+ * @per_thread of each thread appended to @out. */
+static int
+so3_grid (const nb_model *m,
+          const double *yx,
+          const double *yy,
+          const double *yz,
+          const double *tau2,
+          int n_inf,
+          const nb_search_options *opt,
+          int nthreads,
+          candidates *out,
+          long *points)
+{
+  int grid_n = (int) ceil (M_PI / opt->step), stop = 0, per_thread = 16 * opt->candidates;
+  long rows = 4L * grid_n * grid_n, rows_done = 0;
+  candidate *hits = calloc ((size_t) nthreads * (size_t) per_thread, sizeof *hits);
+  int *filled = calloc ((size_t) nthreads, sizeof *filled);
+
+  *points = rows * grid_n;
+  if (hits == NULL || filled == NULL)
+    {
+      free (hits);
+      free (filled);
+      return -2;
+    }
+#pragma omp parallel num_threads(nthreads)
+  {
+    int tid = 0, lowest = 0;
+    candidate *mine;
+
+#ifdef _OPENMP
+    tid = omp_get_thread_num ();
+#endif
+    mine = hits + (size_t) tid * per_thread;
+#pragma omp for schedule(dynamic, 16)
+    for (long row = 0; row < rows; row++)
+      {
+        int stopped;
+
+#pragma omp atomic read
+        stopped = stop;
+        if (stopped || cancelled (opt->refine.cancel))
+          {
+#pragma omp atomic write
+            stop = 1;
+            continue;
+          }
+        for (int c = 0; c < grid_n; c++)
+          {
+            double q[4], U[9], Ut[9], M[9], soft = 0, score;
+            int count = 0;
+            const double magic = 6755399441055744.0; /* 1.5 * 2^52: adding it rounds */
+
+            grid_quaternion (row * grid_n + c, grid_n, q);
+            quat_matrix (q, U);
+            nb_mat_transpose (U, Ut);
+            nb_mat_mul (m->A0, Ut, M);
+            for (int i = 0; i < n_inf; i++)
+              {
+                double h = M[0] * yx[i] + M[1] * yy[i] + M[2] * yz[i];
+                double k = M[3] * yx[i] + M[4] * yy[i] + M[5] * yz[i];
+                double l = M[6] * yx[i] + M[7] * yy[i] + M[8] * yz[i];
+                double eh = h - ((h + magic) - magic), ek = k - ((k + magic) - magic),
+                       el = l - ((l + magic) - magic);
+                double d2 = eh * eh * m->G[0] + ek * ek * m->G[4] + el * el * m->G[8] +
+                            2 * (eh * ek * m->G[1] + eh * el * m->G[2] + ek * el * m->G[5]);
+                double r = d2 / tau2[i];
+
+                count += r < 1.0;
+                soft += r < 1.0 ? 1.0 - r : 0.0;
+              }
+            score = count + soft / (n_inf + 1);
+            if (filled[tid] < per_thread || score > mine[lowest].score)
+              {
+                int at = filled[tid] < per_thread ? filled[tid]++ : lowest;
+
+                mine[at].score = score;
+                memcpy (mine[at].U, U, sizeof U);
+                lowest = 0;
+                for (int i = 1; i < filled[tid]; i++)
+                  if (mine[i].score < mine[lowest].score)
+                    lowest = i;
+              }
+          }
+        if (tid == 0 && opt->refine.progress != NULL)
+          {
+            long done;
+
+#pragma omp atomic read
+            done = rows_done;
+            opt->refine.progress (opt->refine.user, 0.5 * done / rows, "grid", 0.0);
+          }
+#pragma omp atomic update
+        rows_done++;
+      }
+  }
+  for (int t = 0; t < nthreads && !stop; t++)
+    for (int i = 0; i < filled[t]; i++)
+      if (!candidates_add (out, hits[(size_t) t * per_thread + i].score,
+                           hits[(size_t) t * per_thread + i].U))
+        stop = 2;
+  free (hits);
+  free (filled);
+  return stop == 1 ? -1 : stop == 2 ? -2 : 0;
+}
+
+/* ---- basis directions ---- */
+
+typedef struct
+{
+  double value; /* the periodicity functional */
+  double t[3];  /* unit direction, lab frame */
+} direction;
+
+/* The periodicity of the peaks' projections on direction @t for a lattice
+ * row of length @L (Angstrom): the mean of cos(2 pi L t.y) over the peaks
+ * (1 when every peak has a whole index along it).  Peaks with L |y| above
+ * @reach are left out (too fine for the direction's uncertainty). */
+static double
+periodicity (const peak_vectors *pv, const double t[3], double L, double reach)
+{
+  double sum = 0;
+  int used = 0;
+
+  for (int i = 0; i < pv->n; i++)
+    {
+      const double *y = pv->y + 3 * i;
+
+      if (L * nb_magnitude (y) > reach)
+        continue;
+      sum += cos (2.0 * M_PI * L * nb_dot (t, y));
+      used++;
+    }
+  return used > 0 ? sum / used : 0.0;
+}
+
+static int
+by_direction (const void *a, const void *b)
+{
+  const direction *x = a, *y = b;
+
+  return x->value > y->value ? -1 : x->value < y->value;
+}
+
+/* The directions (up to @max_out) along which the peaks show the periodicity
+ * of a lattice row of length @L: the best points of a Fibonacci hemisphere
+ * @step apart, distinct (3 steps apart), each refined on finer local grids. */
+static int
+row_directions (const peak_vectors *pv,
+                double L,
+                double step,
+                int nthreads,
+                direction *out,
+                int max_out,
+                const volatile int *cancel)
+{
+  long npts = (long) ceil (2.0 * M_PI / (step * step));
+  double golden = M_PI * (3.0 - sqrt (5.0)), reach = 0.25 / step;
+  int keep = 32 * max_out, n_out = 0, stop = 0;
+  direction *best = calloc ((size_t) nthreads * (size_t) keep, sizeof *best);
+  int *filled = calloc ((size_t) nthreads, sizeof *filled);
+
+  if (best == NULL || filled == NULL)
+    {
+      free (best);
+      free (filled);
+      return -2;
+    }
+#pragma omp parallel num_threads(nthreads)
+  {
+    int tid = 0, lowest = 0;
+    direction *mine;
+
+#ifdef _OPENMP
+    tid = omp_get_thread_num ();
+#endif
+    mine = best + (size_t) tid * keep;
+#pragma omp for schedule(dynamic, 4096)
+    for (long i = 0; i < npts; i++)
+      {
+        double z = 1.0 - (i + 0.5) / npts, r = sqrt (1.0 - z * z), t[3], v;
+
+        if ((i & 4095) == 0 && cancelled (cancel))
+          {
+#pragma omp atomic write
+            stop = 1;
+          }
+        t[0] = r * cos (golden * i);
+        t[1] = r * sin (golden * i);
+        t[2] = z;
+        v = periodicity (pv, t, L, reach);
+        if (filled[tid] < keep || v > mine[lowest].value)
+          {
+            int at = filled[tid] < keep ? filled[tid]++ : lowest;
+
+            mine[at].value = v;
+            memcpy (mine[at].t, t, sizeof t);
+            lowest = 0;
+            for (int k = 1; k < filled[tid]; k++)
+              if (mine[k].value < mine[lowest].value)
+                lowest = k;
+          }
+      }
+  }
+  if (stop)
+    {
+      free (best);
+      free (filled);
+      return -1;
+    }
+  /* gather, best first, keep the distinct ones */
+  {
+    int total = 0;
+
+    for (int t = 0; t < nthreads; t++)
+      for (int i = 0; i < filled[t]; i++)
+        best[total++] = best[(size_t) t * keep + i];
+    qsort (best, (size_t) total, sizeof *best, by_direction);
+    for (int i = 0; i < total && n_out < max_out; i++)
+      {
+        int near = 0;
+
+        for (int j = 0; j < n_out && !near; j++)
+          near = fabs (nb_dot (best[i].t, out[j].t)) > cos (3 * step);
+        if (!near)
+          out[n_out++] = best[i];
+      }
+  }
+  free (best);
+  free (filled);
+
+  /* each refined on local grids of ever finer spacing, with every peak */
+  for (int i = 0; i < n_out; i++)
+    {
+      double h = step;
+
+      for (int zoom = 0; zoom < 4; zoom++, h /= 3)
+        {
+          double u[3], v[3], t0[3], bestv = periodicity (pv, out[i].t, L, 1e9);
+
+          memcpy (t0, out[i].t, sizeof t0);
+          /* two directions perpendicular to t0 */
+          u[0] = fabs (t0[0]) < 0.9 ? 1 : 0;
+          u[1] = fabs (t0[0]) < 0.9 ? 0 : 1;
+          u[2] = 0;
+          nb_cross (t0, u, v);
+          nb_unitize (v, v);
+          nb_cross (v, t0, u);
+          for (int a = -3; a <= 3; a++)
+            for (int b = -3; b <= 3; b++)
+              {
+                double t[3], val;
+
+                for (int k = 0; k < 3; k++)
+                  t[k] = t0[k] + a * h * u[k] + b * h * v[k];
+                nb_unitize (t, t);
+                val = periodicity (pv, t, L, 1e9);
+                if (val > bestv)
+                  {
+                    bestv = val;
+                    memcpy (out[i].t, t, sizeof t);
+                  }
+              }
+          out[i].value = bestv;
+        }
+    }
+  /* maxima that the refinement brought together count once */
+  {
+    int kept = 0;
+
+    qsort (out, (size_t) n_out, sizeof *out, by_direction);
+    for (int i = 0; i < n_out; i++)
+      {
+        int near = 0;
+
+        for (int j = 0; j < kept && !near; j++)
+          near = fabs (nb_dot (out[i].t, out[j].t)) > cos (step);
+        if (!near)
+          out[kept++] = out[i];
+      }
+    n_out = kept;
+  }
+  return n_out;
+}
+
+/* The rotation taking base frame (unit a0, unit a0 x b0) onto (unit va,
+ * unit va x vb). */
+static void
+frame_rotation (
+    const double a0[3], const double b0[3], const double va[3], const double vb[3], double U[9])
+{
+  double f[3][3], g[3][3];
+
+  nb_unitize (a0, f[0]);
+  nb_cross (a0, b0, f[1]);
+  nb_unitize (f[1], f[1]);
+  nb_cross (f[0], f[1], f[2]);
+  nb_unitize (va, g[0]);
+  nb_cross (va, vb, g[1]);
+  nb_unitize (g[1], g[1]);
+  nb_cross (g[0], g[1], g[2]);
+  /* U = sum_k g_k f_k^T */
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      U[3 * i + j] = g[0][i] * f[0][j] + g[1][i] * f[1][j] + g[2][i] * f[2][j];
+}
+
+static double
+cosine (const double a[3], const double b[3])
+{
+  return nb_dot (a, b) / (nb_magnitude (a) * nb_magnitude (b));
+}
+
+/* Orientations whose real cell vectors lie along periodicity directions of
+ * the peaks (the known-cell form of a real-space grid search): directions for
+ * the lengths of a, b and c, combined into right-handed triplets with the
+ * cell's angles (within 2 deg), each scored in reciprocal space and appended
+ * to @out. */
+static int
+basis_candidates (const nb_model *m,
+                  const peak_vectors *pv,
+                  double step,
+                  int nthreads,
+                  const volatile int *cancel,
+                  candidates *out)
+{
+  enum
+  {
+    MAX_DIR = 48
+  };
+  direction dirs[3][MAX_DIR];
+  int nd[3];
+  double L[3], cosang[3], tol = 2.0 / RTD;
+  const double *base[3] = { m->A0, m->A0 + 3, m->A0 + 6 };
+
+  for (int i = 0; i < 3; i++)
+    L[i] = nb_magnitude (base[i]);
+  cosang[0] = cosine (base[1], base[2]); /* alpha */
+  cosang[1] = cosine (base[0], base[2]); /* beta */
+  cosang[2] = cosine (base[0], base[1]); /* gamma */
+  for (int i = 0; i < 3; i++)
+    {
+      int same = -1;
+
+      for (int j = 0; j < i; j++)
+        if (fabs (L[j] - L[i]) < 1e-3 * L[i])
+          same = j;
+      if (same >= 0)
+        {
+          memcpy (dirs[i], dirs[same], sizeof dirs[i]);
+          nd[i] = nd[same];
+          continue;
+        }
+      nd[i] = row_directions (pv, L[i], step, nthreads, dirs[i], MAX_DIR, cancel);
+      if (nd[i] < 0)
+        return nd[i];
+    }
+  for (int ia = 0; ia < nd[0]; ia++)
+    for (int ib = 0; ib < nd[1]; ib++)
+      for (int sb = -1; sb <= 1; sb += 2)
+        {
+          double va[3], vb[3];
+
+          for (int k = 0; k < 3; k++)
+            {
+              va[k] = L[0] * dirs[0][ia].t[k];
+              vb[k] = sb * L[1] * dirs[1][ib].t[k];
+            }
+          if (fabs (acos (fmax (-1, fmin (1, cosine (va, vb)))) -
+                    acos (fmax (-1, fmin (1, cosang[2])))) > tol)
+            continue;
+          for (int ic = 0; ic < nd[2]; ic++)
+            for (int sc = -1; sc <= 1; sc += 2)
+              {
+                double vc[3], axb[3], U[9];
+
+                for (int k = 0; k < 3; k++)
+                  vc[k] = sc * L[2] * dirs[2][ic].t[k];
+                nb_cross (va, vb, axb);
+                if (nb_dot (axb, vc) <= 0)
+                  continue;
+                if (fabs (acos (fmax (-1, fmin (1, cosine (va, vc)))) -
+                          acos (fmax (-1, fmin (1, cosang[1])))) > tol ||
+                    fabs (acos (fmax (-1, fmin (1, cosine (vb, vc)))) -
+                          acos (fmax (-1, fmin (1, cosang[0])))) > tol)
+                  continue;
+                /* both signs of a: -a with -b is the 2-fold about c */
+                for (int sa = -1; sa <= 1; sa += 2)
+                  {
+                    double ua[3], ub[3];
+
+                    for (int k = 0; k < 3; k++)
+                      {
+                        ua[k] = sa * va[k];
+                        ub[k] = sa * vb[k];
+                      }
+                    frame_rotation (base[0], base[1], ua, ub, U);
+                    if (!candidates_add (out, reciprocal_count (m, pv, U, 0.2 / RTD), U))
+                      return -2;
+                  }
+              }
+        }
+  return 0;
+}
+
+/* ---- the search ---- */
+
+/* The search's second half: every candidate of @cands scored alike in
+ * reciprocal space (tolerance @theta), the distinct best (up to the
+ * lattice's rotations, @S a buffer of 48) refined, the best result's
+ * orientation and detector shift in @best_U, @best_shift.  0, -1 when
+ * cancelled, -2 out of memory. */
+static int
+refine_candidates (const nb_model *m,
+                   const nb_peak *peaks,
+                   int n,
+                   const nb_search_options *opt,
+                   const peak_vectors *pv,
+                   double theta,
+                   double (*S)[9],
+                   candidates *cands,
+                   nb_search_result *res,
+                   double best_U[9],
+                   double best_shift[3])
+{
+  nb_match_result best;
+  double (*chosen)[9] = malloc ((size_t) opt->candidates * sizeof *chosen);
+  int n_chosen = 0, evals = 0, n_sym;
+
+  if (chosen == NULL)
+    return -2;
+  for (int i = 0; i < cands->n; i++)
+    cands->list[i].score = reciprocal_count (m, pv, cands->list[i].U, theta);
+  qsort (cands->list, (size_t) cands->n, sizeof *cands->list, by_candidate_score);
+  res->grid_best = (int) cands->list[0].score;
+  n_sym = lattice_rotations (m, S, 1e-3);
+  for (int i = 0; i < cands->n && n_chosen < opt->candidates; i++)
+    {
+      int near = 0;
+
+      for (int j = 0; j < n_chosen && !near; j++)
+        near = symmetric_angle (cands->list[i].U, chosen[j], S, n_sym) < 2 * opt->step;
+      if (!near)
+        memcpy (chosen[n_chosen++], cands->list[i].U, sizeof chosen[0]);
+    }
+  memset (&best, 0, sizeof best);
+  best.soft = -1;
+  memcpy (best_U, m->U0, 9 * sizeof *best_U);
+  /* ranked by significance: a candidate whose predictions cover more of the frame needs more
+   * matches */
+  for (int c = 0; c < n_chosen; c++)
+    {
+      double U[9], shift[3] = { 0, 0, 0 };
+      nb_match_result r;
+
+      memcpy (U, chosen[c], sizeof U);
+      if (refine_from (m, peaks, n, &opt->refine, U, shift, &r, &evals, 0.7 + 0.3 * c / n_chosen,
+                       0.7 + 0.3 * (c + 1) / n_chosen) != 0)
+        {
+          free (chosen);
+          return -1;
+        }
+      r.log10_p = nb_model_log10_p (m, U, shift, opt->refine.match.frame, peaks, n,
+                                    opt->refine.match.radius, r.n_matched);
+      if (isnan (r.log10_p))
+        {
+          free (chosen);
+          return -2;
+        }
+      if (best.soft < 0 || r.log10_p < best.log10_p ||
+          (r.log10_p == best.log10_p && better (&r, &best)))
+        {
+          best = r;
+          memcpy (best_U, U, sizeof U);
+          memcpy (best_shift, shift, 3 * sizeof *best_shift);
+        }
+    }
+  free (chosen);
+  return 0;
+}
+
+nb_status
+nb_orientation_search (nb_params *p,
+                       const nb_peak *peaks,
+                       int n,
+                       const nb_search_options *opt,
+                       nb_search_result *res,
+                       nb_error *err)
+{
+  nb_search_options defaults;
+  nb_model m;
+  nb_status st = NB_OK;
+  double theta, t0 = seconds_now ();
+  double *yx = NULL, *yy = NULL, *yz = NULL, *tau2 = NULL;
+  peak_vectors pv = { 0, NULL, NULL };
+  candidates cands = { NULL, 0, 0 };
+  int n_inf = 0, nthreads = 1, rc;
+  double (*S)[9] = NULL;
+
+  memset (res, 0, sizeof *res);
+  if (opt == NULL)
+    {
+      nb_search_options_init (&defaults);
+      opt = &defaults;
+    }
+  if ((st = check_refine_options (&opt->refine, n, err)) != NB_OK)
+    return st;
+  if (!(opt->step >= 0.1 / RTD && opt->step <= 30 / RTD) || opt->candidates < 1 ||
+      opt->candidates > 1000 || opt->threads < 0)
+    return nb_error_set (err, NB_ERR_INVALID,
+                         "orientation search: step %g deg (allowed 0.1 to 30), %d candidates "
+                         "(1 to 1000)",
+                         opt->step * RTD, opt->candidates);
+  if ((st = nb_model_init (&m, p, &opt->refine.match.predict, err)) != NB_OK ||
+      (st = check_frame (&m, &opt->refine.match, err)) != NB_OK)
+    return st;
+#ifdef _OPENMP
+  nthreads = opt->threads > 0 ? opt->threads : omp_get_max_threads ();
+#endif
+
+  yx = malloc ((size_t) n * sizeof *yx);
+  yy = malloc ((size_t) n * sizeof *yy);
+  yz = malloc ((size_t) n * sizeof *yz);
+  tau2 = malloc ((size_t) n * sizeof *tau2);
+  pv.y = malloc ((size_t) n * 3 * sizeof *pv.y);
+  pv.tau0 = malloc ((size_t) n * sizeof *pv.tau0);
+  S = malloc (48 * sizeof *S);
+  if (yx == NULL || yy == NULL || yz == NULL || tau2 == NULL || pv.y == NULL || pv.tau0 == NULL ||
+      S == NULL)
+    goto nomem;
+  pv.n = n;
+  /* the peaks as reciprocal vectors; for the grid, with the tolerance its
+   * spacing allows: those that would match a lattice point by chance more
+   * often than not at that tolerance say nothing and are left out */
+  theta = 0.5 * opt->step;
+  for (int i = 0; i < n; i++)
+    {
+      double *y = pv.y + 3 * i, t2, chance;
+
+      nb_model_peak_vector (&m, peaks[i].f, peaks[i].s, opt->refine.match.radius, y, &pv.tau0[i]);
+      t2 = pv.tau0[i] * pv.tau0[i] +
+           nb_dot (y, y) *
+               ((0.5 * m.osc + m.excitation) * (0.5 * m.osc + m.excitation) + theta * theta);
+      chance = 4.0 / 3.0 * M_PI * t2 * sqrt (t2) * m.V;
+      if (chance > 0.3)
+        continue;
+      yx[n_inf] = y[0];
+      yy[n_inf] = y[1];
+      yz[n_inf] = y[2];
+      tau2[n_inf] = t2;
+      n_inf++;
+    }
+  res->informative = n_inf;
+
+  /* 1: the grid over all orientations, when enough peaks are sharp at its spacing */
+  if (n_inf >= 6)
+    {
+      rc = so3_grid (&m, yx, yy, yz, tau2, n_inf, opt, nthreads, &cands, &res->grid_points);
+      if (rc == -1)
+        goto cancelled;
+      if (rc == -2)
+        goto nomem;
+    }
+  /* 2: orientations from the lattice rows the peaks show (large cells, where few peaks are
+   * sharp at the grid's spacing) */
+  rc = basis_candidates (&m, &pv, fmin (opt->step, 0.25 / RTD), nthreads, opt->refine.cancel,
+                         &cands);
+  if (rc == -1)
+    goto cancelled;
+  if (rc == -2)
+    goto nomem;
+  res->grid_seconds = seconds_now () - t0;
+  if (opt->refine.progress != NULL)
+    opt->refine.progress (opt->refine.user, 0.7, "candidates", 0.0);
+  if (cands.n == 0)
+    {
+      st = nb_error_set (err, NB_ERR_INVALID,
+                         "orientation search: no candidate orientation (%d peaks, %d sharp "
+                         "enough for a %g deg grid, no lattice rows of the cell found)",
+                         n, n_inf, opt->step * RTD);
+      goto out;
+    }
+
+  {
+    double best_U[9], best_shift[3] = { 0, 0, 0 }, t1 = seconds_now ();
+
+    rc = refine_candidates (&m, peaks, n, opt, &pv, theta, S, &cands, res, best_U, best_shift);
+    if (rc == -1)
+      goto cancelled;
+    if (rc == -2)
+      goto nomem;
+    res->refine_seconds = seconds_now () - t1;
+    st = finish (p, &m, best_U, best_shift, peaks, n, &opt->refine,
+                 nb_model_trials (&m, peaks, n, &opt->refine, 1), &res->score, err);
+  }
+  goto out;
+
+cancelled:
+  st = nb_error_set (err, NB_ERR_CANCELLED, "orientation search cancelled");
+  goto out;
+nomem:
+  st = nb_error_set (err, NB_ERR_NOMEM, "orientation search: out of memory");
+out:
+  free (yx);
+  free (yy);
+  free (yz);
+  free (tau2);
+  free (pv.y);
+  free (pv.tau0);
+  free (cands.list);
+  free (S);
+  return st;
+}

@@ -1,0 +1,153 @@
+/* nb-model.h: the model of the experiment that the set-up stages build
+ * (geometry.c, crystal.c, sources.c) and the kernels read: the detector, the
+ * sources, the crystal and its orientations, and the plan that holds them.
+ *
+ * The plan also holds what the layers above keep for it, by pointer only:
+ * the fast kernels' tables (kernels/nb-kernel.h) and the GPU's side
+ * (kernels/nb-backend.h).
+ */
+#pragma once
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "base/nb-log.h"
+#include "base/nb-rng.h"
+#include "base/nb-textfile.h"
+#include "formats/nb-hkl.h"
+#include "nanobragg.h"
+#include "nb-vector.h"
+
+/* ------------------------------------------------------------------------- */
+/* Stage results. */
+
+typedef struct
+{
+  int fpixels, spixels;
+  double pixel_size, subpixel_size;
+  int oversample;
+  double detsize_f, detsize_s;
+  double distance, close_distance;
+  double Xbeam, Ybeam, Xclose, Yclose;
+  double Fbeam, Sbeam, Fclose, Sclose;
+  double ORGX, ORGY;
+  double dials_origin[3];
+  double fdet[3], sdet[3], odet[3], beam[3], pix0[3];
+  double polar_vector[3], spindle[3], vert[3], twotheta_axis[3];
+  nb_convention convention;
+  nb_pivot pivot;
+  int curved, point_pixel;
+  int thicksteps;
+  double thick, thickstep, mu;
+  int roi_xmin, roi_xmax, roi_ymin, roi_ymax;
+  char quirk_warning[400]; /* a reproduced quirk of this geometry, or "" */
+} nb_detector;
+
+typedef struct
+{
+  int count;
+  double *dir;    /* 3 * count: unit direction from the sample towards the source */
+  double *lambda; /* count, metres */
+  double *weight; /* count, as given (unused by the physics) */
+  size_t cap_dir, cap_lambda, cap_weight;
+  int divsteps;     /* -1 with a -sourcefile, as the reference prints it */
+  int comment_rows; /* sources read from '#' lines: the exact kernel runs them */
+  double hdivrange, hdivstep, vdivrange, vdivstep;
+  int hdivsteps, vdivsteps;
+  double dispersion, dispstep;
+  int dispsteps;
+} nb_sources;
+
+typedef struct
+{
+  double a0[3], b0[3], c0[3];             /* real cell (m), phi = 0 */
+  double a_star[3], b_star[3], c_star[3]; /* 1/Angstrom (shapes) */
+  double V_cell;
+  double Na, Nb, Nc;
+  double cell_print[6], recip_print[6];
+  double a_A[3], b_A[3], c_A[3]; /* Angstrom, for printing */
+  int phisteps;
+  double phi0, phistep, osc;
+  int mosaic_domains;
+  double mosaic_spread;
+  double *umats; /* 9 * domains */
+  size_t cap_umats;
+  double misset_random_deg[3];
+} nb_crystal;
+
+/* Per-step orientation tables: for every (phi step, domain) the rotated real
+ * cell vectors a, b, c (m) as the kernel uses them.  Two tables because of the
+ * reference's phi = 0 carry-over (Q-3): "first" holds what the very first
+ * evaluation of the image sees, "rest" what every later one sees. */
+typedef struct
+{
+  int n;         /* phisteps * domains */
+  double *first; /* 9 * n: a, b, c */
+  double *rest;  /* 9 * n */
+  int same;      /* first == rest */
+  size_t cap_first, cap_rest;
+} nb_orient;
+
+typedef struct nb_shared_F nb_shared_F;
+
+struct nb_plan
+{
+  nb_params params;
+  nb_plan_info info;
+  nb_log log;
+
+  nb_detector det;
+  nb_sources src;
+  nb_crystal xtal;
+  nb_orient orient;
+  nb_hkl_grid hkl;
+  int interpolate;
+  double default_F;
+
+  double fluence;
+  double I_bg;
+  int steps;
+  double omega_sum;
+
+  uint16_t *mask; /* fpixels * spixels, or NULL */
+  nb_ran1 ran;    /* shared generator table after misset/mosaic draws */
+
+  double *row_omega; /* spixels: per-row solid-angle sums (thread-independent total) */
+  size_t cap_row_omega;
+  nb_plan_stats stats;
+  int interp_warned;
+
+  struct nb_fast_tables
+      *fast; /* kernel-fast.c: the fast kernels' tables (nb_fast_prepare), or NULL */
+
+  nb_shared_F *hkl_shared; /* owns hkl.F, shared with nb_geometry snapshots */
+
+  /* Input files read once per name: a parameter change never re-reads them. */
+  char *mat_path; /* -mat file whose matrix is in mat[], or NULL */
+  double mat[9];
+  char *source_path;     /* -sourcefile whose rows are in source_table, or NULL */
+  unsigned source_flags; /* how it was read (nb_table_read_with) */
+  nb_table source_table;
+  nb_geometry *geometry;     /* snapshot for pixel queries; NULL until asked, dropped on update */
+  struct nb_cuda_plan *cuda; /* backend-cuda.c: the GPU side of a plan asked for -backend
+                                auto|cuda, or NULL */
+  nb_plan_timing timing;     /* the last full image's (nb_plan_get_timing) */
+};
+
+/* query.c: the structure-factor array, reference-counted so that geometry
+ * snapshots outlive a structure-factor rebuild. */
+nb_shared_F *nb_shared_F_new (double *F);
+void nb_shared_F_unref (nb_shared_F *s);
+
+/* Stages (geometry.c, crystal.c, sources.c). */
+nb_status nb_detector_setup (nb_plan *plan, nb_error *err);
+nb_status nb_detector_orient (nb_plan *plan, nb_error *err);
+nb_status nb_crystal_setup (nb_plan *plan, nb_error *err);
+void nb_crystal_size (nb_plan *plan, double sample_x, double sample_y, double sample_z);
+nb_status nb_sampling_setup (nb_plan *plan, nb_error *err);
+nb_status nb_sources_setup (nb_plan *plan, nb_error *err);
+nb_status nb_mosaic_setup (nb_plan *plan, nb_error *err);
+nb_status nb_orient_setup (nb_plan *plan, nb_error *err);
+void nb_sources_free (nb_sources *s);
+void nb_crystal_free (nb_crystal *c);
+void nb_orient_free (nb_orient *o);
