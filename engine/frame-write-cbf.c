@@ -191,27 +191,15 @@ num (cif_number buf, double v)
   return buf;
 }
 
-/* The categories of a full imgCIF file that dxtbx's FormatCBFFull reads
- * (through CBFlib's cbf_construct_detector, cbf_construct_goniometer,
- * cbf_get_wavelength, cbf_get_polarization, cbf_get_integration_time):
- * the detector in the layout of dxtbx's own full-CBF writer (CBFlib builds
- * its pixel positions from it): settings of zero on DETECTOR_Z, _Y, _X, _R,
- * then MODULE whose offset is the outer corner of the first pixel (dxtbx's
- * panel origin: CBFlib puts pixel index 0 at the displacement, written 0),
- * ELEMENT_Y along the slow pixel direction and ELEMENT_X along fast,
- * depending on it; the goniometer as GONIOMETER_OMEGA about the spindle;
- * lengths in mm. */
+/* The experiment, the radiation (wavelength, polarization), the detector and
+ * the goniometer of full_cbf_tables(). */
 static int
-full_cbf_tables (cbf_handle cbf, const nb_frame_geometry *g)
+cif_diffrn_tables (cbf_handle cbf, const nb_frame_geometry *g)
 {
-  cif_number n[32];
-  double spindle[3], fdet[3], sdet[3], pix0[3], bxe[3], e[3], polar_normal;
+  cif_number n[2], w;
+  double bxe[3], e[3], polar_normal;
   int code = 0;
 
-  nb_axes_to_imgcif (g, g->spindle, spindle);
-  nb_axes_to_imgcif (g, g->fdet, fdet);
-  nb_axes_to_imgcif (g, g->sdet, sdet);
-  nb_axes_to_imgcif (g, g->pix0, pix0);
   /* the normal to the polarization plane: beam (-z) x E-vector; dxtbx reads
    * it as the angle from +y towards +x */
   nb_axes_to_imgcif (g, g->polar_vector, e);
@@ -221,7 +209,6 @@ full_cbf_tables (cbf_handle cbf, const nb_frame_geometry *g)
     nb_axes_cross (beam, e, bxe);
   }
   polar_normal = atan2 (bxe[0], bxe[1]) * RTD;
-
   {
     const char *c[] = { "id" };
     const char *v[] = { "BRAGGSCOPE" };
@@ -244,7 +231,7 @@ full_cbf_tables (cbf_handle cbf, const nb_frame_geometry *g)
   }
   {
     const char *c[] = { "id", "wavelength", "wt" };
-    const char *v[] = { "WAVELENGTH1", num (n[2], g->wavelength * 1e10), "1.0" };
+    const char *v[] = { "WAVELENGTH1", num (w, g->wavelength * 1e10), "1.0" };
     code |= cif_loop (cbf, "diffrn_radiation_wavelength", c, N_OF (c), v, 1);
   }
   {
@@ -278,6 +265,16 @@ full_cbf_tables (cbf_handle cbf, const nb_frame_geometry *g)
     const char *v[] = { "GONIOMETER", "GONIOMETER_OMEGA" };
     code |= cif_loop (cbf, "diffrn_measurement_axis", c, N_OF (c), v, 1);
   }
+  return code;
+}
+
+/* The scan of full_cbf_tables(): one frame, omega turning. */
+static int
+cif_scan_tables (cbf_handle cbf, const nb_frame_geometry *g)
+{
+  cif_number n[8];
+  int code = 0;
+
   {
     const char *c[] = { "id", "frame_id_start", "frame_id_end", "frames" };
     const char *v[] = { "SCAN1", "FRAME1", "FRAME1", "1" };
@@ -333,6 +330,21 @@ full_cbf_tables (cbf_handle cbf, const nb_frame_geometry *g)
 #undef ZERO_FRAME
     code |= cif_loop (cbf, "diffrn_scan_frame_axis", c, N_OF (c), v, 8);
   }
+  return code;
+}
+
+/* The axes and the array of full_cbf_tables(). */
+static int
+cif_axis_tables (cbf_handle cbf, const nb_frame_geometry *g)
+{
+  cif_number n[32];
+  double spindle[3], fdet[3], sdet[3], pix0[3];
+  int code = 0;
+
+  nb_axes_to_imgcif (g, g->spindle, spindle);
+  nb_axes_to_imgcif (g, g->fdet, fdet);
+  nb_axes_to_imgcif (g, g->sdet, sdet);
+  nb_axes_to_imgcif (g, g->pix0, pix0);
   {
     const char *c[] = { "id",        "type",      "equipment", "depends_on", "vector[1]",
                         "vector[2]", "vector[3]", "offset[1]", "offset[2]",  "offset[3]" };
@@ -471,6 +483,22 @@ full_cbf_tables (cbf_handle cbf, const nb_frame_geometry *g)
     code |= cif_loop (cbf, "array_structure", c, N_OF (c), v, 1);
   }
   return code;
+}
+
+/* The categories of a full imgCIF file that dxtbx's FormatCBFFull reads
+ * (through CBFlib's cbf_construct_detector, cbf_construct_goniometer,
+ * cbf_get_wavelength, cbf_get_polarization, cbf_get_integration_time):
+ * the detector in the layout of dxtbx's own full-CBF writer (CBFlib builds
+ * its pixel positions from it): settings of zero on DETECTOR_Z, _Y, _X, _R,
+ * then MODULE whose offset is the outer corner of the first pixel (dxtbx's
+ * panel origin: CBFlib puts pixel index 0 at the displacement, written 0),
+ * ELEMENT_Y along the slow pixel direction and ELEMENT_X along fast,
+ * depending on it; the goniometer as GONIOMETER_OMEGA about the spindle;
+ * lengths in mm. */
+static int
+full_cbf_tables (cbf_handle cbf, const nb_frame_geometry *g)
+{
+  return cif_diffrn_tables (cbf, g) | cif_scan_tables (cbf, g) | cif_axis_tables (cbf, g);
 }
 
 static nb_status
