@@ -138,7 +138,8 @@ def seen(expt):
     axis = g.get_rotation_axis()
     return {
         "centre": d.get_beam_centre_px(b.get_s0()),
-        "distance": d.get_directed_distance(),
+        # along the normal fast x slow, which points to the sample in a mirrored frame
+        "distance": abs(d.get_directed_distance()),
         "wavelength": b.get_wavelength(),
         "pixel": d.get_pixel_size()[0],
         "osc": s.get_oscillation(),
