@@ -41,6 +41,8 @@ NOT_PARAMETERS = {
     ("engine/formats/frame-write-nexus.c", "distance"): "NXdetector/distance, a field of the NXmx format",
     ("engine/frames/frame.c", "distance"): "nb_frame_item_name: the header item NB_FRAME_DISTANCE",
     ("engine/frames/frame.c", "wavelength"): "nb_frame_item_name: the header item NB_FRAME_WAVELENGTH",
+    ("engine/formats/frame-write-cbf.c", "wavelength"):
+        "_diffrn_radiation_wavelength.wavelength, an item of the imgCIF dictionary",
 }
 
 COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)

@@ -467,6 +467,8 @@ write_images (
       nb_image_to_smv (plan, im->image, &stats, params->intfile_scale, params->adc, im->intimage);
   printf ("intfile_scale = %g\n", intfile_scale);
   nb_smv_header_from_info (in, &h);
+  if (params->physical)
+    nb_smv_header_for_dials (in, params->adc, &h);
   printf ("writing %s as %zu-byte integers\n", params->intfile, sizeof (uint16_t));
   if ((st = nb_write_smv (params->intfile, &h, im->intimage, err)) != NB_OK)
     return st;

@@ -166,6 +166,7 @@ typedef struct
   size_t capacity; /* pixels */
   nb_plan_info info;
   nb_frame_geometry geom;
+  double adc;    /* -adc: the counts' offset, the SMV header's ADC_OFFSET */
   nb_sha256 key; /* the fingerprints' start: the frame's command line */
   char *command;
   frame_files files;

@@ -324,6 +324,7 @@ write_plain_files (frame_slot *s, nb_error *err)
       size_t size = 0;
 
       nb_smv_header_from_info (&s->info, &h);
+      nb_smv_header_for_dials (&s->info, s->adc, &h);
       if ((st = nb_smv_encode (&h, s->counts, &bytes, &size, err)) == NB_OK)
         {
           const void *chunks[1] = { bytes };
@@ -520,6 +521,7 @@ render_slot (worker *w, const series_config *c, long index, frame_slot *s, nb_er
   s->info = *nb_plan_get_info (w->plan);
   p = nb_plan_get_params (w->plan);
   nb_frame_geometry_from_plan (&s->info, p, COUNT_LIMIT, &s->geom);
+  s->adc = p->adc;
   npix = (size_t) s->info.fpixels * (size_t) s->info.spixels;
   if ((st = slot_buffers (s, npix, err)) != NB_OK)
     return st;

@@ -156,6 +156,66 @@ test_smv_header_example (void)
   assert_padded_header (out, example_text);
 }
 
+/* nb_smv_header_for_dials(): the beam centre where dxtbx's FormatSMVJHSim
+ * reads it (fast = BEAM_CENTER_X + pixel, slow = SIZE2 x pixel -
+ * BEAM_CENTER_Y + pixel, in mm) is the plan's Fbeam, Sbeam; ADC_OFFSET and
+ * DIALS_ORIGIN's ';' are written; every other key keeps nanoBragg's value. */
+static void
+test_smv_header_for_dials (void)
+{
+  nb_plan_info in;
+  nb_smv_header plain, h;
+  char text[513], *line;
+
+  memset (&in, 0, sizeof in);
+  text[512] = '\0';
+  in.fpixels = 64;
+  in.spixels = 48;
+  in.pixel_size = 1e-4;
+  in.detsize_f = 6.4e-3;
+  in.detsize_s = 4.8e-3;
+  in.distance = in.close_distance = 0.08;
+  in.lambda0 = 1.2e-10;
+  in.Xbeam = 2.3e-3; /* MOSFLM: Fbeam = Ybeam + pixel/2, Sbeam = Xbeam + pixel/2 */
+  in.Ybeam = 3.9e-3;
+  in.Fbeam = 3.95e-3;
+  in.Sbeam = 2.35e-3;
+  in.dials_origin[0] = -3.95;
+  in.dials_origin[1] = 2.35;
+  in.dials_origin[2] = -80;
+  in.ORGX = 40;
+  in.ORGY = 24;
+  in.osc = 0.5 / (180 / M_PI);
+  nb_smv_header_from_info (&in, &plain);
+  g_assert_cmpint (plain.dials, ==, 0);
+  h = plain;
+  nb_smv_header_for_dials (&in, 7, &h);
+
+  g_assert_cmpint (h.dials, ==, 1);
+  g_assert_cmpfloat (h.adc_offset, ==, 7);
+  g_assert_cmpfloat_with_epsilon (h.beam_center_x_mm + h.pixel_size_mm, 3.95, 1e-12);
+  g_assert_cmpfloat_with_epsilon (h.size2 * h.pixel_size_mm - h.beam_center_y_mm + h.pixel_size_mm,
+                                  2.35, 1e-12);
+  /* the rest is nanoBragg's header */
+  h.beam_center_x_mm = plain.beam_center_x_mm;
+  h.beam_center_y_mm = plain.beam_center_y_mm;
+  h.dials = 0;
+  h.adc_offset = 0;
+  g_assert_cmpmem (&h, sizeof h, &plain, sizeof plain);
+
+  nb_smv_header_for_dials (&in, 7, &h);
+  g_assert_cmpuint (nb_smv_format_header (&h, text), <, 512);
+  g_assert_nonnull (strstr (text, "\nBEAM_CENTER_X=3.85;\nBEAM_CENTER_Y=2.55;\n"));
+  g_assert_nonnull (strstr (text, "\nDIALS_ORIGIN=-3.95,2.35,-80;\nXDS_ORGX=40;\n"));
+  g_assert_nonnull (strstr (text, "\nTWOTHETA=0;\nADC_OFFSET=7;\nDETECTOR_SN=000;\n"));
+  g_assert_nonnull (strstr (text, "\nMOSFLM_CENTER_X=2.3;\nMOSFLM_CENTER_Y=3.9;\n"));
+  nb_smv_format_header (&plain, text);
+  g_assert_null (strstr (text, "ADC_OFFSET"));
+  line = strstr (text, "\nDIALS_ORIGIN=");
+  g_assert_nonnull (line);
+  g_assert_true (g_str_has_prefix (line, "\nDIALS_ORIGIN=-3.95,2.35,-80\n"));
+}
+
 /* A GTK program runs under the user's locale; numbers in files must still
  * use '.' (and be read with it). */
 static void
@@ -1334,6 +1394,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/io/smv/header-example", test_smv_header_example);
   g_test_add_func ("/io/smv/header-golden", test_smv_header_golden);
+  g_test_add_func ("/io/smv/header-for-dials", test_smv_header_for_dials);
   ADD ("/io/smv/header-locale", test_smv_header_locale);
   ADD ("/io/smv/header-long", test_smv_header_long);
   ADD ("/io/smv/round-trip", test_smv_round_trip);

@@ -18,6 +18,7 @@
  * frame gives the same bytes on every run.
  */
 #include "nb-fingerprint.h"
+#include "formats/nb-frame-axes.h"
 #include "nb-frame-write.h"
 #include "nb-io.h"
 
@@ -192,33 +193,7 @@ nx_axis (nx_file *nx,
 static void
 to_nexus (const nb_frame_geometry *g, const double v[3], double out[3])
 {
-  double ez[3], ex[3], ey[3], n, d;
-
-  n = sqrt (g->beam[0] * g->beam[0] + g->beam[1] * g->beam[1] + g->beam[2] * g->beam[2]);
-  for (int k = 0; k < 3; k++)
-    ez[k] = n > 0 ? g->beam[k] / n : (k == 2);
-  d = g->polar_vector[0] * ez[0] + g->polar_vector[1] * ez[1] + g->polar_vector[2] * ez[2];
-  for (int k = 0; k < 3; k++)
-    ex[k] = g->polar_vector[k] - d * ez[k];
-  n = sqrt (ex[0] * ex[0] + ex[1] * ex[1] + ex[2] * ex[2]);
-  if (!(n > 1e-12))
-    {
-      /* a polarization along the beam: any perpendicular will do */
-      double a[3] = { fabs (ez[0]) < 0.9 ? 1.0 : 0.0, fabs (ez[0]) < 0.9 ? 0.0 : 1.0, 0.0 };
-
-      d = a[0] * ez[0] + a[1] * ez[1];
-      for (int k = 0; k < 3; k++)
-        ex[k] = a[k] - d * ez[k];
-      n = sqrt (ex[0] * ex[0] + ex[1] * ex[1] + ex[2] * ex[2]);
-    }
-  for (int k = 0; k < 3; k++)
-    ex[k] /= n;
-  ey[0] = ez[1] * ex[2] - ez[2] * ex[1];
-  ey[1] = ez[2] * ex[0] - ez[0] * ex[2];
-  ey[2] = ez[0] * ex[1] - ez[1] * ex[0];
-  out[0] = v[0] * ex[0] + v[1] * ex[1] + v[2] * ex[2];
-  out[1] = v[0] * ey[0] + v[1] * ey[1] + v[2] * ey[2];
-  out[2] = v[0] * ez[0] + v[1] * ez[1] + v[2] * ez[2];
+  nb_axes_to_beam_frame (g, v, out);
 }
 
 /* /entry/instrument and /entry/sample for @g, omega at @omega (@n values,
@@ -242,17 +217,41 @@ nx_geometry (nx_file *nx, hid_t entry, const nb_frame_geometry *g, const double 
   nx_number (nx, beam, "incident_wavelength", g->wavelength * 1e10, "angstrom");
   if (g->flux > 0)
     nx_number (nx, beam, "total_flux", g->flux, "Hz");
+  {
+    /* Stokes parameters of the beam frame (x: the E-vector's part across the
+     * beam): nanoBragg's Kahn factor is the degree of linear polarization */
+    double stokes[4] = { 1.0, g->polarization, 0.0, 0.0 };
+    hid_t d = nx_numbers (nx, beam, "incident_polarisation_stokes", stokes, 4, NULL);
 
-  nx_string (nx, detector, "description", "Braggscope simulated pixel-array detector");
+    if (d >= 0)
+      H5Dclose (d);
+  }
+
+  nx_string (nx, detector, "description",
+             g->sensor_thickness > 0
+                 ? "Braggscope simulated pixel-array detector"
+                 : "Braggscope simulated pixel-array detector; no sensor simulated (every photon "
+                   "counted at the surface): sensor_thickness 1 nm stands for none");
   nx_string (nx, detector, "depends_on", "/entry/instrument/detector/transformations/origin");
+  /* NXmx requires a sensor, and dxtbx 3.12 needs a thickness > 0 (its
+   * parallax correction asserts it): without one (-detector_thick 0, every
+   * photon counted at the surface) the file says so and gives the thinnest
+   * sensor whose parallax is nothing (below 1e-5 pixel) */
   nx_string (nx, detector, "sensor_material", "Silicon");
-  nx_number (nx, detector, "sensor_thickness", g->sensor_thickness, "m");
+  if (g->sensor_thickness > 0)
+    nx_number (nx, detector, "sensor_thickness", g->sensor_thickness, "m");
+  else
+    {
+      nx_number (nx, detector, "sensor_thickness", NB_NO_SENSOR_THICKNESS, "m");
+    }
   nx_number (nx, detector, "x_pixel_size", g->pixel_size, "m");
   nx_number (nx, detector, "y_pixel_size", g->pixel_size, "m");
   nx_number (nx, detector, "beam_center_x", g->close_f, "pixel");
   nx_number (nx, detector, "beam_center_y", g->close_s, "pixel");
   nx_number (nx, detector, "distance", g->distance, "m");
   nx_number (nx, detector, "count_time", g->exposure, "s");
+  /* one frame per exposure, no dead time: DIALS takes the exposure from here */
+  nx_number (nx, detector, "frame_time", g->exposure, "s");
   nx_ints (nx, detector, "saturation_value", &cutoff, 0);
 
   to_nexus (g, g->pix0, v);

@@ -88,37 +88,43 @@ nb_write_float_image (const char *path, const float *image, int fpixels, int spi
 /* SMV                                                                       */
 
 /* The header text, in nanoBragg's key order and number formats, claiming
- * @header_bytes.  Returns its length (snprintf semantics). */
+ * @header_bytes.  With @h->dials, DIALS_ORIGIN ends in its ';' and
+ * ADC_OFFSET follows TWOTHETA (the reference's header lacks both).  Returns
+ * its length (snprintf semantics). */
 static size_t
 smv_header_text (const nb_smv_header *h, int header_bytes, char *buf, size_t n)
 {
   c_numeric loc;
+  char adc[48] = "";
   int len;
 
   c_numeric_push (&loc);
-  len =
-      snprintf (buf, n,
-                "{\nHEADER_BYTES=%d;\nDIM=2;\nBYTE_ORDER=little_endian;\nTYPE=unsigned_short;\n"
-                "SIZE1=%d;\nSIZE2=%d;\nPIXEL_SIZE=%g;\nDISTANCE=%g;\n"
-                "WAVELENGTH=%g;\n"
-                "BEAM_CENTER_X=%g;\nBEAM_CENTER_Y=%g;\n"
-                "ADXV_CENTER_X=%g;\nADXV_CENTER_Y=%g;\n"
-                "MOSFLM_CENTER_X=%g;\nMOSFLM_CENTER_Y=%g;\n"
-                "DENZO_X_BEAM=%g;\nDENZO_Y_BEAM=%g;\n"
-                "DIALS_ORIGIN=%g,%g,%g\n"
-                "XDS_ORGX=%g;\nXDS_ORGY=%g;\n"
-                "CLOSE_DISTANCE=%g;\n"
-                "PHI=%g;\nOSC_START=%g;\nOSC_RANGE=%g;\n"
-                "TWOTHETA=%g;\n"
-                "DETECTOR_SN=000;\n"
-                "BEAMLINE=fake;\n"
-                "}\f",
-                header_bytes, h->size1, h->size2, h->pixel_size_mm, h->distance_mm, h->wavelength_A,
-                h->beam_center_x_mm, h->beam_center_y_mm, h->adxv_center_x_mm, h->adxv_center_y_mm,
-                h->mosflm_center_x_mm, h->mosflm_center_y_mm, h->denzo_x_beam_mm,
-                h->denzo_y_beam_mm, h->dials_origin_mm[0], h->dials_origin_mm[1],
-                h->dials_origin_mm[2], h->xds_orgx_px, h->xds_orgy_px, h->close_distance_mm,
-                h->phi_deg, h->osc_start_deg, h->osc_range_deg, h->twotheta_deg);
+  if (h->dials)
+    snprintf (adc, sizeof adc, "ADC_OFFSET=%g;\n", h->adc_offset);
+  len = snprintf (buf, n,
+                  "{\nHEADER_BYTES=%d;\nDIM=2;\nBYTE_ORDER=little_endian;\nTYPE=unsigned_short;\n"
+                  "SIZE1=%d;\nSIZE2=%d;\nPIXEL_SIZE=%g;\nDISTANCE=%g;\n"
+                  "WAVELENGTH=%g;\n"
+                  "BEAM_CENTER_X=%g;\nBEAM_CENTER_Y=%g;\n"
+                  "ADXV_CENTER_X=%g;\nADXV_CENTER_Y=%g;\n"
+                  "MOSFLM_CENTER_X=%g;\nMOSFLM_CENTER_Y=%g;\n"
+                  "DENZO_X_BEAM=%g;\nDENZO_Y_BEAM=%g;\n"
+                  "DIALS_ORIGIN=%g,%g,%g%s\n"
+                  "XDS_ORGX=%g;\nXDS_ORGY=%g;\n"
+                  "CLOSE_DISTANCE=%g;\n"
+                  "PHI=%g;\nOSC_START=%g;\nOSC_RANGE=%g;\n"
+                  "TWOTHETA=%g;\n"
+                  "%s"
+                  "DETECTOR_SN=000;\n"
+                  "BEAMLINE=fake;\n"
+                  "}\f",
+                  header_bytes, h->size1, h->size2, h->pixel_size_mm, h->distance_mm,
+                  h->wavelength_A, h->beam_center_x_mm, h->beam_center_y_mm, h->adxv_center_x_mm,
+                  h->adxv_center_y_mm, h->mosflm_center_x_mm, h->mosflm_center_y_mm,
+                  h->denzo_x_beam_mm, h->denzo_y_beam_mm, h->dials_origin_mm[0],
+                  h->dials_origin_mm[1], h->dials_origin_mm[2], h->dials ? ";" : "", h->xds_orgx_px,
+                  h->xds_orgy_px, h->close_distance_mm, h->phi_deg, h->osc_start_deg,
+                  h->osc_range_deg, h->twotheta_deg, adc);
   c_numeric_pop (&loc);
   return len < 0 ? 0 : (size_t) len;
 }

@@ -73,9 +73,13 @@ extern "C"
   int nb_cbf_available (void);
   int nb_nexus_available (void);
 
-  /* nb_write_cbf: a miniCBF file of @pixels (@g->fpixels x @g->spixels signed
- * 32-bit counts, fast index first) with the Pilatus-style header of @g, then
- * @extra_header (lines "# Key value", each ending in '\n'; NULL for none).
+  /* nb_write_cbf: a CBF file of @pixels (@g->fpixels x @g->spixels signed
+ * 32-bit counts, fast index first).  For a real Pilatus (0.172 mm pixels,
+ * 487 x 195-pixel modules with 7- and 17-pixel gaps) square to the beam with
+ * the spindle along fast, a miniCBF with the Pilatus header of @g and the
+ * module gaps counting -1; otherwise a full imgCIF file with the detector's
+ * and the goniometer's axes.  The header text ends with @extra_header (lines
+ * "# Key value", each ending in '\n'; NULL for none).
  * With @fingerprint (a computation nb_fingerprint_begin() began for the
  * frame; NULL: none) the header's last line is "# Braggscope_fp" and the 64
  * hex digits of the file's fingerprint (nb-fingerprint.h).

@@ -27,7 +27,7 @@
  *     until one opens it, as `cat > fifo` does; one that another user left in
  *     a sticky world-writable folder is refused.
  *   - a folder or anything else (a block device): refused, nothing written.
- * The policy and its reasons: engine/io-write.c, docs/security.md.
+ * The policy and its reasons: engine/base/io-write.c, docs/security.md.
  */
 #pragma once
 
@@ -107,6 +107,11 @@ extern "C"
     double osc_start_deg;
     double osc_range_deg;
     double twotheta_deg;
+    /* 0: nanoBragg's header, byte for byte.  1: the header DIALS reads right
+     * (nb_smv_header_for_dials()): BEAM_CENTER_X/Y as dxtbx's FormatSMVJHSim
+     * reads them, DIALS_ORIGIN with its ';', and ADC_OFFSET */
+    int dials;
+    double adc_offset; /* counts added to every pixel (-adc); written when @dials */
   } nb_smv_header;
 
   /* nb_smv_header_from_info: the header nanoBragg writes for an image of a plan
@@ -117,6 +122,20 @@ extern "C"
  * place this header is made (the CLI's -intfile/-noisefile, the plugin's SMV
  * export). */
   void nb_smv_header_from_info (const nb_plan_info *info, nb_smv_header *h);
+
+  /* nb_smv_header_for_dials: turns @h, made by nb_smv_header_from_info() from
+ * @info, into the header DIALS reads with the simulated geometry (what
+ * nanobragg-series and nanobragg -physical write): nanoBragg's images carry
+ * BEAMLINE=fake, which dxtbx reads with FormatSMVJHSim: fast +x, slow -y,
+ * beam along -z, spindle +x, and the beam at (BEAM_CENTER_X + pixel,
+ * SIZE2 * pixel - BEAM_CENTER_Y + pixel) mm from the first pixel's outer
+ * corner, whatever the convention; a pedestal of ADC_OFFSET, 1 when absent.
+ * So BEAM_CENTER_X = Fbeam - pixel and BEAM_CENTER_Y = SIZE2 * pixel + pixel
+ * - Sbeam (mm), ADC_OFFSET = @adc.  The other keys keep nanoBragg's values.
+ * A geometry that header cannot describe (a detector not square to the beam,
+ * a spindle not along fast, nanoBragg's mirrored ADXV frame) stays one dxtbx
+ * misreads: docs/series.md gives the mapping. */
+  void nb_smv_header_for_dials (const nb_plan_info *info, double adc, nb_smv_header *h);
 
   /* nb_write_smv_image: what `nanobragg -intfile @path` writes for @image
  * (info->fpixels x info->spixels floats, fast index first, rendered by a plan

@@ -155,12 +155,37 @@ nb_status nb_params_check_relations (const nb_params *p, nb_error *err);
 
 /* ---- header defaults (-frame, -img, -mask) ---- */
 
+/* A beam centre a header gives as a point on the detector, whatever the
+ * convention: the SMV header nanobragg-series and nanobragg -physical write
+ * for DIALS (nb_smv_header_for_dials()), whose BEAM_CENTER_X/Y are not
+ * nanoBragg's Xbeam/Ybeam.  It is put into the run's convention once the
+ * flags have chosen it; the fields the flags could change are kept to see
+ * whether they did. */
+typedef struct
+{
+  int have;
+  double fbeam, sbeam; /* m from pixel (0, 0)'s outer corner along fast, slow */
+  double kept[6];      /* Xbeam, Ybeam, ORGX, ORGY, Xclose, Yclose after the headers */
+} nb_header_beam;
+
 /* params-header.c: applies the headers of the -frame, -mask and -img files of
  * @argv as defaults, in that order (the mask before the image, so the image's
  * keys win: Q-28); the lines of -frame's report go to @opts->report (@opts
- * may be NULL). */
-nb_status nb_params_apply_headers (
-    nb_params *p, int argc, const char *const *argv, const nb_parse_options *opts, nb_error *err);
+ * may be NULL).  A header written for DIALS leaves its beam centre in @beam
+ * for nb_params_finish_headers(). */
+nb_status nb_params_apply_headers (nb_params *p,
+                                   int argc,
+                                   const char *const *argv,
+                                   const nb_parse_options *opts,
+                                   nb_header_beam *beam,
+                                   nb_error *err);
+
+/* params-header.c: once the flags are parsed, puts the beam centre @beam
+ * holds (from nb_params_apply_headers()) into @p's convention as
+ * nb_params_set_beam_centre() does, unless a flag gave a beam centre, a near
+ * point or an origin (-Xbeam, -Ybeam, -ORGX, -ORGY, -Xclose, -Yclose...):
+ * those win, as they do over every header key. */
+void nb_params_finish_headers (nb_params *p, const nb_header_beam *beam);
 
 /* The pixels one axis of an SMV header may have (params-header.c, and the
  * -detpixels range). */

@@ -10,8 +10,10 @@
 #include "nb-io.h"
 #include "nb-param-private.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* One header key for apply_smv_header(): absent (0), or present with a
  * finite number (1) that must also be positive when @positive; any other value
@@ -38,13 +40,34 @@ smv_key (const nb_smv_file *f,
   return NB_OK;
 }
 
+/* Whether @f's header is the one nb_smv_header_for_dials() writes
+ * (nanobragg-series, nanobragg -physical): DIALS_ORIGIN ended by its ';',
+ * which the reference leaves out, and an ADC_OFFSET, which it never writes. */
+static int
+written_for_dials (const nb_smv_file *f)
+{
+  const char *line = strstr (f->text, "\nDIALS_ORIGIN=");
+  size_t len;
+
+  if (line == NULL || strstr (f->text, "\nADC_OFFSET=") == NULL)
+    return 0;
+  line++;
+  len = strcspn (line, "\r\n");
+  while (len > 0 && (line[len - 1] == ' ' || line[len - 1] == '\t'))
+    len--;
+  return len > 0 && line[len - 1] == ';';
+}
+
 /* Applies the keys of an SMV header (-img / -mask) as defaults.  Source:
  * nanoBragg.c header ingestion; physics.md §19.7.  Unlike the reference
  * (atof), a key whose value is not a number, or an impossible value (a
  * pixel size, distance or wavelength <= 0), is an error naming the file and
- * line. */
+ * line.  nanoBragg's BEAM_CENTER_X/Y are the writer's Xbeam/Ybeam; a header
+ * written for DIALS has dxtbx's instead (FormatSMVJHSim: mm from the first
+ * pixel's outer corner less one pixel, Y from the far edge of the slow axis),
+ * which go to @beam as the point on the detector they name. */
 static nb_status
-apply_smv_header (nb_params *p, const char *path, int is_mask, nb_error *err)
+apply_smv_header (nb_params *p, const char *path, int is_mask, nb_header_beam *beam, nb_error *err)
 {
   static const struct
   {
@@ -115,10 +138,22 @@ apply_smv_header (nb_params *p, const char *path, int is_mask, nb_error *err)
     p->close_distance = v[K_CLOSE] / 1000.0;
   if (found[K_WAVE])
     p->lambda0 = v[K_WAVE] / 1e10;
-  if (found[K_BCX])
-    p->Xbeam = v[K_BCX] / 1000.0;
-  if (found[K_BCY])
-    p->Ybeam = is_mask ? p->detsize_s - v[K_BCY] / 1000.0 : v[K_BCY] / 1000.0;
+  if (found[K_BCX] && found[K_BCY] && written_for_dials (&f))
+    {
+      /* the inverse of nb_smv_header_for_dials() */
+      beam->have = 1;
+      beam->fbeam = v[K_BCX] / 1000.0 + p->pixel_size;
+      beam->sbeam = p->detsize_s + p->pixel_size - v[K_BCY] / 1000.0;
+    }
+  else
+    {
+      if (found[K_BCX])
+        p->Xbeam = v[K_BCX] / 1000.0;
+      if (found[K_BCY])
+        p->Ybeam = is_mask ? p->detsize_s - v[K_BCY] / 1000.0 : v[K_BCY] / 1000.0;
+      if (found[K_BCX] || found[K_BCY])
+        beam->have = 0;
+    }
   if (found[K_ORGX])
     p->ORGX = v[K_ORGX];
   if (found[K_ORGY])
@@ -183,8 +218,12 @@ apply_frame_header (
 }
 
 nb_status
-nb_params_apply_headers (
-    nb_params *p, int argc, const char *const *argv, const nb_parse_options *opts, nb_error *err)
+nb_params_apply_headers (nb_params *p,
+                         int argc,
+                         const char *const *argv,
+                         const nb_parse_options *opts,
+                         nb_header_beam *beam,
+                         nb_error *err)
 {
   const char *img = NULL, *mask = NULL, *frame = NULL;
   nb_status st;
@@ -205,9 +244,29 @@ nb_params_apply_headers (
                         (st = apply_frame_header (p, frame, index, opts, err)) != NB_OK))
     return st;
   /* The mask is read first, so the image's keys win. */
-  if (mask != NULL && (st = apply_smv_header (p, mask, 1, err)) != NB_OK)
+  beam->have = 0;
+  if (mask != NULL && (st = apply_smv_header (p, mask, 1, beam, err)) != NB_OK)
     return st;
-  if (img != NULL && (st = apply_smv_header (p, img, 0, err)) != NB_OK)
+  if (img != NULL && (st = apply_smv_header (p, img, 0, beam, err)) != NB_OK)
     return st;
+  beam->kept[0] = p->Xbeam;
+  beam->kept[1] = p->Ybeam;
+  beam->kept[2] = p->ORGX;
+  beam->kept[3] = p->ORGY;
+  beam->kept[4] = p->Xclose;
+  beam->kept[5] = p->Yclose;
   return NB_OK;
+}
+
+void
+nb_params_finish_headers (nb_params *p, const nb_header_beam *beam)
+{
+  const double now[6] = { p->Xbeam, p->Ybeam, p->ORGX, p->ORGY, p->Xclose, p->Yclose };
+
+  if (!beam->have)
+    return;
+  for (int k = 0; k < 6; k++)
+    if (!(now[k] == beam->kept[k] || (isnan (now[k]) && isnan (beam->kept[k]))))
+      return;
+  nb_params_set_beam_centre (p, beam->fbeam, beam->sbeam);
 }

@@ -443,10 +443,11 @@ nb_params_parse_argv_with (
     nb_params *p, int argc, const char *const *argv, const nb_parse_options *opts, nb_error *err)
 {
   word_policy words = { opts != NULL && opts->lenient, opts, NULL, NULL };
+  nb_header_beam beam;
   nb_status st;
 
   nb_error_clear (err);
-  if ((st = nb_params_apply_headers (p, argc, argv, opts, err)) != NB_OK)
+  if ((st = nb_params_apply_headers (p, argc, argv, opts, &beam, err)) != NB_OK)
     return st;
 
   /* -physical changes how other flags act (Q-29, Q-30) and -lenient what is
@@ -494,6 +495,7 @@ nb_params_parse_argv_with (
         return st;
       i += consumed;
     }
+  nb_params_finish_headers (p, &beam);
   return NB_OK;
 }
 

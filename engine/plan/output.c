@@ -384,6 +384,15 @@ nb_smv_header_from_info (const nb_plan_info *in, nb_smv_header *h)
   h->twotheta_deg = in->twotheta * NB_RTD;
 }
 
+void
+nb_smv_header_for_dials (const nb_plan_info *in, double adc, nb_smv_header *h)
+{
+  h->beam_center_x_mm = (in->Fbeam - in->pixel_size) * 1000.0;
+  h->beam_center_y_mm = (in->spixels * in->pixel_size + in->pixel_size - in->Sbeam) * 1000.0;
+  h->dials = 1;
+  h->adc_offset = adc;
+}
+
 nb_status
 nb_write_smv_image (const char *path,
                     const nb_plan_info *info,

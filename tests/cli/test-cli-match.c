@@ -315,6 +315,86 @@ test_match_refuses (void)
     }
 }
 
+/* The first 512 bytes of @name in the test's folder (an SMV header). */
+static char *
+smv_header (const char *name)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autoptr (GError) error = NULL;
+  char *text = NULL;
+  gsize size = 0;
+
+  g_assert_true (g_file_get_contents (path, &text, &size, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (size, >, 512);
+  text[512] = '\0';
+  return text;
+}
+
+/* Issue 26: `nanobragg -physical` writes the SMV header DIALS reads, whose
+ * BEAM_CENTER_X/Y are dxtbx's, not nanoBragg's Xbeam/Ybeam; `-img` of that
+ * image, in the convention it was made in, puts the beam (and so pix0, the
+ * DIALS origin and every centre in the header) where it was. */
+static void
+test_img_dials_header (void)
+{
+  static const char *const conventions[][5] = {
+    { "-mosflm", "-Xbeam", "2.3", "-Ybeam", "3.9" },
+    { "-adxv", "-Xbeam", "3.9", "-Ybeam", "2.3" },
+    { "-xds", "-ORGX", "30.5", "-ORGY", "20.25" },
+  };
+  const char *scene[] = {
+    "-default_F", "100",        "-cell",     "100",          "100",        "100",
+    "90",         "90",         "90",        "-lambda",      "1.2",        "-N",
+    "1",          "-distance",  "80",        "-detpixels_x", "64",         "-detpixels_y",
+    "48",         "-pixel",     "0.1",       "-oversample",  "1",          "-nonoise",
+    "-nopgm",     "-floatfile", "/dev/null", "-physical",    "-noprogress"
+  };
+
+  for (gsize c = 0; c < G_N_ELEMENTS (conventions); c++)
+    {
+      g_autoptr (GPtrArray) write = g_ptr_array_new ();
+      g_autoptr (GPtrArray) read = g_ptr_array_new ();
+      g_autofree char *out_w = NULL, *out_r = NULL, *err = NULL;
+      g_autofree char *head_w = NULL, *head_r = NULL;
+      const char *fb_w, *fb_r;
+
+      g_ptr_array_add (write, (char *) cli);
+      g_ptr_array_add (read, (char *) cli);
+      for (gsize i = 0; i < G_N_ELEMENTS (scene); i++)
+        {
+          g_ptr_array_add (write, (char *) scene[i]);
+          g_ptr_array_add (read, (char *) scene[i]);
+        }
+      for (gsize i = 0; i < 5; i++)
+        g_ptr_array_add (write, (char *) conventions[c][i]);
+      g_ptr_array_add (read, (char *) conventions[c][0]);
+      g_ptr_array_add (write, "-intfile");
+      g_ptr_array_add (write, "dials-w.img");
+      g_ptr_array_add (read, "-img");
+      g_ptr_array_add (read, "dials-w.img");
+      g_ptr_array_add (read, "-intfile");
+      g_ptr_array_add (read, "dials-r.img");
+      g_ptr_array_add (write, NULL);
+      g_ptr_array_add (read, NULL);
+      g_assert_cmpint (run ((const char *const *) write->pdata, &out_w, &err), ==, 0);
+      g_clear_pointer (&err, g_free);
+      g_assert_cmpint (run ((const char *const *) read->pdata, &out_r, &err), ==, 0);
+      head_w = smv_header ("dials-w.img");
+      head_r = smv_header ("dials-r.img");
+      g_test_message ("%s:\n%s\n%s", conventions[c][0], head_w, head_r);
+      g_assert_nonnull (strstr (head_w, "ADC_OFFSET="));
+      /* the same beam centre in every convention's terms, DIALS origin, ORGX/ORGY */
+      g_assert_cmpstr (head_r, ==, head_w);
+      fb_w = strstr (out_w, "  Fbeam=");
+      fb_r = strstr (out_r, "  Fbeam=");
+      g_assert_nonnull (fb_w);
+      g_assert_nonnull (fb_r);
+      g_assert_cmpint (strcspn (fb_r, "\n"), ==, strcspn (fb_w, "\n"));
+      g_assert_cmpmem (fb_r, strcspn (fb_r, "\n"), fb_w, strcspn (fb_w, "\n"));
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -336,6 +416,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/match/json-no-match", test_match_json_no_match);
   g_test_add_func ("/cli/match/i03-thaumatin", test_match_i03_thaumatin);
   g_test_add_func ("/cli/match/i23-refused", test_match_i23_refused);
+  g_test_add_func ("/cli/img/dials-header", test_img_dials_header);
   rc = g_test_run ();
   nb_test_remove_tree (dir);
   g_free (dir);
