@@ -59,6 +59,19 @@ PROGRAMS = (
 # Files above the engine that call each other because they are one unit split
 # for size, each with its reason (as short as honest).
 PROGRAM_UNITS = (
+    # BraggscopeView's own methods: its property table (-properties.c)
+    # dispatches to the setters of each file, and each setter notifies through
+    # the table; the drawing paths (-gl.c, -software.c, -render.c) are not in it
+    ("plugin/gtk/braggscope-view.c", "plugin/gtk/braggscope-view-compare.c",
+     "plugin/gtk/braggscope-view-marks.c", "plugin/gtk/braggscope-view-properties.c"),
+)
+# Circles known and not yet broken (issue 28): reported as TAP TODO, so they
+# show in every run without failing it.  Remove an entry when it is broken.
+LEFT_FOR_NOW = (
+    ("plugin/gtk/braggscope-overlay-labels.c", "plugin/gtk/braggscope-overlay.c"),
+    ("ui/braggscope-application.c", "ui/braggscope-window-actions.c",
+     "ui/braggscope-window-compare.c", "ui/braggscope-window-measured.c",
+     "ui/braggscope-window-teaching.c", "ui/braggscope-window.c"),
 )
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 
@@ -179,6 +192,7 @@ def check_programs(build, n):
         print("# nm cannot read the programs' objects: %s" % e)
         return n, False
     units = [sorted(u) for u in PROGRAM_UNITS]
+    left = [sorted(u) for u in LEFT_FOR_NOW]
     for label, table in wholes:
         owner = {}
         for name, (defined, _) in table.items():
@@ -186,9 +200,11 @@ def check_programs(build, n):
                 owner[sym] = name
         graph = {name: {owner[s] for s in undefined if s in owner and owner[s] != name}
                  for name, (_, undefined) in table.items()}
-        problems = []
+        problems, todo = [], []
         for comp in circles(graph):
-            if comp not in units:
+            if comp in left:
+                todo.append("a call circle left for now: %s" % ", ".join(comp))
+            elif comp not in units:
                 calls = ["%s calls %s: %s" % (a, b, ", ".join(sorted(
                     s for s in table[a][1] if owner.get(s) == b)))
                     for a in comp for b in sorted(graph[a]) if b in comp]
@@ -200,6 +216,9 @@ def check_programs(build, n):
             print("not ok %d - calls between the files of %s (%d objects)" % (n, label, len(table)))
             for p in problems:
                 print("# " + p)
+        elif todo:
+            print("not ok %d - calls between the files of %s # TODO %s"
+                  % (n, label, "; ".join(todo)))
         else:
             print("ok %d - calls between the %d files of %s go one way" % (n, len(table), label))
     return n, failed
