@@ -14,7 +14,13 @@ the check would not see the arrow it draws.
 With --objects BUILDDIR it checks the calls instead, from the symbols of the
 engine library's objects (nm): a call into a higher folder or one beside it
 fails, and so do files that call each other in a circle, within a folder or
-across, unless SAME_UNIT names them as one unit split for size.
+across, unless SAME_UNIT names them as one unit split for size.  It then
+checks the programs and libraries above the engine the same way, one linked
+whole at a time (PROGRAMS: each cli/ program, libbraggscope-gtk, the ui/
+program): files of one folder that call each other in a circle fail unless
+PROGRAM_UNITS names them as one unit split for size.  libbraggscope's own
+objects (plugin/*.c) are not checked yet: simulation.c and its worker still
+call each other (issue 28) and are being rewritten.
 
 usage: check-layers.py [SRCDIR]                     (the includes)
        check-layers.py SRCDIR --objects BUILDDIR    (the calls)
@@ -41,6 +47,31 @@ SUFFIXES = (".c", ".h", ".cu")
 # Files of one folder that call each other because they are one unit split for
 # size (each such set also said in its folder's README.md); none today.
 SAME_UNIT = (
+)
+# The linked wholes above the engine: (name, globs of meson's object folders
+# under the build folder); a glob matching several folders makes one whole of
+# each (the cli/ programs).  Objects meson generates (resources) are left out.
+PROGRAMS = (
+    ("cli", ("cli/*.p",), True),
+    ("plugin/gtk", ("plugin/gtk/libbraggscope-gtk*.p",), False),
+    ("ui", ("ui/libbraggscope-ui*.p", "ui/braggscope.p"), False),
+)
+# Files above the engine that call each other because they are one unit split
+# for size, each with its reason (as short as honest).
+PROGRAM_UNITS = (
+    # BraggscopeView's own methods: its property table (-properties.c)
+    # dispatches to the setters of each file, and each setter notifies through
+    # the table; the drawing paths (-gl.c, -software.c, -render.c) are not in it
+    ("plugin/gtk/braggscope-view.c", "plugin/gtk/braggscope-view-compare.c",
+     "plugin/gtk/braggscope-view-marks.c", "plugin/gtk/braggscope-view-properties.c"),
+)
+# Circles known and not yet broken (issue 28): reported as TAP TODO, so they
+# show in every run without failing it.  Remove an entry when it is broken.
+LEFT_FOR_NOW = (
+    ("plugin/gtk/braggscope-overlay-labels.c", "plugin/gtk/braggscope-overlay.c"),
+    ("ui/braggscope-application.c", "ui/braggscope-window-actions.c",
+     "ui/braggscope-window-compare.c", "ui/braggscope-window-measured.c",
+     "ui/braggscope-window-teaching.c", "ui/braggscope-window.c"),
 )
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 
@@ -130,6 +161,69 @@ def circles(graph):
     return found
 
 
+def program_wholes(build):
+    """(name, {file: symbols}) for each linked whole of PROGRAMS found."""
+    wholes = []
+    for name, patterns, each in PROGRAMS:
+        folders = sorted(d for pat in patterns for d in glob.glob(os.path.join(build, pat))
+                         if os.path.isdir(d))
+        groups = [[d] for d in folders] if each else ([folders] if folders else [])
+        for group in groups:
+            table = {}
+            for d in group:
+                for o in sorted(glob.glob(os.path.join(d, "*.o"))):
+                    base = os.path.basename(o)[:-2]
+                    if base.startswith("meson-generated_"):
+                        continue
+                    # "../cli/x.c" is built as "cli_x.c.o"; files of the folder by their name
+                    file = base if "_" not in base else base.replace("_", "/")
+                    table[name + "/" + file if "/" not in file else file] = symbols(o)
+            label = name if not each else "%s (%s)" % (name, os.path.basename(group[0])[:-2])
+            wholes.append((label, table))
+    return wholes
+
+
+def check_programs(build, n):
+    """TAP lines for PROGRAMS, numbered from @n + 1; returns (count, failed)."""
+    failed = False
+    try:
+        wholes = program_wholes(build)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print("# nm cannot read the programs' objects: %s" % e)
+        return n, False
+    units = [sorted(u) for u in PROGRAM_UNITS]
+    left = [sorted(u) for u in LEFT_FOR_NOW]
+    for label, table in wholes:
+        owner = {}
+        for name, (defined, _) in table.items():
+            for sym in defined:
+                owner[sym] = name
+        graph = {name: {owner[s] for s in undefined if s in owner and owner[s] != name}
+                 for name, (_, undefined) in table.items()}
+        problems, todo = [], []
+        for comp in circles(graph):
+            if comp in left:
+                todo.append("a call circle left for now: %s" % ", ".join(comp))
+            elif comp not in units:
+                calls = ["%s calls %s: %s" % (a, b, ", ".join(sorted(
+                    s for s in table[a][1] if owner.get(s) == b)))
+                    for a in comp for b in sorted(graph[a]) if b in comp]
+                problems.append("a call circle: %s" % ", ".join(comp))
+                problems.extend("  " + c for c in calls)
+        n += 1
+        if problems:
+            failed = True
+            print("not ok %d - calls between the files of %s (%d objects)" % (n, label, len(table)))
+            for p in problems:
+                print("# " + p)
+        elif todo:
+            print("not ok %d - calls between the files of %s # TODO %s"
+                  % (n, label, "; ".join(todo)))
+        else:
+            print("ok %d - calls between the %d files of %s go one way" % (n, len(table), label))
+    return n, failed
+
+
 def check_calls(build):
     # meson's objects of the engine library: <folder>_<file>.o ("params_param.c.o")
     objs = sorted(glob.glob(os.path.join(build, "engine", "libnanobragg*.p", "*.o")))
@@ -164,11 +258,11 @@ def check_calls(build):
         print("not ok 1 - calls between the engine's files (%d objects)" % len(table))
         for p in problems:
             print("# " + p)
-        print("1..1")
-        return 1
-    print("ok 1 - calls between the engine's %d objects go down, without circles" % len(table))
-    print("1..1")
-    return 0
+    else:
+        print("ok 1 - calls between the engine's %d objects go down, without circles" % len(table))
+    n, failed = check_programs(build, 1)
+    print("1..%d" % n)
+    return 1 if problems or failed else 0
 
 
 def main():

@@ -1,14 +1,19 @@
 /* nanobragg-series-private.h: what the files of nanobragg-series share:
  * nanobragg-series.c (the command line, the frames' flags, the run, main),
- * series-mpi.c (MPI, or one process), series-output.c (the files, one
- * frame, the writer thread), series-files.c (the series file, the prefix's
- * lock, --resume's checks of a frame's files) and series-bench.c (--bench). */
+ * series-mpi.c (MPI, or one process), series-output.c (one frame on its way
+ * to its files, the writer thread), series-files.c (the series file, the
+ * prefix's lock, --resume's checks of a frame's files), series-bench.c
+ * (--bench) and series-names.c (the files' names, the shared texts).  Calls
+ * go one way: nanobragg-series.c calls the others, which get what they need
+ * as arguments (the configuration, the frame's command line, the cancel
+ * flag); series-output.c uses series-files.c; all use series-names.c. */
 #pragma once
 
 #include "nanobragg.h"
 #include "nb-fingerprint.h"
 #include "nb-frame-write.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -93,9 +98,6 @@ typedef struct
   long rewritten; /* of the written: found with a wrong file (--resume) */
   double seconds;
 } rank_stats;
-
-/* Raised by SIGINT and SIGTERM; the plan's cancel flag. */
-extern volatile int cancel_requested;
 
 typedef struct
 {
@@ -182,40 +184,10 @@ typedef struct
   int thread_started;
   pthread_mutex_t lock;
   pthread_cond_t cond;
+  volatile int *cancel; /* raised to stop: the caller's flag (borrowed) */
   int quit;
   long seq;
 } worker;
-
-/* ---- nanobragg-series.c ---- */
-
-int cancelled (void);
-
-double now_s (void);
-
-/* The shortest decimal text that reads back as @v (so typed values stay as
- * typed and generated ones lose nothing). */
-void format_number (double v, char *out, size_t n);
-
-/* Frame @index's flags. */
-void frame_extras (const series_config *c, long index, extra_flags *e);
-
-/* The base flags then @e's, as one argv (the words borrowed; free the array). */
-const char **frame_argv (const series_config *c, const extra_flags *e, int *argc);
-
-/* Parses @argv as `nanobragg` does, with seeds that do not depend on the time
- * (they matter only where the frame's flags give them). */
-nb_status parse_frame (
-    const series_config *c, const char **argv, int argc, int warn, nb_params *p, nb_error *err);
-
-int usage_error (const char *fmt, ...);
-
-/* Everything that needs the scene: the base flags parsed, the rotation's
- * start and step, the sweeps, the noise seed.  Returns 0 or the exit status. */
-int configure_series (series_config *c, int argc, char **argv, int warn);
-
-/* Runs the configured series; rank 0 fills *@seconds and *@written.
- * Returns the exit status. */
-int run_series (series_config *c, distributor *d, double *seconds_out, long *written_out);
 
 /* ---- series-mpi.c ---- */
 
@@ -246,35 +218,21 @@ void choose_gpu (const series_config *c);
 
 /* ---- series-output.c ---- */
 
-char *frame_path (const series_config *c, long index, const char *ext);
-
-char *series_path (const series_config *c, const char *suffix);
-
-const char *base_name (const char *path);
-
 /* The output folder must exist (nothing is created behind the user's back). */
 int check_output_folder (const series_config *c);
 
 /* Writes the text of memstream @f (closed here) to @path atomically. */
 nb_status write_memstream (FILE *f, char **text, size_t *size, const char *path, nb_error *err);
 
-const char *series_kind (const series_config *c);
-
-/* @s as a JSON string, quoted. */
-void json_string (FILE *f, const char *s);
-
-/* Frame @index's flags as one line, a JSON array of strings. */
-void print_frame_flags (FILE *f, const series_config *c, long index);
-
 /* Leftovers of a run killed while writing @path (SIGKILL): the atomic
  * writer's ".NAME.XXXXXX" files beside it. */
 void remove_stale_temporaries (const char *path);
 
-/* The plan at the parameters of the frame whose command line is @argv
- * (created on the first frame). */
-nb_status
-plan_frame (nb_plan **plan, const series_config *c, const char **argv, int argc, nb_error *err);
+/* The plan at the frame's parameters @p (created on the first frame). */
+nb_status plan_frame (nb_plan **plan, const nb_params *p, nb_error *err);
 
+/* Starts the writer thread; it stops writing a frame when *w->cancel is
+ * raised (w->cancel set by the caller first, never NULL). */
 int worker_start (worker *w);
 
 void worker_post (worker *w, frame_slot *s);
@@ -284,9 +242,18 @@ void worker_wait (worker *w, frame_slot *s);
 
 void worker_clear (worker *w);
 
-/* Renders frame @index into @s (the main thread); s->skipped when --resume
- * found it complete.  Errors of the plan, the render or a non-finite pixel. */
-nb_status render_slot (worker *w, const series_config *c, long index, frame_slot *s, nb_error *err);
+/* Renders frame @index, whose command line is @argv (@argc words, borrowed)
+ * and its parameters @p, into @s (the main thread); s->skipped when --resume
+ * found it complete.  Errors of the plan, the render or a non-finite pixel;
+ * NB_ERR_CANCELLED once *w->cancel is raised. */
+nb_status render_slot (worker *w,
+                       const series_config *c,
+                       long index,
+                       const char **argv,
+                       int argc,
+                       const nb_params *p,
+                       frame_slot *s,
+                       nb_error *err);
 
 /* ---- series-files.c ---- */
 
@@ -315,4 +282,57 @@ char *fingerprints_text (const frame_slot *s, char digits[N_FRAME_FILES][65]);
 
 /* ---- series-bench.c ---- */
 
-int run_bench (series_config *c, distributor *d, const bench_options *b, int argc, char **argv);
+/* What --bench keeps between setting up its series and reporting it. */
+typedef struct
+{
+  char hkl[PATH_MAX];
+  char prefix[PATH_MAX];
+  char dir[64]; /* rank 0's temporary folder, every rank's after the broadcast */
+  double cpu;   /* this process' CPU seconds when the series started (bench_start) */
+} bench_run;
+
+/* Sets @c up as --bench's rotation of the 1HPV scene, its frames into a
+ * temporary folder (@r's); the caller then configures the series, calls
+ * bench_start(), runs the series and calls bench_finish().  Returns 0 or the
+ * exit status, the message printed. */
+int bench_prepare (series_config *c, distributor *d, const bench_options *b, bench_run *r);
+
+/* Notes the CPU time at the series' start. */
+void bench_start (bench_run *r);
+
+/* Removes the bench's files and, on rank 0, prints the run's figures
+ * (@rc: the series' exit status; @seconds, @written: rank 0's) and times the
+ * reference loop.  Returns the exit status. */
+int bench_finish (const series_config *c,
+                  const bench_options *b,
+                  bench_run *r,
+                  int rc,
+                  double seconds,
+                  long written);
+
+/* ---- series-names.c ---- */
+
+/* Whether usage_error() prints (rank 0 only: every rank finds a bad command
+ * line alike); 1 at the start. */
+extern int print_errors;
+
+char *frame_path (const series_config *c, long index, const char *ext);
+
+char *series_path (const series_config *c, const char *suffix);
+
+const char *base_name (const char *path);
+
+const char *series_kind (const series_config *c);
+
+/* @s as a JSON string, quoted. */
+void json_string (FILE *f, const char *s);
+
+double now_s (void);
+
+/* The shortest decimal text that reads back as @v (so typed values stay as
+ * typed and generated ones lose nothing). */
+void format_number (double v, char *out, size_t n);
+
+/* "nanobragg-series: " and the message on standard error when print_errors;
+ * returns 2 (the usage exit status). */
+int usage_error (const char *fmt, ...);

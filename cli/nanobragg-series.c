@@ -121,7 +121,8 @@ static const char usage_text[] =
     "\n"
     "Exit status: 0 success, 1 failure, 2 bad command line, 130 interrupted.\n";
 
-volatile int cancel_requested;
+/* Raised by SIGINT and SIGTERM; the plan's and the writer's cancel flag. */
+static volatile int cancel_requested;
 
 /* The first SIGINT or SIGTERM asks every phase to stop at its next check
  * (within a frame's row tile while rendering); a second one ends the process
@@ -137,19 +138,10 @@ on_signal (int sig)
     }
 }
 
-int
+static int
 cancelled (void)
 {
   return __atomic_load_n (&cancel_requested, __ATOMIC_SEQ_CST);
-}
-
-double
-now_s (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
 }
 
 static void
@@ -157,24 +149,6 @@ warn_line (void *user, const char *message)
 {
   (void) user;
   fprintf (stderr, "nanobragg-series: warning: %s\n", message);
-}
-
-/* The shortest decimal text that reads back as @v (so typed values stay as
- * typed and generated ones lose nothing). */
-void
-format_number (double v, char *out, size_t n)
-{
-  if (v == floor (v) && fabs (v) < 1e15)
-    {
-      snprintf (out, n, "%.0f", v == 0 ? 0.0 : v);
-      return;
-    }
-  for (int digits = 1; digits <= 17; digits++)
-    {
-      snprintf (out, n, "%.*g", digits, v);
-      if (strtod (out, NULL) == v)
-        return;
-    }
 }
 
 /* ------------------------------------------------------------------------- */
@@ -197,7 +171,7 @@ extra_add_number (extra_flags *e, double v)
 }
 
 /* Frame @index's flags. */
-void
+static void
 frame_extras (const series_config *c, long index, extra_flags *e)
 {
   long rest = index / c->inner, inner = index % c->inner;
@@ -250,7 +224,7 @@ frame_extras (const series_config *c, long index, extra_flags *e)
 }
 
 /* The base flags then @e's, as one argv (the words borrowed; free the array). */
-const char **
+static const char **
 frame_argv (const series_config *c, const extra_flags *e, int *argc)
 {
   const char **argv = malloc (sizeof *argv * (size_t) (c->base_argc + e->n + 1));
@@ -266,7 +240,7 @@ frame_argv (const series_config *c, const extra_flags *e, int *argc)
 
 /* Parses @argv as `nanobragg` does, with seeds that do not depend on the time
  * (they matter only where the frame's flags give them). */
-nb_status
+static nb_status
 parse_frame (
     const series_config *c, const char **argv, int argc, int warn, nb_params *p, nb_error *err)
 {
@@ -286,24 +260,6 @@ parse_frame (
 
 /* ------------------------------------------------------------------------- */
 /* Command line. */
-
-/* Only rank 0 reports what every rank finds alike (a bad command line). */
-static int print_errors = 1;
-
-int
-usage_error (const char *fmt, ...)
-{
-  va_list ap;
-
-  if (!print_errors)
-    return 2;
-  fputs ("nanobragg-series: ", stderr);
-  va_start (ap, fmt);
-  vfprintf (stderr, fmt, ap);
-  va_end (ap);
-  fputc ('\n', stderr);
-  return 2;
-}
 
 /* Exit status 130 for a run stopped by a signal before its frames. */
 static int
@@ -636,7 +592,7 @@ check_frames (const series_config *c)
 
 /* Everything that needs the scene: the base flags parsed, the rotation's
  * start and step, the sweeps, the noise seed.  Returns 0 or the exit status. */
-int
+static int
 configure_series (series_config *c, int argc, char **argv, int warn)
 {
   nb_params p;
@@ -768,11 +724,15 @@ write_master (const series_config *c, worker *w, nb_error *err)
       const char **argv;
       int argc;
 
+      nb_params p;
+
       frame_extras (c, 0, &e);
       if ((argv = frame_argv (c, &e, &argc)) == NULL)
         st = nb_error_set (err, NB_ERR_NOMEM, "out of memory");
-      else
-        st = plan_frame (&w->plan, c, argv, argc, err);
+      else if ((st = parse_frame (c, argv, argc, 0, &p, err)) == NB_OK)
+        st = plan_frame (&w->plan, &p, err);
+      if (argv != NULL)
+        nb_params_clear (&p);
       free (argv);
     }
   for (long i = 0; i < c->frames && st == NB_OK; i++)
@@ -904,6 +864,27 @@ write_series_outputs (series_config *c, worker *w, const char *series_file)
   return 0;
 }
 
+/* Frame @index's command line and parameters, then render_slot(). */
+static nb_status
+render_frame (worker *w, const series_config *c, long index, frame_slot *s, nb_error *err)
+{
+  extra_flags e;
+  const char **argv;
+  int argc = 0;
+  nb_params p;
+  nb_status st;
+
+  frame_extras (c, index, &e);
+  if ((argv = frame_argv (c, &e, &argc)) == NULL)
+    return nb_error_set (err, NB_ERR_NOMEM, "out of memory");
+  st = parse_frame (c, argv, argc, 0, &p, err);
+  if (st == NB_OK)
+    st = render_slot (w, c, index, argv, argc, &p, s, err);
+  nb_params_clear (&p);
+  free (argv);
+  return st;
+}
+
 /* This rank's frames, until none is left or the run is cancelled: two slots,
  * one renders while the writer writes the other.  Fills @mine. */
 static void
@@ -913,6 +894,7 @@ render_frames (const series_config *c, distributor *d, worker *w, rank_stats *mi
   long k = 0;
   double t0;
 
+  w->cancel = &cancel_requested;
   if (worker_start (w) != 0)
     {
       fputs ("nanobragg-series: cannot start the writer thread\n", stderr);
@@ -952,7 +934,7 @@ render_frames (const series_config *c, distributor *d, worker *w, rank_stats *mi
           continue;
         }
       s->started = now_s ();
-      st = render_slot (w, c, index, s, &err);
+      st = render_frame (w, c, index, s, &err);
       if (st == NB_ERR_CANCELLED)
         {
           draining = 1;
@@ -1025,7 +1007,7 @@ write_summary (
 
 /* Runs the configured series; rank 0 fills *@seconds and *@written.
  * Returns the exit status. */
-int
+static int
 run_series (series_config *c, distributor *d, double *seconds_out, long *written_out)
 {
   worker w = { 0 };
@@ -1087,6 +1069,22 @@ run_series (series_config *c, distributor *d, double *seconds_out, long *written
   return rc;
 }
 
+/* Frame @index's flags as one line, a JSON array of strings. */
+static void
+print_frame_flags (FILE *f, const series_config *c, long index)
+{
+  extra_flags e;
+
+  frame_extras (c, index, &e);
+  fputc ('[', f);
+  for (int k = 0; k < e.n; k++)
+    {
+      fputs (k ? ", " : "", f);
+      json_string (f, e.argv[k]);
+    }
+  fputs ("]\n", f);
+}
+
 /* --list-frames: every frame's flags, a line each, as they are made (the
  * series file describes them by rule).  Returns the exit status. */
 static int
@@ -1101,6 +1099,25 @@ list_frames (const series_config *c)
         break;
     }
   return 0;
+}
+
+/* --bench: series-bench.c sets the series up, it runs here, series-bench.c
+ * reports it.  Returns the exit status. */
+static int
+run_bench (series_config *c, distributor *d, const bench_options *b, int argc, char **argv)
+{
+  bench_run r;
+  double seconds = 0;
+  long written = 0;
+  int rc;
+
+  if ((rc = bench_prepare (c, d, b, &r)) != 0)
+    return rc;
+  if ((rc = configure_series (c, argc, argv, c->rank == 0)) != 0)
+    return rc;
+  bench_start (&r);
+  rc = run_series (c, d, &seconds, &written);
+  return bench_finish (c, b, &r, rc, seconds, written);
 }
 
 int

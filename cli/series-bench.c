@@ -90,25 +90,23 @@ run_reference_loop (const char *reference,
 }
 
 int
-run_bench (series_config *c, distributor *d, const bench_options *b, int argc, char **argv)
+bench_prepare (series_config *c, distributor *d, const bench_options *b, bench_run *r)
 {
   static char scene_text[] = "nanobragg " BENCH_SCENE " -precision single";
   const char *scene[BENCH_SCENE_WORDS] = { NULL };
   size_t n_scene = 0;
-  char hkl[PATH_MAX], prefix[PATH_MAX], dir[] = "/tmp/nanobragg-series-bench.XXXXXX";
   const char **base;
-  int n = 0, rc, threads;
-  double seconds = 0, ref_seconds = 0, cpu, ref_cpu;
-  long written = 0;
+  int n = 0;
 
-  snprintf (hkl, sizeof hkl, "%s/1hpv_p1.hkl", b->data_dir);
-  if (access (hkl, R_OK) != 0)
-    return usage_error ("--bench: %s: %s (give --data DIR)", hkl, strerror (errno));
+  snprintf (r->dir, sizeof r->dir, "/tmp/nanobragg-series-bench.XXXXXX");
+  snprintf (r->hkl, sizeof r->hkl, "%s/1hpv_p1.hkl", b->data_dir);
+  if (access (r->hkl, R_OK) != 0)
+    return usage_error ("--bench: %s: %s (give --data DIR)", r->hkl, strerror (errno));
   if (b->reference != NULL && access (b->reference, X_OK) != 0)
     return usage_error ("--reference %s: %s", b->reference, strerror (errno));
   if (c->base_argc > 1 || c->rotation_frames || c->stills || c->n_sweeps)
     return usage_error ("--bench runs its own scene: give no nanoBragg flags or series options");
-  /* the scene's words, split in place (c->base keeps them: run_bench runs once) */
+  /* the scene's words, split in place (c->base keeps them: the bench runs once) */
   for (char *w = strtok (scene_text, " "); w != NULL && n_scene < BENCH_SCENE_WORDS;
        w = strtok (NULL, " "))
     scene[n_scene++] = w;
@@ -117,7 +115,7 @@ run_bench (series_config *c, distributor *d, const bench_options *b, int argc, c
     return usage_error ("out of memory");
   base[n++] = scene[0];
   base[n++] = "-hkl";
-  base[n++] = hkl;
+  base[n++] = r->hkl;
   for (size_t i = 1; i < n_scene; i++)
     base[n++] = scene[i];
   base[n] = NULL;
@@ -128,20 +126,37 @@ run_bench (series_config *c, distributor *d, const bench_options *b, int argc, c
   c->formats = FMT_FLOAT;
   c->quiet = 1;
   /* every rank writes into rank 0's folder */
-  if (c->rank == 0 && mkdtemp (dir) == NULL)
+  if (c->rank == 0 && mkdtemp (r->dir) == NULL)
     return usage_error ("--bench: cannot make a folder in /tmp: %s", strerror (errno));
 #ifdef NB_HAVE_MPI
   if (d->active)
-    MPI_Bcast (dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+    MPI_Bcast (r->dir, sizeof r->dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+#else
+  (void) d;
 #endif
-  snprintf (prefix, sizeof prefix, "%s/frame", dir);
-  c->prefix = prefix;
-  if ((rc = configure_series (c, argc, argv, c->rank == 0)) != 0)
-    return rc;
-  threads = c->threads > 0 ? c->threads : 0;
-  cpu = cpu_seconds (RUSAGE_SELF);
-  rc = run_series (c, d, &seconds, &written);
-  cpu = cpu_seconds (RUSAGE_SELF) - cpu;
+  snprintf (r->prefix, sizeof r->prefix, "%s/frame", r->dir);
+  c->prefix = r->prefix;
+  return 0;
+}
+
+void
+bench_start (bench_run *r)
+{
+  r->cpu = cpu_seconds (RUSAGE_SELF);
+}
+
+int
+bench_finish (const series_config *c,
+              const bench_options *b,
+              bench_run *r,
+              int rc,
+              double seconds,
+              long written)
+{
+  double ref_seconds = 0, cpu, ref_cpu;
+  int threads = c->threads > 0 ? c->threads : 0;
+
+  cpu = cpu_seconds (RUSAGE_SELF) - r->cpu;
   if (c->rank == 0)
     {
       /* the frames and series files go: the bench keeps nothing */
@@ -165,7 +180,7 @@ run_bench (series_config *c, distributor *d, const bench_options *b, int argc, c
             unlink (p);
           free (p);
         }
-      rmdir (dir);
+      rmdir (r->dir);
     }
   if (rc != 0 || c->rank != 0)
     return rc;
@@ -191,7 +206,7 @@ run_bench (series_config *c, distributor *d, const bench_options *b, int argc, c
         char label[64];
 
         ref_cpu = cpu_seconds (RUSAGE_CHILDREN);
-        if (run_reference_loop (b->reference, hkl, c, k, threads, &ref_seconds) != 0)
+        if (run_reference_loop (b->reference, r->hkl, c, k, threads, &ref_seconds) != 0)
           {
             fprintf (stderr, "nanobragg-series: --bench: the reference loop failed\n");
             return 1;

@@ -17,36 +17,6 @@
 /* ------------------------------------------------------------------------- */
 /* Files. */
 
-char *
-frame_path (const series_config *c, long index, const char *ext)
-{
-  size_t n = strlen (c->prefix) + 32;
-  char *s = malloc (n);
-
-  if (s != NULL)
-    snprintf (s, n, "%s_%06ld.%s", c->prefix, index + 1, ext);
-  return s;
-}
-
-char *
-series_path (const series_config *c, const char *suffix)
-{
-  size_t n = strlen (c->prefix) + strlen (suffix) + 2;
-  char *s = malloc (n);
-
-  if (s != NULL)
-    snprintf (s, n, "%s_%s", c->prefix, suffix);
-  return s;
-}
-
-const char *
-base_name (const char *path)
-{
-  const char *slash = strrchr (path, '/');
-
-  return slash != NULL ? slash + 1 : path;
-}
-
 /* The output folder must exist (nothing is created behind the user's back). */
 int
 check_output_folder (const series_config *c)
@@ -71,20 +41,6 @@ check_output_folder (const series_config *c)
   return rc == 0 ? 0 : 1;
 }
 
-void
-json_string (FILE *f, const char *s)
-{
-  fputc ('"', f);
-  for (const unsigned char *p = (const unsigned char *) s; *p; p++)
-    if (*p == '"' || *p == '\\')
-      fprintf (f, "\\%c", *p);
-    else if (*p < 0x20)
-      fprintf (f, "\\u%04x", *p);
-    else
-      fputc (*p, f);
-  fputc ('"', f);
-}
-
 /* Writes the text of memstream @f (closed here) to @path atomically. */
 nb_status
 write_memstream (FILE *f, char **text, size_t *size, const char *path, nb_error *err)
@@ -105,27 +61,6 @@ write_memstream (FILE *f, char **text, size_t *size, const char *path, nb_error 
   free (*text);
   *text = NULL;
   return st;
-}
-
-const char *
-series_kind (const series_config *c)
-{
-  return c->rotation_frames > 0 ? "rotation" : c->stills > 0 ? "stills" : "sweep";
-}
-
-void
-print_frame_flags (FILE *f, const series_config *c, long index)
-{
-  extra_flags e;
-
-  frame_extras (c, index, &e);
-  fputc ('[', f);
-  for (int k = 0; k < e.n; k++)
-    {
-      fputs (k ? ", " : "", f);
-      json_string (f, e.argv[k]);
-    }
-  fputs ("]\n", f);
 }
 
 /* @argv as one shell-quoted line (malloc'd). */
@@ -189,19 +124,11 @@ remove_stale_temporaries (const char *path)
  * main thread's --resume checks take turns. */
 static pthread_mutex_t io_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* The plan at the parameters of the frame whose command line is @argv
- * (created on the first frame). */
+/* The plan at the frame's parameters @p (created on the first frame). */
 nb_status
-plan_frame (nb_plan **plan, const series_config *c, const char **argv, int argc, nb_error *err)
+plan_frame (nb_plan **plan, const nb_params *p, nb_error *err)
 {
-  nb_params p;
-  nb_status st;
-
-  st = parse_frame (c, argv, argc, 0, &p, err);
-  if (st == NB_OK)
-    st = *plan == NULL ? nb_plan_create (&p, plan, err) : nb_plan_update (*plan, &p, err);
-  nb_params_clear (&p);
-  return st;
+  return *plan == NULL ? nb_plan_create (p, plan, err) : nb_plan_update (*plan, p, err);
 }
 
 static void
@@ -359,7 +286,7 @@ write_plain_files (frame_slot *s, nb_error *err)
 /* Writes the files of @s, together or none, and syncs them (the writer
  * thread). */
 static nb_status
-write_slot (frame_slot *s, nb_error *err)
+write_slot (frame_slot *s, volatile int *cancel, nb_error *err)
 {
   nb_status st = NB_OK;
 
@@ -382,7 +309,7 @@ write_slot (frame_slot *s, nb_error *err)
     }
   if (st == NB_OK)
     st = write_plain_files (s, err);
-  if (st == NB_OK && cancelled ())
+  if (st == NB_OK && __atomic_load_n (cancel, __ATOMIC_SEQ_CST))
     st = nb_error_set (err, NB_ERR_CANCELLED, "interrupted");
   if (st == NB_OK)
     st = nb_output_commit (err);
@@ -417,7 +344,7 @@ writer_main (void *data)
           continue;
         }
       pthread_mutex_unlock (&w->lock);
-      s->status = write_slot (s, &s->err);
+      s->status = write_slot (s, w->cancel, &s->err);
       pthread_mutex_lock (&w->lock);
       s->state = SLOT_DONE;
       pthread_cond_broadcast (&w->cond);
@@ -487,14 +414,19 @@ worker_clear (worker *w)
     }
 }
 
-/* Renders frame @index into @s (the main thread); s->skipped when --resume
- * found it complete.  Errors of the plan, the render or a non-finite pixel. */
+/* Renders frame @index, whose command line is @argv (@argc words) and its
+ * parameters @p, into @s (the main thread); s->skipped when --resume found it
+ * complete.  Errors of the plan, the render or a non-finite pixel. */
 nb_status
-render_slot (worker *w, const series_config *c, long index, frame_slot *s, nb_error *err)
+render_slot (worker *w,
+             const series_config *c,
+             long index,
+             const char **argv,
+             int argc,
+             const nb_params *p_frame,
+             frame_slot *s,
+             nb_error *err)
 {
-  extra_flags e;
-  const char **argv;
-  int argc = 0;
   nb_exec_options exec = { 0 };
   size_t npix;
   long bad;
@@ -505,13 +437,9 @@ render_slot (worker *w, const series_config *c, long index, frame_slot *s, nb_er
   s->skipped = 0;
   s->rewritten[0] = '\0';
   slot_release (s);
-  frame_extras (c, index, &e);
-  if ((argv = frame_argv (c, &e, &argc)) == NULL)
-    return nb_error_set (err, NB_ERR_NOMEM, "out of memory");
-  st = plan_frame (&w->plan, c, argv, argc, err);
+  st = plan_frame (&w->plan, p_frame, err);
   nb_fingerprint_begin (&s->key, argv, argc);
   s->command = join_command (argv, argc);
-  free (argv);
   if (st != NB_OK)
     return st;
   if (s->command == NULL)
@@ -543,7 +471,7 @@ render_slot (worker *w, const series_config *c, long index, frame_slot *s, nb_er
           remove_stale_temporaries (s->files.path[k]);
     }
 
-  exec.cancel = &cancel_requested;
+  exec.cancel = w->cancel;
   exec.threads = c->threads > 0 ? c->threads : 0;
   if ((st = nb_plan_execute (w->plan, s->image, &exec, err)) != NB_OK)
     return st;

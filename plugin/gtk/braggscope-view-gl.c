@@ -14,7 +14,7 @@ announce_software (gpointer data)
 {
   BraggscopeView *self = data;
 
-  _braggscope_view_invalidate (self, CHANGED_IMAGE | CHANGED_DISPLAY | CHANGED_VIEW);
+  self->fell_back (self);
   g_object_notify (G_OBJECT (self), "renderer");
   return G_SOURCE_REMOVE;
 }
@@ -243,12 +243,12 @@ on_gl_unrealize (GtkGLArea *area, BraggscopeView *self)
 }
 
 static gboolean
-upload_image (BraggscopeView *self)
+upload_image (BraggscopeView *self, const BraggscopeViewScene *scene)
 {
-  int width, height;
+  int width = scene->frame_width, height = scene->frame_height;
   const float *data;
 
-  if (!_braggscope_view_frame_size (self, &width, &height))
+  if (!scene->has_frame)
     return FALSE;
   if (width > self->max_texture_size || height > self->max_texture_size)
     {
@@ -286,11 +286,11 @@ upload_lut (BraggscopeView *self)
   self->lut_dirty = FALSE;
 }
 
-static gboolean
-on_gl_render (GtkGLArea *area, GdkGLContext *context, BraggscopeView *self)
+gboolean
+_braggscope_view_gl_render (BraggscopeView *self, GtkGLArea *area, const BraggscopeViewScene *scene)
 {
   const BraggscopeDisplay *d = &self->display;
-  double scale, origin_x, origin_y, range, gamma;
+  double scale = scene->scale, origin_x = scene->origin_x, origin_y = scene->origin_y, range, gamma;
   int factor = gtk_widget_get_scale_factor (GTK_WIDGET (area));
   int device_height = gtk_widget_get_height (GTK_WIDGET (area)) * factor;
 
@@ -298,10 +298,9 @@ on_gl_render (GtkGLArea *area, GdkGLContext *context, BraggscopeView *self)
                 _braggscope_view_background[2] / 255.0f, 1.0f);
   glClear (GL_COLOR_BUFFER_BIT);
 
-  if (!self->use_gl || self->program == 0 ||
-      !_braggscope_view_transform (self, &scale, &origin_x, &origin_y))
+  if (!self->use_gl || self->program == 0 || !scene->placed)
     return TRUE;
-  if (self->image_dirty && !upload_image (self))
+  if (self->image_dirty && !upload_image (self, scene))
     return TRUE;
   if (self->lut_dirty)
     upload_lut (self);
@@ -341,10 +340,11 @@ on_gl_render (GtkGLArea *area, GdkGLContext *context, BraggscopeView *self)
 }
 
 GtkWidget *
-_braggscope_view_gl_area_new (BraggscopeView *self)
+_braggscope_view_gl_area_new (BraggscopeView *self, void (*fell_back) (BraggscopeView *self))
 {
   GtkWidget *area = gtk_gl_area_new ();
 
+  self->fell_back = fell_back;
   if (g_strcmp0 (g_getenv ("BRAGGSCOPE_GL"), "gles") == 0)
     {
       G_GNUC_BEGIN_IGNORE_DEPRECATIONS
@@ -355,7 +355,6 @@ _braggscope_view_gl_area_new (BraggscopeView *self)
   gtk_gl_area_set_has_stencil_buffer (GTK_GL_AREA (area), FALSE);
   g_signal_connect_after (area, "realize", G_CALLBACK (on_gl_realize), self);
   g_signal_connect (area, "unrealize", G_CALLBACK (on_gl_unrealize), self);
-  g_signal_connect (area, "render", G_CALLBACK (on_gl_render), self);
   /* The view handles input; the area only draws. */
   gtk_widget_set_can_target (area, FALSE);
   return area;

@@ -4,6 +4,13 @@
  * braggscope-view-render.c (pictures of a frame without a widget),
  * braggscope-view-properties.c (its properties and their docs).
  *
+ * Calls go one way: the two drawing paths receive what they draw
+ * (BraggscopeViewScene, filled by braggscope-view.c) and report a fall back
+ * to the CPU through the callback they were given; braggscope-view-render.c
+ * uses the view and nothing in the view calls it.  braggscope-view.c,
+ * -properties.c, -marks.c and -compare.c are BraggscopeView's own methods
+ * split for size (check-layers.py's PROGRAM_UNITS).
+ *
  * SPDX-License-Identifier: BSD-3-Clause
  */
 #pragma once
@@ -52,6 +59,7 @@ struct _BraggscopeView
   /* OpenGL path */
   GtkWidget *gl_area;
   gboolean use_gl;
+  void (*fell_back) (BraggscopeView *self); /* braggscope-view.c's, given to the GL area */
   GLuint program, vao, image_texture, lut_texture;
   GLint max_texture_size;
   gboolean image_dirty, lut_dirty;
@@ -128,6 +136,22 @@ typedef enum
   CHANGED_COMPARE = 1 << 4, /* the reference layer or how it is shown */
 } Changes;
 
+/* What a drawing path draws, filled by braggscope-view.c just before. */
+typedef struct
+{
+  gboolean has_frame;        /* FALSE without a frame (nothing else is set then) */
+  int frame_width;           /* frame pixels */
+  int frame_height;          /* frame pixels */
+  gboolean placed;           /* scale and origin set: a frame and a widget size */
+  double scale;              /* logical widget pixels per frame pixel */
+  double origin_x, origin_y; /* frame coordinates of the widget's top-left corner */
+  /* comparing: the composed picture (braggscope-view-compare.c's, borrowed),
+   * its size and its left edge in frame coordinates; else rgba is NULL */
+  const guint8 *compare_rgba, *compare_keys;
+  int compare_width, compare_height;
+  double compare_x0;
+} BraggscopeViewScene;
+
 /* braggscope-view.c */
 
 /* The frame's size; FALSE without a frame. */
@@ -169,12 +193,24 @@ const BraggscopeOverlayGeometry *_braggscope_view_ensure_reference_overlay (Brag
 GArray *_braggscope_view_ensure_reference_labels (BraggscopeView *self);
 
 /* braggscope-view-gl.c: the GL area drawing the frame; it falls back to the
- * CPU path (and notifies BraggscopeView:renderer) when OpenGL fails. */
-GtkWidget *_braggscope_view_gl_area_new (BraggscopeView *self);
+ * CPU path when OpenGL fails: it clears self->use_gl, then, at an idle
+ * moment, calls @fell_back (which redraws) and notifies
+ * BraggscopeView:renderer.  Its "render" handler is the view's, which calls
+ * _braggscope_view_gl_render() with the scene. */
+GtkWidget *_braggscope_view_gl_area_new (BraggscopeView *self,
+                                         void (*fell_back) (BraggscopeView *self));
 
-/* braggscope-view-software.c: the frame drawn on the CPU into @snapshot;
- * when comparing, the composed picture of braggscope-view-compare.c. */
+/* Draws @scene's frame in @area (its context current); TRUE (the signal's
+ * return value). */
+gboolean _braggscope_view_gl_render (BraggscopeView *self,
+                                     GtkGLArea *area,
+                                     const BraggscopeViewScene *scene);
+
+/* braggscope-view-software.c: @scene's frame drawn on the CPU into
+ * @snapshot (@width x @height logical pixels); when comparing, its composed
+ * picture. */
 void _braggscope_view_snapshot_software (BraggscopeView *self,
+                                         const BraggscopeViewScene *scene,
                                          GtkSnapshot *snapshot,
                                          int width,
                                          int height);

@@ -11,13 +11,12 @@
 #include <string.h>
 
 static const guint8 *
-ensure_frame_indices (BraggscopeView *self)
+ensure_frame_indices (BraggscopeView *self, const BraggscopeViewScene *scene)
 {
-  int width, height;
   gsize n;
   const float *data;
 
-  if (!_braggscope_view_frame_size (self, &width, &height))
+  if (!scene->has_frame)
     return NULL;
   data = braggscope_frame_get_data (self->frame, &n);
   if (self->frame_indices == NULL || self->frame_indices_size != n)
@@ -102,11 +101,12 @@ typedef struct
 
 static GdkTexture *
 render_screen_texture (BraggscopeView *self,
+                       const BraggscopeViewScene *scene,
                        const Picture *picture,
                        int device_width,
                        int device_height)
 {
-  double scale, origin_x, origin_y;
+  double scale = scene->scale, origin_x = scene->origin_x, origin_y = scene->origin_y;
   int factor = gtk_widget_get_scale_factor (GTK_WIDGET (self));
   g_autofree Sample *columns = NULL, *rows = NULL;
   guint8 lut[256 * 4];
@@ -116,7 +116,7 @@ render_screen_texture (BraggscopeView *self,
   gsize stride = (gsize) device_width * 4;
   float step;
 
-  if (!_braggscope_view_transform (self, &scale, &origin_x, &origin_y))
+  if (!scene->placed)
     return NULL;
   braggscope_colormap_lut (self->display.colormap, lut);
 
@@ -157,19 +157,27 @@ render_screen_texture (BraggscopeView *self,
 
 /* The frame's colour indices, or the composed layers when comparing. */
 static gboolean
-get_picture (BraggscopeView *self, Picture *picture)
+get_picture (BraggscopeView *self, const BraggscopeViewScene *scene, Picture *picture)
 {
-  if (_braggscope_view_ensure_compare (self, &picture->rgba, &picture->keys, &picture->width,
-                                       &picture->height, &picture->x0))
-    return TRUE;
+  if (scene->compare_rgba != NULL)
+    {
+      picture->rgba = scene->compare_rgba;
+      picture->keys = scene->compare_keys;
+      picture->width = scene->compare_width;
+      picture->height = scene->compare_height;
+      picture->x0 = scene->compare_x0;
+      return TRUE;
+    }
   picture->rgba = NULL;
   picture->x0 = 0.0;
-  return (picture->keys = ensure_frame_indices (self)) != NULL &&
-         _braggscope_view_frame_size (self, &picture->width, &picture->height);
+  picture->width = scene->frame_width;
+  picture->height = scene->frame_height;
+  return (picture->keys = ensure_frame_indices (self, scene)) != NULL;
 }
 
 void
 _braggscope_view_snapshot_software (BraggscopeView *self,
+                                    const BraggscopeViewScene *scene,
                                     GtkSnapshot *snapshot,
                                     int width,
                                     int height)
@@ -186,8 +194,9 @@ _braggscope_view_snapshot_software (BraggscopeView *self,
       Picture picture;
 
       g_clear_object (&self->screen_texture);
-      if (get_picture (self, &picture))
-        self->screen_texture = render_screen_texture (self, &picture, device_width, device_height);
+      if (get_picture (self, scene, &picture))
+        self->screen_texture =
+            render_screen_texture (self, scene, &picture, device_width, device_height);
       self->screen_dirty = FALSE;
     }
 

@@ -121,6 +121,37 @@ _braggscope_view_invalidate (BraggscopeView *self, Changes changes)
 /* ------------------------------------------------------------------------- */
 /* GtkWidget */
 
+/* What the drawing paths draw now (the composed picture only when @compare). */
+static void
+get_scene (BraggscopeView *self, gboolean compare, BraggscopeViewScene *scene)
+{
+  memset (scene, 0, sizeof *scene);
+  if (compare && !_braggscope_view_ensure_compare (self, &scene->compare_rgba, &scene->compare_keys,
+                                                   &scene->compare_width, &scene->compare_height,
+                                                   &scene->compare_x0))
+    scene->compare_rgba = NULL;
+  scene->has_frame = _braggscope_view_frame_size (self, &scene->frame_width, &scene->frame_height);
+  scene->placed =
+      _braggscope_view_transform (self, &scene->scale, &scene->origin_x, &scene->origin_y);
+}
+
+static gboolean
+on_gl_render (GtkGLArea *area, GdkGLContext *context, BraggscopeView *self)
+{
+  BraggscopeViewScene scene;
+
+  (void) context;
+  get_scene (self, FALSE, &scene);
+  return _braggscope_view_gl_render (self, area, &scene);
+}
+
+/* The GL area gave up: the CPU draws everything again. */
+static void
+gl_fell_back (BraggscopeView *self)
+{
+  _braggscope_view_invalidate (self, CHANGED_IMAGE | CHANGED_DISPLAY | CHANGED_VIEW);
+}
+
 static void
 braggscope_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
 {
@@ -136,7 +167,12 @@ braggscope_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
       _braggscope_view_compare_layout (self) == BRAGGSCOPE_COMPARE_NONE)
     gtk_widget_snapshot_child (widget, self->gl_area, snapshot);
   else
-    _braggscope_view_snapshot_software (self, snapshot, width, height);
+    {
+      BraggscopeViewScene scene;
+
+      get_scene (self, TRUE, &scene);
+      _braggscope_view_snapshot_software (self, &scene, snapshot, width, height);
+    }
 
   _braggscope_view_snapshot_overlays (self, snapshot, width, height);
 }
@@ -196,7 +232,7 @@ apply_auto_contrast (BraggscopeView *self)
   /* the frame brings the usual window along; another top costs a pass */
   if (self->contrast_percentile == AUTO_HIGH_PERCENTILE ||
       (data = braggscope_frame_get_data (self->frame, &n)) == NULL)
-    braggscope_render_auto_window (self->frame, &display);
+    braggscope_frame_get_auto_window (self->frame, &display.low, &display.high);
   else
     braggscope_auto_contrast (data, n, AUTO_LOW_PERCENTILE, self->contrast_percentile, &display.low,
                               &display.high);
@@ -386,7 +422,8 @@ braggscope_view_constructed (GObject *object)
     self->force_software = TRUE;
   if (!self->force_software)
     {
-      self->gl_area = _braggscope_view_gl_area_new (self);
+      self->gl_area = _braggscope_view_gl_area_new (self, gl_fell_back);
+      g_signal_connect (self->gl_area, "render", G_CALLBACK (on_gl_render), self);
       gtk_widget_set_parent (self->gl_area, GTK_WIDGET (self));
       self->use_gl = TRUE;
     }
