@@ -20,6 +20,8 @@ struct _BraggscopeSimulation
   int max_arc_domains; /* 0: the parameters' mosaic domains only */
   guint64 sequence;
   gboolean rendering; /* changes render: set by the first render () */
+  gboolean batch;     /* every change its full frame, in order: no previews, no coalescing */
+  GPtrArray *waits;   /* render_frame's waits (braggscope-simulation-render.c) */
   gboolean busy;
   BraggscopeFrame *last_frame;
   nb_plan_info info; /* the last frame's plan: what "not given" properties read */
@@ -51,6 +53,11 @@ struct _BraggscopeSimulation
 
 /* braggscope-simulation.c */
 
+/* Posts a render request of the current parameters when rendering (a
+ * preview first when @interactive); FALSE with @error when they cannot be
+ * copied. */
+gboolean
+_braggscope_simulation_request (BraggscopeSimulation *self, gboolean interactive, GError **error);
 /* An accepted change: a new sequence number, and a render when rendering. */
 void _braggscope_simulation_changed (BraggscopeSimulation *self);
 void _braggscope_simulation_emit_error (BraggscopeSimulation *self, GError *error);
@@ -101,6 +108,17 @@ void _braggscope_simulation_emit_fit_progress (BraggscopeSimulation *self,
                                                double fraction,
                                                const char *stage,
                                                double score);
+
+/* braggscope-simulation-render.c */
+
+/* A delivery of request @id, a full frame or an error: completes the waits
+ * it answers. */
+void _braggscope_simulation_wake (BraggscopeSimulation *self,
+                                  guint64 id,
+                                  BraggscopeFrame *frame,
+                                  const GError *error);
+/* Fails every wait with BRAGGSCOPE_ERROR_CANCELLED (disposal). */
+void _braggscope_simulation_cancel_waits (BraggscopeSimulation *self);
 
 /* braggscope-simulation-measured.c */
 

@@ -42,6 +42,7 @@ enum
   PROP_PREVIEW_WHILE_DRAGGING,
   PROP_PREVIEW_STRIDE,
   PROP_MAX_ARC_DOMAINS,
+  PROP_BATCH,
   /* read-only */
   PROP_BUSY,
   PROP_SEQUENCE,
@@ -225,6 +226,21 @@ _braggscope_simulation_install_properties (GObjectClass *klass)
       "max-arc-domains", N_ ("Smooth mosaic arcs"),
       N_ ("Most mosaic domains a full frame may use to draw arcs (0: off)"), 0, 10000, 0, rw);
   /**
+   * BraggscopeSimulation:batch:
+   *
+   * Batch mode, for a script or a data set that queues changes: every
+   * accepted change gets its own full frame, in order, with no preview
+   * before it, and no change replaces or cancels the frames of the changes
+   * before it (the worker renders them in turn while the caller goes on
+   * setting parameters).  Off by default: a viewer wants the newest
+   * parameters fast, so changes are coalesced and previewed.  Switching it
+   * off makes the next change replace the frames still queued.
+   *
+   * Since: 0.1
+   */
+  own_props[PROP_BATCH] = g_param_spec_boolean (
+      "batch", N_ ("Batch mode"), N_ ("Render every change in full, in order"), FALSE, rw);
+  /**
    * BraggscopeSimulation:busy:
    *
    * %TRUE from a render request until the full frame of the newest parameters,
@@ -310,6 +326,9 @@ _braggscope_simulation_get_property (GObject *object,
         break;
       case PROP_MAX_ARC_DOMAINS:
         g_value_set_int (value, self->max_arc_domains);
+        break;
+      case PROP_BATCH:
+        g_value_set_boolean (value, self->batch);
         break;
       case PROP_BUSY:
         g_value_set_boolean (value, self->busy);
@@ -525,6 +544,13 @@ _braggscope_simulation_set_property (GObject *object,
             g_object_notify_by_pspec (object, pspec);
             /* the full frame changes: render it again */
             _braggscope_simulation_changed (self);
+          }
+        break;
+      case PROP_BATCH:
+        if (self->batch != g_value_get_boolean (value))
+          {
+            self->batch = g_value_get_boolean (value);
+            g_object_notify_by_pspec (object, pspec);
           }
         break;
       default:

@@ -79,7 +79,9 @@ _braggscope_simulation_emit_render_progress (BraggscopeSimulation *self,
                                              guint64 id,
                                              BraggscopeRenderProgress *progress)
 {
-  if (id != self->last_id || (id == self->delivered_id && self->delivered_full))
+  /* a request a newer one replaced renders no more; in batch mode none is replaced */
+  if ((id != self->last_id && !self->batch) || id < self->delivered_id ||
+      (id == self->delivered_id && self->delivered_full))
     return;
   g_signal_emit (self, signals[SIGNAL_RENDER_PROGRESS], 0, progress);
 }
@@ -144,6 +146,7 @@ _braggscope_simulation_deliver (BraggscopeSimulation *self, BraggscopeDelivery *
       if (d->id == self->last_id)
         set_busy (self, FALSE);
       _braggscope_simulation_emit_error (self, d->error);
+      _braggscope_simulation_wake (self, d->id, NULL, d->error);
       return;
     }
   /* never backwards: an older request's frame, or a preview after its full frame */
@@ -160,23 +163,26 @@ _braggscope_simulation_deliver (BraggscopeSimulation *self, BraggscopeDelivery *
   if (!d->is_preview && d->id == self->last_id)
     set_busy (self, FALSE);
   g_signal_emit (self, signals[SIGNAL_FRAME_READY], 0, d->frame);
+  if (!d->is_preview)
+    _braggscope_simulation_wake (self, d->id, d->frame, NULL);
 }
 
 /* Sends the current parameters to the worker: a preview first when
- * @interactive (a change) and previews are on, then the full frame. */
-static void
-simulation_request (BraggscopeSimulation *self, gboolean interactive)
+ * @interactive (a change), previews are on and the simulation is not in
+ * batch mode, then the full frame.  FALSE with @error when they cannot be
+ * copied. */
+gboolean
+_braggscope_simulation_request (BraggscopeSimulation *self, gboolean interactive, GError **error)
 {
   BraggscopeRequest req = { 0 };
   nb_error err = { 0 };
 
   if (!self->rendering)
-    return;
+    return TRUE;
   if (nb_params_copy (&req.params, &self->params, &err) != NB_OK)
     {
-      g_autoptr (GError) error = _braggscope_error_from_nb (&err);
-      _braggscope_simulation_emit_error (self, error);
-      return;
+      _braggscope_propagate_nb (error, &err);
+      return FALSE;
     }
   if (self->worker == NULL)
     self->worker = _braggscope_worker_new (self, self->context);
@@ -185,13 +191,26 @@ simulation_request (BraggscopeSimulation *self, gboolean interactive)
   req.sequence = self->sequence;
   req.changed_us = g_get_monotonic_time ();
   req.stride = self->preview_stride;
-  req.preview = interactive && self->preview_while_dragging && self->preview_stride >= 2;
+  req.batch = self->batch;
+  req.preview =
+      interactive && !self->batch && self->preview_while_dragging && self->preview_stride >= 2;
   req.max_arc_domains = self->max_arc_domains;
   req.measured = self->measured != NULL ? g_object_ref (self->measured) : NULL;
   req.match_radius = self->match_radius;
   req.match_trials = _braggscope_simulation_match_trials (self, &self->params);
   _braggscope_worker_submit (self->worker, &req);
   set_busy (self, TRUE);
+  return TRUE;
+}
+
+/* _braggscope_simulation_request, its error emitted */
+static void
+simulation_request (BraggscopeSimulation *self, gboolean interactive)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (!_braggscope_simulation_request (self, interactive, &error))
+    _braggscope_simulation_emit_error (self, error);
 }
 
 void
@@ -213,6 +232,8 @@ simulation_dispose (GObject *object)
 {
   BraggscopeSimulation *self = BRAGGSCOPE_SIMULATION (object);
 
+  _braggscope_simulation_cancel_waits (self);
+  g_clear_pointer (&self->waits, g_ptr_array_unref);
   if (self->worker != NULL)
     {
       _braggscope_worker_stop (self->worker);

@@ -3,7 +3,7 @@
 
 #include "braggscope-export.h"
 
-#include <glib-object.h>
+#include <gio/gio.h>
 
 #include "braggscope-frame.h"
 #include "braggscope-measured.h"
@@ -138,6 +138,12 @@ typedef enum
  * delivered; [property@Braggscope.Simulation:busy] is %TRUE while a full
  * frame is owed.
  *
+ * A script waits for a frame with [method@Braggscope.Simulation.render_frame]
+ * (or its async form): the full frame of the current parameters, at once when
+ * it is the last delivered, a render error raised.  In
+ * [property@Braggscope.Simulation:batch] mode every change gets its own full
+ * frame, in order, without previews.
+ *
  * ## Threads
  *
  * The simulation belongs to the thread-default [struct@GLib.MainContext] of
@@ -247,6 +253,19 @@ char *braggscope_simulation_to_command_line (BraggscopeSimulation *self);
 
 BRAGGSCOPE_EXPORT
 void braggscope_simulation_render (BraggscopeSimulation *self);
+BRAGGSCOPE_EXPORT
+BraggscopeFrame *braggscope_simulation_render_frame (BraggscopeSimulation *self,
+                                                     GCancellable *cancellable,
+                                                     GError **error);
+BRAGGSCOPE_EXPORT
+void braggscope_simulation_render_frame_async (BraggscopeSimulation *self,
+                                               GCancellable *cancellable,
+                                               GAsyncReadyCallback callback,
+                                               gpointer user_data);
+BRAGGSCOPE_EXPORT
+BraggscopeFrame *braggscope_simulation_render_frame_finish (BraggscopeSimulation *self,
+                                                            GAsyncResult *result,
+                                                            GError **error);
 BRAGGSCOPE_EXPORT
 BraggscopeFrame *braggscope_simulation_get_last_frame (BraggscopeSimulation *self);
 BRAGGSCOPE_EXPORT

@@ -1,0 +1,251 @@
+/* test-scripting.c: what a script needs of a simulation (issue 27): waiting
+ * for a frame (render_frame and its async form), batch mode, errors that
+ * fail the call that made them, and properties whose pspecs carry the
+ * parameter table's ranges. */
+#include "plugin-test-util.h"
+
+/* A scene whose full frame takes long enough to cancel (a second or more). */
+#define SLOW_SCENE                                                                                 \
+  "-default_F 100 -cell 100 100 100 90 90 90 -lambda 1 -N 5 -distance 100 -detpixels 1024 "        \
+  "-pixel 0.1 -precision exact -oversample 4 -mosaic 1 -mosaic_domains 20"
+
+static gboolean
+cancel_now (gpointer data)
+{
+  g_cancellable_cancel (data);
+  return G_SOURCE_REMOVE;
+}
+
+/* render_frame with a guard: a wait that hangs fails the test after
+ * @timeout_s instead of hanging it. */
+static BraggscopeFrame *
+render_frame_within (BraggscopeSimulation *sim, double timeout_s, GError **error)
+{
+  g_autoptr (GCancellable) guard = g_cancellable_new ();
+  guint timeout = g_timeout_add ((guint) (timeout_s * 1000), cancel_now, guard);
+  BraggscopeFrame *frame = braggscope_simulation_render_frame (sim, guard, error);
+
+  if (g_cancellable_is_cancelled (guard))
+    g_error ("render_frame did not return within %g s", timeout_s);
+  g_source_remove (timeout);
+  return frame;
+}
+
+static void
+count_error (BraggscopeSimulation *sim, GError *error, guint *count)
+{
+  (*count)++;
+}
+
+static void
+test_render_frame_unchanged (void)
+{
+  g_autoptr (BraggscopeSimulation) sim = simulation_from_cmdline (SMALL_SCENE);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (BraggscopeFrame) first = NULL, second = NULL, again = NULL;
+  guint64 sequence;
+  gint64 start;
+
+  /* never rendered: render_frame starts rendering and waits */
+  first = render_frame_within (sim, 30, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (first);
+  g_assert_false (braggscope_frame_get_is_preview (first));
+  g_assert_cmpuint (braggscope_frame_get_sequence (first), ==,
+                    braggscope_simulation_get_sequence (sim));
+
+  g_object_set (sim, "misset-x", 10.0, NULL);
+  second = render_frame_within (sim, 30, &error);
+  g_assert_no_error (error);
+  g_assert_true (second != first);
+  g_assert_cmpuint (braggscope_frame_get_sequence (second), ==,
+                    braggscope_simulation_get_sequence (sim));
+
+  /* the same value again: no change, no frame on its way; the frame
+   * delivered is the answer, at once (the issue's wait hung here) */
+  sequence = braggscope_simulation_get_sequence (sim);
+  g_object_set (sim, "misset-x", 10.0, NULL);
+  g_assert_cmpuint (braggscope_simulation_get_sequence (sim), ==, sequence);
+  start = g_get_monotonic_time ();
+  again = render_frame_within (sim, 5, &error);
+  g_assert_no_error (error);
+  g_assert_true (again == second);
+  g_assert_cmpint (g_get_monotonic_time () - start, <, G_USEC_PER_SEC);
+  g_assert_false (braggscope_simulation_get_busy (sim));
+  g_assert_cmpuint (braggscope_simulation_get_sequence (sim), ==, sequence);
+}
+
+static void
+test_render_frame_errors (void)
+{
+  g_autoptr (BraggscopeSimulation) sim = braggscope_simulation_new ();
+  g_autoptr (BraggscopeSimulation) bad_file = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (BraggscopeFrame) frame = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("braggscope-scripting-XXXXXX", NULL);
+  g_autofree char *hkl = g_build_filename (dir, "broken.hkl", NULL);
+  g_autofree char *cmdline = NULL;
+  guint errors = 0;
+  const char *cell[] = { "-cell", "50",         "50", "50",         "90", "90",
+                         "90",    "-default_F", "10", "-detpixels", "32", NULL };
+
+  /* counts the signal too: the error is raised and still emitted */
+  g_signal_connect (sim, "error", G_CALLBACK (count_error), &errors);
+  /* no unit cell: the render fails, and the call says why */
+  frame = render_frame_within (sim, 30, &error);
+  g_assert_null (frame);
+  g_assert_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_INVALID);
+  g_assert_cmpuint (errors, ==, 1);
+  g_clear_error (&error);
+  /* asked again without a change: rendered again, failing again (no hang) */
+  frame = render_frame_within (sim, 30, &error);
+  g_assert_null (frame);
+  g_assert_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_INVALID);
+  g_assert_cmpuint (errors, ==, 2);
+  g_clear_error (&error);
+
+  g_assert_true (braggscope_simulation_set_from_args (sim, cell, &error));
+  g_assert_no_error (error);
+  frame = render_frame_within (sim, 30, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (frame);
+  g_assert_cmpint (braggscope_frame_get_width (frame), ==, 32);
+
+  /* a structure-factor file found but malformed: the render's error */
+  g_assert_true (g_file_set_contents (hkl, "1 2 3 x\n", -1, NULL));
+  cmdline = g_strdup_printf ("%s -hkl %s", SMALL_SCENE, hkl);
+  bad_file = simulation_from_cmdline (cmdline);
+  g_signal_connect (bad_file, "error", G_CALLBACK (count_error), &errors);
+  g_clear_object (&frame);
+  frame = render_frame_within (bad_file, 30, &error);
+  g_assert_null (frame);
+  g_assert_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_PARSE);
+  g_assert_nonnull (strstr (error->message, "broken.hkl"));
+  g_unlink (hkl);
+  g_rmdir (dir);
+}
+
+static void
+test_render_frame_cancel (void)
+{
+  g_autoptr (BraggscopeSimulation) sim = simulation_from_cmdline (SLOW_SCENE);
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (BraggscopeFrame) frame = NULL;
+  gint64 start;
+
+  /* cancelled before: fails at once, nothing rendered */
+  g_cancellable_cancel (cancellable);
+  frame = braggscope_simulation_render_frame (sim, cancellable, &error);
+  g_assert_null (frame);
+  g_assert_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_CANCELLED);
+  g_assert_false (braggscope_simulation_get_busy (sim));
+  g_clear_error (&error);
+
+  /* cancelled while the frame renders: the wait ends at once */
+  g_cancellable_reset (cancellable);
+  g_timeout_add (50, cancel_now, cancellable);
+  start = g_get_monotonic_time ();
+  frame = braggscope_simulation_render_frame (sim, cancellable, &error);
+  g_assert_null (frame);
+  g_assert_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_CANCELLED);
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 2 * G_USEC_PER_SEC);
+  /* the render goes on: the simulation still owes the frame */
+  g_assert_true (braggscope_simulation_get_busy (sim));
+}
+
+static void
+on_rendered (GObject *source, GAsyncResult *result, gpointer data)
+{
+  GPtrArray *results = data;
+  GError *error = NULL;
+  BraggscopeFrame *frame =
+      braggscope_simulation_render_frame_finish (BRAGGSCOPE_SIMULATION (source), result, &error);
+
+  g_assert_no_error (error);
+  g_ptr_array_add (results, frame);
+}
+
+static void
+test_render_frame_async (void)
+{
+  g_autoptr (BraggscopeSimulation) sim = simulation_from_cmdline (SMALL_SCENE);
+  g_autoptr (GPtrArray) results = g_ptr_array_new_with_free_func (g_object_unref);
+  gint64 deadline = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+
+  /* two waits for one frame: both get it; a third after a change gets the newer */
+  braggscope_simulation_render_frame_async (sim, NULL, on_rendered, results);
+  braggscope_simulation_render_frame_async (sim, NULL, on_rendered, results);
+  /* nothing is called back before the caller returns to its main loop */
+  g_assert_cmpuint (results->len, ==, 0);
+  while (results->len < 2 && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpuint (results->len, ==, 2);
+  g_assert_true (g_ptr_array_index (results, 0) == g_ptr_array_index (results, 1));
+
+  g_object_set (sim, "misset-y", 5.0, NULL);
+  braggscope_simulation_render_frame_async (sim, NULL, on_rendered, results);
+  while (results->len < 3 && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpuint (results->len, ==, 3);
+  g_assert_cmpuint (braggscope_frame_get_sequence (g_ptr_array_index (results, 2)), ==,
+                    braggscope_simulation_get_sequence (sim));
+
+  /* current already: answered from the main loop, not from within the call */
+  braggscope_simulation_render_frame_async (sim, NULL, on_rendered, results);
+  g_assert_cmpuint (results->len, ==, 3);
+  while (results->len < 4 && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_true (g_ptr_array_index (results, 3) == g_ptr_array_index (results, 2));
+}
+
+/* Five quick sets in batch mode: five full frames, in order, no previews. */
+static void
+test_batch (void)
+{
+  g_autoptr (BraggscopeSimulation) sim = simulation_from_cmdline (SMALL_SCENE);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (BraggscopeFrame) first = NULL, last = NULL;
+  guint64 start;
+  gboolean batch = FALSE;
+  Watch w;
+
+  first = render_frame_within (sim, 30, &error);
+  g_assert_no_error (error);
+  g_object_set (sim, "batch", TRUE, NULL);
+  g_object_get (sim, "batch", &batch, NULL);
+  g_assert_true (batch);
+  watch_init (&w, sim);
+  start = braggscope_simulation_get_sequence (sim);
+  for (int i = 1; i <= 5; i++)
+    g_object_set (sim, "misset-x", 2.0 * i, NULL);
+  last = render_frame_within (sim, 60, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (w.frames->len, ==, 5);
+  for (guint i = 0; i < w.frames->len; i++)
+    {
+      BraggscopeFrame *f = g_ptr_array_index (w.frames, i);
+      g_autofree char *line = g_strjoinv (" ", braggscope_frame_get_args (f));
+      g_autofree char *misset = g_strdup_printf ("-misset %g 0 0", 2.0 * (i + 1));
+
+      g_assert_false (braggscope_frame_get_is_preview (f));
+      g_assert_cmpuint (braggscope_frame_get_sequence (f), ==, start + i + 1);
+      g_assert_nonnull (strstr (line, misset));
+    }
+  g_assert_true (last == g_ptr_array_index (w.frames, 4));
+  g_assert_cmpuint (w.errors->len, ==, 0);
+  watch_clear (&w);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/scripting/render-frame/unchanged", test_render_frame_unchanged);
+  g_test_add_func ("/scripting/render-frame/errors", test_render_frame_errors);
+  g_test_add_func ("/scripting/render-frame/cancel", test_render_frame_cancel);
+  g_test_add_func ("/scripting/render-frame/async", test_render_frame_async);
+  g_test_add_func ("/scripting/batch", test_batch);
+  return g_test_run ();
+}
