@@ -65,6 +65,15 @@ answered_by (RenderWait *wait, gpointer data)
   return *(const guint64 *) data >= wait->id;
 }
 
+gboolean
+_braggscope_simulation_is_awaited (BraggscopeSimulation *self, guint64 id)
+{
+  for (guint i = 0; self->waits != NULL && i < self->waits->len; i++)
+    if (answered_by (g_ptr_array_index (self->waits, i), &id))
+      return TRUE;
+  return FALSE;
+}
+
 void
 _braggscope_simulation_wake (BraggscopeSimulation *self,
                              guint64 id,

@@ -59,10 +59,34 @@ enum
 
 static guint signals[N_SIGNALS];
 
+/* Emits @error; a g_warning says it when no handler is connected and no
+ * caller takes it (@raised: a render_frame wait raises it), so that a
+ * script's bad value is never silent. */
+static void
+emit_error (BraggscopeSimulation *self, GError *error, gboolean raised)
+{
+  if (!raised && !g_signal_has_handler_pending (self, signals[SIGNAL_ERROR], 0, TRUE))
+    g_warning ("BraggscopeSimulation: %s (connect to the 'error' signal to handle it)",
+               error->message);
+  g_signal_emit (self, signals[SIGNAL_ERROR], 0, error);
+}
+
 void
 _braggscope_simulation_emit_error (BraggscopeSimulation *self, GError *error)
 {
-  g_signal_emit (self, signals[SIGNAL_ERROR], 0, error);
+  emit_error (self, error, FALSE);
+}
+
+gboolean
+_braggscope_simulation_check_thread (BraggscopeSimulation *self, const char *what)
+{
+  if (g_thread_self () == self->owner)
+    return TRUE;
+  g_warning ("BraggscopeSimulation: '%s' set on another thread than the simulation's (the one "
+             "that created it): ignored; set it on the simulation's thread, e.g. with "
+             "g_main_context_invoke () on its main context",
+             what);
+  return FALSE;
 }
 
 void
@@ -145,7 +169,7 @@ _braggscope_simulation_deliver (BraggscopeSimulation *self, BraggscopeDelivery *
     {
       if (d->id == self->last_id)
         set_busy (self, FALSE);
-      _braggscope_simulation_emit_error (self, d->error);
+      emit_error (self, d->error, _braggscope_simulation_is_awaited (self, d->id));
       _braggscope_simulation_wake (self, d->id, NULL, d->error);
       return;
     }
@@ -372,6 +396,7 @@ static void
 braggscope_simulation_init (BraggscopeSimulation *self)
 {
   self->context = g_main_context_ref_thread_default ();
+  self->owner = g_thread_self ();
   _braggscope_simulation_default_params (&self->params);
   self->preview_while_dragging = TRUE;
   self->preview_stride = 4;
@@ -553,7 +578,9 @@ parse_flags (const nb_params *base,
     st = nb_params_parse_scene_argv (out, argc, argv, scene_source, &err);
   else
     st = nb_params_parse_argv (out, argc, argv, &err);
-  if (st != NB_OK || nb_params_validate (out, &err) != NB_OK)
+  /* a file named for reading is refused here, not when the worker reads it */
+  if (st != NB_OK || nb_params_validate (out, &err) != NB_OK ||
+      nb_params_check_inputs (out, base, &err) != NB_OK)
     {
       nb_params_clear (out);
       goto fail;
@@ -582,17 +609,21 @@ fail:
  * render.  On error nothing changes.
  *
  * The headers of `-img` and `-mask` files are read here, as nanoBragg reads
- * them; every other file named by a flag (`-hkl`, `-mat`...) is read when the
- * frame is rendered, and a failure to read it arrives as
- * [signal@Braggscope.Simulation::error].
+ * them; every other file named for reading (`-hkl`, `-mat`, `-sourcefile`...)
+ * is checked here to be a regular file this process may open (opened and
+ * closed, not read: a named pipe or a terminal is refused, never waited on),
+ * and read when the frame is rendered: a file that is there but malformed
+ * fails the render ([method@Braggscope.Simulation.render_frame] raises it,
+ * [signal@Braggscope.Simulation::error] carries it).
  *
  * Fails with `BRAGGSCOPE_ERROR_INVALID` for an unknown flag, a stray word, a
  * missing or non-numeric value, or a value the physics does not allow (the
  * message names the flag and the value); `BRAGGSCOPE_ERROR_UNSUPPORTED` for
- * a `-backend` word that is not a backend; `BRAGGSCOPE_ERROR_IO` or
- * `BRAGGSCOPE_ERROR_PARSE` when an `-img` or `-mask` file cannot be read or
- * its header is malformed; `BRAGGSCOPE_ERROR_NOMEM` when the parameters
- * cannot be copied.
+ * a `-backend` word that is not a backend; `BRAGGSCOPE_ERROR_IO` when a file
+ * named for reading is missing, unreadable or not a regular file (the message
+ * names the flag and the file), `BRAGGSCOPE_ERROR_IO` or
+ * `BRAGGSCOPE_ERROR_PARSE` when an `-img` or `-mask` header is malformed;
+ * `BRAGGSCOPE_ERROR_NOMEM` when the parameters cannot be copied.
  *
  * Returns: %TRUE when the flags were applied, %FALSE with @error set
  *

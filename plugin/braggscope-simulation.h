@@ -247,6 +247,18 @@ gboolean braggscope_simulation_set_scene_from_args (BraggscopeSimulation *self,
 BRAGGSCOPE_EXPORT
 char **braggscope_scene_args_drop_outputs (const char *const *args, char **dropped);
 BRAGGSCOPE_EXPORT
+gboolean braggscope_simulation_set_value (BraggscopeSimulation *self,
+                                          const char *name,
+                                          const GValue *value,
+                                          GError **error);
+BRAGGSCOPE_EXPORT
+gboolean braggscope_simulation_get_slider_hint (const char *property,
+                                                double *lower,
+                                                double *upper,
+                                                double *step,
+                                                int *digits,
+                                                const char **unit);
+BRAGGSCOPE_EXPORT
 char **braggscope_simulation_to_args (BraggscopeSimulation *self);
 BRAGGSCOPE_EXPORT
 char *braggscope_simulation_to_command_line (BraggscopeSimulation *self);

@@ -277,6 +277,17 @@ extern "C"
  * nb_params_parse_argv() does not (it checks syntax only). */
   nb_status nb_params_validate (const nb_params *p, nb_error *err);
 
+  /* nb_params_check_inputs: whether the files @p names for reading (-hkl,
+ * -mat, -sourcefile, -mask, -img, -stol, -frame...) that differ from
+ * @before's (NULL: all of them) can be opened as the plan will open them: a
+ * regular file the process may read (a named pipe, a terminal or a directory
+ * is refused without waiting on it).  Cheap: each is opened and closed,
+ * nothing is read.  Returns NB_OK, or NB_ERR_IO with one line naming the
+ * flag and the file ("-hkl: cannot open P1.hkl: No such file or
+ * directory").  For a program that wants a bad file name refused where it
+ * was given, before the plan reads it. */
+  nb_status nb_params_check_inputs (const nb_params *p, const nb_params *before, nb_error *err);
+
   /* nb_params_to_argv: a nanoBragg command line that reproduces @p: argv[0] is
  * "nanobragg", then the flags of every field that differs from
  * nb_params_init()'s defaults, in the units the parser takes, so that

@@ -283,6 +283,19 @@ extern "C"
  * automatic)"); "a finite number" without bounds. */
   void nb_param_describe_range (const nb_param *row, char *buf, size_t size);
 
+  /* nb_param_property_range: the closed range of the values @row's property
+ * (NUMBER or WHOLE, in the property's unit) may hold, for a host's slider or
+ * an inspector: the ranges of every row that checks a field @row sets,
+ * converted to @row's unit, narrowed by what @row's own parser refuses (a
+ * negative or zero value), widened to the value that means "not given" where
+ * the property may be set to it (-1 mosaic domains, 0 oversampling).  An open
+ * bound becomes the nearest double inside it (distance > 0: the smallest
+ * positive double); an unbounded side is -DBL_MAX or DBL_MAX (finite
+ * numbers).  A value inside may still be refused: by a relation between
+ * parameters (a cell that does not close), or in a gap the range cannot show
+ * (mosaic domains 0, a cell length between 0 and 0.1 Angstrom). */
+  void nb_param_property_range (const nb_param *row, double *min, double *max);
+
   /* nb_param_changed: the stages (1 << nb_stage) a change from @a to @b
  * invalidates: the union of the stages of every row whose fields differ. */
   unsigned nb_param_changed (const nb_params *a, const nb_params *b);
