@@ -298,7 +298,11 @@ convert_bound (const nb_param *from, double v, const nb_param *to, int *open)
 
 /* Narrows [*lo, *hi] (with their openness) to @checker's range in @row's unit. */
 static void
-narrow_range (const nb_param *row, const nb_param *checker, double *lo, int *lo_open, double *hi,
+narrow_range (const nb_param *row,
+              const nb_param *checker,
+              double *lo,
+              int *lo_open,
+              double *hi,
               int *hi_open)
 {
   int open_a = (checker->flags & NB_PARAM_MIN_OPEN) != 0;

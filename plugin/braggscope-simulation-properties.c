@@ -381,8 +381,7 @@ remember_typed (BraggscopeSimulation *self, const nb_param *row, const GValue *v
   if (typed->set)
     {
       typed->value = g_value_get_double (value);
-      typed->reads =
-          nb_param_get_number (row, &self->params, self->have_info ? &self->info : NULL);
+      typed->reads = nb_param_get_number (row, &self->params, self->have_info ? &self->info : NULL);
     }
 }
 
@@ -704,8 +703,8 @@ value_for_pspec (GParamSpec *pspec, const GValue *src, GValue *dest, GError **er
   else if (!G_VALUE_HOLDS_STRING (src) && g_value_type_transformable (G_VALUE_TYPE (src), want) &&
            g_value_transform (src, dest))
     return TRUE;
-  g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_INVALID, "%s: a %s, not a %s",
-               pspec->name, g_type_name (want), G_VALUE_TYPE_NAME (src));
+  g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_INVALID, "%s: a %s, not a %s", pspec->name,
+               g_type_name (want), G_VALUE_TYPE_NAME (src));
   g_value_unset (dest);
   return FALSE;
 }
@@ -757,8 +756,7 @@ braggscope_simulation_set_value (BraggscopeSimulation *self,
   if (pspec == NULL || !(pspec->flags & G_PARAM_WRITABLE))
     {
       g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_INVALID,
-                   pspec == NULL ? "%s: no such property of a simulation" : "%s: read-only",
-                   name);
+                   pspec == NULL ? "%s: no such property of a simulation" : "%s: read-only", name);
       return FALSE;
     }
   if (g_thread_self () != self->owner)
@@ -808,8 +806,12 @@ braggscope_simulation_set_value (BraggscopeSimulation *self,
  * Since: 0.1
  */
 gboolean
-braggscope_simulation_get_slider_hint (
-    const char *property, double *lower, double *upper, double *step, int *digits, const char **unit)
+braggscope_simulation_get_slider_hint (const char *property,
+                                       double *lower,
+                                       double *upper,
+                                       double *step,
+                                       int *digits,
+                                       const char **unit)
 {
   g_autoptr (GTypeClass) klass = g_type_class_ref (BRAGGSCOPE_TYPE_SIMULATION);
   GParamSpec *pspec;
