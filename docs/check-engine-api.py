@@ -20,6 +20,7 @@ def strip_comments(text):
 
 def normalize(decl):
     decl = re.sub(r"__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)\s*", "", decl)
+    decl = re.sub(r"\bNB_API\s+", "", decl)  # the export mark, not the prototype
     decl = re.sub(r"\s+", " ", decl).strip()
     decl = re.sub(r"\s*([(),;*])\s*", r"\1", decl)
     return decl
