@@ -438,21 +438,21 @@ static gboolean set_from_args (BraggscopeSimulation *self,
 static char *
 find_default_scene (GError **error)
 {
-  const char *dirs[3] = { g_getenv ("BRAGGSCOPE_DATADIR"), BRAGGSCOPE_INSTALLED_DATADIR,
-                          BRAGGSCOPE_SOURCE_DATADIR };
+  g_auto (GStrv) dirs = _braggscope_data_dirs ();
+  g_autofree char *tried = NULL;
 
-  for (gsize i = 0; i < G_N_ELEMENTS (dirs); i++)
-    if (dirs[i] != NULL && dirs[i][0] != '\0')
-      {
-        g_autofree char *path = g_build_filename (dirs[i], DEFAULT_SCENE_HKL, NULL);
+  for (gsize i = 0; dirs[i] != NULL; i++)
+    {
+      g_autofree char *path = g_build_filename (dirs[i], DEFAULT_SCENE_HKL, NULL);
 
-        if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
-          return g_steal_pointer (&path);
-      }
+      if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
+        return g_steal_pointer (&path);
+    }
+  tried = g_strjoinv (", ", dirs);
   g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_IO,
-               "%s: not found in $BRAGGSCOPE_DATADIR (%s), %s or %s", DEFAULT_SCENE_HKL,
-               dirs[0] ? dirs[0] : "unset", BRAGGSCOPE_INSTALLED_DATADIR,
-               BRAGGSCOPE_SOURCE_DATADIR);
+               "%s: not found in the data folders (%s); $BRAGGSCOPE_DATADIR names another",
+               DEFAULT_SCENE_HKL, tried);
+  _braggscope_error_make_utf8 (error);
   return NULL;
 }
 
@@ -468,8 +468,10 @@ find_default_scene (GError **error)
  * the structure factors.
  *
  * The two data files are looked up in the folder `$BRAGGSCOPE_DATADIR`
- * names, then in the installed data folder (datadir/braggscope), then in
- * the source tree the library was built from.  The structure factors
+ * names, then in the data folder of the install the library belongs to
+ * (datadir/braggscope found from the library's own folder, so that a moved
+ * install finds its own; the source tree's data folder for a library still
+ * in its build tree), then in the configured datadir/braggscope.  The structure factors
  * themselves are read by the worker: a failure to read them arrives as
  * [signal@Braggscope.Simulation::error].
  *
