@@ -484,8 +484,10 @@ extern "C"
   /* nb_plan_execute: renders the image into @image (caller-owned,
  * fpixels*spixels floats, fast index first), in photons per pixel.  Pixels
  * outside the ROI or masked are 0.  @opts may be NULL. */
-  nb_status
-  nb_plan_execute (nb_plan *plan, float *image, const nb_exec_options *opts, nb_error *err);
+  NB_API nb_status nb_plan_execute (nb_plan *plan,
+                                    float *image,
+                                    const nb_exec_options *opts,
+                                    nb_error *err);
 
   /* nb_alloc_large: malloc() for whole images and grids: a buffer of @bytes,
  * from 2 MB up aligned to 2 MB and advised onto transparent huge pages
@@ -661,7 +663,7 @@ extern "C"
  * (@h, @k, @l): the file's where the file has the reflection, else default_F
  * (as the kernel's lookup of whole indices).  *@from_file (when non-NULL) is
  * 1 when the indices lie inside the file's grid. */
-  double
+  NB_API double
   nb_geometry_structure_factor (const nb_geometry *geom, int h, int k, int l, int *from_file);
 
   /* nb_geometry_same_structure_factors: 1 when @a and @b look up the same

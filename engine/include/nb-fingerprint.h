@@ -63,7 +63,7 @@ extern "C"
  * the @n bytes @bytes made from the frame @begun stands for, where the 64
  * bytes at offset @at are the file's own fingerprint (@at = SIZE_MAX: the file
  * does not carry it). */
-  void
+  NB_API void
   nb_fingerprint_of (const nb_sha256 *begun, const void *bytes, size_t n, size_t at, char hex[65]);
 
   /* nb_fingerprint_seal: finds the one place in @bytes where @marker is

@@ -131,7 +131,7 @@ extern "C"
    * default memory budget: see nb_frame_read_budget()), NB_ERR_UNSUPPORTED
    * (CBF or NeXus in a build without CBFlib or libhdf5).
    * Free with nb_frame_clear(). */
-  nb_status
+  NB_API nb_status
   nb_frame_read (const char *path, int index, unsigned flags, nb_frame *frame, nb_error *err);
 
   /* The most pixels nb_frame_read() holds: 2^28, 1.3 GB of counts and mask
@@ -173,7 +173,7 @@ extern "C"
    * pixel valid, no geometry), for callers that fill one themselves (a
    * simulated image with noise standing in for a measurement).  @path may be
    * NULL.  NB_ERR_INVALID for a size outside 1..65536, NB_ERR_NOMEM. */
-  nb_status
+  NB_API nb_status
   nb_frame_alloc (nb_frame *frame, int fpixels, int spixels, const char *path, nb_error *err);
 
   /* nb_frame_clear: frees what @frame owns and zeroes it (NULL allowed). */
@@ -234,8 +234,10 @@ extern "C"
    * detector nb_frame_detector_problem() says one flat panel cannot
    * represent: the message is its reason), NB_ERR_NOMEM; @p is unchanged
    * then. */
-  nb_status
-  nb_frame_apply_geometry (const nb_frame *frame, nb_params *p, char **report, nb_error *err);
+  NB_API nb_status nb_frame_apply_geometry (const nb_frame *frame,
+                                            nb_params *p,
+                                            char **report,
+                                            nb_error *err);
 
   /* nb_frame_apply_geometry_flags: the same with NB_FRAME_APPLY_* @flags. */
   NB_API nb_status nb_frame_apply_geometry_flags (
