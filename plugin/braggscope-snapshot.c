@@ -422,6 +422,11 @@ save_snapshot (const char *path,
  * %BRAGGSCOPE_ERROR_INVALID for a size out of range or a parameter that
  * cannot be stored (an argument containing a line break).
  *
+ * In bindings this name is the form that takes the pixels as a
+ * [struct@GLib.Bytes]: `Braggscope.snapshot_save (path, GLib.Bytes.new
+ * (rgba), width, height, sim)` in Python and GJS (in C, the function
+ * `braggscope_snapshot_save_bytes`).
+ *
  * Returns: %TRUE on success
  *
  * Since: 0.1
