@@ -65,12 +65,12 @@ static const BraggscopeControlHints preview_stride_hints = { "px", 1, 16, 1, 0, 
 /* Creating the parameter properties */
 
 /* The public enum whose nicks are the words of @row's choices, if any: the
- * crystal shape, the convention and the precision are enums, the backend a
- * string. */
+ * crystal shape, the convention, the precision and the backend. */
 static GType
 choice_enum_type (const nb_param *row)
 {
-  GType types[] = { BRAGGSCOPE_TYPE_SHAPE, BRAGGSCOPE_TYPE_CONVENTION, BRAGGSCOPE_TYPE_PRECISION };
+  GType types[] = { BRAGGSCOPE_TYPE_SHAPE, BRAGGSCOPE_TYPE_CONVENTION, BRAGGSCOPE_TYPE_PRECISION,
+                    BRAGGSCOPE_TYPE_BACKEND };
 
   for (gsize t = 0; t < G_N_ELEMENTS (types); t++)
     {

@@ -72,6 +72,25 @@ typedef enum
 } BraggscopePrecision;
 
 /**
+ * BraggscopeBackend:
+ * @BRAGGSCOPE_BACKEND_AUTO: CUDA when a device is there and the scene suits
+ *   it, else the CPU (the frame's `backend` says which ran, and why)
+ * @BRAGGSCOPE_BACKEND_CPU: the CPU kernels (OpenMP)
+ * @BRAGGSCOPE_BACKEND_CUDA: the CUDA kernels; refused
+ *   (`BRAGGSCOPE_ERROR_UNSUPPORTED`) by a build or a machine without them
+ *
+ * Where the image is computed (`-backend auto|cpu|cuda`).
+ *
+ * Since: 0.1
+ */
+typedef enum
+{
+  BRAGGSCOPE_BACKEND_AUTO,
+  BRAGGSCOPE_BACKEND_CPU,
+  BRAGGSCOPE_BACKEND_CUDA,
+} BraggscopeBackend;
+
+/**
  * BraggscopeFitFlags:
  * @BRAGGSCOPE_FIT_ORIENTATION: the crystal's orientation only (misset)
  * @BRAGGSCOPE_FIT_DISTANCE: also the detector distance (within 5 %)

@@ -88,7 +88,6 @@ static const BadInput table[] = {
   { PROPERTY, { "oversample", "-1" }, BRAGGSCOPE_ERROR_INVALID, "oversample" },
   { PROPERTY, { "fluence", "nan" }, BRAGGSCOPE_ERROR_INVALID, "fluence" },
   { PROPERTY, { "polarization", "2" }, BRAGGSCOPE_ERROR_INVALID, "polarization" },
-  { PROPERTY, { "backend", "gpu" }, BRAGGSCOPE_ERROR_INVALID, "'gpu'" },
   /* structure factors */
   { STRUCTURE_FACTORS, { "missing.hkl" }, BRAGGSCOPE_ERROR_IO, "missing.hkl" },
   { STRUCTURE_FACTORS, { "empty.hkl" }, BRAGGSCOPE_ERROR_INVALID, "empty.hkl", TRUE },

@@ -372,6 +372,15 @@ test_set_value (void)
   g_value_set_string (&v, "mosflm");
   g_assert_true (braggscope_simulation_set_value (sim, "convention", &v, &error));
   g_assert_no_error (error);
+  /* the backend is an enum too: an unknown word is refused, not stored */
+  g_value_set_string (&v, "gpu");
+  g_assert_false (braggscope_simulation_set_value (sim, "backend", &v, &error));
+  g_assert_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "backend"));
+  g_clear_error (&error);
+  g_assert_cmpint (
+      G_PARAM_SPEC_VALUE_TYPE (g_object_class_find_property (G_OBJECT_GET_CLASS (sim), "backend")),
+      ==, BRAGGSCOPE_TYPE_BACKEND);
   g_value_unset (&v);
   g_assert_cmpuint (errors, ==, 0);
 }
