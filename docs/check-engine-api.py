@@ -97,6 +97,15 @@ for name in sorted(types | macros):
            + ("" if name in sections else f": no '### `{name}`' section in {page_path}"))
 for name in sorted(set(sections) - set(functions) - types - macros):
     report(False, f"{page_path} documents {name}, which the headers do not declare")
+# Every in-page link leads to a heading: gi-docgen's ids are the headings' text lowercased,
+# without backquotes and punctuation, spaces as hyphens (### `NB_API` is #nb_api).
+with open(page_path, encoding="utf-8") as f:
+    page_text = f.read()
+ids = {re.sub(r"[^\w\- ]", "", h).strip().lower().replace(" ", "-")
+       for h in re.findall(r"^#+ (.*)$", page_text, flags=re.M)}
+broken = sorted({a for a in re.findall(r"\]\(#([^)\s]+)\)", page_text) if a not in ids})
+report(not broken, "every link within the page leads to a heading"
+       + (f": broken {', '.join(broken)}" if broken else ""))
 report(len(functions) > 30 and len(types) > 10,
        f"{len(functions)} functions, {len(types)} types and {len(macros)} macros declared")
 print(f"1..{n}")
