@@ -201,7 +201,7 @@ extern "C"
                             curved detector (the plan log says so) */
   } nb_params;
 
-  /* nb_params_init: the reference's defaults (cli.md §4); strings NULL except the
+  /* nb_params_init: the reference's defaults (as `nanobragg -h` lists them); strings NULL except the
  * output names (floatimage.bin, intimage.img, image.pgm, noiseimage.img).
  * The noise seed and the misset seed default to -time(NULL), as the reference. */
   NB_API void nb_params_init (nb_params *p);
@@ -214,7 +214,7 @@ extern "C"
 
   /* nb_params_parse_argv: applies nanoBragg command-line flags (argv[0] is the
  * program name and is skipped) on top of @p, in argv order, last wins, with the
- * reference's spellings, aliases and precedence (cli.md).  Unlike the
+ * reference's spellings, aliases and precedence (`nanobragg -h`).  Unlike the
  * reference, an unknown flag, a stray argument or a missing or non-numeric value
  * is an NB_ERR_USAGE error naming it (unless -lenient: see nb_parse_options).
  * -img/-mask headers are read first (mask, then image) as the reference does,
@@ -407,7 +407,7 @@ extern "C"
   NB_API void nb_plan_get_stats (const nb_plan *plan, nb_plan_stats *stats);
 
   /* nb_plan_create: derives everything from @params in the reference's order
- * (physics.md §2): detector, sources, orientation, structure factors (reads
+ * (nanoBragg.c's order): detector, sources, orientation, structure factors (reads
  * -hkl/-mat/-sourcefile/-stol/-mask files), and allocates the buffers.  The
  * params are copied; @params may be freed after.  Errors: NB_ERR_INVALID (a
  * setting that leaves no sources or pixels, an impossible cell...), NB_ERR_IO
@@ -620,7 +620,7 @@ extern "C"
     double q;           /* |q| = 4 pi sin(theta) / lambda (1/Angstrom) */
     double stol;        /* sin(theta) / lambda (1/Angstrom) */
     double hkl[3];      /* fractional Miller indices h k l: real cell vectors . (s - s0)/lambda,
-                         crystal at the middle of the first phi step (physics.md sec. 13) */
+                         crystal at the middle of the first phi step (as nanoBragg.c takes it) */
     int h, k, l;        /* nearest whole indices (the reference's rounding, ceil(x - 0.5)) */
     double F;           /* structure factor of (h, k, l): from the file, else default_F */
     int F_from_file;    /* 1 when (h, k, l) is one of the file's reflections */
@@ -674,7 +674,7 @@ extern "C"
 
   /* ------------------------------------------------------------------------- */
   /* Statistics and conversions of a float image, as the reference computes them
- * (physics.md §19). */
+ * (at the end of a run). */
 
   typedef struct
   {

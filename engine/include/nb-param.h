@@ -129,7 +129,7 @@ extern "C"
   };
 
   /* Side effects: what a flag sets besides its fields, in nanoBragg's own
- * order of precedence (cli.md "Precedence"). */
+ * order of precedence (as nanoBragg.c applies them). */
   enum
   {
     NB_SETS_PIVOT_BEAM = 1u << 0,   /* pivot = beam (-distance, -Xbeam, ...) */
