@@ -8,7 +8,10 @@
  */
 #include "nb-param.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* What setting the parameter also sets, as the flag does. */
@@ -43,6 +46,40 @@ stage_names (unsigned stages, char *buf, size_t size)
       len += (size_t) snprintf (buf + len, size - len, "%s%s", len ? ", " : "",
                                 nb_stage_name ((nb_stage) s));
   return buf;
+}
+
+/* One end of a pspec's range in words: the bound, or how it stands for an
+ * open or missing one. */
+static void
+bound (double v, int upper, FILE *out)
+{
+  char shown[32];
+
+  snprintf (shown, sizeof shown, "%.15g", v);
+  if (v <= -DBL_MAX || v >= DBL_MAX)
+    fprintf (out, "%s", upper ? "no upper bound" : "no lower bound");
+  else if (v > 0.0 && v < 1e-300)
+    fprintf (out, "just above 0 (the smallest positive double)");
+  else if (strtod (shown, NULL) == nextafter (v, upper ? INFINITY : -INFINITY))
+    fprintf (out, "just %s %s (the nearest double inside the open bound)",
+             upper ? "below" : "above", shown);
+  else
+    fprintf (out, "%s", shown);
+}
+
+/* The minimum and maximum of the property's pspec (nb_param_property_range):
+ * what a host's slider or an inspector may span. */
+static void
+pspec_range (const nb_param *row, FILE *out)
+{
+  double lo, hi;
+
+  nb_param_property_range (row, &lo, &hi);
+  fprintf (out, " Its pspec's minimum: ");
+  bound (lo, 0, out);
+  fprintf (out, "; maximum: ");
+  bound (hi, 1, out);
+  fprintf (out, ".");
 }
 
 int
@@ -94,6 +131,8 @@ main (int argc, char **argv)
             }
         }
       fprintf (out, ".");
+      if (row->kind == NB_PARAM_NUMBER || row->kind == NB_PARAM_WHOLE)
+        pspec_range (row, out);
       effects (owner, out);
       if (owner->stages != 0)
         fprintf (out, " A change rebuilds these stages of the plan: %s.",

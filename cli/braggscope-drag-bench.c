@@ -206,7 +206,21 @@ run_size (int size,
   g_object_set (b.sim, "detector-pixels-fast", size, "detector-pixels-slow", size, "preview-stride",
                 stride, NULL);
   if (backend != NULL)
-    g_object_set (b.sim, "backend", backend, NULL);
+    {
+      /* an enum property: set by its nick, and refused loudly otherwise */
+      GValue word = G_VALUE_INIT;
+      g_autoptr (GError) refused = NULL;
+
+      g_value_init (&word, G_TYPE_STRING);
+      g_value_set_string (&word, backend);
+      if (!braggscope_simulation_set_value (b.sim, "backend", &word, &refused))
+        {
+          g_printerr ("braggscope-drag-bench: --backend '%s': %s\n", backend, refused->message);
+          g_value_unset (&word);
+          return FALSE;
+        }
+      g_value_unset (&word);
+    }
   if (precision != NULL)
     {
       GEnumClass *klass = g_type_class_ref (BRAGGSCOPE_TYPE_PRECISION);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""check-engine-api.py HEADER... PAGE: the engine's C API page documents the headers.  TAP.
+"""check-engine-api.py [--index=INDEX.json] HEADER... PAGE: the engine C API page documents the headers. TAP.
 
 For every function, type and macro the headers (nanobragg.h, nb-status.h) declare, the page
 (docs/engine-api.md) must have a section whose heading is its name in backquotes
@@ -10,7 +10,9 @@ section for a name the headers no longer declare fails too.
 import re
 import sys
 
-headers, page_path = sys.argv[1:-1], sys.argv[-1]
+index_paths = [a[len("--index="):] for a in sys.argv[1:] if a.startswith("--index=")]
+args = [a for a in sys.argv[1:] if not a.startswith("--index=")]
+headers, page_path = args[:-1], args[-1]
 
 
 def strip_comments(text):
@@ -20,6 +22,7 @@ def strip_comments(text):
 
 def normalize(decl):
     decl = re.sub(r"__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)\s*", "", decl)
+    decl = re.sub(r"\bNB_API\s+", "", decl)  # the export mark, not the prototype
     decl = re.sub(r"\s+", " ", decl).strip()
     decl = re.sub(r"\s*([(),;*])\s*", r"\1", decl)
     return decl
@@ -96,6 +99,26 @@ for name in sorted(types | macros):
            + ("" if name in sections else f": no '### `{name}`' section in {page_path}"))
 for name in sorted(set(sections) - set(functions) - types - macros):
     report(False, f"{page_path} documents {name}, which the headers do not declare")
+# Every in-page link leads to a heading: gi-docgen's ids are the headings' text lowercased,
+# without backquotes and punctuation, spaces as hyphens (### `NB_API` is #nb_api).
+with open(page_path, encoding="utf-8") as f:
+    page_text = f.read()
+ids = {re.sub(r"[^\w\- ]", "", h).strip().lower().replace(" ", "-")
+       for h in re.findall(r"^#+ (.*)$", page_text, flags=re.M)}
+broken = sorted({a for a in re.findall(r"\]\(#([^)\s]+)\)", page_text) if a not in ids})
+report(not broken, "every link within the page leads to a heading"
+       + (f": broken {', '.join(broken)}" if broken else ""))
+# With --index=index.json (the built reference's search index): every name is found by the
+# reference's search, leading to its section of the page.
+for index_path in index_paths:
+    import json
+
+    with open(index_path, encoding="utf-8") as f:
+        entries = {s["name"]: s.get("href", "") for s in json.load(f)["symbols"] if s["type"] == "content"}
+    unfound = sorted(n for n in set(functions) | types | macros
+                     if entries.get(n) != f"engine-api.html#{n.lower()}")
+    report(not unfound, f"the search of {index_path} finds every engine name"
+           + (f"; not: {', '.join(unfound[:8])}" if unfound else ""))
 report(len(functions) > 30 and len(types) > 10,
        f"{len(functions)} functions, {len(types)} types and {len(macros)} macros declared")
 print(f"1..{n}")

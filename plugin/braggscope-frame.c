@@ -883,13 +883,18 @@ braggscope_frame_get_oversample_auto (BraggscopeFrame *self)
 }
 
 /**
- * braggscope_frame_get_data:
+ * braggscope_frame_get_data: (skip)
  * @self: a frame
  * @n_pixels: (out) (optional): width * height
  *
  * The image in photons per pixel, fast index first: pixel (x, y) is
  * data[y * width + x].  Valid while the frame lives; the frame never changes
  * it, and any thread may read it.
+ *
+ * Not for bindings, where it would be a list of a million numbers: Python
+ * has `frame.to_numpy()` (the PyGObject override installed with the
+ * typelib: a NumPy view of these pixels, no copy), every language
+ * [method@Braggscope.Frame.get_bytes].
  *
  * Returns: (transfer none) (array length=n_pixels): the pixels
  *

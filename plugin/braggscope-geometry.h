@@ -40,10 +40,13 @@ typedef struct _BraggscopeGeometry BraggscopeGeometry;
  * @structure_factor: structure factor |F| of (nearest_h, nearest_k,
  *   nearest_l): from the file, else the default F
  * @from_file: %TRUE when that reflection is one of the file's
+ * @on_detector: %TRUE when the point lies on the detector's pixels (0 <= x <
+ *   width and 0 <= y < height); %FALSE for a point off it, whose answer is
+ *   the detector plane's, extended
  *
  * What the pixel under a point of the detector sees, computed by the engine
- * (nb_geometry_query; physics.md sec. 13) with the central wavelength: the
- * answer of [method@Braggscope.Geometry.query].
+ * (nb_geometry_query, as nanoBragg.c computes it) with the central
+ * wavelength: the answer of [method@Braggscope.Geometry.query].
  *
  * Since: 0.1
  */
@@ -57,7 +60,30 @@ typedef struct
   int nearest_h, nearest_k, nearest_l;
   double structure_factor;
   gboolean from_file;
+  gboolean on_detector;
 } BraggscopePixelInfo;
+
+/**
+ * BraggscopeGeometryMap:
+ * @BRAGGSCOPE_GEOMETRY_MAP_D_SPACING: resolution d, Angstrom (`INFINITY` at
+ *   the direct beam)
+ * @BRAGGSCOPE_GEOMETRY_MAP_TWO_THETA: scattering angle 2 theta, degrees
+ * @BRAGGSCOPE_GEOMETRY_MAP_Q: |q| = 4 pi sin(theta) / lambda, 1/Angstrom
+ * @BRAGGSCOPE_GEOMETRY_MAP_AZIMUTH: azimuth about the beam, degrees in
+ *   -180..180, 0 along the polarization direction
+ *
+ * A per-pixel quantity of [method@Braggscope.Geometry.get_map], as
+ * [struct@Braggscope.PixelInfo] names it.
+ *
+ * Since: 0.1
+ */
+typedef enum
+{
+  BRAGGSCOPE_GEOMETRY_MAP_D_SPACING,
+  BRAGGSCOPE_GEOMETRY_MAP_TWO_THETA,
+  BRAGGSCOPE_GEOMETRY_MAP_Q,
+  BRAGGSCOPE_GEOMETRY_MAP_AZIMUTH,
+} BraggscopeGeometryMap;
 
 BRAGGSCOPE_EXPORT
 GType braggscope_geometry_get_type (void) G_GNUC_CONST;
@@ -76,6 +102,8 @@ BRAGGSCOPE_EXPORT
 gboolean braggscope_geometry_query (
     BraggscopeGeometry *self, double x, double y, BraggscopePixelInfo *info, GError **error);
 
+BRAGGSCOPE_EXPORT
+GBytes *braggscope_geometry_get_map (BraggscopeGeometry *self, BraggscopeGeometryMap map);
 BRAGGSCOPE_EXPORT
 gboolean braggscope_geometry_direction_to_pixel (
     BraggscopeGeometry *self, double dx, double dy, double dz, double *x, double *y);

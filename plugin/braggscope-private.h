@@ -26,6 +26,12 @@ void _braggscope_propagate_nb (GError **error, const nb_error *err);
  * U+FFFD, as g_filename_display_name() shows them); NULL allowed. */
 void _braggscope_error_make_utf8 (GError **error);
 
+/* The folders to look for the library's data files in, in order:
+ * $BRAGGSCOPE_DATADIR, then datadir/braggscope relative to the library's
+ * own folder (a moved install) or, for the build tree's library only, the
+ * source tree's data/, then the configured datadir/braggscope.  Free with g_strfreev(). */
+char **_braggscope_data_dirs (void);
+
 /* geometry */
 BraggscopeGeometry *_braggscope_geometry_new_take (nb_geometry *geom);
 nb_geometry *_braggscope_geometry_peek (BraggscopeGeometry *self);

@@ -52,8 +52,8 @@ install_chance_properties (void)
    * Since: 0.1
    */
   props[PROP_MATCH_CHANCE_FRACTION] = g_param_spec_double (
-      "match-chance-fraction", NULL, N_ ("Fraction of the frame's area the predictions cover"),
-      -INFINITY, INFINITY, 0.0, ro);
+      "match-chance-fraction", NULL, N_ ("Fraction of the frame's area the predictions cover"), 0.0,
+      1.0, 0.0, ro);
   /**
    * BraggscopeSimulation:match-p-value:
    *
@@ -66,9 +66,8 @@ install_chance_properties (void)
    *
    * Since: 0.1
    */
-  props[PROP_MATCH_P_VALUE] =
-      g_param_spec_double ("match-p-value", NULL, N_ ("Probability of the score by chance"),
-                           -INFINITY, INFINITY, 0.0, ro);
+  props[PROP_MATCH_P_VALUE] = g_param_spec_double (
+      "match-p-value", NULL, N_ ("Probability of the score by chance"), 0.0, 1.0, 0.0, ro);
   /**
    * BraggscopeSimulation:match-significant:
    *
@@ -156,9 +155,8 @@ _braggscope_simulation_install_measured_properties (GObjectClass *klass, guint f
    *
    * Since: 0.1
    */
-  props[PROP_MATCH_FRACTION] =
-      g_param_spec_double ("match-fraction", NULL, N_ ("Fraction of the measured peaks matched"),
-                           -INFINITY, INFINITY, 0.0, ro);
+  props[PROP_MATCH_FRACTION] = g_param_spec_double (
+      "match-fraction", NULL, N_ ("Fraction of the measured peaks matched"), 0.0, 1.0, 0.0, ro);
   /**
    * BraggscopeSimulation:match-rms-distance:
    *
@@ -169,8 +167,8 @@ _braggscope_simulation_install_measured_properties (GObjectClass *klass, guint f
    * Since: 0.1
    */
   props[PROP_MATCH_RMS_DISTANCE] = g_param_spec_double (
-      "match-rms-distance", NULL, N_ ("RMS distance of the matched peaks (pixels)"), -INFINITY,
-      INFINITY, 0.0, ro);
+      "match-rms-distance", NULL, N_ ("RMS distance of the matched peaks (pixels)"), 0.0,
+      G_MAXDOUBLE, 0.0, ro);
   /**
    * BraggscopeSimulation:match-correlation:
    *
@@ -182,10 +180,9 @@ _braggscope_simulation_install_measured_properties (GObjectClass *klass, guint f
    *
    * Since: 0.1
    */
-  props[PROP_MATCH_CORRELATION] =
-      g_param_spec_double ("match-correlation", NULL,
-                           N_ ("Correlation of the simulated and measured pixels (dimensionless)"),
-                           -INFINITY, INFINITY, 0.0, ro);
+  props[PROP_MATCH_CORRELATION] = g_param_spec_double (
+      "match-correlation", NULL,
+      N_ ("Correlation of the simulated and measured pixels (dimensionless)"), -1.0, 1.0, 0.0, ro);
   install_chance_properties ();
   /**
    * BraggscopeSimulation:match-shells:

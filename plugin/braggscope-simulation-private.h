@@ -9,17 +9,33 @@ G_BEGIN_DECLS
 
 typedef struct _BraggscopeWorker BraggscopeWorker;
 
+/* the most parameter properties the table may give (an assertion checks) */
+#define _BRAGGSCOPE_MAX_PARAM_PROPS 64
+
+/* A number property's value as the host set it, and what the property read
+ * right after: while it still reads that, it reads the value set (15 degrees
+ * stays 15, not 14.999999999999998 after its trip through radians). */
+typedef struct
+{
+  gboolean set;
+  double value, reads;
+} BraggscopeTyped;
+
 struct _BraggscopeSimulation
 {
   GObject parent_instance;
 
   GMainContext *context;
+  GThread *owner; /* the thread that created it: properties are set there */
   nb_params params;
+  BraggscopeTyped typed[_BRAGGSCOPE_MAX_PARAM_PROPS];
   gboolean preview_while_dragging;
   int preview_stride;
   int max_arc_domains; /* 0: the parameters' mosaic domains only */
   guint64 sequence;
   gboolean rendering; /* changes render: set by the first render () */
+  gboolean batch;     /* every change its full frame, in order: no previews, no coalescing */
+  GPtrArray *waits;   /* render_frame's waits (braggscope-simulation-render.c) */
   gboolean busy;
   BraggscopeFrame *last_frame;
   nb_plan_info info; /* the last frame's plan: what "not given" properties read */
@@ -51,6 +67,14 @@ struct _BraggscopeSimulation
 
 /* braggscope-simulation.c */
 
+/* Posts a render request of the current parameters when rendering (a
+ * preview first when @interactive); FALSE with @error when they cannot be
+ * copied. */
+gboolean
+_braggscope_simulation_request (BraggscopeSimulation *self, gboolean interactive, GError **error);
+/* Whether the calling thread is the simulation's; warns (naming @what)
+ * when it is not. */
+gboolean _braggscope_simulation_check_thread (BraggscopeSimulation *self, const char *what);
 /* An accepted change: a new sequence number, and a render when rendering. */
 void _braggscope_simulation_changed (BraggscopeSimulation *self);
 void _braggscope_simulation_emit_error (BraggscopeSimulation *self, GError *error);
@@ -101,6 +125,19 @@ void _braggscope_simulation_emit_fit_progress (BraggscopeSimulation *self,
                                                double fraction,
                                                const char *stage,
                                                double score);
+
+/* braggscope-simulation-render.c */
+
+/* A delivery of request @id, a full frame or an error: completes the waits
+ * it answers. */
+void _braggscope_simulation_wake (BraggscopeSimulation *self,
+                                  guint64 id,
+                                  BraggscopeFrame *frame,
+                                  const GError *error);
+/* Whether a wait takes the delivery of request @id. */
+gboolean _braggscope_simulation_is_awaited (BraggscopeSimulation *self, guint64 id);
+/* Fails every wait with BRAGGSCOPE_ERROR_CANCELLED (disposal). */
+void _braggscope_simulation_cancel_waits (BraggscopeSimulation *self);
 
 /* braggscope-simulation-measured.c */
 

@@ -42,6 +42,7 @@ enum
   PROP_PREVIEW_WHILE_DRAGGING,
   PROP_PREVIEW_STRIDE,
   PROP_MAX_ARC_DOMAINS,
+  PROP_BATCH,
   /* read-only */
   PROP_BUSY,
   PROP_SEQUENCE,
@@ -49,7 +50,7 @@ enum
   /* then the parameter properties, N_OWN_PROPS + their place in param_rows */
 };
 
-#define MAX_PARAM_PROPS 64
+#define MAX_PARAM_PROPS _BRAGGSCOPE_MAX_PARAM_PROPS
 
 static GParamSpec *own_props[N_OWN_PROPS];
 /* the measured frame's properties follow the parameters' */
@@ -64,12 +65,12 @@ static const BraggscopeControlHints preview_stride_hints = { "px", 1, 16, 1, 0, 
 /* Creating the parameter properties */
 
 /* The public enum whose nicks are the words of @row's choices, if any: the
- * crystal shape, the convention and the precision are enums, the backend a
- * string. */
+ * crystal shape, the convention, the precision and the backend. */
 static GType
 choice_enum_type (const nb_param *row)
 {
-  GType types[] = { BRAGGSCOPE_TYPE_SHAPE, BRAGGSCOPE_TYPE_CONVENTION, BRAGGSCOPE_TYPE_PRECISION };
+  GType types[] = { BRAGGSCOPE_TYPE_SHAPE, BRAGGSCOPE_TYPE_CONVENTION, BRAGGSCOPE_TYPE_PRECISION,
+                    BRAGGSCOPE_TYPE_BACKEND };
 
   for (gsize t = 0; t < G_N_ELEMENTS (types); t++)
     {
@@ -84,10 +85,54 @@ choice_enum_type (const nb_param *row)
   return G_TYPE_INVALID;
 }
 
+/* The number properties' pspecs: GParamSpecDouble and GParamSpecInt whose
+ * minimum and maximum are the parameter table's range
+ * (nb_param_property_range), for hosts and inspectors, but which never clamp
+ * or refuse a value themselves.  The simulation judges every value as the
+ * engine does and refuses one with the engine's message, naming the flag and
+ * the range, through BraggscopeSimulation::error (or the GError of
+ * braggscope_simulation_set_value()); GObject's own check would clamp a lax
+ * value silently, or refuse a strict one with a warning no host can catch,
+ * and would refuse NaN, which sets an automatic beam centre. */
+static gboolean
+param_value_keep (GParamSpec *pspec, GValue *value)
+{
+  return FALSE;
+}
+
+static gboolean
+param_value_any (GParamSpec *pspec, const GValue *value)
+{
+  return TRUE;
+}
+
+static void
+param_class_init (gpointer klass, gpointer data)
+{
+  GParamSpecClass *pspec_class = klass;
+
+  pspec_class->value_validate = param_value_keep;
+  pspec_class->value_is_valid = param_value_any;
+}
+
+static GType
+param_type (GType parent)
+{
+  static GType types[2];
+  int i = parent == G_TYPE_PARAM_DOUBLE ? 0 : 1;
+
+  if (types[i] == 0)
+    types[i] = g_type_register_static_simple (
+        parent, i == 0 ? "BraggscopeParamDouble" : "BraggscopeParamInt", sizeof (GParamSpecClass),
+        param_class_init, i == 0 ? sizeof (GParamSpecDouble) : sizeof (GParamSpecInt), NULL, 0);
+  return types[i];
+}
+
 static GParamSpec *
 param_spec (const nb_param *row, const nb_params *defaults)
 {
   GParamFlags flags = G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS;
+  double lower, upper, v;
 
   if (row->kind == NB_PARAM_CHOICE)
     {
@@ -105,17 +150,27 @@ param_spec (const nb_param *row, const nb_params *defaults)
     }
   if (row->kind == NB_PARAM_TEXT)
     return g_param_spec_string (row->property, row->label, row->help, NULL, flags);
+  nb_param_property_range (row, &lower, &upper);
+  v = nb_param_get_number (row, defaults, NULL);
+  v = isfinite (v) ? CLAMP (v, lower, upper) : CLAMP (0.0, lower, upper);
   if (row->kind == NB_PARAM_WHOLE)
-    return g_param_spec_int (row->property, row->label, row->help, G_MININT, G_MAXINT,
-                             (int) nb_param_get_number (row, defaults, NULL), flags);
-  {
-    double v = nb_param_get_number (row, defaults, NULL);
+    {
+      GParamSpecInt *spec = g_param_spec_internal (param_type (G_TYPE_PARAM_INT), row->property,
+                                                   row->label, row->help, flags);
 
-    /* The range is unbounded on purpose (NaN gets through too): the engine
-     * judges a value, and a rejected one is reported through
-     * BraggscopeSimulation::error rather than as a GObject warning. */
-    return g_param_spec_double (row->property, row->label, row->help, -INFINITY, INFINITY,
-                                isfinite (v) ? v : 0.0, flags | G_PARAM_LAX_VALIDATION);
+      spec->minimum = (int) MAX (lower, G_MININT);
+      spec->maximum = (int) MIN (upper, G_MAXINT);
+      spec->default_value = (int) v;
+      return G_PARAM_SPEC (spec);
+    }
+  {
+    GParamSpecDouble *spec = g_param_spec_internal (param_type (G_TYPE_PARAM_DOUBLE), row->property,
+                                                    row->label, row->help, flags);
+
+    spec->minimum = lower;
+    spec->maximum = upper;
+    spec->default_value = v;
+    return G_PARAM_SPEC (spec);
   }
 }
 
@@ -225,6 +280,21 @@ _braggscope_simulation_install_properties (GObjectClass *klass)
       "max-arc-domains", N_ ("Smooth mosaic arcs"),
       N_ ("Most mosaic domains a full frame may use to draw arcs (0: off)"), 0, 10000, 0, rw);
   /**
+   * BraggscopeSimulation:batch:
+   *
+   * Batch mode, for a script or a data set that queues changes: every
+   * accepted change gets its own full frame, in order, with no preview
+   * before it, and no change replaces or cancels the frames of the changes
+   * before it (the worker renders them in turn while the caller goes on
+   * setting parameters).  Off by default: a viewer wants the newest
+   * parameters fast, so changes are coalesced and previewed.  Switching it
+   * off makes the next change replace the frames still queued.
+   *
+   * Since: 0.1
+   */
+  own_props[PROP_BATCH] = g_param_spec_boolean (
+      "batch", N_ ("Batch mode"), N_ ("Render every change in full, in order"), FALSE, rw);
+  /**
    * BraggscopeSimulation:busy:
    *
    * %TRUE from a render request until the full frame of the newest parameters,
@@ -266,10 +336,20 @@ param_row (guint prop_id)
              : NULL;
 }
 
+static guint
+param_index (const nb_param *row)
+{
+  for (guint i = 0; i < n_param_props; i++)
+    if (param_rows[i] == row)
+      return i;
+  g_assert_not_reached ();
+}
+
 static void
 get_param (BraggscopeSimulation *self, const nb_param *row, GValue *value)
 {
   const nb_plan_info *info = self->have_info ? &self->info : NULL;
+  const BraggscopeTyped *typed = &self->typed[param_index (row)];
 
   if (G_VALUE_HOLDS_ENUM (value))
     {
@@ -283,7 +363,26 @@ get_param (BraggscopeSimulation *self, const nb_param *row, GValue *value)
   else if (G_VALUE_HOLDS_INT (value))
     g_value_set_int (value, (int) nb_param_get_number (row, &self->params, info));
   else
-    g_value_set_double (value, nb_param_get_number (row, &self->params, info));
+    {
+      double reads = nb_param_get_number (row, &self->params, info);
+
+      g_value_set_double (value, typed->set && typed->reads == reads ? typed->value : reads);
+    }
+}
+
+/* After @row's property was set to @value: remembers it while the property
+ * reads what it reads now. */
+static void
+remember_typed (BraggscopeSimulation *self, const nb_param *row, const GValue *value)
+{
+  BraggscopeTyped *typed = &self->typed[param_index (row)];
+
+  typed->set = G_VALUE_HOLDS_DOUBLE (value);
+  if (typed->set)
+    {
+      typed->value = g_value_get_double (value);
+      typed->reads = nb_param_get_number (row, &self->params, self->have_info ? &self->info : NULL);
+    }
 }
 
 void
@@ -310,6 +409,9 @@ _braggscope_simulation_get_property (GObject *object,
         break;
       case PROP_MAX_ARC_DOMAINS:
         g_value_set_int (value, self->max_arc_domains);
+        break;
+      case PROP_BATCH:
+        g_value_set_boolean (value, self->batch);
         break;
       case PROP_BUSY:
         g_value_set_boolean (value, self->busy);
@@ -396,15 +498,10 @@ set_file (BraggscopeSimulation *self,
 {
   nb_error err = { 0 };
 
-  if ((row->flags & NB_PARAM_INPUT_FILE) && path != NULL && path[0] != '\0' &&
-      !g_file_test (path, G_FILE_TEST_IS_REGULAR))
-    {
-      g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_IO, "'%s' is not a readable file",
-                   path);
-      return FALSE;
-    }
+  /* a file to read is refused here if the plan could not open it */
   if (nb_params_copy (next, &self->params, &err) != NB_OK ||
-      nb_param_set_text (row, next, path, &err) != NB_OK)
+      nb_param_set_text (row, next, path, &err) != NB_OK ||
+      nb_params_check_inputs (next, &self->params, &err) != NB_OK)
     {
       nb_params_clear (next);
       _braggscope_propagate_nb (error, &err);
@@ -449,43 +546,51 @@ apply_value (BraggscopeSimulation *self,
   return st == NB_OK;
 }
 
-static void
-set_param (BraggscopeSimulation *self, const nb_param *row, GParamSpec *pspec, const GValue *value)
+/* Sets @row's property to @value as its flag would: FALSE with @error (the
+ * message after the property's name) when the engine refuses it. */
+static gboolean
+set_param (BraggscopeSimulation *self,
+           const nb_param *row,
+           GParamSpec *pspec,
+           const GValue *value,
+           GError **error)
 {
-  g_autoptr (GError) error = NULL;
+  g_autoptr (GError) local = NULL;
   nb_params next;
   nb_error err = { 0 };
   gboolean deep;
   GValue *before;
 
-  if (!apply_value (self, row, value, &next, &deep, &error))
-    {
-      g_prefix_error (&error, "%s: ", pspec->name);
-      _braggscope_simulation_emit_error (self, error);
-      return;
-    }
+  if (!apply_value (self, row, value, &next, &deep, &local))
+    goto refused;
   if (deep ? g_strcmp0 (nb_param_get_text (row, &next), nb_param_get_text (row, &self->params)) == 0
            : memcmp (&next, &self->params, sizeof next) == 0)
     {
       if (deep)
         nb_params_clear (&next);
-      return;
+      remember_typed (self, row, value);
+      return TRUE;
     }
   if (nb_params_validate (&next, &err) != NB_OK)
     {
-      error = _braggscope_error_from_nb (&err);
-      g_prefix_error (&error, "%s: ", pspec->name);
-      _braggscope_simulation_emit_error (self, error);
+      local = _braggscope_error_from_nb (&err);
       if (deep)
         nb_params_clear (&next);
-      return;
+      goto refused;
     }
   before = _braggscope_simulation_snapshot (self);
   if (deep)
     nb_params_clear (&self->params);
   self->params = next;
+  remember_typed (self, row, value);
   _braggscope_simulation_notify_changed (self, before);
   _braggscope_simulation_changed (self);
+  return TRUE;
+
+refused:
+  g_prefix_error (&local, "%s: ", pspec->name);
+  g_propagate_error (error, g_steal_pointer (&local));
+  return FALSE;
 }
 
 void
@@ -497,9 +602,14 @@ _braggscope_simulation_set_property (GObject *object,
   BraggscopeSimulation *self = BRAGGSCOPE_SIMULATION (object);
   const nb_param *row = param_row (prop_id);
 
+  if (!_braggscope_simulation_check_thread (self, pspec->name))
+    return;
   if (row != NULL)
     {
-      set_param (self, row, pspec, value);
+      g_autoptr (GError) error = NULL;
+
+      if (!set_param (self, row, pspec, value, &error))
+        _braggscope_simulation_emit_error (self, error);
       return;
     }
   switch (prop_id)
@@ -527,9 +637,203 @@ _braggscope_simulation_set_property (GObject *object,
             _braggscope_simulation_changed (self);
           }
         break;
+      case PROP_BATCH:
+        if (self->batch != g_value_get_boolean (value))
+          {
+            self->batch = g_value_get_boolean (value);
+            g_object_notify_by_pspec (object, pspec);
+          }
+        break;
       default:
         if (prop_id < measured_first ||
             !_braggscope_simulation_set_measured_property (self, prop_id - measured_first, value))
           G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
+}
+
+/* ------------------------------------------------------------------------- */
+/* For bindings: a setter that raises, and the slider hints */
+
+/* @src as a value of @pspec's type in @dest (initialised here): numbers
+ * convert when exact, a string names an enum value by nick or name. */
+static gboolean
+value_for_pspec (GParamSpec *pspec, const GValue *src, GValue *dest, GError **error)
+{
+  GType want = G_PARAM_SPEC_VALUE_TYPE (pspec);
+
+  g_value_init (dest, want);
+  if (G_VALUE_TYPE (src) == want)
+    {
+      g_value_copy (src, dest);
+      return TRUE;
+    }
+  if (G_VALUE_HOLDS_STRING (src) && G_TYPE_IS_ENUM (want) && g_value_get_string (src) != NULL)
+    {
+      g_autoptr (GEnumClass) klass = g_type_class_ref (want);
+      const char *word = g_value_get_string (src);
+      GEnumValue *v = g_enum_get_value_by_nick (klass, word);
+
+      if (v == NULL)
+        v = g_enum_get_value_by_name (klass, word);
+      if (v != NULL)
+        {
+          g_value_set_enum (dest, v->value);
+          return TRUE;
+        }
+    }
+  else if (want == G_TYPE_INT && g_value_type_transformable (G_VALUE_TYPE (src), G_TYPE_DOUBLE) &&
+           !G_VALUE_HOLDS_STRING (src))
+    {
+      GValue number = G_VALUE_INIT;
+      double x;
+
+      g_value_init (&number, G_TYPE_DOUBLE);
+      g_value_transform (src, &number);
+      x = g_value_get_double (&number);
+      if (x == floor (x) && x >= G_MININT && x <= G_MAXINT)
+        {
+          g_value_set_int (dest, (int) x);
+          return TRUE;
+        }
+      g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_INVALID,
+                   "%s: %g is not a whole number of the int range", pspec->name, x);
+      g_value_unset (dest);
+      return FALSE;
+    }
+  else if (!G_VALUE_HOLDS_STRING (src) && g_value_type_transformable (G_VALUE_TYPE (src), want) &&
+           g_value_transform (src, dest))
+    return TRUE;
+  g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_INVALID, "%s: a %s, not a %s", pspec->name,
+               g_type_name (want), G_VALUE_TYPE_NAME (src));
+  g_value_unset (dest);
+  return FALSE;
+}
+
+/**
+ * braggscope_simulation_set_value:
+ * @self: a simulation
+ * @name: a property's name, such as `wavelength` or `misset-x`
+ * @value: the value: of the property's type, or one that converts to it
+ *   exactly (an integer for a double, a whole number for an int, an enum
+ *   value's nick or name as a string)
+ * @error: return location for a [struct@GLib.Error], or %NULL
+ *
+ * Sets a property and says whether it was accepted: the setter for bindings
+ * and scripts, where a value refused through
+ * [signal@Braggscope.Simulation::error] would go unnoticed.  A value
+ * accepted is exactly [method@GObject.Object.set_property]'s (a change,
+ * notified, rendered); a value refused changes nothing, emits nothing and
+ * fails here, with the message the signal would have carried.  In Python:
+ * `sim.set_value("wavelength", 1.2)` raises `GLib.Error`.
+ *
+ * Fails with `BRAGGSCOPE_ERROR_INVALID` for an unknown or read-only property,
+ * a value of another type, or a value the engine refuses (the message starts
+ * with the property's name, then names the flag, the value and what is
+ * allowed); `BRAGGSCOPE_ERROR_IO` for a file name that names no readable
+ * file; `BRAGGSCOPE_ERROR_FAILED` on another thread than the simulation's.
+ *
+ * Returns: %TRUE when the value was set, %FALSE with @error set
+ *
+ * Since: 0.1
+ */
+gboolean
+braggscope_simulation_set_value (BraggscopeSimulation *self,
+                                 const char *name,
+                                 const GValue *value,
+                                 GError **error)
+{
+  GParamSpec *pspec;
+  GValue converted = G_VALUE_INIT;
+  const nb_param *row;
+  gboolean ok = TRUE;
+
+  g_return_val_if_fail (BRAGGSCOPE_IS_SIMULATION (self), FALSE);
+  g_return_val_if_fail (name != NULL, FALSE);
+  g_return_val_if_fail (G_IS_VALUE (value), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (self), name);
+  if (pspec == NULL || !(pspec->flags & G_PARAM_WRITABLE))
+    {
+      g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_INVALID,
+                   pspec == NULL ? "%s: no such property of a simulation" : "%s: read-only", name);
+      return FALSE;
+    }
+  if (g_thread_self () != self->owner)
+    {
+      g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_FAILED,
+                   "%s: set on another thread than the simulation's", pspec->name);
+      return FALSE;
+    }
+  if (!value_for_pspec (pspec, value, &converted, error))
+    return FALSE;
+  row = param_row (pspec->param_id);
+  if (row != NULL)
+    ok = set_param (self, row, pspec, &converted, error);
+  else if (g_param_value_validate (pspec, &converted))
+    {
+      g_autofree char *shown = g_strdup_value_contents (value);
+
+      g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_INVALID, "%s: %s is out of its range",
+                   pspec->name, shown);
+      ok = FALSE;
+    }
+  else
+    g_object_set_property (G_OBJECT (self), pspec->name, &converted);
+  g_value_unset (&converted);
+  return ok;
+}
+
+/**
+ * braggscope_simulation_get_slider_hint:
+ * @property: a property's name, such as `wavelength`
+ * @lower: (out) (optional): the lower end of a slider, in the property's unit
+ * @upper: (out) (optional): its upper end
+ * @step: (out) (optional): the step of a slider or spin button
+ * @digits: (out) (optional): the decimals worth showing
+ * @unit: (out) (optional) (transfer none): the unit as a control shows it
+ *   ("mm", "°", "keV"; "" for a count or a pure number), English
+ *
+ * The range worth dragging a slider through for a number property of
+ * [class@Braggscope.Simulation]: what [class@BraggscopeGtk.Controls] uses,
+ * narrower than the range the property allows (its pspec's minimum and
+ * maximum, the parameter table's range: a wavelength may be 0.001 Å, a
+ * slider spans 0.2 to 4 Å).  For a host that makes its own slider.
+ *
+ * Returns: %TRUE for a number property with a hint, %FALSE (outputs
+ *   untouched) for another name
+ *
+ * Since: 0.1
+ */
+gboolean
+braggscope_simulation_get_slider_hint (const char *property,
+                                       double *lower,
+                                       double *upper,
+                                       double *step,
+                                       int *digits,
+                                       const char **unit)
+{
+  g_autoptr (GTypeClass) klass = g_type_class_ref (BRAGGSCOPE_TYPE_SIMULATION);
+  GParamSpec *pspec;
+  const BraggscopeControlHints *hints;
+
+  g_return_val_if_fail (property != NULL, FALSE);
+
+  pspec = g_object_class_find_property (G_OBJECT_CLASS (klass), property);
+  if (pspec == NULL || !(G_IS_PARAM_SPEC_DOUBLE (pspec) || G_IS_PARAM_SPEC_INT (pspec)))
+    return FALSE;
+  hints = g_param_spec_get_qdata (pspec, g_quark_from_static_string (BRAGGSCOPE_CONTROL_HINTS_KEY));
+  if (hints == NULL || !(hints->upper > hints->lower))
+    return FALSE;
+  if (lower != NULL)
+    *lower = hints->lower;
+  if (upper != NULL)
+    *upper = hints->upper;
+  if (step != NULL)
+    *step = hints->step;
+  if (digits != NULL)
+    *digits = hints->digits;
+  if (unit != NULL)
+    *unit = hints->unit;
+  return TRUE;
 }

@@ -59,10 +59,34 @@ enum
 
 static guint signals[N_SIGNALS];
 
+/* Emits @error; a g_warning says it when no handler is connected and no
+ * caller takes it (@raised: a render_frame wait raises it), so that a
+ * script's bad value is never silent. */
+static void
+emit_error (BraggscopeSimulation *self, GError *error, gboolean raised)
+{
+  if (!raised && !g_signal_has_handler_pending (self, signals[SIGNAL_ERROR], 0, TRUE))
+    g_warning ("BraggscopeSimulation: %s (connect to the 'error' signal to handle it)",
+               error->message);
+  g_signal_emit (self, signals[SIGNAL_ERROR], 0, error);
+}
+
 void
 _braggscope_simulation_emit_error (BraggscopeSimulation *self, GError *error)
 {
-  g_signal_emit (self, signals[SIGNAL_ERROR], 0, error);
+  emit_error (self, error, FALSE);
+}
+
+gboolean
+_braggscope_simulation_check_thread (BraggscopeSimulation *self, const char *what)
+{
+  if (g_thread_self () == self->owner)
+    return TRUE;
+  g_warning ("BraggscopeSimulation: '%s' set on another thread than the simulation's (the one "
+             "that created it): ignored; set it on the simulation's thread, e.g. with "
+             "g_main_context_invoke () on its main context",
+             what);
+  return FALSE;
 }
 
 void
@@ -79,7 +103,9 @@ _braggscope_simulation_emit_render_progress (BraggscopeSimulation *self,
                                              guint64 id,
                                              BraggscopeRenderProgress *progress)
 {
-  if (id != self->last_id || (id == self->delivered_id && self->delivered_full))
+  /* a request a newer one replaced renders no more; in batch mode none is replaced */
+  if ((id != self->last_id && !self->batch) || id < self->delivered_id ||
+      (id == self->delivered_id && self->delivered_full))
     return;
   g_signal_emit (self, signals[SIGNAL_RENDER_PROGRESS], 0, progress);
 }
@@ -143,7 +169,8 @@ _braggscope_simulation_deliver (BraggscopeSimulation *self, BraggscopeDelivery *
     {
       if (d->id == self->last_id)
         set_busy (self, FALSE);
-      _braggscope_simulation_emit_error (self, d->error);
+      emit_error (self, d->error, _braggscope_simulation_is_awaited (self, d->id));
+      _braggscope_simulation_wake (self, d->id, NULL, d->error);
       return;
     }
   /* never backwards: an older request's frame, or a preview after its full frame */
@@ -160,23 +187,26 @@ _braggscope_simulation_deliver (BraggscopeSimulation *self, BraggscopeDelivery *
   if (!d->is_preview && d->id == self->last_id)
     set_busy (self, FALSE);
   g_signal_emit (self, signals[SIGNAL_FRAME_READY], 0, d->frame);
+  if (!d->is_preview)
+    _braggscope_simulation_wake (self, d->id, d->frame, NULL);
 }
 
 /* Sends the current parameters to the worker: a preview first when
- * @interactive (a change) and previews are on, then the full frame. */
-static void
-simulation_request (BraggscopeSimulation *self, gboolean interactive)
+ * @interactive (a change), previews are on and the simulation is not in
+ * batch mode, then the full frame.  FALSE with @error when they cannot be
+ * copied. */
+gboolean
+_braggscope_simulation_request (BraggscopeSimulation *self, gboolean interactive, GError **error)
 {
   BraggscopeRequest req = { 0 };
   nb_error err = { 0 };
 
   if (!self->rendering)
-    return;
+    return TRUE;
   if (nb_params_copy (&req.params, &self->params, &err) != NB_OK)
     {
-      g_autoptr (GError) error = _braggscope_error_from_nb (&err);
-      _braggscope_simulation_emit_error (self, error);
-      return;
+      _braggscope_propagate_nb (error, &err);
+      return FALSE;
     }
   if (self->worker == NULL)
     self->worker = _braggscope_worker_new (self, self->context);
@@ -185,13 +215,26 @@ simulation_request (BraggscopeSimulation *self, gboolean interactive)
   req.sequence = self->sequence;
   req.changed_us = g_get_monotonic_time ();
   req.stride = self->preview_stride;
-  req.preview = interactive && self->preview_while_dragging && self->preview_stride >= 2;
+  req.batch = self->batch;
+  req.preview =
+      interactive && !self->batch && self->preview_while_dragging && self->preview_stride >= 2;
   req.max_arc_domains = self->max_arc_domains;
   req.measured = self->measured != NULL ? g_object_ref (self->measured) : NULL;
   req.match_radius = self->match_radius;
   req.match_trials = _braggscope_simulation_match_trials (self, &self->params);
   _braggscope_worker_submit (self->worker, &req);
   set_busy (self, TRUE);
+  return TRUE;
+}
+
+/* _braggscope_simulation_request, its error emitted */
+static void
+simulation_request (BraggscopeSimulation *self, gboolean interactive)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (!_braggscope_simulation_request (self, interactive, &error))
+    _braggscope_simulation_emit_error (self, error);
 }
 
 void
@@ -213,6 +256,8 @@ simulation_dispose (GObject *object)
 {
   BraggscopeSimulation *self = BRAGGSCOPE_SIMULATION (object);
 
+  _braggscope_simulation_cancel_waits (self);
+  g_clear_pointer (&self->waits, g_ptr_array_unref);
   if (self->worker != NULL)
     {
       _braggscope_worker_stop (self->worker);
@@ -351,6 +396,7 @@ static void
 braggscope_simulation_init (BraggscopeSimulation *self)
 {
   self->context = g_main_context_ref_thread_default ();
+  self->owner = g_thread_self ();
   _braggscope_simulation_default_params (&self->params);
   self->preview_while_dragging = TRUE;
   self->preview_stride = 4;
@@ -392,21 +438,21 @@ static gboolean set_from_args (BraggscopeSimulation *self,
 static char *
 find_default_scene (GError **error)
 {
-  const char *dirs[3] = { g_getenv ("BRAGGSCOPE_DATADIR"), BRAGGSCOPE_INSTALLED_DATADIR,
-                          BRAGGSCOPE_SOURCE_DATADIR };
+  g_auto (GStrv) dirs = _braggscope_data_dirs ();
+  g_autofree char *tried = NULL;
 
-  for (gsize i = 0; i < G_N_ELEMENTS (dirs); i++)
-    if (dirs[i] != NULL && dirs[i][0] != '\0')
-      {
-        g_autofree char *path = g_build_filename (dirs[i], DEFAULT_SCENE_HKL, NULL);
+  for (gsize i = 0; dirs[i] != NULL; i++)
+    {
+      g_autofree char *path = g_build_filename (dirs[i], DEFAULT_SCENE_HKL, NULL);
 
-        if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
-          return g_steal_pointer (&path);
-      }
+      if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
+        return g_steal_pointer (&path);
+    }
+  tried = g_strjoinv (", ", dirs);
   g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_IO,
-               "%s: not found in $BRAGGSCOPE_DATADIR (%s), %s or %s", DEFAULT_SCENE_HKL,
-               dirs[0] ? dirs[0] : "unset", BRAGGSCOPE_INSTALLED_DATADIR,
-               BRAGGSCOPE_SOURCE_DATADIR);
+               "%s: not found in the data folders (%s); $BRAGGSCOPE_DATADIR names another",
+               DEFAULT_SCENE_HKL, tried);
+  _braggscope_error_make_utf8 (error);
   return NULL;
 }
 
@@ -422,8 +468,10 @@ find_default_scene (GError **error)
  * the structure factors.
  *
  * The two data files are looked up in the folder `$BRAGGSCOPE_DATADIR`
- * names, then in the installed data folder (datadir/braggscope), then in
- * the source tree the library was built from.  The structure factors
+ * names, then in the data folder of the install the library belongs to
+ * (datadir/braggscope found from the library's own folder, so that a moved
+ * install finds its own; the source tree's data folder for a library still
+ * in its build tree), then in the configured datadir/braggscope.  The structure factors
  * themselves are read by the worker: a failure to read them arrives as
  * [signal@Braggscope.Simulation::error].
  *
@@ -532,7 +580,9 @@ parse_flags (const nb_params *base,
     st = nb_params_parse_scene_argv (out, argc, argv, scene_source, &err);
   else
     st = nb_params_parse_argv (out, argc, argv, &err);
-  if (st != NB_OK || nb_params_validate (out, &err) != NB_OK)
+  /* a file named for reading is refused here, not when the worker reads it */
+  if (st != NB_OK || nb_params_validate (out, &err) != NB_OK ||
+      nb_params_check_inputs (out, base, &err) != NB_OK)
     {
       nb_params_clear (out);
       goto fail;
@@ -561,17 +611,21 @@ fail:
  * render.  On error nothing changes.
  *
  * The headers of `-img` and `-mask` files are read here, as nanoBragg reads
- * them; every other file named by a flag (`-hkl`, `-mat`...) is read when the
- * frame is rendered, and a failure to read it arrives as
- * [signal@Braggscope.Simulation::error].
+ * them; every other file named for reading (`-hkl`, `-mat`, `-sourcefile`...)
+ * is checked here to be a regular file this process may open (opened and
+ * closed, not read: a named pipe or a terminal is refused, never waited on),
+ * and read when the frame is rendered: a file that is there but malformed
+ * fails the render ([method@Braggscope.Simulation.render_frame] raises it,
+ * [signal@Braggscope.Simulation::error] carries it).
  *
  * Fails with `BRAGGSCOPE_ERROR_INVALID` for an unknown flag, a stray word, a
  * missing or non-numeric value, or a value the physics does not allow (the
  * message names the flag and the value); `BRAGGSCOPE_ERROR_UNSUPPORTED` for
- * a `-backend` word that is not a backend; `BRAGGSCOPE_ERROR_IO` or
- * `BRAGGSCOPE_ERROR_PARSE` when an `-img` or `-mask` file cannot be read or
- * its header is malformed; `BRAGGSCOPE_ERROR_NOMEM` when the parameters
- * cannot be copied.
+ * a `-backend` word that is not a backend; `BRAGGSCOPE_ERROR_IO` when a file
+ * named for reading is missing, unreadable or not a regular file (the message
+ * names the flag and the file), `BRAGGSCOPE_ERROR_IO` or
+ * `BRAGGSCOPE_ERROR_PARSE` when an `-img` or `-mask` header is malformed;
+ * `BRAGGSCOPE_ERROR_NOMEM` when the parameters cannot be copied.
  *
  * Returns: %TRUE when the flags were applied, %FALSE with @error set
  *

@@ -3,7 +3,7 @@
 
 #include "braggscope-export.h"
 
-#include <glib-object.h>
+#include <gio/gio.h>
 
 #include "braggscope-frame.h"
 #include "braggscope-measured.h"
@@ -72,6 +72,25 @@ typedef enum
 } BraggscopePrecision;
 
 /**
+ * BraggscopeBackend:
+ * @BRAGGSCOPE_BACKEND_AUTO: CUDA when a device is there and the scene suits
+ *   it, else the CPU (the frame's `backend` says which ran, and why)
+ * @BRAGGSCOPE_BACKEND_CPU: the CPU kernels (OpenMP)
+ * @BRAGGSCOPE_BACKEND_CUDA: the CUDA kernels; refused
+ *   (`BRAGGSCOPE_ERROR_UNSUPPORTED`) by a build or a machine without them
+ *
+ * Where the image is computed (`-backend auto|cpu|cuda`).
+ *
+ * Since: 0.1
+ */
+typedef enum
+{
+  BRAGGSCOPE_BACKEND_AUTO,
+  BRAGGSCOPE_BACKEND_CPU,
+  BRAGGSCOPE_BACKEND_CUDA,
+} BraggscopeBackend;
+
+/**
  * BraggscopeFitFlags:
  * @BRAGGSCOPE_FIT_ORIENTATION: the crystal's orientation only (misset)
  * @BRAGGSCOPE_FIT_DISTANCE: also the detector distance (within 5 %)
@@ -137,6 +156,12 @@ typedef enum
  * [signal@Braggscope.Simulation::frame-ready], never older than one already
  * delivered; [property@Braggscope.Simulation:busy] is %TRUE while a full
  * frame is owed.
+ *
+ * A script waits for a frame with [method@Braggscope.Simulation.render_frame]
+ * (or its async form): the full frame of the current parameters, at once when
+ * it is the last delivered, a render error raised.  In
+ * [property@Braggscope.Simulation:batch] mode every change gets its own full
+ * frame, in order, without previews.
  *
  * ## Threads
  *
@@ -241,12 +266,37 @@ gboolean braggscope_simulation_set_scene_from_args (BraggscopeSimulation *self,
 BRAGGSCOPE_EXPORT
 char **braggscope_scene_args_drop_outputs (const char *const *args, char **dropped);
 BRAGGSCOPE_EXPORT
+gboolean braggscope_simulation_set_value (BraggscopeSimulation *self,
+                                          const char *name,
+                                          const GValue *value,
+                                          GError **error);
+BRAGGSCOPE_EXPORT
+gboolean braggscope_simulation_get_slider_hint (const char *property,
+                                                double *lower,
+                                                double *upper,
+                                                double *step,
+                                                int *digits,
+                                                const char **unit);
+BRAGGSCOPE_EXPORT
 char **braggscope_simulation_to_args (BraggscopeSimulation *self);
 BRAGGSCOPE_EXPORT
 char *braggscope_simulation_to_command_line (BraggscopeSimulation *self);
 
 BRAGGSCOPE_EXPORT
 void braggscope_simulation_render (BraggscopeSimulation *self);
+BRAGGSCOPE_EXPORT
+BraggscopeFrame *braggscope_simulation_render_frame (BraggscopeSimulation *self,
+                                                     GCancellable *cancellable,
+                                                     GError **error);
+BRAGGSCOPE_EXPORT
+void braggscope_simulation_render_frame_async (BraggscopeSimulation *self,
+                                               GCancellable *cancellable,
+                                               GAsyncReadyCallback callback,
+                                               gpointer user_data);
+BRAGGSCOPE_EXPORT
+BraggscopeFrame *braggscope_simulation_render_frame_finish (BraggscopeSimulation *self,
+                                                            GAsyncResult *result,
+                                                            GError **error);
 BRAGGSCOPE_EXPORT
 BraggscopeFrame *braggscope_simulation_get_last_frame (BraggscopeSimulation *self);
 BRAGGSCOPE_EXPORT

@@ -422,6 +422,11 @@ save_snapshot (const char *path,
  * %BRAGGSCOPE_ERROR_INVALID for a size out of range or a parameter that
  * cannot be stored (an argument containing a line break).
  *
+ * In bindings this name is the form that takes the pixels as a
+ * [struct@GLib.Bytes]: `Braggscope.snapshot_save (path, GLib.Bytes.new
+ * (rgba), width, height, sim)` in Python and GJS (in C, the function
+ * `braggscope_snapshot_save_bytes`).
+ *
  * Returns: %TRUE on success
  *
  * Since: 0.1
@@ -772,17 +777,15 @@ find_structure_factors (const StructureFactors *sf,
                         GError **error)
 {
   g_autofree char *png_dir = g_path_get_dirname (png_path);
-  const char *data_dirs[] = { g_getenv ("BRAGGSCOPE_DATADIR"), BRAGGSCOPE_INSTALLED_DATADIR,
-                              BRAGGSCOPE_SOURCE_DATADIR };
+  g_auto (GStrv) data_dirs = _braggscope_data_dirs ();
   g_autoptr (GPtrArray) candidates = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GString) tried = g_string_new (NULL);
 
   g_ptr_array_add (candidates, g_strdup (saved_path));
   g_ptr_array_add (candidates, g_build_filename (png_dir, sf->name, NULL));
   g_ptr_array_add (candidates, NULL); /* the embedded copy goes here */
-  for (gsize i = 0; i < G_N_ELEMENTS (data_dirs); i++)
-    if (data_dirs[i] != NULL && data_dirs[i][0] != '\0')
-      g_ptr_array_add (candidates, g_build_filename (data_dirs[i], sf->name, NULL));
+  for (gsize i = 0; data_dirs[i] != NULL; i++)
+    g_ptr_array_add (candidates, g_build_filename (data_dirs[i], sf->name, NULL));
 
   for (guint i = 0; i < candidates->len; i++)
     {

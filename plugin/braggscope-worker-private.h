@@ -17,6 +17,7 @@ typedef struct
   guint64 sequence;  /* the simulation's sequence the params answer */
   gint64 changed_us; /* monotonic time of the change */
   gboolean preview;  /* render a preview before the full frame */
+  gboolean batch;    /* queued behind the others, never replacing or cancelling them */
   int stride;
   int max_arc_domains;               /* the full frame's mosaic domains may rise to this (0: off) */
   BraggscopeMeasuredFrame *measured; /* the full frame is scored against it (owned) */
@@ -64,8 +65,9 @@ void _braggscope_worker_fit (BraggscopeWorker *w, BraggscopeFitJob *job);
 /* Starts the thread; results go to @self (held weakly) on @context. */
 BraggscopeWorker *_braggscope_worker_new (BraggscopeSimulation *self, GMainContext *context);
 
-/* Replaces the pending request by @req (taken over and zeroed: the newest
- * wins) and cancels a full render in flight. */
+/* Queues @req (taken over and zeroed): a batched request behind the others;
+ * any other replaces those waiting (the newest wins) and cancels a full
+ * render in flight. */
 void _braggscope_worker_submit (BraggscopeWorker *w, BraggscopeRequest *req);
 
 /* Cancels, joins the thread and forgets the simulation: results still queued

@@ -40,7 +40,7 @@ struct _BraggscopeWorker
   BraggscopeFramePool *pool;
 
   /* under lock */
-  BraggscopeRequest pending;
+  GQueue pending; /* BraggscopeRequest *, oldest first: the newest alone unless batched */
   gboolean quit;
   gboolean preview_in_flight; /* a preview, or a full frame in its place: not cancelled */
   gint cancel;                /* raised under lock; the engine polls it (nb_exec_options.cancel) */
@@ -71,6 +71,13 @@ request_clear (BraggscopeRequest *r)
   memset (r, 0, sizeof *r);
 }
 
+static void
+request_free (gpointer data)
+{
+  request_clear (data);
+  g_free (data);
+}
+
 static BraggscopeWorker *
 worker_ref (BraggscopeWorker *w)
 {
@@ -83,7 +90,7 @@ _braggscope_worker_unref (BraggscopeWorker *w)
 {
   if (!g_atomic_ref_count_dec (&w->ref_count))
     return;
-  request_clear (&w->pending);
+  g_queue_clear_full (&w->pending, request_free);
   g_weak_ref_clear (&w->simulation);
   _braggscope_frame_pool_unref (w->pool);
   g_main_context_unref (w->context);
@@ -709,7 +716,7 @@ worker_thread (gpointer data)
       gboolean preview = FALSE, short_run = FALSE;
       nb_status st;
 
-      while (!w->quit && !w->pending.valid && !full_due && w->fit == NULL)
+      while (!w->quit && g_queue_is_empty (&w->pending) && !full_due && w->fit == NULL)
         g_cond_wait (&w->cond, &w->lock);
       if (w->quit)
         break;
@@ -724,11 +731,13 @@ worker_thread (gpointer data)
           g_mutex_lock (&w->lock);
           continue;
         }
-      if (w->pending.valid)
+      if (!g_queue_is_empty (&w->pending))
         {
+          BraggscopeRequest *next = g_queue_pop_head (&w->pending);
+
           old = req;
-          req = w->pending;
-          memset (&w->pending, 0, sizeof w->pending);
+          req = *next;
+          g_free (next);
           preview = worker_wants_preview (w, &req);
           /* a full frame standing in for the preview runs to its end, as
            * the preview would (a drag must not cancel every frame) */
@@ -790,21 +799,28 @@ _braggscope_worker_new (BraggscopeSimulation *self, GMainContext *context)
   return w;
 }
 
-/* Replaces the pending request (latest wins) and cancels a full render in flight. */
+/* Queues @req: a batched one behind the others, to be rendered in turn;
+ * any other replaces what waits (latest wins) and cancels a full render in
+ * flight. */
 void
 _braggscope_worker_submit (BraggscopeWorker *w, BraggscopeRequest *req)
 {
-  BraggscopeRequest old;
+  GQueue dropped = G_QUEUE_INIT;
+  BraggscopeRequest *r = g_memdup2 (req, sizeof *req);
 
+  memset (req, 0, sizeof *req);
   g_mutex_lock (&w->lock);
-  old = w->pending;
-  w->pending = *req;
-  if (!w->preview_in_flight)
-    g_atomic_int_set (&w->cancel, 1);
+  if (!r->batch)
+    {
+      dropped = w->pending;
+      g_queue_init (&w->pending);
+      if (!w->preview_in_flight)
+        g_atomic_int_set (&w->cancel, 1);
+    }
+  g_queue_push_tail (&w->pending, r);
   g_cond_signal (&w->cond);
   g_mutex_unlock (&w->lock);
-  request_clear (&old);
-  memset (req, 0, sizeof *req);
+  g_queue_clear_full (&dropped, request_free);
 }
 
 void

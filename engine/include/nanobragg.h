@@ -201,27 +201,30 @@ extern "C"
                             curved detector (the plan log says so) */
   } nb_params;
 
-  /* nb_params_init: the reference's defaults (cli.md §4); strings NULL except the
+  /* nb_params_init: the reference's defaults (as `nanobragg -h` lists them); strings NULL except the
  * output names (floatimage.bin, intimage.img, image.pgm, noiseimage.img).
  * The noise seed and the misset seed default to -time(NULL), as the reference. */
-  void nb_params_init (nb_params *p);
+  NB_API void nb_params_init (nb_params *p);
 
   /* nb_params_clear: frees the owned strings; @p may be re-initialised after. */
-  void nb_params_clear (nb_params *p);
+  NB_API void nb_params_clear (nb_params *p);
 
   /* nb_params_copy: deep copy of @src into uninitialised @dst.  NB_ERR_NOMEM. */
-  nb_status nb_params_copy (nb_params *dst, const nb_params *src, nb_error *err);
+  NB_API nb_status nb_params_copy (nb_params *dst, const nb_params *src, nb_error *err);
 
   /* nb_params_parse_argv: applies nanoBragg command-line flags (argv[0] is the
  * program name and is skipped) on top of @p, in argv order, last wins, with the
- * reference's spellings, aliases and precedence (cli.md).  Unlike the
+ * reference's spellings, aliases and precedence (`nanobragg -h`).  Unlike the
  * reference, an unknown flag, a stray argument or a missing or non-numeric value
  * is an NB_ERR_USAGE error naming it (unless -lenient: see nb_parse_options).
  * -img/-mask headers are read first (mask, then image) as the reference does,
  * after the header of a -frame (nb_frame_apply_geometry()).  Returns NB_OK,
  * NB_ERR_USAGE, or errors of reading -img/-mask and those of nb_frame_read()
  * for -frame. */
-  nb_status nb_params_parse_argv (nb_params *p, int argc, const char *const *argv, nb_error *err);
+  NB_API nb_status nb_params_parse_argv (nb_params *p,
+                                         int argc,
+                                         const char *const *argv,
+                                         nb_error *err);
 
   /* nb_warn_func: receives one warning of the parser, a single line without
  * its newline, valid for the call only. */
@@ -250,7 +253,7 @@ extern "C"
  * defaults, strict).  An unknown flag's error names the nearest known flags
  * and says whether nanoBragg ignores the word (then -lenient runs the line as
  * nanoBragg would) or reads it as one of its flags. */
-  nb_status nb_params_parse_argv_with (
+  NB_API nb_status nb_params_parse_argv_with (
       nb_params *p, int argc, const char *const *argv, const nb_parse_options *opts, nb_error *err);
 
   /* nb_params_parse_scene_argv: nb_params_parse_argv() for arguments that
@@ -261,7 +264,7 @@ extern "C"
  * to write, which a scene may not hold" (@source: where the arguments come
  * from, a file's path or "the last scene"; NULL: "arguments").  Otherwise as
  * nb_params_parse_argv(). */
-  nb_status nb_params_parse_scene_argv (
+  NB_API nb_status nb_params_parse_scene_argv (
       nb_params *p, int argc, const char *const *argv, const char *source, nb_error *err);
 
   /* nb_params_validate: checks every field of @p against what the physics and
@@ -275,7 +278,20 @@ extern "C"
  * naming the parameter as its command-line flag, the value in the flag's units
  * and what is allowed.  nb_plan_create() and nb_plan_update() call it first;
  * nb_params_parse_argv() does not (it checks syntax only). */
-  nb_status nb_params_validate (const nb_params *p, nb_error *err);
+  NB_API nb_status nb_params_validate (const nb_params *p, nb_error *err);
+
+  /* nb_params_check_inputs: whether the files @p names for reading (-hkl,
+ * -mat, -sourcefile, -mask, -img, -stol, -frame...) that differ from
+ * @before's (NULL: all of them) can be opened as the plan will open them: a
+ * regular file the process may read (a named pipe, a terminal or a directory
+ * is refused without waiting on it).  Cheap: each is opened and closed,
+ * nothing is read.  Returns NB_OK, or NB_ERR_IO with one line naming the
+ * flag and the file ("-hkl: cannot open P1.hkl: No such file or
+ * directory").  For a program that wants a bad file name refused where it
+ * was given, before the plan reads it. */
+  NB_API nb_status nb_params_check_inputs (const nb_params *p,
+                                           const nb_params *before,
+                                           nb_error *err);
 
   /* nb_params_to_argv: a nanoBragg command line that reproduces @p: argv[0] is
  * "nanobragg", then the flags of every field that differs from
@@ -290,7 +306,7 @@ extern "C"
  * their meaning (-misset_seed is never last: Q-29).  The array
  * and its strings are malloc'ed and NULL-terminated; free with nb_argv_free().
  * Sets *@argc when @argc is non-NULL.  NULL when out of memory. */
-  char **nb_params_to_argv (const nb_params *p, int *argc);
+  NB_API char **nb_params_to_argv (const nb_params *p, int *argc);
 
   /* nb_params_to_scene_argv: nb_params_to_argv() without the flags that
  * name an output (the rows with NB_PARAM_OUTPUT, nb-param.h: -dump,
@@ -298,10 +314,10 @@ extern "C"
  * saved scene, which must not make the program that reopens it write a
  * file.  A -dump read without -hkl is left out too (the structure factors
  * then come from -default_F). */
-  char **nb_params_to_scene_argv (const nb_params *p, int *argc);
+  NB_API char **nb_params_to_scene_argv (const nb_params *p, int *argc);
 
   /* nb_argv_free: frees an array from nb_params_to_argv() (NULL allowed). */
-  void nb_argv_free (char **argv);
+  NB_API void nb_argv_free (char **argv);
 
   /* ------------------------------------------------------------------------- */
 
@@ -313,7 +329,7 @@ extern "C"
    * degrees (a cell refined against other data differs by tenths of a
    * percent; another setting of the same lattice permutes the edges).  0 when
    * either has a zero edge (unknown). */
-  int nb_cell_differs (const double a[6], const double b[6]);
+  NB_API int nb_cell_differs (const double a[6], const double b[6]);
 
   /* Derived geometry and bookkeeping, valid for the plan's life (until update). */
   typedef struct
@@ -385,25 +401,25 @@ extern "C"
   } nb_plan_stats;
 
   /* nb_stage_name: "detector", "crystal", ... */
-  const char *nb_stage_name (nb_stage stage);
+  NB_API const char *nb_stage_name (nb_stage stage);
 
   /* nb_plan_get_stats: the hit/rebuild counters since the plan was created. */
-  void nb_plan_get_stats (const nb_plan *plan, nb_plan_stats *stats);
+  NB_API void nb_plan_get_stats (const nb_plan *plan, nb_plan_stats *stats);
 
   /* nb_plan_create: derives everything from @params in the reference's order
- * (physics.md §2): detector, sources, orientation, structure factors (reads
+ * (nanoBragg.c's order): detector, sources, orientation, structure factors (reads
  * -hkl/-mat/-sourcefile/-stol/-mask files), and allocates the buffers.  The
  * params are copied; @params may be freed after.  Errors: NB_ERR_INVALID (a
  * setting that leaves no sources or pixels, an impossible cell...), NB_ERR_IO
  * and NB_ERR_PARSE for input files, NB_ERR_NOMEM. */
-  nb_status nb_plan_create (const nb_params *params, nb_plan **out, nb_error *err);
+  NB_API nb_status nb_plan_create (const nb_params *params, nb_plan **out, nb_error *err);
 
   /* nb_plan_update: replaces the plan's parameters by @params, recomputing only
  * the stages whose inputs changed.  On error the plan keeps its old state. */
-  nb_status nb_plan_update (nb_plan *plan, const nb_params *params, nb_error *err);
+  NB_API nb_status nb_plan_update (nb_plan *plan, const nb_params *params, nb_error *err);
 
   /* nb_plan_destroy: frees the plan (NULL allowed). */
-  void nb_plan_destroy (nb_plan *plan);
+  NB_API void nb_plan_destroy (nb_plan *plan);
 
   /* Statistics of the image an execute renders, computed where it is rendered
  * (on the GPU for a plan that runs there), so that a caller showing the image
@@ -426,7 +442,7 @@ extern "C"
   /* nb_exec_stats_compute: @stats of @image (@n floats) on the CPU, what
  * execute computes with nb_exec_options.stats; no window (has_window 0) when
  * out of memory. */
-  void nb_exec_stats_compute (const float *image, size_t n, nb_exec_stats *stats);
+  NB_API void nb_exec_stats_compute (const float *image, size_t n, nb_exec_stats *stats);
 
   /* nb_image_window: a display window from the distribution of @data (@n
  * floats): *@low and *@high are the @low_percentile-th and
@@ -439,12 +455,12 @@ extern "C"
  * window (high <= low) ends at the largest finite value, or at low + 1 when
  * that is not above low; with no finite value (or out of memory) the window
  * is 0..1. */
-  void nb_image_window (const float *data,
-                        size_t n,
-                        double low_percentile,
-                        double high_percentile,
-                        double *low,
-                        double *high);
+  NB_API void nb_image_window (const float *data,
+                               size_t n,
+                               double low_percentile,
+                               double high_percentile,
+                               double *low,
+                               double *high);
 
   typedef struct
   {
@@ -468,15 +484,17 @@ extern "C"
   /* nb_plan_execute: renders the image into @image (caller-owned,
  * fpixels*spixels floats, fast index first), in photons per pixel.  Pixels
  * outside the ROI or masked are 0.  @opts may be NULL. */
-  nb_status
-  nb_plan_execute (nb_plan *plan, float *image, const nb_exec_options *opts, nb_error *err);
+  NB_API nb_status nb_plan_execute (nb_plan *plan,
+                                    float *image,
+                                    const nb_exec_options *opts,
+                                    nb_error *err);
 
   /* nb_alloc_large: malloc() for whole images and grids: a buffer of @bytes,
  * from 2 MB up aligned to 2 MB and advised onto transparent huge pages
  * (madvise MADV_HUGEPAGE), so filling it takes one page fault per 2 MB
  * instead of per 4 kB.  Uninitialised; NULL when out of memory.  Free with
  * free(). */
-  void *nb_alloc_large (size_t bytes);
+  NB_API void *nb_alloc_large (size_t bytes);
 
   /* nb_memory_budget: the bytes one run may hold, the one budget of every
  * path that plans an image or reads a frame (nb_plan_create(),
@@ -484,7 +502,7 @@ extern "C"
  * of the memory this process may use: the physical memory, or less where
  * the process's address space or data segment is limited (RLIMIT_AS,
  * RLIMIT_DATA) or its cgroup's memory.max says so. */
-  double nb_memory_budget (double requested);
+  NB_API double nb_memory_budget (double requested);
 
   /* nb_image_alloc: a buffer of @bytes for images that a plan running on the
  * GPU (nb_plan_get_backend() "cuda") renders into: with @pinned, page-locked
@@ -494,11 +512,11 @@ extern "C"
  * cannot be had (a build without CUDA, no device, the limit of locked
  * memory), nb_alloc_large().  Either works with any plan.  Uninitialised;
  * NULL when out of memory.  Free with nb_image_free() only.  Thread-safe. */
-  void *nb_image_alloc (size_t bytes, int pinned);
+  NB_API void *nb_image_alloc (size_t bytes, int pinned);
 
   /* nb_image_free: frees a buffer of nb_image_alloc() (NULL allowed).  Freeing
  * page-locked memory may wait for the GPU's work in flight. */
-  void nb_image_free (void *image);
+  NB_API void nb_image_free (void *image);
 
   typedef struct
   {
@@ -513,7 +531,7 @@ extern "C"
   /* nb_plan_get_timing: how long the plan's last full image took, for a
  * program to choose between a preview and a full frame (a frame that fits
  * the display's frame time needs no preview) and for benchmarks. */
-  void nb_plan_get_timing (const nb_plan *plan, nb_plan_timing *timing);
+  NB_API void nb_plan_get_timing (const nb_plan *plan, nb_plan_timing *timing);
 
   /* nb_cuda_warm_up: for a long-lived program that will render many frames (a
  * viewer): where @params asks for the GPU (-backend cuda, or auto unless
@@ -522,30 +540,30 @@ extern "C"
  * ready by the time the first plan needs it; from then on -backend auto
  * counts the GPU's start-up as paid and chooses the GPU for every plan the
  * GPU can run (see nb_params.backend).  Once per process; thread-safe. */
-  void nb_cuda_warm_up (const nb_params *params);
+  NB_API void nb_cuda_warm_up (const nb_params *params);
 
   /* nb_kernel_variant: the instruction set the fast kernels (single and double
  * precision) use on this CPU now ("avx512", "avx2", "sse41" or "generic"); the
  * environment variable NB_KERNEL=generic|sse41|avx2|avx512 forces one
  * (falling back when unsupported). */
-  const char *nb_kernel_variant (void);
+  NB_API const char *nb_kernel_variant (void);
 
   /* nb_plan_get_backend: where the plan's execute runs now: "cuda" or "cpu".
  * A plan asked for auto or cuda runs on the CPU when the device is missing,
  * for -precision exact, tricubic interpolation or a curved detector, and
  * after a CUDA error in one of its runs (that run and the later ones fall
  * back to the CPU kernel; the plan log has the error).  A constant string. */
-  const char *nb_plan_get_backend (const nb_plan *plan);
+  NB_API const char *nb_plan_get_backend (const nb_plan *plan);
 
   /* nb_cuda_device_available: 1 when this build has the CUDA backend and a
  * device of compute capability 8.0 or newer and its driver are present, else
  * 0.  @why (if non-NULL, @n bytes) receives the device's name, or the reason
  * there is none (no driver, no device, a build without CUDA...).  The probe
  * runs once per process; thread-safe. */
-  int nb_cuda_device_available (char *why, size_t n);
+  NB_API int nb_cuda_device_available (char *why, size_t n);
 
   /* nb_plan_get_info: derived values (geometry, counts) of the current plan. */
-  const nb_plan_info *nb_plan_get_info (const nb_plan *plan);
+  NB_API const nb_plan_info *nb_plan_get_info (const nb_plan *plan);
 
   /* nb_plan_arc_domains: the mosaic domains that draw the plan's mosaic
  * spread as smooth arcs rather than separate copies of each spot: the
@@ -555,10 +573,10 @@ extern "C"
  * shape transform's width (d_min the detector's highest resolution, N a the
  * crystal's longest edge).  The plan is not changed (a geometry snapshot is
  * made, as nb_plan_ref_geometry()). */
-  int nb_plan_arc_domains (nb_plan *plan, int max_domains);
+  NB_API int nb_plan_arc_domains (nb_plan *plan, int max_domains);
 
   /* nb_plan_get_params: the parameters the plan was built from (owned by the plan). */
-  const nb_params *nb_plan_get_params (const nb_plan *plan);
+  NB_API const nb_params *nb_plan_get_params (const nb_plan *plan);
 
   /* nb_plan_get_warnings: the reference's quirks that change this plan's image
  * and are reproduced because -physical is not given, one line each ending in
@@ -567,20 +585,20 @@ extern "C"
  * behind the sample and every pixel at negative photons); "" when none.  A
  * strict program prints them on stderr (nanobragg), a library hands them on
  * with its frames.  Owned by the plan, valid until its next update. */
-  const char *nb_plan_get_warnings (const nb_plan *plan);
+  NB_API const char *nb_plan_get_warnings (const nb_plan *plan);
 
   /* nb_plan_get_log: the lines the reference prints while setting up (convention,
  * cell, sources, summary...), for the CLI to print; NUL-terminated, owned by
  * the plan.  Also any lines execute adds (interpolation warning). */
-  const char *nb_plan_get_log (const nb_plan *plan);
+  NB_API const char *nb_plan_get_log (const nb_plan *plan);
 
   /* nb_plan_get_mask: the -mask pixels (1 = use), or NULL. */
-  const uint16_t *nb_plan_get_mask (const nb_plan *plan);
+  NB_API const uint16_t *nb_plan_get_mask (const nb_plan *plan);
 
   /* nb_plan_get_omega_sum: the sum of the solid angles (sr) of every sub-pixel
  * of the last execute; divided by steps it is the reference's "solid angle
  * subtended by detector". */
-  double nb_plan_get_omega_sum (const nb_plan *plan);
+  NB_API double nb_plan_get_omega_sum (const nb_plan *plan);
 
   /* ------------------------------------------------------------------------- */
   /* Pixel queries: what a viewer shows under the cursor. */
@@ -602,7 +620,7 @@ extern "C"
     double q;           /* |q| = 4 pi sin(theta) / lambda (1/Angstrom) */
     double stol;        /* sin(theta) / lambda (1/Angstrom) */
     double hkl[3];      /* fractional Miller indices h k l: real cell vectors . (s - s0)/lambda,
-                         crystal at the middle of the first phi step (physics.md sec. 13) */
+                         crystal at the middle of the first phi step (as nanoBragg.c takes it) */
     int h, k, l;        /* nearest whole indices (the reference's rounding, ceil(x - 0.5)) */
     double F;           /* structure factor of (h, k, l): from the file, else default_F */
     int F_from_file;    /* 1 when (h, k, l) is one of the file's reflections */
@@ -613,21 +631,21 @@ extern "C"
  * state (shared until the next update changes the detector, crystal,
  * orientation, sources or structure factors).  NULL only when out of memory.
  * Release with nb_geometry_unref(). */
-  nb_geometry *nb_plan_ref_geometry (nb_plan *plan);
+  NB_API nb_geometry *nb_plan_ref_geometry (nb_plan *plan);
 
   /* nb_geometry_ref / nb_geometry_unref: atomic reference counting (NULL allowed). */
-  nb_geometry *nb_geometry_ref (nb_geometry *geom);
-  void nb_geometry_unref (nb_geometry *geom);
+  NB_API nb_geometry *nb_geometry_ref (nb_geometry *geom);
+  NB_API void nb_geometry_unref (nb_geometry *geom);
 
   /* nb_geometry_size: the detector's pixel counts. */
-  void nb_geometry_size (const nb_geometry *geom, int *fpixels, int *spixels);
+  NB_API void nb_geometry_size (const nb_geometry *geom, int *fpixels, int *spixels);
 
   /* nb_geometry_query: the quantities of nb_pixel_query at the detector point
  * (@fpixel, @spixel) in pixel units: pixel (i, j) spans [i, i+1) x [j, j+1) and
  * its centre is (i + 0.5, j + 0.5); points off the detector are allowed.  The
  * central wavelength and the first source's direction are used.  Errors:
  * NB_ERR_INVALID for a non-finite coordinate. */
-  nb_status nb_geometry_query (
+  NB_API nb_status nb_geometry_query (
       const nb_geometry *geom, double fpixel, double spixel, nb_pixel_query *out, nb_error *err);
 
   /* nb_geometry_direction_to_pixel: where the ray from the sample along @dir
@@ -636,27 +654,27 @@ extern "C"
  * sets *@fpixel, *@spixel, or 0 when the ray runs parallel to the plane or
  * away from it; points off the detector's pixels are returned (compare them
  * with nb_geometry_size()). */
-  int nb_geometry_direction_to_pixel (const nb_geometry *geom,
-                                      const double dir[3],
-                                      double *fpixel,
-                                      double *spixel);
+  NB_API int nb_geometry_direction_to_pixel (const nb_geometry *geom,
+                                             const double dir[3],
+                                             double *fpixel,
+                                             double *spixel);
 
   /* nb_geometry_structure_factor: the structure factor the plan uses for
  * (@h, @k, @l): the file's where the file has the reflection, else default_F
  * (as the kernel's lookup of whole indices).  *@from_file (when non-NULL) is
  * 1 when the indices lie inside the file's grid. */
-  double
+  NB_API double
   nb_geometry_structure_factor (const nb_geometry *geom, int h, int k, int l, int *from_file);
 
   /* nb_geometry_same_structure_factors: 1 when @a and @b look up the same
  * structure factors (the same table read once by a plan, and the same
  * default_F), so that F computed with one holds for the other: the cache key
  * of a viewer that draws |F| while the orientation changes. */
-  int nb_geometry_same_structure_factors (const nb_geometry *a, const nb_geometry *b);
+  NB_API int nb_geometry_same_structure_factors (const nb_geometry *a, const nb_geometry *b);
 
   /* ------------------------------------------------------------------------- */
   /* Statistics and conversions of a float image, as the reference computes them
- * (physics.md §19). */
+ * (at the end of a run). */
 
   typedef struct
   {
@@ -669,13 +687,13 @@ extern "C"
 
   /* nb_image_statistics: over ROI pixels not masked (rmsd over all ROI pixels,
  * quirk Q-25).  @mask may be NULL. */
-  void nb_image_statistics (const nb_plan *plan, const float *image, nb_image_stats *st);
+  NB_API void nb_image_statistics (const nb_plan *plan, const float *image, nb_image_stats *st);
 
   /* nb_image_first_non_finite: the index of the first of the @n pixels of
  * @image that is an infinity or a NaN, or -1 when all are finite; *@count
  * (when @count is not NULL) gets how many are.  Such an image is an error,
  * never an output (nanobragg and nanobragg-series refuse to write it). */
-  long nb_image_first_non_finite (const float *image, size_t n, size_t *count);
+  NB_API long nb_image_first_non_finite (const float *image, size_t n, size_t *count);
 
   /* nb_image_check_finite: NB_OK when every pixel of @image (@plan's
  * fpixels x spixels, as nb_plan_execute() rendered it) is finite, else
@@ -685,38 +703,38 @@ extern "C"
  * -flux, -water, -default_F).  The one check of every path that renders:
  * nanobragg refuses to write such an image, libbraggscope reports it through
  * its error signal instead of delivering a frame. */
-  nb_status nb_image_check_finite (const nb_plan *plan, const float *image, nb_error *err);
+  NB_API nb_status nb_image_check_finite (const nb_plan *plan, const float *image, nb_error *err);
 
   /* nb_image_to_smv: uint16 pixels: ROI pixels floorf(v*scale + adc + 0.5)
  * clamped to [0, 65535] (Q-31), others 0.  @scale <= 0 means auto
  * (55000/max_I, 1 when max_I is 0).  Returns the scale used. */
-  double nb_image_to_smv (const nb_plan *plan,
-                          const float *image,
-                          const nb_image_stats *st,
-                          double scale,
-                          double adc,
-                          uint16_t *out);
+  NB_API double nb_image_to_smv (const nb_plan *plan,
+                                 const float *image,
+                                 const nb_image_stats *st,
+                                 double scale,
+                                 double adc,
+                                 uint16_t *out);
 
   /* nb_image_to_pgm: bytes min(255, v*scale) for ROI pixels.  @scale <= 0: auto
  * (250/(5 rmsd), else @int_scale).  Returns the scale used. */
-  double nb_image_to_pgm (const nb_plan *plan,
-                          const float *image,
-                          const nb_image_stats *st,
-                          double scale,
-                          double int_scale,
-                          uint8_t *out);
+  NB_API double nb_image_to_pgm (const nb_plan *plan,
+                                 const float *image,
+                                 const nb_image_stats *st,
+                                 double scale,
+                                 double int_scale,
+                                 uint8_t *out);
 
   /* nb_image_to_noise: Poisson noise image with the reference's generator
  * (seed @seed, stored negated as -seed N gives; the generator table continues
  * from the plan's misset and mosaic draws, as the reference shares it), ROI
  * pixels only, + adc, upper clamp 65535 (overloads counted).  Returns the
  * total photons. */
-  double nb_image_to_noise (const nb_plan *plan,
-                            const float *image,
-                            long seed,
-                            double adc,
-                            uint16_t *out,
-                            int *overloads);
+  NB_API double nb_image_to_noise (const nb_plan *plan,
+                                   const float *image,
+                                   long seed,
+                                   double adc,
+                                   uint16_t *out,
+                                   int *overloads);
 
 #ifdef __cplusplus
 }

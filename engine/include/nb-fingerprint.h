@@ -41,12 +41,12 @@ extern "C"
     int sha_ni;  /* the x86 SHA extensions compress the blocks */
   } nb_sha256;
 
-  void nb_sha256_init (nb_sha256 *s);
-  void nb_sha256_update (nb_sha256 *s, const void *data, size_t n);
+  NB_API void nb_sha256_init (nb_sha256 *s);
+  NB_API void nb_sha256_update (nb_sha256 *s, const void *data, size_t n);
 
   /* nb_sha256_final: the digest of everything given to @s, as 64 lowercase hex
  * digits and a NUL in @hex; @s is used up. */
-  void nb_sha256_final (nb_sha256 *s, char hex[65]);
+  NB_API void nb_sha256_final (nb_sha256 *s, char hex[65]);
 
   /* The number of hex digits of a fingerprint. */
   enum
@@ -57,40 +57,40 @@ extern "C"
   /* nb_fingerprint_begin: a computation that has taken the prefix above and
  * the frame's command line @words (@n_words of them); give a copy of it to
  * the functions below for each of the frame's files. */
-  void nb_fingerprint_begin (nb_sha256 *s, const char *const *words, int n_words);
+  NB_API void nb_fingerprint_begin (nb_sha256 *s, const char *const *words, int n_words);
 
   /* nb_fingerprint_of: the fingerprint (64 hex digits and a NUL, in @hex) of
  * the @n bytes @bytes made from the frame @begun stands for, where the 64
  * bytes at offset @at are the file's own fingerprint (@at = SIZE_MAX: the file
  * does not carry it). */
-  void
+  NB_API void
   nb_fingerprint_of (const nb_sha256 *begun, const void *bytes, size_t n, size_t at, char hex[65]);
 
   /* nb_fingerprint_seal: finds the one place in @bytes where @marker is
  * followed by 64 '0' characters (the writer put them there), computes the
  * fingerprint and writes its digits over the zeros.  @name names the file in
  * messages.  NB_ERR_INVALID when that text is not there exactly once. */
-  nb_status nb_fingerprint_seal (const nb_sha256 *begun,
-                                 void *bytes,
-                                 size_t n,
-                                 const char *marker,
-                                 const char *name,
-                                 nb_error *err);
+  NB_API nb_status nb_fingerprint_seal (const nb_sha256 *begun,
+                                        void *bytes,
+                                        size_t n,
+                                        const char *marker,
+                                        const char *name,
+                                        nb_error *err);
 
   /* nb_fingerprint_check: whether the 64 bytes at offset @at of @bytes are the
  * fingerprint of the @n bytes: NB_OK, or NB_ERR_PARSE "@name: fingerprint
  * differs" when they are not (nor hex digits, nor inside @bytes). */
-  nb_status nb_fingerprint_check (const nb_sha256 *begun,
-                                  const void *bytes,
-                                  size_t n,
-                                  size_t at,
-                                  const char *name,
-                                  nb_error *err);
+  NB_API nb_status nb_fingerprint_check (const nb_sha256 *begun,
+                                         const void *bytes,
+                                         size_t n,
+                                         size_t at,
+                                         const char *name,
+                                         nb_error *err);
 
   /* nb_fingerprint_find: the offset of the one place in @bytes (@n of them)
  * where @text (@len bytes) appears; -1 when it does not, -2 when it appears
  * more than once (overlaps count). */
-  long long nb_fingerprint_find (const void *bytes, size_t n, const void *text, size_t len);
+  NB_API long long nb_fingerprint_find (const void *bytes, size_t n, const void *text, size_t len);
 
   /* nb_read_regular_file: the whole of @path into a malloc'd buffer (*@data,
  * *@size bytes; free with free()), for a file that is not trusted: a symbolic
@@ -98,7 +98,7 @@ extern "C"
  * for, and so is a file of more than @max_bytes.  Errors: NB_ERR_IO (missing,
  * unreadable, not a regular file: the strerror text after @path),
  * NB_ERR_PARSE (larger than @max_bytes), NB_ERR_NOMEM. */
-  nb_status nb_read_regular_file (
+  NB_API nb_status nb_read_regular_file (
       const char *path, size_t max_bytes, void **data, size_t *size, nb_error *err);
 
 #ifdef __cplusplus

@@ -63,15 +63,15 @@ extern "C"
   /* nb_frame_geometry_from_plan: the geometry of an image rendered by a plan
  * with derived values @info and parameters @p (exposure, flux, polarization,
  * sensor thickness), with @count_cutoff as the overload limit. */
-  void nb_frame_geometry_from_plan (const nb_plan_info *info,
-                                    const nb_params *p,
-                                    long count_cutoff,
-                                    nb_frame_geometry *g);
+  NB_API void nb_frame_geometry_from_plan (const nb_plan_info *info,
+                                           const nb_params *p,
+                                           long count_cutoff,
+                                           nb_frame_geometry *g);
 
   /* nb_cbf_available, nb_nexus_available: 1 when this build has CBFlib,
  * libhdf5. */
-  int nb_cbf_available (void);
-  int nb_nexus_available (void);
+  NB_API int nb_cbf_available (void);
+  NB_API int nb_nexus_available (void);
 
   /* nb_write_cbf: a CBF file of @pixels (@g->fpixels x @g->spixels signed
  * 32-bit counts, fast index first).  For a real Pilatus (0.172 mm pixels,
@@ -84,12 +84,12 @@ extern "C"
  * frame; NULL: none) the header's last line is "# Braggscope_fp" and the 64
  * hex digits of the file's fingerprint (nb-fingerprint.h).
  * Errors: NB_ERR_IO naming @path, NB_ERR_NOMEM, NB_ERR_UNSUPPORTED. */
-  nb_status nb_write_cbf (const char *path,
-                          const nb_frame_geometry *g,
-                          const int32_t *pixels,
-                          const char *extra_header,
-                          const nb_sha256 *fingerprint,
-                          nb_error *err);
+  NB_API nb_status nb_write_cbf (const char *path,
+                                 const nb_frame_geometry *g,
+                                 const int32_t *pixels,
+                                 const char *extra_header,
+                                 const nb_sha256 *fingerprint,
+                                 nb_error *err);
 
   /* nb_cbf_verify: checks that the @size bytes @bytes (a file read by the
  * caller, named @name in messages) are a complete frame of this kind: with
@@ -97,13 +97,13 @@ extern "C"
  * every byte for that frame; CBFlib reads it with its MD5 digest checked; the
  * image is @fpixels x @spixels signed 32-bit.  NB_OK, or NB_ERR_PARSE naming
  * @name and what is wrong ("fingerprint differs"...). */
-  nb_status nb_cbf_verify (const char *name,
-                           const void *bytes,
-                           size_t size,
-                           int fpixels,
-                           int spixels,
-                           const nb_sha256 *fingerprint,
-                           nb_error *err);
+  NB_API nb_status nb_cbf_verify (const char *name,
+                                  const void *bytes,
+                                  size_t size,
+                                  int fpixels,
+                                  int spixels,
+                                  const nb_sha256 *fingerprint,
+                                  nb_error *err);
 
   /* nb_write_nexus_frame: an NXmx file of one frame: the geometry of @g
  * (omega from @g->start_angle) and /entry/data/data, 1 x @g->spixels x
@@ -113,14 +113,14 @@ extern "C"
  * /entry@braggscope_fingerprint, the 64 hex digits of the file's fingerprint
  * (nb-fingerprint.h: they stand in the file's bytes once, in the attribute's
  * value).  Errors as nb_write_cbf(). */
-  nb_status nb_write_nexus_frame (const char *path,
-                                  const nb_frame_geometry *g,
-                                  const int32_t *pixels,
-                                  const char *const *keys,
-                                  const char *const *values,
-                                  int n_attrs,
-                                  const nb_sha256 *fingerprint,
-                                  nb_error *err);
+  NB_API nb_status nb_write_nexus_frame (const char *path,
+                                         const nb_frame_geometry *g,
+                                         const int32_t *pixels,
+                                         const char *const *keys,
+                                         const char *const *values,
+                                         int n_attrs,
+                                         const nb_sha256 *fingerprint,
+                                         nb_error *err);
 
   /* nb_nexus_verify_frame: checks that the @size bytes @bytes (named @name in
  * messages) are a complete frame file of nb_write_nexus_frame(): with
@@ -128,13 +128,13 @@ extern "C"
  * for that frame; libhdf5 opens it, /entry/data/data is 1 x @spixels x
  * @fpixels and reads whole (every chunk's Fletcher-32 checksum verified).
  * Errors as nb_cbf_verify(). */
-  nb_status nb_nexus_verify_frame (const char *name,
-                                   const void *bytes,
-                                   size_t size,
-                                   int fpixels,
-                                   int spixels,
-                                   const nb_sha256 *fingerprint,
-                                   nb_error *err);
+  NB_API nb_status nb_nexus_verify_frame (const char *name,
+                                          const void *bytes,
+                                          size_t size,
+                                          int fpixels,
+                                          int spixels,
+                                          const nb_sha256 *fingerprint,
+                                          nb_error *err);
 
   /* nb_write_nexus_master: the NXmx master file of a series of @n_frames
  * frames of geometry @g whose spindle angles at the start of each frame are
@@ -144,12 +144,12 @@ extern "C"
  * relative to the master's folder), and the virtual dataset /entry/data/data
  * (@n_frames x spixels x fpixels int32) over them.  The frame files need not
  * exist yet.  Errors as nb_write_cbf(). */
-  nb_status nb_write_nexus_master (const char *path,
-                                   const nb_frame_geometry *g,
-                                   int n_frames,
-                                   const double *omega,
-                                   const char *const *frame_files,
-                                   nb_error *err);
+  NB_API nb_status nb_write_nexus_master (const char *path,
+                                          const nb_frame_geometry *g,
+                                          int n_frames,
+                                          const double *omega,
+                                          const char *const *frame_files,
+                                          nb_error *err);
 
 #ifdef __cplusplus
 }

@@ -131,7 +131,7 @@ extern "C"
    * default memory budget: see nb_frame_read_budget()), NB_ERR_UNSUPPORTED
    * (CBF or NeXus in a build without CBFlib or libhdf5).
    * Free with nb_frame_clear(). */
-  nb_status
+  NB_API nb_status
   nb_frame_read (const char *path, int index, unsigned flags, nb_frame *frame, nb_error *err);
 
   /* The most pixels nb_frame_read() holds: 2^28, 1.3 GB of counts and mask
@@ -150,40 +150,40 @@ extern "C"
    * and 16 times the frame: a 64 x 64 frame in one 16384 x 16384 chunk costs
    * 1 GB to decode) is refused with NB_ERR_PARSE; the chunks read are cached
    * once, so a row-by-row read decodes each chunk once. */
-  nb_status nb_frame_read_budget (const char *path,
-                                  int index,
-                                  unsigned flags,
-                                  double budget,
-                                  size_t caller_bytes,
-                                  nb_frame *frame,
-                                  nb_error *err);
+  NB_API nb_status nb_frame_read_budget (const char *path,
+                                         int index,
+                                         unsigned flags,
+                                         double budget,
+                                         size_t caller_bytes,
+                                         nb_frame *frame,
+                                         nb_error *err);
 
   /* nb_frame_read_limited: nb_frame_read() refusing frames of more than
    * @max_pixels pixels (0: no limit but the 65536 per axis and the default
    * memory budget) with NB_ERR_NOMEM before anything is allocated: a header
    * may claim any size, and a compressed file can be tiny. */
-  nb_status nb_frame_read_limited (const char *path,
-                                   int index,
-                                   unsigned flags,
-                                   size_t max_pixels,
-                                   nb_frame *frame,
-                                   nb_error *err);
+  NB_API nb_status nb_frame_read_limited (const char *path,
+                                          int index,
+                                          unsigned flags,
+                                          size_t max_pixels,
+                                          nb_frame *frame,
+                                          nb_error *err);
 
   /* nb_frame_alloc: an empty frame of @fpixels x @spixels (counts 0, every
    * pixel valid, no geometry), for callers that fill one themselves (a
    * simulated image with noise standing in for a measurement).  @path may be
    * NULL.  NB_ERR_INVALID for a size outside 1..65536, NB_ERR_NOMEM. */
-  nb_status
+  NB_API nb_status
   nb_frame_alloc (nb_frame *frame, int fpixels, int spixels, const char *path, nb_error *err);
 
   /* nb_frame_clear: frees what @frame owns and zeroes it (NULL allowed). */
-  void nb_frame_clear (nb_frame *frame);
+  NB_API void nb_frame_clear (nb_frame *frame);
 
   /* nb_frame_format_name: "SMV", "miniCBF", "CBF", "NeXus". */
-  const char *nb_frame_format_name (nb_frame_format format);
+  NB_API const char *nb_frame_format_name (nb_frame_format format);
 
   /* nb_frame_item_name: "wavelength", "distance", "beam centre (fast)"... */
-  const char *nb_frame_item_name (nb_frame_item item);
+  NB_API const char *nb_frame_item_name (nb_frame_item item);
 
   /* nb_params_set_beam_centre: sets the fields of @p that put the direct beam
    * at @fbeam, @sbeam (m along fast and slow from pixel (0, 0)'s corner, as
@@ -195,7 +195,7 @@ extern "C"
    * two-theta); otherwise the point these fields name, as nanoBragg reads
    * them.  Uses @p->pixel_size and the detector size (@p->spixels or
    * detsize_s), so set those first. */
-  void nb_params_set_beam_centre (nb_params *p, double fbeam, double sbeam);
+  NB_API void nb_params_set_beam_centre (nb_params *p, double fbeam, double sbeam);
 
   /* nb_frame_detector_problem: whether the header of @frame describes a
    * detector that the single flat panel of nb_params cannot represent, so
@@ -207,7 +207,7 @@ extern "C"
    * detector's header gives its radius, or nothing usable).  Returns 1 with
    * one line in @why (@size bytes; NULL allowed) naming the header line and
    * the reason, 0 when nothing in the header says so. */
-  int nb_frame_detector_problem (const nb_frame *frame, char *why, size_t size);
+  NB_API int nb_frame_detector_problem (const nb_frame *frame, char *why, size_t size);
 
   /* Flags of nb_frame_apply_geometry_flags(). */
   enum
@@ -234,11 +234,13 @@ extern "C"
    * detector nb_frame_detector_problem() says one flat panel cannot
    * represent: the message is its reason), NB_ERR_NOMEM; @p is unchanged
    * then. */
-  nb_status
-  nb_frame_apply_geometry (const nb_frame *frame, nb_params *p, char **report, nb_error *err);
+  NB_API nb_status nb_frame_apply_geometry (const nb_frame *frame,
+                                            nb_params *p,
+                                            char **report,
+                                            nb_error *err);
 
   /* nb_frame_apply_geometry_flags: the same with NB_FRAME_APPLY_* @flags. */
-  nb_status nb_frame_apply_geometry_flags (
+  NB_API nb_status nb_frame_apply_geometry_flags (
       const nb_frame *frame, nb_params *p, unsigned flags, char **report, nb_error *err);
 
 #ifdef __cplusplus

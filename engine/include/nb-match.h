@@ -76,7 +76,7 @@ extern "C"
   } nb_peak_options;
 
   /* nb_peak_options_init: the defaults above. */
-  void nb_peak_options_init (nb_peak_options *opt);
+  NB_API void nb_peak_options_init (nb_peak_options *opt);
 
   /* nb_find_peaks: the strongest peaks of @frame (which must hold pixels),
    * strongest first, in a malloc'ed array *@peaks of *@n (free() it; NULL
@@ -84,7 +84,7 @@ extern "C"
    * become peaks, nor enter a box or a background.  @opt may be NULL (the
    * defaults).  Errors: NB_ERR_INVALID (a frame without pixels, options out
    * of range), NB_ERR_NOMEM. */
-  nb_status nb_find_peaks (
+  NB_API nb_status nb_find_peaks (
       const nb_frame *frame, const nb_peak_options *opt, nb_peak **peaks, int *n, nb_error *err);
 
   /* nb_peaks_in_resolution: keeps the peaks of @peaks (@n) whose resolution,
@@ -92,14 +92,14 @@ extern "C"
    * (Angstrom; 0 for no limit), in their order, packed at the front (the
    * direct beam and the beam stop's shadow lie beyond any d_max).  Returns
    * how many, or -1 with @err set (the errors of nb_plan_create() for @p). */
-  int nb_peaks_in_resolution (
+  NB_API int nb_peaks_in_resolution (
       const nb_params *p, nb_peak *peaks, int n, double d_min, double d_max, nb_error *err);
 
   /* nb_peaks_resolution_range: the lowest and highest resolution (Angstrom)
    * of @peaks (@n >= 1) with the detector and wavelength of @p, in *@d_max
    * and *@d_min (INFINITY for a peak on the beam).  Errors: those of
    * nb_plan_create() for @p, NB_ERR_INVALID without peaks. */
-  nb_status nb_peaks_resolution_range (
+  NB_API nb_status nb_peaks_resolution_range (
       const nb_params *p, const nb_peak *peaks, int n, double *d_max, double *d_min, nb_error *err);
 
   /* ---- the match score ---- */
@@ -120,7 +120,7 @@ extern "C"
                                    nb_orientation_search() set their own) */
   } nb_match_options;
 
-  void nb_match_options_init (nb_match_options *opt);
+  NB_API void nb_match_options_init (nb_match_options *opt);
 
 #define NB_MAX_SHELLS 32
 
@@ -175,13 +175,13 @@ extern "C"
    * of the count against it.  Fills @res's peak and chance parts (n_shells 0)
    * and, when @detail is non-NULL, @n entries of it.  Errors: those of
    * nb_plan_create() for @p and of nb_match_chance(), NB_ERR_NOMEM. */
-  nb_status nb_match_peaks (const nb_params *p,
-                            const nb_peak *peaks,
-                            int n,
-                            const nb_match_options *opt,
-                            nb_match_result *res,
-                            nb_peak_match *detail,
-                            nb_error *err);
+  NB_API nb_status nb_match_peaks (const nb_params *p,
+                                   const nb_peak *peaks,
+                                   int n,
+                                   const nb_match_options *opt,
+                                   nb_match_result *res,
+                                   nb_peak_match *detail,
+                                   nb_error *err);
 
   /* nb_match_chance: the chance part of @res for @n peaks of which
    * @res->n_matched matched: the area is every pixel of @p's detector that
@@ -196,16 +196,16 @@ extern "C"
    * p_value 1, not significant.  Errors: NB_ERR_INVALID (a frame of another
    * size than the detector, options out of range), those of nb_plan_create(),
    * NB_ERR_NOMEM. */
-  nb_status nb_match_chance (const nb_params *p,
-                             const nb_peak *peaks,
-                             int n,
-                             const nb_match_options *opt,
-                             nb_match_result *res,
-                             nb_error *err);
+  NB_API nb_status nb_match_chance (const nb_params *p,
+                                    const nb_peak *peaks,
+                                    int n,
+                                    const nb_match_options *opt,
+                                    nb_match_result *res,
+                                    nb_error *err);
 
   /* nb_binomial_log10_tail: log10 P(X >= @k) for X binomial (@n, @p0): 0
    * for k <= 0, -INFINITY for k > n or p0 = 0 (and k > 0). */
-  double nb_binomial_log10_tail (int k, int n, double p0);
+  NB_API double nb_binomial_log10_tail (int k, int n, double p0);
 
   /* nb_shell_correlation: Pearson correlations between @image (a simulation,
    * info->fpixels x info->spixels floats) and @frame's counts, over the
@@ -214,26 +214,26 @@ extern "C"
    * detector's pixel centres, and over all; resolution from @info (the plan
    * that rendered @image).  Fills @res's shell part.  Errors: NB_ERR_INVALID
    * (sizes differ, a frame without pixels, @n_shells out of range). */
-  nb_status nb_shell_correlation (const nb_plan_info *info,
-                                  const float *image,
-                                  const nb_frame *frame,
-                                  int n_shells,
-                                  nb_match_result *res,
-                                  nb_error *err);
+  NB_API nb_status nb_shell_correlation (const nb_plan_info *info,
+                                         const float *image,
+                                         const nb_frame *frame,
+                                         int n_shells,
+                                         nb_match_result *res,
+                                         nb_error *err);
 
   /* nb_match_frame: the whole match score of a simulated @image of @plan
    * against the measured @frame: nb_match_peaks() for @peaks (@n; from
    * nb_find_peaks()) with the plan's parameters (@frame the chance area's
    * mask when @opt->frame is NULL), and nb_shell_correlation() in 10 shells.
    * Errors: those two's. */
-  nb_status nb_match_frame (const nb_plan *plan,
-                            const float *image,
-                            const nb_frame *frame,
-                            const nb_peak *peaks,
-                            int n,
-                            const nb_match_options *opt,
-                            nb_match_result *res,
-                            nb_error *err);
+  NB_API nb_status nb_match_frame (const nb_plan *plan,
+                                   const float *image,
+                                   const nb_frame *frame,
+                                   const nb_peak *peaks,
+                                   int n,
+                                   const nb_match_options *opt,
+                                   nb_match_result *res,
+                                   nb_error *err);
 
   /* ---- refinement and orientation search ---- */
 
@@ -255,7 +255,7 @@ extern "C"
     const volatile int *cancel; /* raised (atomic store, non-zero): return NB_ERR_CANCELLED */
   } nb_refine_options;
 
-  void nb_refine_options_init (nb_refine_options *opt);
+  NB_API void nb_refine_options_init (nb_refine_options *opt);
 
   typedef struct
   {
@@ -282,12 +282,12 @@ extern "C"
    * cancellation @p is unchanged.  Errors: NB_ERR_INVALID (fewer than 3
    * peaks, a cell-less @p, a match.frame of another size than the
    * detector), those of nb_plan_create(), NB_ERR_CANCELLED, NB_ERR_NOMEM. */
-  nb_status nb_refine (nb_params *p,
-                       const nb_peak *peaks,
-                       int n,
-                       const nb_refine_options *opt,
-                       nb_refine_result *res,
-                       nb_error *err);
+  NB_API nb_status nb_refine (nb_params *p,
+                              const nb_peak *peaks,
+                              int n,
+                              const nb_refine_options *opt,
+                              nb_refine_result *res,
+                              nb_error *err);
 
   typedef struct
   {
@@ -298,7 +298,7 @@ extern "C"
     int threads;              /* OpenMP threads; 0 = default */
   } nb_search_options;
 
-  void nb_search_options_init (nb_search_options *opt);
+  NB_API void nb_search_options_init (nb_search_options *opt);
 
   typedef struct
   {
@@ -332,12 +332,12 @@ extern "C"
    * match, corrected for every orientation the search could tell apart:
    * report an orientation only when @res->score.significant.  Errors: those
    * of nb_refine(), NB_ERR_INVALID when no candidate at all was found. */
-  nb_status nb_orientation_search (nb_params *p,
-                                   const nb_peak *peaks,
-                                   int n,
-                                   const nb_search_options *opt,
-                                   nb_search_result *res,
-                                   nb_error *err);
+  NB_API nb_status nb_orientation_search (nb_params *p,
+                                          const nb_peak *peaks,
+                                          int n,
+                                          const nb_search_options *opt,
+                                          nb_search_result *res,
+                                          nb_error *err);
 
 #ifdef __cplusplus
 }

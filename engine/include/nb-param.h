@@ -129,7 +129,7 @@ extern "C"
   };
 
   /* Side effects: what a flag sets besides its fields, in nanoBragg's own
- * order of precedence (cli.md "Precedence"). */
+ * order of precedence (as nanoBragg.c applies them). */
   enum
   {
     NB_SETS_PIVOT_BEAM = 1u << 0,   /* pivot = beam (-distance, -Xbeam, ...) */
@@ -218,81 +218,98 @@ extern "C"
   /* nb_param_table: the rows, in the order nb_params_to_argv() writes them
  * (crystal, beam, detector, sampling, output, Braggscope's own); *@n gets
  * their number. */
-  const nb_param *nb_param_table (size_t *n);
+  NB_API const nb_param *nb_param_table (size_t *n);
 
   /* nb_param_find: the row of a flag spelling (the reference's matching,
  * aliases included), or NULL. */
-  const nb_param *nb_param_find (const char *flag);
+  NB_API const nb_param *nb_param_find (const char *flag);
 
   /* nb_argv_output_words: 0 unless @argv[@i] is a flag whose value names an
  * output (a row with NB_PARAM_OUTPUT, matched as nb_params_parse_argv()
  * matches flags, so "-dumpfile" is -dump); then the number of words, from
  * @i, that the flag and the values the parser would give it take (1 when
  * its value is missing).  @argv has @argc words. */
-  int nb_argv_output_words (int argc, const char *const *argv, int i);
+  NB_API int nb_argv_output_words (int argc, const char *const *argv, int i);
 
   /* nb_param_find_property: the row of a property name, or NULL. */
-  const nb_param *nb_param_find_property (const char *property);
+  NB_API const nb_param *nb_param_find_property (const char *property);
 
   /* nb_param_find_field: the row of the flag that sets the field at @offset
  * (offsetof (nb_params, misset): -misset), its first field; or NULL.  For a
  * program that writes a flag for a value it computed, without spelling the
  * flag or its unit. */
-  const nb_param *nb_param_find_field (size_t offset);
+  NB_API const nb_param *nb_param_find_field (size_t offset);
 
   /* nb_unit_to_field, nb_unit_from_field: a flag's number @x as the field
  * stores it, and back (degrees to radians for -misset, and back). */
-  double nb_unit_to_field (const nb_unit *u, double x);
-  double nb_unit_from_field (const nb_unit *u, double v);
+  NB_API double nb_unit_to_field (const nb_unit *u, double x);
+  NB_API double nb_unit_from_field (const nb_unit *u, double v);
 
   /* nb_param_owner: the row whose flag a component row belongs to (-misset
  * for misset-x); @row itself otherwise. */
-  const nb_param *nb_param_owner (const nb_param *row);
+  NB_API const nb_param *nb_param_owner (const nb_param *row);
 
   /* nb_param_unit_symbol: the unit a property of @row is shown in ("" for
  * none); "keV" for the photon energy. */
-  const char *nb_param_unit_symbol (const nb_param *row);
+  NB_API const char *nb_param_unit_symbol (const nb_param *row);
 
   /* nb_param_get_number: @row's property value (NUMBER, WHOLE, SWITCH) of
  * @p, in the property's unit.  A "not given" value reads as 0 for rows with
  * NB_PARAM_UNSET_READS_ZERO, or as the row's derived value (the beam centre
  * the last plan used, @info, NULL before there is one; the pixel count a
  * detector size gives) where it has one. */
-  double nb_param_get_number (const nb_param *row, const nb_params *p, const nb_plan_info *info);
+  NB_API double
+  nb_param_get_number (const nb_param *row, const nb_params *p, const nb_plan_info *info);
 
   /* nb_param_set_number: sets @row's property to @v (property unit) in @p as
  * its flag would (same conversion, same side effects: distance pivots about
  * the beam, polarization clears -nopolar), refusing what the parser refuses
  * (NB_ERR_INVALID, naming the flag and the value).  Ranges are
  * nb_params_validate()'s business: run it on the result. */
-  nb_status nb_param_set_number (const nb_param *row, nb_params *p, double v, nb_error *err);
+  NB_API nb_status nb_param_set_number (const nb_param *row, nb_params *p, double v, nb_error *err);
 
   /* nb_param_get_reported: the value of @row (NB_PARAM_REPORTED) that a plan
  * whose derived values are @info used, in the property's unit: the
  * oversampling it chose when none was given. */
-  double nb_param_get_reported (const nb_param *row, const nb_plan_info *info);
+  NB_API double nb_param_get_reported (const nb_param *row, const nb_plan_info *info);
 
   /* nb_param_get_text: TEXT: the file name (NULL for none); CHOICE: the word
  * of the field's value. */
-  const char *nb_param_get_text (const nb_param *row, const nb_params *p);
+  NB_API const char *nb_param_get_text (const nb_param *row, const nb_params *p);
 
   /* nb_param_set_text: TEXT: a copy of @text ("" or NULL: none); CHOICE: the
  * value of the word @text (NULL: the default), else NB_ERR_INVALID "flag:
  * 'word' is not one of ...".  Side effects as the flag's.  NB_ERR_NOMEM. */
-  nb_status nb_param_set_text (const nb_param *row, nb_params *p, const char *text, nb_error *err);
+  NB_API nb_status nb_param_set_text (const nb_param *row,
+                                      nb_params *p,
+                                      const char *text,
+                                      nb_error *err);
 
   /* nb_param_describe_range: what @row allows, in its flag's unit, as
  * messages say it ("1 to 65536", "> 0, up to 1000 mm", ">= 0 (0 =
  * automatic)"); "a finite number" without bounds. */
-  void nb_param_describe_range (const nb_param *row, char *buf, size_t size);
+  NB_API void nb_param_describe_range (const nb_param *row, char *buf, size_t size);
+
+  /* nb_param_property_range: the closed range of the values @row's property
+ * (NUMBER or WHOLE, in the property's unit) may hold, for a host's slider or
+ * an inspector: the ranges of every row that checks a field @row sets,
+ * converted to @row's unit, narrowed by what @row's own parser refuses (a
+ * negative or zero value), widened to the value that means "not given" where
+ * the property may be set to it (-1 mosaic domains, 0 oversampling).  An open
+ * bound becomes the nearest double inside it (distance > 0: the smallest
+ * positive double); an unbounded side is -DBL_MAX or DBL_MAX (finite
+ * numbers).  A value inside may still be refused: by a relation between
+ * parameters (a cell that does not close), or in a gap the range cannot show
+ * (mosaic domains 0, a cell length between 0 and 0.1 Angstrom). */
+  NB_API void nb_param_property_range (const nb_param *row, double *min, double *max);
 
   /* nb_param_changed: the stages (1 << nb_stage) a change from @a to @b
  * invalidates: the union of the stages of every row whose fields differ. */
-  unsigned nb_param_changed (const nb_params *a, const nb_params *b);
+  NB_API unsigned nb_param_changed (const nb_params *a, const nb_params *b);
 
   /* nb_params_help: the help lines of every flag, one per row, grouped as
  * the table is, for --help (malloc'ed, NULL when out of memory). */
-  char *nb_params_help (void);
+  NB_API char *nb_params_help (void);
 
 #ifdef __cplusplus
 }

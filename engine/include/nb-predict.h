@@ -64,7 +64,7 @@ extern "C"
   } nb_predict_options;
 
   /* nb_predict_options_init: the defaults above. */
-  void nb_predict_options_init (nb_predict_options *opt);
+  NB_API void nb_predict_options_init (nb_predict_options *opt);
 
   /* nb_predict_reflections: every reflection of the crystal of @p predicted
    * on its detector during its exposure (see the top of this file), in a
@@ -73,11 +73,11 @@ extern "C"
    * of nb_plan_create() for @p (files are not read: structure factors play no
    * part), NB_ERR_NOMEM, NB_ERR_INVALID (no unit cell, more than 10 million
    * reflections). */
-  nb_status nb_predict_reflections (const nb_params *p,
-                                    const nb_predict_options *opt,
-                                    nb_reflection **out,
-                                    size_t *n,
-                                    nb_error *err);
+  NB_API nb_status nb_predict_reflections (const nb_params *p,
+                                           const nb_predict_options *opt,
+                                           nb_reflection **out,
+                                           size_t *n,
+                                           nb_error *err);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,17 @@
 
 #include <stddef.h>
 
+/* NB_API marks the engine's public functions: exported by the shared
+ * libnanobragg.so, whose other symbols are hidden (built with
+ * -fvisibility=hidden, as libbraggscope is). */
+#ifndef NB_API
+#if defined(__GNUC__)
+#define NB_API __attribute__ ((visibility ("default")))
+#else
+#define NB_API
+#endif
+#endif
+
 #ifdef __cplusplus
 extern "C"
 {
@@ -35,17 +46,17 @@ extern "C"
 
   /* nb_error_set: records @code and a printf-style message in @err (if non-NULL)
  * and returns @code, so callers can write `return nb_error_set (err, ...)`. */
-  nb_status nb_error_set (nb_error *err, nb_status code, const char *fmt, ...)
+  NB_API nb_status nb_error_set (nb_error *err, nb_status code, const char *fmt, ...)
 #if defined(__GNUC__)
       __attribute__ ((format (printf, 3, 4)))
 #endif
       ;
 
   /* nb_error_clear: resets @err to NB_OK with an empty message.  NULL is allowed. */
-  void nb_error_clear (nb_error *err);
+  NB_API void nb_error_clear (nb_error *err);
 
   /* nb_status_name: a constant English name for @code ("ok", "usage", ...). */
-  const char *nb_status_name (nb_status code);
+  NB_API const char *nb_status_name (nb_status code);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,7 @@
 #include "nb-param-private.h"
 
 #include <errno.h>
+#include <float.h>
 #include <locale.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -345,6 +346,110 @@ nb_param_unit_symbol (const nb_param *row)
 }
 
 /* ---- properties ---- */
+
+/* Whether @a and @b set a field in common. */
+static int
+shares_field (const nb_param *a, const nb_param *b)
+{
+  if (a->type != b->type)
+    return 0;
+  for (int i = 0; i < a->n_field; i++)
+    for (int j = 0; j < b->n_field; j++)
+      if (a->field[i] == b->field[j])
+        return 1;
+  return 0;
+}
+
+/* @x in @to's property unit of the value @v has in @from's flag unit; an
+ * infinite end of @from's range that converts to a finite value is a limit
+ * never reached (*@open). */
+static double
+convert_bound (const nb_param *from, double v, const nb_param *to, int *open)
+{
+  double x = nb_unit_from_field (to->unit, nb_unit_to_field (from->unit, v));
+
+  if (to->prop_scale != 0.0)
+    x *= to->prop_scale;
+  if (isinf (v) && isfinite (x))
+    *open = 1;
+  return x;
+}
+
+/* Narrows [*lo, *hi] (with their openness) to @checker's range in @row's unit. */
+static void
+narrow_range (const nb_param *row,
+              const nb_param *checker,
+              double *lo,
+              int *lo_open,
+              double *hi,
+              int *hi_open)
+{
+  int open_a = (checker->flags & NB_PARAM_MIN_OPEN) != 0;
+  int open_b = (checker->flags & NB_PARAM_MAX_OPEN) != 0;
+  double a = convert_bound (checker, checker->min, row, &open_a);
+  double b = convert_bound (checker, checker->max, row, &open_b);
+
+  if (a > b)
+    {
+      double t = a;
+      int o = open_a;
+
+      a = b, b = t;
+      open_a = open_b, open_b = o;
+    }
+  if (a > *lo || (a == *lo && open_a))
+    *lo = a, *lo_open = open_a;
+  if (b < *hi || (b == *hi && open_b))
+    *hi = b, *hi_open = open_b;
+}
+
+void
+nb_param_property_range (const nb_param *row, double *min, double *max)
+{
+  size_t n;
+  const nb_param *rows = nb_param_table (&n);
+  double lo = -INFINITY, hi = INFINITY;
+  int lo_open = 0, hi_open = 0;
+
+  /* the rows nb_params_validate() checks the fields with, and the row itself */
+  for (size_t i = 0; i < n; i++)
+    {
+      const nb_param *r = &rows[i];
+
+      if ((r == row || (!(r->flags & (NB_PARAM_COMPONENT | NB_PARAM_NO_RANGE)) &&
+                        (r->kind == NB_PARAM_NUMBER || r->kind == NB_PARAM_WHOLE))) &&
+          shares_field (r, row))
+        narrow_range (row, r, &lo, &lo_open, &hi, &hi_open);
+    }
+  /* what the row's own parser refuses */
+  if ((row->flags & (NB_PARAM_NONNEG | NB_PARAM_POSITIVE)) && lo < 0.0)
+    lo = 0.0, lo_open = 0;
+  if ((row->flags & (NB_PARAM_POSITIVE | NB_PARAM_NONZERO)) && lo == 0.0)
+    lo_open = 1;
+  /* a "not given" value the property may be set to */
+  if (row->flags & (NB_PARAM_ZERO_SETS_UNSET | NB_PARAM_UNSET_READS_ZERO))
+    {
+      if (lo > 0.0 || (lo == 0.0 && lo_open))
+        lo = 0.0, lo_open = 0;
+    }
+  if ((row->flags & NB_PARAM_UNSET_SETTABLE) && isfinite (row->unset))
+    {
+      double u = nb_unit_from_field (row->unit, row->unset);
+
+      if (u < lo || (u == lo && lo_open))
+        lo = u, lo_open = 0;
+      if (u > hi || (u == hi && hi_open))
+        hi = u, hi_open = 0;
+    }
+  if (row->kind == NB_PARAM_WHOLE)
+    {
+      lo = lo_open ? floor (lo) + 1.0 : ceil (lo);
+      hi = hi_open ? ceil (hi) - 1.0 : floor (hi);
+      lo_open = hi_open = 0;
+    }
+  *min = isinf (lo) ? -DBL_MAX : lo_open ? nextafter (lo, INFINITY) : lo;
+  *max = isinf (hi) ? DBL_MAX : hi_open ? nextafter (hi, -INFINITY) : hi;
+}
 
 double
 nb_param_get_number (const nb_param *row, const nb_params *p, const nb_plan_info *info)

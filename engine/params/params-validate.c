@@ -5,6 +5,7 @@
  * value in the flag's units, then what is allowed.
  */
 #include "nb-param-private.h"
+#include "base/nb-input.h"
 
 #include <stdio.h>
 
@@ -454,4 +455,30 @@ nb_params_validate (const nb_params *p, nb_error *err)
   if ((st = check_rows (p, err)) != NB_OK)
     return st;
   return nb_params_check_relations (p, err);
+}
+
+nb_status
+nb_params_check_inputs (const nb_params *p, const nb_params *before, nb_error *err)
+{
+  size_t n;
+  const nb_param *rows = nb_param_table (&n);
+
+  nb_error_clear (err);
+  for (size_t i = 0; i < n; i++)
+    {
+      const nb_param *row = &rows[i];
+      const char *path;
+      nb_error why = { 0 };
+
+      if (!(row->flags & NB_PARAM_INPUT_FILE) || row->kind != NB_PARAM_TEXT ||
+          (before != NULL && nb_param_same (row, p, before, 0)))
+        continue;
+      path = nb_param_get_text (row, p);
+      if (path == NULL || path[0] == '\0')
+        continue;
+      if (nb_input_check (path, &why) != NB_OK)
+        return nb_error_set (err, NB_ERR_IO, "%s: %s", row->flag != NULL ? row->flag : row->name,
+                             why.message);
+    }
+  return NB_OK;
 }

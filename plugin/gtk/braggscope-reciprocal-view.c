@@ -31,6 +31,10 @@
  * Drag to turn it, scroll to zoom; the arrow keys turn it, `+` and `-` zoom,
  * `Home` returns to the first view.
  *
+ * Its natural size is 480 x 480 pixels (its minimum 120): in a box beside a
+ * host's own panels, give it a size request of the host's choosing or put it
+ * in a [class@Gtk.Paned], so that its natural height does not squeeze them.
+ *
  * Linked with a [class@BraggscopeGtk.View]
  * ([property@BraggscopeGtk.ReciprocalView:detector-view]): the point under
  * the detector view's readout is highlighted with its diffracted ray, and

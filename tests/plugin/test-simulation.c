@@ -149,10 +149,9 @@ test_invalid_values (void)
   g_object_set (sim, "misset-x", NAN, NULL);
   g_object_set (sim, "cell-alpha", 200.0, NULL);
   g_object_set (sim, "polarization", 3.0, NULL);
-  g_object_set (sim, "backend", "no-such-backend", NULL);
   g_object_set (sim, "structure-factors", "/nonexistent/file.hkl", NULL);
-  g_assert_cmpuint (w.errors->len, ==, 8);
-  g_assert_error (watch_error (&w, 7), BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_IO);
+  g_assert_cmpuint (w.errors->len, ==, 7);
+  g_assert_error (watch_error (&w, 6), BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_IO);
   g_assert_cmpuint (braggscope_simulation_get_sequence (sim), ==, seq);
 
   /* flags: an unknown one, a bad value, an invalid one; nothing applied */
@@ -263,19 +262,30 @@ test_water (void)
 static void
 test_args_round_trip (void)
 {
-  g_autoptr (BraggscopeSimulation) sim = simulation_from_cmdline (
-      "-hkl '/path with space/x.hkl' -cell 70 80 90 85 95 105 -misset 10 5 3 -lambda 1.5 -N 8 "
+  /* a structure-factor file named for reading must be there (issue 27) */
+  g_autofree char *dir = g_dir_make_tmp ("braggscope-path with space-XXXXXX", NULL);
+  g_autofree char *hkl = g_build_filename (dir, "x.hkl", NULL);
+  g_autofree char *quoted = g_shell_quote (hkl);
+  g_autofree char *cmdline = g_strdup_printf (
+      "-hkl %s -cell 70 80 90 85 95 105 -misset 10 5 3 -lambda 1.5 -N 8 "
       "-distance 100 -detpixels 256 -pixel 0.2 -xds -ORGX 100 -ORGY 140 -seed 7 -mosaic_seed 9 "
-      "-misset_seed 11 -misset random -backend cpu");
+      "-misset_seed 11 -misset random -backend cpu",
+      quoted);
+  g_autoptr (BraggscopeSimulation) sim = NULL;
   g_autoptr (BraggscopeSimulation) copy = braggscope_simulation_new ();
   g_autoptr (GError) error = NULL;
-  g_auto (GStrv) args = braggscope_simulation_to_args (sim), again = NULL;
-  g_autofree char *line = braggscope_simulation_to_command_line (sim);
+  g_auto (GStrv) args = NULL, again = NULL;
+  g_autofree char *line = NULL;
   g_auto (GStrv) parsed = NULL;
-  g_autofree char *backend = NULL;
+  BraggscopeBackend backend = BRAGGSCOPE_BACKEND_AUTO;
+
+  g_assert_true (g_file_set_contents (hkl, "1 2 3 100\n", -1, NULL));
+  sim = simulation_from_cmdline (cmdline);
+  args = braggscope_simulation_to_args (sim);
+  line = braggscope_simulation_to_command_line (sim);
 
   g_assert_cmpstr (args[0], ==, "nanobragg");
-  g_assert_true (g_strv_contains ((const char *const *) args, "/path with space/x.hkl"));
+  g_assert_true (g_strv_contains ((const char *const *) args, hkl));
   /* the seeds that matter (misset: random orientation; noise: nanoBragg writes a noise image
    * by default), not the mosaic seed of a crystal without mosaic domains; -misset_seed
    * right before "-misset random", never where appended numbers would become angles (Q-29) */
@@ -300,12 +310,14 @@ test_args_round_trip (void)
   again = braggscope_simulation_to_args (copy);
   g_assert_true (g_strv_equal ((const char *const *) args, (const char *const *) again));
   g_object_get (copy, "backend", &backend, NULL);
-  g_assert_cmpstr (backend, ==, "cpu");
+  g_assert_cmpint (backend, ==, BRAGGSCOPE_BACKEND_CPU);
 
   /* the command line is the same arguments, quoted for a shell */
-  g_assert_nonnull (strstr (line, "'/path with space/x.hkl'"));
+  g_assert_nonnull (strstr (line, quoted));
   g_assert_true (g_shell_parse_argv (line, NULL, &parsed, &error));
   g_assert_true (g_strv_equal ((const char *const *) parsed, (const char *const *) args));
+  g_unlink (hkl);
+  g_rmdir (dir);
 }
 
 /* Pixel queries agree with the engine's on the same parameters; the beam
