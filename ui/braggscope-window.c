@@ -583,16 +583,17 @@ braggscope_window_init (BraggscopeWindow *self)
 }
 
 BraggscopeWindow *
-braggscope_window_new (BraggscopeApplication *app, BraggscopeSimulation *sim)
+braggscope_window_new (GtkApplication *app, BraggscopeSimulation *sim, GSettings *settings)
 {
   BraggscopeWindow *self;
 
-  g_return_val_if_fail (BRAGGSCOPE_IS_APPLICATION (app), NULL);
+  g_return_val_if_fail (GTK_IS_APPLICATION (app), NULL);
   g_return_val_if_fail (BRAGGSCOPE_IS_SIMULATION (sim), NULL);
+  g_return_val_if_fail (settings == NULL || G_IS_SETTINGS (settings), NULL);
 
   self = g_object_new (BRAGGSCOPE_TYPE_WINDOW, "application", app, NULL);
-  if (braggscope_application_get_settings (app) != NULL)
-    self->settings = g_object_ref (braggscope_application_get_settings (app));
+  if (settings != NULL)
+    self->settings = g_object_ref (settings);
   restore_window_state (self);
   _braggscope_window_set_simulation (self, sim);
   return self;
