@@ -158,7 +158,7 @@ create_simulation (BraggscopeApplication *self,
 static void
 open_window (BraggscopeApplication *self, BraggscopeSimulation *sim, const char *warning)
 {
-  BraggscopeWindow *window = braggscope_window_new (self, sim);
+  BraggscopeWindow *window = braggscope_window_new (GTK_APPLICATION (self), sim, self->settings);
 
   if (warning != NULL)
     braggscope_window_show_message (window, warning, TRUE);
@@ -250,7 +250,8 @@ braggscope_application_command_line (GApplication *app, GApplicationCommandLine 
     }
   if (opts.lesson != NULL)
     {
-      BraggscopeWindow *window = braggscope_window_new (self, sim);
+      BraggscopeWindow *window =
+          braggscope_window_new (GTK_APPLICATION (self), sim, self->settings);
 
       if (!braggscope_window_open_lesson (window, opts.lesson, &error))
         {

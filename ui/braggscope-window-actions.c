@@ -42,7 +42,7 @@ smv_thread (GTask *task, gpointer source_object, gpointer task_data, GCancellabl
 static void
 smv_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
-  BraggscopeWindow *self = BRAGGSCOPE_WINDOW (source);
+  BraggscopeWindow *self = (BraggscopeWindow *) source;
   const char *path = g_object_get_data (G_OBJECT (result), "path");
   g_autoptr (GError) error = NULL;
   g_autofree char *text = NULL;
@@ -53,11 +53,11 @@ smv_done (GObject *source, GAsyncResult *result, gpointer user_data)
     return;
   if (!written)
     {
-      braggscope_window_show_message (self, error->message, TRUE);
+      self->callbacks.show_message (self, error->message, TRUE);
       return;
     }
   text = g_strdup_printf (_ ("Exported the SMV image to %s"), path);
-  braggscope_window_show_message (self, text, FALSE);
+  self->callbacks.show_message (self, text, FALSE);
 }
 
 static void
@@ -105,9 +105,9 @@ write_output (BraggscopeWindow *self, BraggscopeFrame *frame, BraggscopePending 
     }
 
   if (error != NULL)
-    braggscope_window_show_message (self, error->message, TRUE);
+    self->callbacks.show_message (self, error->message, TRUE);
   else
-    braggscope_window_show_message (self, text, FALSE);
+    self->callbacks.show_message (self, text, FALSE);
 }
 
 void
@@ -123,7 +123,7 @@ _braggscope_window_run_pending (BraggscopeWindow *self, const GError *error)
       return;
     }
 
-  frame = _braggscope_window_get_current_frame (self);
+  frame = _braggscope_window_current_frame (self->sim);
   if (frame == NULL)
     return;
   while ((pending = g_queue_pop_head (&self->pending)) != NULL)
@@ -141,9 +141,9 @@ request_output (BraggscopeWindow *self, BraggscopePendingKind kind, const char *
   pending->kind = kind;
   pending->path = g_strdup (path);
   g_queue_push_tail (&self->pending, pending);
-  if (_braggscope_window_get_current_frame (self) == NULL)
-    braggscope_window_show_message (
-        self, _ ("Waiting for the full frame of the current parameters…"), FALSE);
+  if (_braggscope_window_current_frame (self->sim) == NULL)
+    self->callbacks.show_message (self, _ ("Waiting for the full frame of the current parameters…"),
+                                  FALSE);
   _braggscope_window_run_pending (self, NULL);
 }
 
@@ -179,7 +179,7 @@ open_structure_factors_file_activated (GSimpleAction *action,
   /* Said first: a file the simulation rejects, now or when its worker reads
    * it, comes back through the error signal and replaces this message. */
   text = g_strdup_printf (_ ("Structure factors from %s"), path);
-  braggscope_window_show_message (self, text, FALSE);
+  self->callbacks.show_message (self, text, FALSE);
   g_object_set (self->sim, "structure-factors", path, NULL);
 }
 
@@ -193,11 +193,11 @@ open_snapshot_file_activated (GSimpleAction *action, GVariant *parameter, gpoint
 
   if (!braggscope_simulation_load_snapshot (self->sim, path, &error))
     {
-      braggscope_window_show_message (self, error->message, TRUE);
+      self->callbacks.show_message (self, error->message, TRUE);
       return;
     }
   text = g_strdup_printf (_ ("Restored the parameters of %s"), path);
-  braggscope_window_show_message (self, text, FALSE);
+  self->callbacks.show_message (self, text, FALSE);
 }
 
 /* ---- file dialogs (GtkFileDialog needs GTK 4.10; Debian 12 has 4.8) ---- */
@@ -217,8 +217,11 @@ on_file_chosen (GtkNativeDialog *dialog, int response, gpointer user_data)
         g_action_group_activate_action (G_ACTION_GROUP (window), file_action,
                                         g_variant_new_string (path));
       else if (file != NULL)
-        braggscope_window_show_message (BRAGGSCOPE_WINDOW (window),
-                                        _ ("Only local files can be used"), TRUE);
+        {
+          BraggscopeWindow *self = (BraggscopeWindow *) window;
+
+          self->callbacks.show_message (self, _ ("Only local files can be used"), TRUE);
+        }
     }
   g_object_unref (dialog);
 }
@@ -330,8 +333,8 @@ copy_command_line_activated (GSimpleAction *action, GVariant *parameter, gpointe
     }
   gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (self)),
                           runnable != NULL ? runnable : command_line);
-  braggscope_window_show_message (self, _ ("Copied the nanobragg command line to the clipboard"),
-                                  FALSE);
+  self->callbacks.show_message (self, _ ("Copied the nanobragg command line to the clipboard"),
+                                FALSE);
 }
 
 static void
@@ -344,11 +347,11 @@ reset_scene_activated (GSimpleAction *action, GVariant *parameter, gpointer user
   sim = braggscope_simulation_new_default_scene (&error);
   if (sim == NULL)
     {
-      braggscope_window_show_message (self, error->message, TRUE);
+      self->callbacks.show_message (self, error->message, TRUE);
       return;
     }
-  _braggscope_window_set_simulation (self, sim);
-  braggscope_window_show_message (self, _ ("Back to the default scene"), FALSE);
+  self->callbacks.set_simulation (self, sim);
+  self->callbacks.show_message (self, _ ("Back to the default scene"), FALSE);
 }
 
 static void
@@ -364,7 +367,7 @@ misset_step_activated (GSimpleAction *action, GVariant *parameter, gpointer user
     {
       g_autofree char *text = g_strdup_printf (_ ("misset-step: unknown axis '%s'"), axis);
 
-      braggscope_window_show_message (self, text, TRUE);
+      self->callbacks.show_message (self, text, TRUE);
       return;
     }
   property = g_strconcat ("misset-", axis, NULL);

@@ -37,15 +37,15 @@ say (BraggscopeWindow *self)
     return;
   fallback = braggscope_view_get_compare_fallback (self->view);
   if (fallback != NULL)
-    braggscope_window_show_message (self, fallback, FALSE);
+    self->callbacks.show_message (self, fallback, FALSE);
   else if (braggscope_view_get_compare_mode (self->view) == BRAGGSCOPE_COMPARE_BLINK)
-    braggscope_window_show_message (self,
-                                    braggscope_view_get_blink_reference (self->view)
-                                        ? _ ("Showing A, the held frame (B to blink: Ctrl+B)")
-                                        : _ ("Showing B, the current frame (A to blink: Ctrl+B)"),
-                                    FALSE);
+    self->callbacks.show_message (self,
+                                  braggscope_view_get_blink_reference (self->view)
+                                      ? _ ("Showing A, the held frame (B to blink: Ctrl+B)")
+                                      : _ ("Showing B, the current frame (A to blink: Ctrl+B)"),
+                                  FALSE);
   else if (braggscope_view_get_compare_mode (self->view) == BRAGGSCOPE_COMPARE_DIFFERENCE)
-    braggscope_window_show_message (
+    self->callbacks.show_message (
         self, _ ("Difference B − A: red where B is brighter, blue where A is"), FALSE);
 }
 
@@ -73,7 +73,7 @@ hold_frame_activated (GSimpleAction *action, GVariant *parameter, gpointer user_
   /* holding with nothing to compare in shows A and B side by side */
   if (g_strcmp0 (g_variant_get_string (state, NULL), "none") == 0)
     g_action_change_state (mode, g_variant_new_string ("side-by-side"));
-  braggscope_window_show_message (
+  self->callbacks.show_message (
       self, _ ("Held the frame as A: change the parameters to compare B with it"), FALSE);
 }
 
@@ -84,7 +84,7 @@ clear_reference_activated (GSimpleAction *action, GVariant *parameter, gpointer 
 
   if (self->view != NULL)
     braggscope_view_clear_reference (self->view);
-  braggscope_window_show_message (self, NULL, FALSE);
+  self->callbacks.show_message (self, NULL, FALSE);
 }
 
 static void

@@ -79,7 +79,7 @@ on_hkl_cell_warning (BraggscopeWindow *self)
 
   g_object_get (self->sim, "hkl-cell-warning", &warning, NULL);
   if (warning != NULL)
-    braggscope_window_show_message (self, warning, TRUE);
+    self->callbacks.show_message (self, warning, TRUE);
 }
 
 /* ---- the status line ---- */
@@ -222,7 +222,7 @@ show_layer (BraggscopeWindow *self)
           self->view, pixels, braggscope_measured_frame_get_width (self->measured),
           braggscope_measured_frame_get_height (self->measured), measured_label (), &error))
     {
-      braggscope_window_show_message (self, error->message, TRUE);
+      self->callbacks.show_message (self, error->message, TRUE);
       return;
     }
   {
@@ -356,18 +356,18 @@ adopt (BraggscopeWindow *self)
     return;
   if (!braggscope_simulation_adopt_geometry (self->sim, self->measured, &error))
     {
-      braggscope_window_show_message (self, error->message, TRUE);
+      self->callbacks.show_message (self, error->message, TRUE);
       return;
     }
   base = g_path_get_basename (braggscope_measured_frame_get_path (self->measured));
   text = g_strdup_printf (_ ("Adopted the detector geometry of %s"), base);
-  braggscope_window_show_message (self, text, FALSE);
+  self->callbacks.show_message (self, text, FALSE);
 }
 
 static void
 on_adopt_response (GtkDialog *dialog, int response, gpointer data)
 {
-  BraggscopeWindow *self = BRAGGSCOPE_WINDOW (gtk_window_get_transient_for (GTK_WINDOW (dialog)));
+  BraggscopeWindow *self = (BraggscopeWindow *) gtk_window_get_transient_for (GTK_WINDOW (dialog));
 
   if (response == GTK_RESPONSE_ACCEPT)
     adopt (self);
@@ -419,7 +419,7 @@ on_measured_loaded (GObject *source, GAsyncResult *result, gpointer data)
     }
   if (frame == NULL)
     {
-      braggscope_window_show_message (self, error->message, TRUE);
+      self->callbacks.show_message (self, error->message, TRUE);
       g_object_unref (self);
       return;
     }
@@ -427,8 +427,8 @@ on_measured_loaded (GObject *source, GAsyncResult *result, gpointer data)
   if (braggscope_measured_frame_get_detector_problem (frame) != NULL)
     {
       /* its geometry would be wrong: shown as a layer, neither adopted nor fitted */
-      braggscope_window_show_message (self, braggscope_measured_frame_get_detector_problem (frame),
-                                      TRUE);
+      self->callbacks.show_message (self, braggscope_measured_frame_get_detector_problem (frame),
+                                    TRUE);
       g_object_unref (self);
       return;
     }
@@ -438,7 +438,7 @@ on_measured_loaded (GObject *source, GAsyncResult *result, gpointer data)
                           braggscope_measured_frame_get_format (frame),
                           braggscope_measured_frame_get_width (frame),
                           braggscope_measured_frame_get_height (frame));
-  braggscope_window_show_message (self, text, FALSE);
+  self->callbacks.show_message (self, text, FALSE);
   offer_adoption (self);
   g_object_unref (self);
 }
@@ -450,7 +450,7 @@ open_measured_file_activated (GSimpleAction *action, GVariant *parameter, gpoint
   const char *path = g_variant_get_string (parameter, NULL);
   g_autofree char *text = g_strdup_printf (_ ("Opening the measured frame %s…"), path);
 
-  braggscope_window_show_message (self, text, FALSE);
+  self->callbacks.show_message (self, text, FALSE);
   braggscope_measured_frame_load_async (path, 0, self->cancellable, on_measured_loaded,
                                         g_object_ref (self));
 }
@@ -476,8 +476,10 @@ adopt_geometry_activated (GSimpleAction *action, GVariant *parameter, gpointer u
 static void
 close_measured_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
 {
-  set_measured (user_data, NULL);
-  braggscope_window_show_message (user_data, _ ("Closed the measured frame"), FALSE);
+  BraggscopeWindow *self = user_data;
+
+  set_measured (self, NULL);
+  self->callbacks.show_message (self, _ ("Closed the measured frame"), FALSE);
 }
 
 /* ---- fits ---- */
@@ -511,10 +513,10 @@ on_fit_done (GObject *source, GAsyncResult *result, gpointer data)
       gtk_widget_set_visible (GTK_WIDGET (self->fit_progress), FALSE);
       update_actions (self);
       if (g_error_matches (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_CANCELLED))
-        braggscope_window_show_message (self, _ ("Fit cancelled: the parameters are unchanged"),
-                                        FALSE);
+        self->callbacks.show_message (self, _ ("Fit cancelled: the parameters are unchanged"),
+                                      FALSE);
       else if (!ok)
-        braggscope_window_show_message (self, error->message, TRUE);
+        self->callbacks.show_message (self, error->message, TRUE);
       else
         {
           double x, y, z;
@@ -524,7 +526,7 @@ on_fit_done (GObject *source, GAsyncResult *result, gpointer data)
           text = g_strdup_printf (search ? _ ("Orientation found: misset %.3f %.3f %.3f°")
                                          : _ ("Orientation refined: misset %.3f %.3f %.3f°"),
                                   x, y, z);
-          braggscope_window_show_message (self, text, FALSE);
+          self->callbacks.show_message (self, text, FALSE);
         }
     }
   g_object_unref (self);
@@ -539,7 +541,7 @@ start_fit (BraggscopeWindow *self, gboolean search, BraggscopeFitFlags flags)
   gtk_progress_bar_set_fraction (self->fit_progress, 0.0);
   gtk_widget_set_visible (GTK_WIDGET (self->fit_progress), TRUE);
   update_actions (self);
-  braggscope_window_show_message (
+  self->callbacks.show_message (
       self,
       search ? _ ("Searching for the orientation that explains the measured peaks…")
              : _ ("Refining the orientation against the measured peaks…"),

@@ -1,7 +1,11 @@
 /* braggscope-window-private.h: BraggscopeWindow's instance, shared by
- * braggscope-window.c (layout, bindings, status) and
- * braggscope-window-actions.c (files, clipboard, keyboard) and
- * braggscope-window-measured.c (a measured frame and the fits to it).
+ * braggscope-window.c (layout, bindings, status) and its parts:
+ * braggscope-window-actions.c (files, clipboard, keyboard),
+ * -teaching.c (lessons, playback, the reciprocal view, exports), -compare.c
+ * (the Compare menu) and -measured.c (a measured frame and the fits to it).
+ * The window calls its parts; a part asks the window for something only
+ * through the callbacks it was given (BraggscopeWindowCallbacks), and
+ * -teaching.c and -measured.c use -actions.c's file chooser.
  *
  * SPDX-License-Identifier: BSD-3-Clause
  */
@@ -27,6 +31,23 @@ typedef struct
 
 typedef struct _BraggscopeExport BraggscopeExport;
 
+/* What the window's parts (-actions.c, -teaching.c, -compare.c, -measured.c)
+ * ask of it.  braggscope-window.c fills this in before it sets its parts up;
+ * the parts call these and no function of braggscope-window.c, so calls go
+ * one way: from the window to its parts. */
+typedef struct
+{
+  /* @text in the status line (NULL clears it), styled as an error when @is_error. */
+  void (*show_message) (BraggscopeWindow *self, const char *text, gboolean is_error);
+  /* Shows @sim (a new reference is taken): its controls, views, bindings and
+   * each part's own (a lesson's scene, the default scene). */
+  void (*set_simulation) (BraggscopeWindow *self, BraggscopeSimulation *sim);
+  /* The header's subtitle: the scene's title (the lesson's, "HIV-1 protease
+   * (PDB 1HPV)" for the default scene's structure factors, else their file's
+   * name) and the wavelength. */
+  void (*update_subtitle) (BraggscopeWindow *self);
+} BraggscopeWindowCallbacks;
+
 /* The most mosaic domains a full frame of the viewer takes to draw smooth
  * arcs (BraggscopeSimulation:max-arc-domains): about 2 s a frame for 1HPV at
  * 1024^2 on two cores; previews keep the parameters' count. */
@@ -36,6 +57,7 @@ struct _BraggscopeWindow
 {
   GtkApplicationWindow parent_instance;
 
+  BraggscopeWindowCallbacks callbacks; /* set by braggscope-window.c for the parts */
   BraggscopeSimulation *sim;
   BraggscopeView *view;
   GtkWidget *controls;
@@ -113,13 +135,18 @@ struct _BraggscopeWindow
   GBinding *measured_bindings[3];
 };
 
-/* braggscope-window.c */
-void _braggscope_window_set_simulation (BraggscopeWindow *self, BraggscopeSimulation *sim);
-/* The header's subtitle: the scene's title (the lesson's, "HIV-1 protease (PDB 1HPV)" for the
- * default scene's structure factors, else their file's name) and the wavelength. */
-void _braggscope_window_update_subtitle (BraggscopeWindow *self);
-/* The newest frame when it is a full frame of the current parameters, else NULL. */
-BraggscopeFrame *_braggscope_window_get_current_frame (BraggscopeWindow *self);
+/* The newest frame of @sim when it is a full frame of its current
+ * parameters, else NULL (transfer none). */
+static inline BraggscopeFrame *
+_braggscope_window_current_frame (BraggscopeSimulation *sim)
+{
+  BraggscopeFrame *frame = braggscope_simulation_get_last_frame (sim);
+
+  if (frame == NULL || braggscope_frame_get_is_preview (frame))
+    return NULL;
+  return braggscope_frame_get_sequence (frame) >= braggscope_simulation_get_sequence (sim) ? frame
+                                                                                           : NULL;
+}
 
 /* braggscope-window-teaching.c */
 void _braggscope_window_init_teaching (BraggscopeWindow *self);
@@ -128,6 +155,10 @@ void _braggscope_window_dispose_teaching (BraggscopeWindow *self);
 void _braggscope_window_show_domains (BraggscopeWindow *self, BraggscopeFrame *frame);
 /* Puts the simulation's detector view and a new reciprocal view side by side. */
 void _braggscope_window_place_views (BraggscopeWindow *self);
+/* braggscope_window_open_lesson() and braggscope_window_export_rotation()
+ * once braggscope-window.c has checked their window. */
+gboolean _braggscope_window_open_lesson (BraggscopeWindow *self, const char *id, GError **error);
+void _braggscope_window_export_rotation (BraggscopeWindow *self, gboolean gif, const char *path);
 /* Writes the frame of a rotation being exported once it is the full frame
  * of the current parameters, and moves on; @failed ends the export. */
 void _braggscope_window_export_frame (BraggscopeWindow *self, const GError *failed);

@@ -147,7 +147,7 @@ close_lesson (BraggscopeWindow *self)
   gtk_revealer_set_reveal_child (self->lesson_revealer, FALSE);
   gtk_widget_set_visible (GTK_WIDGET (self->lesson_revealer), FALSE);
   g_clear_pointer (&self->lesson_id, g_free);
-  _braggscope_window_update_subtitle (self);
+  self->callbacks.update_subtitle (self);
 }
 
 static void
@@ -198,14 +198,14 @@ set_clamped (GObject *object, const char *name, double value)
 }
 
 gboolean
-braggscope_window_open_lesson (BraggscopeWindow *self, const char *id, GError **error)
+_braggscope_window_open_lesson (BraggscopeWindow *self, const char *id, GError **error)
 {
   g_autoptr (BraggscopeLesson) lesson = braggscope_lesson_find (id, error);
   g_autoptr (BraggscopeSimulation) sim = NULL;
 
   if (lesson == NULL || (sim = braggscope_lesson_create_simulation (lesson, NULL, error)) == NULL)
     return FALSE;
-  _braggscope_window_set_simulation (self, sim);
+  self->callbacks.set_simulation (self, sim);
   braggscope_simulation_render (sim);
   g_action_group_change_action_state (G_ACTION_GROUP (self), "view-mode",
                                       g_variant_new_string (lesson->view));
@@ -239,8 +239,8 @@ braggscope_window_open_lesson (BraggscopeWindow *self, const char *id, GError **
   gtk_revealer_set_reveal_child (self->lesson_revealer, TRUE);
   g_free (self->lesson_id);
   self->lesson_id = g_strdup (lesson->id);
-  _braggscope_window_update_subtitle (self);
-  braggscope_window_show_message (self, lesson->title, FALSE);
+  self->callbacks.update_subtitle (self);
+  self->callbacks.show_message (self, lesson->title, FALSE);
   return TRUE;
 }
 
@@ -250,8 +250,8 @@ lesson_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data
   BraggscopeWindow *self = user_data;
   g_autoptr (GError) error = NULL;
 
-  if (!braggscope_window_open_lesson (self, g_variant_get_string (parameter, NULL), &error))
-    braggscope_window_show_message (self, error->message, TRUE);
+  if (!_braggscope_window_open_lesson (self, g_variant_get_string (parameter, NULL), &error))
+    self->callbacks.show_message (self, error->message, TRUE);
 }
 
 /* The next (@step 1) or previous (-1) lesson, the first when none is open. */
@@ -266,16 +266,16 @@ lesson_step_activated (GSimpleAction *action, GVariant *parameter, gpointer user
   if (lessons == NULL || lessons->len == 0)
     {
       if (error != NULL)
-        braggscope_window_show_message (self, error->message, TRUE);
+        self->callbacks.show_message (self, error->message, TRUE);
       return;
     }
   for (guint i = 0; i < lessons->len; i++)
     if (g_strcmp0 (((BraggscopeLesson *) g_ptr_array_index (lessons, i))->id, self->lesson_id) == 0)
       at = (int) i;
   at = at < 0 ? 0 : (at + step + (int) lessons->len) % (int) lessons->len;
-  if (!braggscope_window_open_lesson (
+  if (!_braggscope_window_open_lesson (
           self, ((BraggscopeLesson *) g_ptr_array_index (lessons, at))->id, &error))
-    braggscope_window_show_message (self, error->message, TRUE);
+    self->callbacks.show_message (self, error->message, TRUE);
 }
 
 static GMenuModel *
@@ -353,7 +353,7 @@ play_waits (BraggscopeWindow *self, gint64 now)
 
   if (!self->play_full)
     return FALSE;
-  current = _braggscope_window_get_current_frame (self);
+  current = _braggscope_window_current_frame (self->sim);
   if (current == NULL || braggscope_view_get_frame (self->view) != current)
     {
       if (now - self->play_set_us < (gint64) (2 * PLAY_FULL_FRAME_MS * 1000))
@@ -495,7 +495,7 @@ export_next (BraggscopeWindow *self)
   g_autofree char *text =
       g_strdup_printf (_ ("Exporting frame %u of %u…"), export->i + 1, export->n);
 
-  braggscope_window_show_message (self, text, FALSE);
+  self->callbacks.show_message (self, text, FALSE);
   set_phi (self, export->start + export->i * export->step);
   /* a phi equal to the current one starts no render: ask for one */
   braggscope_simulation_render (self->sim);
@@ -515,13 +515,13 @@ export_finish (BraggscopeWindow *self, GError *error)
         braggscope_gif_writer_finish (writer, &error);
     }
   if (error != NULL)
-    braggscope_window_show_message (self, error->message, TRUE);
+    self->callbacks.show_message (self, error->message, TRUE);
   else
     {
       text = export->gif
                  ? g_strdup_printf (_ ("Exported %u frames to %s"), export->n, export->path)
                  : g_strdup_printf (_ ("Exported %u PNG snapshots to %s"), export->n, export->path);
-      braggscope_window_show_message (self, text, FALSE);
+      self->callbacks.show_message (self, text, FALSE);
     }
   g_clear_error (&error);
   export_free (export);
@@ -542,8 +542,8 @@ _braggscope_window_export_frame (BraggscopeWindow *self, const GError *failed)
       export_finish (self, g_error_copy (failed));
       return;
     }
-  if (_braggscope_window_get_current_frame (self) == NULL ||
-      braggscope_view_get_frame (self->view) != _braggscope_window_get_current_frame (self))
+  if (_braggscope_window_current_frame (self->sim) == NULL ||
+      braggscope_view_get_frame (self->view) != _braggscope_window_current_frame (self->sim))
     return;
   rgba = render_views (self, &width, &height);
   if (rgba == NULL)
@@ -572,12 +572,11 @@ _braggscope_window_export_frame (BraggscopeWindow *self, const GError *failed)
 }
 
 void
-braggscope_window_export_rotation (BraggscopeWindow *self, gboolean gif, const char *path)
+_braggscope_window_export_rotation (BraggscopeWindow *self, gboolean gif, const char *path)
 {
   BraggscopeExport *export;
   double range = gtk_spin_button_get_value (self->play_range_spin);
 
-  g_return_if_fail (BRAGGSCOPE_IS_WINDOW (self));
   g_return_if_fail (path != NULL);
 
   stop_playing (self);
@@ -587,7 +586,7 @@ braggscope_window_export_rotation (BraggscopeWindow *self, gboolean gif, const c
       g_autofree char *text =
           g_strdup_printf (_ ("%s: cannot make the folder: %s"), path, g_strerror (errno));
 
-      braggscope_window_show_message (self, text, TRUE);
+      self->callbacks.show_message (self, text, TRUE);
       return;
     }
   export = g_new0 (BraggscopeExport, 1);
@@ -603,13 +602,13 @@ braggscope_window_export_rotation (BraggscopeWindow *self, gboolean gif, const c
 static void
 export_gif_file_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
 {
-  braggscope_window_export_rotation (user_data, TRUE, g_variant_get_string (parameter, NULL));
+  _braggscope_window_export_rotation (user_data, TRUE, g_variant_get_string (parameter, NULL));
 }
 
 static void
 export_pngs_folder_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
 {
-  braggscope_window_export_rotation (user_data, FALSE, g_variant_get_string (parameter, NULL));
+  _braggscope_window_export_rotation (user_data, FALSE, g_variant_get_string (parameter, NULL));
 }
 
 static void

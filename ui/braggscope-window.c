@@ -22,18 +22,6 @@ enum
 
 static GParamSpec *properties[N_PROPS];
 
-BraggscopeFrame *
-_braggscope_window_get_current_frame (BraggscopeWindow *self)
-{
-  BraggscopeFrame *frame = braggscope_simulation_get_last_frame (self->sim);
-
-  if (frame == NULL || braggscope_frame_get_is_preview (frame))
-    return NULL;
-  return braggscope_frame_get_sequence (frame) >= braggscope_simulation_get_sequence (self->sim)
-             ? frame
-             : NULL;
-}
-
 /* A message speaks of the parameters it was shown with: the frame of a later
  * change ends it.  The change a message answers may be applied in the same
  * turn of the main loop as it is shown (a clamped number), so the change it
@@ -114,11 +102,9 @@ fit_status_line (BraggscopeWindow *self)
 
 /* ---- the status line ---- */
 
-void
-braggscope_window_show_message (BraggscopeWindow *self, const char *text, gboolean is_error)
+static void
+show_message (BraggscopeWindow *self, const char *text, gboolean is_error)
 {
-  g_return_if_fail (BRAGGSCOPE_IS_WINDOW (self));
-
   gtk_label_set_text (self->message_label, text != NULL ? text : "");
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->message_label), text);
   remember_message_change (self);
@@ -126,6 +112,14 @@ braggscope_window_show_message (BraggscopeWindow *self, const char *text, gboole
     gtk_widget_add_css_class (GTK_WIDGET (self->message_label), "error");
   else
     gtk_widget_remove_css_class (GTK_WIDGET (self->message_label), "error");
+}
+
+void
+braggscope_window_show_message (BraggscopeWindow *self, const char *text, gboolean is_error)
+{
+  g_return_if_fail (BRAGGSCOPE_IS_WINDOW (self));
+
+  show_message (self, text, is_error);
 }
 
 const char *
@@ -287,8 +281,8 @@ on_simulation_error (BraggscopeSimulation *sim, GError *error, BraggscopeWindow 
  * HIV-1 protease's. */
 #define DEFAULT_SCENE_HKL "1hpv_p1.hkl"
 
-void
-_braggscope_window_update_subtitle (BraggscopeWindow *self)
+static void
+update_subtitle (BraggscopeWindow *self)
 {
   g_autofree char *file = NULL;
   g_autofree char *base = NULL;
@@ -336,8 +330,8 @@ bind_display (BraggscopeWindow *self)
   g_settings_bind (self->settings, "show-beam-center", view, "show-beam-center", flags);
 }
 
-void
-_braggscope_window_set_simulation (BraggscopeWindow *self, BraggscopeSimulation *sim)
+static void
+set_simulation (BraggscopeWindow *self, BraggscopeSimulation *sim)
 {
   g_return_if_fail (BRAGGSCOPE_IS_SIMULATION (sim));
 
@@ -375,19 +369,16 @@ _braggscope_window_set_simulation (BraggscopeWindow *self, BraggscopeSimulation 
   g_signal_connect (sim, "error", G_CALLBACK (on_simulation_error), self);
   g_signal_connect (sim, "render-progress", G_CALLBACK (on_render_progress), self);
   hide_render_progress (self);
-  g_signal_connect_swapped (sim, "notify::structure-factors",
-                            G_CALLBACK (_braggscope_window_update_subtitle), self);
-  g_signal_connect_swapped (sim, "notify::wavelength",
-                            G_CALLBACK (_braggscope_window_update_subtitle), self);
-  g_signal_connect_swapped (sim, "notify::default-f",
-                            G_CALLBACK (_braggscope_window_update_subtitle), self);
+  g_signal_connect_swapped (sim, "notify::structure-factors", G_CALLBACK (update_subtitle), self);
+  g_signal_connect_swapped (sim, "notify::wavelength", G_CALLBACK (update_subtitle), self);
+  g_signal_connect_swapped (sim, "notify::default-f", G_CALLBACK (update_subtitle), self);
   self->busy_binding =
       g_object_bind_property (sim, "busy", self->busy_spinner, "spinning", G_BINDING_SYNC_CREATE);
 
   _braggscope_window_measured_set_simulation (self);
   /* a message of the scene before stays until this one changes */
   remember_message_change (self);
-  _braggscope_window_update_subtitle (self);
+  update_subtitle (self);
   show_frame_status (self, braggscope_simulation_get_last_frame (sim));
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SIMULATION]);
 }
@@ -575,6 +566,9 @@ braggscope_window_init (BraggscopeWindow *self)
   g_queue_init (&self->pending);
   self->cancellable = g_cancellable_new ();
   gtk_widget_init_template (GTK_WIDGET (self));
+  self->callbacks.show_message = show_message;
+  self->callbacks.set_simulation = set_simulation;
+  self->callbacks.update_subtitle = update_subtitle;
   _braggscope_window_init_actions (self);
   _braggscope_window_init_teaching (self);
   _braggscope_window_init_compare (self);
@@ -582,18 +576,35 @@ braggscope_window_init (BraggscopeWindow *self)
   fit_status_line (self);
 }
 
+gboolean
+braggscope_window_open_lesson (BraggscopeWindow *self, const char *id, GError **error)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_WINDOW (self), FALSE);
+
+  return _braggscope_window_open_lesson (self, id, error);
+}
+
+void
+braggscope_window_export_rotation (BraggscopeWindow *self, gboolean gif, const char *path)
+{
+  g_return_if_fail (BRAGGSCOPE_IS_WINDOW (self));
+
+  _braggscope_window_export_rotation (self, gif, path);
+}
+
 BraggscopeWindow *
-braggscope_window_new (BraggscopeApplication *app, BraggscopeSimulation *sim)
+braggscope_window_new (GtkApplication *app, BraggscopeSimulation *sim, GSettings *settings)
 {
   BraggscopeWindow *self;
 
-  g_return_val_if_fail (BRAGGSCOPE_IS_APPLICATION (app), NULL);
+  g_return_val_if_fail (GTK_IS_APPLICATION (app), NULL);
   g_return_val_if_fail (BRAGGSCOPE_IS_SIMULATION (sim), NULL);
+  g_return_val_if_fail (settings == NULL || G_IS_SETTINGS (settings), NULL);
 
   self = g_object_new (BRAGGSCOPE_TYPE_WINDOW, "application", app, NULL);
-  if (braggscope_application_get_settings (app) != NULL)
-    self->settings = g_object_ref (braggscope_application_get_settings (app));
+  if (settings != NULL)
+    self->settings = g_object_ref (settings);
   restore_window_state (self);
-  _braggscope_window_set_simulation (self, sim);
+  set_simulation (self, sim);
   return self;
 }

@@ -11,16 +11,16 @@
 #include <braggscope.h>
 #include <braggscope-gtk.h>
 
-#include "braggscope-application.h"
-
 G_BEGIN_DECLS
 
 #define BRAGGSCOPE_TYPE_WINDOW (braggscope_window_get_type ())
 G_DECLARE_FINAL_TYPE (BraggscopeWindow, braggscope_window, BRAGGSCOPE, WINDOW, GtkApplicationWindow)
 
-/* braggscope_window_new: a window showing @sim (a new reference is taken).
- * Its display choices and size are bound to the application's settings when
- * the schema is installed.
+/* braggscope_window_new: a window of @app showing @sim (a new reference is
+ * taken).  Its display choices and size are bound to @settings (the
+ * io.github.braggscope.Braggscope schema; a new reference is taken) when
+ * not NULL, else nothing is remembered.  The application creates its
+ * windows; the window never calls it back.
  *
  * Window actions (all also reachable from the menu or a shortcut):
  *   win.open-structure-factors       choose an HKL file (Ctrl+O)
@@ -35,7 +35,8 @@ G_DECLARE_FINAL_TYPE (BraggscopeWindow, braggscope_window, BRAGGSCOPE, WINDOW, G
  *   win.copy-command-line            the equivalent nanobragg command line, to the clipboard
  *   win.reset-scene                  back to the default 1HPV scene
  *   win.misset-step                  ((sd) axis "x", "y" or "z", degrees) turn the crystal */
-BraggscopeWindow *braggscope_window_new (BraggscopeApplication *app, BraggscopeSimulation *sim);
+BraggscopeWindow *
+braggscope_window_new (GtkApplication *app, BraggscopeSimulation *sim, GSettings *settings);
 
 /* The window's parts (transfer none); the simulation changes on win.reset-scene,
  * and the view and controls with it. */

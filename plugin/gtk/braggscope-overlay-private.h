@@ -42,6 +42,9 @@ typedef struct
   double ring_two_theta[BRAGGSCOPE_OVERLAY_MAX_RINGS]; /* radians */
 } BraggscopeOverlayGeometry;
 
+/* braggscope-overlay-geometry.c: the projection, below the drawing and the
+ * labels. */
+
 /* Fills @out for a frame of @width x @height pixels rendered with @geometry.
  * Returns FALSE (and @out->projective FALSE) when the geometry cannot be
  * queried or is not a flat detector. */
@@ -64,6 +67,8 @@ int _braggscope_overlay_parse_resolutions (const char *text, double *d, int max)
  * the detector plane; FALSE when it does not (parallel or behind). */
 gboolean _braggscope_overlay_ray_to_pixel (
     const BraggscopeOverlayGeometry *geom, double two_theta, double azimuth, double *x, double *y);
+
+/* braggscope-overlay.c and braggscope-overlay-labels.c: drawing. */
 
 typedef struct
 {

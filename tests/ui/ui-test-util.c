@@ -258,7 +258,8 @@ ui_test_open_window (BraggscopeApplication *app, const char *const *args, int wi
   g_assert_no_error (error);
   g_assert_true (braggscope_simulation_set_from_args (sim, args, &error));
   g_assert_no_error (error);
-  window = g_object_ref (braggscope_window_new (app, sim));
+  window = g_object_ref (braggscope_window_new (GTK_APPLICATION (app), sim,
+                                                braggscope_application_get_settings (app)));
   gtk_window_set_default_size (GTK_WINDOW (window), width, height);
   gtk_window_present (GTK_WINDOW (window));
   ui_test_wait_full_frame (window);

@@ -6,6 +6,7 @@
 
 #include <gtk/gtk.h>
 
+#include "braggscope-application.h"
 #include "braggscope-window.h"
 
 G_BEGIN_DECLS
