@@ -171,8 +171,8 @@ render_default_scene () {
 # The tests of build folder $1 in any of the suites $2...: their names, and the ninja targets
 # they need (their programs, what they depend on, the CLI the engine tests run, and the
 # CBF/NeXus module that the engine opens at run time), as
-# "targets<TAB>names".  Tests whose program is valgrind or python cannot run an instrumented
-# build, and are left out.
+# "targets<TAB>names".  Tests whose program is valgrind or an interpreter (python, gjs) cannot
+# run an instrumented build (the sanitizer runtime must come first), and are left out.
 sanitizer_selection () {
   local dir=$1
   shift
@@ -188,7 +188,7 @@ need, names = set(), []
 for t in intro("--tests"):
     suites = {s.split(":", 1)[-1] for s in t["suite"]}
     prog = os.path.basename(t["cmd"][0]) if t["cmd"] else ""
-    if not suites & wanted or prog.startswith(("valgrind", "python")):
+    if not suites & wanted or prog.startswith(("valgrind", "python", "gjs")):
         continue
     names.append(t["name"])
     if t["cmd"] and t["cmd"][0].startswith(build + os.sep):
