@@ -787,23 +787,6 @@ _braggscope_simulation_restore_args (BraggscopeSimulation *self,
   return TRUE;
 }
 
-char **
-_braggscope_params_to_strv (const nb_params *params)
-{
-  int argc = 0;
-  char **argv = nb_params_to_scene_argv (params, &argc);
-  char **strv;
-
-  if (argv == NULL)
-    return NULL;
-  strv = g_new (char *, argc + 1);
-  for (int i = 0; i < argc; i++)
-    strv[i] = g_strdup (argv[i]);
-  strv[argc] = NULL;
-  nb_argv_free (argv);
-  return strv;
-}
-
 /**
  * braggscope_simulation_to_args:
  * @self: a simulation
