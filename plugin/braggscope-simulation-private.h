@@ -119,7 +119,15 @@ void _braggscope_simulation_replace_params (BraggscopeSimulation *self, nb_param
 /* The worker, started on first use with the simulation's callbacks. */
 BraggscopeWorker *_braggscope_simulation_get_worker (BraggscopeSimulation *self);
 
-/* braggscope-simulation-render.c */
+/* braggscope-simulation-waits.c */
+
+/* Waits for the full frame of request @id or a later one: completes @task
+ * (taken over) with it, or with the error that ended it; @cancellable
+ * (nullable) ends the wait, not the render. */
+void _braggscope_simulation_add_wait (BraggscopeSimulation *self,
+                                      GTask *task,
+                                      guint64 id,
+                                      GCancellable *cancellable);
 
 /* A delivery of request @id, a full frame or an error: completes the waits
  * it answers. */
