@@ -8,9 +8,13 @@
  */
 #include "braggscope-frame.h"
 #include "braggscope-private.h"
+#include "braggscope-lattice.h"
 #include "nb-param.h"
 
 #include "nb-io.h"
+#include "nb-predict.h"
+
+#include <stdlib.h>
 
 /* ---- buffer pool ---- */
 
@@ -185,6 +189,57 @@ _braggscope_frame_source_unref (BraggscopeFrameSource *self)
     }
 }
 
+char **
+_braggscope_params_to_strv (const nb_params *params)
+{
+  int argc = 0;
+  char **argv = nb_params_to_scene_argv (params, &argc);
+  char **strv;
+
+  if (argv == NULL)
+    return NULL;
+  strv = g_new (char *, argc + 1);
+  for (int i = 0; i < argc; i++)
+    strv[i] = g_strdup (argv[i]);
+  strv[argc] = NULL;
+  nb_argv_free (argv);
+  return strv;
+}
+
+/* nb_predict_reflections() for @params as an array of BraggscopeReflection
+ * (pixels, degrees). */
+static GArray *
+predict_reflections (const nb_params *params, GError **error)
+{
+  nb_predict_options opt;
+  nb_reflection *list = NULL;
+  size_t n = 0;
+  nb_error err = { 0 };
+  GArray *out;
+
+  nb_predict_options_init (&opt);
+  if (nb_predict_reflections (params, &opt, &list, &n, &err) != NB_OK)
+    {
+      _braggscope_propagate_nb (error, &err);
+      return NULL;
+    }
+  out = g_array_sized_new (FALSE, FALSE, sizeof (BraggscopeReflection), n);
+  for (size_t i = 0; i < n; i++)
+    {
+      BraggscopeReflection r = { list[i].h,
+                                 list[i].k,
+                                 list[i].l,
+                                 list[i].f,
+                                 list[i].s,
+                                 list[i].d,
+                                 list[i].phi * (180.0 / G_PI) };
+
+      g_array_append_val (out, r);
+    }
+  free (list);
+  return out;
+}
+
 /* The flags are formatted when a host first asks for them, not for every
  * plan update of a drag: most frames are drawn and dropped unasked. */
 char **
@@ -230,7 +285,7 @@ _braggscope_frame_source_predict (BraggscopeFrameSource *self, GError **error)
 
   g_mutex_lock (&self->predict_lock);
   if (self->predicted == NULL && self->predict_error == NULL)
-    self->predicted = _braggscope_predict_reflections (&self->params, &self->predict_error);
+    self->predicted = predict_reflections (&self->params, &self->predict_error);
   if (self->predicted != NULL)
     result = g_array_ref (self->predicted);
   else

@@ -170,34 +170,6 @@ braggscope_frame_get_lattice (BraggscopeFrame *self, BraggscopeLattice *lattice)
   return TRUE;
 }
 
-GArray *
-_braggscope_predict_reflections (const nb_params *params, GError **error)
-{
-  nb_predict_options opt;
-  nb_reflection *list = NULL;
-  size_t n = 0;
-  nb_error err = { 0 };
-  GArray *out;
-
-  nb_predict_options_init (&opt);
-  if (nb_predict_reflections (params, &opt, &list, &n, &err) != NB_OK)
-    {
-      _braggscope_propagate_nb (error, &err);
-      return NULL;
-    }
-  out = g_array_sized_new (FALSE, FALSE, sizeof (BraggscopeReflection), n);
-  for (size_t i = 0; i < n; i++)
-    {
-      BraggscopeReflection r = {
-        list[i].h, list[i].k, list[i].l, list[i].f, list[i].s, list[i].d, list[i].phi * RAD_TO_DEG
-      };
-
-      g_array_append_val (out, r);
-    }
-  free (list);
-  return out;
-}
-
 /**
  * braggscope_frame_predict_reflections:
  * @self: a frame

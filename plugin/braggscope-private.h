@@ -113,11 +113,7 @@ guint _braggscope_simulation_get_buffers_allocated (BraggscopeSimulation *self);
 
 /* measured frames: the engine's frame, immutable */
 const nb_frame *_braggscope_measured_frame_peek (BraggscopeMeasuredFrame *self);
-/* lattice: nb_predict_reflections() for @params as an array of
- * BraggscopeReflection (pixels, degrees) */
-GArray *_braggscope_predict_reflections (const nb_params *params, GError **error);
-
-/* nb_params_to_scene_argv as a GStrv: the scene, without the flags naming
+/* frame: nb_params_to_scene_argv as a GStrv: the scene, without the flags naming
  * files to write */
 char **_braggscope_params_to_strv (const nb_params *params);
 

@@ -663,9 +663,7 @@ fit_start (BraggscopeSimulation *self,
     job->cancel_id = g_cancellable_connect (cancellable, G_CALLBACK (fit_cancelled), job, NULL);
   self->fit_task = task;
   g_object_notify_by_pspec (G_OBJECT (self), props[PROP_FITTING]);
-  if (self->worker == NULL)
-    self->worker = _braggscope_worker_new (self, self->context);
-  _braggscope_worker_fit (self->worker, job);
+  _braggscope_worker_fit (_braggscope_simulation_get_worker (self), job);
 }
 
 static gboolean

@@ -8,6 +8,7 @@
 G_BEGIN_DECLS
 
 typedef struct _BraggscopeWorker BraggscopeWorker;
+typedef struct _BraggscopeFitJob BraggscopeFitJob; /* braggscope-worker-private.h */
 
 /* the most parameter properties the table may give (an assertion checks) */
 #define _BRAGGSCOPE_MAX_PARAM_PROPS 64
@@ -115,18 +116,18 @@ double _braggscope_simulation_match_trials (BraggscopeSimulation *self, const nb
 /* Replaces the parameters by @next (taken over): one notify batch, one
  * change. */
 void _braggscope_simulation_replace_params (BraggscopeSimulation *self, nb_params *next);
-/* Emits render-progress for request @id, unless a newer one replaced it or
- * its full frame was delivered. */
-void _braggscope_simulation_emit_render_progress (BraggscopeSimulation *self,
-                                                  guint64 id,
-                                                  BraggscopeRenderProgress *progress);
-/* Emits fit-progress. */
-void _braggscope_simulation_emit_fit_progress (BraggscopeSimulation *self,
-                                               double fraction,
-                                               const char *stage,
-                                               double score);
+/* The worker, started on first use with the simulation's callbacks. */
+BraggscopeWorker *_braggscope_simulation_get_worker (BraggscopeSimulation *self);
 
-/* braggscope-simulation-render.c */
+/* braggscope-simulation-waits.c */
+
+/* Waits for the full frame of request @id or a later one: completes @task
+ * (taken over) with it, or with the error that ended it; @cancellable
+ * (nullable) ends the wait, not the render. */
+void _braggscope_simulation_add_wait (BraggscopeSimulation *self,
+                                      GTask *task,
+                                      guint64 id,
+                                      GCancellable *cancellable);
 
 /* A delivery of request @id, a full frame or an error: completes the waits
  * it answers. */
@@ -151,5 +152,7 @@ gboolean _braggscope_simulation_set_measured_property (BraggscopeSimulation *sel
 /* A full frame's score (NULL: none) becomes the match properties. */
 void _braggscope_simulation_set_match (BraggscopeSimulation *self, const nb_match_result *match);
 void _braggscope_simulation_notify_sequence (BraggscopeSimulation *self);
+/* The worker's fit_done (): a fit ended; returns its task and frees @job. */
+void _braggscope_simulation_fit_done (BraggscopeFitJob *job);
 
 G_END_DECLS

@@ -2,119 +2,16 @@
  *
  * braggscope_simulation_render_frame_async() registers a wait for the
  * newest render request (posting one when the current parameters have none
- * and their frame is not the last delivered); every delivery of the worker
- * passes through _braggscope_simulation_wake(), which completes the waits
- * that request, or a later one, answers: a full frame or an error.  A wait
+ * and their frame is not the last delivered) with
+ * braggscope-simulation-waits.c; every delivery of the worker passes through
+ * _braggscope_simulation_wake(), which completes the waits that request, or
+ * a later one, answers: a full frame or an error.  A wait
  * never depends on a property notification or on the scene changing, so
  * asking again for the frame already delivered returns at once.
  */
 #include "braggscope-simulation-private.h"
 
 #include <glib/gi18n-lib.h>
-
-typedef struct _RenderWait
-{
-  BraggscopeSimulation *self; /* not a reference: the task holds one */
-  GTask *task;
-  guint64 id;            /* the request whose full frame, or a later one's, completes it */
-  GSource *cancel_watch; /* on the simulation's context */
-} RenderWait;
-
-static void
-render_wait_free (RenderWait *wait)
-{
-  if (wait->cancel_watch != NULL)
-    {
-      g_source_destroy (wait->cancel_watch);
-      g_source_unref (wait->cancel_watch);
-    }
-  g_object_unref (wait->task);
-  g_free (wait);
-}
-
-/* Completes the waits @match picks with @frame or @error (one of them):
- * taken out of the list first, so that a callback may wait again. */
-static void
-complete_waits (BraggscopeSimulation *self,
-                gboolean (*match) (RenderWait *wait, gpointer data),
-                gpointer data,
-                BraggscopeFrame *frame,
-                const GError *error)
-{
-  g_autoptr (GPtrArray) done = g_ptr_array_new_with_free_func ((GDestroyNotify) render_wait_free);
-
-  for (guint i = 0; self->waits != NULL && i < self->waits->len;)
-    if (match (g_ptr_array_index (self->waits, i), data))
-      g_ptr_array_add (done, g_ptr_array_steal_index (self->waits, i));
-    else
-      i++;
-  for (guint i = 0; i < done->len; i++)
-    {
-      RenderWait *wait = g_ptr_array_index (done, i);
-
-      if (frame != NULL)
-        g_task_return_pointer (wait->task, g_object_ref (frame), g_object_unref);
-      else
-        g_task_return_error (wait->task, g_error_copy (error));
-    }
-}
-
-static gboolean
-answered_by (RenderWait *wait, gpointer data)
-{
-  return *(const guint64 *) data >= wait->id;
-}
-
-gboolean
-_braggscope_simulation_is_awaited (BraggscopeSimulation *self, guint64 id)
-{
-  for (guint i = 0; self->waits != NULL && i < self->waits->len; i++)
-    if (answered_by (g_ptr_array_index (self->waits, i), &id))
-      return TRUE;
-  return FALSE;
-}
-
-void
-_braggscope_simulation_wake (BraggscopeSimulation *self,
-                             guint64 id,
-                             BraggscopeFrame *frame,
-                             const GError *error)
-{
-  complete_waits (self, answered_by, &id, frame, error);
-}
-
-static gboolean
-any_wait (RenderWait *wait, gpointer data)
-{
-  return TRUE;
-}
-
-void
-_braggscope_simulation_cancel_waits (BraggscopeSimulation *self)
-{
-  g_autoptr (GError) error = g_error_new_literal (BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_CANCELLED,
-                                                  "render cancelled: the simulation was disposed");
-
-  complete_waits (self, any_wait, NULL, NULL, error);
-}
-
-static gboolean
-is_wait (RenderWait *wait, gpointer data)
-{
-  return wait == data;
-}
-
-static gboolean
-render_wait_cancelled (GCancellable *cancellable, gpointer data)
-{
-  RenderWait *wait = data;
-  g_autoptr (GError) error = g_error_new_literal (BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_CANCELLED,
-                                                  "waiting for a frame cancelled");
-
-  /* destroys this source, which its dispatch holds meanwhile */
-  complete_waits (wait->self, is_wait, wait, NULL, error);
-  return G_SOURCE_REMOVE;
-}
 
 /* Whether the last frame delivered is the full frame of the current
  * parameters, the answer of their newest request. */
@@ -163,7 +60,6 @@ braggscope_simulation_render_frame_async (BraggscopeSimulation *self,
 {
   g_autoptr (GTask) task = NULL;
   g_autoptr (GError) error = NULL;
-  RenderWait *wait;
 
   g_return_if_fail (BRAGGSCOPE_IS_SIMULATION (self));
   g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
@@ -192,20 +88,7 @@ braggscope_simulation_render_frame_async (BraggscopeSimulation *self,
           return;
         }
     }
-  wait = g_new0 (RenderWait, 1);
-  wait->self = self;
-  wait->task = g_steal_pointer (&task);
-  wait->id = self->last_id;
-  if (cancellable != NULL)
-    {
-      wait->cancel_watch = g_cancellable_source_new (cancellable);
-      g_source_set_callback (wait->cancel_watch, G_SOURCE_FUNC (render_wait_cancelled), wait, NULL);
-      g_source_set_static_name (wait->cancel_watch, "[braggscope] render_frame cancellable");
-      g_source_attach (wait->cancel_watch, self->context);
-    }
-  if (self->waits == NULL)
-    self->waits = g_ptr_array_new_with_free_func ((GDestroyNotify) render_wait_free);
-  g_ptr_array_add (self->waits, wait);
+  _braggscope_simulation_add_wait (self, g_steal_pointer (&task), self->last_id, cancellable);
 }
 
 /**

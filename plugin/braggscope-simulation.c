@@ -89,20 +89,22 @@ _braggscope_simulation_check_thread (BraggscopeSimulation *self, const char *wha
   return FALSE;
 }
 
-void
-_braggscope_simulation_emit_fit_progress (BraggscopeSimulation *self,
-                                          double fraction,
-                                          const char *stage,
-                                          double score)
+/* The worker's fit_progress (). */
+static void
+emit_fit_progress (GObject *owner, double fraction, const char *stage, double score)
 {
+  BraggscopeSimulation *self = BRAGGSCOPE_SIMULATION (owner);
+
   g_signal_emit (self, signals[SIGNAL_FIT_PROGRESS], 0, fraction, stage, score);
 }
 
-void
-_braggscope_simulation_emit_render_progress (BraggscopeSimulation *self,
-                                             guint64 id,
-                                             BraggscopeRenderProgress *progress)
+/* The worker's render_progress (): emits render-progress for request @id,
+ * unless a newer one replaced it or its full frame was delivered. */
+static void
+emit_render_progress (GObject *owner, guint64 id, BraggscopeRenderProgress *progress)
 {
+  BraggscopeSimulation *self = BRAGGSCOPE_SIMULATION (owner);
+
   /* a request a newer one replaced renders no more; in batch mode none is replaced */
   if ((id != self->last_id && !self->batch) || id < self->delivered_id ||
       (id == self->delivered_id && self->delivered_full))
@@ -158,9 +160,11 @@ set_busy (BraggscopeSimulation *self, gboolean busy)
   _braggscope_simulation_notify_busy (self);
 }
 
-void
-_braggscope_simulation_deliver (BraggscopeSimulation *self, BraggscopeDelivery *d)
+/* The worker's deliver (): a frame or error of a request. */
+static void
+deliver (GObject *owner, BraggscopeDelivery *d)
 {
+  BraggscopeSimulation *self = BRAGGSCOPE_SIMULATION (owner);
   BraggscopeWorker *w = self->worker;
 
   if (w == NULL || d->worker != w)
@@ -191,6 +195,21 @@ _braggscope_simulation_deliver (BraggscopeSimulation *self, BraggscopeDelivery *
     _braggscope_simulation_wake (self, d->id, d->frame, NULL);
 }
 
+static const BraggscopeWorkerCallbacks worker_callbacks = {
+  .deliver = deliver,
+  .render_progress = emit_render_progress,
+  .fit_progress = emit_fit_progress,
+  .fit_done = _braggscope_simulation_fit_done,
+};
+
+BraggscopeWorker *
+_braggscope_simulation_get_worker (BraggscopeSimulation *self)
+{
+  if (self->worker == NULL)
+    self->worker = _braggscope_worker_new (G_OBJECT (self), &worker_callbacks, self->context);
+  return self->worker;
+}
+
 /* Sends the current parameters to the worker: a preview first when
  * @interactive (a change), previews are on and the simulation is not in
  * batch mode, then the full frame.  FALSE with @error when they cannot be
@@ -208,8 +227,7 @@ _braggscope_simulation_request (BraggscopeSimulation *self, gboolean interactive
       _braggscope_propagate_nb (error, &err);
       return FALSE;
     }
-  if (self->worker == NULL)
-    self->worker = _braggscope_worker_new (self, self->context);
+  _braggscope_simulation_get_worker (self);
   req.valid = TRUE;
   req.id = ++self->last_id;
   req.sequence = self->sequence;
@@ -767,23 +785,6 @@ _braggscope_simulation_restore_args (BraggscopeSimulation *self,
     return FALSE;
   _braggscope_simulation_replace_params (self, &next);
   return TRUE;
-}
-
-char **
-_braggscope_params_to_strv (const nb_params *params)
-{
-  int argc = 0;
-  char **argv = nb_params_to_scene_argv (params, &argc);
-  char **strv;
-
-  if (argv == NULL)
-    return NULL;
-  strv = g_new (char *, argc + 1);
-  for (int i = 0; i < argc; i++)
-    strv[i] = g_strdup (argv[i]);
-  strv[argc] = NULL;
-  nb_argv_free (argv);
-  return strv;
 }
 
 /**

@@ -40,7 +40,7 @@ typedef struct
 } BraggscopeDelivery;
 
 /* A refinement or orientation search, run on the worker thread. */
-typedef struct
+struct _BraggscopeFitJob
 {
   gboolean search;
   gboolean refine_distance, refine_beam;
@@ -55,15 +55,32 @@ typedef struct
   /* main context only */
   GTask *task;
   gulong cancel_id;
-} BraggscopeFitJob;
+};
+
+/* How the worker reports to its owner, each call made on the owner's
+ * context.  All but @fit_done are skipped once the owner is gone (the worker
+ * holds it weakly) or the worker stopped. */
+typedef struct
+{
+  /* a frame or error of a request; @d stays the worker's */
+  void (*deliver) (GObject *owner, BraggscopeDelivery *d);
+  /* where the full frame of request @id stands */
+  void (*render_progress) (GObject *owner, guint64 id, BraggscopeRenderProgress *progress);
+  /* where the fit stands: @fraction 0..1, @stage a static name, @score its best */
+  void (*fit_progress) (GObject *owner, double fraction, const char *stage, double score);
+  /* a fit ended: @job (taken over) is handed back even when the owner is gone */
+  void (*fit_done) (BraggscopeFitJob *job);
+} BraggscopeWorkerCallbacks;
 
 /* Queues @job (taken over) behind the frame in flight; when it ends, the
- * worker calls _braggscope_simulation_fit_done () on the simulation's
- * context (even when the simulation is gone: the job's task holds it). */
+ * worker hands it to its callbacks' fit_done () on the owner's context. */
 void _braggscope_worker_fit (BraggscopeWorker *w, BraggscopeFitJob *job);
 
-/* Starts the thread; results go to @self (held weakly) on @context. */
-BraggscopeWorker *_braggscope_worker_new (BraggscopeSimulation *self, GMainContext *context);
+/* Starts the thread; it reports to @owner (held weakly) through
+ * @callbacks (copied) on @context. */
+BraggscopeWorker *_braggscope_worker_new (GObject *owner,
+                                          const BraggscopeWorkerCallbacks *callbacks,
+                                          GMainContext *context);
 
 /* Queues @req (taken over and zeroed): a batched request behind the others;
  * any other replaces those waiting (the newest wins) and cancels a full
@@ -77,10 +94,5 @@ void _braggscope_worker_unref (BraggscopeWorker *w);
 
 /* Image buffers the worker's pool ever allocated (tests of steady state). */
 guint _braggscope_worker_get_buffers_allocated (BraggscopeWorker *w);
-
-/* braggscope-simulation.c: takes a result of its worker. */
-void _braggscope_simulation_deliver (BraggscopeSimulation *self, BraggscopeDelivery *d);
-/* braggscope-simulation-measured.c: a fit ended; returns its task and frees @job. */
-void _braggscope_simulation_fit_done (BraggscopeFitJob *job);
 
 G_END_DECLS

@@ -3,7 +3,8 @@
  * The simulation posts requests (the newest wins, a full render in flight is
  * cancelled); this thread brings the plan to a request's parameters, renders
  * a preview and then the full frame, and hands each frame (or error) to the
- * simulation on its main context.  See braggscope-simulation.c for the
+ * simulation on its main context through the callbacks it was given at
+ * creation (BraggscopeWorkerCallbacks).  See braggscope-simulation.c for the
  * protocol and braggscope-worker-private.h for the interface.
  */
 #include "braggscope-worker-private.h"
@@ -36,7 +37,8 @@ struct _BraggscopeWorker
   GCond cond;
   GThread *thread;
   GMainContext *context; /* the owner's: results go there */
-  GWeakRef simulation;
+  GWeakRef owner;
+  BraggscopeWorkerCallbacks callbacks;
   BraggscopeFramePool *pool;
 
   /* under lock */
@@ -91,7 +93,7 @@ _braggscope_worker_unref (BraggscopeWorker *w)
   if (!g_atomic_ref_count_dec (&w->ref_count))
     return;
   g_queue_clear_full (&w->pending, request_free);
-  g_weak_ref_clear (&w->simulation);
+  g_weak_ref_clear (&w->owner);
   _braggscope_frame_pool_unref (w->pool);
   g_main_context_unref (w->context);
   g_cond_clear (&w->cond);
@@ -114,10 +116,10 @@ static gboolean
 delivery_dispatch (gpointer data)
 {
   BraggscopeDelivery *d = data;
-  g_autoptr (BraggscopeSimulation) self = g_weak_ref_get (&d->worker->simulation);
+  g_autoptr (GObject) owner = g_weak_ref_get (&d->worker->owner);
 
-  if (self != NULL)
-    _braggscope_simulation_deliver (self, d);
+  if (owner != NULL)
+    d->worker->callbacks.deliver (owner, d);
   return G_SOURCE_REMOVE;
 }
 
@@ -375,10 +377,10 @@ static gboolean
 render_progress_dispatch (gpointer data)
 {
   RenderProgressMessage *m = data;
-  g_autoptr (BraggscopeSimulation) self = g_weak_ref_get (&m->worker->simulation);
+  g_autoptr (GObject) owner = g_weak_ref_get (&m->worker->owner);
 
-  if (self != NULL)
-    _braggscope_simulation_emit_render_progress (self, m->id, &m->progress);
+  if (owner != NULL)
+    m->worker->callbacks.render_progress (owner, m->id, &m->progress);
   return G_SOURCE_REMOVE;
 }
 
@@ -577,10 +579,10 @@ static gboolean
 progress_dispatch (gpointer data)
 {
   ProgressMessage *m = data;
-  g_autoptr (BraggscopeSimulation) self = g_weak_ref_get (&m->worker->simulation);
+  g_autoptr (GObject) owner = g_weak_ref_get (&m->worker->owner);
 
-  if (self != NULL)
-    _braggscope_simulation_emit_fit_progress (self, m->fraction, m->stage, m->score);
+  if (owner != NULL)
+    m->worker->callbacks.fit_progress (owner, m->fraction, m->stage, m->score);
   return G_SOURCE_REMOVE;
 }
 
@@ -594,7 +596,7 @@ progress_free (gpointer data)
 }
 
 /* nb_match_progress, on the worker thread: posts the progress to the
- * simulation's context, at most every PROGRESS_INTERVAL_US but at every
+ * owner's context, at most every PROGRESS_INTERVAL_US but at every
  * new stage. */
 static void
 fit_progress (void *user, double fraction, const char *stage, double score)
@@ -616,15 +618,34 @@ fit_progress (void *user, double fraction, const char *stage, double score)
                               progress_free);
 }
 
+typedef struct
+{
+  void (*fit_done) (BraggscopeFitJob *job);
+  BraggscopeFitJob *job;
+} FitDoneMessage;
+
 static gboolean
 fit_done_dispatch (gpointer data)
 {
-  _braggscope_simulation_fit_done (data);
+  FitDoneMessage *m = data;
+
+  m->fit_done (m->job);
   return G_SOURCE_REMOVE;
 }
 
-/* Runs @job on the worker thread, then hands it to the simulation's
- * context. */
+/* Hands @job to the owner's fit_done () on its context (the job's task
+ * holds the owner). */
+static void
+fit_done_post (BraggscopeWorker *w, BraggscopeFitJob *job)
+{
+  FitDoneMessage *m = g_new0 (FitDoneMessage, 1);
+
+  m->fit_done = w->callbacks.fit_done;
+  m->job = job;
+  g_main_context_invoke_full (w->context, G_PRIORITY_DEFAULT, fit_done_dispatch, m, g_free);
+}
+
+/* Runs @job on the worker thread, then hands it to the owner's context. */
 static void
 worker_run_fit (BraggscopeWorker *w, BraggscopeFitJob *job)
 {
@@ -666,7 +687,7 @@ worker_run_fit (BraggscopeWorker *w, BraggscopeFitJob *job)
       job->score = rr.score;
     }
   free (peaks);
-  g_main_context_invoke_full (w->context, G_PRIORITY_DEFAULT, fit_done_dispatch, job, NULL);
+  fit_done_post (w, job);
 }
 
 void
@@ -776,7 +797,7 @@ worker_thread (gpointer data)
     {
       left->status =
           nb_error_set (&left->err, NB_ERR_CANCELLED, "fit cancelled: the simulation stopped");
-      g_main_context_invoke_full (w->context, G_PRIORITY_DEFAULT, fit_done_dispatch, left, NULL);
+      fit_done_post (w, left);
     }
   g_main_context_pop_thread_default (own);
   g_main_context_unref (own);
@@ -785,15 +806,20 @@ worker_thread (gpointer data)
 }
 
 BraggscopeWorker *
-_braggscope_worker_new (BraggscopeSimulation *self, GMainContext *context)
+_braggscope_worker_new (GObject *owner,
+                        const BraggscopeWorkerCallbacks *callbacks,
+                        GMainContext *context)
 {
   BraggscopeWorker *w = g_new0 (BraggscopeWorker, 1);
 
+  g_assert (callbacks->deliver != NULL && callbacks->render_progress != NULL &&
+            callbacks->fit_progress != NULL && callbacks->fit_done != NULL);
   g_atomic_ref_count_init (&w->ref_count);
   g_mutex_init (&w->lock);
   g_cond_init (&w->cond);
   w->context = g_main_context_ref (context);
-  g_weak_ref_init (&w->simulation, self);
+  g_weak_ref_init (&w->owner, owner);
+  w->callbacks = *callbacks;
   w->pool = _braggscope_frame_pool_new ();
   w->thread = g_thread_new ("braggscope-worker", worker_thread, worker_ref (w));
   return w;
@@ -833,7 +859,7 @@ _braggscope_worker_stop (BraggscopeWorker *w)
   g_mutex_unlock (&w->lock);
   g_thread_join (w->thread);
   w->thread = NULL;
-  g_weak_ref_set (&w->simulation, NULL);
+  g_weak_ref_set (&w->owner, NULL);
 }
 
 guint
