@@ -159,28 +159,6 @@ test_subtitle (void)
   close_window (window);
 }
 
-typedef struct
-{
-  GdkClipboard *clipboard;
-  char *text;
-  gboolean done;
-} ClipboardRead;
-
-static void
-clipboard_read (GObject *source, GAsyncResult *result, gpointer data)
-{
-  ClipboardRead *read = data;
-
-  read->text = gdk_clipboard_read_text_finish (GDK_CLIPBOARD (source), result, NULL);
-  read->done = TRUE;
-}
-
-static gboolean
-clipboard_done (gpointer data)
-{
-  return ((ClipboardRead *) data)->done;
-}
-
 /* The copied command line runs as it is: from the build tree, it starts with
  * the build tree's nanobragg (a bare "nanobragg" was not on PATH), and a
  * shell running it writes the frame the window shows. */
@@ -189,7 +167,7 @@ test_command_line_runs (void)
 {
   BraggscopeWindow *window = open_small ();
   const char *cli = g_getenv ("NB_CLI");
-  ClipboardRead read = { gtk_widget_get_clipboard (GTK_WIDGET (window)), NULL, FALSE };
+  g_autofree char *copied = NULL;
   g_autofree char *tmpdir = g_dir_make_tmp ("braggscope-details-XXXXXX", NULL);
   g_autofree char *command = NULL, *prefix = NULL, *out = NULL;
   g_autoptr (GError) error = NULL;
@@ -198,16 +176,15 @@ test_command_line_runs (void)
 
   g_assert_nonnull (cli);
   ui_test_activate (window, "copy-command-line", NULL);
-  gdk_clipboard_read_text_async (read.clipboard, NULL, clipboard_read, &read);
-  g_assert_true (ui_test_wait (clipboard_done, &read, 10.0));
-  g_test_message ("copied: %s", read.text);
+  copied = ui_test_clipboard_text (GTK_WIDGET (window), 10.0);
+  g_test_message ("copied: %s", copied);
   prefix = g_strconcat (cli, " ", NULL);
-  g_assert_true (g_str_has_prefix (read.text, prefix));
+  g_assert_true (g_str_has_prefix (copied, prefix));
 
   /* an empty PATH: nothing but the path copied finds the program */
   command = g_strdup_printf ("PATH=/nonexistent %s -floatfile out.bin -nonoise -nopgm "
                              "-noprogress >/dev/null",
-                             read.text);
+                             copied);
   argv[2] = command;
   g_assert_true (g_spawn_sync (tmpdir, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL,
                                NULL, &status, &error));
@@ -215,7 +192,6 @@ test_command_line_runs (void)
   g_assert_true (g_spawn_check_wait_status (status, NULL));
   out = g_build_filename (tmpdir, "out.bin", NULL);
   g_assert_true (g_file_test (out, G_FILE_TEST_IS_REGULAR));
-  g_free (read.text);
   ui_test_remove_dir (tmpdir);
   close_window (window);
 }

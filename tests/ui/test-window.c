@@ -439,46 +439,22 @@ test_snapshot_errors (Fixture *f, gconstpointer data)
   g_assert_true (g_strv_equal ((const char *const *) after, (const char *const *) args));
 }
 
-typedef struct
-{
-  GdkClipboard *clipboard;
-  char *text;
-  gboolean done;
-} ClipboardRead;
-
-static void
-clipboard_read (GObject *source, GAsyncResult *result, gpointer data)
-{
-  ClipboardRead *read = data;
-
-  read->text = gdk_clipboard_read_text_finish (GDK_CLIPBOARD (source), result, NULL);
-  read->done = TRUE;
-}
-
-static gboolean
-clipboard_done (gpointer data)
-{
-  return ((ClipboardRead *) data)->done;
-}
-
 static void
 test_copy_command_line (Fixture *f, gconstpointer data)
 {
   g_autofree char *expected = braggscope_simulation_to_command_line (sim_of (f));
-  ClipboardRead read = { gtk_widget_get_clipboard (GTK_WIDGET (f->window)), NULL, FALSE };
+  g_autofree char *copied = NULL;
 
   activate (f, "copy-command-line", NULL);
-  gdk_clipboard_read_text_async (read.clipboard, NULL, clipboard_read, &read);
-  g_assert_true (ui_test_wait (clipboard_done, &read, 10.0));
+  copied = ui_test_clipboard_text (GTK_WIDGET (f->window), 10.0);
   /* from the build tree, the build tree's program (test-details runs it) */
   g_assert_true (g_str_has_prefix (expected, "nanobragg "));
   {
     g_autofree char *runnable =
         g_strconcat (g_getenv ("NB_CLI"), expected + strlen ("nanobragg"), NULL);
 
-    g_assert_cmpstr (read.text, ==, runnable);
+    g_assert_cmpstr (copied, ==, runnable);
   }
-  g_free (read.text);
 }
 
 /* Runs the nanobragg CLI ($NB_CLI) on the frame's flags in @dir. */

@@ -118,6 +118,38 @@ ui_test_wait (gboolean (*done) (gpointer data), gpointer data, double seconds)
   return ok;
 }
 
+typedef struct
+{
+  char *text;
+  gboolean done;
+} ClipboardRead;
+
+static void
+clipboard_read (GObject *source, GAsyncResult *result, gpointer data)
+{
+  ClipboardRead *read = data;
+
+  read->text = gdk_clipboard_read_text_finish (GDK_CLIPBOARD (source), result, NULL);
+  read->done = TRUE;
+}
+
+static gboolean
+clipboard_done (gpointer data)
+{
+  return ((ClipboardRead *) data)->done;
+}
+
+char *
+ui_test_clipboard_text (GtkWidget *widget, double seconds)
+{
+  ClipboardRead read = { NULL, FALSE };
+
+  gdk_clipboard_read_text_async (gtk_widget_get_clipboard (widget), NULL, clipboard_read, &read);
+  /* the callback holds &read: a test that times out ends here */
+  g_assert_true (ui_test_wait (clipboard_done, &read, seconds));
+  return read.text;
+}
+
 GtkWidget *
 ui_test_find_widget (GtkWidget *root, const char *name)
 {

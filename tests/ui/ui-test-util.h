@@ -21,6 +21,11 @@ ui_test_read_png (const char *path, int *width, int *height, GHashTable **text, 
  * @seconds pass; returns whether @done became TRUE. */
 gboolean ui_test_wait (gboolean (*done) (gpointer data), gpointer data, double seconds);
 
+/* The text on @widget's clipboard, read as a paste reads it (asynchronously),
+ * waiting at most @seconds (the test fails after that); NULL when the clipboard
+ * holds no text.  Free with g_free. */
+char *ui_test_clipboard_text (GtkWidget *widget, double seconds);
+
 /* The first widget named @name in the tree under @root (depth first), or NULL. */
 GtkWidget *ui_test_find_widget (GtkWidget *root, const char *name);
 
