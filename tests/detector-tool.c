@@ -7,10 +7,14 @@
  *     per panel name, fpixels, spixels, pixel_size (m), fdet, sdet, pix0 (m,
  *     nanoBragg's laboratory frame), thick, mu, material, data origin and the
  *     number of masked pixels;
+ *   detector-tool write-nxmx expt|nxmx FILE OUT.nxs
+ *     the model and a made-up image (pixel (f, s) of panel p counts
+ *     1000 p + 7 f + 3 s, mod 65521) written as a multi-module NXmx file.
  *
  * Errors: the reader's one-line message on stderr, exit status 1.
  */
 #include "formats/nb-detector-read.h"
+#include "nb-frame-write.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +72,33 @@ print_model (const nb_detector_model *m)
   printf ("]}\n");
 }
 
+static int
+write_nxmx (const nb_detector_model *m, const char *out)
+{
+  long long n = nb_detector_model_pixels (m);
+  int32_t *pixels;
+  nb_error err = { 0 };
+  size_t k = 0;
+
+  if (n <= 0 || (pixels = malloc ((size_t) n * sizeof *pixels)) == NULL)
+    {
+      fprintf (stderr, "detector-tool: no room for %lld pixels\n", n);
+      return 1;
+    }
+  for (int p = 0; p < m->n_panels; p++)
+    for (int s = 0; s < m->panels[p].spixels; s++)
+      for (int f = 0; f < m->panels[p].fpixels; f++)
+        pixels[k++] = (int32_t) ((1000LL * p + 7LL * f + 3LL * s) % 65521);
+  if (nb_write_nexus_detector (out, m, pixels, &err) != NB_OK)
+    {
+      fprintf (stderr, "detector-tool: %s\n", err.message);
+      free (pixels);
+      return 1;
+    }
+  free (pixels);
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -76,9 +107,11 @@ main (int argc, char **argv)
   nb_status st;
   int rc = 0;
 
-  if (argc != 4 || strcmp (argv[1], "print") != 0)
+  if (argc < 4 || (strcmp (argv[1], "print") != 0 && strcmp (argv[1], "write-nxmx") != 0) ||
+      (strcmp (argv[1], "write-nxmx") == 0) != (argc == 5) || argc > 5)
     {
-      fprintf (stderr, "usage: detector-tool print expt|nxmx FILE\n");
+      fprintf (stderr, "usage: detector-tool print expt|nxmx FILE\n"
+                       "       detector-tool write-nxmx expt|nxmx FILE OUT.nxs\n");
       return 2;
     }
   if (strcmp (argv[2], "expt") == 0)
@@ -95,7 +128,10 @@ main (int argc, char **argv)
       fprintf (stderr, "detector-tool: %s\n", err.message);
       return 1;
     }
-  print_model (&model);
+  if (strcmp (argv[1], "print") == 0)
+    print_model (&model);
+  else
+    rc = write_nxmx (&model, argv[4]);
   nb_detector_model_clear (&model);
   return rc;
 }

@@ -51,6 +51,7 @@ static const nb_formats table = {
   .write_nexus_frame = nb_write_nexus_frame,
   .nexus_verify_frame = nb_nexus_verify_frame,
   .write_nexus_master = nb_write_nexus_master,
+  .write_nexus_detector = nb_write_nexus_detector,
 #ifdef NB_HAVE_JANSSON
   .read_expt = nb_detector_read_expt,
 #endif

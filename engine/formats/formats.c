@@ -335,6 +335,23 @@ nb_write_nexus_master (const char *path,
 #endif
 }
 
+nb_status
+nb_write_nexus_detector (const char *path,
+                         const nb_detector_model *model,
+                         const int32_t *pixels,
+                         nb_error *err)
+{
+#ifdef NB_HAVE_HDF5
+  const nb_formats *f = formats (path, err);
+
+  return f != NULL ? f->write_nexus_detector (path, model, pixels, err) : NB_ERR_IO;
+#else
+  (void) model;
+  (void) pixels;
+  return NO_HDF5_WRITE (path);
+#endif
+}
+
 /* The geometry readers: a build without the module (no libhdf5) or, for the
  * .expt reader, without jansson says so, naming the file. */
 nb_status

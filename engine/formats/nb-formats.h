@@ -64,6 +64,7 @@ typedef struct
    * in a build without jansson */
   __typeof__ (nb_detector_read_expt) *read_expt;
   __typeof__ (nb_detector_read_nxmx) *read_nxmx;
+  __typeof__ (nb_write_nexus_detector) *write_nexus_detector;
 } nb_formats;
 
 /* What the module takes from the engine that opened it rather than from a copy

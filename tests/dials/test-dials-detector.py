@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import traceback
 
 TOOL = os.environ["NB_DETECTOR_TOOL"]
@@ -45,13 +46,15 @@ def model_of(kind, path):
     return json.loads(p.stdout)
 
 
-def compare_detector(ours, detector, beam=None):
-    """Our printed model against a dxtbx Detector (and Beam)."""
+def compare_detector(ours, detector, beam=None, masks=None):
+    """Our printed model against a dxtbx Detector (and Beam); the masked pixels against
+    the panels' mask rectangles, or @masks (per panel, True = trusted)."""
     assert len(ours["panels"]) == len(detector), \
         "%d panels, dxtbx %d" % (len(ours["panels"]), len(detector))
     for i, (p, d) in enumerate(zip(ours["panels"], detector)):
         what = "panel %d (%s)" % (i, d.get_name())
-        assert p["name"] == d.get_name() or (d.get_name() == "" and p["name"] == str(i)), what
+        assert p["name"] == d.get_name() or (d.get_name() == "" and p["name"] == str(i)), \
+            "%s: named %s" % (what, p["name"])
         close(to_dxtbx(p["pix0"], 1e3), d.get_origin(), TOL, what + " origin")
         close(to_dxtbx(p["fdet"]), d.get_fast_axis(), TOL, what + " fast axis")
         close(to_dxtbx(p["sdet"]), d.get_slow_axis(), TOL, what + " slow axis")
@@ -60,7 +63,7 @@ def compare_detector(ours, detector, beam=None):
         close([p["thick"] * 1e3], [d.get_thickness()], 1e-12, what + " thickness")
         close([p["mu"] * 1e-3], [d.get_mu()], 1e-9, what + " mu")
         assert p["material"] == d.get_material(), what + " material"
-        trusted = d.get_untrusted_rectangle_mask()
+        trusted = masks[i] if masks is not None else d.get_untrusted_rectangle_mask()
         assert p["masked"] == len(trusted) - trusted.count(True), \
             "%s: %d masked pixels, dxtbx %d" % (what, p["masked"], len(trusted) - trusted.count(True))
     if beam is not None:
@@ -86,6 +89,64 @@ for expt in EXPT:
         path = os.path.join(DATA, expt)
         el = ExperimentListFactory.from_json_file(path, check_format=False)
         compare_detector(model_of("expt", path), el.detectors()[0], el.beams()[0])
+
+
+def expected_counts(panel, fpixels, spixels):
+    """detector-tool's made-up image: 1000 p + 7 f + 3 s, mod 65521."""
+    return [(1000 * panel + 7 * f + 3 * s) % 65521 for s in range(spixels) for f in range(fpixels)]
+
+
+def check_written(expt, nxs, dials_import):
+    """The model of @expt written as NXmx (@nxs) imports in dxtbx (through dials.import
+    when @dials_import) as FormatNXmx with the same panels, mask and counts."""
+    from dxtbx.model.experiment_list import ExperimentListFactory
+    path = os.path.join(DATA, expt)
+    ours = model_of("expt", path)
+    p = subprocess.run([TOOL, "write-nxmx", "expt", path, nxs], capture_output=True, text=True)
+    assert p.returncode == 0, "detector-tool write-nxmx: %s" % p.stderr
+    if dials_import:
+        folder = os.path.dirname(nxs)
+        p = subprocess.run(["dials.import", nxs, "output.experiments=imported.expt"], cwd=folder,
+                           capture_output=True, text=True)
+        assert p.returncode == 0, "dials.import: %s%s" % (p.stdout[-2000:], p.stderr[-2000:])
+        el = ExperimentListFactory.from_json_file(os.path.join(folder, "imported.expt"))
+    else:
+        el = ExperimentListFactory.from_filenames([nxs])
+    imageset = el[0].imageset
+    assert imageset.get_format_class().__name__ == "FormatNXmx", imageset.get_format_class()
+    detector = el.detectors()[0]
+    # the written file's panels are named by their modules' HDF5 paths
+    for panel in ours["panels"]:
+        panel["name"] = None
+    for d in detector:
+        d_name = d.get_name()
+        assert d_name.startswith("/entry/instrument/detector/"), d_name
+    for panel, d in zip(ours["panels"], detector):
+        panel["name"] = d.get_name()
+        # NXmx has no attenuation (dxtbx takes mu from the material's table) and needs a
+        # sensor: none is written as 1 nm of silicon
+        panel["mu"] = d.get_mu() * 1e3
+        if panel["thick"] == 0:
+            panel["thick"], panel["material"] = 1e-9, "Si"
+    compare_detector(ours, detector, el.beams()[0], imageset.get_mask(0))
+    raw = imageset.get_raw_data(0)
+    assert len(raw) == len(ours["panels"]), "%d data blocks" % len(raw)
+    for i, (panel, block) in enumerate(zip(ours["panels"], raw)):
+        assert tuple(block.all()) == (panel["spixels"], panel["fpixels"]), "panel %d shape" % i
+        assert list(block) == expected_counts(i, panel["fpixels"], panel["spixels"]), \
+            "panel %d: counts differ" % i
+
+
+@check("NXmx writer -> dials.import: CSPAD, 64 modules")
+def _():
+    with tempfile.TemporaryDirectory() as tmp:
+        check_written("dials-cspad-single-image.expt", os.path.join(tmp, "cspad.nxs"), True)
+
+
+@check("NXmx writer -> dxtbx: one masked Pilatus panel")
+def _():
+    with tempfile.TemporaryDirectory() as tmp:
+        check_written("dials-pilatus-lpe4-2-a15.expt", os.path.join(tmp, "pilatus.nxs"), False)
 
 
 def main():
