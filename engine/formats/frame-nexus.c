@@ -25,6 +25,7 @@
  * thread), and its innermost message ends ours.
  */
 #include "nb-frame-private.h"
+#include "nb-nexus.h"
 #include "base/nb-input.h"
 
 #include <limits.h>
@@ -193,8 +194,9 @@ nx_exists (const nx_ctx *c, const char *name)
   return 1;
 }
 
-/* A string attribute (fixed or variable length) into @out; 0 when absent. */
-static int
+/* A string attribute (fixed or variable length) into @out; 0 when absent
+ * (nb-nexus.h). */
+int
 nx_string_attr (hid_t obj, const char *attr, char *out, size_t size)
 {
   hid_t a, type, mem;
@@ -215,6 +217,8 @@ nx_string_attr (hid_t obj, const char *attr, char *out, size_t size)
               char *s = NULL;
 
               mem = H5Tcopy (H5T_C_S1);
+              /* libhdf5 converts no string between character sets (ASCII, UTF-8) */
+              H5Tset_cset (mem, H5Tget_cset (type));
               H5Tset_size (mem, H5T_VARIABLE);
               if (H5Aread (a, mem, &s) >= 0 && s != NULL)
                 {
@@ -233,7 +237,9 @@ nx_string_attr (hid_t obj, const char *attr, char *out, size_t size)
               if (s != NULL)
                 {
                   mem = H5Tcopy (H5T_C_S1);
-                  H5Tset_size (mem, len);
+                  H5Tset_cset (mem, H5Tget_cset (type));
+                  /* room for the NUL: a null-padded string may fill its size */
+                  H5Tset_size (mem, len + 1);
                   if (H5Aread (a, mem, s) >= 0)
                     {
                       nb_frame_quote (s, len, out, size);
@@ -454,8 +460,9 @@ nx_number (nx_ctx *c, const char *name, hsize_t index, double *v, char *units, s
 }
 
 /* Metres, radians, seconds per @units for @kind (0 length, 1 angle, 2 time,
- * 3 wavelength); 0 when unknown.  No units: the NXmx default for the kind. */
-static double
+ * 3 wavelength); 0 when unknown.  No units: the NXmx default for the kind
+ * (nb-nexus.h). */
+double
 nx_scale (const char *units, int kind)
 {
   static const struct
