@@ -596,7 +596,7 @@ read_layout (nxr *c, const char *det)
 {
   char name[NXR_PATH_MAX + 16];
   hsize_t dims[2] = { 0, 0 };
-  hid_t d, space;
+  hid_t d, space, dapl;
   nb_status st = NB_OK;
 
   for (int p = 0; p < c->model->n_panels; p++)
@@ -609,8 +609,18 @@ read_layout (nxr *c, const char *det)
         c->model->data_spixels = a->data_origin_s + a->spixels;
     }
   snprintf (name, sizeof name, "%s/pixel_mask", det);
-  if (!exists (c, name) || (d = H5Dopen2 (c->file, name, H5P_DEFAULT)) < 0)
+  if (!exists (c, name))
     return NB_OK;
+  /* the mask is read a row at a time: a cache of the largest chunk allowed
+   * decodes each chunk once */
+  if ((dapl = H5Pcreate (H5P_DATASET_ACCESS)) < 0 ||
+      H5Pset_chunk_cache (dapl, 521, (size_t) NXR_CHUNK_MAX + (1 << 20), 1.0) < 0)
+    st = nb_error_set (c->err, NB_ERR_IO, "%s: libhdf5 failed to start", c->path);
+  d = st == NB_OK ? H5Dopen2 (c->file, name, dapl) : -1;
+  if (dapl >= 0)
+    H5Pclose (dapl);
+  if (d < 0)
+    return st != NB_OK ? st : bad (c, name, "cannot be opened");
   space = H5Dget_space (d);
   if (space < 0 || H5Sget_simple_extent_ndims (space) != 2)
     st = bad (c, name, "not a 2-D array");

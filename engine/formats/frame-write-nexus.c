@@ -798,8 +798,9 @@ nx_module (nx_file *nx,
   nx_close_group (module);
 }
 
-/* A 2-D (@rank 2) or 1 x H x W (@rank 3) dataset @name of @type from
- * @values, in one deflated chunk. */
+/* A 2-D (@rank 2) or 1 x H x W (@rank 3) dataset @name of 4-byte @type from
+ * @values, deflated in chunks of rows. */
+#define NX_CHUNK_BYTES ((hsize_t) 4 << 20)
 static void
 nx_array (nx_file *nx,
           hid_t parent,
@@ -811,8 +812,14 @@ nx_array (nx_file *nx,
           const void *values)
 {
   hid_t space = H5Screate_simple (rank, dims, NULL), dcpl = H5Pcopy (nx->dcpl), d = -1;
+  hsize_t chunk[3] = { dims[0], dims[1], rank == 3 ? dims[2] : 0 };
+  hsize_t row = dims[rank - 1] * 4, rows = row < NX_CHUNK_BYTES ? NX_CHUNK_BYTES / row : 1;
 
-  if (space < 0 || dcpl < 0 || H5Pset_chunk (dcpl, rank, dims) < 0 || H5Pset_shuffle (dcpl) < 0 ||
+  /* chunks of whole rows, about NX_CHUNK_BYTES each: a reader decodes no more
+   * than it must */
+  if (chunk[rank - 2] > rows)
+    chunk[rank - 2] = rows;
+  if (space < 0 || dcpl < 0 || H5Pset_chunk (dcpl, rank, chunk) < 0 || H5Pset_shuffle (dcpl) < 0 ||
       H5Pset_deflate (dcpl, 1) < 0 ||
       (d = H5Dcreate2 (parent, name, file_type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0 ||
       H5Dwrite (d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values) < 0)
