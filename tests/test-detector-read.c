@@ -3,6 +3,7 @@
  * bad files refused with one line naming the file and the place in it. */
 #include "formats/nb-detector-read.h"
 #include "nb-frame-write.h"
+#include "nb-frame.h"
 
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -358,6 +359,20 @@ test_nxmx_round_trip (void)
           g_assert_cmpfloat_with_epsilon (r.panels[p].sdet[k], w.panels[p].sdet[k], 1e-15);
         }
     }
+  /* a measured frame of that file carries its modules */
+  {
+    nb_frame frame;
+
+    g_assert_cmpint (nb_frame_read (nxs, 0, 0, &frame, &err), ==, NB_OK);
+    g_assert_cmpint (frame.n_modules, ==, 64);
+    g_assert_cmpint (frame.fpixels, ==, 194);
+    g_assert_cmpint (frame.spixels, ==, 64 * 185);
+    g_assert_nonnull (frame.modules);
+    g_assert_cmpint (frame.modules->n_panels, ==, 64);
+    g_assert_cmpint (frame.modules->panels[63].data_origin_s, ==, 63 * 185);
+    g_assert_cmpfloat_with_epsilon (frame.modules->panels[5].pix0[1], w.panels[5].pix0[1], 1e-15);
+    nb_frame_clear (&frame);
+  }
   g_free (pixels);
   nb_detector_model_clear (&w);
   nb_detector_model_clear (&r);

@@ -25,6 +25,7 @@
  * thread), and its innermost message ends ours.
  */
 #include "nb-frame-private.h"
+#include "nb-detector-read.h"
 #include "nb-nexus.h"
 #include "base/nb-input.h"
 
@@ -1167,6 +1168,23 @@ nx_open_file (nx_ctx *c, char **dir)
   return NB_OK;
 }
 
+/* Several modules: their geometry in frame->modules, where it can be read
+ * (a frame's pixels stay readable whatever its geometry; with one flat panel
+ * nb_frame_detector_problem() says why it cannot be used). */
+static void
+nx_module_geometry (nx_ctx *c)
+{
+  nb_detector_model *model;
+  nb_error ignored = { 0 };
+
+  if (c->frame->n_modules <= 1 || (model = malloc (sizeof *model)) == NULL)
+    return;
+  if (nb_detector_read_nxmx (c->path, model, &ignored) == NB_OK)
+    c->frame->modules = model;
+  else
+    free (model);
+}
+
 nb_status
 nb_frame_read_nexus (const char *path, int index, unsigned flags, nb_frame *frame, nb_error *err)
 {
@@ -1201,6 +1219,7 @@ nb_frame_read_nexus (const char *path, int index, unsigned flags, nb_frame *fram
     goto out;
   if ((st = nx_geometry (&c, (hsize_t) index)) != NB_OK)
     goto out;
+  nx_module_geometry (&c);
   if (flags & NB_FRAME_HEADER_ONLY)
     {
       hid_t space = H5Dget_space (d);
