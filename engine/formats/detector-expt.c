@@ -396,10 +396,12 @@ read_beam (expt_ctx *c, json_t *root)
   double dir[3], n, wavelength = 0.0;
   char where[WHERE_MAX];
 
-  if (beams == NULL || json_is_null (beams) || json_array_size (beams) == 0)
+  if (beams == NULL || json_is_null (beams))
     return NB_OK; /* a detector without a beam: the model's default, along +x */
   if (!json_is_array (beams))
     return bad (c, "beam", "expected a list");
+  if (json_array_size (beams) == 0)
+    return NB_OK;
   experiments = json_object_get (root, "experiment");
   if (json_is_array (experiments) && json_array_size (experiments) > 0)
     {

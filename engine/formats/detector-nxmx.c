@@ -418,6 +418,7 @@ typedef struct
   const char *cls;
   char (*names)[NB_PANEL_NAME_MAX];
   int n, max, too_long;
+  int first; /* stop at the first: a group may hold more than one */
 } children;
 
 static herr_t
@@ -443,16 +444,16 @@ find_child (hid_t g, const char *name, const H5L_info_t *info, void *data)
   if (ch->n == ch->max)
     return 1; /* one more than allowed: the caller says so */
   snprintf (ch->names[ch->n++], NB_PANEL_NAME_MAX, "%s", name);
-  return 0;
+  return ch->first;
 }
 
 /* Up to @max children of @parent of class @cls into @names; the count, or
- * -1 for more than @max or a name too long. */
+ * -1 for more than @max or a name too long.  @max 1: the first of them. */
 static int
 list_children (
     nxr *c, const char *parent, const char *cls, char (*names)[NB_PANEL_NAME_MAX], int max)
 {
-  children ch = { cls, names, 0, max, 0 };
+  children ch = { cls, names, 0, max, 0, max == 1 };
   hid_t g;
   herr_t r;
 
@@ -460,7 +461,7 @@ list_children (
     return 0;
   r = H5Literate (g, H5_INDEX_NAME, H5_ITER_INC, NULL, find_child, &ch);
   H5Gclose (g);
-  return r > 0 || ch.too_long ? -1 : ch.n;
+  return (r > 0 && !(ch.first && ch.n == 1)) || ch.too_long ? -1 : ch.n;
 }
 
 /* The first child of class @cls of @parent into @out (@parent/name). */

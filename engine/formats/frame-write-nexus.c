@@ -742,13 +742,21 @@ detector_layout (const nb_detector_model *m, int *origin, long long *width, long
 }
 
 /* A panel's name as an HDF5 link name when it is one (printable ASCII, no
- * '/', not "." or "..", not taken by an earlier panel), else "module_%04d". */
+ * '/', not a field of the detector group, not taken by an earlier panel, not
+ * module_...), else "module_%04d". */
 static void
 module_name (const nb_detector_model *m, int p, char *out, size_t size)
 {
+  /* the names of the detector group's own fields */
+  static const char *const taken[] = {
+    ".",           "..",         "transformations", "pixel_mask",
+    "description", "depends_on", "sensor_material", "sensor_thickness"
+  };
   const char *name = m->panels[p].name;
-  int plain = name[0] != '\0' && strcmp (name, ".") != 0 && strcmp (name, "..") != 0 &&
-              strcmp (name, "transformations") != 0;
+  int plain = name[0] != '\0' && strncmp (name, "module_", 7) != 0;
+
+  for (size_t k = 0; k < sizeof taken / sizeof taken[0] && plain; k++)
+    plain = strcmp (name, taken[k]) != 0;
 
   for (const char *c = name; *c != '\0' && plain; c++)
     plain = *c > ' ' && *c < 0x7f && *c != '/';
