@@ -43,6 +43,8 @@ NOT_PARAMETERS = {
     ("engine/frames/frame.c", "wavelength"): "nb_frame_item_name: the header item NB_FRAME_WAVELENGTH",
     ("engine/formats/frame-write-cbf.c", "wavelength"):
         "_diffrn_radiation_wavelength.wavelength, an item of the imgCIF dictionary",
+    ("engine/formats/detector-expt.c", "wavelength"):
+        "a dxtbx beam's \"wavelength\", a key of DIALS' experiment-list JSON",
 }
 
 COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)

@@ -51,6 +51,11 @@ static const nb_formats table = {
   .write_nexus_frame = nb_write_nexus_frame,
   .nexus_verify_frame = nb_nexus_verify_frame,
   .write_nexus_master = nb_write_nexus_master,
+  .write_nexus_detector = nb_write_nexus_detector,
+  .read_nxmx = nb_detector_read_nxmx,
+#ifdef NB_HAVE_JANSSON
+  .read_expt = nb_detector_read_expt,
+#endif
 };
 
 const nb_formats *

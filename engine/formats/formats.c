@@ -17,6 +17,7 @@
  * was looked for.
  */
 #include "nb-formats.h"
+#include "nb-detector-read.h"
 #include "nb-frame-private.h"
 #include "nb-io.h"
 
@@ -332,4 +333,57 @@ nb_write_nexus_master (const char *path,
 #else
   return NO_HDF5_WRITE (path);
 #endif
+}
+
+nb_status
+nb_write_nexus_detector (const char *path,
+                         const nb_detector_model *model,
+                         const int32_t *pixels,
+                         nb_error *err)
+{
+#ifdef NB_HAVE_HDF5
+  const nb_formats *f = formats (path, err);
+
+  return f != NULL ? f->write_nexus_detector (path, model, pixels, err) : NB_ERR_IO;
+#else
+  (void) model;
+  (void) pixels;
+  return NO_HDF5_WRITE (path);
+#endif
+}
+
+/* The geometry readers: a build without the module (no libhdf5) or, for the
+ * .expt reader, without jansson says so, naming the file. */
+nb_status
+nb_detector_read_expt (const char *path, nb_detector_model *model, nb_error *err)
+{
+  nb_detector_model_init (model);
+#ifdef NB_HAVE_FORMATS_MODULE
+  const nb_formats *f = formats (path, err);
+
+  if (f == NULL)
+    return NB_ERR_IO;
+  if (f->read_expt != NULL)
+    return f->read_expt (path, model, err);
+#endif
+  return nb_error_set (err, NB_ERR_UNSUPPORTED,
+                       "%s: a DIALS experiment list, but this build cannot read one (it needs "
+                       "libhdf5 and jansson: reconfigure with -Dhdf5=enabled -Djansson=enabled; "
+                       "Debian libhdf5-dev, libjansson-dev)",
+                       path);
+}
+
+nb_status
+nb_detector_read_nxmx (const char *path, nb_detector_model *model, nb_error *err)
+{
+  nb_detector_model_init (model);
+#ifdef NB_HAVE_FORMATS_MODULE
+  const nb_formats *f = formats (path, err);
+
+  if (f == NULL)
+    return NB_ERR_IO;
+  if (f->read_nxmx != NULL)
+    return f->read_nxmx (path, model, err);
+#endif
+  return NO_HDF5 (path);
 }

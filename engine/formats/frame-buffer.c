@@ -195,6 +195,11 @@ nb_frame_clear (nb_frame *frame)
   free (frame->counts);
   free (frame->mask);
   free (frame->header);
+  if (frame->modules != NULL)
+    {
+      nb_detector_model_clear (frame->modules);
+      free (frame->modules);
+    }
   memset (frame, 0, sizeof *frame);
 }
 

@@ -25,6 +25,8 @@
  * thread), and its innermost message ends ours.
  */
 #include "nb-frame-private.h"
+#include "nb-detector-read.h"
+#include "nb-nexus.h"
 #include "base/nb-input.h"
 
 #include <limits.h>
@@ -193,8 +195,9 @@ nx_exists (const nx_ctx *c, const char *name)
   return 1;
 }
 
-/* A string attribute (fixed or variable length) into @out; 0 when absent. */
-static int
+/* A string attribute (fixed or variable length) into @out; 0 when absent
+ * (nb-nexus.h). */
+int
 nx_string_attr (hid_t obj, const char *attr, char *out, size_t size)
 {
   hid_t a, type, mem;
@@ -215,6 +218,8 @@ nx_string_attr (hid_t obj, const char *attr, char *out, size_t size)
               char *s = NULL;
 
               mem = H5Tcopy (H5T_C_S1);
+              /* libhdf5 converts no string between character sets (ASCII, UTF-8) */
+              H5Tset_cset (mem, H5Tget_cset (type));
               H5Tset_size (mem, H5T_VARIABLE);
               if (H5Aread (a, mem, &s) >= 0 && s != NULL)
                 {
@@ -233,7 +238,9 @@ nx_string_attr (hid_t obj, const char *attr, char *out, size_t size)
               if (s != NULL)
                 {
                   mem = H5Tcopy (H5T_C_S1);
-                  H5Tset_size (mem, len);
+                  H5Tset_cset (mem, H5Tget_cset (type));
+                  /* room for the NUL: a null-padded string may fill its size */
+                  H5Tset_size (mem, len + 1);
                   if (H5Aread (a, mem, s) >= 0)
                     {
                       nb_frame_quote (s, len, out, size);
@@ -454,8 +461,9 @@ nx_number (nx_ctx *c, const char *name, hsize_t index, double *v, char *units, s
 }
 
 /* Metres, radians, seconds per @units for @kind (0 length, 1 angle, 2 time,
- * 3 wavelength); 0 when unknown.  No units: the NXmx default for the kind. */
-static double
+ * 3 wavelength); 0 when unknown.  No units: the NXmx default for the kind
+ * (nb-nexus.h). */
+double
 nx_scale (const char *units, int kind)
 {
   static const struct
@@ -1160,6 +1168,23 @@ nx_open_file (nx_ctx *c, char **dir)
   return NB_OK;
 }
 
+/* Several modules: their geometry in frame->modules, where it can be read
+ * (a frame's pixels stay readable whatever its geometry; with one flat panel
+ * nb_frame_detector_problem() says why it cannot be used). */
+static void
+nx_module_geometry (nx_ctx *c)
+{
+  nb_detector_model *model;
+  nb_error ignored = { 0 };
+
+  if (c->frame->n_modules <= 1 || (model = malloc (sizeof *model)) == NULL)
+    return;
+  if (nb_detector_read_nxmx (c->path, model, &ignored) == NB_OK)
+    c->frame->modules = model;
+  else
+    free (model);
+}
+
 nb_status
 nb_frame_read_nexus (const char *path, int index, unsigned flags, nb_frame *frame, nb_error *err)
 {
@@ -1194,6 +1219,7 @@ nb_frame_read_nexus (const char *path, int index, unsigned flags, nb_frame *fram
     goto out;
   if ((st = nx_geometry (&c, (hsize_t) index)) != NB_OK)
     goto out;
+  nx_module_geometry (&c);
   if (flags & NB_FRAME_HEADER_ONLY)
     {
       hid_t space = H5Dget_space (d);

@@ -649,3 +649,345 @@ nb_write_nexus_master (const char *path,
   H5E_END_TRY;
   return st;
 }
+
+/* ---- a multi-panel detector: one NXdetector_module per panel ---- */
+
+/* The rotation @r that takes @model's beam to the lab's +x, so that the
+ * McStas +z written is the beam (identity when it already is). */
+static void
+beam_rotation (const nb_detector_model *model, double r[3][3])
+{
+  const double *a = model->beam;
+  double n = sqrt (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+  double u[3] = { a[0] / n, a[1] / n, a[2] / n };
+  /* v = u x (1, 0, 0), c = u . (1, 0, 0): Rodrigues' rotation by v */
+  double v[3] = { 0.0, u[2], -u[1] }, c = u[0];
+  double k[3][3] = { { 0, -v[2], v[1] }, { v[2], 0, -v[0] }, { -v[1], v[0], 0 } };
+
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      r[i][j] = i == j ? 1.0 : 0.0;
+  if (c < -1.0 + 1e-12)
+    {
+      /* against the axis: half a turn about z */
+      r[0][0] = r[1][1] = -1.0;
+      return;
+    }
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      {
+        double kk = 0.0;
+
+        for (int m = 0; m < 3; m++)
+          kk += k[i][m] * k[m][j];
+        r[i][j] += k[i][j] + kk / (1.0 + c);
+      }
+}
+
+/* Lab vector @v turned by @r, in McStas: nanoBragg = (z_m, y_m, -x_m). */
+static void
+to_mcstas (const double r[3][3], const double v[3], double out[3])
+{
+  double t[3];
+
+  for (int i = 0; i < 3; i++)
+    t[i] = r[i][0] * v[0] + r[i][1] * v[1] + r[i][2] * v[2];
+  out[0] = -t[2];
+  out[1] = t[1];
+  out[2] = t[0];
+}
+
+/* The panels' places in the data array: the model's own (data_origin_f/s in
+ * data_fpixels x data_spixels) when every panel has one, inside and without
+ * overlap; else stacked along slow.  @origin holds 2 per panel (f, s). */
+static void
+detector_layout (const nb_detector_model *m, int *origin, long long *width, long long *height)
+{
+  int own = m->data_fpixels > 0 && m->data_spixels > 0;
+
+  for (int p = 0; p < m->n_panels && own; p++)
+    {
+      const nb_panel *a = &m->panels[p];
+
+      own = a->data_origin_f >= 0 && a->data_origin_s >= 0 &&
+            (long long) a->data_origin_f + a->fpixels <= m->data_fpixels &&
+            (long long) a->data_origin_s + a->spixels <= m->data_spixels;
+      for (int q = 0; q < p && own; q++)
+        {
+          const nb_panel *b = &m->panels[q];
+
+          own = a->data_origin_f >= b->data_origin_f + b->fpixels ||
+                b->data_origin_f >= a->data_origin_f + a->fpixels ||
+                a->data_origin_s >= b->data_origin_s + b->spixels ||
+                b->data_origin_s >= a->data_origin_s + a->spixels;
+        }
+    }
+  *width = *height = 0;
+  for (int p = 0; p < m->n_panels; p++)
+    {
+      origin[2 * p] = own ? m->panels[p].data_origin_f : 0;
+      origin[2 * p + 1] = own ? m->panels[p].data_origin_s : (int) *height;
+      if (!own)
+        {
+          *height += m->panels[p].spixels;
+          if (m->panels[p].fpixels > *width)
+            *width = m->panels[p].fpixels;
+        }
+    }
+  if (own)
+    {
+      *width = m->data_fpixels;
+      *height = m->data_spixels;
+    }
+}
+
+/* A panel's name as an HDF5 link name when it is one (printable ASCII, no
+ * '/', not a field of the detector group, not taken by an earlier panel, not
+ * module_...), else "module_%04d". */
+static void
+module_name (const nb_detector_model *m, int p, char *out, size_t size)
+{
+  /* the names of the detector group's own fields */
+  static const char *const taken[] = {
+    ".",           "..",         "transformations", "pixel_mask",
+    "description", "depends_on", "sensor_material", "sensor_thickness"
+  };
+  const char *name = m->panels[p].name;
+  int plain = name[0] != '\0' && strncmp (name, "module_", 7) != 0;
+
+  for (size_t k = 0; k < sizeof taken / sizeof taken[0] && plain; k++)
+    plain = strcmp (name, taken[k]) != 0;
+
+  for (const char *c = name; *c != '\0' && plain; c++)
+    plain = *c > ' ' && *c < 0x7f && *c != '/';
+  for (int q = 0; q < p && plain; q++)
+    plain = strcmp (m->panels[q].name, name) != 0;
+  if (plain)
+    snprintf (out, size, "%s", name);
+  else
+    snprintf (out, size, "module_%04d", p);
+}
+
+/* The NXdetector_module of panel @p at @origin (f, s) in the data array. */
+static void
+nx_module (nx_file *nx,
+           hid_t detector,
+           const nb_detector_model *m,
+           const double r[3][3],
+           int p,
+           const int *origin)
+{
+  const nb_panel *a = &m->panels[p];
+  char name[NB_PANEL_NAME_MAX + 16], path[2 * NB_PANEL_NAME_MAX + 64];
+  long long data_origin[2] = { origin[1], origin[0] }, size[2] = { a->spixels, a->fpixels };
+  double v[3], len;
+  hid_t module;
+
+  module_name (m, p, name, sizeof name);
+  module = nx_group (nx, detector, name, "NXdetector_module");
+  if (module < 0)
+    return;
+  nx_ints (nx, module, "data_origin", data_origin, 2);
+  nx_ints (nx, module, "data_size", size, 2);
+  to_mcstas (r, a->pix0, v);
+  len = sqrt (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+  if (len > 0)
+    for (int k = 0; k < 3; k++)
+      v[k] /= len;
+  else
+    v[0] = v[1] = 0.0, v[2] = 1.0;
+  nx_axis (nx, module, "module_offset", &len, 0, "m", "translation", v,
+           "/entry/instrument/detector/transformations/origin");
+  snprintf (path, sizeof path, "/entry/instrument/detector/%s/module_offset", name);
+  to_mcstas (r, a->fdet, v);
+  nx_axis (nx, module, "fast_pixel_direction", &a->pixel_size, 0, "m", "translation", v, path);
+  to_mcstas (r, a->sdet, v);
+  nx_axis (nx, module, "slow_pixel_direction", &a->pixel_size, 0, "m", "translation", v, path);
+  nx_close_group (module);
+}
+
+/* A 2-D (@rank 2) or 1 x H x W (@rank 3) dataset @name of 4-byte @type from
+ * @values, deflated in chunks of rows. */
+#define NX_CHUNK_BYTES ((hsize_t) 4 << 20)
+static void
+nx_array (nx_file *nx,
+          hid_t parent,
+          const char *name,
+          int rank,
+          const hsize_t *dims,
+          hid_t file_type,
+          hid_t mem_type,
+          const void *values)
+{
+  hid_t space = H5Screate_simple (rank, dims, NULL), dcpl = H5Pcopy (nx->dcpl), d = -1;
+  hsize_t chunk[3] = { dims[0], dims[1], rank == 3 ? dims[2] : 0 };
+  hsize_t row = dims[rank - 1] * 4, rows = row < NX_CHUNK_BYTES ? NX_CHUNK_BYTES / row : 1;
+
+  /* chunks of whole rows, about NX_CHUNK_BYTES each: a reader decodes no more
+   * than it must */
+  if (chunk[rank - 2] > rows)
+    chunk[rank - 2] = rows;
+  if (space < 0 || dcpl < 0 || H5Pset_chunk (dcpl, rank, chunk) < 0 || H5Pset_shuffle (dcpl) < 0 ||
+      H5Pset_deflate (dcpl, 1) < 0 ||
+      (d = H5Dcreate2 (parent, name, file_type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0 ||
+      H5Dwrite (d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values) < 0)
+    nx->failed = 1;
+  if (d >= 0)
+    H5Dclose (d);
+  if (dcpl >= 0)
+    H5Pclose (dcpl);
+  if (space >= 0)
+    H5Sclose (space);
+}
+
+/* The image and mask laid out at @origin in @width x @height; the array's
+ * pixels of no panel are gaps. */
+static void
+layout_pixels (const nb_detector_model *m,
+               const int32_t *pixels,
+               const int *origin,
+               long long width,
+               int32_t *data,
+               int32_t *mask)
+{
+  size_t k = 0;
+
+  for (int p = 0; p < m->n_panels; p++)
+    {
+      const nb_panel *a = &m->panels[p];
+
+      for (int s = 0; s < a->spixels; s++)
+        for (int f = 0; f < a->fpixels; f++, k++)
+          {
+            size_t at =
+                (size_t) (origin[2 * p + 1] + s) * (size_t) width + (size_t) (origin[2 * p] + f);
+
+            data[at] = pixels[k];
+            mask[at] = a->mask != NULL && a->mask[(size_t) s * a->fpixels + f] ? 1 : 0;
+          }
+    }
+}
+
+/* The checks of nb_write_nexus_detector(): NB_OK or NB_ERR_INVALID. */
+static nb_status
+detector_writable (const char *path, const nb_detector_model *m, nb_error *err)
+{
+  if (m->n_panels < 1)
+    return nb_error_set (err, NB_ERR_INVALID, "%s: a detector of no panels", path);
+  if (!(m->wavelength > 0.0))
+    return nb_error_set (err, NB_ERR_INVALID, "%s: the detector model has no wavelength", path);
+  for (int p = 1; p < m->n_panels; p++)
+    if (m->panels[p].thick != m->panels[0].thick ||
+        strcmp (m->panels[p].material, m->panels[0].material) != 0)
+      return nb_error_set (err, NB_ERR_INVALID,
+                           "%s: panels %s and %s have different sensors; NXmx holds one "
+                           "sensor_material and sensor_thickness",
+                           path, m->panels[0].name, m->panels[p].name);
+  for (int p = 0; p < m->n_panels; p++)
+    if (!(m->panels[p].pixel_size > 0.0) || m->panels[p].fpixels < 1 || m->panels[p].spixels < 1)
+      return nb_error_set (err, NB_ERR_INVALID, "%s: panel %s has no pixels", path,
+                           m->panels[p].name);
+  return NB_OK;
+}
+
+static nb_status
+write_detector (const char *path, const nb_detector_model *m, const int32_t *pixels, nb_error *err)
+{
+  nx_file nx;
+  hid_t entry, instrument, beam, detector, dt, sample, data;
+  int *origin = malloc ((size_t) m->n_panels * 2 * sizeof *origin);
+  long long width, height;
+  int32_t *array = NULL, *mask = NULL;
+  double r[3][3], v[3] = { 0.0, 0.0, 1.0 }, zero = 0.0;
+  const char *material = m->panels[0].material;
+
+  if (origin == NULL)
+    return nb_error_set (err, NB_ERR_NOMEM, "%s: out of memory", path);
+  detector_layout (m, origin, &width, &height);
+  if (width * height > ((long long) 1 << 28) ||
+      (array = calloc ((size_t) (width * height), sizeof *array)) == NULL ||
+      (mask = malloc ((size_t) (width * height) * sizeof *mask)) == NULL)
+    {
+      free (origin);
+      free (array);
+      return nb_error_set (err,
+                           width * height > ((long long) 1 << 28) ? NB_ERR_INVALID : NB_ERR_NOMEM,
+                           "%s: no room for a %lld x %lld data array", path, width, height);
+    }
+  for (long long k = 0; k < width * height; k++)
+    mask[k] = 1;
+  layout_pixels (m, pixels, origin, width, array, mask);
+  beam_rotation (m, r);
+
+  if (nx_open (&nx, path) < 0)
+    {
+      free (origin);
+      free (array);
+      free (mask);
+      return nx_finish (&nx, path, NULL,
+                        nb_error_set (err, NB_ERR_IO, "%s: libhdf5 failed to start", path), err);
+    }
+  entry = nx_group (&nx, nx.file, "entry", "NXentry");
+  nx_attr_string (&nx, entry, "default", "data");
+  nx_string (&nx, entry, "definition", "NXmx");
+  instrument = nx_group (&nx, entry, "instrument", "NXinstrument");
+  nx_string (&nx, instrument, "name", "Braggscope (simulated)");
+  beam = nx_group (&nx, instrument, "beam", "NXbeam");
+  nx_number (&nx, beam, "incident_wavelength", m->wavelength * 1e10, "angstrom");
+  detector = nx_group (&nx, instrument, "detector", "NXdetector");
+  nx_string (&nx, detector, "description", "Braggscope simulated multi-panel detector");
+  nx_string (&nx, detector, "depends_on", "/entry/instrument/detector/transformations/origin");
+  /* NXmx requires a sensor, dxtbx a known material and a thickness > 0 */
+  nx_string (&nx, detector, "sensor_material",
+             strcmp (material, "CdTe") == 0 || strcmp (material, "GaAs") == 0 ? material
+                                                                              : "Silicon");
+  nx_number (&nx, detector, "sensor_thickness",
+             m->panels[0].thick > 0 ? m->panels[0].thick : NB_NO_SENSOR_THICKNESS, "m");
+  dt = nx_group (&nx, detector, "transformations", "NXtransformations");
+  nx_axis (&nx, dt, "origin", &zero, 0, "m", "translation", v, ".");
+  nx_close_group (dt);
+  for (int p = 0; p < m->n_panels; p++)
+    nx_module (&nx, detector, m, r, p, origin + 2 * p);
+  {
+    hsize_t dims[2] = { (hsize_t) height, (hsize_t) width };
+
+    nx_array (&nx, detector, "pixel_mask", 2, dims, H5T_STD_I32LE, H5T_NATIVE_INT32, mask);
+  }
+  sample = nx_group (&nx, entry, "sample", "NXsample");
+  nx_string (&nx, sample, "name", "simulated crystal");
+  data = nx_group (&nx, entry, "data", "NXdata");
+  nx_attr_string (&nx, data, "signal", "data");
+  {
+    hsize_t dims[3] = { 1, (hsize_t) height, (hsize_t) width };
+
+    nx_array (&nx, data, "data", 3, dims, H5T_STD_I32LE, H5T_NATIVE_INT32, array);
+  }
+  nx_close_group (data);
+  nx_close_group (sample);
+  nx_close_group (detector);
+  nx_close_group (beam);
+  nx_close_group (instrument);
+  nx_close_group (entry);
+  free (origin);
+  free (array);
+  free (mask);
+  return nx_finish (&nx, path, NULL, NB_OK, err);
+}
+
+nb_status
+nb_write_nexus_detector (const char *path,
+                         const nb_detector_model *model,
+                         const int32_t *pixels,
+                         nb_error *err)
+{
+  nb_status st = detector_writable (path, model, err);
+
+  if (st != NB_OK)
+    return st;
+  H5E_BEGIN_TRY
+  {
+    st = write_detector (path, model, pixels, err);
+  }
+  H5E_END_TRY;
+  return st;
+}

@@ -18,6 +18,7 @@
  */
 #pragma once
 
+#include "nb-detector-read.h"
 #include "nb-frame-private.h"
 #include "nb-frame-write.h"
 #include "nb-frame.h"
@@ -25,7 +26,7 @@
 
 /* Changes whenever the table or a type it passes changes: the engine refuses a
  * module of another build. */
-#define NB_FORMATS_ABI 2
+#define NB_FORMATS_ABI 3
 
 /* The module's file name, and the one symbol it exports (an
  * nb_formats_open_fn). */
@@ -59,6 +60,11 @@ typedef struct
   __typeof__ (nb_write_nexus_frame) *write_nexus_frame;
   __typeof__ (nb_nexus_verify_frame) *nexus_verify_frame;
   __typeof__ (nb_write_nexus_master) *write_nexus_master;
+  /* the multi-panel geometry readers (nb-detector-read.h); read_expt is NULL
+   * in a build without jansson */
+  __typeof__ (nb_detector_read_expt) *read_expt;
+  __typeof__ (nb_detector_read_nxmx) *read_nxmx;
+  __typeof__ (nb_write_nexus_detector) *write_nexus_detector;
 } nb_formats;
 
 /* What the module takes from the engine that opened it rather than from a copy

@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "nanobragg.h"
+#include "nb-detector.h"
 #include "nb-fingerprint.h"
 #include "nb-status.h"
 
@@ -150,6 +151,31 @@ extern "C"
                                           const double *omega,
                                           const char *const *frame_files,
                                           nb_error *err);
+
+  /* nb_write_nexus_detector: a still of the multi-panel detector @model as
+ * NXmx, one NXdetector_module per panel, as dxtbx's FormatNXmx reads it:
+ * @pixels are nb_detector_model_pixels() int32 counts, panel after panel, each
+ * slow-major (nb-detector.h); they are laid out in one 1 x H x W array
+ * /entry/data/data at the panels' data_origin_f/s when every panel has one and
+ * they fit the model's data_fpixels x data_spixels without overlapping, else
+ * stacked along the slow direction (H the sum of the panels' spixels, W the
+ * widest); /entry/instrument/detector/pixel_mask marks the array's pixels that
+ * belong to no panel and the panels' masked pixels (1, "gap").  Module p
+ * (named by the panel when its name is a plain HDF5 name, else
+ * "module_%04d") has data_origin, data_size, module_offset (a translation to
+ * the panel's pix0) after /entry/instrument/detector/transformations/origin
+ * (zero), and fast/slow_pixel_direction one pixel along fdet and sdet.  The
+ * vectors are @model's turned so that its beam is the McStas +z (y stays the
+ * lab's y where the beam is along +x).  The wavelength is
+ * @model->wavelength (m).
+ *
+ * Refused (NB_ERR_INVALID, naming @path): no panels, no wavelength, panels of
+ * different sensors (NXmx has one sensor_material and sensor_thickness), a
+ * layout over 2^28 pixels.  Other errors as nb_write_cbf(). */
+  NB_API nb_status nb_write_nexus_detector (const char *path,
+                                            const nb_detector_model *model,
+                                            const int32_t *pixels,
+                                            nb_error *err);
 
 #ifdef __cplusplus
 }

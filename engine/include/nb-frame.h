@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "nanobragg.h"
+#include "nb-detector.h"
 #include "nb-status.h"
 
 #ifdef __cplusplus
@@ -108,6 +109,11 @@ extern "C"
     char detector[NB_FRAME_SOURCE_MAX]; /* the detector's model as a full CBF
                                            (diffrn_detector.type) or NXmx (description) names
                                            it, "" otherwise; a miniCBF's is in header */
+    nb_detector_model *modules;         /* an NXmx file's panels when it has more than one
+                                   NXdetector_module and their geometry could be read
+                                   (nb-detector.h: placed through their depends_on
+                                   chains, data_origin in the frame's pixels), else NULL;
+                                   owned */
   } nb_frame;
 
   /* Flags of nb_frame_read(). */

@@ -1,0 +1,15 @@
+/* nb-nexus.h: what the NeXus frame reader (frame-nexus.c) shares with the
+ * NXmx geometry reader (detector-nxmx.c), both in the CBF/NeXus module. */
+#pragma once
+
+#include <stddef.h>
+
+#include <hdf5.h>
+
+/* A string attribute @attr of @obj (fixed or variable length, made
+ * printable) into @out (@size bytes); 0 when absent or not a string. */
+int nx_string_attr (hid_t obj, const char *attr, char *out, size_t size);
+
+/* Metres, radians, seconds per @units for @kind (0 length, 1 angle, 2 time,
+ * 3 wavelength); 0 when unknown.  No units: the NXmx default for the kind. */
+double nx_scale (const char *units, int kind);
