@@ -33,8 +33,8 @@
 #define GEOM_MAX_PANEL_PIXELS (1L << 26)
 #define GEOM_MAX_PIXELS       (1LL << 28)
 /* pixels visited by the bad regions together: a file of many large regions costs no more */
-#define GEOM_MAX_BAD_WORK     (1LL << 31)
-#define GEOM_MAX_INDEX        (1 << 20)
+#define GEOM_MAX_BAD_WORK (1LL << 31)
+#define GEOM_MAX_INDEX    (1 << 20)
 
 static double
 norm3 (const double v[3])
@@ -289,10 +289,21 @@ find_or_add (geom_reader *r, const char *name, int bad)
 static int
 ignored_key (const char *key)
 {
-  static const char *prefixes[] = { "mask",      "no_index",      "adu_per",   "max_adu",
-                                    "data",      "dim",           "flag_",     "saturation",
-                                    "rigid_group", "peak_",       "bandwidth", "detector_shift",
-                                    "clen_for_centering", "rail_", "hdf5_" };
+  static const char *prefixes[] = { "mask",
+                                    "no_index",
+                                    "adu_per",
+                                    "max_adu",
+                                    "data",
+                                    "dim",
+                                    "flag_",
+                                    "saturation",
+                                    "rigid_group",
+                                    "peak_",
+                                    "bandwidth",
+                                    "detector_shift",
+                                    "clen_for_centering",
+                                    "rail_",
+                                    "hdf5_" };
 
   for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
     if (strncmp (key, prefixes[i], strlen (prefixes[i])) == 0)
@@ -425,10 +436,10 @@ to_lab (const double c[3], double out[3])
 static nb_status
 check_panel (geom_reader *r, const geom_panel *g)
 {
-  static const char *what[] = { "min_fs", "max_fs", "min_ss", "max_ss", "fs", "ss",
-                                "corner_x", "corner_y", "res" };
-  double given[] = { g->min_fs, g->max_fs, g->min_ss, g->max_ss, g->fs[0], g->ss[0],
-                     g->corner_x, g->corner_y, g->res };
+  static const char *what[] = { "min_fs", "max_fs",   "min_ss",   "max_ss", "fs",
+                                "ss",     "corner_x", "corner_y", "res" };
+  double given[] = { g->min_fs, g->max_fs,   g->min_ss,   g->max_ss, g->fs[0],
+                     g->ss[0],  g->corner_x, g->corner_y, g->res };
 
   r->line = g->line;
   for (int i = 0; i < 9; i++)
@@ -437,8 +448,10 @@ check_panel (geom_reader *r, const geom_panel *g)
   if (g->clen_path_line != 0 && isnan (g->clen))
     {
       r->line = g->clen_path_line;
-      return fail (r, "panel %s: clen is read from the data's header, which this reader does not "
-                   "open: give clen as a length (\"0.1 m\")%s", g->name, "");
+      return fail (r,
+                   "panel %s: clen is read from the data's header, which this reader does not "
+                   "open: give clen as a length (\"0.1 m\")%s",
+                   g->name, "");
     }
   if (isnan (g->clen))
     return fail (r, "panel %s: no clen (the detector's distance, \"clen = 0.1 m\")%s", g->name, "");
@@ -447,7 +460,8 @@ check_panel (geom_reader *r, const geom_panel *g)
   if ((g->max_fs - g->min_fs + 1) * (g->max_ss - g->min_ss + 1) > (double) GEOM_MAX_PANEL_PIXELS)
     return fail (r, "panel %s: more than 2^26 pixels%s", g->name, "");
   {
-    double n[3] = { g->fs[1] * g->ss[2] - g->fs[2] * g->ss[1], g->fs[2] * g->ss[0] - g->fs[0] * g->ss[2],
+    double n[3] = { g->fs[1] * g->ss[2] - g->fs[2] * g->ss[1],
+                    g->fs[2] * g->ss[0] - g->fs[0] * g->ss[2],
                     g->fs[0] * g->ss[1] - g->fs[1] * g->ss[0] };
 
     if (norm3 (n) < 1e-6 * norm3 (g->fs) * norm3 (g->ss))
@@ -544,8 +558,7 @@ bad_xy (geom_reader *r, const geom_bad *b, const geom_panel *g, nb_detector_mode
 
             if (x > b->min_x && x < b->max_x && y > b->min_y && y < b->max_y &&
                 !mask_pixel (p, f, s))
-              return nb_error_set (r->err, NB_ERR_NOMEM, "%s: out of memory for a mask",
-                                   r->path);
+              return nb_error_set (r->err, NB_ERR_NOMEM, "%s: out of memory for a mask", r->path);
           }
     }
   return NB_OK;
@@ -568,7 +581,8 @@ apply_bad_regions (geom_reader *r, nb_detector_model *m)
       if (xy)
         work += pixels;
       else if (!isnan (b->min_fs + b->max_fs + b->min_ss + b->max_ss))
-        work += (long long) (fabs (b->max_fs - b->min_fs) + 1) * (long long) (fabs (b->max_ss - b->min_ss) + 1);
+        work += (long long) (fabs (b->max_fs - b->min_fs) + 1) *
+                (long long) (fabs (b->max_ss - b->min_ss) + 1);
       if (work > GEOM_MAX_BAD_WORK)
         return fail (r, "bad region %s: the bad regions together cover more than 2^31 pixels%s",
                      b->name, "");
@@ -617,11 +631,8 @@ build_model (geom_reader *r, nb_detector_model *m)
 }
 
 nb_status
-nb_detector_model_parse_geom (const char *path,
-                              char *text,
-                              size_t len,
-                              nb_detector_model *out,
-                              nb_error *err)
+nb_detector_model_parse_geom (
+    const char *path, char *text, size_t len, nb_detector_model *out, nb_error *err)
 {
   geom_reader r = { .path = path, .err = err };
   nb_status st;

@@ -13,8 +13,5 @@
  * in the masks.  Errors: NB_ERR_PARSE "PATH:LINE: ..." (a malformed or
  * missing key, a clen read from a header, limits: 4096 panels, 2^26 pixels a
  * panel, 2^28 in all, lines of 4096 bytes), NB_ERR_NOMEM. */
-nb_status nb_detector_model_parse_geom (const char *path,
-                                        char *text,
-                                        size_t len,
-                                        nb_detector_model *out,
-                                        nb_error *err);
+nb_status nb_detector_model_parse_geom (
+    const char *path, char *text, size_t len, nb_detector_model *out, nb_error *err);

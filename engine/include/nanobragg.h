@@ -153,8 +153,10 @@ extern "C"
     double beam[3];                   /* CUSTOM beam direction (source to sample) */
     double polar_vector[3];           /* CUSTOM polarization (E-vector) direction */
     double spindle[3];                /* CUSTOM rotation axis */
-    double twotheta_axis[3];   /* CUSTOM two-theta axis (used as given, not normalised: Q-10) */
-    double pix0[3];            /* -pix0_vector: recorded, unused by the reference */
+    double twotheta_axis[3]; /* CUSTOM two-theta axis (used as given, not normalised: Q-10) */
+    double pix0[3]; /* -pix0_vector (m): the outer corner of pixel (0, 0) from the sample, rotated
+                       with the axes; 0 0 0 = not given (the reference ignores it, Q-13: a
+                       non-zero one takes effect here, which no reference command line gives) */
     double rotx, roty, rotz;   /* detector rotations about lab X, Y, Z (rad) */
     double twotheta;           /* detector two-theta (rad) */
     int curved_det;            /* spherical detector */
@@ -169,6 +171,12 @@ extern "C"
     char *frame_file;          /* -frame: a measured frame (SMV, CBF, NeXus) whose header gives
                                   defaults, read before -mask and -img (owned; nb-frame.h) */
     int frame_index;           /* -frame_index: the frame of a NeXus series (0-based) */
+    char *detector_file;       /* -detector: a multi-panel geometry (CrystFEL .geom; DIALS .expt and
+                                  NXmx through the formats module; nb_detector_model_read() in
+                                  nb-detector.h), or NULL: the one panel of the fields above.
+                                  Each panel is rendered as a CUSTOM-convention panel of its fdet,
+                                  sdet, odet = +-fdet x sdet (away from the sample), pix0 and pixel counts; the rotations,
+                                  -roi and the sampling apply to every panel (owned) */
 
     /* ---- sampling ---- */
     double phi0;    /* start spindle angle (rad) */
@@ -367,6 +375,12 @@ extern "C"
     char hkl_space_group[16]; /* its space group (MTZ SYMINF), or "" */
     int hkl_cell_differs;     /* hkl_cell is not the crystal's (nb_cell_differs()): the file's
                                  structure factors cannot belong to this crystal */
+    int n_panels;             /* panels of a -detector model (0: none).  The image then holds every
+                     panel, one after another (nb_detector_model_panel_offset()), and
+                     fpixels x spixels is its whole size: the panels' common width x the
+                     sum of their heights (stacked slow-wise), or, when their widths
+                     differ, the total pixel count x 1.  The geometry fields above are
+                     panel 0's */
   } nb_plan_info;
 
   /* The plan's stages (its warm cache).  Each is recomputed only when one of its
