@@ -579,6 +579,17 @@ extern "C"
   /* nb_plan_get_info: derived values (geometry, counts) of the current plan. */
   NB_API const nb_plan_info *nb_plan_get_info (const nb_plan *plan);
 
+  /* nb_plan_get_panel_info: the derived values of panel @panel (0-based) of
+   * a plan's -detector model into @info, as nb_plan_get_info() gives them for
+   * a one-panel plan: that panel's pixel counts, vectors (odet the normal
+   * away from the sample), pix0, distances and oversampling; the crystal's,
+   * the sources' and the counts shared.  A plan without panels has one,
+   * panel 0.  Errors: NB_ERR_INVALID for a panel it does not have. */
+  NB_API nb_status nb_plan_get_panel_info (const nb_plan *plan,
+                                           int panel,
+                                           nb_plan_info *info,
+                                           nb_error *err);
+
   /* nb_plan_arc_domains: the mosaic domains that draw the plan's mosaic
  * spread as smooth arcs rather than separate copies of each spot: the
  * plan's own count when it already does (or without a mosaic spread), else

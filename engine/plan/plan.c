@@ -563,14 +563,12 @@ detector_stage (nb_plan *plan, nb_error *err)
   return nb_panels_each (plan, detector_setup, NULL, err);
 }
 
-/* The public nb_plan_info of the plan as built. */
+/* The public nb_plan_info of the plan as built, with detector @d. */
 static void
-fill_info (nb_plan *plan)
+fill_info_of (const nb_plan *plan, const nb_detector *d, nb_plan_info *in)
 {
   const nb_params *p = &plan->params;
-  const nb_detector *d = &plan->det;
   const nb_crystal *x = &plan->xtal;
-  nb_plan_info *in = &plan->info;
 
   memset (in, 0, sizeof *in);
   in->fpixels = d->fpixels;
@@ -628,7 +626,25 @@ fill_info (nb_plan *plan)
   in->interpolate = plan->interpolate;
   in->default_F = plan->default_F;
   in->n_panels = plan->n_panels;
-  nb_panels_image_shape (plan, &in->fpixels, &in->spixels);
+}
+
+static void
+fill_info (nb_plan *plan)
+{
+  fill_info_of (plan, &plan->det, &plan->info);
+  nb_panels_image_shape (plan, &plan->info.fpixels, &plan->info.spixels);
+}
+
+nb_status
+nb_plan_get_panel_info (const nb_plan *plan, int panel, nb_plan_info *info, nb_error *err)
+{
+  if (panel < 0 || panel >= (plan->n_panels > 0 ? plan->n_panels : 1))
+    return nb_error_set (err, NB_ERR_INVALID, "panel %d: the detector has %d panel%s", panel,
+                         plan->n_panels > 0 ? plan->n_panels : 1, plan->n_panels > 1 ? "s" : "");
+  fill_info_of (plan, plan->n_panels > 0 ? &plan->panels[panel].det : &plan->det, info);
+  if (plan->n_panels > 0)
+    info->steps = plan->panels[panel].steps;
+  return NB_OK;
 }
 
 static nb_status
