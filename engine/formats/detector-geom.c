@@ -328,8 +328,6 @@ global_key (geom_reader *r, const char *key, const char *value)
         r->photon_energy = strstr (end, "keV") != NULL ? e * 1000.0 : e;
       return NB_OK;
     }
-  if (strcmp (key, "wavelength") == 0)
-    return NB_OK;
   r->ignored++;
   return NB_OK;
 }

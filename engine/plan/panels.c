@@ -14,8 +14,10 @@
 #include "model/nb-model.h"
 #include "base/nb-memory.h"
 #include "nb-panels.h"
+#include "nb-param.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -204,6 +206,45 @@ nb_panels_load_masks (nb_plan *plan, nb_error *err)
   return NB_OK;
 }
 
+/* The flags whose values the file replaces, those given in @p, into @out
+ * (named through the parameter table). */
+static void
+replaced_flags (const nb_params *p, char *out, size_t n)
+{
+  nb_params d;
+
+  nb_params_init (&d);
+  const struct
+  {
+    size_t field;
+    int given;
+  } * f, fields[] = {
+    { offsetof (nb_params, pixel_size), p->pixel_size != d.pixel_size },
+    { offsetof (nb_params, fpixels), p->fpixels != d.fpixels || p->spixels != d.spixels },
+    { offsetof (nb_params, detsize_f), p->detsize_f != d.detsize_f || p->detsize_s != d.detsize_s },
+    { offsetof (nb_params, distance), p->distance != d.distance },
+    { offsetof (nb_params, close_distance), !isnan (p->close_distance) },
+    { offsetof (nb_params, Xbeam), !isnan (p->Xbeam) || !isnan (p->Ybeam) },
+    { offsetof (nb_params, ORGX), !isnan (p->ORGX) || !isnan (p->ORGY) },
+    { offsetof (nb_params, Xclose), !isnan (p->Xclose) || !isnan (p->Yclose) },
+    { offsetof (nb_params, fdet), memcmp (p->fdet, d.fdet, sizeof d.fdet) != 0 },
+    { offsetof (nb_params, sdet), memcmp (p->sdet, d.sdet, sizeof d.sdet) != 0 },
+    { offsetof (nb_params, odet), memcmp (p->odet, d.odet, sizeof d.odet) != 0 },
+    { offsetof (nb_params, beam), memcmp (p->beam, d.beam, sizeof d.beam) != 0 },
+    { offsetof (nb_params, pix0), p->pix0[0] != 0.0 || p->pix0[1] != 0.0 || p->pix0[2] != 0.0 },
+  };
+
+  out[0] = '\0';
+  for (f = fields; f < fields + sizeof fields / sizeof fields[0]; f++)
+    {
+      const nb_param *row = f->given ? nb_param_find_field (f->field) : NULL;
+
+      if (row != NULL && row->flag != NULL && strlen (out) + strlen (row->flag) + 2 < n)
+        strcat (strcat (out, " "), row->flag);
+    }
+  nb_params_clear (&d);
+}
+
 void
 nb_panels_log (nb_plan *plan)
 {
@@ -224,6 +265,14 @@ nb_panels_log (nb_plan *plan)
                  plan->model.panels[0].name);
   if (plan->model.note[0] != '\0')
     nb_log_printf (log, "  %s\n", plan->model.note);
+  {
+    char given[160];
+
+    replaced_flags (&plan->params, given, sizeof given);
+    if (given[0] != '\0')
+      nb_log_printf (log, "WARNING: -detector %s places the panels; not used:%s\n",
+                     plan->model_path, given);
+  }
 }
 
 void
