@@ -94,7 +94,7 @@ static const char usage_text[] =
     "\td\tworkload a's crystal on the multi-panel -detector of --detector (the Jungfrau\n"
     "\t\t16M: 32 modules, 16.9 million pixels): one plan against one plan per panel\n"
     "\t\t(their CUSTOM vectors), warm, alternating; their medians, the ratio, and whether\n"
-    "\t\tthe images are identical (exit 1 if not)\n"
+    "\t\tthe images are identical outside the file's bad regions (exit 1 if not)\n"
     "\n"
     "Options:\n"
     "\t--workload a|b|c|d|all\tdefault all (a, b and c; d only by name)\n"

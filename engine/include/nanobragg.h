@@ -617,7 +617,8 @@ extern "C"
  * the plan.  Also any lines execute adds (interpolation warning). */
   NB_API const char *nb_plan_get_log (const nb_plan *plan);
 
-  /* nb_plan_get_mask: the -mask pixels (1 = use), or NULL. */
+  /* nb_plan_get_mask: the -mask pixels (1 = use), or NULL; with a -detector model, every
+   * panel's (its bad regions) in the image's layout, or NULL where none has one. */
   NB_API const uint16_t *nb_plan_get_mask (const nb_plan *plan);
 
   /* nb_plan_get_omega_sum: the sum of the solid angles (sr) of every sub-pixel

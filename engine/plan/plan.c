@@ -1015,7 +1015,10 @@ execute_panels (nb_plan *plan, float *image, const nb_exec_options *opts, nb_err
 
       plan->det = pn->det;
       plan->steps = pn->steps;
-      plan->mask = plan->panel_mask != NULL ? plan->panel_mask + pn->offset : NULL;
+      /* a panel without bad regions runs the kernels' unmasked path */
+      plan->mask = plan->panel_mask != NULL && plan->model.panels[i].mask != NULL
+                       ? plan->panel_mask + pn->offset
+                       : NULL;
       pp.panel_rows = pn->det.spixels;
       if ((st = nb_backends_set_panel (plan, err)) == NB_OK)
         st = execute_on_backend (plan, image + pn->offset, &one, err);
