@@ -6,6 +6,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -382,6 +383,59 @@ test_exact_tilted (void)
   nb_test_remove_tree (dir);
 }
 
+static float *
+render_params (const nb_params *p, nb_plan **plan, size_t *n)
+{
+  const nb_plan_info *in;
+  nb_error err = { 0 };
+  float *image;
+
+  if (*plan == NULL)
+    g_assert_cmpint (nb_plan_create (p, plan, &err), ==, NB_OK);
+  else
+    g_assert_cmpint (nb_plan_update (*plan, p, &err), ==, NB_OK);
+  in = nb_plan_get_info (*plan);
+  *n = (size_t) in->fpixels * in->spixels;
+  image = g_new (float, *n);
+  g_assert_cmpint (nb_plan_execute (*plan, image, NULL, &err), ==, NB_OK);
+  return image;
+}
+
+/* A plan updated to a -detector and back renders what fresh plans render. */
+static void
+test_plan_update (void)
+{
+  g_autofree char *geom = data_path ("Eiger16M-binning2-nativefiles.geom");
+  nb_plan *warm = NULL;
+  nb_params p;
+  nb_error err = { 0 };
+  const char *argv[] = { "nanobragg", "-default_F", "100", "-cell", "70", "80",         "90",
+                         "90",        "90",         "90",  "-N",    "3",  "-detpixels", "32",
+                         "-roi",      "0",          "31",  "0",     "31" };
+
+  nb_params_init (&p);
+  g_assert_cmpint (nb_params_parse_argv (&p, G_N_ELEMENTS (argv), argv, &err), ==, NB_OK);
+  for (int round = 0; round < 3; round++)
+    {
+      nb_plan *fresh = NULL;
+      size_t n_warm, n_fresh;
+      g_autofree float *a = NULL, *b = NULL;
+
+      free (p.detector_file);
+      p.detector_file = round == 1 ? strdup (geom) : NULL;
+      a = render_params (&p, &warm, &n_warm);
+      b = render_params (&p, &fresh, &n_fresh);
+      g_assert_cmpuint (n_warm, ==, n_fresh);
+      g_assert_cmpuint (n_warm, ==, round == 1 ? (size_t) 2070 * 2167 : 32 * 32);
+      g_assert_cmpint (memcmp (a, b, n_warm * sizeof (float)), ==, 0);
+      g_assert_cmpint (nb_plan_get_info (warm)->n_panels, ==, round == 1);
+      g_assert_true ((nb_plan_get_mask (warm) != NULL) == (round == 1));
+      nb_plan_destroy (fresh);
+    }
+  nb_plan_destroy (warm);
+  nb_params_clear (&p);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -393,5 +447,6 @@ main (int argc, char **argv)
   g_test_add_func ("/detector/read/dispatch", test_read_dispatch);
   g_test_add_func ("/detector/exact/jungfrau", test_exact_jungfrau);
   g_test_add_func ("/detector/exact/tilted", test_exact_tilted);
+  g_test_add_func ("/detector/plan/update", test_plan_update);
   return g_test_run ();
 }

@@ -83,12 +83,7 @@ nb_panels_read_model (nb_plan *plan, nb_error *err)
 
   if (path == NULL)
     {
-      nb_detector_model_clear (&plan->model);
-      free (plan->model_path);
-      plan->model_path = NULL;
-      free (plan->panels);
-      plan->panels = NULL;
-      plan->n_panels = 0;
+      nb_panels_release (plan);
       return NB_OK;
     }
   if (plan->model_path != NULL && strcmp (plan->model_path, path) == 0)

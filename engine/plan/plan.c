@@ -132,6 +132,7 @@ estimate_memory (const nb_plan *plan, double caller_bytes_per_pixel, memory_esti
     caller_bytes_per_pixel = sizeof (float) + sizeof (uint16_t) + sizeof (uint8_t);
   m->image = pixels * caller_bytes_per_pixel +
              (p->mask_file != NULL ? pixels * 2 * sizeof (uint16_t) : 0.0) +
+             (plan->n_panels > 0 ? pixels * sizeof (uint16_t) : 0.0) + /* the panels' masks */
              (double) nb_panels_max_spixels (plan) * sizeof (double);
   /* the CUDA backend's pinned copy of the image, where a GPU may take the
    * plan (its device memory is checked against the GPU's free memory when it
