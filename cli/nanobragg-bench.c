@@ -14,6 +14,7 @@
 #include <omp.h>
 #endif
 #include "nanobragg.h"
+#include "bench-panels.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -33,6 +34,9 @@
 
 #ifndef NB_DATA_DIR
 #define NB_DATA_DIR "data"
+#endif
+#ifndef NB_DETECTOR_GEOM
+#define NB_DETECTOR_GEOM "jf-swissfel-16M.geom"
 #endif
 
 #define HKL_NAME      "1hpv_p1.hkl"
@@ -87,9 +91,14 @@ static const char usage_text[] =
     "\tb\t-hkl DATA/" HKL_NAME " " WORKLOAD_B " -detpixels 1024\n"
     "\tc\t-hkl DATA/" HKL_NAME " " WORKLOAD_C " -detpixels 1024 (the viewer's default\n"
     "\t\tscene, 3 x 3 sub-pixels by the automatic oversampling)\n"
+    "\td\tworkload a's crystal on the multi-panel -detector of --detector (the Jungfrau\n"
+    "\t\t16M: 32 modules, 16.9 million pixels): one plan against one plan per panel\n"
+    "\t\t(their CUSTOM vectors), warm, alternating; their medians, the ratio, and whether\n"
+    "\t\tthe images are identical outside the file's bad regions (exit 1 if not)\n"
     "\n"
     "Options:\n"
-    "\t--workload a|b|c|all\tdefault all\n"
+    "\t--workload a|b|c|d|all\tdefault all (a, b and c; d only by name)\n"
+    "\t--detector FILE\t\tworkload d's geometry (default " NB_DETECTOR_GEOM ")\n"
     "\t--sizes S,S,...\t\tdetector sizes of workload a (default 256,512,1024,2048)\n"
     "\t--precision single|double|exact|both\tdefault both (single and double); exact is the\n"
     "\t\t\treference-exact kernel\n"
@@ -106,7 +115,8 @@ static const char usage_text[] =
 
 typedef struct
 {
-  int run_a, run_b, run_c;
+  int run_a, run_b, run_c, run_d;
+  const char *detector; /* workload d's geometry file */
   int sizes[MAX_SIZES];
   int nsizes;
   int precisions[2]; /* nb_precision values, in printing order */
@@ -248,6 +258,8 @@ options_init (bench_options *o)
 
   memset (o, 0, sizeof *o);
   o->run_a = o->run_b = o->run_c = 1;
+  o->run_d = 0;
+  o->detector = NB_DETECTOR_GEOM;
   o->sizes[0] = 256;
   o->sizes[1] = 512;
   o->sizes[2] = 1024;
@@ -263,8 +275,8 @@ options_init (bench_options *o)
 
 /* The options that take a value, as --name VALUE or --name=VALUE. */
 static const char *const value_options[] = {
-  "--workload", "--sizes",  "--precision",     "--threads", "--reference",
-  "--cli",      "--repeat", "--cli-precision", "--backend", "--data",
+  "--workload", "--sizes",         "--precision", "--threads", "--reference", "--cli",
+  "--repeat",   "--cli-precision", "--backend",   "--data",    "--detector",
 };
 
 static int
@@ -328,9 +340,12 @@ option_set (bench_options *o, const char *name, const char *value, const char **
       o->run_a = strcmp (value, "a") == 0 || strcmp (value, "all") == 0;
       o->run_b = strcmp (value, "b") == 0 || strcmp (value, "all") == 0;
       o->run_c = strcmp (value, "c") == 0 || strcmp (value, "all") == 0;
-      if (!o->run_a && !o->run_b && !o->run_c)
-        return usage_error (name, "'%s' is not a, b, c or all", value);
+      o->run_d = strcmp (value, "d") == 0;
+      if (!o->run_a && !o->run_b && !o->run_c && !o->run_d)
+        return usage_error (name, "'%s' is not a, b, c, d or all", value);
     }
+  else if (strcmp (name, "--detector") == 0)
+    o->detector = value;
   else if (strcmp (name, "--sizes") == 0)
     {
       if (!parse_sizes (value, o))
@@ -1028,6 +1043,9 @@ main (int argc, char **argv)
         if (!run_case (&o, &c))
           rc = 1;
       }
+  for (int k = 0; k < o.nprecisions && rc == 0 && o.run_d; k++)
+    if (!nb_bench_panels (o.detector, o.precisions[k], o.threads, o.repeat, o.json))
+      rc = 1;
   options_clear (&o);
   return rc;
 }

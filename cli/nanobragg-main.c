@@ -439,11 +439,49 @@ typedef struct
   size_t npix;
 } images;
 
+/* 1 when the image of @plan's panels is no rectangle (panels of different
+ * widths: nb_plan_info's spixels is 1), so only the float image holds it.
+ * An image of another kind asked for by name is then refused (-1, said on
+ * stderr) before anything is rendered; the default names are skipped. */
+static int
+flat_panels (const nb_plan *plan, const nb_params *params)
+{
+  const nb_plan_info *in = nb_plan_get_info (plan);
+  nb_params defaults;
+  const char *asked = NULL;
+
+  if (in->n_panels < 2 || in->spixels != 1)
+    return 0;
+  nb_params_init (&defaults);
+  if (strcmp (params->intfile, defaults.intfile) != 0)
+    asked = "-intfile";
+  else if (params->write_pgm && strcmp (params->pgmfile, defaults.pgmfile) != 0)
+    asked = "-pgmfile";
+  else if (params->calculate_noise && strcmp (params->noisefile, defaults.noisefile) != 0)
+    asked = "-noisefile";
+  else if (params->pngfile != NULL)
+    asked = "-pngfile";
+  nb_params_clear (&defaults);
+  if (asked == NULL)
+    return 1;
+  fprintf (stderr,
+           "nanobragg: %s: the panels of -detector %s differ in width and cannot be stacked into "
+           "one image; -floatfile holds them, one after another\n",
+           asked, params->detector_file);
+  return -1;
+}
+
 /* Writes the SMV, PGM, PNG and noise images of @im, as the reference prints
- * them; the float image and the statistics before. */
+ * them; the float image and the statistics before.  @flat: panels that
+ * cannot be stacked (flat_panels), the float image alone. */
 static nb_status
-write_images (
-    nb_plan *plan, const nb_params *params, images *im, int argc, char **argv, nb_error *err)
+write_images (nb_plan *plan,
+              const nb_params *params,
+              images *im,
+              int flat,
+              int argc,
+              char **argv,
+              nb_error *err)
 {
   const nb_plan_info *in = nb_plan_get_info (plan);
   nb_image_stats stats;
@@ -460,8 +498,19 @@ write_images (
   if ((st = nb_write_float_image (params->floatfile, im->image, in->fpixels, in->spixels, err)) !=
       NB_OK)
     return st;
+  if (in->n_panels > 0)
+    printf ("  %d panels one after another, each fast index first (%s: its panels in file "
+            "order)%s\n",
+            in->n_panels, params->detector_file,
+            flat ? "" : "; the other images stack them slow-wise");
   printf ("max_I = %g  at %g %g\n", stats.max_I, stats.max_I_x, stats.max_I_y);
   printf ("mean= %g rms= %g rmsd= %g\n", stats.mean, stats.rms, stats.rmsd);
+  if (flat)
+    {
+      printf ("not writing %s, %s or %s: the panels differ in width, so only %s holds them\n",
+              params->intfile, params->pgmfile, params->noisefile, params->floatfile);
+      return NB_OK;
+    }
 
   intfile_scale =
       nb_image_to_smv (plan, im->image, &stats, params->intfile_scale, params->adc, im->intimage);
@@ -514,7 +563,7 @@ main (int argc, char **argv)
   nb_status st;
   images im = { 0 };
   const nb_plan_info *in;
-  int rc;
+  int rc, flat;
 
   if ((rc = read_command_line (argc, argv, &params)) >= 0)
     return rc;
@@ -535,6 +584,8 @@ main (int argc, char **argv)
   fflush (stdout);
   warn_quirks (plan);
   in = nb_plan_get_info (plan);
+  if ((flat = flat_panels (plan, &params)) < 0)
+    goto out;
 
   im.npix = (size_t) in->fpixels * (size_t) in->spixels;
   /* page-locked where the GPU renders it: its bands are copied straight in */
@@ -565,7 +616,7 @@ main (int argc, char **argv)
     print_stats (plan, &params);
   printf ("\n");
 
-  if ((st = write_images (plan, &params, &im, argc, argv, &err)) != NB_OK ||
+  if ((st = write_images (plan, &params, &im, flat, argc, argv, &err)) != NB_OK ||
       (st = nb_output_commit (&err)) != NB_OK)
     {
       rc = report (&err, 0);

@@ -448,6 +448,14 @@ render_slot (worker *w,
     return st;
   s->info = *nb_plan_get_info (w->plan);
   p = nb_plan_get_params (w->plan);
+  /* panels of different widths make no rectangle: only the float file holds them */
+  if (s->info.n_panels > 1 && s->info.spixels == 1 &&
+      (s->files.path[FILE_CBF] != NULL || s->files.path[FILE_NEXUS] != NULL ||
+       s->files.path[FILE_SMV] != NULL))
+    return nb_error_set (err, NB_ERR_USAGE,
+                         "-detector %s: its panels differ in width and cannot be stacked into "
+                         "one image: use --format float",
+                         p->detector_file);
   nb_frame_geometry_from_plan (&s->info, p, COUNT_LIMIT, &s->geom);
   s->adc = p->adc;
   npix = (size_t) s->info.fpixels * (size_t) s->info.spixels;

@@ -153,8 +153,10 @@ extern "C"
     double beam[3];                   /* CUSTOM beam direction (source to sample) */
     double polar_vector[3];           /* CUSTOM polarization (E-vector) direction */
     double spindle[3];                /* CUSTOM rotation axis */
-    double twotheta_axis[3];   /* CUSTOM two-theta axis (used as given, not normalised: Q-10) */
-    double pix0[3];            /* -pix0_vector: recorded, unused by the reference */
+    double twotheta_axis[3]; /* CUSTOM two-theta axis (used as given, not normalised: Q-10) */
+    double pix0[3]; /* -pix0_vector (m): the outer corner of pixel (0, 0) from the sample, rotated
+                       with the axes; 0 0 0 = not given (the reference ignores it, Q-13: a
+                       non-zero one takes effect here, which no reference command line gives) */
     double rotx, roty, rotz;   /* detector rotations about lab X, Y, Z (rad) */
     double twotheta;           /* detector two-theta (rad) */
     int curved_det;            /* spherical detector */
@@ -169,6 +171,12 @@ extern "C"
     char *frame_file;          /* -frame: a measured frame (SMV, CBF, NeXus) whose header gives
                                   defaults, read before -mask and -img (owned; nb-frame.h) */
     int frame_index;           /* -frame_index: the frame of a NeXus series (0-based) */
+    char *detector_file;       /* -detector: a multi-panel geometry (CrystFEL .geom; DIALS .expt and
+                                  NXmx through the formats module; nb_detector_model_read() in
+                                  nb-detector.h), or NULL: the one panel of the fields above.
+                                  Each panel is rendered as a CUSTOM-convention panel of its fdet,
+                                  sdet, odet = +-fdet x sdet (away from the sample), pix0 and pixel counts; the rotations,
+                                  -roi and the sampling apply to every panel (owned) */
 
     /* ---- sampling ---- */
     double phi0;    /* start spindle angle (rad) */
@@ -367,6 +375,12 @@ extern "C"
     char hkl_space_group[16]; /* its space group (MTZ SYMINF), or "" */
     int hkl_cell_differs;     /* hkl_cell is not the crystal's (nb_cell_differs()): the file's
                                  structure factors cannot belong to this crystal */
+    int n_panels;             /* panels of a -detector model (0: none).  The image then holds every
+                     panel, one after another (nb_detector_model_panel_offset()), and
+                     fpixels x spixels is its whole size: the panels' common width x the
+                     sum of their heights (stacked slow-wise), or, when their widths
+                     differ, the total pixel count x 1.  The geometry fields above are
+                     panel 0's */
   } nb_plan_info;
 
   /* The plan's stages (its warm cache).  Each is recomputed only when one of its
@@ -565,6 +579,17 @@ extern "C"
   /* nb_plan_get_info: derived values (geometry, counts) of the current plan. */
   NB_API const nb_plan_info *nb_plan_get_info (const nb_plan *plan);
 
+  /* nb_plan_get_panel_info: the derived values of panel @panel (0-based) of
+   * a plan's -detector model into @info, as nb_plan_get_info() gives them for
+   * a one-panel plan: that panel's pixel counts, vectors (odet the normal
+   * away from the sample), pix0, distances and oversampling; the crystal's,
+   * the sources' and the counts shared.  A plan without panels has one,
+   * panel 0.  Errors: NB_ERR_INVALID for a panel it does not have. */
+  NB_API nb_status nb_plan_get_panel_info (const nb_plan *plan,
+                                           int panel,
+                                           nb_plan_info *info,
+                                           nb_error *err);
+
   /* nb_plan_arc_domains: the mosaic domains that draw the plan's mosaic
  * spread as smooth arcs rather than separate copies of each spot: the
  * plan's own count when it already does (or without a mosaic spread), else
@@ -592,7 +617,8 @@ extern "C"
  * the plan.  Also any lines execute adds (interpolation warning). */
   NB_API const char *nb_plan_get_log (const nb_plan *plan);
 
-  /* nb_plan_get_mask: the -mask pixels (1 = use), or NULL. */
+  /* nb_plan_get_mask: the -mask pixels (1 = use), or NULL; with a -detector model, every
+   * panel's (its bad regions) in the image's layout, or NULL where none has one. */
   NB_API const uint16_t *nb_plan_get_mask (const nb_plan *plan);
 
   /* nb_plan_get_omega_sum: the sum of the solid angles (sr) of every sub-pixel

@@ -80,6 +80,7 @@ extern "C"
     int data_fpixels;  /* size of the file's 2-D data array (0 = none) */
     int data_spixels;
     nb_detector_file_kind kind;
+    char note[256]; /* a reader's one line on what it read and did not use, or "" */
   } nb_detector_model;
 
   /* nb_detector_model_init: an empty model (no panels, beam along +x). */
@@ -96,6 +97,22 @@ extern "C"
   /* nb_detector_model_panel_offset: index of panel @panel's pixel (0, 0) in a
    * multi-panel image (the sum of the pixel counts of the panels before it). */
   NB_API size_t nb_detector_model_panel_offset (const nb_detector_model *model, int panel);
+
+  /* Largest geometry file nb_detector_model_read() reads (bytes). */
+#define NB_DETECTOR_FILE_MAX (16u << 20)
+
+  /* nb_detector_model_read: the detector model of the geometry file @path
+   * into @out (initialised here; empty on error; clear with
+   * nb_detector_model_clear()), its kind told by its contents: the HDF5
+   * signature, NeXus NXmx; a first non-blank byte '{', a DIALS/dxtbx
+   * experiment list; anything else, CrystFEL geometry (see
+   * nb_detector_model_parse_geom in formats/nb-geom.h for what is read and
+   * its limits).  The file is opened as every input (a FIFO or a device is
+   * refused without waiting) and read up to NB_DETECTOR_FILE_MAX bytes.
+   * Errors: NB_ERR_IO (open, read), NB_ERR_NOMEM (larger than the limit),
+   * NB_ERR_PARSE "PATH:LINE: ...", NB_ERR_UNSUPPORTED for NXmx and .expt
+   * until the formats module reads them. */
+  NB_API nb_status nb_detector_model_read (const char *path, nb_detector_model *out, nb_error *err);
 
 #ifdef __cplusplus
 }

@@ -201,6 +201,8 @@ cpu_only_reason (const nb_plan *plan)
     return "tricubic interpolation of the structure factors";
   if (plan->det.curved)
     return "a curved detector (-curved_det)";
+  if (plan->n_panels > 0)
+    return "a detector of panels (-detector: the GPU kernels render one panel per plan)";
   if (plan->src.comment_rows > 0)
     return "a -sourcefile with sources from '#' lines (the reference's arithmetic)";
   return NULL;

@@ -79,6 +79,16 @@ nb_backends_execute (nb_plan *plan, float *image, const nb_exec_options *opts, n
   return backend_of (plan)->execute (plan, image, opts, err);
 }
 
+nb_status
+nb_backends_set_panel (nb_plan *plan, nb_error *err)
+{
+  /* the fast kernels' tables hold the detector; the rest is rebuilt with it,
+   * about a microsecond a source or orientation step */
+  if (fast_takes (plan))
+    return nb_fast_prepare (plan, 0, err);
+  return NB_OK;
+}
+
 void
 nb_backends_release (nb_plan *plan)
 {

@@ -35,6 +35,12 @@ nb_status nb_backends_prepare (nb_plan *plan, unsigned rebuild, nb_error *err);
 nb_status
 nb_backends_execute (nb_plan *plan, float *image, const nb_exec_options *opts, nb_error *err);
 
+/* nb_backends_set_panel: after the plan's det, steps and mask were set to
+ * those of one panel of a multi-panel detector (plan/panels.c), brings what
+ * a backend derived from them up to date (the fast kernels' tables).
+ * NB_ERR_NOMEM. */
+nb_status nb_backends_set_panel (nb_plan *plan, nb_error *err);
+
 /* nb_backends_release: frees what the backends hold for @plan. */
 void nb_backends_release (nb_plan *plan);
 

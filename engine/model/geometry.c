@@ -302,6 +302,14 @@ nb_detector_orient (nb_plan *plan, nb_error *err)
       for (int k = 0; k < 3; k++)
         d->pix0[k] = -d->Fbeam * d->fdet[k] - d->Sbeam * d->sdet[k] + distance * d->beam[k];
     }
+  /* Q-13: the reference parses -pix0_vector and overwrites it above; a given
+   * (non-zero) one places the detector, turned with its axes */
+  if (p->pix0[0] != 0.0 || p->pix0[1] != 0.0 || p->pix0[2] != 0.0)
+    {
+      nb_log_printf (&plan->log, "detector corner from -pix0_vector\n");
+      nb_rotate_xyz (p->pix0, p->rotx, p->roty, p->rotz, d->pix0);
+      nb_rotate_axis (d->pix0, d->twotheta_axis, p->twotheta, d->pix0);
+    }
 
   d->Fclose = -nb_dot (d->pix0, d->fdet);
   d->Sclose = -nb_dot (d->pix0, d->sdet);

@@ -16,6 +16,7 @@
 #include "base/nb-textfile.h"
 #include "formats/nb-hkl.h"
 #include "nanobragg.h"
+#include "nb-detector.h"
 #include "nb-vector.h"
 
 /* ------------------------------------------------------------------------- */
@@ -90,6 +91,16 @@ typedef struct
 
 typedef struct nb_shared_F nb_shared_F;
 
+/* One panel of a multi-panel detector (-detector) as the plan renders it:
+ * the detector nb_detector_setup() and nb_detector_orient() derive from the
+ * panel's CUSTOM vectors, and what differs per panel downstream. */
+typedef struct
+{
+  nb_detector det;
+  int steps;     /* sources x domains x phi steps x this panel's oversample^2 */
+  size_t offset; /* its pixel (0, 0) in the image (nb_detector_model_panel_offset) */
+} nb_plan_panel;
+
 struct nb_plan
 {
   nb_params params;
@@ -132,6 +143,15 @@ struct nb_plan
   struct nb_cuda_plan *cuda; /* backend-cuda.c: the GPU side of a plan asked for -backend
                                 auto|cuda, or NULL */
   nb_plan_timing timing;     /* the last full image's (nb_plan_get_timing) */
+
+  /* -detector (plan/panels.c): the model read once per name, and its panels.
+   * Outside execute, det and steps are panel 0's and mask is NULL; execute
+   * renders each panel in turn with its det, steps and part of panel_mask. */
+  char *model_path;
+  nb_detector_model model;
+  int n_panels; /* 0: the one detector of the parameters */
+  nb_plan_panel *panels;
+  uint16_t *panel_mask; /* every panel's mask in image layout (non-zero keeps), or NULL */
 };
 
 /* query.c: the structure-factor array, reference-counted so that geometry

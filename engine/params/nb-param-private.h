@@ -50,7 +50,7 @@ nb_param_string (nb_params *p, const nb_param *row, int k)
 }
 
 /* The strings nb_params owns (its file names), for copies and clean-up. */
-#define NB_PARAMS_N_STRINGS 13
+#define NB_PARAMS_N_STRINGS 14
 void nb_params_strings (nb_params *p, char **strings[NB_PARAMS_N_STRINGS]);
 
 /* The field as a double (int and long fields converted). */

@@ -225,6 +225,10 @@ static const nb_param rows[] = {
   ROW (.flag = "-frame_index", COUNT (frame_index), .unit = &none, .min = 0, .max = 1e9,
        .flags = NB_PARAM_BRAGGSCOPE | NB_PARAM_NONNEG,
        .help = "the frame of a NeXus series -frame reads (0-based)"),
+  ROW (.flag = "-detector", TEXT (detector_file), .flags = NB_PARAM_INPUT_FILE | NB_PARAM_BRAGGSCOPE,
+       .stages = DETECTOR | BUFFERS,
+       .help = "multi-panel detector geometry (CrystFEL .geom): each panel is rendered, one after "
+               "another in the image, in place of the -detpixels/-pixel/vector detector"),
   ROW (.flag = "-mask", TEXT (mask_file), .flags = NB_PARAM_INPUT_FILE, .stages = BUFFERS,
        .special = NB_PARAM_SPECIAL_HEADER,
        .help = "SMV file whose zero pixels are skipped; its header gives defaults"),
@@ -415,8 +419,9 @@ static const nb_param rows[] = {
   ROW (.flag = "-beam_vector", VECTOR (beam), .synopsis = "x y z", .help = "beam direction, source to sample"),
   ROW (.flag = "-polar_vector", VECTOR (polar_vector), .synopsis = "x y z", .help = "polarization (E-vector) direction"),
   ROW (.flag = "-spindle_axis", VECTOR (spindle), .synopsis = "x y z", .help = "rotation axis"),
-  ROW (.flag = "-pix0_vector", VECTOR (pix0), .flags = NB_PARAM_PREFIX, .stages = 0,
-       .synopsis = "x y z", .help = "recorded and unused, as by nanoBragg (Q-13)"),
+  ROW (.flag = "-pix0_vector", VECTOR (pix0), .flags = NB_PARAM_PREFIX,
+       .synopsis = "x y z", .help = "m: outer corner of pixel (0, 0) from the sample; nanoBragg ignores "
+       "it (Q-13), here a non-zero one places the detector (0 0 0: not given)"),
   ROW (.flag = "-twotheta_axis", VECTOR (twotheta_axis),
        .effects = NB_SETS_CUSTOM | NB_SETS_TWOTHETA,
        .synopsis = "x y z", .help = "two-theta axis, used as given (Q-10); also sets two-theta unless -physical (Q-30)"),

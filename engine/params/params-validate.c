@@ -407,7 +407,13 @@ check_detector (const nb_params *p, nb_error *err)
   if (p->convention == NB_CONVENTION_CUSTOM && (st = check_custom_axes (p, err)) != NB_OK)
     return st;
 
-  /* -roi xmin xmax ymin ymax, inclusive; -1 = that edge of the detector */
+  if (p->detector_file != NULL && p->mask_file != NULL)
+    return nb_error_set (err, NB_ERR_INVALID,
+                         "-mask %s with -detector %s: a multi-panel detector's masks come from "
+                         "its geometry file (bad regions)",
+                         p->mask_file, p->detector_file);
+  /* -roi xmin xmax ymin ymax, inclusive; -1 = that edge of the detector; with
+   * -detector it applies to each panel, which may have no pixel inside */
   for (int k = 0; k < 4; k++)
     if (p->roi[k] < -1)
       return nb_error_set (err, NB_ERR_INVALID,
@@ -417,7 +423,7 @@ check_detector (const nb_params *p, nb_error *err)
     double xmin = p->roi[0] < 0 ? 0 : p->roi[0], xmax = p->roi[1] < 0 ? nf : p->roi[1];
     double ymin = p->roi[2] < 0 ? 0 : p->roi[2], ymax = p->roi[3] < 0 ? ns : p->roi[3];
 
-    if (xmin > xmax || ymin > ymax || xmin >= nf || ymin >= ns)
+    if (xmin > xmax || ymin > ymax || (p->detector_file == NULL && (xmin >= nf || ymin >= ns)))
       return nb_error_set (err, NB_ERR_INVALID,
                            "-roi %d %d %d %d: no pixel of the %.0f x %.0f detector is inside "
                            "(allowed: xmin <= xmax, ymin <= ymax, within the detector)",

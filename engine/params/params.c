@@ -97,10 +97,11 @@ nb_params_init (nb_params *p)
 void
 nb_params_strings (nb_params *p, char **strings[NB_PARAMS_N_STRINGS])
 {
-  char **s[NB_PARAMS_N_STRINGS] = { &p->mat_file,    &p->hkl_file, &p->dump_file, &p->stol_file,
-                                    &p->source_file, &p->img_file, &p->mask_file, &p->frame_file,
-                                    &p->floatfile,   &p->intfile,  &p->pgmfile,   &p->noisefile,
-                                    &p->pngfile };
+  char **s[NB_PARAMS_N_STRINGS] = { &p->mat_file,  &p->hkl_file,     &p->dump_file,
+                                    &p->stol_file, &p->source_file,  &p->img_file,
+                                    &p->mask_file, &p->frame_file,   &p->floatfile,
+                                    &p->intfile,   &p->pgmfile,      &p->noisefile,
+                                    &p->pngfile,   &p->detector_file };
 
   memcpy (strings, s, sizeof s);
 }

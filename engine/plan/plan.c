@@ -8,6 +8,7 @@
 #include "model/nb-model.h"
 #include "base/nb-memory.h"
 #include "nb-plan-private.h"
+#include "nb-panels.h"
 #include "kernels/nb-backend.h"
 #include "params/nb-param-private.h"
 #include "formats/nb-mtz.h"
@@ -121,7 +122,7 @@ estimate_memory (const nb_plan *plan, double caller_bytes_per_pixel, memory_esti
   const nb_detector *d = &plan->det;
   const nb_sources *s = &plan->src;
   const nb_crystal *x = &plan->xtal;
-  double pixels = (double) d->fpixels * (double) d->spixels;
+  double pixels = (double) nb_plan_pixels (plan);
   double sources, steps;
 
   /* the float image a caller renders into and its 16-bit and 8-bit
@@ -131,7 +132,8 @@ estimate_memory (const nb_plan *plan, double caller_bytes_per_pixel, memory_esti
     caller_bytes_per_pixel = sizeof (float) + sizeof (uint16_t) + sizeof (uint8_t);
   m->image = pixels * caller_bytes_per_pixel +
              (p->mask_file != NULL ? pixels * 2 * sizeof (uint16_t) : 0.0) +
-             (double) d->spixels * sizeof (double);
+             (plan->n_panels > 0 ? pixels * sizeof (uint16_t) : 0.0) + /* the panels' masks */
+             (double) nb_panels_max_spixels (plan) * sizeof (double);
   /* the CUDA backend's pinned copy of the image, where a GPU may take the
    * plan (its device memory is checked against the GPU's free memory when it
    * is allocated, nb-cuda.cu) */
@@ -452,9 +454,16 @@ choose_interpolation (nb_plan *plan)
 
 /* The crystal's size in cells, and the oversampling: the one given, or three
  * samples across the reciprocal pixel for the crystal's largest dimension. */
-static nb_status
-crystal_oversampling (nb_plan *plan, double sample_y, double sample_z, nb_error *err)
+typedef struct
 {
+  double sample_y, sample_z;
+} sample_size;
+
+static nb_status
+crystal_oversampling (nb_plan *plan, void *data, nb_error *err)
+{
+  const double sample_y = ((sample_size *) data)->sample_y;
+  const double sample_z = ((sample_size *) data)->sample_z;
   const nb_params *p = &plan->params;
   nb_detector *d = &plan->det;
   nb_crystal *x = &plan->xtal;
@@ -503,14 +512,64 @@ crystal_oversampling (nb_plan *plan, double sample_y, double sample_z, nb_error 
   return NB_OK;
 }
 
-/* The public nb_plan_info of the plan as built. */
+/* The stages that depend on the detector, as nb_panel_fn. */
+static nb_status
+detector_setup (nb_plan *plan, void *data, nb_error *err)
+{
+  return nb_detector_setup (plan, err);
+}
+
+static nb_status
+detector_orient (nb_plan *plan, void *data, nb_error *err)
+{
+  return nb_detector_orient (plan, err);
+}
+
+static nb_status
+sampling_setup (nb_plan *plan, void *data, nb_error *err)
+{
+  return nb_sampling_setup (plan, err);
+}
+
+/* The sample evaluations per pixel (the image's normalisation) and the
+ * sub-pixel size. */
+static nb_status
+count_steps (nb_plan *plan, void *data, nb_error *err)
+{
+  nb_detector *d = &plan->det;
+  const nb_crystal *x = &plan->xtal;
+  double steps;
+
+  if (d->oversample <= 0)
+    d->oversample = 1;
+  steps =
+      (double) plan->src.count * x->mosaic_domains * x->phisteps * d->oversample * d->oversample;
+  if (steps > 2147483647.0)
+    return nb_error_set (err, NB_ERR_INVALID,
+                         "%d sources x %d domains x %d phi steps x %d^2 sub-pixels is too many",
+                         plan->src.count, x->mosaic_domains, x->phisteps, d->oversample);
+  plan->steps = (int) steps;
+  d->subpixel_size = d->pixel_size / d->oversample;
+  return NB_OK;
+}
+
+/* The detector stage: -detector's model, then each panel's detector. */
+static nb_status
+detector_stage (nb_plan *plan, nb_error *err)
+{
+  nb_status st;
+
+  if ((st = nb_panels_read_model (plan, err)) != NB_OK)
+    return st;
+  return nb_panels_each (plan, detector_setup, NULL, err);
+}
+
+/* The public nb_plan_info of the plan as built, with detector @d. */
 static void
-fill_info (nb_plan *plan)
+fill_info_of (const nb_plan *plan, const nb_detector *d, nb_plan_info *in)
 {
   const nb_params *p = &plan->params;
-  const nb_detector *d = &plan->det;
   const nb_crystal *x = &plan->xtal;
-  nb_plan_info *in = &plan->info;
 
   memset (in, 0, sizeof *in);
   in->fpixels = d->fpixels;
@@ -567,6 +626,26 @@ fill_info (nb_plan *plan)
   in->pivot = d->pivot;
   in->interpolate = plan->interpolate;
   in->default_F = plan->default_F;
+  in->n_panels = plan->n_panels;
+}
+
+static void
+fill_info (nb_plan *plan)
+{
+  fill_info_of (plan, &plan->det, &plan->info);
+  nb_panels_image_shape (plan, &plan->info.fpixels, &plan->info.spixels);
+}
+
+nb_status
+nb_plan_get_panel_info (const nb_plan *plan, int panel, nb_plan_info *info, nb_error *err)
+{
+  if (panel < 0 || panel >= (plan->n_panels > 0 ? plan->n_panels : 1))
+    return nb_error_set (err, NB_ERR_INVALID, "panel %d: the detector has %d panel%s", panel,
+                         plan->n_panels > 0 ? plan->n_panels : 1, plan->n_panels > 1 ? "s" : "");
+  fill_info_of (plan, plan->n_panels > 0 ? &plan->panels[panel].det : &plan->det, info);
+  if (plan->n_panels > 0)
+    info->steps = plan->panels[panel].steps;
+  return NB_OK;
 }
 
 static nb_status
@@ -575,15 +654,15 @@ plan_build (nb_plan *plan, unsigned rebuild, nb_error *err)
   const nb_params *p = &plan->params;
   nb_detector *d = &plan->det;
   nb_crystal *x = &plan->xtal;
-  double sample_y = p->sample_y, sample_z = p->sample_z;
+  sample_size sample = { p->sample_y, p->sample_z };
   nb_status st;
 
   /* -backend cuda: the GPU's context starts now, on its own thread */
   nb_backend_choose (plan, 0);
-  if ((rebuild & STAGE (NB_STAGE_DETECTOR)) && (st = nb_detector_setup (plan, err)) != NB_OK)
+  if ((rebuild & STAGE (NB_STAGE_DETECTOR)) && (st = detector_stage (plan, err)) != NB_OK)
     return st;
 
-  if ((st = beam_fluence (plan, &sample_y, &sample_z, err)) != NB_OK)
+  if ((st = beam_fluence (plan, &sample.sample_y, &sample.sample_z, err)) != NB_OK)
     return st;
 
   nb_log_printf (
@@ -599,9 +678,10 @@ plan_build (nb_plan *plan, unsigned rebuild, nb_error *err)
 
   if ((rebuild &
        (STAGE (NB_STAGE_DETECTOR) | STAGE (NB_STAGE_SOURCES) | STAGE (NB_STAGE_ORIENTATION))) &&
-      (st = nb_sampling_setup (plan, err)) != NB_OK)
+      (st = nb_panels_each (plan, sampling_setup, NULL, err)) != NB_OK)
     return st;
-  if ((rebuild & STAGE (NB_STAGE_DETECTOR)) && (st = nb_detector_orient (plan, err)) != NB_OK)
+  if ((rebuild & STAGE (NB_STAGE_DETECTOR)) &&
+      (st = nb_panels_each (plan, detector_orient, NULL, err)) != NB_OK)
     return st;
   if ((st = check_memory (plan, 0.0, err)) != NB_OK)
     return st;
@@ -609,7 +689,7 @@ plan_build (nb_plan *plan, unsigned rebuild, nb_error *err)
   choose_interpolation (plan);
   if ((rebuild & STAGE (NB_STAGE_CRYSTAL)) &&
       ((st = nb_crystal_setup (plan, err)) != NB_OK ||
-       (st = crystal_oversampling (plan, sample_y, sample_z, err)) != NB_OK))
+       (st = nb_panels_each (plan, crystal_oversampling, &sample, err)) != NB_OK))
     return st;
 
   /* the work of an image is known: -backend auto decides, and a GPU context
@@ -639,23 +719,14 @@ plan_build (nb_plan *plan, unsigned rebuild, nb_error *err)
       if ((st = nb_orient_setup (plan, err)) != NB_OK)
         return st;
     }
-  if ((rebuild & STAGE (NB_STAGE_BUFFERS)) && (st = load_mask (plan, err)) != NB_OK)
+  if ((rebuild & STAGE (NB_STAGE_BUFFERS)) &&
+      (st = plan->n_panels > 0 ? nb_panels_load_masks (plan, err) : load_mask (plan, err)) != NB_OK)
+    return st;
+  if ((st = nb_panels_each (plan, count_steps, NULL, err)) != NB_OK)
     return st;
 
-  if (d->oversample <= 0)
-    d->oversample = 1;
-  {
-    double steps =
-        (double) plan->src.count * x->mosaic_domains * x->phisteps * d->oversample * d->oversample;
-    if (steps > 2147483647.0)
-      return nb_error_set (err, NB_ERR_INVALID,
-                           "%d sources x %d domains x %d phi steps x %d^2 sub-pixels is too many",
-                           plan->src.count, x->mosaic_domains, x->phisteps, d->oversample);
-    plan->steps = (int) steps;
-  }
-  d->subpixel_size = d->pixel_size / d->oversample;
-
   log_summary (plan);
+  nb_panels_log (plan);
   if (p->physical)
     plan->I_bg =
         2.57 * 2.57 * p->water_size * p->water_size * p->water_size * 1e6 * 6.02214179e23 / 18.0;
@@ -663,7 +734,8 @@ plan_build (nb_plan *plan, unsigned rebuild, nb_error *err)
     plan->I_bg = 2.57 * 2.57 * 7.94079248018965e-30 * plan->fluence * p->water_size *
                  p->water_size * p->water_size * 1e6 * 6.02214179e23 / 18.0;
 
-  if (!nb_reserve (&plan->row_omega, &plan->cap_row_omega, (size_t) d->spixels * sizeof (double)))
+  if (!nb_reserve (&plan->row_omega, &plan->cap_row_omega,
+                   (size_t) nb_panels_max_spixels (plan) * sizeof (double)))
     return nb_error_set (err, NB_ERR_NOMEM, "out of memory");
   if ((st = nb_backends_prepare (plan, rebuild, err)) != NB_OK)
     return st;
@@ -689,6 +761,7 @@ plan_release (nb_plan *plan)
   nb_backends_release (plan);
   free (plan->mask);
   free (plan->row_omega);
+  nb_panels_release (plan);
 }
 
 nb_status
@@ -739,9 +812,9 @@ nb_plan_check_budget (const nb_params *params, double caller_bytes_per_pixel, nb
   /* plan_build()'s steps up to its memory check, none of which allocates per
    * pixel */
   if ((st = nb_params_copy (&plan->params, params, err)) == NB_OK &&
-      (st = nb_detector_setup (plan, err)) == NB_OK &&
+      (st = detector_stage (plan, err)) == NB_OK &&
       (st = beam_fluence (plan, &sample_y, &sample_z, err)) == NB_OK &&
-      (st = nb_sampling_setup (plan, err)) == NB_OK)
+      (st = nb_panels_each (plan, sampling_setup, NULL, err)) == NB_OK)
     st = check_memory (plan, caller_bytes_per_pixel, err);
   plan_release (plan);
   free (plan);
@@ -901,6 +974,67 @@ execute_on_backend (nb_plan *plan, float *image, const nb_exec_options *opts, nb
   return nb_backends_execute (plan, image, opts, err);
 }
 
+/* Progress of one panel as progress of the whole image. */
+typedef struct
+{
+  const nb_exec_options *outer;
+  int rows_before, rows_total, panel_rows;
+} panel_progress;
+
+static void
+report_panel_progress (void *user, int rows_done, int rows_total)
+{
+  const panel_progress *pp = user;
+  int done = rows_total > 0 ? (int) ((double) rows_done / rows_total * pp->panel_rows) : 0;
+
+  pp->outer->progress (pp->outer->user, pp->rows_before + done, pp->rows_total);
+}
+
+/* Every panel in turn, each into its block of @image, on the backend that
+ * takes the plan (the CPU's: the GPU renders one panel, backend-cuda.c). */
+static nb_status
+execute_panels (nb_plan *plan, float *image, const nb_exec_options *opts, nb_error *err)
+{
+  nb_exec_options one = { 0 };
+  panel_progress pp = { opts, 0, 0, 0 };
+  double omega_sum = 0.0;
+  nb_status st = NB_OK;
+
+  if (opts != NULL)
+    one = *opts;
+  one.stats = NULL; /* of the whole image, by nb_plan_execute */
+  if (opts != NULL && opts->progress != NULL)
+    {
+      one.progress = report_panel_progress;
+      one.user = &pp;
+    }
+  for (int i = 0; i < plan->n_panels; i++)
+    pp.rows_total += plan->panels[i].det.spixels;
+  for (int i = 0; i < plan->n_panels && st == NB_OK; i++)
+    {
+      const nb_plan_panel *pn = &plan->panels[i];
+
+      plan->det = pn->det;
+      plan->steps = pn->steps;
+      /* a panel without bad regions runs the kernels' unmasked path */
+      plan->mask = plan->panel_mask != NULL && plan->model.panels[i].mask != NULL
+                       ? plan->panel_mask + pn->offset
+                       : NULL;
+      pp.panel_rows = pn->det.spixels;
+      if ((st = nb_backends_set_panel (plan, err)) == NB_OK)
+        st = execute_on_backend (plan, image + pn->offset, &one, err);
+      omega_sum += plan->omega_sum;
+      pp.rows_before += pn->det.spixels;
+    }
+  plan->det = plan->panels[0].det;
+  plan->steps = plan->panels[0].steps;
+  plan->mask = NULL;
+  plan->omega_sum = omega_sum;
+  if (st == NB_OK)
+    st = nb_backends_set_panel (plan, err);
+  return st;
+}
+
 /* ---- execute's timing and statistics (issue 16) ---- */
 
 static double
@@ -923,7 +1057,8 @@ nb_plan_execute (nb_plan *plan, float *image, const nb_exec_options *opts, nb_er
 
   if (stats != NULL)
     stats->valid = 0;
-  st = execute_on_backend (plan, image, opts, err);
+  st = plan->n_panels > 0 ? execute_panels (plan, image, opts, err)
+                          : execute_on_backend (plan, image, opts, err);
   if (st == NB_OK && full)
     {
       plan->timing.execute_ms = monotonic_ms () - start;
@@ -936,7 +1071,7 @@ nb_plan_execute (nb_plan *plan, float *image, const nb_exec_options *opts, nb_er
       const int window = stats->window;
 
       stats->window = full && window;
-      nb_exec_stats_compute (image, (size_t) plan->det.fpixels * (size_t) plan->det.spixels, stats);
+      nb_exec_stats_compute (image, nb_plan_pixels (plan), stats);
       stats->window = window;
     }
   return st;
@@ -975,7 +1110,7 @@ nb_plan_get_log (const nb_plan *plan)
 const uint16_t *
 nb_plan_get_mask (const nb_plan *plan)
 {
-  return plan->mask;
+  return plan->n_panels > 0 ? plan->panel_mask : plan->mask;
 }
 
 double

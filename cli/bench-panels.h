@@ -1,0 +1,12 @@
+/* bench-panels.h: nanobragg-bench's multi-panel workload (bench-panels.c). */
+#pragma once
+
+#include "nanobragg.h"
+
+/* nb_bench_panels: renders the -detector @geom (workload d's scene) with one
+ * plan and with one plan per panel (its CUSTOM vectors), @repeat rounds
+ * after a warm-up round, alternating, on @threads threads in @precision;
+ * prints the medians (milliseconds) and their ratio, one line (JSON with
+ * @json).  Returns 1 when the images are identical, 0 when they differ or
+ * a plan fails (said on stderr). */
+int nb_bench_panels (const char *geom, int precision, int threads, int repeat, int json);
