@@ -1,4 +1,4 @@
-/* bench-panels.c: nanobragg-bench's workload d (issue 29): a multi-panel
+/* bench-panels.c: nanobragg-bench's workload e (issue 29): a multi-panel
  * detector rendered by one plan against one plan per panel, in the same
  * run, rounds alternating, medians; the panels' blocks are compared too. */
 #include "bench-panels.h"
@@ -213,7 +213,7 @@ nb_bench_panels (const char *geom, int precision, int threads, int repeat, int j
       st = bench_round (&b, &opts, r, &multi[r > 0 ? r - 1 : 0], &sum[r > 0 ? r - 1 : 0], &err);
   if (st != NB_OK)
     {
-      fprintf (stderr, "nanobragg-bench: workload d (%s): %s\n", geom, err.message);
+      fprintf (stderr, "nanobragg-bench: workload e (%s): %s\n", geom, err.message);
       bench_clear (&b);
       return 0;
     }

@@ -3,7 +3,7 @@
 
 #include "nanobragg.h"
 
-/* nb_bench_panels: renders the -detector @geom (workload d's scene) with one
+/* nb_bench_panels: renders the -detector @geom (workload e's scene) with one
  * plan and with one plan per panel (its CUSTOM vectors), @repeat rounds
  * after a warm-up round, alternating, on @threads threads in @precision;
  * prints the medians (milliseconds) and their ratio, one line (JSON with

@@ -91,14 +91,14 @@ static const char usage_text[] =
     "\tb\t-hkl DATA/" HKL_NAME " " WORKLOAD_B " -detpixels 1024\n"
     "\tc\t-hkl DATA/" HKL_NAME " " WORKLOAD_C " -detpixels 1024 (the viewer's default\n"
     "\t\tscene, 3 x 3 sub-pixels by the automatic oversampling)\n"
-    "\td\tworkload a's crystal on the multi-panel -detector of --detector (the Jungfrau\n"
+    "\te\tworkload a's crystal on the multi-panel -detector of --detector (the Jungfrau\n"
     "\t\t16M: 32 modules, 16.9 million pixels): one plan against one plan per panel\n"
     "\t\t(their CUSTOM vectors), warm, alternating; their medians, the ratio, and whether\n"
     "\t\tthe images are identical outside the file's bad regions (exit 1 if not)\n"
     "\n"
     "Options:\n"
-    "\t--workload a|b|c|d|all\tdefault all (a, b and c; d only by name)\n"
-    "\t--detector FILE\t\tworkload d's geometry (default " NB_DETECTOR_GEOM ")\n"
+    "\t--workload a|b|c|e|all\tdefault all (a, b and c; e only by name)\n"
+    "\t--detector FILE\t\tworkload e's geometry (default " NB_DETECTOR_GEOM ")\n"
     "\t--sizes S,S,...\t\tdetector sizes of workload a (default 256,512,1024,2048)\n"
     "\t--precision single|double|exact|both\tdefault both (single and double); exact is the\n"
     "\t\t\treference-exact kernel\n"
@@ -115,8 +115,8 @@ static const char usage_text[] =
 
 typedef struct
 {
-  int run_a, run_b, run_c, run_d;
-  const char *detector; /* workload d's geometry file */
+  int run_a, run_b, run_c, run_e;
+  const char *detector; /* workload e's geometry file */
   int sizes[MAX_SIZES];
   int nsizes;
   int precisions[2]; /* nb_precision values, in printing order */
@@ -258,7 +258,7 @@ options_init (bench_options *o)
 
   memset (o, 0, sizeof *o);
   o->run_a = o->run_b = o->run_c = 1;
-  o->run_d = 0;
+  o->run_e = 0;
   o->detector = NB_DETECTOR_GEOM;
   o->sizes[0] = 256;
   o->sizes[1] = 512;
@@ -340,9 +340,9 @@ option_set (bench_options *o, const char *name, const char *value, const char **
       o->run_a = strcmp (value, "a") == 0 || strcmp (value, "all") == 0;
       o->run_b = strcmp (value, "b") == 0 || strcmp (value, "all") == 0;
       o->run_c = strcmp (value, "c") == 0 || strcmp (value, "all") == 0;
-      o->run_d = strcmp (value, "d") == 0;
-      if (!o->run_a && !o->run_b && !o->run_c && !o->run_d)
-        return usage_error (name, "'%s' is not a, b, c, d or all", value);
+      o->run_e = strcmp (value, "e") == 0;
+      if (!o->run_a && !o->run_b && !o->run_c && !o->run_e)
+        return usage_error (name, "'%s' is not a, b, c, e or all", value);
     }
   else if (strcmp (name, "--detector") == 0)
     o->detector = value;
@@ -1043,7 +1043,7 @@ main (int argc, char **argv)
         if (!run_case (&o, &c))
           rc = 1;
       }
-  for (int k = 0; k < o.nprecisions && rc == 0 && o.run_d; k++)
+  for (int k = 0; k < o.nprecisions && rc == 0 && o.run_e; k++)
     if (!nb_bench_panels (o.detector, o.precisions[k], o.threads, o.repeat, o.json))
       rc = 1;
   options_clear (&o);
