@@ -221,12 +221,12 @@ nb_bench_panels (const char *geom, int precision, int threads, int repeat, int j
   m = median_of (multi, repeat);
   s = median_of (sum, repeat);
   if (json)
-    printf ("{\"workload\":\"d\",\"detector\":\"%s\",\"panels\":%d,\"pixels\":%zu,"
+    printf ("{\"workload\":\"e\",\"detector\":\"%s\",\"panels\":%d,\"pixels\":%zu,"
             "\"precision\":\"%s\",\"threads\":%d,\"multi_ms\":%.3f,\"panels_sum_ms\":%.3f,"
             "\"ratio\":%.4f,\"identical\":%s}\n",
             geom, b.model.n_panels, b.pixels, name, threads, m, s, m / s, same ? "true" : "false");
   else
-    printf ("d: %d panels, %zu pixels (%s), %s, %d threads: one plan %.1f ms, one plan per "
+    printf ("e: %d panels, %zu pixels (%s), %s, %d threads: one plan %.1f ms, one plan per "
             "panel %.1f ms in all, ratio %.3f; images %s\n",
             b.model.n_panels, b.pixels, geom, name, threads, m, s, m / s,
             same ? "identical" : "DIFFER");
