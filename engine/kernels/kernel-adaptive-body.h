@@ -1,0 +1,456 @@
+/* kernel-adaptive-body.h: the adaptive pixel integrator (single and double
+ * precision), included by kernel-adaptive.c once per precision with
+ *   NB_REAL, NB_REAL_IS_DOUBLE, NB_CTX, NB_SUFFIX, NB_PHYS_SUFFIX
+ * and <tgmath.h> (as kernel-fast-body.h).
+ *
+ * A pixel is a square cell of the detector; for every source and
+ * orientation step the fractional Miller indices at the cell's centre and
+ * their derivatives along fdet and sdet (the Jacobian, from the derivative of
+ * the scattering vector) give the cell's footprint in (h, k, l): each index
+ * lies within Delta of its value at the centre.  The distance of the
+ * footprint from the nearest whole index bounds the lattice factor there (the
+ * shape transform's envelope, lattice_bound); times the largest F^2 it bounds
+ * the cell's term.  A cell whose bound is below the tolerance takes one
+ * sample at its centre; a cell narrower than fine_width fringes takes the
+ * 2 x 2 Gauss-Legendre rule; any other is split in four.  docs/adaptive-integration.md states the
+ * error bound.
+ */
+
+#define NB_CAT2(a, b) a##b
+#define NB_CAT(a, b)  NB_CAT2 (a, b)
+#define FN(name)      NB_CAT (name, NB_SUFFIX)
+#define R             NB_REAL
+#define K(x)          ((R) (x))
+
+#define NB_PHYS(name) NB_CAT (name, NB_PHYS_SUFFIX)
+#include "nb-physics.h"
+
+/* One pixel's layer being integrated: its centre's position, and for every
+ * (source, step) pair src * nsteps + step the change per pixel along fdet
+ * (gu) and sdet (gv) of h, k, l at the centre (the Jacobian); hc and keep
+ * hold the cell being looked at. */
+typedef struct
+{
+  const NB_CTX *c;
+  const nb_adaptive_shape *shape;
+  R centre[3];
+  R *hc;      /* 3 * pairs: h, k, l at the cell's centre */
+  R *gu, *gv; /* 3 * pairs */
+  R *keep;    /* nsources: 0 where -dmin cuts the source at the cell's centre */
+  int pairs;
+  R tau; /* a cell whose bound (sum of lattice factor^2 F^2) is below this takes one sample */
+  R fine_width; /* ... and so does one whose footprint is narrower than this (fringes) */
+  R margin;     /* relative widening of the footprint: the Jacobian's change over a pixel */
+  double samples;
+} FN (apix);
+
+#if NB_REAL_IS_DOUBLE
+#define NB_EPS K (2.3e-16)
+#else
+#define NB_EPS K (1.2e-7)
+#endif
+
+/* The unit direction from the sample to the point @p and its length. */
+static inline R
+FN (unit_dir) (const R p[3], R d[3])
+{
+  R r = sqrt (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+  R inv = K (1.0) / r;
+
+  d[0] = p[0] * inv;
+  d[1] = p[1] * inv;
+  d[2] = p[2] * inv;
+  return r;
+}
+
+/* The bound of the lattice factor squared over a footprint whose indices lie
+ * at least x[0], x[1], x[2] (0 ... 1/2) from the nearest whole ones: the
+ * envelope of the shape transform (docs/adaptive-integration.md). */
+static inline R
+FN (lattice_bound) (const NB_CTX *c, const nb_adaptive_shape *sh, const R x[3])
+{
+  const R N[3] = { c->Na, c->Nb, c->Nc };
+  R NNN = N[0] * N[1] * N[2];
+
+  if (c->shape == NB_SHAPE_SQUARE)
+    {
+      /* |sin(N pi x) / sin(pi x)| <= min(N, 1 / sin(pi x)), per axis */
+      R b = K (1.0);
+      for (int i = 0; i < 3; i++)
+        if (N[i] > K (1.0))
+          {
+            R s = NB_PHYS (nb_sinpi_half) (x[i]);
+            b *= N[i] * s <= K (1.0) ? N[i] * N[i] : K (1.0) / (s * s);
+          }
+      return b;
+    }
+  if (c->shape == NB_SHAPE_ROUND)
+    {
+      /* |sinc3(X)| <= min(1, 3 (1 + X) / X^3), X = pi sqrt(fudge sum (N x)^2) */
+      R hr = K (0.0), X, env, fl;
+      for (int i = 0; i < 3; i++)
+        hr += x[i] * x[i] * N[i] * N[i];
+      X = K (3.14159265358979323846) * sqrt (hr * c->fudge);
+      env = X > K (0.0) ? K (3.0) * (K (1.0) + X) / (X * X * X) : K (1.0);
+      fl = NNN * K (0.723601254558268) * (env < K (1.0) ? env : K (1.0));
+      return fl * fl;
+    }
+  {
+    /* |x a* + y b* + z c*|^2 >= the Gram matrix's smallest eigenvalue |x|^2 */
+    R rs = (R) sh->gram_min * (x[0] * x[0] + x[1] * x[1] + x[2] * x[2]) * NNN * NNN;
+    if (c->shape == NB_SHAPE_GAUSS)
+      {
+        R fl = NNN * exp (-(rs / K (0.63) * c->fudge));
+        return fl * fl;
+      }
+    return rs * c->fudge < K (0.3969) ? NNN * NNN : K (0.0);
+  }
+}
+
+/* The Miller indices of every pair at the point (u, v) of the pixel (pixels
+ * from its centre) into a->hc, and which sources -dmin keeps there. */
+static void
+FN (cell_indices) (FN (apix) * a, R u, R v)
+{
+  const NB_CTX *c = a->c;
+  R p[3], d[3];
+
+  for (int k = 0; k < 3; k++)
+    p[k] = a->centre[k] + u * c->pixel_size * c->fdet[k] + v * c->pixel_size * c->sdet[k];
+  FN (unit_dir) (p, d);
+  for (int src = 0; src < c->nsources; src++)
+    {
+      const R *inc = c->inc + 3 * src;
+      const R il = c->inv_lambda[src];
+      R q[3] = { (d[0] - inc[0]) * il, (d[1] - inc[1]) * il, (d[2] - inc[2]) * il };
+
+      a->keep[src] = K (1.0);
+      if (c->dmin > K (0.0))
+        {
+          R stol = K (0.5) * sqrt (q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
+          if (stol > K (0.0) && c->dmin > K (0.5) / stol)
+            a->keep[src] = K (0.0);
+        }
+      for (int j = 0; j < c->nsteps; j++)
+        {
+          const R *m = c->abc + 9 * j;
+          R *h = a->hc + 3 * (src * c->nsteps + j);
+
+          h[0] = m[0] * q[0] + m[1] * q[1] + m[2] * q[2];
+          h[1] = m[3] * q[0] + m[4] * q[1] + m[5] * q[2];
+          h[2] = m[6] * q[0] + m[7] * q[1] + m[8] * q[2];
+        }
+    }
+}
+
+/* One sample at the cell whose indices cell_indices() put in a->hc: the sum
+ * over the kept pairs of lattice factor^2 F^2, the fast kernel's arithmetic
+ * (nb-physics.h). */
+static R
+FN (cell_sample) (FN (apix) * a)
+{
+  const NB_CTX *c = a->c;
+  R acc = K (0.0);
+
+  a->samples += 1.0;
+  for (int p = 0; p < a->pairs; p++)
+    {
+      const R *hkl = a->hc + 3 * p;
+      R term, F;
+
+      if (a->keep[p / c->nsteps] == K (0.0))
+        continue;
+      if (c->shape == NB_SHAPE_SQUARE)
+        term = NB_PHYS (nb_lattice_square2) (hkl[0], hkl[1], hkl[2], c->Na, c->Nb, c->Nc);
+      else
+        term = NB_PHYS (nb_lattice_shape2) ((int) c->shape, hkl[0], hkl[1], hkl[2], c->Na, c->Nb,
+                                            c->Nc, c->fudge, c->astar);
+      F = c->F == NULL
+              ? c->default_F
+              : NB_PHYS (nb_structure_factor) (c->F, c->h_min, c->k_min, c->l_min, c->h_count,
+                                               c->k_count, c->l_count, c->k_stride, c->l_stride,
+                                               c->default_F, hkl[0], hkl[1], hkl[2]);
+      acc += term * F * F;
+    }
+  return acc;
+}
+
+/* The bound over the cell of half width @hw whose centre's indices are in
+ * a->hc: the sum over pairs of the lattice factor's envelope times F^2
+ * (the reflection's where the footprint stays in its cell, else the largest),
+ * into *bound.  Returns 1 when every pair that could reach the tolerance has
+ * a footprint narrower than fine_width fringes. */
+static int
+FN (cell_bound) (const FN (apix) * a, R hw, R *bound)
+{
+  const NB_CTX *c = a->c;
+  const double *neff = a->shape->neff;
+  R sum = K (0.0);
+  int fine = 1;
+
+  for (int p = 0; p < a->pairs; p++)
+    {
+      const R *hc = a->hc + 3 * p, *gu = a->gu + 3 * p, *gv = a->gv + 3 * p;
+      R x[3], width = K (0.0), b, F2 = c->F2max;
+      int inside = 1;
+
+      for (int i = 0; i < 3; i++)
+        {
+          R h = hc[i];
+          R delta = (fabs (gu[i]) + fabs (gv[i])) * hw * (K (1.0) + a->margin) +
+                    K (8.0) * NB_EPS * fabs (h);
+          R dist = fabs (h - rint (h));
+          R off = dist - delta;
+          R w = K (2.0) * delta * (R) neff[i];
+
+          x[i] = off > K (0.0) ? off : K (0.0);
+          width = w > width ? w : width;
+          inside &= dist + delta < K (0.5);
+        }
+      b = FN (lattice_bound) (c, a->shape, x);
+      /* a footprint inside one reflection's cell sees its F only */
+      if (inside && c->F != NULL)
+        {
+          R F = NB_PHYS (nb_structure_factor) (c->F, c->h_min, c->k_min, c->l_min, c->h_count,
+                                               c->k_count, c->l_count, c->k_stride, c->l_stride,
+                                               c->default_F, hc[0], hc[1], hc[2]);
+          F2 = F * F;
+        }
+      else if (c->F == NULL)
+        F2 = c->default_F * c->default_F;
+      b *= F2;
+      sum += b;
+      if (b * (R) a->pairs > a->tau && width > a->fine_width)
+        fine = 0;
+    }
+  *bound = sum;
+  return fine;
+}
+
+/* The mean of the term over the cell centred at (u, v) (pixels from the
+ * pixel's centre) of half width @hw: one sample where the bound allows, the
+ * 2 x 2 Gauss rule where the cell is narrower than fine_width fringes, else
+ * the mean of its four quarters. */
+static R
+FN (cell_mean) (FN (apix) * a, R u, R v, R hw, int depth)
+{
+  R bound, q = K (0.5) * hw;
+  int fine;
+
+  FN (cell_indices) (a, u, v);
+  fine = FN (cell_bound) (a, hw, &bound);
+  if (bound <= a->tau || depth >= NB_ADAPTIVE_MAX_DEPTH)
+    return FN (cell_sample) (a);
+  if (fine)
+    {
+      /* the 2 x 2 Gauss-Legendre rule: exact to third order in the cell */
+      const R g = hw * K (0.57735026918962576);
+      R sum = K (0.0);
+      for (int k = 0; k < 4; k++)
+        {
+          FN (cell_indices) (a, u + (k & 1 ? g : -g), v + (k & 2 ? g : -g));
+          sum += FN (cell_sample) (a);
+        }
+      return K (0.25) * sum;
+    }
+  return K (0.25) * (FN (cell_mean) (a, u - q, v - q, q, depth + 1) +
+                     FN (cell_mean) (a, u + q, v - q, q, depth + 1) +
+                     FN (cell_mean) (a, u - q, v + q, q, depth + 1) +
+                     FN (cell_mean) (a, u + q, v + q, q, depth + 1));
+}
+
+/* Layer @t's centre of pixel (fpixel, spixel) and the Jacobian of the
+ * indices there, into @a. */
+static void
+FN (layer_setup) (FN (apix) * a, int fpixel, int spixel, int t)
+{
+  const NB_CTX *c = a->c;
+  R d[3], df[3], ds[3], r, dotf, dots;
+  const R Fdet = c->pixel_size * ((R) fpixel + K (0.5));
+  const R Sdet = c->pixel_size * ((R) spixel + K (0.5));
+  const R Odet = (R) t * c->thickstep;
+
+  for (int k = 0; k < 3; k++)
+    a->centre[k] = Fdet * c->fdet[k] + Sdet * c->sdet[k] + Odet * c->odet[k] + c->pix0[k];
+  r = FN (unit_dir) (a->centre, d);
+  dotf = d[0] * c->fdet[0] + d[1] * c->fdet[1] + d[2] * c->fdet[2];
+  dots = d[0] * c->sdet[0] + d[1] * c->sdet[1] + d[2] * c->sdet[2];
+  /* d(unit direction) per pixel: p (e - d (d . e)) / r */
+  for (int k = 0; k < 3; k++)
+    {
+      df[k] = c->pixel_size * (c->fdet[k] - d[k] * dotf) / r;
+      ds[k] = c->pixel_size * (c->sdet[k] - d[k] * dots) / r;
+    }
+  /* over a pixel the Jacobian changes by about 3 pixel / r of itself */
+  a->margin = K (0.01) + K (6.0) * c->pixel_size / r;
+  for (int src = 0; src < c->nsources; src++)
+    {
+      const R il = c->inv_lambda[src];
+      R qu[3], qv[3];
+
+      for (int k = 0; k < 3; k++)
+        {
+          qu[k] = df[k] * il;
+          qv[k] = ds[k] * il;
+        }
+      for (int j = 0; j < c->nsteps; j++)
+        {
+          const R *m = c->abc + 9 * j;
+          const int p = src * c->nsteps + j;
+
+          for (int i = 0; i < 3; i++)
+            {
+              const R *row = m + 3 * i;
+              a->gu[3 * p + i] = row[0] * qu[0] + row[1] * qu[1] + row[2] * qu[2];
+              a->gv[3 * p + i] = row[0] * qv[0] + row[1] * qv[1] + row[2] * qv[2];
+            }
+        }
+    }
+}
+
+/* The factors the fast kernel applies to a pixel's sum, taken where it takes
+ * them (its first sub-pixel, kernel-fast-body.h): *@omega the solid angle,
+ * *@polar the polarization of the first source -dmin keeps (1 with
+ * -nopolar; the pixel's centre when it keeps none), *@capture the last
+ * layer's capture fraction. */
+static void
+FN (pixel_factors) (const NB_CTX *c, int fpixel, int spixel, R *omega, R *polar, R *capture)
+{
+  const int N = c->oversample;
+  const R omega_scale = c->pixel_size * c->pixel_size * c->close_distance;
+
+  *polar = c->nopolar ? K (1.0) : K (0.0);
+  *capture = K (1.0);
+  for (int t = 0; t < c->thicksteps; t++)
+    {
+      const R Odet = (R) t * c->thickstep;
+      const R Sdet = c->subpix * (R) (spixel * N) + c->subpix * K (0.5);
+      const R Fdet = c->subpix * (R) (fpixel * N) + c->subpix * K (0.5);
+      R p[3], d[3], r;
+
+      for (int k = 0; k < 3; k++)
+        p[k] = Fdet * c->fdet[k] + Sdet * c->sdet[k] + Odet * c->odet[k] + c->pix0[k];
+      r = FN (unit_dir) (p, d);
+      if (t == 0)
+        *omega = NB_PHYS (nb_solid_angle) (K (1.0) / r, omega_scale, c->point_pixel);
+      if (c->thick != K (0.0))
+        {
+          R par = d[0] * c->odet[0] + d[1] * c->odet[1] + d[2] * c->odet[2];
+          *capture =
+              exp (-t * c->thickstep * c->mu / par) - exp (-(t + 1) * c->thickstep * c->mu / par);
+        }
+      for (int src = 0; src < c->nsources && *polar == K (0.0); src++)
+        {
+          const R *inc = c->inc + 3 * src;
+          const R il = c->inv_lambda[src];
+          R q[3] = { (d[0] - inc[0]) * il, (d[1] - inc[1]) * il, (d[2] - inc[2]) * il };
+          R stol = K (0.5) * sqrt (q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
+
+          if (c->dmin > K (0.0) && stol > K (0.0) && c->dmin > K (0.5) / stol)
+            continue;
+          *polar = NB_PHYS (nb_kahn_factor) (c->kahn, inc, c->pol + 6 * src, c->pol + 6 * src + 3,
+                                             d[0], d[1], d[2]);
+        }
+    }
+  if (*polar == K (0.0) && c->dmin > K (0.0))
+    {
+      /* no source kept at the first sub-pixel: the centre's first source */
+      R p[3], d[3];
+      for (int k = 0; k < 3; k++)
+        p[k] = c->pixel_size * ((R) fpixel + K (0.5)) * c->fdet[k] +
+               c->pixel_size * ((R) spixel + K (0.5)) * c->sdet[k] + c->pix0[k];
+      FN (unit_dir) (p, d);
+      *polar = NB_PHYS (nb_kahn_factor) (c->kahn, c->inc, c->pol, c->pol + 3, d[0], d[1], d[2]);
+    }
+}
+
+/* Pixel (fpixel, spixel) integrated adaptively: photons, as the fast kernel
+ * writes them, with the cells' bound below @tol_photons photons per pixel.
+ * With @bound_only, the bound of the whole pixel (photons) instead.  Adds
+ * the pixel's solid angle as the fast kernel sums it to *@omega_sum. */
+static double
+FN (adaptive_pixel) (
+    FN (apix) * a, int fpixel, int spixel, double tol_photons, int bound_only, double *omega_sum)
+{
+  const NB_CTX *c = a->c;
+  const R n2 = (R) c->oversample * (R) c->oversample;
+  R omega = K (0.0), polar, capture, acc = c->I_start, S;
+
+  FN (pixel_factors) (c, fpixel, spixel, &omega, &polar, &capture);
+  S = c->scale * capture * polar * omega;
+  if (omega_sum != NULL)
+    *omega_sum += (double) omega * (double) n2 * c->thicksteps;
+  /* per layer, in the units of the sum: the pixel's error is below
+   * tol_photons when each layer's cells are below tau */
+  a->tau = S > K (0.0) ? (R) (tol_photons / ((double) S * n2 * c->thicksteps)) : (R) INFINITY;
+  for (int t = 0; t < c->thicksteps; t++)
+    {
+      FN (layer_setup) (a, fpixel, spixel, t);
+      if (bound_only)
+        {
+          R bound;
+          FN (cell_indices) (a, K (0.0), K (0.0));
+          FN (cell_bound) (a, K (0.5), &bound);
+          acc += n2 * bound;
+        }
+      else
+        acc += n2 * FN (cell_mean) (a, K (0.0), K (0.0), K (0.5), 0);
+    }
+  if (bound_only)
+    return (double) S * acc;
+  {
+    R v = S * acc;
+    if (c->physical_bg != K (0.0))
+      v += c->scale * c->physical_bg * capture * polar * omega;
+    return (double) v;
+  }
+}
+
+/* Renders @count pixels of row @spixel from @f_first into out[]; masked
+ * pixels (@mask non-NULL, 0) are 0.  With @bound_only, their bounds. */
+void
+FN (nb_adaptive_row) (const NB_CTX *c,
+                      const nb_adaptive_shape *shape,
+                      void *scratch,
+                      int spixel,
+                      int f_first,
+                      int count,
+                      const uint16_t *mask,
+                      double tol_photons,
+                      int bound_only,
+                      float *out,
+                      double *omega_sum,
+                      double *samples)
+{
+  FN (apix) a;
+  R *buf = scratch;
+
+  a.c = c;
+  a.shape = shape;
+  a.pairs = c->nsources * c->nsteps;
+  a.hc = buf;
+  a.gu = buf + 3 * a.pairs;
+  a.gv = buf + 6 * a.pairs;
+  a.keep = buf + 9 * a.pairs;
+  a.fine_width = (R) shape->fine_width;
+  a.samples = 0.0;
+  for (int j = 0; j < count; j++)
+    {
+      int f = f_first + j;
+      if (mask != NULL && mask[f] == 0)
+        {
+          out[j] = 0.0f;
+          continue;
+        }
+      out[j] = (float) FN (adaptive_pixel) (&a, f, spixel, tol_photons, bound_only, omega_sum);
+    }
+  *samples += a.samples;
+}
+
+#undef NB_EPS
+#undef NB_PHYS
+#undef K
+#undef R
+#undef FN
+#undef NB_CAT
+#undef NB_CAT2
