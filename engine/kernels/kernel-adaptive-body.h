@@ -1,7 +1,13 @@
 /* kernel-adaptive-body.h: the adaptive pixel integrator (single and double
- * precision), included by kernel-adaptive.c once per precision with
- *   NB_REAL, NB_REAL_IS_DOUBLE, NB_CTX, NB_SUFFIX, NB_PHYS_SUFFIX
- * and <tgmath.h> (as kernel-fast-body.h).
+ * precision), included by kernel-fast-variants.h after kernel-fast-body.h,
+ * once per precision and instruction set, with its macros (NB_REAL,
+ * NB_REAL_IS_DOUBLE, NB_CTX, NB_SUFFIX, NB_PHYS_SUFFIX) and <tgmath.h>.
+ *
+ * A row is rendered by the fast kernel with one sample at each pixel's
+ * centre (render_row with the os = 1 copy of the tables: the pixel's
+ * factors, solid angle, polarization and capture, are the centre's); the
+ * chunk_bounds of its pixels, vectorised as the fast kernel, say which
+ * pixels need more, and those are integrated one by one (adaptive_pixel).
  *
  * A pixel is a square cell of the detector; for every source and
  * orientation step the fractional Miller indices at the cell's centre and
@@ -22,8 +28,9 @@
 #define R             NB_REAL
 #define K(x)          ((R) (x))
 
+#define CH NB_FAST_CHUNK
+/* nb-physics.h's functions of this suffix: kernel-fast-body.h defined them */
 #define NB_PHYS(name) NB_CAT (name, NB_PHYS_SUFFIX)
-#include "nb-physics.h"
 
 /* One pixel's layer being integrated: its centre's position, and for every
  * (source, step) pair src * nsteps + step the change per pixel along fdet
@@ -178,15 +185,14 @@ FN (cell_sample) (FN (apix) * a)
 /* The bound over the cell of half width @hw whose centre's indices are in
  * a->hc: the sum over pairs of the lattice factor's envelope times F^2
  * (the reflection's where the footprint stays in its cell, else the largest),
- * into *bound.  Returns 1 when every pair that could reach the tolerance has
- * a footprint narrower than fine_width fringes. */
-static int
+ * into *bound.  Returns the widest footprint (fringes) of the pairs that
+ * could reach the tolerance. */
+static R
 FN (cell_bound) (const FN (apix) * a, R hw, R *bound)
 {
   const NB_CTX *c = a->c;
   const double *neff = a->shape->neff;
-  R sum = K (0.0);
-  int fine = 1;
+  R sum = K (0.0), widest = K (0.0);
 
   for (int p = 0; p < a->pairs; p++)
     {
@@ -220,38 +226,133 @@ FN (cell_bound) (const FN (apix) * a, R hw, R *bound)
         F2 = c->default_F * c->default_F;
       b *= F2;
       sum += b;
-      if (b * (R) a->pairs > a->tau && width > a->fine_width)
-        fine = 0;
+      if (b * (R) a->pairs > a->tau && width > widest)
+        widest = width;
     }
   *bound = sum;
-  return fine;
+  return widest;
+}
+
+/* The mean of the term over the @n points (u[l], v[l]) of the pixel (pixels
+ * from its centre), n <= CH: the fast kernel's chunk_steps over a chunk of
+ * points, vectorised over them. */
+static R
+FN (points_mean) (FN (apix) * a, const R *u, const R *v, int n)
+{
+  const NB_CTX *c = a->c;
+  R dx[CH], dy[CH], dz[CH], qx[CH], qy[CH], qz[CH], keep[CH], acc[CH];
+  R hh[CH], kk[CH], ll[CH], term[CH], Fv[CH], sum = K (0.0);
+  int cell[CH];
+
+  for (int l = 0; l < CH; l++)
+    {
+      R px = a->centre[0] + (u[l] * c->fdet[0] + v[l] * c->sdet[0]) * c->pixel_size;
+      R py = a->centre[1] + (u[l] * c->fdet[1] + v[l] * c->sdet[1]) * c->pixel_size;
+      R pz = a->centre[2] + (u[l] * c->fdet[2] + v[l] * c->sdet[2]) * c->pixel_size;
+      R inv = K (1.0) / sqrt (px * px + py * py + pz * pz);
+      dx[l] = px * inv;
+      dy[l] = py * inv;
+      dz[l] = pz * inv;
+      acc[l] = K (0.0);
+    }
+  for (int src = 0; src < c->nsources; src++)
+    {
+      const R *inc = c->inc + 3 * src;
+      const R il = c->inv_lambda[src];
+      for (int l = 0; l < CH; l++)
+        {
+          qx[l] = (dx[l] - inc[0]) * il;
+          qy[l] = (dy[l] - inc[1]) * il;
+          qz[l] = (dz[l] - inc[2]) * il;
+          keep[l] = K (1.0);
+        }
+      if (c->dmin > K (0.0))
+        for (int l = 0; l < CH; l++)
+          {
+            R stol = K (0.5) * sqrt (qx[l] * qx[l] + qy[l] * qy[l] + qz[l] * qz[l]);
+            keep[l] = (stol > K (0.0) && c->dmin > K (0.5) / stol) ? K (0.0) : K (1.0);
+          }
+      for (int j = 0; j < c->nsteps; j++)
+        {
+          const R *m = c->abc + 9 * j;
+          for (int l = 0; l < CH; l++)
+            {
+              hh[l] = m[0] * qx[l] + m[1] * qy[l] + m[2] * qz[l];
+              kk[l] = m[3] * qx[l] + m[4] * qy[l] + m[5] * qz[l];
+              ll[l] = m[6] * qx[l] + m[7] * qy[l] + m[8] * qz[l];
+            }
+          if (c->shape == NB_SHAPE_SQUARE)
+            for (int l = 0; l < CH; l++)
+              term[l] = NB_PHYS (nb_lattice_square2) (hh[l], kk[l], ll[l], c->Na, c->Nb, c->Nc);
+          else
+            for (int l = 0; l < CH; l++)
+              term[l] = NB_PHYS (nb_lattice_shape2) ((int) c->shape, hh[l], kk[l], ll[l], c->Na,
+                                                     c->Nb, c->Nc, c->fudge, c->astar);
+          if (c->F != NULL)
+            {
+              for (int l = 0; l < CH; l++)
+                cell[l] = NB_PHYS (nb_structure_factor_cell) (
+                    c->h_min, c->k_min, c->l_min, c->h_count, c->k_count, c->l_count, c->k_stride,
+                    c->l_stride, hh[l], kk[l], ll[l]);
+              for (int l = 0; l < CH; l++)
+                Fv[l] = cell[l] >= 0 ? c->F[cell[l]] : c->default_F;
+            }
+          else
+            for (int l = 0; l < CH; l++)
+              Fv[l] = c->default_F;
+          for (int l = 0; l < CH; l++)
+            acc[l] += term[l] * Fv[l] * Fv[l] * keep[l];
+        }
+    }
+  for (int l = 0; l < n; l++)
+    sum += acc[l];
+  a->samples += (double) n;
+  return sum / (R) n;
+}
+
+/* The 2 x 2 Gauss-Legendre rule (exact to third order) on each of k x k
+ * sub-cells of the cell centred at (u, v) of half width @hw, k <= 4: one
+ * chunk of points. */
+static R
+FN (cell_gauss) (FN (apix) * a, R u, R v, R hw, int k)
+{
+  R pu[CH], pv[CH];
+  const R sub = K (2.0) * hw / (R) k, g = K (0.5) * sub * K (0.57735026918962576);
+  int n = 0;
+
+  for (int l = 0; l < CH; l++)
+    pu[l] = pv[l] = K (0.0);
+  for (int i = 0; i < k; i++)
+    for (int j = 0; j < k; j++)
+      {
+        R cu = u - hw + sub * ((R) i + K (0.5)), cv = v - hw + sub * ((R) j + K (0.5));
+        for (int q = 0; q < 4; q++)
+          {
+            pu[n] = cu + (q & 1 ? g : -g);
+            pv[n] = cv + (q & 2 ? g : -g);
+            n++;
+          }
+      }
+  return FN (points_mean) (a, pu, pv, n);
 }
 
 /* The mean of the term over the cell centred at (u, v) (pixels from the
- * pixel's centre) of half width @hw: one sample where the bound allows, the
- * 2 x 2 Gauss rule where the cell is narrower than fine_width fringes, else
- * the mean of its four quarters. */
+ * pixel's centre) of half width @hw: one sample where the bound allows; the
+ * Gauss rule on sub-cells at most fine_width fringes wide where four per
+ * axis suffice; else the mean of its four quarters. */
 static R
 FN (cell_mean) (FN (apix) * a, R u, R v, R hw, int depth)
 {
-  R bound, q = K (0.5) * hw;
-  int fine;
+  R bound, widest, q = K (0.5) * hw;
 
   FN (cell_indices) (a, u, v);
-  fine = FN (cell_bound) (a, hw, &bound);
+  widest = FN (cell_bound) (a, hw, &bound);
   if (bound <= a->tau || depth >= NB_ADAPTIVE_MAX_DEPTH)
     return FN (cell_sample) (a);
-  if (fine)
+  if (widest <= K (4.0) * a->fine_width)
     {
-      /* the 2 x 2 Gauss-Legendre rule: exact to third order in the cell */
-      const R g = hw * K (0.57735026918962576);
-      R sum = K (0.0);
-      for (int k = 0; k < 4; k++)
-        {
-          FN (cell_indices) (a, u + (k & 1 ? g : -g), v + (k & 2 ? g : -g));
-          sum += FN (cell_sample) (a);
-        }
-      return K (0.25) * sum;
+      int k = (int) ceil (widest / a->fine_width);
+      return FN (cell_gauss) (a, u, v, hw, k < 1 ? 1 : k > 4 ? 4 : k);
     }
   return K (0.25) * (FN (cell_mean) (a, u - q, v - q, q, depth + 1) +
                      FN (cell_mean) (a, u + q, v - q, q, depth + 1) +
@@ -308,24 +409,23 @@ FN (layer_setup) (FN (apix) * a, int fpixel, int spixel, int t)
     }
 }
 
-/* The factors the fast kernel applies to a pixel's sum, taken where it takes
- * them (its first sub-pixel, kernel-fast-body.h): *@omega the solid angle,
- * *@polar the polarization of the first source -dmin keeps (1 with
- * -nopolar; the pixel's centre when it keeps none), *@capture the last
- * layer's capture fraction. */
+/* The factors the fast kernel applies to a pixel's sum, at the pixel's
+ * centre (as render_row with one sample per pixel takes them): *@omega the
+ * solid angle, *@polar the polarization of the first source -dmin keeps (1
+ * with -nopolar, 0 when none), *@capture the last layer's capture
+ * fraction. */
 static void
 FN (pixel_factors) (const NB_CTX *c, int fpixel, int spixel, R *omega, R *polar, R *capture)
 {
-  const int N = c->oversample;
   const R omega_scale = c->pixel_size * c->pixel_size * c->close_distance;
+  const R Fdet = c->pixel_size * ((R) fpixel + K (0.5));
+  const R Sdet = c->pixel_size * ((R) spixel + K (0.5));
 
   *polar = c->nopolar ? K (1.0) : K (0.0);
   *capture = K (1.0);
   for (int t = 0; t < c->thicksteps; t++)
     {
       const R Odet = (R) t * c->thickstep;
-      const R Sdet = c->subpix * (R) (spixel * N) + c->subpix * K (0.5);
-      const R Fdet = c->subpix * (R) (fpixel * N) + c->subpix * K (0.5);
       R p[3], d[3], r;
 
       for (int k = 0; k < 3; k++)
@@ -352,64 +452,166 @@ FN (pixel_factors) (const NB_CTX *c, int fpixel, int spixel, R *omega, R *polar,
                                              d[0], d[1], d[2]);
         }
     }
-  if (*polar == K (0.0) && c->dmin > K (0.0))
-    {
-      /* no source kept at the first sub-pixel: the centre's first source */
-      R p[3], d[3];
-      for (int k = 0; k < 3; k++)
-        p[k] = c->pixel_size * ((R) fpixel + K (0.5)) * c->fdet[k] +
-               c->pixel_size * ((R) spixel + K (0.5)) * c->sdet[k] + c->pix0[k];
-      FN (unit_dir) (p, d);
-      *polar = NB_PHYS (nb_kahn_factor) (c->kahn, c->inc, c->pol, c->pol + 3, d[0], d[1], d[2]);
-    }
 }
 
-/* Pixel (fpixel, spixel) integrated adaptively: photons, as the fast kernel
- * writes them, with the cells' bound below @tol_photons photons per pixel.
- * With @bound_only, the bound of the whole pixel (photons) instead.  Adds
- * the pixel's solid angle as the fast kernel sums it to *@omega_sum. */
+/* Pixel (fpixel, spixel) integrated adaptively: photons, as the fast
+ * kernel writes them, with the cells' bound below @tol_photons photons per
+ * pixel. */
 static double
-FN (adaptive_pixel) (
-    FN (apix) * a, int fpixel, int spixel, double tol_photons, int bound_only, double *omega_sum)
+FN (adaptive_pixel) (FN (apix) * a, int fpixel, int spixel, double tol_photons)
 {
   const NB_CTX *c = a->c;
   const R n2 = (R) c->oversample * (R) c->oversample;
-  R omega = K (0.0), polar, capture, acc = c->I_start, S;
+  R omega = K (0.0), polar, capture, acc = c->I_start, S, v;
 
   FN (pixel_factors) (c, fpixel, spixel, &omega, &polar, &capture);
   S = c->scale * capture * polar * omega;
-  if (omega_sum != NULL)
-    *omega_sum += (double) omega * (double) n2 * c->thicksteps;
   /* per layer, in the units of the sum: the pixel's error is below
    * tol_photons when each layer's cells are below tau */
   a->tau = S > K (0.0) ? (R) (tol_photons / ((double) S * n2 * c->thicksteps)) : (R) INFINITY;
   for (int t = 0; t < c->thicksteps; t++)
     {
       FN (layer_setup) (a, fpixel, spixel, t);
-      if (bound_only)
-        {
-          R bound;
-          FN (cell_indices) (a, K (0.0), K (0.0));
-          FN (cell_bound) (a, K (0.5), &bound);
-          acc += n2 * bound;
-        }
-      else
-        acc += n2 * FN (cell_mean) (a, K (0.0), K (0.0), K (0.5), 0);
+      acc += n2 * FN (cell_mean) (a, K (0.0), K (0.0), K (0.5), 0);
     }
-  if (bound_only)
-    return (double) S * acc;
-  {
-    R v = S * acc;
-    if (c->physical_bg != K (0.0))
-      v += c->scale * c->physical_bg * capture * polar * omega;
-    return (double) v;
-  }
+  v = S * acc;
+  if (c->physical_bg != K (0.0))
+    v += c->scale * c->physical_bg * capture * polar * omega;
+  return (double) v;
 }
 
-/* Renders @count pixels of row @spixel from @f_first into out[]; masked
- * pixels (@mask non-NULL, 0) are 0.  With @bound_only, their bounds. */
+/* The bounds (photons) of the lattice term of the pixels (spixel, f0 + l),
+ * l < CH, over their whole area, into bound[]: the vectorised form of
+ * cell_bound at the top cell, with the pixel's factors bounded by the solid
+ * angle (polarization and capture are at most 1). */
+static void
+FN (chunk_bounds) (const NB_CTX *c, const nb_adaptive_shape *sh, int spixel, int f0, R *bound)
+{
+  R dx[CH], dy[CH], dz[CH], fx[CH], fy[CH], fz[CH], sx[CH], sy[CH], sz[CH], marg[CH], acc[CH];
+  R qx[CH], qy[CH], qz[CH], ux[CH], uy[CH], uz[CH], vx[CH], vy[CH], vz[CH];
+  R hkl[3][CH], env[CH], xs[CH], ins[CH], omega[CH], total[CH];
+  const R N[3] = { c->Na, c->Nb, c->Nc };
+  const R n2 = (R) c->oversample * (R) c->oversample;
+  const R omega_scale = c->pixel_size * c->pixel_size * c->close_distance;
+  const R Sdet = c->pixel_size * ((R) spixel + K (0.5));
+
+  for (int l = 0; l < CH; l++)
+    total[l] = omega[l] = K (0.0);
+  for (int t = 0; t < c->thicksteps; t++)
+    {
+      const R Odet = (R) t * c->thickstep;
+      for (int l = 0; l < CH; l++)
+        {
+          R Fdet = c->pixel_size * ((R) (f0 + l) + K (0.5));
+          R px = Fdet * c->fdet[0] + Sdet * c->sdet[0] + Odet * c->odet[0] + c->pix0[0];
+          R py = Fdet * c->fdet[1] + Sdet * c->sdet[1] + Odet * c->odet[1] + c->pix0[1];
+          R pz = Fdet * c->fdet[2] + Sdet * c->sdet[2] + Odet * c->odet[2] + c->pix0[2];
+          R r = sqrt (px * px + py * py + pz * pz), inv = K (1.0) / r;
+          R df, ds, e = c->pixel_size * inv;
+
+          dx[l] = px * inv;
+          dy[l] = py * inv;
+          dz[l] = pz * inv;
+          df = dx[l] * c->fdet[0] + dy[l] * c->fdet[1] + dz[l] * c->fdet[2];
+          ds = dx[l] * c->sdet[0] + dy[l] * c->sdet[1] + dz[l] * c->sdet[2];
+          fx[l] = e * (c->fdet[0] - dx[l] * df);
+          fy[l] = e * (c->fdet[1] - dy[l] * df);
+          fz[l] = e * (c->fdet[2] - dz[l] * df);
+          sx[l] = e * (c->sdet[0] - dx[l] * ds);
+          sy[l] = e * (c->sdet[1] - dy[l] * ds);
+          sz[l] = e * (c->sdet[2] - dz[l] * ds);
+          marg[l] = K (0.5) * (K (1.01) + K (6.0) * e);
+          acc[l] = K (0.0);
+          if (t == 0)
+            omega[l] = NB_PHYS (nb_solid_angle) (inv, omega_scale, c->point_pixel);
+        }
+      for (int src = 0; src < c->nsources; src++)
+        {
+          const R *inc = c->inc + 3 * src;
+          const R il = c->inv_lambda[src];
+          for (int l = 0; l < CH; l++)
+            {
+              qx[l] = (dx[l] - inc[0]) * il;
+              qy[l] = (dy[l] - inc[1]) * il;
+              qz[l] = (dz[l] - inc[2]) * il;
+              ux[l] = fx[l] * il;
+              uy[l] = fy[l] * il;
+              uz[l] = fz[l] * il;
+              vx[l] = sx[l] * il;
+              vy[l] = sy[l] * il;
+              vz[l] = sz[l] * il;
+            }
+          for (int j = 0; j < c->nsteps; j++)
+            {
+              const R *m = c->abc + 9 * j;
+              for (int l = 0; l < CH; l++)
+                {
+                  env[l] = K (1.0);
+                  xs[l] = K (0.0);
+                  ins[l] = K (1.0);
+                }
+              for (int i = 0; i < 3; i++)
+                {
+                  const R *row = m + 3 * i;
+                  const R Ni = N[i];
+                  for (int l = 0; l < CH; l++)
+                    {
+                      R h = row[0] * qx[l] + row[1] * qy[l] + row[2] * qz[l];
+                      R gu = row[0] * ux[l] + row[1] * uy[l] + row[2] * uz[l];
+                      R gv = row[0] * vx[l] + row[1] * vy[l] + row[2] * vz[l];
+                      R delta = (fabs (gu) + fabs (gv)) * marg[l] + K (8.0) * NB_EPS * fabs (h);
+                      R dist = fabs (h - rint (h));
+                      R off = dist - delta;
+                      R x = off > K (0.0) ? off : K (0.0);
+                      R sn = NB_PHYS (nb_sinpi_half) (x);
+                      R f = Ni * sn <= K (1.0) ? Ni * Ni : K (1.0) / (sn * sn);
+
+                      hkl[i][l] = h;
+                      env[l] *= Ni > K (1.0) ? f : K (1.0);
+                      xs[l] += c->shape == NB_SHAPE_ROUND ? x * x * Ni * Ni : x * x;
+                      ins[l] = dist + delta < K (0.5) ? ins[l] : K (0.0);
+                    }
+                }
+              if (c->shape != NB_SHAPE_SQUARE)
+                for (int l = 0; l < CH; l++)
+                  {
+                    /* one distance with the same sum (lattice_bound) */
+                    R x3[3] = { sqrt (xs[l]), K (0.0), K (0.0) };
+                    if (c->shape == NB_SHAPE_ROUND)
+                      x3[0] /= N[0];
+                    env[l] = FN (lattice_bound) (c, sh, x3);
+                  }
+              for (int l = 0; l < CH; l++)
+                {
+                  R F2 = c->F == NULL ? c->default_F * c->default_F : c->F2max;
+                  if (ins[l] != K (0.0) && c->F != NULL)
+                    {
+                      R F = NB_PHYS (nb_structure_factor) (
+                          c->F, c->h_min, c->k_min, c->l_min, c->h_count, c->k_count, c->l_count,
+                          c->k_stride, c->l_stride, c->default_F, hkl[0][l], hkl[1][l], hkl[2][l]);
+                      F2 = F * F;
+                    }
+                  acc[l] += env[l] * F2;
+                }
+            }
+        }
+      for (int l = 0; l < CH; l++)
+        total[l] += acc[l];
+    }
+  for (int l = 0; l < CH; l++)
+    bound[l] = c->scale * omega[l] * n2 * total[l];
+}
+
+/* Renders @count pixels of row @spixel from @f_first into out[]: the fast
+ * kernel's one sample per pixel (@c1, the tables with oversample 1 and the
+ * scale of @c's), and adaptive_pixel where chunk_bounds exceeds
+ * @tol_photons; adds the row's solid angles as the reference sums them to
+ * *@omega_sum and the sub-pixel positions evaluated to *@samples.  Masked
+ * pixels (@mask non-NULL, 0) are 0.  With @bound_only, the pixels' bounds
+ * (photons) instead. */
 void
 FN (nb_adaptive_row) (const NB_CTX *c,
+                      const NB_CTX *c1,
                       const nb_adaptive_shape *shape,
                       void *scratch,
                       int spixel,
@@ -423,7 +625,7 @@ FN (nb_adaptive_row) (const NB_CTX *c,
                       double *samples)
 {
   FN (apix) a;
-  R *buf = scratch;
+  R *buf = scratch, bound[CH];
 
   a.c = c;
   a.shape = shape;
@@ -434,20 +636,34 @@ FN (nb_adaptive_row) (const NB_CTX *c,
   a.keep = buf + 9 * a.pairs;
   a.fine_width = (R) shape->fine_width;
   a.samples = 0.0;
-  for (int j = 0; j < count; j++)
+  if (!bound_only)
     {
-      int f = f_first + j;
-      if (mask != NULL && mask[f] == 0)
+      double omega = 0.0;
+      FN (nb_fast_render_row) (c1, spixel, f_first, count, 1, out, &omega);
+      *omega_sum += omega * c->oversample * c->oversample;
+      a.samples += (double) count * c->thicksteps;
+    }
+  for (int j0 = 0; j0 < count; j0 += CH)
+    {
+      int n = count - j0 < CH ? count - j0 : CH;
+
+      FN (chunk_bounds) (c, shape, spixel, f_first + j0, bound);
+      for (int l = 0; l < n; l++)
         {
-          out[j] = 0.0f;
-          continue;
+          int f = f_first + j0 + l;
+          if (mask != NULL && mask[f] == 0)
+            out[j0 + l] = 0.0f;
+          else if (bound_only)
+            out[j0 + l] = (float) bound[l];
+          else if (bound[l] > (R) tol_photons)
+            out[j0 + l] = (float) FN (adaptive_pixel) (&a, f, spixel, tol_photons);
         }
-      out[j] = (float) FN (adaptive_pixel) (&a, f, spixel, tol_photons, bound_only, omega_sum);
     }
   *samples += a.samples;
 }
 
 #undef NB_EPS
+#undef CH
 #undef NB_PHYS
 #undef K
 #undef R

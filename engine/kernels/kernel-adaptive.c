@@ -26,27 +26,6 @@ omp_get_thread_num (void)
 }
 #endif
 
-#include <tgmath.h>
-
-#define NB_CTX            nb_f32_ctx
-#define NB_REAL           float
-#define NB_REAL_IS_DOUBLE 0
-#define NB_SUFFIX         _f32
-#define NB_PHYS_SUFFIX    _f32_adaptive
-#include "kernel-adaptive-body.h"
-#undef NB_CTX
-#undef NB_REAL
-#undef NB_REAL_IS_DOUBLE
-#undef NB_SUFFIX
-#undef NB_PHYS_SUFFIX
-
-#define NB_CTX            nb_f64_ctx
-#define NB_REAL           double
-#define NB_REAL_IS_DOUBLE 1
-#define NB_SUFFIX         _f64
-#define NB_PHYS_SUFFIX    _f64_adaptive
-#include "kernel-adaptive-body.h"
-
 /* The pixels of the largest bounds integrated first, for the brightness */
 #define BRIGHTEST 16
 
@@ -110,18 +89,92 @@ shape_setup (const nb_plan *plan, nb_adaptive_shape *s)
         default:
           s->neff[i] = N[i];
       }
-  /* a third of a fringe (the reference's automatic oversampling) at
-   * tolerance 1e-2, finer as the square root of a smaller one: the midpoint
-   * rule's error falls with the square of the cell */
-  s->fine_width = fmin (1.0 / 3.0, 3.3 * sqrt (plan->params.tolerance));
+  /* half a fringe at tolerance 2e-3 and above, finer as the square root of
+   * a smaller one: the 2 x 2 Gauss rule of a cell that narrow is within
+   * 1e-4 of the limit at N = 10 and 100 (docs/adaptive-integration.md) */
+  s->fine_width = fmin (0.5, 12.0 * sqrt (plan->params.tolerance));
 }
 
+typedef void (*row_f32) (const nb_f32_ctx *,
+                         const nb_f32_ctx *,
+                         const nb_adaptive_shape *,
+                         void *,
+                         int,
+                         int,
+                         int,
+                         const uint16_t *,
+                         double,
+                         int,
+                         float *,
+                         double *,
+                         double *);
+typedef void (*row_f64) (const nb_f64_ctx *,
+                         const nb_f64_ctx *,
+                         const nb_adaptive_shape *,
+                         void *,
+                         int,
+                         int,
+                         int,
+                         const uint16_t *,
+                         double,
+                         int,
+                         float *,
+                         double *,
+                         double *);
+
+/* One execute: the plan, its shape's scales, the tables with one sample per
+ * pixel (oversample 1, the scale and background of the plan's oversampling)
+ * and the row function of this CPU. */
 typedef struct
 {
   nb_plan *plan;
   nb_adaptive_shape shape;
   int f_begin, f_end;
+  nb_f32_ctx c1_f32;
+  nb_f64_ctx c1_f64;
+  row_f32 f32;
+  row_f64 f64;
 } adaptive_run;
+
+/* The tables with one sample at each pixel's centre: what the fast kernel
+ * then writes is the plan's oversampled pixel with every sub-pixel's lattice
+ * term the centre's. */
+#define ONE_SAMPLE(dst, src)                                                                       \
+  do                                                                                               \
+    {                                                                                              \
+      double n2 = (double) (src)->oversample * (src)->oversample;                                  \
+      *(dst) = *(src);                                                                             \
+      (dst)->oversample = 1;                                                                       \
+      (dst)->subpix = (src)->pixel_size;                                                           \
+      (dst)->scale = (src)->scale * n2;                                                            \
+      (dst)->I_start = (src)->I_start / n2;                                                        \
+      (dst)->physical_bg = (src)->physical_bg / n2;                                                \
+    }                                                                                              \
+  while (0)
+
+static void
+run_setup (adaptive_run *run, nb_plan *plan)
+{
+  static const row_f32 f32[] = { nb_adaptive_row_f32_generic, nb_adaptive_row_f32_sse41,
+                                 nb_adaptive_row_f32_avx2, nb_adaptive_row_f32_avx512 };
+  static const row_f64 f64[] = { nb_adaptive_row_f64_generic, nb_adaptive_row_f64_sse41,
+                                 nb_adaptive_row_f64_avx2, nb_adaptive_row_f64_avx512 };
+  int isa = nb_fast_select (NULL);
+
+  memset (run, 0, sizeof *run);
+  run->plan = plan;
+  shape_setup (plan, &run->shape);
+  if (plan->params.precision == NB_PRECISION_SINGLE)
+    {
+      ONE_SAMPLE (&run->c1_f32, &plan->fast->f32);
+      run->f32 = f32[isa];
+    }
+  else
+    {
+      ONE_SAMPLE (&run->c1_f64, &plan->fast->f64);
+      run->f64 = f64[isa];
+    }
+}
 
 /* One row's pixels [f_begin, f_end) of @run into @out (bounds with
  * @bound_only). */
@@ -140,12 +193,12 @@ adaptive_row (const adaptive_run *run,
   const nb_plan *plan = run->plan;
   const uint16_t *mask = plan->mask ? plan->mask + (size_t) s * plan->det.fpixels : NULL;
 
-  if (plan->params.precision == NB_PRECISION_SINGLE)
-    nb_adaptive_row_f32 (&plan->fast->f32, &run->shape, scratch, s, f_begin, count, mask, tol,
-                         bound_only, out, omega, samples);
+  if (run->f32 != NULL)
+    run->f32 (&plan->fast->f32, &run->c1_f32, &run->shape, scratch, s, f_begin, count, mask, tol,
+              bound_only, out, omega, samples);
   else
-    nb_adaptive_row_f64 (&plan->fast->f64, &run->shape, scratch, s, f_begin, count, mask, tol,
-                         bound_only, out, omega, samples);
+    run->f64 (&plan->fast->f64, &run->c1_f64, &run->shape, scratch, s, f_begin, count, mask, tol,
+              bound_only, out, omega, samples);
 }
 
 /* Every row of the ROI, rows handed out dynamically; 1 when cancelled. */
@@ -272,11 +325,9 @@ nb_kernel_execute_adaptive (nb_plan *plan, float *image, const nb_exec_options *
   /* previews stay the fast kernel's: one oversampled pixel per block */
   if (opts && opts->preview_stride > 1)
     return nb_kernel_execute_fast (plan, image, opts, err);
-  memset (&run, 0, sizeof run);
-  run.plan = plan;
+  run_setup (&run, plan);
   run.f_begin = d->roi_xmin < 0 ? 0 : d->roi_xmin;
   run.f_end = d->roi_xmax + 1 < fpixels ? d->roi_xmax + 1 : fpixels;
-  shape_setup (plan, &run.shape);
   memset (plan->row_omega, 0, (size_t) spixels * sizeof (double));
   plan->omega_sum = 0.0;
   plan->samples = 0.0;
@@ -305,6 +356,7 @@ nb_kernel_execute_adaptive (nb_plan *plan, float *image, const nb_exec_options *
     opts->progress (opts->user, s_end - s_begin, s_end - s_begin);
   for (int s = 0; s < spixels; s++)
     plan->omega_sum += plan->row_omega[s];
+  plan->omega_sum -= nb_kernel_masked_omega (plan);
   plan->samples = samples;
   return NB_OK;
 }

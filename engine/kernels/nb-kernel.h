@@ -125,13 +125,20 @@ typedef struct
   double gram_min;   /* the smallest eigenvalue of the Gram matrix of a*, b*, c* */
   double fine_width; /* a cell narrower than this many fringes takes one sample */
 } nb_adaptive_shape;
-#define NB_ADAPTIVE_DECLARE(p, ctx)                                                                \
-  void nb_adaptive_row_##p (const ctx *c, const nb_adaptive_shape *shape, void *scratch,           \
-                            int spixel, int f_first, int count, const uint16_t *mask,              \
-                            double tol_photons, int bound_only, float *out, double *omega_sum,     \
-                            double *samples);
-NB_ADAPTIVE_DECLARE (f32, nb_f32_ctx)
-NB_ADAPTIVE_DECLARE (f64, nb_f64_ctx)
+/* A row of the adaptive integrator (kernel-adaptive-body.h): the plan's
+ * tables @c, their copy @c1 with one sample per pixel */
+#define NB_ADAPTIVE_DECLARE(suffix, ctx)                                                           \
+  void nb_adaptive_row##suffix (const ctx *c, const ctx *c1, const nb_adaptive_shape *shape,       \
+                                void *scratch, int spixel, int f_first, int count,                 \
+                                const uint16_t *mask, double tol_photons, int bound_only,          \
+                                float *out, double *omega_sum, double *samples);
+#define NB_ADAPTIVE_DECLARE_ISA(isa)                                                               \
+  NB_ADAPTIVE_DECLARE (_f32_##isa, nb_f32_ctx) NB_ADAPTIVE_DECLARE (_f64_##isa, nb_f64_ctx)
+NB_ADAPTIVE_DECLARE_ISA (generic)
+NB_ADAPTIVE_DECLARE_ISA (sse41)
+NB_ADAPTIVE_DECLARE_ISA (avx2)
+NB_ADAPTIVE_DECLARE_ISA (avx512)
+#undef NB_ADAPTIVE_DECLARE_ISA
 #undef NB_ADAPTIVE_DECLARE
 /* 1 when the plan integrates adaptively (the table of backends, backend.c) */
 int nb_adaptive_takes (const nb_plan *plan);
