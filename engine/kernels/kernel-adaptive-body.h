@@ -4,9 +4,9 @@
  * NB_REAL_IS_DOUBLE, NB_CTX, NB_SUFFIX, NB_PHYS_SUFFIX) and <tgmath.h>.
  *
  * A row is rendered by the fast kernel with one sample at each pixel's
- * centre (render_row with the os = 1 copy of the tables: the pixel's
- * factors, solid angle, polarization and capture, are the centre's); the
- * chunk_bounds of its pixels, vectorised as the fast kernel, say which
+ * centre (render_row with the os = 1 copy of the tables), its factors
+ * (solid angle, polarization, capture) then moved to where the reference
+ * takes them, its first sub-pixel; the chunk_bounds of its pixels, vectorised as the fast kernel, say which
  * pixels need more, and those are integrated one by one (adaptive_pixel).
  *
  * A pixel is a square cell of the detector; for every source and
@@ -409,17 +409,18 @@ FN (layer_setup) (FN (apix) * a, int fpixel, int spixel, int t)
     }
 }
 
-/* The factors the fast kernel applies to a pixel's sum, at the pixel's
- * centre (as render_row with one sample per pixel takes them): *@omega the
- * solid angle, *@polar the polarization of the first source -dmin keeps (1
- * with -nopolar, 0 when none), *@capture the last layer's capture
- * fraction. */
+/* The factors the fast kernel applies to a pixel's sum, where the
+ * reference takes them: at its first sub-pixel (the plan's oversampling;
+ * kernel-fast-body.h): *@omega the solid angle, *@polar the polarization of
+ * the first source -dmin keeps (1 with -nopolar, 0 when none), *@capture the
+ * last layer's capture fraction. */
 static void
 FN (pixel_factors) (const NB_CTX *c, int fpixel, int spixel, R *omega, R *polar, R *capture)
 {
+  const int N = c->oversample;
   const R omega_scale = c->pixel_size * c->pixel_size * c->close_distance;
-  const R Fdet = c->pixel_size * ((R) fpixel + K (0.5));
-  const R Sdet = c->pixel_size * ((R) spixel + K (0.5));
+  const R Fdet = c->subpix * (R) (fpixel * N) + c->subpix * K (0.5);
+  const R Sdet = c->subpix * (R) (spixel * N) + c->subpix * K (0.5);
 
   *polar = c->nopolar ? K (1.0) : K (0.0);
   *capture = K (1.0);
@@ -454,6 +455,34 @@ FN (pixel_factors) (const NB_CTX *c, int fpixel, int spixel, R *omega, R *polar,
     }
 }
 
+/* The factors (solid angle, polarization of the first source, last layer's
+ * capture) at the point (Fdet, Sdet) of the detector, vectorisable. */
+static inline R
+FN (factors_at) (const NB_CTX *c, R Fdet, R Sdet)
+{
+  const R omega_scale = c->pixel_size * c->pixel_size * c->close_distance;
+  const R Odet = (R) (c->thicksteps - 1) * c->thickstep;
+  R p[3], d[3], p0[3], d0[3], r0, f, capture = K (1.0);
+
+  for (int k = 0; k < 3; k++)
+    {
+      p0[k] = Fdet * c->fdet[k] + Sdet * c->sdet[k] + c->pix0[k];
+      p[k] = p0[k] + Odet * c->odet[k];
+    }
+  r0 = FN (unit_dir) (p0, d0);
+  FN (unit_dir) (p, d);
+  f = NB_PHYS (nb_solid_angle) (K (1.0) / r0, omega_scale, c->point_pixel);
+  if (!c->nopolar)
+    f *= NB_PHYS (nb_kahn_factor) (c->kahn, c->inc, c->pol, c->pol + 3, d0[0], d0[1], d0[2]);
+  if (c->thick != K (0.0))
+    {
+      const int t = c->thicksteps - 1;
+      R par = d[0] * c->odet[0] + d[1] * c->odet[1] + d[2] * c->odet[2];
+      capture = exp (-t * c->thickstep * c->mu / par) - exp (-(t + 1) * c->thickstep * c->mu / par);
+    }
+  return f * capture;
+}
+
 /* Pixel (fpixel, spixel) integrated adaptively: photons, as the fast
  * kernel writes them, with the cells' bound below @tol_photons photons per
  * pixel. */
@@ -480,16 +509,58 @@ FN (adaptive_pixel) (FN (apix) * a, int fpixel, int spixel, double tol_photons)
   return (double) v;
 }
 
+/* One index of a chunk of pixels for the orientation rows @row (a, b or c):
+ * its value at the centres into h[], and the footprint's envelope folded
+ * into env[] (square: the grating function's), xs[] (the sum of squared
+ * distances, times N^2 with @round) and ins[] (0 once a footprint leaves its
+ * reflection's cell). */
+static inline void
+FN (axis_envelope) (const R *row,
+                    R Ni,
+                    int round,
+                    R (*q)[CH],
+                    const R *marg,
+                    R *restrict h_out,
+                    R *restrict env,
+                    R *restrict xs,
+                    R *restrict ins)
+{
+  const R N2 = Ni * Ni, w = round ? N2 : K (1.0);
+
+  for (int l = 0; l < CH; l++)
+    {
+      R h = row[0] * q[0][l] + row[1] * q[1][l] + row[2] * q[2][l];
+      R gu = row[0] * q[3][l] + row[1] * q[4][l] + row[2] * q[5][l];
+      R gv = row[0] * q[6][l] + row[1] * q[7][l] + row[2] * q[8][l];
+      R delta = (fabs (gu) + fabs (gv)) * marg[l] + K (8.0) * NB_EPS * fabs (h);
+      R dist = fabs (h - rint (h));
+      R off = dist - delta;
+      R x = off > K (0.0) ? off : K (0.0);
+      R sn = NB_PHYS (nb_sinpi_half) (x);
+      R s2 = sn * sn;
+      /* min (N^2, 1 / sin^2): without a branch around the division */
+      R f = K (1.0) / (s2 > K (1e-30) ? s2 : K (1e-30));
+
+      f = f < N2 ? f : N2;
+      h_out[l] = h;
+      env[l] *= Ni > K (1.0) ? f : K (1.0);
+      xs[l] += x * x * w;
+      ins[l] = dist + delta < K (0.5) ? ins[l] : K (0.0);
+    }
+}
+
 /* The bounds (photons) of the lattice term of the pixels (spixel, f0 + l),
  * l < CH, over their whole area, into bound[]: the vectorised form of
  * cell_bound at the top cell, with the pixel's factors bounded by the solid
  * angle (polarization and capture are at most 1). */
 static void
-FN (chunk_bounds) (const NB_CTX *c, const nb_adaptive_shape *sh, int spixel, int f0, R *bound)
+FN (chunk_bounds) (
+    const NB_CTX *c, const nb_adaptive_shape *sh, int spixel, int f0, R *bound, R *ratio)
 {
   R dx[CH], dy[CH], dz[CH], fx[CH], fy[CH], fz[CH], sx[CH], sy[CH], sz[CH], marg[CH], acc[CH];
-  R qx[CH], qy[CH], qz[CH], ux[CH], uy[CH], uz[CH], vx[CH], vy[CH], vz[CH];
-  R hkl[3][CH], env[CH], xs[CH], ins[CH], omega[CH], total[CH];
+  R q[9][CH]; /* q, its change per pixel along fdet and along sdet */
+  R hkl[3][CH], env[CH], xs[CH], ins[CH], omega[CH], total[CH], Fv[CH];
+  int cell[CH];
   const R N[3] = { c->Na, c->Nb, c->Nc };
   const R n2 = (R) c->oversample * (R) c->oversample;
   const R omega_scale = c->pixel_size * c->pixel_size * c->close_distance;
@@ -531,15 +602,15 @@ FN (chunk_bounds) (const NB_CTX *c, const nb_adaptive_shape *sh, int spixel, int
           const R il = c->inv_lambda[src];
           for (int l = 0; l < CH; l++)
             {
-              qx[l] = (dx[l] - inc[0]) * il;
-              qy[l] = (dy[l] - inc[1]) * il;
-              qz[l] = (dz[l] - inc[2]) * il;
-              ux[l] = fx[l] * il;
-              uy[l] = fy[l] * il;
-              uz[l] = fz[l] * il;
-              vx[l] = sx[l] * il;
-              vy[l] = sy[l] * il;
-              vz[l] = sz[l] * il;
+              q[0][l] = (dx[l] - inc[0]) * il;
+              q[1][l] = (dy[l] - inc[1]) * il;
+              q[2][l] = (dz[l] - inc[2]) * il;
+              q[3][l] = fx[l] * il;
+              q[4][l] = fy[l] * il;
+              q[5][l] = fz[l] * il;
+              q[6][l] = sx[l] * il;
+              q[7][l] = sy[l] * il;
+              q[8][l] = sz[l] * il;
             }
           for (int j = 0; j < c->nsteps; j++)
             {
@@ -551,27 +622,8 @@ FN (chunk_bounds) (const NB_CTX *c, const nb_adaptive_shape *sh, int spixel, int
                   ins[l] = K (1.0);
                 }
               for (int i = 0; i < 3; i++)
-                {
-                  const R *row = m + 3 * i;
-                  const R Ni = N[i];
-                  for (int l = 0; l < CH; l++)
-                    {
-                      R h = row[0] * qx[l] + row[1] * qy[l] + row[2] * qz[l];
-                      R gu = row[0] * ux[l] + row[1] * uy[l] + row[2] * uz[l];
-                      R gv = row[0] * vx[l] + row[1] * vy[l] + row[2] * vz[l];
-                      R delta = (fabs (gu) + fabs (gv)) * marg[l] + K (8.0) * NB_EPS * fabs (h);
-                      R dist = fabs (h - rint (h));
-                      R off = dist - delta;
-                      R x = off > K (0.0) ? off : K (0.0);
-                      R sn = NB_PHYS (nb_sinpi_half) (x);
-                      R f = Ni * sn <= K (1.0) ? Ni * Ni : K (1.0) / (sn * sn);
-
-                      hkl[i][l] = h;
-                      env[l] *= Ni > K (1.0) ? f : K (1.0);
-                      xs[l] += c->shape == NB_SHAPE_ROUND ? x * x * Ni * Ni : x * x;
-                      ins[l] = dist + delta < K (0.5) ? ins[l] : K (0.0);
-                    }
-                }
+                FN (axis_envelope)
+                (m + 3 * i, N[i], c->shape == NB_SHAPE_ROUND, q, marg, hkl[i], env, xs, ins);
               if (c->shape != NB_SHAPE_SQUARE)
                 for (int l = 0; l < CH; l++)
                   {
@@ -581,18 +633,21 @@ FN (chunk_bounds) (const NB_CTX *c, const nb_adaptive_shape *sh, int spixel, int
                       x3[0] /= N[0];
                     env[l] = FN (lattice_bound) (c, sh, x3);
                   }
-              for (int l = 0; l < CH; l++)
+              if (c->F != NULL)
                 {
-                  R F2 = c->F == NULL ? c->default_F * c->default_F : c->F2max;
-                  if (ins[l] != K (0.0) && c->F != NULL)
-                    {
-                      R F = NB_PHYS (nb_structure_factor) (
-                          c->F, c->h_min, c->k_min, c->l_min, c->h_count, c->k_count, c->l_count,
-                          c->k_stride, c->l_stride, c->default_F, hkl[0][l], hkl[1][l], hkl[2][l]);
-                      F2 = F * F;
-                    }
-                  acc[l] += env[l] * F2;
+                  /* cells in vector registers, then plain loads (kernel-fast-body.h) */
+                  for (int l = 0; l < CH; l++)
+                    cell[l] = NB_PHYS (nb_structure_factor_cell) (
+                        c->h_min, c->k_min, c->l_min, c->h_count, c->k_count, c->l_count,
+                        c->k_stride, c->l_stride, hkl[0][l], hkl[1][l], hkl[2][l]);
+                  for (int l = 0; l < CH; l++)
+                    Fv[l] = cell[l] >= 0 ? c->F[cell[l]] : c->default_F;
+                  for (int l = 0; l < CH; l++)
+                    acc[l] += env[l] * (ins[l] != K (0.0) ? Fv[l] * Fv[l] : c->F2max);
                 }
+              else
+                for (int l = 0; l < CH; l++)
+                  acc[l] += env[l] * c->default_F * c->default_F;
             }
         }
       for (int l = 0; l < CH; l++)
@@ -600,6 +655,42 @@ FN (chunk_bounds) (const NB_CTX *c, const nb_adaptive_shape *sh, int spixel, int
     }
   for (int l = 0; l < CH; l++)
     bound[l] = c->scale * omega[l] * n2 * total[l];
+  /* the factors where the reference takes them over those at the centre */
+  if (c->thick != K (0.0))
+    for (int l = 0; l < CH; l++)
+      {
+        const int os = c->oversample;
+        R first = FN (factors_at) (c, c->subpix * (R) ((f0 + l) * os) + c->subpix * K (0.5),
+                                   c->subpix * (R) (spixel * os) + c->subpix * K (0.5));
+        R centre = FN (factors_at) (c, c->pixel_size * ((R) (f0 + l) + K (0.5)), Sdet);
+        ratio[l] = centre != K (0.0) ? first / centre : K (1.0);
+      }
+  else
+    {
+      const R S1 = c->subpix * (R) (spixel * c->oversample) + c->subpix * K (0.5);
+      for (int l = 0; l < CH; l++)
+        {
+          R F1 = c->subpix * (R) ((f0 + l) * c->oversample) + c->subpix * K (0.5);
+          R Fc = c->pixel_size * ((R) (f0 + l) + K (0.5));
+          R ax = F1 * c->fdet[0] + S1 * c->sdet[0] + c->pix0[0];
+          R ay = F1 * c->fdet[1] + S1 * c->sdet[1] + c->pix0[1];
+          R az = F1 * c->fdet[2] + S1 * c->sdet[2] + c->pix0[2];
+          R bx = Fc * c->fdet[0] + Sdet * c->sdet[0] + c->pix0[0];
+          R by = Fc * c->fdet[1] + Sdet * c->sdet[1] + c->pix0[1];
+          R bz = Fc * c->fdet[2] + Sdet * c->sdet[2] + c->pix0[2];
+          R ia = K (1.0) / sqrt (ax * ax + ay * ay + az * az);
+          R ib = K (1.0) / sqrt (bx * bx + by * by + bz * bz);
+          R fa = NB_PHYS (nb_solid_angle) (ia, omega_scale, c->point_pixel);
+          R fb = NB_PHYS (nb_solid_angle) (ib, omega_scale, c->point_pixel);
+          R pa = NB_PHYS (nb_kahn_factor) (c->kahn, c->inc, c->pol, c->pol + 3, ax * ia, ay * ia,
+                                           az * ia);
+          R pb = NB_PHYS (nb_kahn_factor) (c->kahn, c->inc, c->pol, c->pol + 3, bx * ib, by * ib,
+                                           bz * ib);
+          fa *= c->nopolar ? K (1.0) : pa;
+          fb *= c->nopolar ? K (1.0) : pb;
+          ratio[l] = fb != K (0.0) ? fa / (fb != K (0.0) ? fb : K (1.0)) : K (1.0);
+        }
+    }
 }
 
 /* Renders @count pixels of row @spixel from @f_first into out[]: the fast
@@ -625,7 +716,7 @@ FN (nb_adaptive_row) (const NB_CTX *c,
                       double *samples)
 {
   FN (apix) a;
-  R *buf = scratch, bound[CH];
+  R *buf = scratch, bound[CH], ratio[CH];
 
   a.c = c;
   a.shape = shape;
@@ -647,7 +738,7 @@ FN (nb_adaptive_row) (const NB_CTX *c,
     {
       int n = count - j0 < CH ? count - j0 : CH;
 
-      FN (chunk_bounds) (c, shape, spixel, f_first + j0, bound);
+      FN (chunk_bounds) (c, shape, spixel, f_first + j0, bound, ratio);
       for (int l = 0; l < n; l++)
         {
           int f = f_first + j0 + l;
@@ -657,6 +748,8 @@ FN (nb_adaptive_row) (const NB_CTX *c,
             out[j0 + l] = (float) bound[l];
           else if (bound[l] > (R) tol_photons)
             out[j0 + l] = (float) FN (adaptive_pixel) (&a, f, spixel, tol_photons);
+          else
+            out[j0 + l] = (float) (out[j0 + l] * ratio[l]);
         }
     }
   *samples += a.samples;
