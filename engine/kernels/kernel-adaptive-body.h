@@ -197,7 +197,7 @@ FN (cell_bound) (const FN (apix) * a, R hw, R *bound)
   for (int p = 0; p < a->pairs; p++)
     {
       const R *hc = a->hc + 3 * p, *gu = a->gu + 3 * p, *gv = a->gv + 3 * p;
-      R x[3], width = K (0.0), b, F2 = c->F2max;
+      R x[3], xfar2 = K (0.0), width = K (0.0), b, F2 = c->F2max;
       int inside = 1;
 
       for (int i = 0; i < 3; i++)
@@ -210,10 +210,21 @@ FN (cell_bound) (const FN (apix) * a, R hw, R *bound)
           R w = K (2.0) * delta * (R) neff[i];
 
           x[i] = off > K (0.0) ? off : K (0.0);
+          xfar2 += (dist + delta) * (dist + delta);
           width = w > width ? w : width;
           inside &= dist + delta < K (0.5);
         }
       b = FN (lattice_bound) (c, a->shape, x);
+      /* a flat-top spot is a step: no rule of higher order helps across its
+       * edge, and a footprint wholly inside it (the Gram matrix's largest
+       * eigenvalue bounds its farthest point) is constant */
+      if (c->shape == NB_SHAPE_TOPHAT && b > K (0.0))
+        {
+          R NNN = c->Na * c->Nb * c->Nc;
+          width = (R) a->shape->gram_max * xfar2 * NNN * NNN * c->fudge < K (0.3969) && inside
+                      ? K (0.0)
+                      : (R) INFINITY;
+        }
       /* a footprint inside one reflection's cell sees its F only */
       if (inside && c->F != NULL)
         {
@@ -336,6 +347,24 @@ FN (cell_gauss) (FN (apix) * a, R u, R v, R hw, int k)
   return FN (points_mean) (a, pu, pv, n);
 }
 
+/* The midpoint rule on 8 x 8 sub-cells of the cell centred at (u, v) of
+ * half width @hw: one chunk of points. */
+static R
+FN (cell_grid) (FN (apix) * a, R u, R v, R hw)
+{
+  R pu[CH], pv[CH];
+  const R sub = hw / K (4.0);
+
+  _Static_assert(CH == 64, "cell_grid fills one chunk with 8 x 8 points");
+
+  for (int l = 0; l < CH; l++)
+    {
+      pu[l] = u - hw + sub * ((R) (l % 8) + K (0.5));
+      pv[l] = v - hw + sub * ((R) (l / 8) + K (0.5));
+    }
+  return FN (points_mean) (a, pu, pv, CH);
+}
+
 /* The mean of the term over the cell centred at (u, v) (pixels from the
  * pixel's centre) of half width @hw: one sample where the bound allows; the
  * Gauss rule on sub-cells at most fine_width fringes wide where four per
@@ -349,6 +378,11 @@ FN (cell_mean) (FN (apix) * a, R u, R v, R hw, int depth)
   widest = FN (cell_bound) (a, hw, &bound);
   if (bound <= a->tau || depth >= NB_ADAPTIVE_MAX_DEPTH)
     return FN (cell_sample) (a);
+  if (widest == K (0.0))
+    return FN (cell_sample) (a);
+  /* across a flat-top spot's edge: 8 x 8 points from 1/128 of a pixel on */
+  if (widest == (R) INFINITY && depth >= 7)
+    return FN (cell_grid) (a, u, v, hw);
   if (widest <= K (4.0) * a->fine_width)
     {
       int k = (int) ceil (widest / a->fine_width);
@@ -623,7 +657,7 @@ FN (chunk_bounds) (
                 }
               for (int i = 0; i < 3; i++)
                 FN (axis_envelope)
-                (m + 3 * i, N[i], c->shape == NB_SHAPE_ROUND, q, marg, hkl[i], env, xs, ins);
+              (m + 3 * i, N[i], c->shape == NB_SHAPE_ROUND, q, marg, hkl[i], env, xs, ins);
               if (c->shape != NB_SHAPE_SQUARE)
                 for (int l = 0; l < CH; l++)
                   {

@@ -39,16 +39,16 @@ nb_adaptive_takes (const nb_plan *plan)
          !p->oversample_thick && !p->oversample_polar && !p->oversample_omega && plan->fast != NULL;
 }
 
-/* The smallest eigenvalue of the symmetric 3x3 matrix @g (the closed form
- * of the characteristic polynomial's roots). */
+/* The smallest (@which 1) or largest (0) eigenvalue of the symmetric 3x3
+ * matrix @g (the closed form of the characteristic polynomial's roots). */
 static double
-smallest_eigenvalue (const double g[9])
+eigenvalue (const double g[9], int which)
 {
   double p1 = g[1] * g[1] + g[2] * g[2] + g[5] * g[5];
   double q = (g[0] + g[4] + g[8]) / 3.0, p2, p, b[9], r, phi;
 
   if (p1 == 0.0)
-    return fmin (g[0], fmin (g[4], g[8]));
+    return which ? fmin (g[0], fmin (g[4], g[8])) : fmax (g[0], fmax (g[4], g[8]));
   p2 = (g[0] - q) * (g[0] - q) + (g[4] - q) * (g[4] - q) + (g[8] - q) * (g[8] - q) + 2.0 * p1;
   p = sqrt (p2 / 6.0);
   for (int i = 0; i < 9; i++)
@@ -58,7 +58,7 @@ smallest_eigenvalue (const double g[9])
       2.0;
   r = r < -1.0 ? -1.0 : r > 1.0 ? 1.0 : r;
   phi = acos (r) / 3.0;
-  return q + 2.0 * p * cos (phi + 2.0943951023931957);
+  return q + 2.0 * p * cos (phi + (which ? 2.0943951023931957 : 0.0));
 }
 
 /* The shape transform's scales of the plan: fringes per unit index on each
@@ -75,7 +75,8 @@ shape_setup (const nb_plan *plan, nb_adaptive_shape *s)
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++)
       g[3 * i + j] = nb_dot (star[i], star[j]);
-  s->gram_min = fmax (0.0, smallest_eigenvalue (g) * (1.0 - 1e-9));
+  s->gram_min = fmax (0.0, eigenvalue (g, 1) * (1.0 - 1e-9));
+  s->gram_max = eigenvalue (g, 0) * (1.0 + 1e-9);
   for (int i = 0; i < 3; i++)
     switch (plan->params.shape)
       {

@@ -123,6 +123,7 @@ typedef struct
 {
   double neff[3];    /* per index: fringes per unit (the shape transform's scale) */
   double gram_min;   /* the smallest eigenvalue of the Gram matrix of a*, b*, c* */
+  double gram_max;   /* its largest */
   double fine_width; /* a cell narrower than this many fringes takes one sample */
 } nb_adaptive_shape;
 /* A row of the adaptive integrator (kernel-adaptive-body.h): the plan's
