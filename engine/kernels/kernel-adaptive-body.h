@@ -444,17 +444,17 @@ FN (layer_setup) (FN (apix) * a, int fpixel, int spixel, int t)
 }
 
 /* The factors the fast kernel applies to a pixel's sum, where the
- * reference takes them: at its first sub-pixel (the plan's oversampling;
- * kernel-fast-body.h): *@omega the solid angle, *@polar the polarization of
- * the first source -dmin keeps (1 with -nopolar, 0 when none), *@capture the
- * last layer's capture fraction. */
+ * reference's method takes them as its oversampling grows: its first
+ * sub-pixel (kernel-fast-body.h) tends to the pixel's first corner.
+ * *@omega the solid angle, *@polar the polarization of the first source
+ * -dmin keeps (1 with -nopolar, 0 when none), *@capture the last layer's
+ * capture fraction. */
 static void
 FN (pixel_factors) (const NB_CTX *c, int fpixel, int spixel, R *omega, R *polar, R *capture)
 {
-  const int N = c->oversample;
   const R omega_scale = c->pixel_size * c->pixel_size * c->close_distance;
-  const R Fdet = c->subpix * (R) (fpixel * N) + c->subpix * K (0.5);
-  const R Sdet = c->subpix * (R) (spixel * N) + c->subpix * K (0.5);
+  const R Fdet = c->pixel_size * (R) fpixel;
+  const R Sdet = c->pixel_size * (R) spixel;
 
   *polar = c->nopolar ? K (1.0) : K (0.0);
   *capture = K (1.0);
@@ -541,6 +541,30 @@ FN (adaptive_pixel) (FN (apix) * a, int fpixel, int spixel, double tol_photons)
   if (c->physical_bg != K (0.0))
     v += c->scale * c->physical_bg * capture * polar * omega;
   return (double) v;
+}
+
+/* The solid angle and the first source's polarization at the point (Fdet,
+ * Sdet) of the detector's front (nb_solid_angle, nb_kahn_factor without the
+ * branch around its division), for vectorised loops. */
+static inline R
+FN (point_factors) (const NB_CTX *c, R Fd, R Sd)
+{
+  const R *B = c->pol, *E = c->pol + 3, *in = c->inc;
+  const R omega_scale = c->pixel_size * c->pixel_size * c->close_distance;
+  R x = Fd * c->fdet[0] + Sd * c->sdet[0] + c->pix0[0];
+  R y = Fd * c->fdet[1] + Sd * c->sdet[1] + c->pix0[1];
+  R z = Fd * c->fdet[2] + Sd * c->sdet[2] + c->pix0[2];
+  R inv = K (1.0) / sqrt (x * x + y * y + z * z);
+  R ux = x * inv, uy = y * inv, uz = z * inv;
+  R c2 = in[0] * ux + in[1] * uy + in[2] * uz, c2sq = c2 * c2;
+  R b = ux * B[0] + uy * B[1] + uz * B[2], e = ux * E[0] + uy * E[1] + uz * E[2];
+  R nn = e * e + b * b, safe = nn > K (0.0) ? nn : K (1.0);
+  R cos2psi = (e * e - b * b) / safe;
+  R kahn, om = c->point_pixel ? inv * inv : omega_scale * inv * inv * inv;
+
+  cos2psi = nn > K (0.0) ? cos2psi : K (1.0);
+  kahn = K (0.5) * (K (1.0) + c2sq - c->kahn * cos2psi * (K (1.0) - c2sq));
+  return om * (c->nopolar ? K (1.0) : kahn);
 }
 
 /* One index of a chunk of pixels for the orientation rows @row (a, b or c):
@@ -689,40 +713,23 @@ FN (chunk_bounds) (
     }
   for (int l = 0; l < CH; l++)
     bound[l] = c->scale * omega[l] * n2 * total[l];
-  /* the factors where the reference takes them over those at the centre */
+  /* the factors where the reference's method takes them (the pixel's first
+   * corner, its first sub-pixel's limit) over those at the centre */
   if (c->thick != K (0.0))
     for (int l = 0; l < CH; l++)
       {
-        const int os = c->oversample;
-        R first = FN (factors_at) (c, c->subpix * (R) ((f0 + l) * os) + c->subpix * K (0.5),
-                                   c->subpix * (R) (spixel * os) + c->subpix * K (0.5));
+        R first = FN (factors_at) (c, c->pixel_size * (R) (f0 + l), c->pixel_size * (R) spixel);
         R centre = FN (factors_at) (c, c->pixel_size * ((R) (f0 + l) + K (0.5)), Sdet);
         ratio[l] = centre != K (0.0) ? first / centre : K (1.0);
       }
   else
     {
-      const R S1 = c->subpix * (R) (spixel * c->oversample) + c->subpix * K (0.5);
+      const R S1 = c->pixel_size * (R) spixel;
       for (int l = 0; l < CH; l++)
         {
-          R F1 = c->subpix * (R) ((f0 + l) * c->oversample) + c->subpix * K (0.5);
-          R Fc = c->pixel_size * ((R) (f0 + l) + K (0.5));
-          R ax = F1 * c->fdet[0] + S1 * c->sdet[0] + c->pix0[0];
-          R ay = F1 * c->fdet[1] + S1 * c->sdet[1] + c->pix0[1];
-          R az = F1 * c->fdet[2] + S1 * c->sdet[2] + c->pix0[2];
-          R bx = Fc * c->fdet[0] + Sdet * c->sdet[0] + c->pix0[0];
-          R by = Fc * c->fdet[1] + Sdet * c->sdet[1] + c->pix0[1];
-          R bz = Fc * c->fdet[2] + Sdet * c->sdet[2] + c->pix0[2];
-          R ia = K (1.0) / sqrt (ax * ax + ay * ay + az * az);
-          R ib = K (1.0) / sqrt (bx * bx + by * by + bz * bz);
-          R fa = NB_PHYS (nb_solid_angle) (ia, omega_scale, c->point_pixel);
-          R fb = NB_PHYS (nb_solid_angle) (ib, omega_scale, c->point_pixel);
-          R pa = NB_PHYS (nb_kahn_factor) (c->kahn, c->inc, c->pol, c->pol + 3, ax * ia, ay * ia,
-                                           az * ia);
-          R pb = NB_PHYS (nb_kahn_factor) (c->kahn, c->inc, c->pol, c->pol + 3, bx * ib, by * ib,
-                                           bz * ib);
-          fa *= c->nopolar ? K (1.0) : pa;
-          fb *= c->nopolar ? K (1.0) : pb;
-          ratio[l] = fb != K (0.0) ? fa / (fb != K (0.0) ? fb : K (1.0)) : K (1.0);
+          R f0c = FN (point_factors) (c, c->pixel_size * (R) (f0 + l), S1);
+          R f1c = FN (point_factors) (c, c->pixel_size * ((R) (f0 + l) + K (0.5)), Sdet);
+          ratio[l] = f0c / (f1c != K (0.0) ? f1c : K (1.0));
         }
     }
 }

@@ -3,8 +3,8 @@
  * sub-pixels are spent only where the bound says they matter
  * (kernel-adaptive-body.h, docs/adaptive-integration.md).
  *
- * Three passes over the ROI: the bound of every pixel; the pixels of the
- * largest bounds, integrated one after another, give the frame's brightest
+ * Three passes over the ROI: the bound of the pixels of every second row;
+ * the pixels of the largest bounds, integrated one after another, give the frame's brightest
  * pixel (at least as bright as they are: a lower estimate, so the tolerance
  * it sets errs towards more samples); then every pixel with the tolerance
  * times that brightness.  Each pixel is computed by one thread from the same
@@ -28,6 +28,9 @@ omp_get_thread_num (void)
 
 /* The pixels of the largest bounds integrated first, for the brightness */
 #define BRIGHTEST 16
+/* ... among the bounds of every BOUND_ROWS-th row (a lower brightness only
+ * makes the tolerance stricter) */
+#define BOUND_ROWS 2
 
 int
 nb_adaptive_takes (const nb_plan *plan)
@@ -233,6 +236,8 @@ adaptive_pass (const adaptive_run *run,
 #pragma omp for schedule(dynamic, 1)
     for (int s = s_begin; s < s_end; s++)
       {
+        if (bound_only && (s - s_begin) % BOUND_ROWS != 0)
+          continue;
         int stop, done;
         double omega = 0.0;
 
@@ -281,7 +286,7 @@ brightest (const adaptive_run *run,
   int n = 0;
   double bright = 0.0, ignored = 0.0;
 
-  for (int s = s_begin; s < s_end; s++)
+  for (int s = s_begin; s < s_end; s += BOUND_ROWS)
     for (int f = run->f_begin; f < run->f_end; f++)
       {
         float b = image[(size_t) s * fpixels + f];
