@@ -8,7 +8,8 @@
  * The limit: the fast kernel in double precision at four times the
  * automatic oversampling (at least 48 a side) on the region around the
  * detector's brightest spot (41 x 21 pixels: the spot and background),
- * which the full frames' pixels there are compared with.  Where the exact
+ * which the full frames' pixels there are compared with, as a fraction of
+ * the frame's brightest pixel (what the tolerance is relative to).  Where the exact
  * full frame would take long (its oversampling above 30 a side), its time is
  * measured on a band of 32 rows across the detector and scaled to 1024 rows:
  * the exact kernel's cost per pixel does not depend on the pixel (the row
@@ -102,18 +103,18 @@ time_execute (nb_plan *plan, float *image, int threads, int repeat, int *ok)
 }
 
 /* The largest pixel error of @got against @limit over the limit's ROI, as a
- * fraction of the limit's brightest pixel there, and the sums' relative
- * difference in *@sum_error. */
+ * fraction of @bright (the frame's brightest pixel, what the tolerance is
+ * relative to), and the sums' relative difference in *@sum_error. */
 static double
-limit_error (const float *got, const float *limit, const int roi[4], double *sum_error)
+limit_error (
+    const float *got, const float *limit, const int roi[4], double bright, double *sum_error)
 {
-  double max = 0.0, worst = 0.0, sg = 0.0, sl = 0.0;
+  double max = bright, worst = 0.0, sg = 0.0, sl = 0.0;
 
   for (int s = roi[2]; s <= roi[3]; s++)
     for (int f = roi[0]; f <= roi[1]; f++)
       {
         size_t i = (size_t) s * 1024 + f;
-        max = fmax (max, limit[i]);
         worst = fmax (worst, fabs ((double) got[i] - limit[i]));
         sg += got[i];
         sl += limit[i];
@@ -184,8 +185,11 @@ measure (const char *hkl, int N, int threads, int repeat, float *a, float *b, ro
         time_execute (limit, l, threads, 1, &ok);
       if (ok)
         {
-          r->exact_error = limit_error (a, l, roi, &r->exact_sum);
-          r->adaptive_error = limit_error (b, l, roi, &r->adaptive_sum);
+          double bright = 0.0;
+          for (size_t i = 0; i < (size_t) 1024 * 1024; i++)
+            bright = fmax (bright, b[i]);
+          r->exact_error = limit_error (a, l, roi, bright, &r->exact_sum);
+          r->adaptive_error = limit_error (b, l, roi, bright, &r->adaptive_sum);
         }
       free (l);
     }
