@@ -212,7 +212,7 @@ bench_adaptive (const char *hkl, int threads, int repeat, int json)
             "exact = the reference's method (our fast kernel, the reference's automatic "
             "oversampling;\n'band': timed on %d rows, scaled to 1024); adaptive at tolerance %s; "
             "errors against\nthe limit (double, 4 x the oversampling, >= 48) on " LIMIT_ROI
-            ", of its brightest pixel\n"
+            ", of the frame's brightest pixel\n"
             "%5s %4s %11s %11s %8s %9s %10s %10s %10s %10s\n",
             threads, BAND_ROWS, TOLERANCE_D, "N", "os", "exact_ms", "adaptive_ms", "speedup",
             "samples/px", "exact_err", "exact_sum", "adapt_err", "adapt_sum");
