@@ -15,6 +15,7 @@
 #endif
 #include "nanobragg.h"
 #include "bench-panels.h"
+#include "bench-adaptive.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -91,13 +92,17 @@ static const char usage_text[] =
     "\tb\t-hkl DATA/" HKL_NAME " " WORKLOAD_B " -detpixels 1024\n"
     "\tc\t-hkl DATA/" HKL_NAME " " WORKLOAD_C " -detpixels 1024 (the viewer's default\n"
     "\t\tscene, 3 x 3 sub-pixels by the automatic oversampling)\n"
+    "\td\tthe viewer's scene at N = 10, 30, 100, 300, single precision: exact integration\n"
+    "\t\t(the reference's method and automatic oversampling) against -integration\n"
+    "\t\tadaptive, times and errors against the high-oversample limit (not in 'all':\n"
+    "\t\tminutes; the reference binary is not run)\n"
     "\te\tworkload a's crystal on the multi-panel -detector of --detector (the Jungfrau\n"
     "\t\t16M: 32 modules, 16.9 million pixels): one plan against one plan per panel\n"
     "\t\t(their CUSTOM vectors), warm, alternating; their medians, the ratio, and whether\n"
     "\t\tthe images are identical outside the file's bad regions (exit 1 if not)\n"
     "\n"
     "Options:\n"
-    "\t--workload a|b|c|e|all\tdefault all (a, b and c; e only by name)\n"
+    "\t--workload a|b|c|d|e|all\tdefault all (a, b and c; d and e only by name)\n"
     "\t--detector FILE\t\tworkload e's geometry (default " NB_DETECTOR_GEOM ")\n"
     "\t--sizes S,S,...\t\tdetector sizes of workload a (default 256,512,1024,2048)\n"
     "\t--precision single|double|exact|both\tdefault both (single and double); exact is the\n"
@@ -115,7 +120,7 @@ static const char usage_text[] =
 
 typedef struct
 {
-  int run_a, run_b, run_c, run_e;
+  int run_a, run_b, run_c, run_d, run_e;
   const char *detector; /* workload e's geometry file */
   int sizes[MAX_SIZES];
   int nsizes;
@@ -340,9 +345,10 @@ option_set (bench_options *o, const char *name, const char *value, const char **
       o->run_a = strcmp (value, "a") == 0 || strcmp (value, "all") == 0;
       o->run_b = strcmp (value, "b") == 0 || strcmp (value, "all") == 0;
       o->run_c = strcmp (value, "c") == 0 || strcmp (value, "all") == 0;
+      o->run_d = strcmp (value, "d") == 0;
       o->run_e = strcmp (value, "e") == 0;
-      if (!o->run_a && !o->run_b && !o->run_c && !o->run_e)
-        return usage_error (name, "'%s' is not a, b, c, e or all", value);
+      if (!o->run_a && !o->run_b && !o->run_c && !o->run_d && !o->run_e)
+        return usage_error (name, "'%s' is not a, b, c, d, e or all", value);
     }
   else if (strcmp (name, "--detector") == 0)
     o->detector = value;
@@ -393,7 +399,7 @@ option_set (bench_options *o, const char *name, const char *value, const char **
 static int
 options_find_data (bench_options *o, const char *data)
 {
-  if (o->run_b || o->run_c)
+  if (o->run_b || o->run_c || o->run_d)
     {
       char hkl[PATH_MAX];
       const char *dir = data ? data : NB_DATA_DIR;
@@ -1021,8 +1027,17 @@ main (int argc, char **argv)
   snprintf (threads_text, sizeof threads_text, "%d", o.threads);
   setenv ("OMP_NUM_THREADS", threads_text, 1);
 
-  print_header (&o);
   rc = 0;
+  if (o.run_d)
+    {
+      char hkl_path[PATH_MAX];
+
+      snprintf (hkl_path, sizeof hkl_path, "%s/%s", o.data_dir, HKL_NAME);
+      rc = bench_adaptive (hkl_path, o.threads, o.repeat_given ? o.repeat : 3, o.json) ? 0 : 1;
+      options_clear (&o);
+      return rc;
+    }
+  print_header (&o);
   if (o.run_a)
     for (int i = 0; i < o.nsizes && rc == 0; i++)
       {

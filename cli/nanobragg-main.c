@@ -493,6 +493,14 @@ write_images (nb_plan *plan,
   omega = nb_plan_get_omega_sum (plan) / in->steps;
   printf ("solid angle subtended by detector = %g steradian ( %g%% sphere)\n", omega,
           100 * omega / 4 / M_PI);
+  if (in->integration == NB_INTEGRATION_ADAPTIVE)
+    {
+      nb_plan_timing t;
+      double roi = (double) (in->roi[1] - in->roi[0] + 1) * (in->roi[3] - in->roi[2] + 1);
+      nb_plan_get_timing (plan, &t);
+      printf ("adaptive integration: %.0f sub-pixel samples (%.3g per pixel) in %.0f ms\n",
+              t.samples, t.samples / (roi > 0 ? roi : 1.0), t.execute_ms);
+    }
 
   printf ("writing %s as %zu %zu-byte floats\n", params->floatfile, im->npix, sizeof (float));
   if ((st = nb_write_float_image (params->floatfile, im->image, in->fpixels, in->spixels, err)) !=

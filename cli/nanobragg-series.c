@@ -102,6 +102,9 @@ static const char usage_text[] =
     "\t--threads N\t\tOpenMP threads per process (default: OMP_NUM_THREADS, else the\n"
     "\t\t\t\tcores shared among the node's ranks)\n"
     "\t--quiet\t\t\tno progress lines\n"
+    "\t--integration M\t\texact (the default: nanoBragg's oversampling) or adaptive, with\n"
+    "\t--tolerance T\t\tits error bound per pixel as a fraction of the brightest (1e-3):\n"
+    "\t\t\t\tthe flags -integration and -tolerance of every frame\n"
     "\n"
     "Progress goes to stderr (one updating line on a terminal, else a line per frame); the\n"
     "summary (frames, seconds, frames/s, per rank) to stdout as JSON.  Every frame's\n"
@@ -453,7 +456,14 @@ parse_command_line (series_config *c, bench_options *b, int argc, char **argv)
           c->base[c->base_argc++] = a;
           continue;
         }
-      if (strcmp (a, "--frames") == 0)
+      if (strcmp (a, "--integration") == 0 || strcmp (a, "--tolerance") == 0)
+        {
+          /* the nanoBragg flag of the same name with one dash */
+          NEEDS_VALUE;
+          c->base[c->base_argc++] = a + 1;
+          c->base[c->base_argc++] = v;
+        }
+      else if (strcmp (a, "--frames") == 0)
         {
           NEEDS_VALUE;
           if ((rc = parse_long (a, v, 1, &c->rotation_frames)) != 0)

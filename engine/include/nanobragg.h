@@ -65,6 +65,15 @@ extern "C"
     NB_PRECISION_EXACT,      /* the reference's own arithmetic and loop order, bit for bit */
   } nb_precision;
 
+  /* How a pixel's lattice factor is integrated over its area (-integration). */
+  typedef enum
+  {
+    NB_INTEGRATION_EXACT = 0, /* the reference's: oversample^2 sub-pixels in every pixel */
+    NB_INTEGRATION_ADAPTIVE,  /* sub-pixels only where the shape transform's envelope says
+                                 they change the pixel by more than the tolerance
+                                 (docs/adaptive-integration.md); the CPU's fast kernels */
+  } nb_integration;
+
   /* Where nb_plan_execute() runs (-backend auto|cpu|cuda). */
   typedef enum
   {
@@ -207,6 +216,9 @@ extern "C"
     nb_backend backend;   /* -backend; nb_params_init() sets NB_BACKEND_AUTO.  -precision exact
                             and tricubic interpolation always run on the CPU, and so does a
                             curved detector (the plan log says so) */
+    nb_integration integration; /* -integration; nb_params_init() sets EXACT */
+    double tolerance;           /* -tolerance: adaptive integration's error bound per pixel, as a
+                         fraction of the frame's brightest pixel (default 1e-3) */
   } nb_params;
 
   /* nb_params_init: the reference's defaults (as `nanobragg -h` lists them); strings NULL except the
@@ -381,6 +393,11 @@ extern "C"
                      sum of their heights (stacked slow-wise), or, when their widths
                      differ, the total pixel count x 1.  The geometry fields above are
                      panel 0's */
+    nb_integration integration; /* as execute integrates: ADAPTIVE only where the plan takes
+                                   it (not -precision exact, -curved_det,
+                                   -oversample_thick/polar/omega, tricubic interpolation) */
+    double tolerance;           /* adaptive: the error bound per pixel, a fraction of the
+                                   frame's brightest pixel */
   } nb_plan_info;
 
   /* The plan's stages (its warm cache).  Each is recomputed only when one of its
@@ -540,6 +557,11 @@ extern "C"
                           band's kernel to the end of the last one's (CUDA events);
                           0 on the CPU */
     int on_gpu;        /* that execute ran on the GPU */
+    int adaptive;      /* that execute integrated adaptively (-integration adaptive) */
+    double samples;    /* the sub-pixel positions it evaluated (each for every sensor layer,
+                          source and orientation step): ROI pixels x oversample^2 x layers
+                          for the reference's method; adaptive: those its cells took
+                          (a viewer's status line shows it) */
   } nb_plan_timing;
 
   /* nb_plan_get_timing: how long the plan's last full image took, for a

@@ -2,7 +2,8 @@
  *
  * The backends, from the fallback up: the CPU's exact kernel (the
  * reference's arithmetic and loop order, kernel.c), the CPU's fast kernels
- * (kernel-fast.c) and the GPU (backend-cuda.c).  After every build of a plan
+ * (kernel-fast.c), the GPU (backend-cuda.c) and the adaptive integrator
+ * (kernel-adaptive.c, on the fast kernel's tables).  After every build of a plan
  * each backend prepares in that order, so one may use what an earlier one
  * made (the GPU gets a copy of the fast kernel's tables); execute runs on the
  * last backend that takes the plan as it stands.
@@ -48,6 +49,9 @@ static const backend backends[] = {
   { "cpu", always, NULL, nb_kernel_execute, NULL },
   { "cpu", fast_takes, fast_prepare, nb_kernel_execute_fast, nb_fast_free },
   { "cuda", nb_backend_cuda_active, nb_backend_sync, nb_backend_cuda_execute, nb_backend_free },
+  /* -integration adaptive: the CPU's, on the fast kernel's tables, also where the GPU would
+   * have taken the plan (the GPU integrates by the reference's oversampling) */
+  { "cpu", nb_adaptive_takes, NULL, nb_kernel_execute_adaptive, NULL },
 };
 
 #define N_BACKENDS (sizeof backends / sizeof backends[0])
@@ -95,6 +99,12 @@ nb_backends_release (nb_plan *plan)
   for (size_t i = N_BACKENDS; i-- > 0;)
     if (backends[i].release != NULL)
       backends[i].release (plan);
+}
+
+int
+nb_backends_adaptive (const nb_plan *plan)
+{
+  return backend_of (plan)->execute == nb_kernel_execute_adaptive;
 }
 
 const char *

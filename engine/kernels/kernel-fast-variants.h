@@ -1,5 +1,6 @@
-/* kernel-fast-variants.h: the fast kernel in single and double precision
- * for one instruction set: included once by each kernel-fast-ISA.c file,
+/* kernel-fast-variants.h: the fast kernel and the adaptive integrator
+ * (kernel-adaptive-body.h) in single and double precision for one
+ * instruction set: included once by each kernel-fast-ISA.c file,
  * with NB_ISA naming the set (generic, avx2, avx512) after its target pragma. */
 #include <tgmath.h>
 
@@ -15,6 +16,7 @@
 #include "kernel-fast-simd.h"
 #endif
 #include "kernel-fast-body.h"
+#include "kernel-adaptive-body.h"
 #undef NB_CTX
 #undef NB_REAL
 #undef NB_REAL_IS_DOUBLE
@@ -30,3 +32,4 @@
 #include "kernel-fast-simd.h"
 #endif
 #include "kernel-fast-body.h"
+#include "kernel-adaptive-body.h"

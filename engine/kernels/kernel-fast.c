@@ -205,7 +205,17 @@ nb_fast_free (nb_plan *plan)
             c->k_stride = g->k_range + 1;                                                          \
             c->l_stride = g->l_range + 1;                                                          \
           }                                                                                        \
+        c->F2max = c->default_F * c->default_F;                                                    \
+        if (c->F != NULL)                                                                          \
+          {                                                                                        \
+            size_t ncells = (size_t) (g->h_range + 1) * (g->k_range + 1) * (g->l_range + 1);       \
+            for (size_t i = 0; i < ncells; i++)                                                    \
+              if (c->F[i] * c->F[i] > c->F2max)                                                    \
+                c->F2max = c->F[i] * c->F[i];                                                      \
+          }                                                                                        \
       }                                                                                            \
+    if (c->F == NULL || c->default_F * c->default_F > c->F2max)                                    \
+      c->F2max = c->default_F * c->default_F;                                                      \
     c->simd = !c->curved && c->thicksteps == 1 && c->thick == (T) 0.0 &&                           \
               c->shape == NB_SHAPE_SQUARE && !c->os_any && !(c->dmin > (T) 0.0) &&                 \
               !staged_only ();                                                                     \

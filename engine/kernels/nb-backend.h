@@ -41,6 +41,10 @@ nb_backends_execute (nb_plan *plan, float *image, const nb_exec_options *opts, n
  * NB_ERR_NOMEM. */
 nb_status nb_backends_set_panel (nb_plan *plan, nb_error *err);
 
+/* nb_backends_adaptive: 1 when @plan's execute integrates adaptively
+ * (-integration adaptive on a plan the adaptive integrator takes). */
+int nb_backends_adaptive (const nb_plan *plan);
+
 /* nb_backends_release: frees what the backends hold for @plan. */
 void nb_backends_release (nb_plan *plan);
 

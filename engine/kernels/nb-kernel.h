@@ -45,6 +45,7 @@ nb_cancel_requested (const nb_exec_options *opts)
   int F_owned; /* F is a converted copy (else it is the plan's grid) */                            \
   int h_min, k_min, l_min, h_count, k_count, l_count, k_stride, l_stride;                          \
   T default_F;                                                                                     \
+  T F2max; /* the largest F^2 of the grid and default_F (adaptive integration's bound) */          \
   T I_start, scale, physical_bg;                                                                   \
   int simd;   /* 1: SSE4.1, AVX2 and AVX-512 rows take kernel-fast-simd.h (nb_fast_prepare) */     \
   int stream; /* 1: the image is larger than the caches: streaming stores */
@@ -114,6 +115,38 @@ long nb_kernel_first_phi_pixel (const nb_plan *plan);
  * masked pixels too, take off their total so that the printed solid angle
  * leaves them out, as the reference does. */
 double nb_kernel_masked_omega (const nb_plan *plan);
+
+/* kernel-adaptive.c: the adaptive pixel integrator (-integration adaptive,
+ * docs/adaptive-integration.md) on the fast kernels' tables. */
+#define NB_ADAPTIVE_MAX_DEPTH 12 /* 4096 sub-pixels per pixel axis at most */
+typedef struct
+{
+  double neff[3];    /* per index: fringes per unit (the shape transform's scale) */
+  double gram_min;   /* the smallest eigenvalue of the Gram matrix of a*, b*, c* */
+  double gram_max;   /* its largest */
+  double fine_width; /* a cell narrower than this many fringes takes one sample */
+} nb_adaptive_shape;
+/* A row of the adaptive integrator (kernel-adaptive-body.h): the plan's
+ * tables @c, their copy @c1 with one sample per pixel */
+#define NB_ADAPTIVE_DECLARE(suffix, ctx)                                                           \
+  void nb_adaptive_row##suffix (const ctx *c, const ctx *c1, const nb_adaptive_shape *shape,       \
+                                void *scratch, int spixel, int f_first, int count,                 \
+                                const uint16_t *mask, double tol_photons, int bound_only,          \
+                                float *out, double *omega_sum, double *samples);
+#define NB_ADAPTIVE_DECLARE_ISA(isa)                                                               \
+  NB_ADAPTIVE_DECLARE (_f32_##isa, nb_f32_ctx) NB_ADAPTIVE_DECLARE (_f64_##isa, nb_f64_ctx)
+NB_ADAPTIVE_DECLARE_ISA (generic)
+NB_ADAPTIVE_DECLARE_ISA (sse41)
+NB_ADAPTIVE_DECLARE_ISA (avx2)
+NB_ADAPTIVE_DECLARE_ISA (avx512)
+#undef NB_ADAPTIVE_DECLARE_ISA
+#undef NB_ADAPTIVE_DECLARE
+/* 1 when the plan integrates adaptively (the table of backends, backend.c) */
+int nb_adaptive_takes (const nb_plan *plan);
+nb_status nb_kernel_execute_adaptive (nb_plan *plan,
+                                      float *image,
+                                      const nb_exec_options *opts,
+                                      nb_error *err);
 
 /* kernel.c */
 nb_status

@@ -125,6 +125,7 @@ struct nb_plan
 
   double *row_omega; /* spixels: per-row solid-angle sums (thread-independent total) */
   size_t cap_row_omega;
+  double samples; /* sub-pixel samples of the last execute (nb_plan_timing.samples) */
   nb_plan_stats stats;
   int interp_warned;
 

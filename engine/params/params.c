@@ -92,6 +92,8 @@ nb_params_init (nb_params *p)
   p->progress = 1;
   p->precision = NB_PRECISION_DOUBLE;
   p->backend = NB_BACKEND_AUTO;
+  p->integration = NB_INTEGRATION_EXACT;
+  p->tolerance = 1e-3;
 }
 
 void

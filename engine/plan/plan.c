@@ -627,6 +627,8 @@ fill_info_of (const nb_plan *plan, const nb_detector *d, nb_plan_info *in)
   in->interpolate = plan->interpolate;
   in->default_F = plan->default_F;
   in->n_panels = plan->n_panels;
+  in->integration = nb_backends_adaptive (plan) ? NB_INTEGRATION_ADAPTIVE : NB_INTEGRATION_EXACT;
+  in->tolerance = p->tolerance;
 }
 
 static void
@@ -646,6 +648,27 @@ nb_plan_get_panel_info (const nb_plan *plan, int panel, nb_plan_info *info, nb_e
   if (plan->n_panels > 0)
     info->steps = plan->panels[panel].steps;
   return NB_OK;
+}
+
+/* The integration the plan asked for and the one it has, one line. */
+static void
+log_integration (nb_plan *plan)
+{
+  const nb_params *p = &plan->params;
+
+  if (p->integration != NB_INTEGRATION_ADAPTIVE)
+    return;
+  if (plan->info.integration == NB_INTEGRATION_ADAPTIVE)
+    nb_log_printf (
+        &plan->log, "adaptive integration: error below %g of the brightest pixel, on the CPU%s\n",
+        p->tolerance,
+        p->backend != NB_BACKEND_CPU ? " (the GPU integrates by oversampling only)" : "");
+  else
+    nb_log_printf (&plan->log,
+                   "adaptive integration not available for -precision exact, -curved_det, "
+                   "-oversample_thick/polar/omega or tricubic interpolation: %d-fold "
+                   "oversampling\n",
+                   plan->det.oversample);
 }
 
 static nb_status
@@ -741,6 +764,7 @@ plan_build (nb_plan *plan, unsigned rebuild, nb_error *err)
     return st;
 
   fill_info (plan);
+  log_integration (plan);
   return NB_OK;
 }
 
@@ -1046,6 +1070,20 @@ monotonic_ms (void)
   return (double) ts.tv_sec * 1e3 + (double) ts.tv_nsec * 1e-6;
 }
 
+/* The sub-pixel positions the reference's method evaluates in the ROI. */
+static double
+exact_samples (const nb_plan *plan)
+{
+  const nb_detector *d = &plan->det;
+  int f0 = d->roi_xmin < 0 ? 0 : d->roi_xmin, s0 = d->roi_ymin < 0 ? 0 : d->roi_ymin;
+  int f1 = d->roi_xmax + 1 < d->fpixels ? d->roi_xmax + 1 : d->fpixels;
+  int s1 = d->roi_ymax + 1 < d->spixels ? d->roi_ymax + 1 : d->spixels;
+
+  if (f1 <= f0 || s1 <= s0)
+    return 0.0;
+  return (double) (f1 - f0) * (s1 - s0) * d->oversample * d->oversample * d->thicksteps;
+}
+
 nb_status
 nb_plan_execute (nb_plan *plan, float *image, const nb_exec_options *opts, nb_error *err)
 {
@@ -1064,6 +1102,8 @@ nb_plan_execute (nb_plan *plan, float *image, const nb_exec_options *opts, nb_er
       plan->timing.execute_ms = monotonic_ms () - start;
       plan->timing.on_gpu = on_gpu && nb_backend_cuda_active (plan);
       plan->timing.kernel_ms = plan->timing.on_gpu ? nb_backend_cuda_kernel_ms (plan) : 0.0;
+      plan->timing.adaptive = nb_backends_adaptive (plan);
+      plan->timing.samples = plan->timing.adaptive ? plan->samples : exact_samples (plan);
     }
   /* what the backend did not compute where it rendered, the CPU does */
   if (st == NB_OK && stats != NULL && !stats->valid)
