@@ -35,7 +35,8 @@ PACKAGES=(gcc libc6-dev meson ninja-build pkg-config libglib2.0-dev libpng-dev z
           gir1.2-gtk-4.0 python3-gi gjs gi-docgen xvfb xauth desktop-file-utils appstream gettext
           clang valgrind locales-all clang-format
           libcbf-dev libhdf5-dev libopenmpi-dev openmpi-bin python3-fabio python3-h5py python3-dials
-          libgif-dev libxtst-dev)
+          libgif-dev libxtst-dev
+          g++ gemmi-dev tao-pegtl-dev gemmi)
 
 # The default scene: HIV-1 protease (PDB 1HPV) on a 1024 x 1024 detector.
 SCENE=(-hkl "$ROOT/data/1hpv_p1.hkl"
