@@ -101,7 +101,8 @@ install_dependencies () {
 
 configure_and_build () {
   # The API reference (gi-docgen) is built and checked with everything else.
-  local options=(-Dtests=enabled -Dpng=enabled -Ddocs=enabled -Dcbf=enabled -Dhdf5=enabled)
+  local options=(-Dtests=enabled -Dpng=enabled -Ddocs=enabled -Dcbf=enabled -Dhdf5=enabled
+                 -Dmodels=enabled)
   [ -n "${GOLDEN_DIR:-}" ] && options+=("-Dgolden_dir=$(realpath -m "$GOLDEN_DIR")")
   # Tests on a machine with nvcc must compile and link the CUDA backend: a toolkit that meson
   # cannot use is then an error, not a quietly CPU-only build.

@@ -339,6 +339,31 @@ looks_like_cif (const std::string &text)
   return false;
 }
 
+/* An old PDB file (before format 3) has the entry's id in columns 73-76 of
+ * every record, where format 3 has the element and charge: 1 when the
+ * HEADER's id (columns 63-66) is there in the first ATOM or HETATM record. */
+bool
+old_pdb_layout (const std::string &text)
+{
+  std::string id;
+  size_t i = 0;
+
+  while (i < text.size ())
+    {
+      size_t end = text.find ('\n', i);
+      std::string line = text.substr (i, end == std::string::npos ? std::string::npos : end - i);
+
+      if (line.compare (0, 6, "HEADER") == 0 && line.size () >= 66)
+        id = line.substr (62, 4);
+      if (line.compare (0, 6, "ATOM  ") == 0 || line.compare (0, 6, "HETATM") == 0)
+        return !id.empty () && id != "    " && line.size () >= 76 && line.compare (72, 4, id) == 0;
+      if (end == std::string::npos)
+        break;
+      i = end + 1;
+    }
+  return false;
+}
+
 nb_status
 read_text (const char *path, const std::string &text, nb_model *out, nb_error *err)
 {
@@ -353,8 +378,18 @@ read_text (const char *path, const std::string &text, nb_model *out, nb_error *e
         return read_atoms (path, gemmi::make_structure (doc), out, err);
       return read_reflections (path, doc, out, err);
     }
-  return read_atoms (path, gemmi::read_pdb_from_memory (text.data (), text.size (), path), out,
-                     err);
+  gemmi::PdbReadOptions options;
+  bool old = old_pdb_layout (text);
+
+  if (old)
+    options.max_line_length = 72;
+  nb_status st = read_atoms (
+      path, gemmi::read_pdb_from_memory (text.data (), text.size (), path, options), out, err);
+  if (st == NB_OK && old)
+    snprintf (out->note + strlen (out->note), sizeof out->note - strlen (out->note),
+              "; columns 73-80 hold the entry's id and line numbers (an old PDB file): read to "
+              "column 72");
+  return st;
 }
 
 void
