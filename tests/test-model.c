@@ -69,7 +69,7 @@ check_against_mtz (const char *model_name)
 {
   g_autofree char *pdb = data_path (model_name);
   g_autofree char *mtz = data_path ("1hpv_fcalc.mtz");
-  nb_model m;
+  nb_structure m;
   nb_hkl_grid ref, calc;
   nb_error err;
   char column[32];
@@ -79,8 +79,8 @@ check_against_mtz (const char *model_name)
 
   if (skip_without_models ())
     return;
-  g_assert_cmpint (nb_model_read (pdb, SIZE_MAX, &m, &err), ==, NB_OK);
-  g_assert_cmpint (m.kind, ==, NB_MODEL_ATOMS);
+  g_assert_cmpint (nb_structure_read (pdb, SIZE_MAX, &m, &err), ==, NB_OK);
+  g_assert_cmpint (m.kind, ==, NB_STRUCTURE_ATOMS);
   g_assert_cmpint (m.n_atoms, ==, 1631);
   g_assert_cmpint (m.n_symops, ==, 6);
   g_assert_cmpstr (m.space_group, ==, "P 61");
@@ -100,7 +100,7 @@ check_against_mtz (const char *model_name)
   g_assert_cmpfloat (CC, >, 0.9999);
   nb_hkl_grid_clear (&ref);
   nb_hkl_grid_clear (&calc);
-  nb_model_clear (&m);
+  nb_structure_clear (&m);
 }
 
 static void

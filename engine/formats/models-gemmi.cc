@@ -105,7 +105,7 @@ copy_out (const std::vector<T> &v)
 void
 put_cell_and_symmetry (const gemmi::UnitCell &cell,
                        const gemmi::SpaceGroup *sg,
-                       nb_model *out,
+                       nb_structure *out,
                        std::vector<nb_symop> &ops)
 {
   out->cell[0] = cell.a;
@@ -132,7 +132,7 @@ put_cell_and_symmetry (const gemmi::UnitCell &cell,
 }
 
 bool
-valid_cell (const nb_model *m)
+valid_cell (const nb_structure *m)
 {
   for (int i = 0; i < 6; i++)
     if (!std::isfinite (m->cell[i]) || m->cell[i] <= 0.0)
@@ -141,7 +141,7 @@ valid_cell (const nb_model *m)
 }
 
 nb_status
-read_atoms (const char *path, const gemmi::Structure &st, nb_model *out, nb_error *err)
+read_atoms (const char *path, const gemmi::Structure &st, nb_structure *out, nb_error *err)
 {
   std::vector<nb_symop> ops;
   std::vector<nb_form_factor> forms;
@@ -217,7 +217,7 @@ read_atoms (const char *path, const gemmi::Structure &st, nb_model *out, nb_erro
         }
   if (atoms.empty ())
     return fail (err, NB_ERR_INVALID, "%s: no atoms in its first model", path);
-  out->kind = NB_MODEL_ATOMS;
+  out->kind = NB_STRUCTURE_ATOMS;
   out->n_symops = (int) ops.size ();
   out->n_forms = (int) forms.size ();
   out->n_atoms = (long) atoms.size ();
@@ -234,7 +234,7 @@ read_atoms (const char *path, const gemmi::Structure &st, nb_model *out, nb_erro
 /* The amplitudes of the first merged block's first column of F (or of I,
  * converted): the columns deposited files use, in this order. */
 nb_status
-read_reflections (const char *path, gemmi::cif::Document &doc, nb_model *out, nb_error *err)
+read_reflections (const char *path, gemmi::cif::Document &doc, nb_structure *out, nb_error *err)
 {
   static const char *const f_tags[] = { "F_meas_au", "F_meas", "F_calc", "F_calc_au" };
   static const char *const i_tags[] = { "intensity_meas", "F_squared_meas", "intensity_calc",
@@ -296,7 +296,7 @@ read_reflections (const char *path, gemmi::cif::Document &doc, nb_model *out, nb
         }
       if (F.empty ())
         return fail (err, NB_ERR_INVALID, "%s: no reflection has a value of %s", path, tag);
-      out->kind = NB_MODEL_REFLECTIONS;
+      out->kind = NB_STRUCTURE_REFLECTIONS;
       out->n_symops = (int) ops.size ();
       out->symops = copy_out (ops);
       out->n_reflections = (long) F.size ();
@@ -365,7 +365,7 @@ old_pdb_layout (const std::string &text)
 }
 
 nb_status
-read_text (const char *path, const std::string &text, nb_model *out, nb_error *err)
+read_text (const char *path, const std::string &text, nb_structure *out, nb_error *err)
 {
   if (looks_like_cif (text))
     {
@@ -380,6 +380,16 @@ read_text (const char *path, const std::string &text, nb_model *out, nb_error *e
     }
   gemmi::PdbReadOptions options;
   bool old = old_pdb_layout (text);
+  size_t last = text.find_last_of ('\n', text.size () - 2);
+  std::string tail = text.substr (last == std::string::npos ? 0 : last + 1);
+  long lines = (long) std::count (text.begin (), text.end (), '\n');
+
+  /* a copy cut short ends inside a record: gemmi would read the atoms before */
+  if (text.back () != '\n' && (tail.compare (0, 6, "ATOM  ") == 0 ||
+                                tail.compare (0, 6, "HETATM") == 0 || tail.compare (0, 6, "ANISOU") == 0)
+      && tail.size () < 66)
+    return fail (err, NB_ERR_PARSE, "%s:%ld: truncated: the last record is cut short (%zu columns)",
+                 path, lines + 1, tail.size ());
 
   if (old)
     options.max_line_length = 72;
@@ -389,11 +399,14 @@ read_text (const char *path, const std::string &text, nb_model *out, nb_error *e
     snprintf (out->note + strlen (out->note), sizeof out->note - strlen (out->note),
               "; columns 73-80 hold the entry's id and line numbers (an old PDB file): read to "
               "column 72");
+  if (st == NB_OK && text.find ("\nEND") == std::string::npos)
+    snprintf (out->note + strlen (out->note), sizeof out->note - strlen (out->note),
+              "; WARNING: no END record, the file may be truncated");
   return st;
 }
 
 void
-clear (nb_model *m)
+clear (nb_structure *m)
 {
   free (m->symops);
   free (m->forms);
@@ -404,7 +417,7 @@ clear (nb_model *m)
 }
 
 nb_status
-read (const char *path, size_t max_bytes, nb_model *out, nb_error *err)
+read (const char *path, size_t max_bytes, nb_structure *out, nb_error *err)
 {
   nb_status st;
 

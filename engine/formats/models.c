@@ -54,7 +54,7 @@ nb_models_available (void)
 }
 
 nb_status
-nb_model_read (const char *path, size_t max_bytes, nb_model *out, nb_error *err)
+nb_structure_read (const char *path, size_t max_bytes, nb_structure *out, nb_error *err)
 {
   memset (out, 0, sizeof *out);
 #ifdef NB_HAVE_MODELS
@@ -74,7 +74,7 @@ nb_model_read (const char *path, size_t max_bytes, nb_model *out, nb_error *err)
 }
 
 void
-nb_model_clear (nb_model *m)
+nb_structure_clear (nb_structure *m)
 {
   free (m->symops);
   free (m->forms);

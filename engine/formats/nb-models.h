@@ -10,7 +10,7 @@
  * NB_ERR_UNSUPPORTED naming the file.
  *
  * Everything the module hands back is plain C data in one malloc()ed block
- * per array, freed by nb_model_clear(): no C++ object or exception crosses
+ * per array, freed by nb_structure_clear(): no C++ object or exception crosses
  * the ABI (the module catches every exception and turns it into one line
  * naming the file, and the line where gemmi gives it).
  */
@@ -66,19 +66,19 @@ extern "C"
                        * the file gives it): 11 22 33 12 13 23, all 0 when the
                        * atom has none; its Debye-Waller factor at the index
                        * row k is exp(-2 pi^2 k U k^T) */
-    int form;         /* index into nb_model.forms */
+    int form;         /* index into nb_structure.forms */
   } nb_atom;
 
   typedef enum
   {
-    NB_MODEL_ATOMS = 1,       /* coordinates: atoms[] */
-    NB_MODEL_REFLECTIONS = 2, /* a structure-factor file: hkl[] and F[] */
-  } nb_model_kind;
+    NB_STRUCTURE_ATOMS = 1,       /* coordinates: atoms[] */
+    NB_STRUCTURE_REFLECTIONS = 2, /* a structure-factor file: hkl[] and F[] */
+  } nb_structure_kind;
 
   /* What the module reads from one file. */
   typedef struct
   {
-    nb_model_kind kind;
+    nb_structure_kind kind;
     double cell[6];       /* a, b, c (Angstrom), alpha, beta, gamma (degrees) */
     char space_group[16]; /* Hermann-Mauguin symbol, "" when the file gives none (P1 then) */
     int n_symops;
@@ -91,8 +91,8 @@ extern "C"
     int *hkl;        /* owned: 3 n_reflections indices */
     double *F;       /* owned: n_reflections amplitudes */
     char column[32]; /* the column read ("F_meas_au", "intensity_meas") */
-    char note[160];  /* a line for the log: how F was obtained, what was skipped */
-  } nb_model;
+    char note[256];  /* a line for the log: how F was obtained, what was skipped */
+  } nb_structure;
 
   /* The module's table. */
   typedef struct
@@ -100,23 +100,24 @@ extern "C"
     unsigned abi;  /* NB_MODELS_ABI */
     unsigned size; /* sizeof (nb_models) */
     /* reads @path (PDB, mmCIF or -sf.cif; gzip or plain) into @out, whose
-     * arrays are malloc()ed; errors as nb_model_read() */
-    nb_status (*read) (const char *path, size_t max_bytes, nb_model *out, nb_error *err);
+     * arrays are malloc()ed; errors as nb_structure_read() */
+    nb_status (*read) (const char *path, size_t max_bytes, nb_structure *out, nb_error *err);
   } nb_models;
 
   typedef const nb_models *(*nb_models_open_fn) (unsigned abi);
 
-  /* nb_model_read: reads the model or structure-factor file @path through the
+  /* nb_structure_read: reads the model or structure-factor file @path through the
    * module.  At most @max_bytes (and NB_MODEL_FILE_MAX) of text after
    * decompression, and NB_MODEL_ATOMS_MAX atoms.  Errors, each one line naming
    * @path: NB_ERR_UNSUPPORTED (this build has no models module), NB_ERR_IO
    * (cannot read, or the module cannot be loaded), NB_ERR_PARSE (damaged or
    * not a model: gemmi's message, with its line), NB_ERR_INVALID (no atoms or
    * reflections, an element without form factor, a bad cell), NB_ERR_NOMEM.
-   * On error @out is empty.  Free with nb_model_clear(). */
-  nb_status nb_model_read (const char *path, size_t max_bytes, nb_model *out, nb_error *err);
+   * On error @out is empty.  Free with nb_structure_clear(). */
+  nb_status
+  nb_structure_read (const char *path, size_t max_bytes, nb_structure *out, nb_error *err);
 
-  void nb_model_clear (nb_model *m);
+  void nb_structure_clear (nb_structure *m);
 
   /* nb_models_available: 1 when this build has the models module. */
   int nb_models_available (void);

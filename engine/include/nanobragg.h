@@ -114,11 +114,14 @@ extern "C"
     int mosaic_domains;   /* number of mosaic domains; -1 = not given */
     long mosaic_seed;     /* stored negated; default -12345678 */
     int interpolate;      /* structure factors: 0 nearest, 1 tricubic, 2 auto */
-    char *hkl_file;       /* -hkl: text file of h k l F, or NULL (owned) */
+    char *hkl_file;       /* -hkl/-model: structure factors (HKL text, MTZ, -sf.cif) or an
+                           * atomic model (PDB, mmCIF) to compute them from, or NULL (owned) */
     char *dump_file;      /* -dump: Fdump cache written after -hkl, read without it (owned) */
     double default_F;     /* F of reflections not in the file */
     char *stol_file;      /* -stol/-4stol/-Q table: read and reported, unused (owned) */
     nb_stol_kind stol_kind;
+    double d_min; /* -dmin: resolution of structure factors computed from a model (m);
+                   * 0 = what the detector's corners reach */
 
     /* ---- beam ---- */
     double lambda0;              /* central wavelength (m) */

@@ -15,6 +15,7 @@
 #include "base/nb-rng.h"
 #include "base/nb-textfile.h"
 #include "formats/nb-hkl.h"
+#include "formats/nb-models.h"
 #include "nanobragg.h"
 #include "nb-vector.h"
 
@@ -125,6 +126,17 @@ struct nb_plan
   /* Input files read once per name: a parameter change never re-reads them. */
   char *mat_path; /* -mat file whose matrix is in mat[], or NULL */
   double mat[9];
+  /* -hkl/-model naming an atomic model or -sf.cif (atomic-model.c): the file
+   * as read, the cell it gives the crystal when neither -cell nor -mat does
+   * (Angstrom, rad; a == 0: none), and the reflections computed from its
+   * atoms (one of each set of equivalents) to model_d_min Angstrom. */
+  char *model_path;
+  nb_structure *model;
+  double model_cell[6];
+  int *model_hkl;
+  double *model_F;
+  long model_n;
+  double model_d_min;
   char *source_path;     /* -sourcefile whose rows are in source_table, or NULL */
   unsigned source_flags; /* how it was read (nb_table_read_with) */
   nb_table source_table;
@@ -151,3 +163,26 @@ nb_status nb_orient_setup (nb_plan *plan, nb_error *err);
 void nb_sources_free (nb_sources *s);
 void nb_crystal_free (nb_crystal *c);
 void nb_orient_free (nb_orient *o);
+
+/* ---- atomic-model.c: structure factors from an atomic model (issue 30) ---- */
+
+/* nb_atomic_model_read: when -hkl names a model or -sf.cif (nb_file_is_model),
+ * reads it unless it is the one read last, and sets model_cell from it when
+ * neither -cell nor -mat gives the cell; otherwise drops any model. */
+nb_status nb_atomic_model_read (nb_plan *plan, nb_error *err);
+
+/* nb_atomic_model_d_min: the resolution (Angstrom) a model's structure
+ * factors are wanted to: -dmin, or what the detector's corners reach at the
+ * shortest wavelength with the interpolation's neighbours. */
+double nb_atomic_model_d_min (const nb_plan *plan);
+
+/* nb_atomic_model_stale: 1 when the plan's model needs its structure factors
+ * computed (none yet, -dmin changed, or the detector reaches beyond them). */
+int nb_atomic_model_stale (const nb_plan *plan);
+
+/* nb_atomic_model_grid: plan->hkl (empty) from the model: its reflections,
+ * or the sum over its atoms (computed when stale, kept otherwise), expanded
+ * to P1, within @max_bytes at @cell_bytes per cell. */
+nb_status nb_atomic_model_grid (nb_plan *plan, size_t max_bytes, size_t cell_bytes, nb_error *err);
+
+void nb_atomic_model_free (nb_plan *plan);

@@ -39,7 +39,7 @@ symmetry_clear (symmetry *s)
 }
 
 static nb_status
-symmetry_init (const char *source, const nb_model *m, symmetry *s, nb_error *err)
+symmetry_init (const char *source, const nb_structure *m, symmetry *s, nb_error *err)
 {
   const double *c = m->cell;
   double ca = cos (c[3] * M_PI / 180), cb = cos (c[4] * M_PI / 180), cg = cos (c[5] * M_PI / 180);
@@ -173,7 +173,7 @@ is_anisotropic (const nb_atom *t)
 }
 
 static nb_status
-atom_arrays_init (const nb_model *m, atom_arrays *a, nb_error *err)
+atom_arrays_init (const nb_structure *m, atom_arrays *a, nb_error *err)
 {
   size_t n = (size_t) m->n_atoms;
 
@@ -420,7 +420,7 @@ compute (const symmetry *s, const atom_arrays *a, const int *hkl, long n, double
 }
 
 nb_status
-nb_sfcalc_list (const nb_model *m, const int *hkl, long n, double *F, nb_error *err)
+nb_sfcalc_list (const nb_structure *m, const int *hkl, long n, double *F, nb_error *err)
 {
   symmetry s;
   atom_arrays a;
@@ -436,7 +436,7 @@ nb_sfcalc_list (const nb_model *m, const int *hkl, long n, double *F, nb_error *
 }
 
 double
-nb_model_resolution (const nb_model *m, const int hkl[3])
+nb_structure_resolution (const nb_structure *m, const int hkl[3])
 {
   symmetry s;
   nb_error ignored;
@@ -568,15 +568,14 @@ expand_to_grid (const char *source,
 }
 
 nb_status
-nb_sfcalc_grid (const char *source,
-                const nb_model *m,
-                double d_min,
-                double default_F,
-                size_t max_bytes,
-                size_t cell_bytes,
-                nb_hkl_grid *out,
-                long *n_unique,
-                nb_error *err)
+nb_sfcalc_unique (const char *source,
+                  const nb_structure *m,
+                  double d_min,
+                  size_t max_bytes,
+                  int **hkl_out,
+                  double **F_out,
+                  long *n_out,
+                  nb_error *err)
 {
   symmetry s;
   atom_arrays a;
@@ -585,7 +584,9 @@ nb_sfcalc_grid (const char *source,
   long n = 0;
   nb_status st;
 
-  memset (out, 0, sizeof *out);
+  *hkl_out = NULL;
+  *F_out = NULL;
+  *n_out = 0;
   if (!(d_min > 0.0) || !isfinite (d_min))
     return nb_error_set (err, NB_ERR_INVALID, "%s: resolution %g Angstrom must be positive", source,
                          d_min);
@@ -600,24 +601,30 @@ nb_sfcalc_grid (const char *source,
       st = compute (&s, &a, hkl, n, F, err);
       atom_arrays_clear (&a);
     }
-  if (st == NB_OK)
-    st = expand_to_grid (source, &s, hkl, F, n, default_F, max_bytes, cell_bytes, out, err);
-  if (n_unique != NULL)
-    *n_unique = n;
-  free (hkl);
-  free (F);
   symmetry_clear (&s);
-  return st;
+  if (st != NB_OK)
+    {
+      free (hkl);
+      free (F);
+      return st;
+    }
+  *hkl_out = hkl;
+  *F_out = F;
+  *n_out = n;
+  return NB_OK;
 }
 
 nb_status
-nb_sf_expand_grid (const char *source,
-                   const nb_model *m,
-                   double default_F,
-                   size_t max_bytes,
-                   size_t cell_bytes,
-                   nb_hkl_grid *out,
-                   nb_error *err)
+nb_sf_expand_list_grid (const char *source,
+                        const nb_structure *m,
+                        const int *hkl,
+                        const double *F,
+                        long n,
+                        double default_F,
+                        size_t max_bytes,
+                        size_t cell_bytes,
+                        nb_hkl_grid *out,
+                        nb_error *err)
 {
   symmetry s;
   nb_status st;
@@ -625,8 +632,47 @@ nb_sf_expand_grid (const char *source,
   memset (out, 0, sizeof *out);
   if ((st = symmetry_init (source, m, &s, err)) != NB_OK)
     return st;
-  st = expand_to_grid (source, &s, m->hkl, m->F, m->n_reflections, default_F, max_bytes, cell_bytes,
-                       out, err);
+  st = expand_to_grid (source, &s, hkl, F, n, default_F, max_bytes, cell_bytes, out, err);
   symmetry_clear (&s);
   return st;
+}
+
+nb_status
+nb_sfcalc_grid (const char *source,
+                const nb_structure *m,
+                double d_min,
+                double default_F,
+                size_t max_bytes,
+                size_t cell_bytes,
+                nb_hkl_grid *out,
+                long *n_unique,
+                nb_error *err)
+{
+  int *hkl;
+  double *F;
+  long n;
+  nb_status st;
+
+  memset (out, 0, sizeof *out);
+  if ((st = nb_sfcalc_unique (source, m, d_min, max_bytes, &hkl, &F, &n, err)) != NB_OK)
+    return st;
+  st = nb_sf_expand_list_grid (source, m, hkl, F, n, default_F, max_bytes, cell_bytes, out, err);
+  if (n_unique != NULL)
+    *n_unique = n;
+  free (hkl);
+  free (F);
+  return st;
+}
+
+nb_status
+nb_sf_expand_grid (const char *source,
+                   const nb_structure *m,
+                   double default_F,
+                   size_t max_bytes,
+                   size_t cell_bytes,
+                   nb_hkl_grid *out,
+                   nb_error *err)
+{
+  return nb_sf_expand_list_grid (source, m, m->hkl, m->F, m->n_reflections, default_F, max_bytes,
+                                 cell_bytes, out, err);
 }
