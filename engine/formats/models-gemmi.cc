@@ -441,8 +441,9 @@ read (const char *path, size_t max_bytes, nb_structure *out, nb_error *err)
       size_t n = strlen (path);
 
       if (strncmp (what, path, n) == 0 && what[n] == ':')
-        what += n + 1;
-      st = fail (err, NB_ERR_PARSE, "%s: %s", path, what);
+        st = fail (err, NB_ERR_PARSE, "%s", what);
+      else
+        st = fail (err, NB_ERR_PARSE, "%s: %s", path, what);
     }
   catch (...)
     {
