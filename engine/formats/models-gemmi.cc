@@ -16,6 +16,7 @@
 #include <gemmi/refln.hpp>
 #include <gemmi/symmetry.hpp>
 
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -54,16 +55,21 @@ fail (nb_error *err, nb_status code, const char *fmt, ...)
   return code;
 }
 
-/* The whole file, inflated when it is gzip, at most @max_bytes. */
+/* The whole file open as @fd, inflated when it is gzip, at most @max_bytes. */
 nb_status
-slurp (const char *path, size_t max_bytes, std::string &text, nb_error *err)
+slurp (const char *path, int fd, size_t max_bytes, std::string &text, nb_error *err)
 {
-  gzFile f = gzopen (path, "rb");
+  int own = dup (fd);
+  gzFile f = own >= 0 ? gzdopen (own, "rb") : nullptr;
   char chunk[1 << 16];
   int n;
 
   if (f == nullptr)
-    return fail (err, NB_ERR_IO, "%s: cannot open: %s", path, strerror (errno ? errno : ENOENT));
+    {
+      if (own >= 0)
+        close (own);
+      return fail (err, NB_ERR_IO, "%s: cannot read: %s", path, strerror (errno ? errno : EBADF));
+    }
   while ((n = gzread (f, chunk, sizeof chunk)) > 0)
     {
       if (text.size () + (size_t) n > max_bytes)
@@ -417,7 +423,7 @@ clear (nb_structure *m)
 }
 
 nb_status
-read (const char *path, size_t max_bytes, nb_structure *out, nb_error *err)
+read (const char *path, int fd, size_t max_bytes, nb_structure *out, nb_error *err)
 {
   nb_status st;
 
@@ -426,7 +432,7 @@ read (const char *path, size_t max_bytes, nb_structure *out, nb_error *err)
     {
       std::string text;
 
-      if ((st = slurp (path, max_bytes, text, err)) == NB_OK)
+      if ((st = slurp (path, fd, max_bytes, text, err)) == NB_OK)
         st = read_text (path, text, out, err);
     }
   catch (const std::bad_alloc &)

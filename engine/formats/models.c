@@ -2,6 +2,7 @@
  * nanobragg-models.so on the first model read (where nb-module-search.h
  * finds it) and calls through its table; sniffs a structure-factor file's
  * kind. */
+#include "base/nb-input.h"
 #include "nb-models.h"
 #include "nb-module-search.h"
 
@@ -13,6 +14,7 @@
 #ifdef NB_HAVE_MODELS
 #include <dlfcn.h>
 #include <pthread.h>
+#include <unistd.h>
 
 static pthread_once_t module_once = PTHREAD_ONCE_INIT;
 static const nb_models *module;
@@ -63,7 +65,17 @@ nb_structure_read (const char *path, size_t max_bytes, nb_structure *out, nb_err
     return nb_error_set (err, NB_ERR_IO, "%s: %s", path, module_problem);
   if (max_bytes > NB_MODEL_FILE_MAX)
     max_bytes = NB_MODEL_FILE_MAX;
-  return module->read (path, max_bytes, out, err);
+  {
+    int fd;
+    nb_status st;
+
+    /* a regular file only, opened without blocking (nb-input.h) */
+    if ((st = nb_input_open (path, &fd, NULL, err)) != NB_OK)
+      return st;
+    st = module->read (path, fd, max_bytes, out, err);
+    close (fd);
+    return st;
+  }
 #else
   (void) max_bytes;
   return nb_error_set (err, NB_ERR_UNSUPPORTED,
@@ -106,11 +118,12 @@ starts_model (const char *line)
 int
 nb_file_is_model (const char *path)
 {
-  FILE *f = fopen (path, "rb");
+  FILE *f;
   char line[256];
   int first = 1, model = 0;
+  nb_error ignored;
 
-  if (f == NULL)
+  if (nb_input_fopen (path, &f, NULL, &ignored) != NB_OK)
     return 0;
   while (fgets (line, sizeof line, f) != NULL)
     {

@@ -27,7 +27,7 @@ extern "C"
 
 /* Changes whenever a type below or the table changes: the engine refuses a
  * module of another build. */
-#define NB_MODELS_ABI 1
+#define NB_MODELS_ABI 2
 
 #define NB_MODELS_MODULE_NAME "nanobragg-models.so"
 #define NB_MODELS_SYMBOL      "nb_models_module_open"
@@ -99,9 +99,12 @@ extern "C"
   {
     unsigned abi;  /* NB_MODELS_ABI */
     unsigned size; /* sizeof (nb_models) */
-    /* reads @path (PDB, mmCIF or -sf.cif; gzip or plain) into @out, whose
-     * arrays are malloc()ed; errors as nb_structure_read() */
-    nb_status (*read) (const char *path, size_t max_bytes, nb_structure *out, nb_error *err);
+    /* reads the file open as @fd (PDB, mmCIF or -sf.cif; gzip or plain;
+     * the module reads a dup() of it and leaves @fd open), named @path in
+     * messages, into @out, whose arrays are malloc()ed; errors as
+     * nb_structure_read() */
+    nb_status (*read) (
+        const char *path, int fd, size_t max_bytes, nb_structure *out, nb_error *err);
   } nb_models;
 
   typedef const nb_models *(*nb_models_open_fn) (unsigned abi);
