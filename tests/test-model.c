@@ -167,7 +167,7 @@ test_image_matches_mtz (void)
 {
   g_autofree char *pdb = data_path ("1hpv.pdb");
   g_autofree char *mtz = data_path ("1hpv_fcalc.mtz");
-  g_autofree char *a_args = g_strdup_printf ("-model %s -dmin 2.0 " SCENE, pdb);
+  g_autofree char *a_args = g_strdup_printf ("-model %s " SCENE, pdb);
   g_autofree char *b_args = g_strdup_printf ("-hkl %s -cell 63.4 63.4 83.8 90 90 120 " SCENE, mtz);
   g_autofree char *log = NULL;
   float *a, *b;
@@ -185,7 +185,7 @@ test_image_matches_mtz (void)
 
 /* An update that keeps the model and the resolution keeps its structure
  * factors; moving the detector closer (it then reaches further) computes
- * them again; -dmin asks for exactly its resolution. */
+ * them again; moving it away, or a -dmin short of them, does not. */
 static void
 test_cache (void)
 {
@@ -219,13 +219,14 @@ test_cache (void)
   g_assert_cmpint (stats.rebuilds[NB_STAGE_STRUCTURE_FACTORS], ==, 2);
   g_assert_cmpint (nb_plan_get_info (plan)->fpixels, ==, 64);
 
-  p.d_min = 3.0e-10;
+  p.dmin = 3.0e-10;
   g_assert_cmpint (nb_plan_update (plan, &p, &err), ==, NB_OK);
   p.misset[1] = 0.2;
+  p.distance = 0.1;
   g_assert_cmpint (nb_plan_update (plan, &p, &err), ==, NB_OK);
   nb_plan_get_stats (plan, &stats);
-  g_assert_cmpint (stats.rebuilds[NB_STAGE_STRUCTURE_FACTORS], ==, 3);
-  g_assert_cmpint (stats.hits[NB_STAGE_STRUCTURE_FACTORS], ==, 2);
+  g_assert_cmpint (stats.rebuilds[NB_STAGE_STRUCTURE_FACTORS], ==, 2);
+  g_assert_cmpint (stats.hits[NB_STAGE_STRUCTURE_FACTORS], ==, 3);
   nb_plan_destroy (plan);
   nb_params_clear (&p);
 }

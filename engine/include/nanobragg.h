@@ -120,8 +120,6 @@ extern "C"
     double default_F;     /* F of reflections not in the file */
     char *stol_file;      /* -stol/-4stol/-Q table: read and reported, unused (owned) */
     nb_stol_kind stol_kind;
-    double d_min; /* -dmin: resolution of structure factors computed from a model (m);
-                   * 0 = what the detector's corners reach */
 
     /* ---- beam ---- */
     double lambda0;              /* central wavelength (m) */
@@ -180,7 +178,8 @@ extern "C"
     int phisteps;   /* -1 = not given */
     int oversample; /* sub-pixels per axis; <= 0 = auto */
     int oversample_thick, oversample_polar, oversample_omega;
-    double dmin; /* resolution cut-off (m); 0 = off */
+    double dmin; /* resolution cut-off (m); 0 = off; structure factors computed from a
+                  * model go no further */
 
     /* ---- output (used by the CLI) ---- */
     char *floatfile, *intfile, *pgmfile, *noisefile, *pngfile; /* owned */

@@ -123,16 +123,16 @@ nb_atomic_model_d_min (const nb_plan *plan)
 {
   const nb_params *p = &plan->params;
   const nb_structure *m = plan->model;
-  double q, step = 0.0;
+  double q, step = 0.0, d;
 
-  if (p->d_min > 0.0)
-    return p->d_min * 1e10;
   /* the nearest reflection to a corner's (fractional) h k l, or the 4 x 4 x 4
    * of tricubic interpolation, reaches a reciprocal axis (or two) further */
   for (int i = 0; i < 3 && m != NULL; i++)
     step += 1.0 / m->cell[i];
   q = detector_reach (plan) + (plan->interpolate ? 2.0 : 1.0) * step;
-  return q > 0.0 ? 1.0 / q : 0.0;
+  d = q > 0.0 ? 1.0 / q : 0.0;
+  /* no further than -dmin, where the image is cut */
+  return fmax (d, p->dmin * 1e10);
 }
 
 int
@@ -145,8 +145,7 @@ nb_atomic_model_stale (const nb_plan *plan)
   d = nb_atomic_model_d_min (plan);
   if (plan->model_hkl == NULL)
     return 1;
-  /* -dmin asks for exactly that resolution; the detector's reach for at least it */
-  return plan->params.d_min > 0.0 ? d != plan->model_d_min : d < plan->model_d_min;
+  return d < plan->model_d_min;
 }
 
 nb_status

@@ -172,12 +172,13 @@ void nb_orient_free (nb_orient *o);
 nb_status nb_atomic_model_read (nb_plan *plan, nb_error *err);
 
 /* nb_atomic_model_d_min: the resolution (Angstrom) a model's structure
- * factors are wanted to: -dmin, or what the detector's corners reach at the
- * shortest wavelength with the interpolation's neighbours. */
+ * factors are wanted to: what the detector's corners reach at the shortest
+ * wavelength with the interpolation's neighbours, but not beyond -dmin (the
+ * image's cut-off). */
 double nb_atomic_model_d_min (const nb_plan *plan);
 
 /* nb_atomic_model_stale: 1 when the plan's model needs its structure factors
- * computed (none yet, -dmin changed, or the detector reaches beyond them). */
+ * computed (none yet, or the detector or -dmin now reaches beyond them). */
 int nb_atomic_model_stale (const nb_plan *plan);
 
 /* nb_atomic_model_grid: plan->hkl (empty) from the model: its reflections,

@@ -326,9 +326,6 @@ static const nb_param rows[] = {
   ROW (.flag = "-hkl", .aliases = "-model", TEXT (hkl_file), .flags = NB_PARAM_PREFIX | NB_PARAM_INPUT_FILE,
        .stages = SF, .property = "structure-factors", .label = N_ ("Structure factors"),
        .help = N_ ("Structure factor file (HKL text, MTZ, mmCIF -sf.cif) or atomic model to compute them from (PDB, mmCIF; -model); path")),
-  ROW (.flag = "-dmin", NUMBER (d_min), .unit = &angstrom, .min = 0, .stages = SF,
-       .flags = NB_PARAM_BRAGGSCOPE, .note = "0 = what the detector's corners reach",
-       .help = "resolution to which structure factors are computed from a model (-model; default: the detector's corners)"),
   ROW (.flag = "-dump", TEXT (dump_file), .flags = NB_PARAM_PREFIX | NB_PARAM_OUTPUT, .stages = SF,
        .help = "Fdump cache of structure factors: written after -hkl, read without it"),
   ROW (.flag = "-default_F", NUMBER (default_F), .unit = &none, .stages = SF,
@@ -545,7 +542,7 @@ static const nb_param rows[] = {
   ROW (.flag = "-oversample_omega", SWITCH (oversample_omega, 1),
        .help = "solid angle per sub-pixel"),
   ROW (.flag = "-dmin", NUMBER (dmin), .unit = &angstrom_mul, .min = 0,
-       .note = "0 = no cut-off", .help = "resolution cut-off (0: none)"),
+       .note = "0 = no cut-off", .help = "resolution cut-off (0: none); structure factors computed from a model (-model) go no further"),
 
   SECTION ("Output"),
   ROW (.flag = "-seed", SEED (seed), .special = NB_PARAM_SPECIAL_NOISE_SEED, .help = "seed of the noise image"),
