@@ -157,7 +157,7 @@ assert_parity (const float *a, const float *b, int n)
 }
 
 #define SCENE                                                                                      \
-  "-misset 10 20 30 -lambda 1.0 -N 10 -distance 60 -detpixels 128 -pixel 0.4 "                     \
+  "-misset 10 20 30 -lambda 1.0 -N 10 -distance 60 -detpixels 128 -pixel 0.4 -dmin 2 "             \
   "-precision single"
 
 /* The image of the model (its cell, no -cell) equals the image of gemmi's
