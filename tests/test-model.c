@@ -366,6 +366,38 @@ test_damaged (void)
   g_rmdir (dir);
 }
 
+/* The program, as a user runs it: nanobragg -model FILE alone (no -cell)
+ * writes its image and says whose cell it took. */
+static void
+test_cli_run (void)
+{
+  const char *cli = g_getenv ("NB_CLI");
+  g_autofree char *pdb = data_path ("1hpv.pdb");
+  g_autofree char *dir = g_dir_make_tmp ("nb-model-cli-XXXXXX", NULL);
+  g_autofree char *out = g_build_filename (dir, "model.float", NULL);
+  g_autofree char *std_out = NULL, *std_err = NULL;
+  const char *argv[] = { cli,   "-model",    pdb,   "-detpixels", "64", "-pixel",
+                         "0.4", "-distance", "100", "-floatfile", out,  NULL };
+  GStatBuf st;
+  int status;
+
+  if (skip_without_models ())
+    return;
+  if (cli == NULL)
+    {
+      g_test_skip ("NB_CLI not set");
+      return;
+    }
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &std_out,
+                               &std_err, &status, NULL));
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_nonnull (strstr (std_out, "unit cell of "));
+  g_assert_cmpint (g_stat (out, &st), ==, 0);
+  g_assert_cmpint (st.st_size, ==, 64 * 64 * sizeof (float));
+  g_unlink (out);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -377,5 +409,6 @@ main (int argc, char **argv)
   g_test_add_func ("/model/cell-warning", test_cell_warning);
   g_test_add_func ("/model/sf-cif", test_sf_cif);
   g_test_add_func ("/model/damaged", test_damaged);
+  g_test_add_func ("/model/cli-run", test_cli_run);
   return g_test_run ();
 }
