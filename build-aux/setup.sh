@@ -200,7 +200,8 @@ for t in intro("--tests"):
             need.add(rel(f))
 for t in targets.values():
     if (t["name"], t["type"]) in (("nanobragg", "executable"),
-                                  ("nanobragg-formats", "shared module")):
+                                  ("nanobragg-formats", "shared module"),
+                                  ("nanobragg-models", "shared module")):
         need.update(rel(f) for f in t["filename"])
 print(" ".join(sorted(need)) + "\t" + " ".join(names))
 PY
