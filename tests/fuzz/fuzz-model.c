@@ -24,6 +24,9 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 
   if (nb_structure_read (path, FUZZ_GRID_BUDGET, &m, &err) != NB_OK)
     {
+      /* why an input is refused, for a look at a corpus by hand */
+      if (getenv ("NB_FUZZ_VERBOSE") != NULL)
+        fprintf (stderr, "%s\n", err.message);
       if (!nb_models_available ())
         return 0;
       if (strncmp (err.message, path, path_len) != 0 || err.message[path_len] != ':' ||
