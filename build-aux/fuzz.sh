@@ -102,6 +102,8 @@ fi
 
 BUILD_DIR=${FUZZ_BUILD_DIR:-build-fuzz}
 export CC=${CC:-clang}
+# the models module is C++: the same compiler, so one sanitizer runtime
+export CXX=${CXX:-clang++}
 cd "$ROOT"
 command -v "$CC" >/dev/null || die "no $CC: install clang"
 

@@ -35,7 +35,8 @@ PACKAGES=(gcc libc6-dev meson ninja-build pkg-config libglib2.0-dev libpng-dev z
           gir1.2-gtk-4.0 python3-gi gjs gi-docgen xvfb xauth desktop-file-utils appstream gettext
           clang valgrind locales-all clang-format
           libcbf-dev libhdf5-dev libjansson-dev libopenmpi-dev openmpi-bin python3-fabio python3-h5py python3-dials
-          libgif-dev libxtst-dev)
+          libgif-dev libxtst-dev
+          g++ gemmi-dev tao-pegtl-dev gemmi)
 
 # The default scene: HIV-1 protease (PDB 1HPV) on a 1024 x 1024 detector.
 SCENE=(-hkl "$ROOT/data/1hpv_p1.hkl"
@@ -100,7 +101,8 @@ install_dependencies () {
 
 configure_and_build () {
   # The API reference (gi-docgen) is built and checked with everything else.
-  local options=(-Dtests=enabled -Dpng=enabled -Ddocs=enabled -Dcbf=enabled -Dhdf5=enabled)
+  local options=(-Dtests=enabled -Dpng=enabled -Ddocs=enabled -Dcbf=enabled -Dhdf5=enabled
+                 -Dmodels=enabled)
   [ -n "${GOLDEN_DIR:-}" ] && options+=("-Dgolden_dir=$(realpath -m "$GOLDEN_DIR")")
   # Tests on a machine with nvcc must compile and link the CUDA backend: a toolkit that meson
   # cannot use is then an error, not a quietly CPU-only build.
@@ -198,7 +200,8 @@ for t in intro("--tests"):
             need.add(rel(f))
 for t in targets.values():
     if (t["name"], t["type"]) in (("nanobragg", "executable"),
-                                  ("nanobragg-formats", "shared module")):
+                                  ("nanobragg-formats", "shared module"),
+                                  ("nanobragg-models", "shared module")):
         need.update(rel(f) for f in t["filename"])
 print(" ".join(sorted(need)) + "\t" + " ".join(names))
 PY

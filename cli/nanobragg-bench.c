@@ -13,6 +13,7 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+#include "bench-model.h"
 #include "nanobragg.h"
 #include "bench-panels.h"
 #include "bench-adaptive.h"
@@ -100,9 +101,14 @@ static const char usage_text[] =
     "\t\t16M: 32 modules, 16.9 million pixels): one plan against one plan per panel\n"
     "\t\t(their CUSTOM vectors), warm, alternating; their medians, the ratio, and whether\n"
     "\t\tthe images are identical outside the file's bad regions (exit 1 if not)\n"
+    "\tm\tstructure factors of a model to 2 A (not in all): DATA/1hpv.pdb, and its\n"
+    "\t\tasymmetric unit tiled 2 x 2 x 3 (117,432 atoms in the cell); the plan's time\n"
+    "\t\t(read, sum, expansion: plan_ms; the sum alone: sum_ms) and that of\n"
+    "\t\t`gemmi sfcalc --dmin=2` (FFT) on the same file when gemmi is on PATH\n"
+    "\t\t(ratio = gemmi_ms / plan_ms); the large model is timed once\n"
     "\n"
     "Options:\n"
-    "\t--workload a|b|c|d|e|all\tdefault all (a, b and c; d and e only by name)\n"
+    "\t--workload a|b|c|d|e|m|all\tdefault all (a, b and c; d, e and m only by name)\n"
     "\t--detector FILE\t\tworkload e's geometry (default " NB_DETECTOR_GEOM ")\n"
     "\t--sizes S,S,...\t\tdetector sizes of workload a (default 256,512,1024,2048)\n"
     "\t--precision single|double|exact|both\tdefault both (single and double); exact is the\n"
@@ -120,7 +126,7 @@ static const char usage_text[] =
 
 typedef struct
 {
-  int run_a, run_b, run_c, run_d, run_e;
+  int run_a, run_b, run_c, run_d, run_e, run_m;
   const char *detector; /* workload e's geometry file */
   int sizes[MAX_SIZES];
   int nsizes;
@@ -347,8 +353,9 @@ option_set (bench_options *o, const char *name, const char *value, const char **
       o->run_c = strcmp (value, "c") == 0 || strcmp (value, "all") == 0;
       o->run_d = strcmp (value, "d") == 0;
       o->run_e = strcmp (value, "e") == 0;
-      if (!o->run_a && !o->run_b && !o->run_c && !o->run_d && !o->run_e)
-        return usage_error (name, "'%s' is not a, b, c, d, e or all", value);
+      o->run_m = strcmp (value, "m") == 0;
+      if (!o->run_a && !o->run_b && !o->run_c && !o->run_d && !o->run_e && !o->run_m)
+        return usage_error (name, "'%s' is not a, b, c, d, e, m or all", value);
     }
   else if (strcmp (name, "--detector") == 0)
     o->detector = value;
@@ -399,15 +406,16 @@ option_set (bench_options *o, const char *name, const char *value, const char **
 static int
 options_find_data (bench_options *o, const char *data)
 {
-  if (o->run_b || o->run_c || o->run_d)
+  if (o->run_b || o->run_c || o->run_d || o->run_m)
     {
       char hkl[PATH_MAX];
       const char *dir = data ? data : NB_DATA_DIR;
+      const char *name = o->run_m ? "1hpv.pdb" : HKL_NAME;
 
-      if ((size_t) snprintf (hkl, sizeof hkl, "%s/%s", dir, HKL_NAME) >= sizeof hkl ||
+      if ((size_t) snprintf (hkl, sizeof hkl, "%s/%s", dir, name) >= sizeof hkl ||
           access (hkl, R_OK) != 0 || (o->data_dir = realpath (dir, NULL)) == NULL)
         {
-          fprintf (stderr, "nanobragg-bench: --data: %s/%s cannot be read%s\n", dir, HKL_NAME,
+          fprintf (stderr, "nanobragg-bench: --data: %s/%s cannot be read%s\n", dir, name,
                    data ? "" : " (give --data DIR, or --workload a)");
           return 2;
         }
@@ -1027,6 +1035,12 @@ main (int argc, char **argv)
   snprintf (threads_text, sizeof threads_text, "%d", o.threads);
   setenv ("OMP_NUM_THREADS", threads_text, 1);
 
+  if (o.run_m)
+    {
+      rc = bench_models (o.data_dir, o.threads, o.repeat_given ? o.repeat : 3, o.json) ? 0 : 1;
+      options_clear (&o);
+      return rc;
+    }
   rc = 0;
   if (o.run_d)
     {

@@ -23,10 +23,14 @@
 static const char usage_head[] =
     "usage: nanobragg -cell a b c alpha beta gamma (or -mat FILE) -hkl FILE (or -default_F F) "
     "[flags]\n"
+    "       nanobragg -model MODEL [flags]\n"
     "\n"
     "Simulates the diffraction image of a small crystal, as James Holton's nanoBragg does, and\n"
     "takes nanoBragg's flags, with its spellings, units and precedence.  -hkl also reads an MTZ\n"
-    "file (its first amplitude column, expanded from its space group to P1).\n"
+    "file (its first amplitude column, expanded from its space group to P1) and a deposited\n"
+    "mmCIF structure-factor file (-sf.cif).  -model (or -hkl) computes the structure factors\n"
+    "of an atomic model (PDB or mmCIF, gzip or not) to -dmin, or to what the detector's corners\n"
+    "reach; the model's cell and space group are the crystal's unless -cell or -mat is given.\n"
     "\n";
 
 static const char usage_tail[] =

@@ -2,22 +2,11 @@
  * the public writers of nb-frame-write.h and frame.c's two readers, each
  * opening the module on first use and calling through its table.
  *
- * Where the module is looked for, first found wins:
- *   1. $NB_FORMATS_MODULE, the module's full path (for unusual setups): only
- *      that file is tried;
- *   2. beside the object that holds the engine (the program, or
- *      libbraggscope), by the install's own layout: bindir's and libdir's way
- *      to libdir/nanobragg, so a relocated or DESTDIR install finds its own;
- *   3. the build tree's engine folder, when that object lies in the build tree
- *      (a program run from the build, with an older install present);
- *   4. the installed libdir/nanobragg;
- *   5. the build tree's engine folder.
- * A module that exists but cannot be loaded (a library of its own missing,
- * another build's table) is the error; none found is an error naming where it
- * was looked for.
+ * Where the module is looked for: nb-module-search.h.
  */
 #include "nb-formats.h"
 #include "nb-detector-read.h"
+#include "nb-module-search.h"
 #include "nb-frame-private.h"
 #include "nb-io.h"
 
@@ -29,7 +18,6 @@
 #ifdef NB_HAVE_FORMATS_MODULE
 #include <dlfcn.h>
 #include <pthread.h>
-#include <unistd.h>
 #endif
 
 int
@@ -58,48 +46,20 @@ static pthread_once_t module_once = PTHREAD_ONCE_INIT;
 static const nb_formats *module;
 static char module_problem[NB_ERROR_MESSAGE_MAX + PATH_MAX];
 
-/* The folder of the file that holds this code, in @dir (@size bytes): the
- * shared library, or the program (dladdr gives argv[0] for the main program,
- * which may be a bare name found on PATH: /proc/self/exe then). */
-static int
-engine_folder (char *dir, size_t size)
-{
-  Dl_info info;
-  char path[PATH_MAX];
-  char *slash;
-
-  if (dladdr ((void *) engine_folder, &info) == 0 || info.dli_fname == NULL)
-    return 0;
-  if (strchr (info.dli_fname, '/') == NULL || realpath (info.dli_fname, path) == NULL)
-    {
-      ssize_t n = readlink ("/proc/self/exe", path, sizeof path - 1);
-
-      if (n <= 0)
-        return 0;
-      path[n] = '\0';
-    }
-  if ((slash = strrchr (path, '/')) == NULL || (size_t) (slash - path) >= size)
-    return 0;
-  memcpy (dir, path, (size_t) (slash - path));
-  dir[slash - path] = '\0';
-  return 1;
-}
-
-/* Opens the module at @path (@shown, the name messages give it), hands it the
- * engine's parts and takes its table: module, or module_problem. */
+/* Opens the module: module, or module_problem. */
 static void
-open_module (const char *path, const char *shown)
+load_module (void)
 {
   static const nb_formats_engine engine = { .write_file_atomic = nb_write_file_atomic };
-  void *handle = dlopen (path, RTLD_NOW | RTLD_LOCAL);
+  char shown[PATH_MAX + 32];
+  void *handle =
+      nb_module_search (NB_FORMATS_MODULE_NAME, "NB_FORMATS_MODULE", "the CBF/NeXus module", shown,
+                        sizeof shown, module_problem, sizeof module_problem);
   nb_formats_open_fn open_fn;
   const nb_formats *table = NULL;
 
   if (handle == NULL)
-    {
-      snprintf (module_problem, sizeof module_problem, "cannot load %s: %s", shown, dlerror ());
-      return;
-    }
+    return;
   /* POSIX's way from dlsym's void * to a function pointer */
   *(void **) &open_fn = dlsym (handle, NB_FORMATS_SYMBOL);
   if (open_fn != NULL)
@@ -113,73 +73,6 @@ open_module (const char *path, const char *shown)
       return;
     }
   module = table;
-}
-
-/* Tries @dir/@rel/NB_FORMATS_MODULE_NAME (@rel may be ""): 1 when it was
- * there (loaded or not: module or module_problem set), 0 when absent (added
- * to @looked). */
-static int
-try_module (const char *dir, const char *rel, char *looked, size_t looked_size)
-{
-  char path[PATH_MAX + 64], resolved[PATH_MAX];
-  size_t used = strlen (looked);
-
-  if (rel[0] != '\0')
-    snprintf (path, sizeof path, "%s/%s/%s", dir, rel, NB_FORMATS_MODULE_NAME);
-  else
-    snprintf (path, sizeof path, "%s/%s", dir, NB_FORMATS_MODULE_NAME);
-  if (access (path, F_OK) != 0)
-    {
-      snprintf (looked + used, looked_size - used, "%s%s", used > 0 ? ", " : "", path);
-      return 0;
-    }
-  /* bin/../lib/... as lib/...: the name the loader and any message show */
-  if (realpath (path, resolved) != NULL)
-    snprintf (path, sizeof path, "%s", resolved);
-  open_module (path, path);
-  return 1;
-}
-
-/* A path is in the build tree when it starts with the build root and '/'. */
-static int
-in_build_tree (const char *dir)
-{
-  size_t n = strlen (NB_BUILD_ROOT);
-
-  return strncmp (dir, NB_BUILD_ROOT, n) == 0 && (dir[n] == '/' || dir[n] == '\0');
-}
-
-static void
-load_module (void)
-{
-  const char *env = getenv ("NB_FORMATS_MODULE");
-  char dir[PATH_MAX];
-  char looked[NB_ERROR_MESSAGE_MAX] = "";
-  int have_dir, build_first;
-
-  if (env != NULL && env[0] != '\0')
-    {
-      char shown[PATH_MAX + 32];
-
-      snprintf (shown, sizeof shown, "NB_FORMATS_MODULE=%s", env);
-      open_module (env, shown);
-      return;
-    }
-
-  have_dir = engine_folder (dir, sizeof dir);
-  build_first = have_dir && in_build_tree (dir);
-  if (have_dir && (try_module (dir, NB_FORMATS_FROM_BINDIR, looked, sizeof looked) ||
-                   try_module (dir, NB_FORMATS_FROM_LIBDIR, looked, sizeof looked)))
-    return;
-  if (build_first && try_module (NB_FORMATS_BUILD_DIR, "", looked, sizeof looked))
-    return;
-  if (try_module (NB_FORMATS_INSTALL_DIR, "", looked, sizeof looked) ||
-      (!build_first && try_module (NB_FORMATS_BUILD_DIR, "", looked, sizeof looked)))
-    return;
-  snprintf (module_problem, sizeof module_problem,
-            "the CBF/NeXus module " NB_FORMATS_MODULE_NAME
-            " is not installed (looked for %s; NB_FORMATS_MODULE names it elsewhere)",
-            looked);
 }
 
 /* The module's table, or NULL with NB_ERR_IO in @err naming @path and why. */

@@ -123,7 +123,8 @@ extern "C"
     int mosaic_domains;   /* number of mosaic domains; -1 = not given */
     long mosaic_seed;     /* stored negated; default -12345678 */
     int interpolate;      /* structure factors: 0 nearest, 1 tricubic, 2 auto */
-    char *hkl_file;       /* -hkl: text file of h k l F, or NULL (owned) */
+    char *hkl_file;       /* -hkl/-model: structure factors (HKL text, MTZ, -sf.cif) or an
+                           * atomic model (PDB, mmCIF) to compute them from, or NULL (owned) */
     char *dump_file;      /* -dump: Fdump cache written after -hkl, read without it (owned) */
     double default_F;     /* F of reflections not in the file */
     char *stol_file;      /* -stol/-4stol/-Q table: read and reported, unused (owned) */
@@ -194,7 +195,8 @@ extern "C"
     int phisteps;   /* -1 = not given */
     int oversample; /* sub-pixels per axis; <= 0 = auto */
     int oversample_thick, oversample_polar, oversample_omega;
-    double dmin; /* resolution cut-off (m); 0 = off */
+    double dmin; /* resolution cut-off (m); 0 = off; structure factors computed from a
+                  * model go no further */
 
     /* ---- output (used by the CLI) ---- */
     char *floatfile, *intfile, *pgmfile, *noisefile, *pngfile; /* owned */

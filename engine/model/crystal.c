@@ -67,8 +67,10 @@ reciprocal_cell (nb_plan *plan,
                  nb_error *err)
 {
   const nb_params *p = &plan->params;
-  double la = p->cell[0], lb = p->cell[1], lc = p->cell[2];
-  double alpha = p->cell[3], beta = p->cell[4], gamma = p->cell[5];
+  /* -cell, or the cell of the model given as -hkl (atomic-model.c) */
+  const double *cell = p->cell[0] != 0.0 ? p->cell : plan->model_cell;
+  double la = cell[0], lb = cell[1], lc = cell[2];
+  double alpha = cell[3], beta = cell[4], gamma = cell[5];
   double V_cell, V_star, skew, aavg, sas, sbs, sgs, cas, cbs, cgs, as, bs, cs;
 
   if (!(la > 0) || !isfinite (la))
@@ -199,7 +201,7 @@ nb_crystal_setup (nb_plan *plan, nb_error *err)
   double axb[3], bxc[3], cxa[3];
   double V_cell = 0.0, V_star;
   double la = 0, lb = 0, lc = 0;
-  int user_cell = p->cell[0] != 0.0;
+  int user_cell = p->cell[0] != 0.0 || (p->mat_file == NULL && plan->model_cell[0] != 0.0);
   nb_status st;
 
   if (user_cell &&

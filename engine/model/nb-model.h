@@ -15,6 +15,7 @@
 #include "base/nb-rng.h"
 #include "base/nb-textfile.h"
 #include "formats/nb-hkl.h"
+#include "formats/nb-models.h"
 #include "nanobragg.h"
 #include "nb-detector.h"
 #include "nb-vector.h"
@@ -137,6 +138,17 @@ struct nb_plan
   /* Input files read once per name: a parameter change never re-reads them. */
   char *mat_path; /* -mat file whose matrix is in mat[], or NULL */
   double mat[9];
+  /* -hkl/-model naming an atomic model or -sf.cif (atomic-model.c): the file
+   * as read, the cell it gives the crystal when neither -cell nor -mat does
+   * (Angstrom, rad; a == 0: none), and the reflections computed from its
+   * atoms (one of each set of equivalents) to model_d_min Angstrom. */
+  char *model_path;
+  nb_structure *model;
+  double model_cell[6];
+  int *model_hkl;
+  double *model_F;
+  long model_n;
+  double model_d_min;
   char *source_path;     /* -sourcefile whose rows are in source_table, or NULL */
   unsigned source_flags; /* how it was read (nb_table_read_with) */
   nb_table source_table;
@@ -148,8 +160,8 @@ struct nb_plan
   /* -detector (plan/panels.c): the model read once per name, and its panels.
    * Outside execute, det and steps are panel 0's and mask is NULL; execute
    * renders each panel in turn with its det, steps and part of panel_mask. */
-  char *model_path;
-  nb_detector_model model;
+  char *detector_path;
+  nb_detector_model detector;
   int n_panels; /* 0: the one detector of the parameters */
   nb_plan_panel *panels;
   uint16_t *panel_mask; /* every panel's mask in image layout (non-zero keeps), or NULL */
@@ -172,3 +184,27 @@ nb_status nb_orient_setup (nb_plan *plan, nb_error *err);
 void nb_sources_free (nb_sources *s);
 void nb_crystal_free (nb_crystal *c);
 void nb_orient_free (nb_orient *o);
+
+/* ---- atomic-model.c: structure factors from an atomic model (issue 30) ---- */
+
+/* nb_atomic_model_read: when -hkl names a model or -sf.cif (nb_file_is_model),
+ * reads it unless it is the one read last, and sets model_cell from it when
+ * neither -cell nor -mat gives the cell; otherwise drops any model. */
+nb_status nb_atomic_model_read (nb_plan *plan, nb_error *err);
+
+/* nb_atomic_model_d_min: the resolution (Angstrom) a model's structure
+ * factors are wanted to: what the detector's corners reach at the shortest
+ * wavelength with the interpolation's neighbours, but not beyond -dmin (the
+ * image's cut-off). */
+double nb_atomic_model_d_min (const nb_plan *plan);
+
+/* nb_atomic_model_stale: 1 when the plan's model needs its structure factors
+ * computed (none yet, or the detector or -dmin now reaches beyond them). */
+int nb_atomic_model_stale (const nb_plan *plan);
+
+/* nb_atomic_model_grid: plan->hkl (empty) from the model: its reflections,
+ * or the sum over its atoms (computed when stale, kept otherwise), expanded
+ * to P1, within @max_bytes at @cell_bytes per cell. */
+nb_status nb_atomic_model_grid (nb_plan *plan, size_t max_bytes, size_t cell_bytes, nb_error *err);
+
+void nb_atomic_model_free (nb_plan *plan);

@@ -86,7 +86,7 @@ nb_panels_read_model (nb_plan *plan, nb_error *err)
       nb_panels_release (plan);
       return NB_OK;
     }
-  if (plan->model_path != NULL && strcmp (plan->model_path, path) == 0)
+  if (plan->detector_path != NULL && strcmp (plan->detector_path, path) == 0)
     return NB_OK;
   if ((st = nb_detector_model_read (path, &m, err)) != NB_OK)
     return st;
@@ -105,11 +105,11 @@ nb_panels_read_model (nb_plan *plan, nb_error *err)
       nb_detector_model_clear (&m);
       return nb_error_set (err, NB_ERR_NOMEM, "out of memory for the detector's panels");
     }
-  nb_detector_model_clear (&plan->model);
-  free (plan->model_path);
+  nb_detector_model_clear (&plan->detector);
+  free (plan->detector_path);
   free (plan->panels);
-  plan->model = m;
-  plan->model_path = (char *) path;
+  plan->detector = m;
+  plan->detector_path = (char *) path;
   plan->panels = panels;
   plan->n_panels = m.n_panels;
   for (int i = 0; i < m.n_panels; i++)
@@ -129,7 +129,7 @@ nb_panels_each (nb_plan *plan, nb_panel_fn fn, void *data, nb_error *err)
   user = plan->params;
   for (int i = 0; i < plan->n_panels && st == NB_OK; i++)
     {
-      panel_params (&user, &plan->model, i, &plan->params);
+      panel_params (&user, &plan->detector, i, &plan->params);
       plan->det = plan->panels[i].det;
       plan->steps = plan->panels[i].steps;
       plan->log.quiet = quiet || i > 0; /* the log describes panel 0 */
@@ -141,7 +141,7 @@ nb_panels_each (nb_plan *plan, nb_panel_fn fn, void *data, nb_error *err)
           char message[sizeof err->message];
 
           snprintf (message, sizeof message, "-detector panel %s: %.400s",
-                    plan->model.panels[i].name, err->message);
+                    plan->detector.panels[i].name, err->message);
           memcpy (err->message, message, sizeof message);
         }
     }
@@ -184,14 +184,14 @@ nb_panels_load_masks (nb_plan *plan, nb_error *err)
   free (plan->panel_mask);
   plan->panel_mask = NULL;
   for (int i = 0; i < plan->n_panels; i++)
-    any |= plan->model.panels[i].mask != NULL;
+    any |= plan->detector.panels[i].mask != NULL;
   if (!any)
     return NB_OK;
   if ((plan->panel_mask = nb_alloc_large (n * sizeof (uint16_t))) == NULL)
     return nb_error_set (err, NB_ERR_NOMEM, "out of memory for the panels' masks");
   for (int i = 0; i < plan->n_panels; i++)
     {
-      const nb_panel *pn = &plan->model.panels[i];
+      const nb_panel *pn = &plan->detector.panels[i];
       uint16_t *out = plan->panel_mask + plan->panels[i].offset;
       size_t count = (size_t) pn->fpixels * (size_t) pn->spixels;
 
@@ -248,36 +248,36 @@ nb_panels_log (nb_plan *plan)
 
   if (plan->n_panels == 0)
     return;
-  nb_log_printf (log, "  detector %s: %d panel%s (", plan->model_path, plan->n_panels,
+  nb_log_printf (log, "  detector %s: %d panel%s (", plan->detector_path, plan->n_panels,
                  plan->n_panels == 1 ? "" : "s");
   for (int i = 0; i < shown; i++)
-    nb_log_printf (log, "%s%s %dx%d", i ? ", " : "", plan->model.panels[i].name,
+    nb_log_printf (log, "%s%s %dx%d", i ? ", " : "", plan->detector.panels[i].name,
                    plan->panels[i].det.fpixels, plan->panels[i].det.spixels);
   nb_log_printf (log,
                  "%s), rendered one after another: %zu pixels; the geometry above is "
                  "panel %s's\n",
                  plan->n_panels > shown ? ", ..." : "", nb_plan_pixels (plan),
-                 plan->model.panels[0].name);
-  if (plan->model.note[0] != '\0')
-    nb_log_printf (log, "  %s\n", plan->model.note);
+                 plan->detector.panels[0].name);
+  if (plan->detector.note[0] != '\0')
+    nb_log_printf (log, "  %s\n", plan->detector.note);
   {
     char given[160];
 
     replaced_flags (&plan->params, given, sizeof given);
     if (given[0] != '\0')
       nb_log_printf (log, "WARNING: -detector %s places the panels; not used:%s\n",
-                     plan->model_path, given);
+                     plan->detector_path, given);
   }
 }
 
 void
 nb_panels_release (nb_plan *plan)
 {
-  nb_detector_model_clear (&plan->model);
-  free (plan->model_path);
+  nb_detector_model_clear (&plan->detector);
+  free (plan->detector_path);
   free (plan->panels);
   free (plan->panel_mask);
-  plan->model_path = NULL;
+  plan->detector_path = NULL;
   plan->panels = NULL;
   plan->panel_mask = NULL;
   plan->n_panels = 0;

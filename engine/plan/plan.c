@@ -223,7 +223,20 @@ load_structure_factors (nb_plan *plan, nb_error *err)
   nb_status st;
 
   release_structure_factors (plan);
-  if (p->hkl_file != NULL)
+  if (plan->model != NULL)
+    {
+      if ((st = nb_atomic_model_grid (plan, structure_factor_budget (plan), SF_CELL_BYTES, err)) !=
+              NB_OK ||
+          (st = share_structure_factors (plan, err)) != NB_OK)
+        return st;
+      if (p->dump_file != NULL)
+        {
+          nb_log_printf (&plan->log, "writing dump file for next time: %s\n", p->dump_file);
+          if ((st = nb_hkl_write_dump (p->dump_file, &plan->hkl, err)) != NB_OK)
+            return st;
+        }
+    }
+  else if (p->hkl_file != NULL)
     {
       if (nb_file_is_mtz (p->hkl_file))
         {
@@ -672,8 +685,9 @@ log_integration (nb_plan *plan)
 }
 
 static nb_status
-plan_build (nb_plan *plan, unsigned rebuild, nb_error *err)
+plan_build (nb_plan *plan, unsigned *rebuild_io, nb_error *err)
 {
+  unsigned rebuild = *rebuild_io;
   const nb_params *p = &plan->params;
   nb_detector *d = &plan->det;
   nb_crystal *x = &plan->xtal;
@@ -691,9 +705,19 @@ plan_build (nb_plan *plan, unsigned rebuild, nb_error *err)
   nb_log_printf (
       &plan->log,
       "nanoBragg nanocrystal diffraction simulator - James Holton and Ken Frankel 5-17-17\n");
-  if (p->cell[0] == 0.0 && p->mat_file == NULL)
+  /* a model's cell is the crystal's when neither -cell nor -mat is given: it
+   * is read before the crystal's stage, which a new model rebuilds */
+  if (rebuild & STAGE (NB_STAGE_STRUCTURE_FACTORS))
+    {
+      if ((st = nb_atomic_model_read (plan, err)) != NB_OK)
+        return st;
+      if (p->cell[0] == 0.0 && p->mat_file == NULL)
+        rebuild |= STAGE (NB_STAGE_CRYSTAL) | STAGE (NB_STAGE_ORIENTATION);
+    }
+  if (p->cell[0] == 0.0 && p->mat_file == NULL && plan->model_cell[0] == 0.0)
     return nb_error_set (err, NB_ERR_USAGE,
-                         "no unit cell: give -cell a b c alpha beta gamma or -mat FILE");
+                         "no unit cell: give -cell a b c alpha beta gamma, -mat FILE or a model "
+                         "(-model FILE)");
   if (p->hkl_file == NULL && p->dump_file == NULL && p->default_F == 0.0)
     return nb_error_set (err, NB_ERR_USAGE,
                          "no structure factors: give -hkl FILE, -dump FILE (an Fdump cache) or "
@@ -719,6 +743,10 @@ plan_build (nb_plan *plan, unsigned rebuild, nb_error *err)
    * starts on its own thread while the structure factors are read */
   nb_backend_choose (plan, 1);
 
+  /* a model's structure factors are also computed again when the detector
+   * now reaches beyond them */
+  if (nb_atomic_model_stale (plan))
+    rebuild |= STAGE (NB_STAGE_STRUCTURE_FACTORS);
   if ((rebuild & STAGE (NB_STAGE_STRUCTURE_FACTORS)) &&
       (st = load_structure_factors (plan, err)) != NB_OK)
     return st;
@@ -765,6 +793,7 @@ plan_build (nb_plan *plan, unsigned rebuild, nb_error *err)
 
   fill_info (plan);
   log_integration (plan);
+  *rebuild_io = rebuild;
   return NB_OK;
 }
 
@@ -777,6 +806,7 @@ plan_release (nb_plan *plan)
   nb_crystal_free (&plan->xtal);
   nb_orient_free (&plan->orient);
   release_structure_factors (plan);
+  nb_atomic_model_free (plan);
   free (plan->mat_path);
   free (plan->source_path);
   nb_table_clear (&plan->source_table);
@@ -809,7 +839,11 @@ nb_plan_create (const nb_params *params, nb_plan **out, nb_error *err)
       return st;
     }
   nb_ran1_init (&plan->ran);
-  st = plan_build (plan, ALL_STAGES, err);
+  {
+    unsigned all = ALL_STAGES;
+
+    st = plan_build (plan, &all, err);
+  }
   if (st != NB_OK)
     {
       plan_release (plan);
@@ -924,7 +958,7 @@ nb_plan_update (nb_plan *plan, const nb_params *params, nb_error *err)
   nb_ran1_init (&plan->ran);
   nb_geometry_unref (plan->geometry);
   plan->geometry = NULL;
-  st = plan_build (plan, rebuild, err);
+  st = plan_build (plan, &rebuild, err);
   plan->log.quiet = 0;
   if (st != NB_OK)
     {
@@ -1041,7 +1075,7 @@ execute_panels (nb_plan *plan, float *image, const nb_exec_options *opts, nb_err
       plan->det = pn->det;
       plan->steps = pn->steps;
       /* a panel without bad regions runs the kernels' unmasked path */
-      plan->mask = plan->panel_mask != NULL && plan->model.panels[i].mask != NULL
+      plan->mask = plan->panel_mask != NULL && plan->detector.panels[i].mask != NULL
                        ? plan->panel_mask + pn->offset
                        : NULL;
       pp.panel_rows = pn->det.spixels;

@@ -152,6 +152,13 @@ static const bad_input bad_inputs[] = {
   { "hkl-binary", "-hkl binary.hkl", 1, "binary.hkl:2" },
   { "hkl-empty", "-hkl empty.hkl", 1, "empty.hkl" },
   { "hkl-grid-over-budget", "-hkl wide-range.hkl -memory_budget 20", 1, "wide-range.hkl" },
+  /* atomic models and -sf.cif (issue 30; the plugin's side of models comes later) */
+  { "model-cut", "-model cut.pdb", 1, "cut.pdb", BAD_CLI_ONLY },
+  { "model-binary", "-model junk.pdb", 1, "junk.pdb", BAD_CLI_ONLY },
+  { "model-no-cell", "-model nocell.pdb", 1, "nocell.pdb", BAD_CLI_ONLY },
+  { "model-unknown-element", "-model unknown.pdb", 1, "unknown.pdb", BAD_CLI_ONLY },
+  { "model-cif-cut", "-hkl cut.cif", 1, "cut.cif", BAD_CLI_ONLY },
+  { "model-cif-empty", "-hkl nothing.cif", 1, "nothing.cif", BAD_CLI_ONLY },
   { "mat-short", "-mat short.mat", 1, "short.mat" },
   { "mat-junk", "-mat junk.mat", 1, "junk.mat:2" },
   { "mat-singular", "-mat zero.mat", 1, "zero.mat" },
@@ -243,6 +250,22 @@ bad_inputs_write_fixtures (const char *dir)
     gssize len; /* -1: NUL-terminated */
   } files[] = {
     { "good.hkl", "0 0 1 100\n1 0 0 50\n", -1 },
+#define CRYST1 "CRYST1   63.400   63.400   83.800  90.00  90.00 120.00 P 61\n"
+#define ATOM1  "ATOM      1  N   PRO A   1      13.120  39.003   5.159  1.00 55.41           N\n"
+    { "cut.pdb", CRYST1 ATOM1 "ATOM      2  CA  PRO A   1      12.941  39.4", -1 },
+    { "junk.pdb", CRYST1 ATOM1 "\0\x01\xff", sizeof (CRYST1 ATOM1) + 2 },
+    { "nocell.pdb", ATOM1 "END\n", -1 },
+    { "unknown.pdb",
+      CRYST1
+      "ATOM      1  XX  UNK A   1      13.120  39.003   5.159  1.00 55.41          XX\nEND\n",
+      -1 },
+    { "cut.cif",
+      "data_x\n_cell.length_a 10\n_cell.length_b 10\n_cell.length_c 10\nloop_\n_refln.index_h\n"
+      "_refln.index_k\n_refln.index_l\n_refln.F_meas_au\n1 0 0 5.0\n1 1\n",
+      -1 },
+    { "nothing.cif", "data_x\n_cell.length_a 10\n", -1 },
+#undef CRYST1
+#undef ATOM1
     { "bad-line.hkl", "1 2 3 4\n# comment\n1 2 x 4\n", -1 },
     { "short-line.hkl", "1 2 3 4\n1 2 3\n", -1 },
     { "huge-index.hkl", "0 0 1 1\n0 0 5000 1\n", -1 },

@@ -275,6 +275,27 @@ else
   skip "CBF/NeXus module (a build without libhdf5)"
 fi
 
+# The models module (engine/formats/nb-models.h): gemmi and the C++ runtime load only with a
+# model, from the relocated install.
+if [ -e "$build/engine/nanobragg-models.so" ]; then
+  linked=$(ldd "$root/bin/nanobragg" | grep -E 'libstdc\+\+')
+  [ -z "$linked" ] && ok "the installed nanobragg does not link the C++ runtime" \
+    || not_ok "the installed nanobragg links: $linked"
+  if out=$(cd "$tmp" && LD_DEBUG=files "$root/bin/nanobragg" -model "$src/data/1hpv.pdb" \
+             -detpixels 16 -pixel 0.4 -distance 100 -floatfile "$tmp/model.bin" 2>&1); then
+    loaded=$(printf '%s\n' "$out" | sed -n 's/.*file=\([^ ]*nanobragg-models\.so\) .*dynamically loaded.*/\1/p')
+    case $(realpath "$loaded" 2>/dev/null) in
+      "$(realpath "$lib/nanobragg/nanobragg-models.so")") ok "installed nanobragg reads a model through the installed module" ;;
+      *) not_ok "installed nanobragg loaded the models module from '${loaded}', not $lib/nanobragg" ;;
+    esac
+  else
+    printf '%s\n' "$out" | grep -v '^ *[0-9]*:' | sed 's/^/# /'
+    not_ok "installed nanobragg reads a model"
+  fi
+else
+  skip "models module (a build without gemmi)"
+fi
+
 export GI_TYPELIB_PATH=$lib/girepository-1.0
 export LD_LIBRARY_PATH=$lib
 if [ -n "$python" ]; then
