@@ -3,11 +3,14 @@
 #include "braggscope-private.h"
 
 #include <math.h>
+#include <string.h>
 
 struct _BraggscopeGeometry
 {
   gatomicrefcount ref_count;
   nb_geometry *geom;
+  double a_star[3], b_star[3], c_star[3]; /* 1/Angstrom */
+  double computed_to;                     /* the plan's hkl_d_min (Angstrom) */
 };
 
 G_DEFINE_BOXED_TYPE (BraggscopeGeometry,
@@ -19,15 +22,34 @@ G_DEFINE_BOXED_TYPE (BraggscopePixelInfo,
                      braggscope_pixel_info_copy,
                      braggscope_pixel_info_free)
 
-/* Takes over the caller's reference to @geom. */
 BraggscopeGeometry *
-_braggscope_geometry_new_take (nb_geometry *geom)
+_braggscope_geometry_new_take (nb_geometry *geom, const nb_plan_info *info)
 {
   BraggscopeGeometry *self = g_new0 (BraggscopeGeometry, 1);
 
   g_atomic_ref_count_init (&self->ref_count);
   self->geom = geom;
+  memcpy (self->a_star, info->a_star, sizeof self->a_star);
+  memcpy (self->b_star, info->b_star, sizeof self->b_star);
+  memcpy (self->c_star, info->c_star, sizeof self->c_star);
+  self->computed_to = info->hkl_d_min;
   return self;
+}
+
+/* The resolution of reflection (@h, @k, @l): the length of its reciprocal
+ * vector does not depend on the crystal's orientation. */
+static double
+reflection_d (const BraggscopeGeometry *self, int h, int k, int l)
+{
+  double s = 0.0;
+
+  for (int i = 0; i < 3; i++)
+    {
+      double v = h * self->a_star[i] + k * self->b_star[i] + l * self->c_star[i];
+
+      s += v * v;
+    }
+  return s > 0.0 ? 1.0 / sqrt (s) : INFINITY;
 }
 
 nb_geometry *
@@ -149,6 +171,8 @@ braggscope_geometry_query (
   info->nearest_l = q.l;
   info->structure_factor = q.F;
   info->from_file = q.F_from_file != 0;
+  info->reflection_d_spacing = reflection_d (self, q.h, q.k, q.l);
+  info->computed_to = self->computed_to;
   {
     int width, height;
 

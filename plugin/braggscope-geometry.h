@@ -43,6 +43,14 @@ typedef struct _BraggscopeGeometry BraggscopeGeometry;
  * @on_detector: %TRUE when the point lies on the detector's pixels (0 <= x <
  *   width and 0 <= y < height); %FALSE for a point off it, whose answer is
  *   the detector plane's, extended
+ * @reflection_d_spacing: resolution d of the reflection (nearest_h,
+ *   nearest_k, nearest_l) itself, 1 / |h a* + k b* + l c*|, Angstrom
+ *   (`INFINITY` for 0 0 0)
+ * @computed_to: the resolution (Angstrom) to which the structure factors
+ *   were computed from an atomic model (a PDB or mmCIF file given as
+ *   [property@Braggscope.Simulation:structure-factors]): a reflection whose
+ *   @reflection_d_spacing is smaller has the default F.  0 when they were
+ *   read from a file (HKL, MTZ, `-sf.cif`)
  *
  * What the pixel under a point of the detector sees, computed by the engine
  * (nb_geometry_query, as nanoBragg.c computes it) with the central
@@ -61,6 +69,8 @@ typedef struct
   double structure_factor;
   gboolean from_file;
   gboolean on_detector;
+  double reflection_d_spacing;
+  double computed_to;
 } BraggscopePixelInfo;
 
 /**

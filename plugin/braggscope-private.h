@@ -33,7 +33,9 @@ void _braggscope_error_make_utf8 (GError **error);
 char **_braggscope_data_dirs (void);
 
 /* geometry */
-BraggscopeGeometry *_braggscope_geometry_new_take (nb_geometry *geom);
+/* Takes over the caller's reference to @geom; @info: the plan's, for the
+ * reciprocal cell and the resolution of computed structure factors. */
+BraggscopeGeometry *_braggscope_geometry_new_take (nb_geometry *geom, const nb_plan_info *info);
 nb_geometry *_braggscope_geometry_peek (BraggscopeGeometry *self);
 
 /* the pool of frame buffers (thread-safe) */

@@ -27,6 +27,7 @@ enum
   PROP_MATCH_SHELLS,
   PROP_FITTING,
   PROP_HKL_CELL_WARNING,
+  PROP_STRUCTURE_FACTORS_NOTE,
   N_PROPS
 };
 
@@ -81,6 +82,49 @@ install_chance_properties (void)
    */
   props[PROP_MATCH_SIGNIFICANT] = g_param_spec_boolean (
       "match-significant", NULL, N_ ("The score is better than chance"), FALSE, ro);
+}
+
+/* The properties that say where the structure factors come from, and
+ * whether they can belong to the crystal. */
+static void
+install_structure_factor_properties (GParamFlags ro)
+{
+  /**
+   * BraggscopeSimulation:hkl-cell-warning:
+   *
+   * Why the structure factors cannot belong to the crystal, or %NULL: the
+   * unit cell the structure-factor file is of (an MTZ file's header, or the
+   * default scene's cell for the file it came with) is not the crystal's
+   * (edges more than 3 % or angles more than 3 degrees apart), as under a
+   * measured frame's cell the default 1HPV file (P6₁, a = 63.4 Å) would be.
+   * One line in English, set with the frame whose plan found it and notified
+   * when it changes, so a host says it once.  Read-only.
+   *
+   * Since: 0.1
+   */
+  props[PROP_HKL_CELL_WARNING] =
+      g_param_spec_string ("hkl-cell-warning", NULL,
+                           N_ ("Why the structure factors cannot belong to the crystal"), NULL, ro);
+  /**
+   * BraggscopeSimulation:structure-factors-note:
+   *
+   * Where the structure factors come from when the file gives a cell, or
+   * %NULL: for an atomic model (PDB, mmCIF), that they are computed from its
+   * atoms, and the cell and space group it gives; whether that cell is the
+   * crystal's (no `-cell` given: setting
+   * [property@Braggscope.Simulation:structure-factors] to a model clears the
+   * cell, so that the cell properties then read the model's) or another one
+   * ([property@Braggscope.Simulation:hkl-cell-warning] says when they cannot
+   * belong together).  One line in English, set with the frame whose plan
+   * read the file and notified when it changes (not with the resolution the
+   * structure factors are computed to, which follows the detector), so a host
+   * says it once.  Read-only.
+   *
+   * Since: 0.1
+   */
+  props[PROP_STRUCTURE_FACTORS_NOTE] =
+      g_param_spec_string ("structure-factors-note", NULL,
+                           N_ ("Where the structure factors and their cell come from"), NULL, ro);
 }
 
 void
@@ -206,22 +250,7 @@ _braggscope_simulation_install_measured_properties (GObjectClass *klass, guint f
    * Since: 0.1
    */
   props[PROP_FITTING] = g_param_spec_boolean ("fitting", NULL, N_ ("A fit is running"), FALSE, ro);
-  /**
-   * BraggscopeSimulation:hkl-cell-warning:
-   *
-   * Why the structure factors cannot belong to the crystal, or %NULL: the
-   * unit cell the structure-factor file is of (an MTZ file's header, or the
-   * default scene's cell for the file it came with) is not the crystal's
-   * (edges more than 3 % or angles more than 3 degrees apart), as under a
-   * measured frame's cell the default 1HPV file (P6₁, a = 63.4 Å) would be.
-   * One line in English, set with the frame whose plan found it and notified
-   * when it changes, so a host says it once.  Read-only.
-   *
-   * Since: 0.1
-   */
-  props[PROP_HKL_CELL_WARNING] =
-      g_param_spec_string ("hkl-cell-warning", NULL,
-                           N_ ("Why the structure factors cannot belong to the crystal"), NULL, ro);
+  install_structure_factor_properties (ro);
   for (guint i = 0; i < N_PROPS; i++)
     g_object_class_install_property (klass, first + i, props[i]);
 }
@@ -271,6 +300,9 @@ _braggscope_simulation_get_measured_property (BraggscopeSimulation *self, guint 
         break;
       case PROP_HKL_CELL_WARNING:
         g_value_set_string (value, self->hkl_warning);
+        break;
+      case PROP_STRUCTURE_FACTORS_NOTE:
+        g_value_set_string (value, self->sf_note);
         break;
       default:
         return FALSE;
@@ -471,9 +503,43 @@ fit_job_free (BraggscopeFitJob *job)
   g_free (job);
 }
 
+/* structure-factors-note of @info's plan (NULL: none). */
+static char *
+structure_factors_note (BraggscopeSimulation *self, const nb_plan_info *info)
+{
+  const char *file = self->params.hkl_file;
+  const double *c = info->hkl_cell;
+  g_autofree char *name = NULL;
+  g_autofree char *what = NULL;
+  const char *group = info->hkl_space_group[0] ? info->hkl_space_group : "P 1";
+
+  if (file == NULL || !(c[0] > 0.0) ||
+      (info->hkl_d_min <= 0.0 && (self->params.cell[0] != 0.0 || self->params.mat_file != NULL)))
+    return NULL;
+  name = g_filename_display_basename (file);
+  what = info->hkl_d_min > 0.0
+             ? g_strdup_printf ("structure factors computed from the atoms of %s", name)
+             : g_strdup_printf ("structure factors read from %s", name);
+  if (self->params.cell[0] == 0.0 && self->params.mat_file == NULL)
+    return g_strdup_printf ("%s; its cell %g %g %g %g %g %g and space group %s are the crystal's",
+                            what, c[0], c[1], c[2], c[3], c[4], c[5], group);
+  return g_strdup_printf ("%s (cell %g %g %g %g %g %g, space group %s), on the crystal's own cell",
+                          what, c[0], c[1], c[2], c[3], c[4], c[5], group);
+}
+
 void
 _braggscope_simulation_check_hkl_cell (BraggscopeSimulation *self, const nb_plan_info *info)
 {
+  {
+    g_autofree char *note = structure_factors_note (self, info);
+
+    if (g_strcmp0 (note, self->sf_note) != 0)
+      {
+        g_free (self->sf_note);
+        self->sf_note = g_steal_pointer (&note);
+        g_object_notify_by_pspec (G_OBJECT (self), props[PROP_STRUCTURE_FACTORS_NOTE]);
+      }
+  }
   g_autofree char *warning = NULL;
   const char *file = self->params.hkl_file;
   const double *c = info->cell;

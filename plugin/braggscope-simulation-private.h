@@ -64,6 +64,7 @@ struct _BraggscopeSimulation
   char *scene_hkl;
   double scene_cell[6]; /* Angstrom, degrees */
   char *hkl_warning;
+  char *sf_note; /* structure-factors-note */
 };
 
 /* braggscope-simulation.c */
@@ -93,6 +94,15 @@ void _braggscope_simulation_set_property (GObject *object,
                                           guint prop_id,
                                           const GValue *value,
                                           GParamSpec *pspec);
+
+/* When @next's structure factors are another file than @before's: an atomic
+ * model (or -sf.cif) lends the crystal its own cell, unless the change gave
+ * a cell (@gave_cell) or -mat gives it; another file keeps the cell the
+ * crystal has (a model's, taken from the last plan). */
+void _braggscope_simulation_follow_model_cell (BraggscopeSimulation *self,
+                                               const nb_params *before,
+                                               nb_params *next,
+                                               gboolean gave_cell);
 
 /* The values of every parameter property, then, after a change, notify
  * those that differ (and free @before). */

@@ -345,6 +345,47 @@ param_index (const nb_param *row)
   g_assert_not_reached ();
 }
 
+/* @row's place in -cell (0 to 5: a b c alpha beta gamma), or -1 when it is
+ * not one of the cell's components. */
+static int
+cell_component (const nb_param *row)
+{
+  const size_t first = offsetof (nb_params, cell);
+
+  if (!(row->flags & NB_PARAM_COMPONENT) || row->n_field != 1 || row->field[0] < first ||
+      row->field[0] >= first + sizeof ((nb_params *) NULL)->cell)
+    return -1;
+  return (int) ((row->field[0] - first) / sizeof (double));
+}
+
+/* The crystal's cell as the last plan built it, when the parameters give
+ * none (an atomic model's own cell): @cell in the fields' units (Angstrom,
+ * rad); FALSE when the parameters give one, a -mat gives it, or no plan was
+ * built yet. */
+static gboolean
+plan_cell (BraggscopeSimulation *self, const nb_params *p, double cell[6])
+{
+  if (p->cell[0] != 0.0 || p->mat_file != NULL || !self->have_info || !(self->info.cell[0] > 0.0))
+    return FALSE;
+  for (int i = 0; i < 6; i++)
+    cell[i] = i < 3 ? self->info.cell[i] : self->info.cell[i] * (G_PI / 180.0);
+  return TRUE;
+}
+
+void
+_braggscope_simulation_follow_model_cell (BraggscopeSimulation *self,
+                                          const nb_params *before,
+                                          nb_params *next,
+                                          gboolean gave_cell)
+{
+  if (gave_cell || next->mat_file != NULL || g_strcmp0 (next->hkl_file, before->hkl_file) == 0)
+    return;
+  if (nb_params_hkl_is_model (next))
+    memset (next->cell, 0, sizeof next->cell);
+  else
+    plan_cell (self, next, next->cell);
+}
+
 static void
 get_param (BraggscopeSimulation *self, const nb_param *row, GValue *value)
 {
@@ -365,6 +406,12 @@ get_param (BraggscopeSimulation *self, const nb_param *row, GValue *value)
   else
     {
       double reads = nb_param_get_number (row, &self->params, info);
+      double cell[6];
+      int k = cell_component (row);
+
+      /* no -cell: the crystal's, an atomic model's own */
+      if (k >= 0 && plan_cell (self, &self->params, cell))
+        reads = k < 3 ? cell[k] : cell[k] * (180.0 / G_PI);
 
       g_value_set_double (value, typed->set && typed->reads == reads ? typed->value : reads);
     }
@@ -527,7 +574,15 @@ apply_value (BraggscopeSimulation *self,
   *deep = FALSE;
   *next = self->params;
   if (G_VALUE_HOLDS_STRING (value) && row->kind == NB_PARAM_TEXT)
-    return (*deep = set_file (self, row, g_value_get_string (value), next, error));
+    {
+      if (!set_file (self, row, g_value_get_string (value), next, error))
+        return FALSE;
+      _braggscope_simulation_follow_model_cell (self, &self->params, next, FALSE);
+      return (*deep = TRUE);
+    }
+  /* one edge or angle of a model's cell: the others stay the model's */
+  if (cell_component (row) >= 0)
+    plan_cell (self, next, next->cell);
   if (G_VALUE_HOLDS_ENUM (value))
     {
       g_autoptr (GEnumClass) klass = g_type_class_ref (G_VALUE_TYPE (value));

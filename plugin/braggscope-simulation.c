@@ -294,6 +294,7 @@ simulation_finalize (GObject *object)
   nb_params_clear (&self->params);
   g_free (self->scene_hkl);
   g_free (self->hkl_warning);
+  g_free (self->sf_note);
   g_main_context_unref (self->context);
   G_OBJECT_CLASS (braggscope_simulation_parent_class)->finalize (object);
 }
@@ -649,6 +650,23 @@ fail:
  *
  * Since: 0.1
  */
+/* Whether @args hold -cell or -mat, which give the crystal its cell. */
+static gboolean
+args_give_cell (const char *const *args)
+{
+  const nb_param *cell = nb_param_owner (nb_param_find_field (offsetof (nb_params, cell)));
+  const nb_param *mat = nb_param_find_field (offsetof (nb_params, mat_file));
+
+  for (gsize i = 0; args[i] != NULL; i++)
+    {
+      const nb_param *row = args[i][0] == '-' ? nb_param_find (args[i]) : NULL;
+
+      if (row != NULL && (row == cell || row == mat))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static gboolean
 set_from_args (BraggscopeSimulation *self,
                const char *const *args,
@@ -664,6 +682,8 @@ set_from_args (BraggscopeSimulation *self,
   g_ptr_array_add (argv, NULL);
   if (!parse_flags (&self->params, (const char *const *) argv->pdata, scene_source, &next, error))
     return FALSE;
+  /* "-model FILE" on top of a scene's cell: the model's own, unless given */
+  _braggscope_simulation_follow_model_cell (self, &self->params, &next, args_give_cell (args));
   _braggscope_simulation_replace_params (self, &next);
   return TRUE;
 }

@@ -138,6 +138,19 @@ typedef enum
  * from the convention for the last frame; setting NaN gives the choice back
  * to the convention.
  *
+ * [property@Braggscope.Simulation:structure-factors] names a file of
+ * structure factors (HKL text, MTZ, mmCIF `-sf.cif`) or an atomic model to
+ * compute them from (PDB, mmCIF, gzip or plain; `-model`), told apart by
+ * the file's first bytes.  A model (or `-sf.cif` file) set without a cell
+ * lends the crystal its own: setting the property to one clears the cell
+ * (unless `-mat` gives it), so that the `cell-*` properties, such as
+ * [property@Braggscope.Simulation:cell-a], read the model's cell once its
+ * frame arrives, [property@Braggscope.Simulation:structure-factors-note]
+ * says so, and setting one edge or angle keeps the model's others; another
+ * file keeps the cell the crystal has.  [method@Braggscope.Simulation.set_from_args]
+ * does the same unless its flags give `-cell` or `-mat`.  A cell that cannot
+ * be the model's is said in [property@Braggscope.Simulation:hkl-cell-warning].
+ *
  * Any flag can also be applied with
  * [method@Braggscope.Simulation.set_from_args], and
  * [method@Braggscope.Simulation.to_args] gives the `nanobragg` command line

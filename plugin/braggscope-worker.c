@@ -221,7 +221,7 @@ worker_update_plan (BraggscopeWorker *w, const nb_params *params, guint64 key, n
     {
       if (w->geometry != NULL)
         braggscope_geometry_unref (w->geometry);
-      w->geometry = _braggscope_geometry_new_take (geom);
+      w->geometry = _braggscope_geometry_new_take (geom, nb_plan_get_info (w->plan));
       w->geometry_key = geom;
     }
   _braggscope_frame_source_unref (w->source);

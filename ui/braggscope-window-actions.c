@@ -266,11 +266,17 @@ _braggscope_window_choose_file (BraggscopeWindow *self,
 static void
 open_structure_factors_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
 {
-  static const char *const patterns[] = { "*.hkl", "*.HKL", "*.mtz", "*.MTZ", NULL };
+  /* the engine tells a model from structure factors by the file's first
+   * bytes, gzip or plain: the filter only helps to find them */
+  static const char *const patterns[] = { "*.hkl",    "*.HKL",      "*.mtz",    "*.MTZ",
+                                          "*.pdb",    "*.PDB",      "*.ent",    "*.cif",
+                                          "*.CIF",    "*.mmcif",    "*.pdb.gz", "*.ent.gz",
+                                          "*.cif.gz", "*.mmcif.gz", NULL };
 
   _braggscope_window_choose_file (
-      user_data, GTK_FILE_CHOOSER_ACTION_OPEN, _ ("Open Structure Factors"), _ ("_Open"), NULL,
-      _ ("Structure factors (HKL text, MTZ)"), patterns, "open-structure-factors-file");
+      user_data, GTK_FILE_CHOOSER_ACTION_OPEN, _ ("Open Structure Factors or a Model"), _ ("_Open"),
+      NULL, _ ("Structure factors (HKL, MTZ, -sf.cif) and models (PDB, mmCIF)"), patterns,
+      "open-structure-factors-file");
 }
 
 static void

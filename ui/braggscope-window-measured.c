@@ -82,6 +82,18 @@ on_hkl_cell_warning (BraggscopeWindow *self)
     self->callbacks.show_message (self, warning, TRUE);
 }
 
+/* An atomic model's structure factors and cell: said once, when the
+ * simulation has read it. */
+static void
+on_structure_factors_note (BraggscopeWindow *self)
+{
+  g_autofree char *note = NULL;
+
+  g_object_get (self->sim, "structure-factors-note", &note, NULL);
+  if (note != NULL)
+    self->callbacks.show_message (self, note, FALSE);
+}
+
 /* ---- the status line ---- */
 
 static void
@@ -642,6 +654,8 @@ _braggscope_window_measured_set_simulation (BraggscopeWindow *self)
                             self);
   g_signal_connect_swapped (self->sim, "notify::match-significant", G_CALLBACK (update_score),
                             self);
+  g_signal_connect_swapped (self->sim, "notify::structure-factors-note",
+                            G_CALLBACK (on_structure_factors_note), self);
   g_signal_connect_swapped (self->sim, "notify::hkl-cell-warning", G_CALLBACK (on_hkl_cell_warning),
                             self);
   g_signal_connect (self->sim, "fit-progress", G_CALLBACK (on_fit_progress), self);

@@ -315,6 +315,13 @@ extern "C"
                                            const nb_params *before,
                                            nb_error *err);
 
+  /* nb_params_hkl_is_model: 1 when the structure-factor file @p names (-hkl,
+   * -model) is an atomic model (PDB, mmCIF) or an mmCIF -sf.cif file, either
+   * of which gives the crystal its own unit cell where -cell and -mat do not;
+   * 0 for HKL text and MTZ files, no file, or one that cannot be read.  Reads
+   * the file's first bytes (check it with nb_params_check_inputs() first). */
+  NB_API int nb_params_hkl_is_model (const nb_params *p);
+
   /* nb_params_to_argv: a nanoBragg command line that reproduces @p: argv[0] is
  * "nanobragg", then the flags of every field that differs from
  * nb_params_init()'s defaults, in the units the parser takes, so that
@@ -400,6 +407,9 @@ extern "C"
                                    -oversample_thick/polar/omega, tricubic interpolation) */
     double tolerance;           /* adaptive: the error bound per pixel, a fraction of the
                                    frame's brightest pixel */
+    double hkl_d_min;         /* the resolution (Angstrom) to which the structure factors were
+                                 computed from an atomic model (-model), reflections beyond it
+                                 taking default_F; 0 when they were read from a file */
   } nb_plan_info;
 
   /* The plan's stages (its warm cache).  Each is recomputed only when one of its

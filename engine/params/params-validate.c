@@ -6,6 +6,7 @@
  */
 #include "nb-param-private.h"
 #include "base/nb-input.h"
+#include "formats/nb-models.h"
 
 #include <stdio.h>
 
@@ -487,4 +488,10 @@ nb_params_check_inputs (const nb_params *p, const nb_params *before, nb_error *e
                              why.message);
     }
   return NB_OK;
+}
+
+int
+nb_params_hkl_is_model (const nb_params *p)
+{
+  return p->hkl_file != NULL && nb_file_is_model (p->hkl_file);
 }

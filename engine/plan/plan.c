@@ -199,6 +199,8 @@ hkl_cell_info (const nb_plan *plan, nb_plan_info *in)
   memcpy (in->hkl_cell, plan->hkl.cell, sizeof in->hkl_cell);
   memcpy (in->hkl_space_group, plan->hkl.space_group, sizeof in->hkl_space_group);
   in->hkl_cell_differs = nb_cell_differs (in->cell, in->hkl_cell);
+  in->hkl_d_min =
+      plan->model != NULL && plan->model->kind == NB_STRUCTURE_ATOMS ? plan->model_d_min : 0.0;
 }
 
 /* What the budget leaves for the structure factors (text, records, grid). */

@@ -16,7 +16,9 @@
  * the pixel, its intensity in photons, the resolution d (Å), the scattering
  * angle 2θ (degrees), |q| (Å⁻¹), the nearest and fractional Miller indices
  * h k l, and the structure factor F of that reflection (marked when it is the
- * default F, not one of the file's).
+ * default F, not one of the file's; for structure factors computed from an
+ * atomic model, with the reflection's resolution and the model's, as in
+ * "123.4 (2.10 Å; model to 1.90 Å)").
  *
  * The readout follows [signal@BraggscopeGtk.View::readout-changed], so it
  * updates when the pointer moves, when a new frame arrives under a still
@@ -102,6 +104,25 @@ G_DEFINE_FINAL_TYPE_WITH_CODE (BraggscopeReadout,
                                GTK_TYPE_WIDGET,
                                G_IMPLEMENT_INTERFACE (GTK_TYPE_ORIENTABLE, NULL))
 
+/* What F is: " (default F)" for a reflection outside the file's; for
+ * structure factors computed from a model, the reflection's resolution and
+ * the model's (beyond which F is the default), as the engine used them. */
+static char *
+structure_factor_note (const BraggscopePixelInfo *info)
+{
+  if (info->computed_to > 0.0 && info->reflection_d_spacing < info->computed_to)
+    /* Translators: after F in the readout: the reflection's resolution d lies beyond the
+     * resolution the structure factors were computed to from the atomic model. */
+    return g_strdup_printf (_ (" (%.2f Å, beyond the model's %.2f Å: default F)"),
+                            info->reflection_d_spacing, info->computed_to);
+  if (info->computed_to > 0.0)
+    /* Translators: after F in the readout: the reflection's resolution d, and the resolution
+     * its structure factors were computed to from the atomic model. */
+    return g_strdup_printf (_ (" (%.2f Å; model to %.2f Å)"), info->reflection_d_spacing,
+                            info->computed_to);
+  return g_strdup (info->from_file ? "" : _ (" (default F)"));
+}
+
 /* Reads the view's readout into the fields and the line. */
 static void
 readout_update (BraggscopeReadout *self)
@@ -121,7 +142,7 @@ readout_update (BraggscopeReadout *self)
 
   if (inside)
     {
-      const char *default_f = info.from_file ? "" : _ (" (default F)");
+      g_autofree char *default_f = structure_factor_note (&info);
 
       self->texts[FIELD_PIXEL] = g_strdup_printf ("%d, %d", pixel_x, pixel_y);
       self->texts[FIELD_PHOTONS] = g_strdup_printf ("%.4g", (double) value);
@@ -512,7 +533,9 @@ braggscope_readout_get_text (BraggscopeReadout *self)
  * pixel (column, row), "12.5" photons, "2.345 Å" (or "∞" at the direct beam),
  * "24.31°", "2.680 Å⁻¹", "3 -4 12 (2.98 -4.03 11.97)" for the nearest h k l and
  * the fractional indices, "123.4" for F (with " (default F)" when the
- * reflection is not in the structure-factor file), and the reference layer's
+ * reflection is not in the structure-factor file; " (2.10 Å; model to 1.90 Å)"
+ * when F was computed from an atomic model, or " (1.85 Å, beyond the model's
+ * 1.90 Å: default F)"), and the reference layer's
  * value at that pixel ("8.3", or "masked"; %NULL without a reference).  The
  * widget's value labels
  * are named after the fields, too.

@@ -8,6 +8,8 @@
 #include "braggscope-gtk.h"
 #include "plugin-test-util.h"
 
+#include "formats/nb-models.h"
+
 #define FRAME_WIDTH  64
 #define FRAME_HEIGHT 48
 
@@ -150,6 +152,55 @@ test_fields (void)
   watch_clear (&w);
 }
 
+/* Issue 30: structure factors computed from an atomic model: F with the
+ * reflection's resolution and the model's, as the engine computed them. */
+static void
+test_model (void)
+{
+  Watch w;
+  g_autoptr (BraggscopeSimulation) sim = new_simulation (&w);
+  g_autofree char *pdb = g_build_filename (g_getenv ("NB_DATA_DIR"), "1hpv.pdb", NULL);
+  g_autofree char *f = NULL;
+  GtkWidget *window = gtk_window_new ();
+  BraggscopeView *view;
+  BraggscopeReadout *readout;
+  BraggscopePixelInfo info;
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  double wx, wy;
+
+  if (!nb_models_available ())
+    {
+      g_test_skip ("this build has no models module (gemmi)");
+      gtk_window_destroy (GTK_WINDOW (window));
+      watch_clear (&w);
+      return;
+    }
+  g_object_set (sim, "structure-factors", pdb, NULL);
+  watch_wait_full (&w, 60);
+  view = BRAGGSCOPE_VIEW (
+      g_object_new (BRAGGSCOPE_TYPE_VIEW, "simulation", sim, "force-software", TRUE, NULL));
+  gtk_widget_set_size_request (GTK_WIDGET (view), 2 * FRAME_WIDTH, 2 * FRAME_HEIGHT);
+  readout = BRAGGSCOPE_READOUT (braggscope_readout_new (view));
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (view));
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (readout));
+  gtk_window_set_child (GTK_WINDOW (window), box);
+  gtk_window_present (GTK_WINDOW (window));
+  wait_shown (view);
+
+  g_assert_true (braggscope_view_frame_to_widget (view, 50.75, 40.5, &wx, &wy));
+  braggscope_view_set_readout_point (view, wx, wy);
+  g_assert_true (braggscope_view_get_readout (view, NULL, NULL, NULL, NULL, NULL, &info));
+  g_assert_cmpfloat (info.computed_to, >, 0.0);
+  g_assert_cmpfloat (info.reflection_d_spacing, >=, info.computed_to);
+  f = g_strdup_printf ("%.4g (%.2f \u00c5; model to %.2f \u00c5)", info.structure_factor,
+                       info.reflection_d_spacing, info.computed_to);
+  g_assert_cmpstr (braggscope_readout_get_field (readout, "structure-factor"), ==, f);
+  g_assert_nonnull (strstr (braggscope_readout_get_text (readout), f));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  watch_clear (&w);
+}
+
 /* The readout keeps its view alive and lets it go when disposed. */
 static void
 test_view_reference (void)
@@ -173,5 +224,6 @@ main (int argc, char **argv)
 
   g_test_add_func ("/readout/fields", test_fields);
   g_test_add_func ("/readout/view-reference", test_view_reference);
+  g_test_add_func ("/readout/model", test_model);
   return g_test_run ();
 }

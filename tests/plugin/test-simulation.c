@@ -1,6 +1,8 @@
 /* test-simulation.c: BraggscopeSimulation's parameters, flags and frames; pixel queries. */
 #include "plugin-test-util.h"
 
+#include "formats/nb-models.h"
+
 /* Properties read back what was set, in the units of their blurbs, and say
  * the same as the equivalent flag. */
 static void
@@ -627,6 +629,114 @@ test_default_scene_outputs (void)
   g_rmdir (dir);
 }
 
+static double
+get_double (BraggscopeSimulation *sim, const char *name)
+{
+  double v = NAN;
+
+  g_object_get (sim, name, &v, NULL);
+  return v;
+}
+
+/* Issue 30: an atomic model set as the structure factors lends the crystal
+ * its cell (the cell properties read it, a note says so), one edge changed
+ * keeps the model's others and is warned of when it no longer fits, a -cell
+ * given with the model stays, and the hover's query says the resolution the
+ * structure factors were computed to, and the reflection's own d. */
+static void
+test_model_cell (void)
+{
+  g_autofree char *pdb = g_build_filename (g_getenv ("NB_DATA_DIR"), "1hpv.pdb", NULL);
+  g_autofree char *hkl = g_build_filename (g_getenv ("NB_DATA_DIR"), "1hpv_p1.hkl", NULL);
+  g_autoptr (BraggscopeSimulation) sim = braggscope_simulation_new ();
+  g_autoptr (GError) error = NULL;
+  g_autofree char *note = NULL, *warning = NULL;
+  g_auto (GStrv) args = NULL;
+  const char *scene[] = { "-cell", "50",         "60",     "70",         "90", "90",
+                          "90",    "-default_F", "1",      "-lambda",    "1",  "-N",
+                          "5",     "-distance",  "100",    "-detpixels", "64", "-pixel",
+                          "0.4",   "-precision", "single", NULL };
+  BraggscopePixelInfo info;
+  BraggscopeFrame *frame;
+  Watch w;
+
+  if (!nb_models_available ())
+    {
+      g_test_skip ("this build has no models module (gemmi)");
+      return;
+    }
+  g_assert_true (braggscope_simulation_set_from_args (sim, scene, &error));
+  g_assert_no_error (error);
+  watch_init (&w, sim);
+  braggscope_simulation_render (sim);
+  watch_wait_full (&w, 60);
+
+  /* the model's cell (P 61, 63.4 63.4 83.8 90 90 120) replaces the scene's */
+  g_object_set (sim, "structure-factors", pdb, NULL);
+  args = braggscope_simulation_to_args (sim);
+  for (guint i = 0; args[i] != NULL; i++)
+    g_assert_cmpstr (args[i], !=, "-cell");
+  frame = watch_wait_full (&w, 60);
+  g_assert_cmpfloat_with_epsilon (get_double (sim, "cell-a"), 63.4, 1e-3);
+  g_assert_cmpfloat_with_epsilon (get_double (sim, "cell-c"), 83.8, 1e-3);
+  g_assert_cmpfloat_with_epsilon (get_double (sim, "cell-gamma"), 120.0, 1e-6);
+  g_object_get (sim, "structure-factors-note", &note, "hkl-cell-warning", &warning, NULL);
+  g_test_message ("%s", note);
+  g_assert_nonnull (note);
+  g_assert_nonnull (strstr (note, "1hpv.pdb"));
+  g_assert_nonnull (strstr (note, "P 61"));
+  g_assert_nonnull (strstr (note, "are the crystal's"));
+  g_assert_null (warning);
+
+  /* the hover: F computed to the detector's reach, the reflection's own d */
+  g_assert_true (
+      braggscope_geometry_query (braggscope_frame_get_geometry (frame), 60.5, 60.5, &info, NULL));
+  g_assert_cmpfloat (info.computed_to, >, 2.0);
+  g_assert_cmpfloat (info.computed_to, <, info.d_spacing);
+  g_assert_cmpfloat (info.reflection_d_spacing, >, info.computed_to);
+  g_assert_cmpfloat (fabs (info.reflection_d_spacing - info.d_spacing) / info.d_spacing, <, 0.2);
+  g_assert_true (info.from_file);
+
+  /* another file keeps the crystal's cell, the model's; the model again */
+  g_object_set (sim, "structure-factors", hkl, NULL);
+  g_assert_cmpfloat_with_epsilon (get_double (sim, "cell-c"), 83.8, 1e-3);
+  g_strfreev (args);
+  args = braggscope_simulation_to_args (sim);
+  g_assert_true (g_strv_contains ((const char *const *) args, "-cell"));
+  g_object_set (sim, "structure-factors", pdb, NULL);
+  watch_wait_full (&w, 60);
+
+  /* one edge changed: the others stay the model's, and the misfit is warned of */
+  g_object_set (sim, "cell-a", 80.0, NULL);
+  g_assert_cmpfloat_with_epsilon (get_double (sim, "cell-b"), 63.4, 1e-3);
+  g_assert_cmpfloat_with_epsilon (get_double (sim, "cell-gamma"), 120.0, 1e-6);
+  watch_wait_full (&w, 60);
+  g_clear_pointer (&warning, g_free);
+  g_object_get (sim, "hkl-cell-warning", &warning, NULL);
+  g_assert_nonnull (warning);
+  g_assert_true (g_str_has_prefix (warning, pdb));
+
+  /* a model given with -cell keeps that */
+  {
+    const char *with_cell[] = { "-model", pdb, "-cell", "63", "63", "84", "90", "90", "120", NULL };
+
+    g_assert_true (braggscope_simulation_set_from_args (sim, with_cell, &error));
+    g_assert_cmpfloat_with_epsilon (get_double (sim, "cell-a"), 63.0, 1e-6);
+  }
+  frame = watch_wait_full (&w, 60);
+  g_clear_pointer (&note, g_free);
+  g_object_get (sim, "structure-factors-note", &note, NULL);
+  g_assert_nonnull (strstr (note, "on the crystal's own cell"));
+
+  /* structure factors read from a file: no resolution of computation */
+  g_object_set (sim, "structure-factors", hkl, NULL);
+  frame = watch_wait_full (&w, 60);
+  g_assert_true (
+      braggscope_geometry_query (braggscope_frame_get_geometry (frame), 60.5, 60.5, &info, NULL));
+  g_assert_cmpfloat (info.computed_to, ==, 0.0);
+  watch_clear (&w);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -644,5 +754,6 @@ main (int argc, char **argv)
   g_test_add_func ("/simulation/frame-warnings", test_frame_warnings);
   g_test_add_func ("/simulation/default-scene", test_default_scene);
   g_test_add_func ("/simulation/default-scene-outputs", test_default_scene_outputs);
+  g_test_add_func ("/simulation/model-cell", test_model_cell);
   return g_test_run ();
 }

@@ -4,6 +4,8 @@
 
 #include "plugin-test-util.h"
 
+#include "formats/nb-models.h"
+
 #include <errno.h>
 #include <png.h>
 #include <sys/stat.h>
@@ -480,6 +482,84 @@ test_portable (void)
   remove_tree (machine_b);
 }
 
+/* An atomic model travels inside the snapshot as a structure-factor file
+ * does: reopened with the model deleted, the structure factors are computed
+ * from the embedded copy, the cell is the model's again (no -cell saved), and
+ * the image is the same. */
+static void
+test_model_portable (void)
+{
+  g_autofree char *machine_a = temp_dir (), *machine_b = temp_dir ();
+  g_autofree char *source = g_build_filename (g_getenv ("NB_DATA_DIR"), "1hpv.pdb", NULL);
+  g_autofree char *model = copy_file (source, machine_a, "1hpv.pdb");
+  g_autofree char *saved_png = g_build_filename (machine_a, "protease.png", NULL);
+  g_autofree char *png = NULL;
+  g_autofree guint8 *rgba = pattern (32, 32);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (BraggscopeSimulation) sim = braggscope_simulation_new ();
+  g_autoptr (BraggscopeSimulation) restored = braggscope_simulation_new ();
+  g_auto (GStrv) saved = NULL, again = NULL;
+  g_autofree float *image = NULL;
+  Watch w, wr;
+  BraggscopeFrame *frame;
+  const float *data;
+  gsize n = 0;
+  double gamma = 0.0;
+  const char *args[] = { "-model", model,        "-lambda", "1",          "-N",
+                         "5",      "-distance",  "100",     "-detpixels", "64",
+                         "-pixel", "0.4",        "-misset", "10",         "20",
+                         "30",     "-precision", "single",  NULL };
+
+  if (!nb_models_available ())
+    {
+      g_test_skip ("this build has no models module (gemmi)");
+      remove_tree (machine_a);
+      remove_tree (machine_b);
+      return;
+    }
+  g_assert_true (braggscope_simulation_set_from_args (sim, args, &error));
+  g_assert_no_error (error);
+  watch_init (&w, sim);
+  braggscope_simulation_render (sim);
+  frame = watch_wait_full (&w, 60);
+  data = braggscope_frame_get_data (frame, &n);
+  image = g_memdup2 (data, n * sizeof (float));
+  saved = braggscope_simulation_to_args (sim);
+  g_assert_null (flag_value (saved, "-cell"));
+  g_assert_true (braggscope_snapshot_save (saved_png, rgba, 32, 32, sim, &error));
+  g_assert_no_error (error);
+  {
+    GArray *chunks = list_chunks (saved_png);
+
+    g_assert_nonnull (find_chunk (chunks, "bsFz", NULL));
+    free_chunks (chunks);
+  }
+
+  /* the snapshot alone on "another machine": the model and its folder gone */
+  png = copy_file (saved_png, machine_b, "protease.png");
+  remove_tree (machine_a);
+  g_setenv ("BRAGGSCOPE_DATADIR", machine_b, TRUE);
+  g_assert_true (braggscope_simulation_load_snapshot (restored, png, &error));
+  g_assert_no_error (error);
+  g_unsetenv ("BRAGGSCOPE_DATADIR");
+  again = braggscope_simulation_to_args (restored);
+  g_assert_true (g_str_has_suffix (flag_value (again, "-hkl"), "/1hpv.pdb"));
+  g_assert_null (flag_value (again, "-cell"));
+
+  braggscope_simulation_render (restored);
+  watch_init (&wr, restored);
+  frame = watch_wait_full (&wr, 60);
+  g_assert_cmpmem (braggscope_frame_get_data (frame, NULL), n * sizeof (float), image,
+                   n * sizeof (float));
+  /* the crystal's cell is the model's (P 61: gamma 120) */
+  g_object_get (restored, "cell-gamma", &gamma, NULL);
+  g_assert_cmpfloat_with_epsilon (gamma, 120.0, 1e-6);
+
+  watch_clear (&wr);
+  watch_clear (&w);
+  remove_tree (machine_b);
+}
+
 /* A file too large to embed travels by name, size and SHA-256: found next to
  * the snapshot or in the data folder, refused with another SHA-256. */
 static void
@@ -915,6 +995,7 @@ main (int argc, char **argv)
   g_test_add_func ("/snapshot/links-and-devices", test_links_and_devices);
   g_test_add_func ("/snapshot/portable", test_portable);
   g_test_add_func ("/snapshot/not-embedded", test_not_embedded);
+  g_test_add_func ("/snapshot/model-portable", test_model_portable);
   g_test_add_func ("/snapshot/utf8-text", test_utf8_text);
   g_test_add_func ("/snapshot/outputs-refused", test_outputs_refused);
   g_test_add_func ("/snapshot/outputs-not-saved", test_outputs_not_saved);

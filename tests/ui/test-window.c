@@ -741,6 +741,56 @@ test_structure_factors_missing (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (braggscope_window_get_message (f->window), "missing.hkl"));
 }
 
+/* Issue 30: Ctrl+O takes an atomic model: its cell becomes the crystal's and
+ * the status line says so; a damaged one is refused in one line naming it. */
+static gboolean
+message_names (gpointer data)
+{
+  Fixture *f = data;
+
+  return strstr (braggscope_window_get_message (f->window), "P 43 21 2") != NULL;
+}
+
+static void
+test_model (Fixture *f, gconstpointer data)
+{
+  g_autofree char *source = g_build_filename (g_getenv ("BRAGGSCOPE_DATADIR"), "6lyz.pdb", NULL);
+  g_autofree char *contents = NULL;
+  g_autofree char *path = g_build_filename (f->tmpdir, "lysozyme.pdb", NULL);
+  g_autofree char *damaged = g_build_filename (f->tmpdir, "damaged.pdb", NULL);
+  GtkWidget *label = ui_test_find_widget (GTK_WIDGET (f->window), "message-label");
+  const char *message;
+  double a = 0.0;
+  gsize length = 0;
+
+#ifndef BRAGGSCOPE_TEST_MODELS
+  g_test_skip ("this build has no models module (gemmi)");
+  return;
+#endif
+  g_assert_true (g_file_get_contents (source, &contents, &length, NULL));
+  g_assert_true (g_file_set_contents (path, contents, (gssize) length, NULL));
+  activate (f, "open-structure-factors-file", g_variant_new_string (path));
+  wait_full_frame (f);
+  g_assert_true (ui_test_wait (message_names, f, 60.0));
+  message = braggscope_window_get_message (f->window);
+  g_test_message ("%s", message);
+  g_assert_nonnull (strstr (message, "lysozyme.pdb"));
+  g_assert_nonnull (strstr (message, "79.1 79.1 37.9 90 90 90"));
+  g_object_get (sim_of (f), "cell-a", &a, NULL);
+  g_assert_cmpfloat_with_epsilon (a, 79.1, 1e-3);
+
+  /* an ATOM record cut short */
+  g_assert_true (g_file_set_contents (
+      damaged, "CRYST1   79.100   79.100   37.900  90.00  90.00  90.00 P 43 21 2\nATOM      1  N\n",
+      -1, NULL));
+  activate (f, "open-structure-factors-file", g_variant_new_string (damaged));
+  g_assert_true (ui_test_wait (has_error_class, label, 60.0));
+  message = braggscope_window_get_message (f->window);
+  g_test_message ("%s", message);
+  g_assert_nonnull (strstr (message, "damaged.pdb"));
+  g_assert_null (strchr (message, '\n'));
+}
+
 static gboolean
 widget_visible (gpointer data)
 {
@@ -1125,6 +1175,7 @@ main (int argc, char *argv[])
   ADD ("/ui/window/reset-scene", test_reset_scene);
   ADD ("/ui/window/structure-factors", test_structure_factors);
   ADD ("/ui/window/structure-factors-missing", test_structure_factors_missing);
+  ADD ("/ui/window/model", test_model);
   ADD ("/ui/window/clamp-and-oversampling", test_clamp_and_oversampling);
   ADD ("/ui/window/teaching-views", test_teaching_views);
   ADD ("/ui/window/lesson", test_lesson);
