@@ -131,8 +131,18 @@ ray_on_panel (const BraggscopeGeometryPanel *pn, const double dir[3], double *f,
     return FALSE;
   for (int k = 0; k < 3; k++)
     pos[k] = t * dir[k] - pn->pix0[k];
-  *f = dot (pos, pn->fdet) / pn->pixel_size;
-  *s = dot (pos, pn->sdet) / pn->pixel_size;
+  {
+    /* pos = f fdet + s sdet (times the pixel size): the axes of a file may
+     * be a little off square (CrystFEL's fs = x +0.002y) */
+    double ff = dot (pn->fdet, pn->fdet), fs = dot (pn->fdet, pn->sdet);
+    double ss = dot (pn->sdet, pn->sdet), pf = dot (pos, pn->fdet), ps = dot (pos, pn->sdet);
+    double det = ff * ss - fs * fs;
+
+    if (!(det > 0.0))
+      return FALSE;
+    *f = (ss * pf - fs * ps) / det / pn->pixel_size;
+    *s = (ff * ps - fs * pf) / det / pn->pixel_size;
+  }
   return *f >= 0.0 && *f < pn->width && *s >= 0.0 && *s < pn->height;
 }
 
