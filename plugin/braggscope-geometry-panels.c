@@ -25,6 +25,9 @@
  * (panels far apart, or nearly edge-on) is drawn with larger pixels. */
 #define PROJECTION_MAX_PIXELS (24u << 20)
 
+/* A picture pixel between the panels (picture_map) */
+#define PICTURE_NONE G_MAXUINT32
+
 static double
 dot (const double a[3], const double b[3])
 {
@@ -62,6 +65,7 @@ _braggscope_geometry_panels_free (BraggscopeGeometry *self)
   g_clear_pointer (&self->panels, g_free);
   self->n_panels = 0;
   g_clear_pointer (&self->projection, braggscope_geometry_unref);
+  g_clear_pointer (&self->picture_map, g_free);
 }
 
 BraggscopeGeometry *
@@ -493,6 +497,7 @@ projection_axes (const BraggscopeGeometry *self, double u[3], double v[3])
 }
 
 static BraggscopeGeometry *project (BraggscopeGeometry *self);
+static gboolean map_picture (BraggscopeGeometry *proj);
 
 /* guards every geometry's projection and projection_tried */
 static GMutex projection_lock;
@@ -591,7 +596,7 @@ project (BraggscopeGeometry *self)
       proj->panels[p].name = g_strdup (self->panels[p].name);
       proj->panels[p].geom = nb_geometry_ref (self->panels[p].geom);
     }
-  if (plane == NULL)
+  if (plane == NULL || !map_picture (proj))
     {
       braggscope_geometry_unref (proj);
       return NULL;
@@ -599,14 +604,11 @@ project (BraggscopeGeometry *self)
   return proj;
 }
 
-/* Panel @pn's pixels drawn into @out, the projection @proj's picture: every
- * picture pixel whose centre's ray meets the panel takes the value of the
- * panel pixel it meets (nearest). */
+/* Panel @pn's place in the projection @proj's picture: every picture pixel
+ * whose centre's ray meets the panel shows the panel pixel it meets
+ * (nearest), whose index in the frame's data goes into proj->picture_map. */
 static void
-project_panel (BraggscopeGeometry *proj,
-               const BraggscopeGeometryPanel *pn,
-               const float *data,
-               float *out)
+map_panel (BraggscopeGeometry *proj, const BraggscopeGeometryPanel *pn)
 {
   double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
 
@@ -631,15 +633,36 @@ project_panel (BraggscopeGeometry *proj,
 
         projection_ray (proj, x + 0.5, y + 0.5, dir);
         if (ray_on_panel (pn, dir, &f, &s))
-          out[(gsize) y * proj->width + x] =
-              data[pn->offset + (gsize) s * (gsize) pn->width + (gsize) f];
+          proj->picture_map[(gsize) y * proj->width + x] =
+              (guint32) (pn->offset + (gsize) s * (gsize) pn->width + (gsize) f);
       }
+}
+
+/* The projection's picture map (every pixel's data index, or
+ * PICTURE_NONE); FALSE when out of memory or when the frame's data are too
+ * long for its indices. */
+static gboolean
+map_picture (BraggscopeGeometry *proj)
+{
+  const BraggscopeGeometryPanel *last = &proj->panels[proj->n_panels - 1];
+  gsize n = (gsize) proj->width * (gsize) proj->height;
+
+  if (last->offset + (gsize) last->width * (gsize) last->height >= PICTURE_NONE ||
+      (proj->picture_map = g_try_new (guint32, n)) == NULL)
+    return FALSE;
+  for (gsize i = 0; i < n; i++)
+    proj->picture_map[i] = PICTURE_NONE;
+  for (int p = 0; p < proj->n_panels; p++)
+    map_panel (proj, &proj->panels[p]);
+  return TRUE;
 }
 
 void
 _braggscope_geometry_project_data (BraggscopeGeometry *proj, const float *data, float *out)
 {
-  memset (out, 0, (gsize) proj->width * (gsize) proj->height * sizeof (float));
-  for (int p = 0; p < proj->n_panels; p++)
-    project_panel (proj, &proj->panels[p], data, out);
+  gsize n = (gsize) proj->width * (gsize) proj->height;
+  const guint32 *map = proj->picture_map;
+
+  for (gsize i = 0; i < n; i++)
+    out[i] = map[i] != PICTURE_NONE ? data[map[i]] : 0.0f;
 }

@@ -58,6 +58,7 @@ struct _BraggscopeGeometry
   gboolean projected; /* coordinates are the plane normal to the beam (geom) */
   double layout_pix0[3], layout_u[3], layout_v[3], layout_pixel; /* that plane (m) */
   BraggscopeGeometry *projection; /* of a multi-panel one, made when first asked for */
+  guint32 *picture_map; /* a projection's: each pixel's index in the frame's data, or none */
   gboolean projection_tried;
 };
 
