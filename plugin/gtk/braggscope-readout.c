@@ -401,6 +401,9 @@ braggscope_readout_init (BraggscopeReadout *self)
       gtk_widget_set_name (self->values[i], fields[i].name);
       gtk_grid_attach (grid, self->values[i], 1, i, 1, 1);
     }
+  /* the panel's row shows for a multi-panel detector only */
+  gtk_widget_set_visible (self->titles[FIELD_PANEL], FALSE);
+  gtk_widget_set_visible (self->values[FIELD_PANEL], FALSE);
   gtk_widget_set_visible (self->table, FALSE);
   gtk_widget_set_parent (self->table, GTK_WIDGET (self));
 }
