@@ -523,7 +523,7 @@ project (BraggscopeGeometry *self)
 {
   BraggscopeGeometry *proj;
   double u[3], v[3], distance = 0.0, pixel = INFINITY;
-  double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
+  double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY, spans = 0.0;
   int seen = 0;
   nb_geometry *plane;
 
@@ -548,6 +548,7 @@ project (BraggscopeGeometry *self)
   for (int p = 0; p < self->n_panels; p++)
     {
       const BraggscopeGeometryPanel *pn = &self->panels[p];
+      double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
 
       for (int c = 0; c < 4; c++)
         {
@@ -559,19 +560,28 @@ project (BraggscopeGeometry *self)
           if (!(along > 0.0))
             continue;
           seen++;
-          xmin = MIN (xmin, distance * dot (r, u) / along);
-          xmax = MAX (xmax, distance * dot (r, u) / along);
-          ymin = MIN (ymin, distance * dot (r, v) / along);
-          ymax = MAX (ymax, distance * dot (r, v) / along);
+          x0 = MIN (x0, distance * dot (r, u) / along);
+          x1 = MAX (x1, distance * dot (r, u) / along);
+          y0 = MIN (y0, distance * dot (r, v) / along);
+          y1 = MAX (y1, distance * dot (r, v) / along);
+        }
+      if (x1 >= x0 && y1 >= y0)
+        {
+          xmin = MIN (xmin, x0), xmax = MAX (xmax, x1);
+          ymin = MIN (ymin, y0), ymax = MAX (ymax, y1);
+          spans += (x1 - x0) * (y1 - y0);
         }
     }
-  if (seen == 0 || !isfinite (xmax - xmin) || !isfinite (ymax - ymin))
+  if (seen == 0 || !isfinite (xmax - xmin) || !isfinite (ymax - ymin) || !isfinite (spans))
     return NULL;
   {
-    double area = (xmax - xmin) / pixel * ((ymax - ymin) / pixel);
+    /* the picture's pixels, and the rays its map traces (each panel's
+     * rectangle on the plane): both bounded, whatever a file places where */
+    double area = (xmax - xmin) / pixel * ((ymax - ymin) / pixel), rays = spans / pixel / pixel;
+    double scale = MAX (area / PROJECTION_MAX_PIXELS, rays / (4.0 * PROJECTION_MAX_PIXELS));
 
-    if (area > PROJECTION_MAX_PIXELS)
-      pixel *= sqrt (area / PROJECTION_MAX_PIXELS);
+    if (scale > 1.0)
+      pixel *= sqrt (scale);
   }
 
   proj = g_new0 (BraggscopeGeometry, 1);

@@ -374,6 +374,42 @@ test_one_panel (void)
   watch_clear (&w);
 }
 
+/* A file that places panels nearly edge-on to the sample (their picture on
+ * the plane would be vast) or reaching behind it: the projection stays
+ * within its 24 million pixels and the rays it traces, quickly, and the
+ * panel behind the sample is left out rather than drawn wrong. */
+static void
+test_hostile_layout (void)
+{
+  g_autofree char *path = g_build_filename (tmpdir, "edge-on.geom", NULL);
+  const char *text = "res = 10000\nclen = 0.05 m\nphoton_energy = 9500 eV\n"
+                     "flat/min_fs = 0\nflat/max_fs = 99\nflat/min_ss = 0\nflat/max_ss = 99\n"
+                     "flat/fs = x\nflat/ss = y\nflat/corner_x = -50\nflat/corner_y = -50\n"
+                     "edge/min_fs = 0\nedge/max_fs = 99\nedge/min_ss = 100\nedge/max_ss = 199\n"
+                     "edge/fs = 0.001x +0.9999995z\nedge/ss = y\nedge/corner_x = 60\n"
+                     "edge/corner_y = -50\n"
+                     "back/min_fs = 0\nback/max_fs = 99\nback/min_ss = 200\nback/max_ss = 299\n"
+                     "back/fs = z\nback/ss = y\nback/corner_x = -200\nback/corner_y = -50\n"
+                     "back/coffset = -0.06\n";
+  Watch w;
+  g_autoptr (BraggscopeSimulation) sim = NULL;
+  g_autoptr (BraggscopeFrame) projected = NULL;
+  gint64 start;
+  int width, height;
+
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+  sim = panel_simulation (path, "", &w);
+  start = g_get_monotonic_time ();
+  projected = braggscope_frame_project (watch_last (&w));
+  g_test_message ("projected in %.2f s", (g_get_monotonic_time () - start) / 1e6);
+  g_assert_nonnull (projected);
+  g_assert_cmpfloat ((g_get_monotonic_time () - start) / 1e6, <, 30.0);
+  braggscope_geometry_get_size (braggscope_frame_get_geometry (projected), &width, &height);
+  g_test_message ("%d x %d", width, height);
+  g_assert_cmpfloat ((double) width * height, <=, 1.01 * 24.0 * (1 << 20));
+  watch_clear (&w);
+}
+
 /* A geometry file that is not one: one line naming the file, no frame. */
 static void
 test_bad_file (void)
@@ -421,6 +457,7 @@ main (int argc, char **argv)
   g_test_add_func ("/panels/one-panel", test_one_panel);
   g_test_add_func ("/panels/bad-file", test_bad_file);
   g_test_add_func ("/panels/cspad-like", test_cspad);
+  g_test_add_func ("/panels/hostile-layout", test_hostile_layout);
   g_test_add_func ("/panels/jungfrau-16m", test_jungfrau);
   status = g_test_run ();
   {
