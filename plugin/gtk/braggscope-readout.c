@@ -126,7 +126,7 @@ readout_update (BraggscopeReadout *self)
     {
       const char *default_f = info.from_file ? "" : _ (" (default F)");
 
-      BraggscopeFrame *frame = braggscope_view_get_frame (self->view);
+      BraggscopeFrame *frame = braggscope_view_get_shown_frame (self->view);
       BraggscopeGeometry *geometry = frame != NULL ? braggscope_frame_get_geometry (frame) : NULL;
 
       /* a multi-panel detector: the panel, and the pixel of that panel */

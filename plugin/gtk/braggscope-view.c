@@ -630,9 +630,8 @@ braggscope_view_set_simulation (BraggscopeView *self, BraggscopeSimulation *simu
  * braggscope_view_get_frame:
  * @self: a view
  *
- * The frame shown, [property@BraggscopeGtk.View:frame]: for a multi-panel
- * detector, the projection of the frame given
- * ([method@Braggscope.Frame.project]), whose coordinates the view's are.
+ * The frame shown, [property@BraggscopeGtk.View:frame] (for a multi-panel
+ * detector, drawn as its projection: [method@BraggscopeGtk.View.get_shown_frame]).
  *
  * Returns: (transfer none) (nullable): the frame, held by the view until the
  *   next one (take a reference with [method@GObject.Object.ref] to keep it),
@@ -645,7 +644,7 @@ braggscope_view_get_frame (BraggscopeView *self)
 {
   g_return_val_if_fail (BRAGGSCOPE_IS_VIEW (self), NULL);
 
-  return self->frame;
+  return self->given_frame;
 }
 
 /**

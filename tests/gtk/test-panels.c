@@ -239,7 +239,8 @@ static void
 check_readout (
     BraggscopeView *view, BraggscopeReadout *readout, const nb_panel *mp, int p, double f, double s)
 {
-  BraggscopeGeometry *shown = braggscope_frame_get_geometry (braggscope_view_get_frame (view));
+  BraggscopeGeometry *shown =
+      braggscope_frame_get_geometry (braggscope_view_get_shown_frame (view));
   g_autofree char *pixel = g_strdup_printf ("%d, %d", (int) floor (f), (int) floor (s));
   double x, y, wx, wy;
 
@@ -272,8 +273,10 @@ check_view (BraggscopeSimulation *sim, const nb_detector_model *model)
   gtk_window_present (GTK_WINDOW (window));
   wait_shown (view);
 
-  /* the view shows the detector as the sample sees it */
-  shown = braggscope_frame_get_geometry (braggscope_view_get_frame (view));
+  /* the view shows the detector as the sample sees it; its frame is the
+   * simulation's, as a host compares it */
+  g_assert_true (braggscope_view_get_frame (view) == braggscope_simulation_get_last_frame (sim));
+  shown = braggscope_frame_get_geometry (braggscope_view_get_shown_frame (view));
   g_assert_true (braggscope_geometry_get_is_projection (shown));
   for (int p = 0; p < model->n_panels; p += 5)
     {
