@@ -72,6 +72,12 @@ BRAGGSCOPE_EXPORT
 BraggscopeGeometry *braggscope_frame_get_geometry (BraggscopeFrame *self);
 
 BRAGGSCOPE_EXPORT
+const float *
+braggscope_frame_get_panel_data (BraggscopeFrame *self, int panel, int *width, int *height);
+BRAGGSCOPE_EXPORT
+BraggscopeFrame *braggscope_frame_project (BraggscopeFrame *self);
+
+BRAGGSCOPE_EXPORT
 gboolean braggscope_frame_save_float (BraggscopeFrame *self, const char *path, GError **error);
 BRAGGSCOPE_EXPORT
 gboolean braggscope_frame_save_smv (BraggscopeFrame *self, const char *path, GError **error);

@@ -5,14 +5,6 @@
 #include <math.h>
 #include <string.h>
 
-struct _BraggscopeGeometry
-{
-  gatomicrefcount ref_count;
-  nb_geometry *geom;
-  double a_star[3], b_star[3], c_star[3]; /* 1/Angstrom */
-  double computed_to;                     /* the plan's hkl_d_min (Angstrom) */
-};
-
 G_DEFINE_BOXED_TYPE (BraggscopeGeometry,
                      braggscope_geometry,
                      braggscope_geometry_ref,
@@ -29,10 +21,15 @@ _braggscope_geometry_new_take (nb_geometry *geom, const nb_plan_info *info)
 
   g_atomic_ref_count_init (&self->ref_count);
   self->geom = geom;
-  memcpy (self->a_star, info->a_star, sizeof self->a_star);
-  memcpy (self->b_star, info->b_star, sizeof self->b_star);
-  memcpy (self->c_star, info->c_star, sizeof self->c_star);
-  self->computed_to = info->hkl_d_min;
+  nb_geometry_size (geom, &self->width, &self->height);
+  self->beam[0] = 1.0;
+  if (info != NULL)
+    {
+      memcpy (self->a_star, info->a_star, sizeof self->a_star);
+      memcpy (self->b_star, info->b_star, sizeof self->b_star);
+      memcpy (self->c_star, info->c_star, sizeof self->c_star);
+      self->computed_to = info->hkl_d_min;
+    }
   return self;
 }
 
@@ -50,12 +47,6 @@ reflection_d (const BraggscopeGeometry *self, int h, int k, int l)
       s += v * v;
     }
   return s > 0.0 ? 1.0 / sqrt (s) : INFINITY;
-}
-
-nb_geometry *
-_braggscope_geometry_peek (BraggscopeGeometry *self)
-{
-  return self->geom;
 }
 
 /**
@@ -94,6 +85,7 @@ braggscope_geometry_unref (BraggscopeGeometry *self)
   if (g_atomic_ref_count_dec (&self->ref_count))
     {
       nb_geometry_unref (self->geom);
+      _braggscope_geometry_panels_free (self);
       g_free (self);
     }
 }
@@ -104,22 +96,51 @@ braggscope_geometry_unref (BraggscopeGeometry *self)
  * @width: (out) (optional): pixels along the fast axis
  * @height: (out) (optional): pixels along the slow axis
  *
- * The detector's pixel counts.
+ * The detector's pixel counts: the size of the image its frame holds and
+ * of the coordinates [method@Braggscope.Geometry.query] takes.  A
+ * multi-panel detector's image holds its panels one after another (see
+ * [method@Braggscope.Geometry.get_panel]); a projection's
+ * ([method@Braggscope.Frame.project]) is the plane it shows them on.
  *
  * Since: 0.1
  */
 void
 braggscope_geometry_get_size (BraggscopeGeometry *self, int *width, int *height)
 {
-  int f = 0, s = 0;
-
   g_return_if_fail (self != NULL);
 
-  nb_geometry_size (self->geom, &f, &s);
   if (width != NULL)
-    *width = f;
+    *width = self->width;
   if (height != NULL)
-    *height = s;
+    *height = self->height;
+}
+
+/* What the point (@x, @y) of @self's coordinates sees: on a panel, that
+ * panel's answer (*@panel its index, *@f, *@s the point on it); elsewhere,
+ * the answer of @self's plane (*@panel -1, or 0 for one detector). */
+static nb_status
+query_point (BraggscopeGeometry *self,
+             double x,
+             double y,
+             nb_pixel_query *q,
+             int *panel,
+             double *f,
+             double *s,
+             nb_error *err)
+{
+  *panel = -1;
+  *f = x;
+  *s = y;
+  if (self->n_panels == 0)
+    {
+      if (x >= 0.0 && x < self->width && y >= 0.0 && y < self->height)
+        *panel = 0;
+      return nb_geometry_query (self->geom, x, y, q, err);
+    }
+  if (isfinite (x) && isfinite (y) && _braggscope_geometry_locate (self, x, y, panel, f, s))
+    return nb_geometry_query (self->panels[*panel].geom, *f, *s, q, err);
+  *f = *s = NAN;
+  return nb_geometry_query (self->geom, x, y, q, err);
 }
 
 /**
@@ -154,7 +175,7 @@ braggscope_geometry_query (
   g_return_val_if_fail (info != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (nb_geometry_query (self->geom, x, y, &q, &err) != NB_OK)
+  if (query_point (self, x, y, &q, &info->panel, &info->panel_x, &info->panel_y, &err) != NB_OK)
     {
       _braggscope_propagate_nb (error, &err);
       return FALSE;
@@ -173,12 +194,7 @@ braggscope_geometry_query (
   info->from_file = q.F_from_file != 0;
   info->reflection_d_spacing = reflection_d (self, q.h, q.k, q.l);
   info->computed_to = self->computed_to;
-  {
-    int width, height;
-
-    nb_geometry_size (self->geom, &width, &height);
-    info->on_detector = x >= 0.0 && x < width && y >= 0.0 && y < height;
-  }
+  info->on_detector = info->panel >= 0;
   return TRUE;
 }
 
@@ -208,16 +224,19 @@ braggscope_geometry_get_map (BraggscopeGeometry *self, BraggscopeGeometryMap map
   g_return_val_if_fail (self != NULL, NULL);
   g_return_val_if_fail (map <= BRAGGSCOPE_GEOMETRY_MAP_AZIMUTH, NULL);
 
-  nb_geometry_size (self->geom, &width, &height);
+  width = self->width;
+  height = self->height;
   values = g_new (float, (gsize) width *(gsize) height);
   for (int y = 0; y < height; y++)
     for (int x = 0; x < width; x++)
       {
         nb_pixel_query q;
-        double v = NAN;
+        double v = NAN, f, s;
+        int panel;
 
         /* a pixel centre is finite, and not at the sample, on a valid detector */
-        if (nb_geometry_query (self->geom, x + 0.5, y + 0.5, &q, NULL) == NB_OK)
+        if (query_point (self, x + 0.5, y + 0.5, &q, &panel, &f, &s, NULL) == NB_OK &&
+            (self->n_panels == 0 || panel >= 0))
           switch (map)
             {
               case BRAGGSCOPE_GEOMETRY_MAP_D_SPACING:
@@ -251,7 +270,10 @@ braggscope_geometry_get_map (BraggscopeGeometry *self, BraggscopeGeometryMap map
  * Where a ray from the sample meets the detector plane (a curved detector is
  * treated as flat): for a diffracted ray, where its spot is.  Compare the
  * point with [method@Braggscope.Geometry.get_size] to know whether it falls
- * on the detector.  Thread-safe.
+ * on the detector.  A multi-panel detector's image answers for the panel
+ * the ray meets, its rows placed as the image holds them (%FALSE when it
+ * meets none, or the panels' widths differ); a projection's
+ * ([method@Braggscope.Frame.project]) answers for its plane.  Thread-safe.
  *
  * Returns: %TRUE, or %FALSE when the ray runs parallel to the plane or away
  *   from it
@@ -263,10 +285,22 @@ braggscope_geometry_direction_to_pixel (
     BraggscopeGeometry *self, double dx, double dy, double dz, double *x, double *y)
 {
   double dir[3] = { dx, dy, dz }, f = 0.0, s = 0.0;
+  gboolean found = FALSE;
 
   g_return_val_if_fail (self != NULL, FALSE);
 
-  if (!nb_geometry_direction_to_pixel (self->geom, dir, &f, &s))
+  if (self->n_panels == 0 || self->projected)
+    found = nb_geometry_direction_to_pixel (self->geom, dir, &f, &s);
+  else
+    for (int p = 0; p < self->n_panels && !found; p++)
+      {
+        const BraggscopeGeometryPanel *pn = &self->panels[p];
+
+        found = pn->row >= 0 && nb_geometry_direction_to_pixel (pn->geom, dir, &f, &s) &&
+                f >= 0.0 && f < pn->width && s >= 0.0 && s < pn->height;
+        s += pn->row;
+      }
+  if (!found)
     return FALSE;
   if (x != NULL)
     *x = f;

@@ -41,8 +41,15 @@ typedef struct _BraggscopeGeometry BraggscopeGeometry;
  *   nearest_l): from the file, else the default F
  * @from_file: %TRUE when that reflection is one of the file's
  * @on_detector: %TRUE when the point lies on the detector's pixels (0 <= x <
- *   width and 0 <= y < height); %FALSE for a point off it, whose answer is
- *   the detector plane's, extended
+ *   width and 0 <= y < height; with several panels, on one of them); %FALSE
+ *   for a point off it, whose answer is the detector plane's, extended (a
+ *   projection's plane, or panel 0's, for several panels)
+ * @panel: the panel under the point (0-based, as
+ *   [method@Braggscope.Geometry.get_panel] numbers them; 0 for a detector of
+ *   one panel), or -1 off the detector
+ * @panel_x: the point on that panel along its fast axis, pixels (its pixel f
+ *   spans [f, f + 1)); NaN off every panel of several
+ * @panel_y: along its slow axis, pixels
  * @reflection_d_spacing: resolution d of the reflection (nearest_h,
  *   nearest_k, nearest_l) itself, 1 / |h a* + k b* + l c*|, Angstrom
  *   (`INFINITY` for 0 0 0)
@@ -71,6 +78,8 @@ typedef struct
   gboolean on_detector;
   double reflection_d_spacing;
   double computed_to;
+  int panel;
+  double panel_x, panel_y;
 } BraggscopePixelInfo;
 
 /**
@@ -95,6 +104,44 @@ typedef enum
   BRAGGSCOPE_GEOMETRY_MAP_AZIMUTH,
 } BraggscopeGeometryMap;
 
+/**
+ * BraggscopePanel:
+ * @width: pixels along the panel's fast axis
+ * @height: pixels along its slow axis
+ * @offset: index, in the frame's data ([method@Braggscope.Frame.get_data]),
+ *   of the panel's pixel (0, 0); its pixel (f, s) is at offset + s * width + f
+ * @row: the panel's first row in the frame's image when the panels share one
+ *   width (they are stacked, slow-wise), else -1 (the image is then one row)
+ * @pixel_size: pixel size, mm (square pixels)
+ * @origin: the outer corner of pixel (0, 0) seen from the sample, mm, in
+ *   nanoBragg's laboratory frame (the beam along +x: the MOSFLM frame),
+ *   nanoBragg's pix0 with the detector's rotations applied
+ * @fdet: the panel's fast axis (unit vector, laboratory frame)
+ * @sdet: its slow axis (unit vector)
+ * @data_origin_x: the panel's first pixel in the geometry file's own 2-D
+ *   data array (CrystFEL min_fs, NXmx data_origin), fast index; -1 when the
+ *   file has none
+ * @data_origin_y: its slow index, or -1
+ *
+ * One panel of a detector, as the frame was rendered with it: pixel (f, s)
+ * has its outer corner at origin + f * pixel_size * fdet + s * pixel_size *
+ * sdet.  A detector of one panel has one, the whole image.  The answer of
+ * [method@Braggscope.Geometry.get_panel].
+ *
+ * Since: 0.2
+ */
+typedef struct
+{
+  int width, height;
+  gsize offset;
+  int row;
+  double pixel_size;
+  double origin[3];
+  double fdet[3];
+  double sdet[3];
+  int data_origin_x, data_origin_y;
+} BraggscopePanel;
+
 BRAGGSCOPE_EXPORT
 GType braggscope_geometry_get_type (void) G_GNUC_CONST;
 BRAGGSCOPE_EXPORT
@@ -111,6 +158,25 @@ void braggscope_geometry_get_size (BraggscopeGeometry *self, int *width, int *he
 BRAGGSCOPE_EXPORT
 gboolean braggscope_geometry_query (
     BraggscopeGeometry *self, double x, double y, BraggscopePixelInfo *info, GError **error);
+
+BRAGGSCOPE_EXPORT
+int braggscope_geometry_get_n_panels (BraggscopeGeometry *self);
+BRAGGSCOPE_EXPORT
+gboolean braggscope_geometry_get_panel (BraggscopeGeometry *self, int panel, BraggscopePanel *out);
+BRAGGSCOPE_EXPORT
+const char *braggscope_geometry_get_panel_name (BraggscopeGeometry *self, int panel);
+BRAGGSCOPE_EXPORT
+gboolean braggscope_geometry_query_panel (BraggscopeGeometry *self,
+                                          int panel,
+                                          double f,
+                                          double s,
+                                          BraggscopePixelInfo *info,
+                                          GError **error);
+BRAGGSCOPE_EXPORT
+gboolean braggscope_geometry_panel_to_point (
+    BraggscopeGeometry *self, int panel, double f, double s, double *x, double *y);
+BRAGGSCOPE_EXPORT
+gboolean braggscope_geometry_get_is_projection (BraggscopeGeometry *self);
 
 BRAGGSCOPE_EXPORT
 GBytes *braggscope_geometry_get_map (BraggscopeGeometry *self, BraggscopeGeometryMap map);

@@ -32,11 +32,56 @@ void _braggscope_error_make_utf8 (GError **error);
  * source tree's data/, then the configured datadir/braggscope.  Free with g_strfreev(). */
 char **_braggscope_data_dirs (void);
 
-/* geometry */
+/* geometry (braggscope-geometry.c; its panels, braggscope-geometry-panels.c) */
+
+/* One panel of a multi-panel detector, as the plan rendered it. */
+typedef struct
+{
+  char *name;
+  nb_geometry *geom; /* the panel's own (a reference) */
+  int width, height;
+  gsize offset;      /* its pixel (0, 0) in the frame's data */
+  int row;           /* its first row in the frame's image, or -1 when widths differ */
+  double pixel_size; /* m */
+  double pix0[3], fdet[3], sdet[3], normal[3]; /* lab frame (m; unit axes) */
+  int data_origin_f, data_origin_s;            /* in the geometry file's data array, or -1 */
+} BraggscopeGeometryPanel;
+
+struct _BraggscopeGeometry
+{
+  gatomicrefcount ref_count;
+  nb_geometry *geom; /* one detector; a multi-panel one's panel 0, or the plane of a projection */
+  int width, height; /* the coordinates queries take: the frame's image, or the projection's */
+  int n_panels;      /* 0: one detector (geom) */
+  BraggscopeGeometryPanel *panels;
+  double beam[3];     /* unit, source to sample */
+  gboolean projected; /* coordinates are the plane normal to the beam (geom) */
+  double layout_pix0[3], layout_u[3], layout_v[3], layout_pixel; /* that plane (m) */
+  BraggscopeGeometry *projection; /* of a multi-panel one, made when first asked for */
+  guint32 *picture_map; /* a projection's: each pixel's index in the frame's data, or none */
+  gboolean projection_tried;
+  double a_star[3], b_star[3], c_star[3]; /* the plan's reciprocal cell (1/Angstrom) */
+  double computed_to;                     /* the plan's hkl_d_min (Angstrom) */
+};
+
 /* Takes over the caller's reference to @geom; @info: the plan's, for the
- * reciprocal cell and the resolution of computed structure factors. */
+ * reciprocal cell and the resolution of computed structure factors, or NULL. */
 BraggscopeGeometry *_braggscope_geometry_new_take (nb_geometry *geom, const nb_plan_info *info);
-nb_geometry *_braggscope_geometry_peek (BraggscopeGeometry *self);
+/* Takes @geom (the plan's, panel 0's with panels) and adds the plan's panels;
+ * NULL when out of memory (@geom released). */
+BraggscopeGeometry *_braggscope_geometry_new_plan (nb_geometry *geom, nb_plan *plan);
+void _braggscope_geometry_panels_free (BraggscopeGeometry *self);
+/* The panel under the point (@x, @y) of @self's coordinates and the point on
+ * it (pixels); FALSE when none. */
+gboolean _braggscope_geometry_locate (
+    BraggscopeGeometry *self, double x, double y, int *panel, double *f, double *s);
+/* @self's panels seen from the sample: a geometry whose coordinates are the
+ * plane normal to the beam (NULL for a geometry without panels, or panels
+ * behind the sample; made once, owned by @self), and its picture of @data (@self's image) into @out
+ * (width x height floats; the gaps 0). */
+BraggscopeGeometry *_braggscope_geometry_project (BraggscopeGeometry *self);
+void
+_braggscope_geometry_project_data (BraggscopeGeometry *projection, const float *data, float *out);
 
 /* the pool of frame buffers (thread-safe) */
 typedef struct _BraggscopeFramePool BraggscopeFramePool;

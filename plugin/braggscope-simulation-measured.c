@@ -474,6 +474,14 @@ braggscope_simulation_adopt_geometry (BraggscopeSimulation *self,
   g_return_val_if_fail (BRAGGSCOPE_IS_MEASURED_FRAME (frame), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
+  /* Issue 29's seam: a frame of several modules (an NXmx file with several
+   * NXdetector_module groups) is refused here through the header's
+   * detector problem.  Once nb_detector_model_read() reads NXmx (the
+   * formats module's readers), its modules are adopted by adding the
+   * detector-file row's flag with this same file: the simulation then
+   * renders them (the view projects them as any -detector model), and the
+   * engine's -frame check must take such a frame's beam and wavelength
+   * without its one-panel geometry. */
   index = g_strdup_printf ("%d", braggscope_measured_frame_get_index (frame));
   args[0] = file_row->flag;
   args[1] = braggscope_measured_frame_get_path (frame);

@@ -221,7 +221,14 @@ worker_update_plan (BraggscopeWorker *w, const nb_params *params, guint64 key, n
     {
       if (w->geometry != NULL)
         braggscope_geometry_unref (w->geometry);
-      w->geometry = _braggscope_geometry_new_take (geom, nb_plan_get_info (w->plan));
+      w->geometry = _braggscope_geometry_new_plan (geom, w->plan);
+      if (w->geometry == NULL)
+        {
+          w->geometry_key = NULL;
+          _braggscope_frame_source_unref (source);
+          w->plan_request = 0;
+          return nb_error_set (err, NB_ERR_NOMEM, "out of memory for a frame's panels");
+        }
       w->geometry_key = geom;
     }
   _braggscope_frame_source_unref (w->source);

@@ -333,6 +333,7 @@ static const struct
   { "window.close", { "<Primary>w", NULL } },
   { "win.open-structure-factors", { "<Primary>o", NULL } },
   { "win.open-snapshot", { "<Primary><Shift>o", NULL } },
+  { "win.open-detector", { "<Primary><Shift>d", NULL } },
   { "win.save-snapshot", { "<Primary>s", NULL } },
   { "win.export-float", { "<Primary>e", NULL } },
   { "win.export-smv", { "<Primary><Shift>e", NULL } },

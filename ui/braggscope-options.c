@@ -284,6 +284,14 @@ braggscope_options_parse (BraggscopeOptions *opts,
             return FALSE;
           display_option = TRUE;
         }
+      else if (is_option (arg, "--detector"))
+        {
+          /* nanoBragg's -detector, the viewer's spelling */
+          if ((value = option_value ("--detector", arg, argc, argv, &i, error)) == NULL)
+            return FALSE;
+          g_ptr_array_add (rest, g_strdup ("-detector"));
+          g_ptr_array_add (rest, g_strdup (value));
+        }
       else if (is_option (arg, "--lesson"))
         {
           if ((value = option_value ("--lesson", arg, argc, argv, &i, error)) == NULL)
@@ -368,6 +376,10 @@ braggscope_options_help (void)
                           _ ("with --compare or --measured: side-by-side (A left, B right; the "
                              "default), blink (A alone, as the b key shows it), overlay (A grey, "
                              "B orange) or difference (B minus A)"));
+  g_string_append_printf (s, "  --detector FILE       %s\n",
+                          _ ("a multi-panel detector (CrystFEL .geom; DIALS .expt and NeXus "
+                             "NXmx where built with their readers), shown as seen from the "
+                             "sample: nanoBragg's -detector FILE"));
   g_string_append_printf (s, "  --lesson NAME         %s\n",
                           _ ("start from a lesson of the Lessons menu (ewald-sphere, "
                              "wavelength, rotation, mosaicity, shape-transform, absences); "

@@ -184,6 +184,19 @@ open_structure_factors_file_activated (GSimpleAction *action,
 }
 
 static void
+open_detector_file_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  BraggscopeWindow *self = user_data;
+  const char *path = g_variant_get_string (parameter, NULL);
+  g_autofree char *text = NULL;
+
+  /* as the structure factors: a file the simulation rejects replaces this */
+  text = g_strdup_printf (_ ("Detector geometry from %s"), path);
+  self->callbacks.show_message (self, text, FALSE);
+  g_object_set (self->sim, "detector-file", path, NULL);
+}
+
+static void
 open_snapshot_file_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
 {
   BraggscopeWindow *self = user_data;
@@ -277,6 +290,18 @@ open_structure_factors_activated (GSimpleAction *action, GVariant *parameter, gp
       user_data, GTK_FILE_CHOOSER_ACTION_OPEN, _ ("Open Structure Factors or a Model"), _ ("_Open"),
       NULL, _ ("Structure factors (HKL, MTZ, -sf.cif) and models (PDB, mmCIF)"), patterns,
       "open-structure-factors-file");
+}
+
+static void
+open_detector_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  static const char *const patterns[] = { "*.geom", "*.expt", "*.json", "*.nxs",
+                                          "*.h5",   "*.hdf5", "*.nx5",  NULL };
+
+  _braggscope_window_choose_file (user_data, GTK_FILE_CHOOSER_ACTION_OPEN,
+                                  _ ("Open Detector Geometry"), _ ("_Open"), NULL,
+                                  _ ("Detector geometry (CrystFEL .geom, DIALS .expt, NeXus NXmx)"),
+                                  patterns, "open-detector-file");
 }
 
 static void
@@ -386,6 +411,8 @@ misset_step_activated (GSimpleAction *action, GVariant *parameter, gpointer user
 static const GActionEntry win_entries[] = {
   { "open-structure-factors", open_structure_factors_activated, NULL, NULL, NULL, { 0 } },
   { "open-structure-factors-file", open_structure_factors_file_activated, "s", NULL, NULL, { 0 } },
+  { "open-detector", open_detector_activated, NULL, NULL, NULL, { 0 } },
+  { "open-detector-file", open_detector_file_activated, "s", NULL, NULL, { 0 } },
   { "open-snapshot", open_snapshot_activated, NULL, NULL, NULL, { 0 } },
   { "open-snapshot-file", open_snapshot_file_activated, "s", NULL, NULL, { 0 } },
   { "save-snapshot", save_snapshot_activated, NULL, NULL, NULL, { 0 } },

@@ -407,7 +407,7 @@ extern "C"
                                    -oversample_thick/polar/omega, tricubic interpolation) */
     double tolerance;           /* adaptive: the error bound per pixel, a fraction of the
                                    frame's brightest pixel */
-    double hkl_d_min;         /* the resolution (Angstrom) to which the structure factors were
+    double hkl_d_min;           /* the resolution (Angstrom) to which the structure factors were
                                  computed from an atomic model (-model), reflections beyond it
                                  taking default_F; 0 when they were read from a file */
   } nb_plan_info;
@@ -696,6 +696,22 @@ extern "C"
   /* nb_geometry_ref / nb_geometry_unref: atomic reference counting (NULL allowed). */
   NB_API nb_geometry *nb_geometry_ref (nb_geometry *geom);
   NB_API void nb_geometry_unref (nb_geometry *geom);
+
+  /* nb_geometry_new_plane: a new snapshot like @geom (its crystal, beam,
+   * wavelength and structure factors, shared) for another flat detector:
+   * @fpixels x @spixels pixels of @pixel_size (m), whose pixel (0, 0) has its
+   * outer corner at @pix0 (m, lab frame, from the sample) and whose fast and
+   * slow axes are @fdet and @sdet (unit vectors made of them).  One panel of
+   * a multi-panel detector, or a plane a viewer projects the panels on.
+   * NULL for counts or a size that are not positive, or out of memory;
+   * release with nb_geometry_unref(). */
+  NB_API nb_geometry *nb_geometry_new_plane (const nb_geometry *geom,
+                                             int fpixels,
+                                             int spixels,
+                                             double pixel_size,
+                                             const double pix0[3],
+                                             const double fdet[3],
+                                             const double sdet[3]);
 
   /* nb_geometry_size: the detector's pixel counts. */
   NB_API void nb_geometry_size (const nb_geometry *geom, int *fpixels, int *spixels);

@@ -114,6 +114,12 @@ extern "C"
    * until the formats module reads them. */
   NB_API nb_status nb_detector_model_read (const char *path, nb_detector_model *out, nb_error *err);
 
+  /* nb_plan_get_detector_model: the -detector model @plan renders (its
+   * panels' names, masks and data origins; the geometry the plan derived
+   * from it is nb_plan_get_panel_info()'s), or NULL for a plan of one
+   * detector.  Owned by the plan, valid until its next update. */
+  NB_API const nb_detector_model *nb_plan_get_detector_model (const nb_plan *plan);
+
 #ifdef __cplusplus
 }
 #endif

@@ -113,6 +113,38 @@ nb_plan_ref_geometry (nb_plan *plan)
   return nb_geometry_ref (g);
 }
 
+nb_geometry *
+nb_geometry_new_plane (const nb_geometry *geom,
+                       int fpixels,
+                       int spixels,
+                       double pixel_size,
+                       const double pix0[3],
+                       const double fdet[3],
+                       const double sdet[3])
+{
+  nb_geometry *g;
+  double normal[3];
+
+  if (fpixels <= 0 || spixels <= 0 || !(pixel_size > 0.0))
+    return NULL;
+  g = malloc (sizeof *g);
+  if (g == NULL)
+    return NULL;
+  *g = *geom;
+  atomic_init (&g->refs, 1);
+  if (g->shared != NULL)
+    atomic_fetch_add_explicit (&g->shared->refs, 1, memory_order_relaxed);
+  g->fpixels = fpixels;
+  g->spixels = spixels;
+  g->pixel_size = pixel_size;
+  memcpy (g->pix0, pix0, sizeof g->pix0);
+  nb_unitize (fdet, g->fdet);
+  nb_unitize (sdet, g->sdet);
+  nb_cross (g->fdet, g->sdet, normal);
+  g->close_distance = fabs (nb_dot (g->pix0, normal));
+  return g;
+}
+
 void
 nb_geometry_size (const nb_geometry *geom, int *fpixels, int *spixels)
 {

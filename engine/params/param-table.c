@@ -231,7 +231,7 @@ static const nb_param rows[] = {
        .flags = NB_PARAM_BRAGGSCOPE | NB_PARAM_NONNEG,
        .help = "the frame of a NeXus series -frame reads (0-based)"),
   ROW (.flag = "-detector", TEXT (detector_file), .flags = NB_PARAM_INPUT_FILE | NB_PARAM_BRAGGSCOPE,
-       .stages = DETECTOR | BUFFERS,
+       .stages = DETECTOR | BUFFERS, .property = "detector-file", .label = N_ ("Detector geometry"),
        .help = "multi-panel detector geometry (CrystFEL .geom): each panel is rendered, one after "
                "another in the image, in place of the -detpixels/-pixel/vector detector"),
   ROW (.flag = "-mask", TEXT (mask_file), .flags = NB_PARAM_INPUT_FILE, .stages = BUFFERS,

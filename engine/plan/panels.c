@@ -304,3 +304,9 @@ nb_panels_image_shape (const nb_plan *plan, int *fpixels, int *spixels)
   *fpixels = plan->panels[0].det.fpixels;
   *spixels = (int) rows;
 }
+
+const nb_detector_model *
+nb_plan_get_detector_model (const nb_plan *plan)
+{
+  return plan->n_panels > 0 ? &plan->detector : NULL;
+}

@@ -281,6 +281,8 @@ _braggscope_overlay_geometry_init (BraggscopeOverlayGeometry *out,
   out->height = height;
   if (geometry == NULL || width <= 0 || height <= 0)
     return FALSE;
+  if (braggscope_geometry_get_is_projection (geometry))
+    out->panels = geometry;
 
   for (int i = 0; i < 4; i++)
     {

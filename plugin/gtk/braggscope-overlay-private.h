@@ -40,6 +40,9 @@ typedef struct
   int n_rings;
   double ring_d[BRAGGSCOPE_OVERLAY_MAX_RINGS];         /* Angstrom */
   double ring_two_theta[BRAGGSCOPE_OVERLAY_MAX_RINGS]; /* radians */
+  BraggscopeGeometry *panels; /* borrowed from the geometry it was made of: a projection of
+                                 several panels (braggscope_frame_project), whose outlines
+                                 are drawn and on which the rings are; else NULL */
 } BraggscopeOverlayGeometry;
 
 /* braggscope-overlay-geometry.c: the projection, below the drawing and the

@@ -114,6 +114,38 @@ draw_marker (const BraggscopeOverlayStyle *style, cairo_t *cr)
   cairo_restore (cr);
 }
 
+/* The outlines of @panels' panels as their projection places them, in
+ * @style's target coordinates: a flat panel's edges stay straight lines
+ * through a projection from the sample. */
+static void
+panels_path (BraggscopeGeometry *panels, const BraggscopeOverlayStyle *style, cairo_t *cr)
+{
+  for (int p = 0; p < braggscope_geometry_get_n_panels (panels); p++)
+    {
+      BraggscopePanel panel;
+      gboolean ok = braggscope_geometry_get_panel (panels, p, &panel);
+      double corner[4][2];
+
+      for (int c = 0; c < 4 && ok; c++)
+        ok = braggscope_geometry_panel_to_point (panels, p, (c == 1 || c == 2) ? panel.width : 0,
+                                                 c >= 2 ? panel.height : 0, &corner[c][0],
+                                                 &corner[c][1]);
+      if (!ok)
+        continue;
+      for (int c = 0; c < 4; c++)
+        {
+          double x, y;
+
+          to_target (style, corner[c][0], corner[c][1], &x, &y);
+          if (c == 0)
+            cairo_move_to (cr, x, y);
+          else
+            cairo_line_to (cr, x, y);
+        }
+      cairo_close_path (cr);
+    }
+}
+
 void
 _braggscope_overlay_draw (const BraggscopeOverlayGeometry *geom,
                           const BraggscopeOverlayStyle *style,
@@ -127,13 +159,34 @@ _braggscope_overlay_draw (const BraggscopeOverlayGeometry *geom,
   cairo_set_line_cap (cr, CAIRO_LINE_CAP_BUTT);
   cairo_set_source_rgba (cr, style->color[0], style->color[1], style->color[2], style->color[3]);
 
+  if (geom->panels != NULL)
+    {
+      /* the panels' edges, faint, so that their gaps show */
+      panels_path (geom->panels, style, cr);
+      cairo_set_source_rgba (cr, style->color[0], style->color[1], style->color[2],
+                             0.5 * style->color[3]);
+      cairo_save (cr);
+      cairo_set_line_width (cr, 0.6 * style->line_width);
+      cairo_stroke (cr);
+      cairo_restore (cr);
+    }
   if (style->rings)
-    for (int ring = 0; ring < geom->n_rings; ring++)
-      {
-        cairo_set_source_rgba (cr, style->color[0], style->color[1], style->color[2],
-                               style->color[3]);
-        draw_ring (geom, style, cr, ring);
-      }
+    {
+      /* a ring where it meets the panels: between them nothing is measured */
+      cairo_save (cr);
+      if (geom->panels != NULL)
+        {
+          panels_path (geom->panels, style, cr);
+          cairo_clip (cr);
+        }
+      for (int ring = 0; ring < geom->n_rings; ring++)
+        {
+          cairo_set_source_rgba (cr, style->color[0], style->color[1], style->color[2],
+                                 style->color[3]);
+          draw_ring (geom, style, cr, ring);
+        }
+      cairo_restore (cr);
+    }
 
   /* the rings' d and the reflections' h k l, where each finds room */
   _braggscope_overlay_draw_labels (geom, style, cr);
@@ -177,7 +230,8 @@ _braggscope_overlay_draw_into_rgba (const BraggscopeOverlayGeometry *geom,
   int surface_stride;
   cairo_t *cr;
 
-  if (!geom->projective || !(rings || beam_center || (labels != NULL && labels->len > 0)))
+  if (!geom->projective ||
+      !(rings || beam_center || geom->panels != NULL || (labels != NULL && labels->len > 0)))
     return;
   surface = cairo_image_surface_create (CAIRO_FORMAT_RGB24, width, height);
   if (cairo_surface_status (surface) != CAIRO_STATUS_SUCCESS)

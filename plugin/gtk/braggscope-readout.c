@@ -42,6 +42,7 @@
  * the vertical table (translated where it is a word). */
 typedef enum
 {
+  FIELD_PANEL,
   FIELD_PIXEL,
   FIELD_PHOTONS,
   FIELD_D,
@@ -58,6 +59,7 @@ static const struct
   const char *name;
   const char *title;
 } fields[N_FIELDS] = {
+  [FIELD_PANEL] = { "panel", N_ ("Panel") },
   [FIELD_PIXEL] = { "pixel", N_ ("Pixel") },
   [FIELD_PHOTONS] = { "photons", N_ ("Photons") },
   [FIELD_D] = { "d", "d" },
@@ -80,6 +82,7 @@ struct _BraggscopeReadout
   GtkWidget *line;  /* GtkLabel: the horizontal readout */
   GtkWidget *table; /* GtkGrid: the vertical one */
   GtkWidget *values[N_FIELDS];
+  GtkWidget *titles[N_FIELDS];
   char *texts[N_FIELDS];  /* NULL when the point is not on the frame */
   char *text;             /* the line */
   double reference_value; /* NaN when none */
@@ -144,6 +147,21 @@ readout_update (BraggscopeReadout *self)
     {
       g_autofree char *default_f = structure_factor_note (&info);
 
+      BraggscopeFrame *frame = braggscope_view_get_shown_frame (self->view);
+      BraggscopeGeometry *geometry = frame != NULL ? braggscope_frame_get_geometry (frame) : NULL;
+
+      /* a multi-panel detector: the panel, and the pixel of that panel */
+      if (geometry != NULL && braggscope_geometry_get_n_panels (geometry) > 1)
+        {
+          self->texts[FIELD_PANEL] =
+              info.panel >= 0 ? g_strdup (braggscope_geometry_get_panel_name (geometry, info.panel))
+                              : g_strdup (_ ("between panels"));
+          if (info.panel >= 0)
+            {
+              pixel_x = (int) floor (info.panel_x);
+              pixel_y = (int) floor (info.panel_y);
+            }
+        }
       self->texts[FIELD_PIXEL] = g_strdup_printf ("%d, %d", pixel_x, pixel_y);
       self->texts[FIELD_PHOTONS] = g_strdup_printf ("%.4g", (double) value);
       self->texts[FIELD_D] = isfinite (info.d_spacing)
@@ -163,6 +181,14 @@ readout_update (BraggscopeReadout *self)
                            pixel_x, pixel_y, (double) value, self->texts[FIELD_D], info.two_theta,
                            info.q, info.nearest_h, info.nearest_k, info.nearest_l, info.h, info.k,
                            info.l, info.structure_factor, default_f);
+      if (self->texts[FIELD_PANEL] != NULL)
+        {
+          /* Translators: the readout's panel of a multi-panel detector, before the rest */
+          char *line = g_strdup_printf (_ ("panel %s   %s"), self->texts[FIELD_PANEL], text);
+
+          g_free (text);
+          text = line;
+        }
       reference = braggscope_view_get_reference_value (self->view);
       if (braggscope_view_get_has_reference (self->view))
         {
@@ -180,6 +206,9 @@ readout_update (BraggscopeReadout *self)
 
   for (int i = 0; i < N_FIELDS; i++)
     gtk_label_set_text (GTK_LABEL (self->values[i]), self->texts[i] ? self->texts[i] : "");
+  /* the panel's row only for a detector of several */
+  gtk_widget_set_visible (self->titles[FIELD_PANEL], self->texts[FIELD_PANEL] != NULL);
+  gtk_widget_set_visible (self->values[FIELD_PANEL], self->texts[FIELD_PANEL] != NULL);
   gtk_label_set_text (GTK_LABEL (self->line), text ? text : self->placeholder);
   if (!(isnan (reference) && isnan (self->reference_value)) && reference != self->reference_value)
     {
@@ -381,7 +410,7 @@ braggscope_readout_init (BraggscopeReadout *self)
   gtk_grid_set_row_spacing (grid, 2);
   for (int i = 0; i < N_FIELDS; i++)
     {
-      GtkWidget *title = gtk_label_new (_ (fields[i].title));
+      GtkWidget *title = self->titles[i] = gtk_label_new (_ (fields[i].title));
 
       gtk_label_set_xalign (GTK_LABEL (title), 0.0f);
       gtk_widget_add_css_class (title, "dim-label");
@@ -393,6 +422,9 @@ braggscope_readout_init (BraggscopeReadout *self)
       gtk_widget_set_name (self->values[i], fields[i].name);
       gtk_grid_attach (grid, self->values[i], 1, i, 1, 1);
     }
+  /* the panel's row shows for a multi-panel detector only */
+  gtk_widget_set_visible (self->titles[FIELD_PANEL], FALSE);
+  gtk_widget_set_visible (self->values[FIELD_PANEL], FALSE);
   gtk_widget_set_visible (self->table, FALSE);
   gtk_widget_set_parent (self->table, GTK_WIDGET (self));
 }
@@ -526,11 +558,13 @@ braggscope_readout_get_text (BraggscopeReadout *self)
 /**
  * braggscope_readout_get_field:
  * @self: a readout
- * @name: a field: "pixel", "photons", "d", "two-theta", "q", "hkl",
+ * @name: a field: "panel", "pixel", "photons", "d", "two-theta", "q", "hkl",
  *   "structure-factor" or "reference"
  *
- * One value of the readout as the vertical table shows it: "512, 300" for the
- * pixel (column, row), "12.5" photons, "2.345 Å" (or "∞" at the direct beam),
+ * One value of the readout as the vertical table shows it: the panel's name
+ * for a multi-panel detector ("q0a0", or "between panels"; %NULL for a
+ * detector of one panel), "512, 300" for the pixel (column, row; of that
+ * panel on a multi-panel detector), "12.5" photons, "2.345 Å" (or "∞" at the direct beam),
  * "24.31°", "2.680 Å⁻¹", "3 -4 12 (2.98 -4.03 11.97)" for the nearest h k l and
  * the fractional indices, "123.4" for F (with " (default F)" when the
  * reflection is not in the structure-factor file; " (2.10 Å; model to 1.90 Å)"

@@ -41,7 +41,8 @@ struct _BraggscopeView
 
   BraggscopeSimulation *simulation;
   gulong frame_ready_handler;
-  BraggscopeFrame *frame;
+  BraggscopeFrame *frame;       /* shown: given_frame, or its projection (several panels) */
+  BraggscopeFrame *given_frame; /* the simulation's */
 
   BraggscopeDisplay display;
   gboolean auto_contrast;

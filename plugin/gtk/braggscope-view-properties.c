@@ -19,7 +19,7 @@ _braggscope_view_get_property (GObject *object, guint prop_id, GValue *value, GP
         g_value_set_object (value, self->simulation);
         break;
       case PROP_FRAME:
-        g_value_set_object (value, self->frame);
+        g_value_set_object (value, self->given_frame);
         break;
       case PROP_COLORMAP:
         g_value_set_enum (value, self->display.colormap);
@@ -567,4 +567,28 @@ _braggscope_view_install_properties (GObjectClass *object_class)
   install_mark_properties (rw);
   install_compare_properties (rw);
   g_object_class_install_properties (object_class, N_PROPS, _braggscope_view_properties);
+}
+
+/**
+ * braggscope_view_get_shown_frame:
+ * @self: a view
+ *
+ * The frame the view draws, whose coordinates those of
+ * [method@BraggscopeGtk.View.widget_to_frame] and
+ * [method@BraggscopeGtk.View.get_readout] are: the
+ * [property@BraggscopeGtk.View:frame] itself, or, for a multi-panel
+ * detector, its projection ([method@Braggscope.Frame.project]: the panels
+ * as the sample sees them), made once per frame.
+ *
+ * Returns: (transfer none) (nullable): the frame drawn, held by the view
+ *   until the next one, or %NULL before the first
+ *
+ * Since: 0.2
+ */
+BraggscopeFrame *
+braggscope_view_get_shown_frame (BraggscopeView *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_VIEW (self), NULL);
+
+  return self->frame;
 }

@@ -295,7 +295,9 @@ braggscope_render_annotated_rgba (BraggscopeFrame *frame,
  * round or fixed resolutions and h k l labels, the text a fiftieth of the
  * frame's smaller side but never under the size of GTK's body font (Sans 10,
  * 13.3 pixels), no two labels overlapping (those that find no room are left
- * out).  Needs no display.
+ * out).  A multi-panel detector is drawn as a view shows it, its panels
+ * seen from the sample ([method@Braggscope.Frame.project]; @width and
+ * @height are then the projection's).  Needs no display.
  *
  * Returns: (transfer full): width * height * 4 bytes of RGBA (alpha 255),
  *   row-major, freed with `g_free`
@@ -312,6 +314,7 @@ braggscope_render_annotations_rgba (BraggscopeFrame *frame,
 {
   BraggscopeOverlayGeometry geom;
   BraggscopeGeometry *geometry;
+  g_autoptr (BraggscopeFrame) shown = NULL;
   g_autoptr (GArray) labels = NULL;
   const float *data;
   guint8 *rgba;
@@ -323,6 +326,9 @@ braggscope_render_annotations_rgba (BraggscopeFrame *frame,
   g_return_val_if_fail (annotations != NULL, NULL);
   g_return_val_if_fail (width != NULL && height != NULL, NULL);
 
+  /* a multi-panel detector as the sample sees it, as a view shows it */
+  if ((shown = braggscope_frame_project (frame)) != NULL)
+    frame = shown;
   w = braggscope_frame_get_width (frame);
   h = braggscope_frame_get_height (frame);
   data = braggscope_frame_get_data (frame, &n);

@@ -245,9 +245,14 @@ set_frame (BraggscopeView *self, BraggscopeFrame *frame)
   int old_width = 0, old_height = 0, width = 0, height = 0;
   gboolean had_frame = _braggscope_view_frame_size (self, &old_width, &old_height);
 
-  if (frame == self->frame)
-    return;
+  g_autoptr (BraggscopeFrame) shown = NULL;
 
+  if (frame == self->frame || (frame != NULL && frame == self->given_frame))
+    return;
+  g_set_object (&self->given_frame, frame);
+  /* a multi-panel detector is shown as the sample sees it */
+  if (frame != NULL && (shown = braggscope_frame_project (frame)) != NULL)
+    frame = shown;
   g_set_object (&self->frame, frame);
   _braggscope_view_compare_frame_changed (self);
   if (_braggscope_view_frame_size (self, &width, &height) &&
@@ -437,6 +442,7 @@ braggscope_view_dispose (GObject *object)
   braggscope_view_set_simulation (self, NULL);
   g_clear_pointer (&self->gl_area, gtk_widget_unparent);
   g_clear_object (&self->frame);
+  g_clear_object (&self->given_frame);
   g_clear_object (&self->screen_texture);
   g_clear_pointer (&self->overlay_source, braggscope_geometry_unref);
   g_clear_pointer (&self->marker_label, g_free);
@@ -624,7 +630,8 @@ braggscope_view_set_simulation (BraggscopeView *self, BraggscopeSimulation *simu
  * braggscope_view_get_frame:
  * @self: a view
  *
- * The frame shown, [property@BraggscopeGtk.View:frame].
+ * The frame shown, [property@BraggscopeGtk.View:frame] (for a multi-panel
+ * detector, drawn as its projection: [method@BraggscopeGtk.View.get_shown_frame]).
  *
  * Returns: (transfer none) (nullable): the frame, held by the view until the
  *   next one (take a reference with [method@GObject.Object.ref] to keep it),
@@ -637,7 +644,7 @@ braggscope_view_get_frame (BraggscopeView *self)
 {
   g_return_val_if_fail (BRAGGSCOPE_IS_VIEW (self), NULL);
 
-  return self->frame;
+  return self->given_frame;
 }
 
 /**

@@ -112,6 +112,8 @@ void braggscope_view_set_simulation (BraggscopeView *self, BraggscopeSimulation 
 
 BRAGGSCOPE_GTK_EXPORT
 BraggscopeFrame *braggscope_view_get_frame (BraggscopeView *self);
+BRAGGSCOPE_GTK_EXPORT
+BraggscopeFrame *braggscope_view_get_shown_frame (BraggscopeView *self);
 
 BRAGGSCOPE_GTK_EXPORT
 BraggscopeColormap braggscope_view_get_colormap (BraggscopeView *self);

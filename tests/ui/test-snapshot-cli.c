@@ -295,6 +295,56 @@ test_errors (void)
     }
 }
 
+/* Issue 29: `braggscope --detector FILE --snapshot` draws a multi-panel
+ * detector as the sample sees it: a picture of the panels' projection (much
+ * larger than one 1024 x 512 module, about the 16M detector's own pixel
+ * count), the flag kept in its parameters; a missing or broken geometry file
+ * is one line naming it, and no picture. */
+static void
+test_detector (void)
+{
+  g_autofree char *out = g_build_filename (tmpdir, "jungfrau.png", NULL);
+  g_autofree char *broken = g_build_filename (tmpdir, "broken.geom", NULL);
+  g_autofree char *geom =
+      g_test_build_filename (G_TEST_DIST, "..", "data", "detectors", "jf-swissfel-16M.geom", NULL);
+  g_autoptr (GHashTable) text = NULL;
+  g_autofree guint8 *pixels = NULL;
+  int width, height;
+
+  {
+    g_auto (Run) run;
+
+    run_braggscope (&run, FALSE, NULL,
+                    (const char *const[]){ "--snapshot", out, "--detector", geom, "-roi", "0", "31",
+                                           "0", "31", "-oversample", "1", NULL });
+    g_test_message ("stderr: %s", run.err);
+    g_assert_cmpint (run.status, ==, 0);
+  }
+  pixels = read_snapshot (out, &width, &height, &text);
+  g_test_message ("the Jungfrau 16M seen from the sample: %d x %d", width, height);
+  g_assert_cmpint (width, >, 2 * 1024);
+  g_assert_cmpint (height, >, 4 * 512);
+  g_assert_cmpfloat ((double) width * height, >, 16e6);
+  g_assert_cmpfloat ((double) width * height, <, 24.0 * (1 << 20));
+  g_assert_true (g_unlink (out) == 0);
+
+  g_assert_true (g_file_set_contents (broken, "m0/min_fs = 0\nm0/max_fs = lots\n", -1, NULL));
+  for (int i = 0; i < 2; i++)
+    {
+      const char *file = i == 0 ? "/nonexistent/detector.geom" : broken;
+      g_auto (Run) run;
+
+      run_braggscope (&run, FALSE, NULL,
+                      (const char *const[]){ "--snapshot", out, "--detector", file, NULL });
+      g_test_message ("status %d, stderr: %s", run.status, run.err);
+      g_assert_cmpint (run.status, !=, 0);
+      g_assert_true (g_str_has_prefix (run.err, "braggscope: "));
+      g_assert_nonnull (strstr (run.err, file));
+      g_assert_cmpstr (strchr (run.err, '\n') + 1, ==, "");
+      g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+    }
+}
+
 /* Issue 23: what an attacker's snapshot or command line can name.  A FIFO as
  * -hkl, -mask or --measured blocked the program for ever; an intensity of
  * 1e308 photons gave a black picture and exit 0.  Each is now one line naming
@@ -1058,6 +1108,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/ui/snapshot/compare", test_compare);
   g_test_add_func ("/ui/snapshot/slow-frame", test_slow_frame);
   g_test_add_func ("/ui/snapshot/measured", test_measured);
+  g_test_add_func ("/ui/snapshot/detector", test_detector);
   g_test_add_func ("/ui/snapshot/no-criticals", test_no_criticals);
   g_test_add_func ("/ui/snapshot/help-version", test_help_version);
   g_test_add_func ("/ui/snapshot/hostile-inputs", test_hostile_inputs);
