@@ -443,6 +443,100 @@ test_absences (Fixture *f, gconstpointer data)
   g_assert_cmpuint (count_labels (GTK_WIDGET (f->window), "φ start"), ==, 1);
 }
 
+/* The predicted spots of the lesson @id: h k l, place and the peak counts
+ * there, and |F| of each. */
+typedef struct
+{
+  GArray *spots; /* BraggscopeReflection */
+  GArray *peaks; /* float, photons */
+  GArray *amplitudes; /* double, |F| */
+} LessonSpots;
+
+static void
+lesson_spots (Fixture *f, const char *id, LessonSpots *out)
+{
+  BraggscopeFrame *frame = open_lesson (f, id);
+  BraggscopeGeometry *geometry = braggscope_frame_get_geometry (frame);
+
+  out->spots = braggscope_frame_predict_reflections (frame, NULL);
+  out->peaks = g_array_new (FALSE, FALSE, sizeof (float));
+  out->amplitudes = g_array_new (FALSE, FALSE, sizeof (double));
+  for (guint i = 0; i < out->spots->len; i++)
+    {
+      const BraggscopeReflection *r = &g_array_index (out->spots, BraggscopeReflection, i);
+      float peak = peak_near (frame, r->x, r->y);
+      double amplitude = braggscope_geometry_get_structure_factor (geometry, r->h, r->k, r->l, NULL);
+
+      g_array_append_val (out->peaks, peak);
+      g_array_append_val (out->amplitudes, amplitude);
+    }
+}
+
+static void
+lesson_spots_clear (LessonSpots *spots)
+{
+  g_array_unref (spots->spots);
+  g_array_unref (spots->peaks);
+  g_array_unref (spots->amplitudes);
+}
+
+/* "every spot stays in its place, but the intensities change (the 2 5 1
+ * reflection's |F| by about a third)": the two lessons predict the same
+ * reflections at the same pixels, and the spots' peak counts correlate
+ * below 0.99. */
+static void
+test_same_lattice (Fixture *f, gconstpointer data)
+{
+  LessonSpots bound = { 0 }, apo = { 0 };
+  double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0, r, named_bound = 0, named_apo = 0;
+  guint n;
+
+  lesson_spots (f, "same-lattice", &bound);
+  lesson_spots (f, "same-lattice-apo", &apo);
+  n = bound.spots->len;
+  g_test_message ("%u spots predicted with the drug, %u without", n, apo.spots->len);
+  g_assert_cmpuint (n, >=, 50);
+  g_assert_cmpuint (apo.spots->len, ==, n);
+  for (guint i = 0; i < n; i++)
+    {
+      const BraggscopeReflection *a = &g_array_index (bound.spots, BraggscopeReflection, i);
+      const BraggscopeReflection *b = &g_array_index (apo.spots, BraggscopeReflection, i);
+      double x = g_array_index (bound.peaks, float, i), y = g_array_index (apo.peaks, float, i);
+
+      g_assert_cmpint (a->h, ==, b->h);
+      g_assert_cmpint (a->k, ==, b->k);
+      g_assert_cmpint (a->l, ==, b->l);
+      g_assert_cmpfloat_with_epsilon (a->x, b->x, 1e-9);
+      g_assert_cmpfloat_with_epsilon (a->y, b->y, 1e-9);
+      sx += x, sy += y, sxx += x * x, syy += y * y, sxy += x * y;
+      if (a->h == 2 && a->k == 5 && a->l == 1)
+        {
+          named_bound = g_array_index (bound.amplitudes, double, i);
+          named_apo = g_array_index (apo.amplitudes, double, i);
+        }
+    }
+  r = (n * sxy - sx * sy) / sqrt ((n * sxx - sx * sx) * (n * syy - sy * sy));
+  g_test_message ("correlation of the spots' peak counts: %.4f", r);
+  g_test_message ("2 5 1: |F| %.1f with the drug, %.1f without (%+.1f %%)", named_bound, named_apo,
+                  100.0 * (named_apo - named_bound) / named_bound);
+  for (guint i = 0; i < n; i++)
+    {
+      const BraggscopeReflection *a = &g_array_index (bound.spots, BraggscopeReflection, i);
+      double fa = g_array_index (bound.amplitudes, double, i),
+             fb = g_array_index (apo.amplitudes, double, i);
+
+      if (fa > 0 && fabs (fb - fa) / fa > 0.25)
+        g_test_message ("%d %d %d at %.0f, %.0f: |F| %.1f -> %.1f", a->h, a->k, a->l, a->x, a->y,
+                        fa, fb);
+    }
+  g_assert_cmpfloat (r, <, 0.99);
+  g_assert_cmpfloat (r, >, 0.5);
+  g_assert_cmpfloat (named_bound, >, 0.0);
+  g_assert_cmpfloat (fabs (named_apo - named_bound) / named_bound, >, 0.25);
+  lesson_spots_clear (&bound);
+  lesson_spots_clear (&apo);
+}
+
 /* ---- labels ---- */
 
 /* GTK's body font in pixels, as the window's settings give it. */
@@ -643,6 +737,7 @@ main (int argc, char *argv[])
   ADD ("/lessons/mosaicity", test_mosaicity);
   ADD ("/lessons/shape-transform", test_shape_transform);
   ADD ("/lessons/absences", test_absences);
+  ADD ("/lessons/same-lattice", test_same_lattice);
   ADD ("/lessons/labels/window", test_window_labels);
 #undef ADD
   g_test_add_func ("/lessons/labels/readme-pictures", test_readme_labels);
