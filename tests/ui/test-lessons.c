@@ -447,8 +447,8 @@ test_absences (Fixture *f, gconstpointer data)
  * there, and |F| of each. */
 typedef struct
 {
-  GArray *spots; /* BraggscopeReflection */
-  GArray *peaks; /* float, photons */
+  GArray *spots;      /* BraggscopeReflection */
+  GArray *peaks;      /* float, photons */
   GArray *amplitudes; /* double, |F| */
 } LessonSpots;
 
@@ -465,7 +465,8 @@ lesson_spots (Fixture *f, const char *id, LessonSpots *out)
     {
       const BraggscopeReflection *r = &g_array_index (out->spots, BraggscopeReflection, i);
       float peak = peak_near (frame, r->x, r->y);
-      double amplitude = braggscope_geometry_get_structure_factor (geometry, r->h, r->k, r->l, NULL);
+      double amplitude =
+          braggscope_geometry_get_structure_factor (geometry, r->h, r->k, r->l, NULL);
 
       g_array_append_val (out->peaks, peak);
       g_array_append_val (out->amplitudes, amplitude);
@@ -480,28 +481,31 @@ lesson_spots_clear (LessonSpots *spots)
   g_array_unref (spots->amplitudes);
 }
 
-/* "every spot stays in its place, but the intensities change (the 2 5 1
- * reflection's |F| by about a third)": the two lessons predict the same
- * reflections at the same pixels, and the spots' peak counts correlate
- * below 0.99. */
+/* "every spot stays at its pixel ... about one spot in seven changes its
+ * |F| by more than a quarter, and −7 2 17 loses a third of it": the two
+ * lessons predict the same reflections at the same pixels; |F| changes by
+ * more than 25 % for 10 % to 20 % of them, and by −30 % to −40 % for
+ * −7 2 17, whose spot dims accordingly. */
 static void
 test_same_lattice (Fixture *f, gconstpointer data)
 {
   LessonSpots bound = { 0 }, apo = { 0 };
-  double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0, r, named_bound = 0, named_apo = 0;
-  guint n;
+  double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0, r, named[2] = { 0, 0 }, peaks[2] = { 0, 0 };
+  guint n, changed = 0;
 
   lesson_spots (f, "same-lattice", &bound);
   lesson_spots (f, "same-lattice-apo", &apo);
   n = bound.spots->len;
   g_test_message ("%u spots predicted with the drug, %u without", n, apo.spots->len);
-  g_assert_cmpuint (n, >=, 50);
+  g_assert_cmpuint (n, >=, 100);
   g_assert_cmpuint (apo.spots->len, ==, n);
   for (guint i = 0; i < n; i++)
     {
       const BraggscopeReflection *a = &g_array_index (bound.spots, BraggscopeReflection, i);
       const BraggscopeReflection *b = &g_array_index (apo.spots, BraggscopeReflection, i);
       double x = g_array_index (bound.peaks, float, i), y = g_array_index (apo.peaks, float, i);
+      double fa = g_array_index (bound.amplitudes, double, i),
+             fb = g_array_index (apo.amplitudes, double, i);
 
       g_assert_cmpint (a->h, ==, b->h);
       g_assert_cmpint (a->k, ==, b->k);
@@ -509,30 +513,22 @@ test_same_lattice (Fixture *f, gconstpointer data)
       g_assert_cmpfloat_with_epsilon (a->x, b->x, 1e-9);
       g_assert_cmpfloat_with_epsilon (a->y, b->y, 1e-9);
       sx += x, sy += y, sxx += x * x, syy += y * y, sxy += x * y;
-      if (a->h == 2 && a->k == 5 && a->l == 1)
-        {
-          named_bound = g_array_index (bound.amplitudes, double, i);
-          named_apo = g_array_index (apo.amplitudes, double, i);
-        }
+      changed += fa > 0 && fabs (fb - fa) / fa > 0.25;
+      if (a->h == -7 && a->k == 2 && a->l == 17)
+        named[0] = fa, named[1] = fb, peaks[0] = x, peaks[1] = y;
     }
   r = (n * sxy - sx * sy) / sqrt ((n * sxx - sx * sx) * (n * syy - sy * sy));
   g_test_message ("correlation of the spots' peak counts: %.4f", r);
-  g_test_message ("2 5 1: |F| %.1f with the drug, %.1f without (%+.1f %%)", named_bound, named_apo,
-                  100.0 * (named_apo - named_bound) / named_bound);
-  for (guint i = 0; i < n; i++)
-    {
-      const BraggscopeReflection *a = &g_array_index (bound.spots, BraggscopeReflection, i);
-      double fa = g_array_index (bound.amplitudes, double, i),
-             fb = g_array_index (apo.amplitudes, double, i);
-
-      if (fa > 0 && fabs (fb - fa) / fa > 0.25)
-        g_test_message ("%d %d %d at %.0f, %.0f: |F| %.1f -> %.1f", a->h, a->k, a->l, a->x, a->y,
-                        fa, fb);
-    }
-  g_assert_cmpfloat (r, <, 0.99);
-  g_assert_cmpfloat (r, >, 0.5);
-  g_assert_cmpfloat (named_bound, >, 0.0);
-  g_assert_cmpfloat (fabs (named_apo - named_bound) / named_bound, >, 0.25);
+  g_test_message ("%u of %u spots change |F| by more than 25 %%", changed, n);
+  g_test_message ("-7 2 17: |F| %.1f with the drug, %.1f without (%+.1f %%); peak %.3g -> %.3g",
+                  named[0], named[1], 100.0 * (named[1] - named[0]) / named[0], peaks[0], peaks[1]);
+  g_assert_cmpfloat (r, <, 0.999);
+  g_assert_cmpuint (changed, >=, n / 10);
+  g_assert_cmpuint (changed, <=, n / 5);
+  g_assert_cmpfloat (named[0], >, 0.0);
+  g_assert_cmpfloat ((named[1] - named[0]) / named[0], >, -0.40);
+  g_assert_cmpfloat ((named[1] - named[0]) / named[0], <, -0.30);
+  g_assert_cmpfloat (peaks[1], <, 0.8 * peaks[0]);
   lesson_spots_clear (&bound);
   lesson_spots_clear (&apo);
 }
