@@ -457,8 +457,10 @@ lesson_spots (Fixture *f, const char *id, LessonSpots *out)
 {
   BraggscopeFrame *frame = open_lesson (f, id);
   BraggscopeGeometry *geometry = braggscope_frame_get_geometry (frame);
+  g_autoptr (GError) error = NULL;
 
-  out->spots = braggscope_frame_predict_reflections (frame, NULL);
+  out->spots = braggscope_frame_predict_reflections (frame, &error);
+  g_assert_no_error (error);
   out->peaks = g_array_new (FALSE, FALSE, sizeof (float));
   out->amplitudes = g_array_new (FALSE, FALSE, sizeof (double));
   for (guint i = 0; i < out->spots->len; i++)
