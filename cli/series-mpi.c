@@ -10,6 +10,7 @@
 /* ------------------------------------------------------------------------- */
 /* MPI, or one process. */
 
+#ifdef NB_HAVE_MPI
 /* Launched by mpirun or srun?  MPI is started only then, so that a plain
  * run needs no MPI runtime (Open MPI's singleton start wants its daemon). */
 static int
@@ -22,6 +23,7 @@ launched_by_mpi (void)
       return 1;
   return 0;
 }
+#endif
 
 void
 dist_start (distributor *d, series_config *c, int *argc, char ***argv)
