@@ -6,7 +6,21 @@
 /* bench_adaptive: the viewer's scene at N = 10, 30, 100, 300 with exact and
  * adaptive integration, times and errors against the high-oversample limit,
  * printed as a table or (@json) one object per line; @hkl the 1HPV
- * structure factors, @threads the engine's threads, @repeat the timed
- * executes per measurement (median).  Returns 0 after an error (printed on
- * stderr). */
-int bench_adaptive (const char *hkl, int threads, int repeat, int json);
+ * structure factors, @reference (NULL: none) a reference nanoBragg binary
+ * timed on the same scenes, @data_dir the folder holding @hkl for its
+ * process, @threads the engine's threads, @repeat the timed executes per
+ * measurement (median).  Returns 0 after an error (printed on stderr). */
+int bench_adaptive (const char *hkl,
+                    const char *reference,
+                    const char *data_dir,
+                    int threads,
+                    int repeat,
+                    int json);
+
+/* bench_time_reference (nanobragg-bench.c): the wall time (ms, spawn to
+ * exit) of the process @exe on the nanoBragg flags @flags (words separated
+ * by single spaces; -hkl of the 1HPV file, linked into its fresh empty
+ * folder from @data_dir, and the bench's outputs are added) in *@ms.
+ * Returns 0 after an error (printed on stderr, the process's first line
+ * of stderr too). */
+int bench_time_reference (const char *exe, const char *flags, const char *data_dir, double *ms);

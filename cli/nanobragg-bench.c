@@ -95,8 +95,10 @@ static const char usage_text[] =
     "\t\tscene, 3 x 3 sub-pixels by the automatic oversampling)\n"
     "\td\tthe viewer's scene at N = 10, 30, 100, 300, single precision: exact integration\n"
     "\t\t(the reference's method and automatic oversampling) against -integration\n"
-    "\t\tadaptive, times and errors against the high-oversample limit (not in 'all':\n"
-    "\t\tminutes; the reference binary is not run)\n"
+    "\t\tadaptive, times and errors against the high-oversample limit, and with\n"
+    "\t\t--reference the reference's process on the same scene (its own automatic\n"
+    "\t\toversampling; at N = 100 and 300 on 32 rows, scaled to 1024) (not in 'all':\n"
+    "\t\tminutes)\n"
     "\te\tworkload a's crystal on the multi-panel -detector of --detector (the Jungfrau\n"
     "\t\t16M: 32 modules, 16.9 million pixels): one plan against one plan per panel\n"
     "\t\t(their CUSTOM vectors), warm, alternating; their medians, the ratio, and whether\n"
@@ -875,6 +877,37 @@ time_process (
   return run_process (c, exe, precision, o->data_dir, ms);
 }
 
+int
+bench_time_reference (const char *exe, const char *flags, const char *data_dir, double *ms)
+{
+  bench_case c;
+  size_t used = 0;
+  int words = 1;
+
+  for (const char *f = flags; *f != '\0'; f++)
+    words += *f == ' ';
+  memset (&c, 0, sizeof c);
+  if (strlen (flags) + sizeof PROCESS_OUTPUT + 2 > sizeof c.words ||
+      words + 16 > MAX_ARGS) /* -hkl, PROCESS_OUTPUT, NULL */
+    {
+      fprintf (stderr, "nanobragg-bench: the reference's command line is too long: %s\n", flags);
+      return 0;
+    }
+  c.workload = "d";
+  c.size = 1024;
+  c.uses_hkl = 1;
+  c.process_argv[c.process_argc++] = NULL;
+  c.process_argv[c.process_argc++] = "-hkl";
+  c.process_argv[c.process_argc++] = HKL_NAME;
+  case_append (c.process_argv, &c.process_argc, flags, c.words, &used);
+  case_append (c.process_argv, &c.process_argc, PROCESS_OUTPUT, c.words, &used);
+  c.process_argv[c.process_argc] = NULL;
+#ifdef _OPENMP
+  omp_pause_resource_all (omp_pause_soft);
+#endif
+  return run_process (&c, exe, NULL, data_dir, ms);
+}
+
 static void
 print_header (const bench_options *o)
 {
@@ -1047,7 +1080,10 @@ main (int argc, char **argv)
       char hkl_path[PATH_MAX];
 
       snprintf (hkl_path, sizeof hkl_path, "%s/%s", o.data_dir, HKL_NAME);
-      rc = bench_adaptive (hkl_path, o.threads, o.repeat_given ? o.repeat : 3, o.json) ? 0 : 1;
+      rc = bench_adaptive (hkl_path, o.reference, o.data_dir, o.threads,
+                           o.repeat_given ? o.repeat : 3, o.json)
+               ? 0
+               : 1;
       options_clear (&o);
       return rc;
     }
