@@ -20,6 +20,12 @@
  * (N = 100: minutes for the whole frame).
  */
 #include "bench-adaptive.h"
+#include "bench-spawn.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include <limits.h>
 
 #include <math.h>
 #include <stdarg.h>
@@ -36,8 +42,10 @@
 #define BAND_ABOVE     30 /* oversampling from which the exact frame is timed on a band */
 #define MAX_WORDS      64
 #define TOLERANCE_D    "1e-3"
-#define SLOW_MS        2000.0 /* a reference process slower than this is run once */
-#define REF_BAND_ABOVE 10     /* oversampling from which the reference is timed on the band */
+#define SLOW_MS        2000.0        /* a reference process slower than this is run once */
+#define HKL_FILE       "1hpv_p1.hkl" /* the name in the reference's folder */
+#define REF_OUTPUT     "-floatfile out.bin -nopgm -nonoise -noprogress"
+#define REF_BAND_ABOVE 10 /* oversampling from which the reference is timed on the band */
 
 static double
 clock_ms (void)
@@ -132,23 +140,34 @@ time_alternating (nb_plan *pa,
 }
 
 /* The median of up to @repeat runs (one if the first is slower than
- * SLOW_MS) of the reference binary @exe on the scene at @N, on the band
- * with @band (scaled to 1024 rows): ms, or a negative value after an error
- * (printed). */
+ * SLOW_MS) of the reference binary @exe on the scene at @N (the 1HPV file of
+ * @data_dir linked into its folder), on the band with @band (scaled to 1024
+ * rows): ms, or a negative value after an error (printed). */
 static double
 time_reference (const char *exe, const char *data_dir, int N, int band, int repeat)
 {
-  char flags[512];
+  char line[1024], src[PATH_MAX], what[32], *save = NULL;
+  char *argv[MAX_WORDS + 1];
   double t[16];
-  int n = 0;
+  int argc = 0, n = 0;
 
-  snprintf (flags, sizeof flags, "%s -N %d", SCENE_D, N);
+  snprintf (line, sizeof line, "%s -hkl " HKL_FILE " %s -N %d " REF_OUTPUT, exe, SCENE_D, N);
   if (band)
-    snprintf (flags + strlen (flags), sizeof flags - strlen (flags), " -roi 0 1023 496 %d",
+    snprintf (line + strlen (line), sizeof line - strlen (line), " -roi 0 1023 496 %d",
               495 + BAND_ROWS);
+  for (char *w = strtok_r (line, " ", &save); w != NULL && argc < MAX_WORDS;
+       w = strtok_r (NULL, " ", &save))
+    argv[argc++] = w;
+  argv[argc] = NULL;
+  snprintf (src, sizeof src, "%s/" HKL_FILE, data_dir);
+  snprintf (what, sizeof what, "workload d N = %d", N);
+#ifdef _OPENMP
+  /* the engine's threads would take a CPU from the process (nanobragg-bench.c) */
+  omp_pause_resource_all (omp_pause_soft);
+#endif
   for (int i = 0; i < (repeat < 16 ? repeat : 16); i++)
     {
-      if (!bench_time_reference (exe, flags, data_dir, &t[n]))
+      if (!bench_spawn (argv, src, HKL_FILE, what, &t[n]))
         return -1.0;
       n++;
       if (t[0] > SLOW_MS)

@@ -16,11 +16,3 @@ int bench_adaptive (const char *hkl,
                     int threads,
                     int repeat,
                     int json);
-
-/* bench_time_reference (nanobragg-bench.c): the wall time (ms, spawn to
- * exit) of the process @exe on the nanoBragg flags @flags (words separated
- * by single spaces; -hkl of the 1HPV file, linked into its fresh empty
- * folder from @data_dir, and the bench's outputs are added) in *@ms.
- * Returns 0 after an error (printed on stderr, the process's first line
- * of stderr too). */
-int bench_time_reference (const char *exe, const char *flags, const char *data_dir, double *ms);
