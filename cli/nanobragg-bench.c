@@ -17,20 +17,18 @@
 #include "nanobragg.h"
 #include "bench-panels.h"
 #include "bench-adaptive.h"
+#include "bench-spawn.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -61,8 +59,6 @@
 #define PREVIEW_STRIDE 4
 #define PREVIEW_TEXT   "4"
 #define PROCESS_OUTPUT "-floatfile out.bin -nopgm -nonoise -noprogress"
-
-extern char **environ;
 
 static const char usage_text[] =
     "usage: nanobragg-bench [options]\n"
@@ -95,8 +91,10 @@ static const char usage_text[] =
     "\t\tscene, 3 x 3 sub-pixels by the automatic oversampling)\n"
     "\td\tthe viewer's scene at N = 10, 30, 100, 300, single precision: exact integration\n"
     "\t\t(the reference's method and automatic oversampling) against -integration\n"
-    "\t\tadaptive, times and errors against the high-oversample limit (not in 'all':\n"
-    "\t\tminutes; the reference binary is not run)\n"
+    "\t\tadaptive, times and errors against the high-oversample limit, and with\n"
+    "\t\t--reference the reference's process on the same scene (its own automatic\n"
+    "\t\toversampling; at N = 100 and 300 on 32 rows, scaled to 1024) (not in 'all':\n"
+    "\t\tminutes)\n"
     "\te\tworkload a's crystal on the multi-panel -detector of --detector (the Jungfrau\n"
     "\t\t16M: 32 modules, 16.9 million pixels): one plan against one plan per panel\n"
     "\t\t(their CUSTOM vectors), warm, alternating; their medians, the ratio, and whether\n"
@@ -726,76 +724,20 @@ run_engine (const bench_case *c,
   return st == NB_OK;
 }
 
-static void
-remove_folder (const char *dir)
-{
-  DIR *d = opendir (dir);
-  struct dirent *e;
-
-  if (d != NULL)
-    {
-      while ((e = readdir (d)) != NULL)
-        if (strcmp (e->d_name, ".") != 0 && strcmp (e->d_name, "..") != 0)
-          unlinkat (dirfd (d), e->d_name, 0);
-      closedir (d);
-    }
-  rmdir (dir);
-}
-
-/* Prints the first line of the child's stderr, kept in @dir. */
-static void
-print_child_stderr (const char *dir)
-{
-  char path[PATH_MAX + 16], line[512];
-  FILE *f;
-
-  snprintf (path, sizeof path, "%s/stderr.txt", dir);
-  f = fopen (path, "r");
-  if (f == NULL)
-    return;
-  if (fgets (line, sizeof line, f) != NULL)
-    fprintf (stderr, "nanobragg-bench:   its stderr: %s%s", line, strchr (line, '\n') ? "" : "\n");
-  fclose (f);
-}
-
 /* Runs @exe on the case's command line in a fresh empty folder (the HKL file
  * linked in), stdout to /dev/null; *ms is spawn to exit. */
 static int
 run_process (
     const bench_case *c, const char *exe, const char *precision, const char *data_dir, double *ms)
 {
-  const char *tmp = getenv ("TMPDIR");
-  char dir[PATH_MAX];
   char *argv[MAX_ARGS];
-  posix_spawn_file_actions_t fa;
-  pid_t pid;
-  int status = 0, here, rc, ok = 0;
-  double t0;
+  char src[PATH_MAX] = "", what[64];
 
-  if (tmp == NULL || *tmp == '\0')
-    tmp = "/tmp";
-  if ((size_t) snprintf (dir, sizeof dir, "%s/nanobragg-bench.XXXXXX", tmp) >= sizeof dir ||
-      mkdtemp (dir) == NULL)
+  if (c->uses_hkl && (size_t) snprintf (src, sizeof src, "%s/%s", data_dir, HKL_NAME) >= sizeof src)
     {
-      fprintf (stderr, "nanobragg-bench: cannot make a folder in %s: %s\n", tmp, strerror (errno));
+      fprintf (stderr, "nanobragg-bench: cannot link %s/%s: %s\n", data_dir, HKL_NAME,
+               strerror (ENAMETOOLONG));
       return 0;
-    }
-  if (c->uses_hkl)
-    {
-      char src[PATH_MAX], dst[PATH_MAX + sizeof HKL_NAME + 1];
-
-      int too_long = (size_t) snprintf (src, sizeof src, "%s/%s", data_dir, HKL_NAME) >= sizeof src;
-
-      snprintf (dst, sizeof dst, "%s/%s", dir, HKL_NAME);
-      if (too_long)
-        errno = ENAMETOOLONG;
-      if (too_long || symlink (src, dst) != 0)
-        {
-          fprintf (stderr, "nanobragg-bench: cannot link %s into %s: %s\n", src, dir,
-                   strerror (errno));
-          remove_folder (dir);
-          return 0;
-        }
     }
   for (int i = 0; i <= c->process_argc; i++)
     argv[i] = (char *) c->process_argv[i];
@@ -806,58 +748,8 @@ run_process (
       argv[c->process_argc + 1] = (char *) precision;
       argv[c->process_argc + 2] = NULL;
     }
-
-  posix_spawn_file_actions_init (&fa);
-  posix_spawn_file_actions_addopen (&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen (&fa, STDERR_FILENO, "stderr.txt", O_WRONLY | O_CREAT | O_TRUNC,
-                                    0644);
-
-  /* posix_spawn has no portable chdir action: the child inherits ours. */
-  here = open (".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (here < 0 || chdir (dir) != 0)
-    {
-      fprintf (stderr, "nanobragg-bench: cannot enter %s: %s\n", dir, strerror (errno));
-      if (here >= 0)
-        close (here);
-      posix_spawn_file_actions_destroy (&fa);
-      remove_folder (dir);
-      return 0;
-    }
-  t0 = now_ms ();
-  rc = posix_spawn (&pid, exe, &fa, NULL, argv, environ);
-  if (fchdir (here) != 0)
-    {
-      fprintf (stderr, "nanobragg-bench: cannot return to the working folder: %s\n",
-               strerror (errno));
-      exit (1);
-    }
-  close (here);
-  posix_spawn_file_actions_destroy (&fa);
-
-  if (rc != 0)
-    fprintf (stderr, "nanobragg-bench: cannot run %s: %s\n", exe, strerror (rc));
-  else
-    {
-      while (waitpid (pid, &status, 0) < 0)
-        if (errno != EINTR)
-          {
-            fprintf (stderr, "nanobragg-bench: waitpid: %s\n", strerror (errno));
-            remove_folder (dir);
-            return 0;
-          }
-      *ms = now_ms () - t0;
-      if (WIFEXITED (status) && WEXITSTATUS (status) == 0)
-        ok = 1;
-      else
-        {
-          fprintf (stderr, "nanobragg-bench: workload %s size %d: %s %s %d\n", c->workload, c->size,
-                   exe, WIFEXITED (status) ? "exited with status" : "died of signal",
-                   WIFEXITED (status) ? WEXITSTATUS (status) : WTERMSIG (status));
-          print_child_stderr (dir);
-        }
-    }
-  remove_folder (dir);
-  return ok;
+  snprintf (what, sizeof what, "workload %s size %d", c->workload, c->size);
+  return bench_spawn (argv, src, c->uses_hkl ? HKL_NAME : NULL, what, ms);
 }
 
 /* run_process() with this process's OpenMP threads stopped: the engine's runs
@@ -1047,7 +939,10 @@ main (int argc, char **argv)
       char hkl_path[PATH_MAX];
 
       snprintf (hkl_path, sizeof hkl_path, "%s/%s", o.data_dir, HKL_NAME);
-      rc = bench_adaptive (hkl_path, o.threads, o.repeat_given ? o.repeat : 3, o.json) ? 0 : 1;
+      rc = bench_adaptive (hkl_path, o.reference, o.data_dir, o.threads,
+                           o.repeat_given ? o.repeat : 3, o.json)
+               ? 0
+               : 1;
       options_clear (&o);
       return rc;
     }

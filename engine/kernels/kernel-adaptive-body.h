@@ -616,6 +616,9 @@ FN (axis_envelope) (const R *row,
                     R *restrict ins)
 {
   const R N2 = Ni * Ni, w = round ? N2 : K (1.0);
+  /* the axis's factor is f, or 1 for N <= 1: f * on + off, exact either way
+   * (a select would become a branch around the product) */
+  const R on = Ni > K (1.0) ? K (1.0) : K (0.0), off1 = K (1.0) - on;
 
   for (int l = 0; l < CH; l++)
     {
@@ -625,15 +628,19 @@ FN (axis_envelope) (const R *row,
       R delta = (fabs (gu) + fabs (gv)) * marg[l] + K (8.0) * NB_EPS * fabs (h);
       R dist = fabs (h - rint (h));
       R off = dist - delta;
-      R x = off > K (0.0) ? off : K (0.0);
+      /* max (off, 0) without a select (off <= 1/2: exact), which GCC would
+       * turn into branches around the products of nb_sinpi_half */
+      R x = (off + fabs (off)) * K (0.5);
       R sn = NB_PHYS (nb_sinpi_half) (x);
       R s2 = sn * sn;
-      /* min (N^2, 1 / sin^2): without a branch around the division */
-      R f = K (1.0) / (s2 > K (1e-30) ? s2 : K (1e-30));
+      /* min (N^2, 1 / sin^2), without a select before the division (GCC
+       * would branch around it): the 1e-30 changes s2 only where s2 <
+       * 3e-23 (float; 2e-14 double), where 1 / s2 exceeds any N^2 */
+      R f = K (1.0) / (s2 + K (1e-30));
 
       f = f < N2 ? f : N2;
       h_out[l] = h;
-      env[l] *= Ni > K (1.0) ? f : K (1.0);
+      env[l] *= f * on + off1;
       xs[l] += x * x * w;
       ins[l] = dist + delta < K (0.5) ? ins[l] : K (0.0);
     }
@@ -655,12 +662,16 @@ FN (chunk_bounds) (
   const R n2 = (R) c->oversample * (R) c->oversample;
   const R omega_scale = c->pixel_size * c->pixel_size * c->close_distance;
   const R Sdet = c->pixel_size * ((R) spixel + K (0.5));
+  /* nb_solid_angle with its flag as factors of 0 and 1, exact either way
+   * (its select would become a branch around the products) */
+  const R point = c->point_pixel ? K (1.0) : K (0.0), area = K (1.0) - point;
 
   for (int l = 0; l < CH; l++)
     total[l] = omega[l] = K (0.0);
   for (int t = 0; t < c->thicksteps; t++)
     {
       const R Odet = (R) t * c->thickstep;
+      const R first = t == 0 ? K (1.0) : K (0.0); /* the solid angle is the front layer's */
       for (int l = 0; l < CH; l++)
         {
           R Fdet = c->pixel_size * ((R) (f0 + l) + K (0.5));
@@ -683,8 +694,7 @@ FN (chunk_bounds) (
           sz[l] = e * (c->sdet[2] - dz[l] * ds);
           marg[l] = K (0.5) * (K (1.01) + K (6.0) * e);
           acc[l] = K (0.0);
-          if (t == 0)
-            omega[l] = NB_PHYS (nb_solid_angle) (inv, omega_scale, c->point_pixel);
+          omega[l] += (omega_scale * (inv * inv) * inv * area + (inv * inv) * point) * first;
         }
       for (int src = 0; src < c->nsources; src++)
         {
@@ -732,8 +742,10 @@ FN (chunk_bounds) (
                         c->k_stride, c->l_stride, hkl[0][l], hkl[1][l], hkl[2][l]);
                   for (int l = 0; l < CH; l++)
                     Fv[l] = cell[l] >= 0 ? c->F[cell[l]] : c->default_F;
+                  /* ins is 1 or 0: F^2 ins + F2max (1 - ins) is exactly one of the
+                   * two, without a select (GCC would branch around the product) */
                   for (int l = 0; l < CH; l++)
-                    acc[l] += env[l] * (ins[l] != K (0.0) ? Fv[l] * Fv[l] : c->F2max);
+                    acc[l] += env[l] * (Fv[l] * Fv[l] * ins[l] + c->F2max * (K (1.0) - ins[l]));
                 }
               else
                 for (int l = 0; l < CH; l++)
