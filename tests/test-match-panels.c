@@ -28,21 +28,46 @@
 
 static const double misset_M[3] = { 10.0, 20.0, 30.0 }; /* deg */
 
-static const char geom_text[] = "; three sensors around the beam, hand-built\n"
-                                "res = 10000\n"
-                                "clen = 0.06 m\n"
-                                "centre/min_fs = 0\ncentre/max_fs = 127\n"
-                                "centre/min_ss = 0\ncentre/max_ss = 127\n"
-                                "centre/fs = x\ncentre/ss = y\n"
-                                "centre/corner_x = -64\ncentre/corner_y = -64\n"
-                                "side/min_fs = 128\nside/max_fs = 255\n"
-                                "side/min_ss = 0\nside/max_ss = 127\n"
-                                "side/fs = 0.9397x +0.3420z\nside/ss = y\n"
-                                "side/corner_x = 70\nside/corner_y = -64\n"
-                                "top/min_fs = 0\ntop/max_fs = 127\n"
-                                "top/min_ss = 128\ntop/max_ss = 255\n"
-                                "top/fs = x\ntop/ss = 0.9397y +0.3420z\n"
-                                "top/corner_x = -64\ntop/corner_y = 70\n";
+/* The panels (CrystFEL's frame: x, y across the beam, z along it; pixels of
+ * 0.1 mm at clen 60 mm): name, min_fs, min_ss (the data origin), fs, ss,
+ * corner_x, corner_y; each 128 x 128 pixels. */
+static const struct
+{
+  const char *name;
+  int min_fs, min_ss;
+  double fs[3], ss[3], corner[2];
+} panels[3] = {
+  { "centre", 0, 0, { 1, 0, 0 }, { 0, 1, 0 }, { -64, -64 } },
+  { "side", 128, 0, { 0.9397, 0, 0.3420 }, { 0, 1, 0 }, { 70, -64 } },
+  { "top", 0, 128, { 1, 0, 0 }, { 0, 0.9397, 0.3420 }, { -64, 70 } },
+};
+
+/* The geometry file of the three panels, the whole detector turned by
+ * @turn_deg about the beam (x towards y) and moved @shift_px pixels along x. */
+static char *
+geom_text (double turn_deg, double shift_px)
+{
+  GString *g = g_string_new ("; three sensors around the beam, hand-built\nres = 10000\n"
+                             "clen = 0.06 m\n");
+  double c = cos (turn_deg / RTD), sn = sin (turn_deg / RTD);
+
+  for (int p = 0; p < 3; p++)
+    {
+      const char *n = panels[p].name;
+      const double *fs = panels[p].fs, *ss = panels[p].ss, *k = panels[p].corner;
+
+      g_string_append_printf (g, "%s/min_fs = %d\n%s/max_fs = %d\n%s/min_ss = %d\n%s/max_ss = %d\n",
+                              n, panels[p].min_fs, n, panels[p].min_fs + 127, n, panels[p].min_ss,
+                              n, panels[p].min_ss + 127);
+      g_string_append_printf (g, "%s/fs = %.9fx %+.9fy %+.9fz\n", n, c * fs[0] - sn * fs[1],
+                              sn * fs[0] + c * fs[1], fs[2]);
+      g_string_append_printf (g, "%s/ss = %.9fx %+.9fy %+.9fz\n", n, c * ss[0] - sn * ss[1],
+                              sn * ss[0] + c * ss[1], ss[2]);
+      g_string_append_printf (g, "%s/corner_x = %.9f\n%s/corner_y = %.9f\n", n,
+                              c * k[0] - sn * k[1] + shift_px, n, sn * k[0] + c * k[1]);
+    }
+  return g_string_free (g, FALSE);
+}
 
 typedef struct
 {
@@ -76,7 +101,11 @@ scene_geometry (scene *sc)
   sc->dir = g_dir_make_tmp ("nb-match-panels-XXXXXX", NULL);
   g_assert_nonnull (sc->dir);
   sc->geom = g_build_filename (sc->dir, "three.geom", NULL);
-  g_assert_true (g_file_set_contents (sc->geom, geom_text, -1, NULL));
+  {
+    g_autofree char *text = geom_text (0, 0);
+
+    g_assert_true (g_file_set_contents (sc->geom, text, -1, NULL));
+  }
   g_assert_cmpint (nb_detector_model_read (sc->geom, &sc->model, &err), ==, NB_OK);
   g_assert_cmpint (sc->model.n_panels, ==, 3);
   g_assert_cmpint (sc->model.data_fpixels, ==, 256);
@@ -380,6 +409,97 @@ test_bad_input (void)
   scene_clear (&sc);
 }
 
+/* U = Rz(z) Ry(y) Rx(x), as nanoBragg applies -misset x y z (rad). */
+static void
+misset_matrix (double x, double y, double z, double U[9])
+{
+  double cx = cos (x), sx = sin (x), cy = cos (y), sy = sin (y), cz = cos (z), sz = sin (z);
+  double Rx[9] = { 1, 0, 0, 0, cx, -sx, 0, sx, cx }, Ry[9] = { cy, 0, sy, 0, 1, 0, -sy, 0, cy };
+  double Rz[9] = { cz, -sz, 0, sz, cz, 0, 0, 0, 1 }, T[9];
+
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      T[3 * i + j] = Ry[3 * i] * Rx[j] + Ry[3 * i + 1] * Rx[3 + j] + Ry[3 * i + 2] * Rx[6 + j];
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      U[3 * i + j] = Rz[3 * i] * T[j] + Rz[3 * i + 1] * T[3 + j] + Rz[3 * i + 2] * T[6 + j];
+}
+
+/* From a detector turned by 0.2 deg about the beam and moved 0.3 mm, the
+ * refinement of the detector as a whole (shift and turn of all panels
+ * together, with the misset) brings it back: the motion it finds undoes the
+ * error, and more peaks match than on the wrong detector. */
+static void
+test_refine_detector (void)
+{
+  scene sc;
+  nb_params p;
+  nb_refine_options ro;
+  nb_refine_result rr, fixed;
+  nb_error err = { 0 };
+  g_autofree char *moved_path = NULL, *text = geom_text (0.2, 3.0);
+
+  scene_init (&sc);
+  moved_path = g_build_filename (sc.dir, "moved.geom", NULL);
+  g_assert_true (g_file_set_contents (moved_path, text, -1, NULL));
+  g_assert_cmpint (nb_params_copy (&p, &sc.truth, &err), ==, NB_OK);
+  free (p.detector_file);
+  p.detector_file = g_strdup (moved_path);
+  /* the misset alone cannot make up for the detector's error */
+  nb_refine_options_init (&ro);
+  ro.match.frame = &sc.frame;
+  ro.match.radius = 1.5;
+  g_assert_cmpint (nb_refine (&p, sc.peaks, sc.n_peaks, &ro, &fixed, &err), ==, NB_OK);
+  nb_params_clear (&p);
+  g_assert_cmpint (nb_params_copy (&p, &sc.truth, &err), ==, NB_OK);
+  free (p.detector_file);
+  p.detector_file = g_strdup (moved_path);
+  ro.refine_distance = ro.refine_beam = ro.refine_detector_rotation = 1;
+  if (nb_refine (&p, sc.peaks, sc.n_peaks, &ro, &rr, &err) != NB_OK)
+    g_error ("%s", err.message);
+  g_test_message ("misset only: %d of %d within 1.5 px, rms %.3f; detector refined: %d, rms %.3f, "
+                  "shift %+.4f %+.4f %+.4f mm, turn %+.4f %+.4f %+.4f deg, misset %+.4f %+.4f "
+                  "%+.4f deg from M",
+                  fixed.score.n_matched, sc.n_peaks, fixed.score.rms_distance, rr.score.n_matched,
+                  rr.score.rms_distance, rr.detector_shift[0] * 1e3, rr.detector_shift[1] * 1e3,
+                  rr.detector_shift[2] * 1e3, rr.detector_rotation[0] * RTD,
+                  rr.detector_rotation[1] * RTD, rr.detector_rotation[2] * RTD,
+                  p.misset[0] * RTD - misset_M[0], p.misset[1] * RTD - misset_M[1],
+                  p.misset[2] * RTD - misset_M[2]);
+  /* CrystFEL's x is the lab's -z, its y the lab's y, z the lab's x (the beam): the error was
+   * +0.2 deg about the lab's x and -0.3 mm along its z.  The shift is undone; the turn about
+   * the beam is the crystal's (turning both together moves no spot): the refined crystal is
+   * turned +0.2 deg about the beam from M, and the detector is not turned */
+  {
+    double Um[9], Ur[9], R[9], angle, axis_x;
+
+    misset_matrix (misset_M[0] / RTD, misset_M[1] / RTD, misset_M[2] / RTD, Um);
+    misset_matrix (p.misset[0], p.misset[1], p.misset[2], Ur);
+    /* R = Ur Um^T */
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++)
+        R[3 * i + j] =
+            Ur[3 * i] * Um[3 * j] + Ur[3 * i + 1] * Um[3 * j + 1] + Ur[3 * i + 2] * Um[3 * j + 2];
+    angle = acos (CLAMP ((R[0] + R[4] + R[8] - 1) / 2, -1.0, 1.0));
+    axis_x = (R[7] - R[5]) / (2 * sin (angle));
+    g_test_message ("the crystal turned %.4f deg from M, about an axis %.4f from the beam's",
+                    angle * RTD, axis_x);
+    g_assert_cmpfloat (fabs (angle * RTD * axis_x - 0.2), <, 0.03);
+    /* across the beam, where the detector's tilts trade with the crystal's (a tilt of 0.05 deg
+     * moves these spots by a few hundredths of a pixel) */
+    g_assert_cmpfloat (angle * RTD * sqrt (fmax (0, 1 - axis_x * axis_x)), <, 0.05);
+  }
+  g_assert_cmpfloat (hypot (rr.detector_rotation[1], rr.detector_rotation[2]) * RTD, <, 0.05);
+  g_assert_cmpfloat (fabs (rr.detector_shift[2] * 1e3 - 0.3), <, 0.03);
+  g_assert_cmpfloat (fabs (rr.detector_shift[1] * 1e3), <, 0.03);
+  g_assert_cmpint (rr.score.n_matched, >, fixed.score.n_matched);
+  g_assert_cmpfloat (rr.score.rms_distance, <, 0.3);
+  g_assert_true (rr.score.significant);
+  g_unlink (moved_path);
+  nb_params_clear (&p);
+  scene_clear (&sc);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -388,5 +508,6 @@ main (int argc, char **argv)
   g_test_add_func ("/match-panels/match/significant", test_match_significant);
   g_test_add_func ("/match-panels/search-and-refine", test_search_and_refine);
   g_test_add_func ("/match-panels/bad-input", test_bad_input);
+  g_test_add_func ("/match-panels/refine-detector", test_refine_detector);
   return g_test_run ();
 }

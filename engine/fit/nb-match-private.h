@@ -52,10 +52,11 @@ nb_status nb_model_chance (const nb_model *m,
                            nb_error *err);
 
 /* log10 of the p-value of @matched of the @n peaks for @m moved by
- * @shift (nb_model_shift) in orientation @U; NAN when out of memory. */
+ * @shift (nb_model_shift with the first three, then nb_model_turn with the
+ * rest) in orientation @U; NAN when out of memory. */
 double nb_model_log10_p (const nb_model *m,
                          const double U[9],
-                         const double shift[3],
+                         const double shift[6],
                          const nb_frame *frame,
                          const nb_peak *peaks,
                          int n,

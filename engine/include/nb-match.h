@@ -266,13 +266,22 @@ extern "C"
 
   typedef struct
   {
-    nb_match_options match;     /* the score maximised (its radius sets the final tolerance) */
-    int refine_distance;        /* also refine the distance (within +-max_distance_change) */
-    int refine_beam;            /* also refine the beam centre (within +-max_beam_change pixels) */
-    double max_rotation;        /* rad: how far the orientation may move; default 3 deg */
-    double max_distance_change; /* m; default 5% of the distance */
-    double max_beam_change;     /* pixels; default 20 */
-    int max_evaluations;        /* per Nelder-Mead run; default 600 */
+    nb_match_options match; /* the score maximised (its radius sets the final tolerance) */
+    int refine_distance;    /* also refine the distance (within +-max_distance_change) */
+    int refine_beam;        /* also refine the beam centre (within +-max_beam_change pixels) */
+    int refine_detector_rotation; /* also turn the whole detector, every panel together, about
+                                     the point where the beam meets panel 0's plane, about the
+                                     two axes across the beam (within max_detector_rotation):
+                                     with refine_distance and refine_beam, a multi-panel
+                                     detector refined as one rigid body, its motion in
+                                     nb_refine_result.  A turn about the beam itself is the
+                                     crystal's turn about it (turning both together moves no
+                                     spot), so it is refined as part of the misset */
+    double max_rotation;          /* rad: how far the orientation may move; default 3 deg */
+    double max_distance_change;   /* m; default 5% of the distance */
+    double max_beam_change;       /* pixels; default 20 */
+    double max_detector_rotation; /* rad; default 1 deg */
+    int max_evaluations;          /* per Nelder-Mead run; default 600 */
     nb_match_progress progress;
     void *user;
     const volatile int *cancel; /* raised (atomic store, non-zero): return NB_ERR_CANCELLED */
@@ -282,9 +291,14 @@ extern "C"
 
   typedef struct
   {
-    nb_match_result score; /* of the refined parameters (peak part) */
-    double rotation;       /* angle between the start and refined orientations (rad) */
-    int evaluations;       /* score evaluations made */
+    nb_match_result score;       /* of the refined parameters (peak part) */
+    double rotation;             /* angle between the start and refined orientations (rad) */
+    int evaluations;             /* score evaluations made */
+    double detector_shift[3];    /* m, lab frame: how far the refinement moved every panel (its
+                                    distance and beam centre changes), before the turn */
+    double detector_rotation[3]; /* rad, lab frame: the rotation vector then turning the whole
+                                    detector (refine_detector_rotation; else 0), normal to
+                                    the beam */
   } nb_refine_result;
 
   /* nb_refine: adjusts the misset of @p (and, when asked, its distance and
