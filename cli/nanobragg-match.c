@@ -63,7 +63,9 @@ static const char usage_text[] =
     "\t--step DEG\t\tthe orientation grid's spacing (default 1.5)\n"
     "\t--candidates N\t\tgrid orientations refined (default 12)\n"
     "\t--no-search\t\trefine the -misset given instead of searching\n"
-    "\t--refine-detector\talso refine the distance and the beam centre\n"
+    "\t--refine-detector\talso refine the distance and the beam centre (several\n"
+    "\t\t\t\tpanels, with --no-search: the whole detector's shift and\n"
+    "\t\t\t\tturn, printed; the -detector file is not changed)\n"
     "\t--simulate\t\trender the simulation of the result (the flags' -hkl or\n"
     "\t\t\t\t-default_F) and print its correlation with the frame in\n"
     "\t\t\t\tresolution shells; -floatfile FILE writes it\n"
@@ -508,6 +510,8 @@ fit (const options *o,
   ro.match.alpha = o->alpha;
   ro.match.frame = frame;
   ro.refine_distance = ro.refine_beam = o->refine_detector;
+  /* a -detector model moves and turns as one body (nb_refine_result holds the motion) */
+  ro.refine_detector_rotation = o->refine_detector && p->detector_file != NULL;
   ro.progress = progress;
   ro.user = last;
   if (o->search)
@@ -544,6 +548,14 @@ fit (const options *o,
       r->seconds = seconds_now () - t0;
       fprintf (out, "refinement: %d evaluations, the orientation turned %.4f deg, %.1f s\n",
                rr.evaluations, rr.rotation * RTD, r->seconds);
+      if (ro.refine_detector_rotation)
+        fprintf (out,
+                 "detector: every panel moved %.4f %.4f %.4f mm, then turned %.4f %.4f %.4f deg "
+                 "(rotation vector) about the beam's point on panel 0, in nanoBragg's lab frame; "
+                 "%s is unchanged\n",
+                 rr.detector_shift[0] * 1e3, rr.detector_shift[1] * 1e3, rr.detector_shift[2] * 1e3,
+                 rr.detector_rotation[0] * RTD, rr.detector_rotation[1] * RTD,
+                 rr.detector_rotation[2] * RTD, p->detector_file);
     }
   return NB_OK;
 }
@@ -892,6 +904,14 @@ main (int argc, char **argv)
     goto fail;
   if (o.flat_detector && !multi && nb_frame_detector_problem (&frame, NULL, 0))
     fprintf (out, "taken as one flat panel: distance %.10g mm from the flags\n", p.distance * 1e3);
+  if (multi && o.refine_detector && o.search)
+    {
+      nb_error_set (&err, NB_ERR_USAGE,
+                    "--refine-detector with several panels needs --no-search (the panels' motion "
+                    "is reported by the refinement)");
+      rc = 2;
+      goto fail;
+    }
   if (multi && (o.simulate || o.overlay != NULL))
     {
       nb_error_set (&err, NB_ERR_USAGE,

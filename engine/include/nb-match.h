@@ -8,6 +8,18 @@
  * prediction, and pixel coordinates are those of nb_geometry_query(): pixel
  * (i, j) spans [i, i+1) x [j, j+1), its centre is (i + 0.5, j + 0.5).
  *
+ * Several panels (a -detector model, nb-detector.h): a prediction and a peak
+ * carry their panel (nb_reflection.panel, nb_peak.panel) and are in that
+ * panel's pixels; a peak is matched against the spots predicted on its own
+ * panel's plane; the chance area is the union of every panel's pixels that
+ * the frame does not mask within the peaks' resolution range (taken over
+ * all panels), each panel's covered part counted on its own pixel grid.  So
+ * the p-value of N panels is one test for the whole detector: the chance
+ * that peaks placed uniformly at random over all N panels' unmasked area
+ * match as many as were matched, not N tests (no correction for N is made
+ * or needed); a panel without peaks adds to the area only through the
+ * resolution range.
+ *
  * Threads: every function is reentrant; nb_orientation_search() runs its grids
  * on OpenMP threads.  Progress callbacks run on the calling thread; the cancel
  * flag is read with atomic loads, as nb_exec_options.cancel.
@@ -247,8 +259,9 @@ extern "C"
   /* nb_match_frame: the whole match score of a simulated @image of @plan
    * against the measured @frame: nb_match_peaks() for @peaks (@n; from
    * nb_find_peaks()) with the plan's parameters (@frame the chance area's
-   * mask when @opt->frame is NULL), and nb_shell_correlation() in 10 shells.
-   * Errors: those two's. */
+   * mask when @opt->frame is NULL), and nb_shell_correlation() in 10 shells
+   * (not for a plan of a -detector model, whose panels the shells do not
+   * follow yet: n_shells 0 then).  Errors: those two's. */
   NB_API nb_status nb_match_frame (const nb_plan *plan,
                                    const float *image,
                                    const nb_frame *frame,
