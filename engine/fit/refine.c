@@ -47,135 +47,6 @@ seconds_now (void)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Nelder-Mead                                                               */
-
-#define NM_MAX 9
-
-typedef double (*nm_fn) (const double *x, void *ctx);
-
-/* Minimises @fn from @x (in place; *@fx its value) with a first simplex of
- * @step[i] along each axis, within @max_evals evaluations; stops early when
- * the simplex is smaller than @xtol (in @step's units) and the values agree
- * to @ftol, or when *@stop becomes non-zero.  Returns the evaluations made. */
-static int
-nelder_mead (nm_fn fn,
-             void *ctx,
-             int n,
-             double *x,
-             double *fx,
-             const double *step,
-             int max_evals,
-             double xtol,
-             double ftol,
-             const int *stop)
-{
-  double v[NM_MAX + 1][NM_MAX], f[NM_MAX + 1], c[NM_MAX], xr[NM_MAX], xe[NM_MAX], xc[NM_MAX];
-  int evals = 0;
-
-  for (int i = 0; i <= n; i++)
-    {
-      memcpy (v[i], x, (size_t) n * sizeof *x);
-      if (i > 0)
-        v[i][i - 1] += step[i - 1];
-      f[i] = fn (v[i], ctx);
-      evals++;
-    }
-  while (evals < max_evals && !*stop)
-    {
-      int best = 0, worst = 0, second = 0;
-      double size = 0, fr, fe, fc;
-
-      for (int i = 1; i <= n; i++)
-        {
-          if (f[i] < f[best])
-            best = i;
-          if (f[i] > f[worst])
-            worst = i;
-        }
-      second = best;
-      for (int i = 0; i <= n; i++)
-        if (i != worst && f[i] > f[second])
-          second = i;
-      for (int i = 0; i <= n; i++)
-        for (int j = 0; j < n; j++)
-          {
-            double d = fabs (v[i][j] - v[best][j]) / step[j];
-
-            if (d > size)
-              size = d;
-          }
-      if (size < xtol && f[worst] - f[best] <= ftol)
-        break;
-
-      for (int j = 0; j < n; j++)
-        {
-          c[j] = 0;
-          for (int i = 0; i <= n; i++)
-            if (i != worst)
-              c[j] += v[i][j];
-          c[j] /= n;
-          xr[j] = c[j] + (c[j] - v[worst][j]);
-        }
-      fr = fn (xr, ctx);
-      evals++;
-      if (fr < f[best])
-        {
-          for (int j = 0; j < n; j++)
-            xe[j] = c[j] + 2.0 * (c[j] - v[worst][j]);
-          fe = fn (xe, ctx);
-          evals++;
-          if (fe < fr)
-            {
-              memcpy (v[worst], xe, (size_t) n * sizeof *xe);
-              f[worst] = fe;
-            }
-          else
-            {
-              memcpy (v[worst], xr, (size_t) n * sizeof *xr);
-              f[worst] = fr;
-            }
-          continue;
-        }
-      if (fr < f[second])
-        {
-          memcpy (v[worst], xr, (size_t) n * sizeof *xr);
-          f[worst] = fr;
-          continue;
-        }
-      /* contraction: outside when the reflection beat the worst, else inside */
-      for (int j = 0; j < n; j++)
-        xc[j] = fr < f[worst] ? c[j] + 0.5 * (xr[j] - c[j]) : c[j] + 0.5 * (v[worst][j] - c[j]);
-      fc = fn (xc, ctx);
-      evals++;
-      if (fc < (fr < f[worst] ? fr : f[worst]))
-        {
-          memcpy (v[worst], xc, (size_t) n * sizeof *xc);
-          f[worst] = fc;
-          continue;
-        }
-      /* shrink towards the best */
-      for (int i = 0; i <= n; i++)
-        if (i != best)
-          {
-            for (int j = 0; j < n; j++)
-              v[i][j] = v[best][j] + 0.5 * (v[i][j] - v[best][j]);
-            f[i] = fn (v[i], ctx);
-            evals++;
-          }
-    }
-  {
-    int best = 0;
-
-    for (int i = 1; i <= n; i++)
-      if (f[i] < f[best])
-        best = i;
-    memcpy (x, v[best], (size_t) n * sizeof *x);
-    *fx = f[best];
-  }
-  return evals;
-}
-
-/* ------------------------------------------------------------------------ */
 /* The objectives                                                            */
 
 /* Parameter units: the simplex works in these, so that one unit of each
@@ -358,7 +229,7 @@ objective_eval (const double *x, void *data)
 static void
 run_stage (objective *o, int mode, double width, int max_evals)
 {
-  double x[NM_MAX] = { 0 }, step[NM_MAX], fx, U[9], shift[6], rot;
+  double x[NB_NM_MAX] = { 0 }, step[NB_NM_MAX], fx, U[9], shift[6], rot;
   int j = 3;
 
   o->mode = mode;
@@ -406,7 +277,7 @@ run_stage (objective *o, int mode, double width, int max_evals)
   for (int pass = 0; pass < 2 && !o->stop; pass++)
     {
       /* a second simplex from the first's result: one collapsed early recovers */
-      nelder_mead (objective_eval, o, o->npar, x, &fx, step, max_evals, 1e-3, 1e-9, &o->stop);
+      nb_nelder_mead (objective_eval, o, o->npar, x, &fx, step, max_evals, 1e-3, 1e-9, &o->stop);
       for (int i = 0; i < o->npar; i++)
         step[i] *= 0.5;
     }
