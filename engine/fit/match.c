@@ -287,6 +287,145 @@ nomem:
   return nb_error_set (err, NB_ERR_NOMEM, "peak search: out of memory");
 }
 
+static int
+by_panel_intensity (const void *a, const void *b)
+{
+  const nb_peak *x = a, *y = b;
+
+  if (x->intensity != y->intensity)
+    return x->intensity > y->intensity ? -1 : 1;
+  if (x->panel != y->panel)
+    return x->panel < y->panel ? -1 : 1;
+  if (x->spixel != y->spixel)
+    return x->spixel < y->spixel ? -1 : 1;
+  return x->fpixel < y->fpixel ? -1 : x->fpixel > y->fpixel;
+}
+
+/* Panel @d's pixels of @frame (at @base, rows @stride apart) as a frame of
+ * its own in @sub (its arrays malloc'ed), the panel's own mask applied. */
+static nb_status
+cut_panel (
+    const nb_frame *frame, const nb_panel *d, size_t base, int stride, nb_frame *sub, nb_error *err)
+{
+  size_t size = (size_t) d->fpixels * (size_t) d->spixels;
+
+  memset (sub, 0, sizeof *sub);
+  sub->path = frame->path;
+  sub->format = frame->format;
+  sub->fpixels = d->fpixels;
+  sub->spixels = d->spixels;
+  sub->count_cutoff = frame->count_cutoff;
+  sub->counts = malloc (size * sizeof *sub->counts);
+  sub->mask = malloc (size);
+  if (sub->counts == NULL || sub->mask == NULL)
+    {
+      free (sub->counts);
+      free (sub->mask);
+      return nb_error_set (err, NB_ERR_NOMEM, "peak search: out of memory");
+    }
+  for (int s = 0; s < d->spixels; s++)
+    {
+      size_t from = base + (size_t) s * (size_t) stride, to = (size_t) s * (size_t) d->fpixels;
+
+      memcpy (sub->counts + to, frame->counts + from, (size_t) d->fpixels * sizeof *sub->counts);
+      memcpy (sub->mask + to, frame->mask + from, (size_t) d->fpixels);
+    }
+  for (size_t i = 0; d->mask != NULL && i < size; i++)
+    if (d->mask[i])
+      sub->mask[i] = NB_PIXEL_MASKED;
+  for (size_t i = 0; i < size; i++)
+    sub->n_masked += sub->mask[i] == NB_PIXEL_MASKED;
+  return NB_OK;
+}
+
+nb_status
+nb_find_panel_peaks (const nb_frame *frame,
+                     const nb_detector_model *detector,
+                     const nb_peak_options *opt,
+                     nb_peak **peaks,
+                     int *n_out,
+                     nb_error *err)
+{
+  nb_peak_options defaults;
+  int (*geom)[4] = NULL;
+  size_t *base = NULL;
+  int *stride = NULL, n = 0;
+  nb_peak *all = NULL;
+  nb_status st = NB_OK;
+
+  *peaks = NULL;
+  *n_out = 0;
+  if (detector == NULL || detector->n_panels < 1)
+    return nb_find_peaks (frame, opt, peaks, n_out, err);
+  if (opt == NULL)
+    {
+      nb_peak_options_init (&defaults);
+      opt = &defaults;
+    }
+  if (frame == NULL || frame->counts == NULL || frame->mask == NULL)
+    return nb_error_set (err, NB_ERR_INVALID, "peak search: the frame holds no pixels");
+  geom = malloc ((size_t) detector->n_panels * sizeof *geom);
+  base = malloc ((size_t) detector->n_panels * sizeof *base);
+  stride = malloc ((size_t) detector->n_panels * sizeof *stride);
+  if (geom == NULL || base == NULL || stride == NULL)
+    {
+      st = nb_error_set (err, NB_ERR_NOMEM, "peak search: out of memory");
+      goto out;
+    }
+  for (int p = 0; p < detector->n_panels; p++)
+    {
+      geom[p][0] = detector->panels[p].fpixels;
+      geom[p][1] = detector->panels[p].spixels;
+      geom[p][2] = detector->panels[p].data_origin_f;
+      geom[p][3] = detector->panels[p].data_origin_s;
+    }
+  st = nb_panels_layout (detector->n_panels, (const int (*)[4]) geom, frame, base, stride, err);
+  for (int p = 0; st == NB_OK && p < detector->n_panels; p++)
+    {
+      nb_frame sub;
+      nb_peak *found = NULL, *bigger;
+      int got = 0;
+
+      if ((st = cut_panel (frame, &detector->panels[p], base[p], stride[p], &sub, err)) != NB_OK)
+        break;
+      st = nb_find_peaks (&sub, opt, &found, &got, err);
+      free (sub.counts);
+      free (sub.mask);
+      if (st != NB_OK || got == 0)
+        continue;
+      bigger = realloc (all, (size_t) (n + got) * sizeof *bigger);
+      if (bigger == NULL)
+        {
+          free (found);
+          st = nb_error_set (err, NB_ERR_NOMEM, "peak search: out of memory");
+          break;
+        }
+      all = bigger;
+      for (int i = 0; i < got; i++)
+        {
+          found[i].panel = p;
+          all[n++] = found[i];
+        }
+      free (found);
+    }
+  if (st == NB_OK && n > 0)
+    {
+      /* the strongest max_peaks of all panels (each panel's own already apart) */
+      qsort (all, (size_t) n, sizeof *all, by_panel_intensity);
+      if (n > opt->max_peaks)
+        n = opt->max_peaks;
+      *peaks = all;
+      *n_out = n;
+      all = NULL;
+    }
+out:
+  free (all);
+  free (geom);
+  free (base);
+  free (stride);
+  return st;
+}
+
 int
 nb_peaks_in_resolution (
     const nb_params *p, nb_peak *peaks, int n, double d_min, double d_max, nb_error *err)
@@ -296,13 +435,14 @@ nb_peaks_in_resolution (
   int kept = 0;
 
   nb_predict_options_init (&opt);
-  if (nb_model_init (&m, p, &opt, err) != NB_OK)
+  if (nb_model_init (&m, p, &opt, err) != NB_OK ||
+      nb_model_check_peaks (&m, peaks, n, err) != NB_OK)
     return -1;
   for (int i = 0; i < n; i++)
     {
       double y[3], s;
 
-      nb_model_peak_vector (&m, peaks[i].f, peaks[i].s, 0.0, y, NULL);
+      nb_model_peak_vector (&m, peaks[i].panel, peaks[i].f, peaks[i].s, 0.0, y, NULL);
       s = nb_magnitude (y);
       if (d_max > 0 && !(s * d_max >= 1.0))
         continue;
@@ -326,13 +466,14 @@ nb_peaks_resolution_range (
   if (n < 1)
     return nb_error_set (err, NB_ERR_INVALID, "the resolution range of no peaks");
   nb_predict_options_init (&opt);
-  if ((st = nb_model_init (&m, p, &opt, err)) != NB_OK)
+  if ((st = nb_model_init (&m, p, &opt, err)) != NB_OK ||
+      (st = nb_model_check_peaks (&m, peaks, n, err)) != NB_OK)
     return st;
   for (int i = 0; i < n; i++)
     {
       double y[3], s;
 
-      nb_model_peak_vector (&m, peaks[i].f, peaks[i].s, 0.0, y, NULL);
+      nb_model_peak_vector (&m, peaks[i].panel, peaks[i].f, peaks[i].s, 0.0, y, NULL);
       s = nb_magnitude (y);
       lo = s < lo ? s : lo;
       hi = s > hi ? s : hi;
@@ -370,7 +511,8 @@ nb_match_peaks (const nb_params *p,
                          "match options out of range: radius %g pixels (> 0), alpha %g (0 to 1), "
                          "trials %g (>= 1)",
                          opt->radius, opt->alpha, opt->trials);
-  if ((st = nb_model_init (&m, p, &opt->predict, err)) != NB_OK)
+  if ((st = nb_model_init (&m, p, &opt->predict, err)) != NB_OK ||
+      (st = nb_model_check_peaks (&m, peaks, n, err)) != NB_OK)
     return st;
   sigma = opt->radius / 2.0;
   res->n_peaks = n > 0 ? n : 0;
@@ -378,7 +520,7 @@ nb_match_peaks (const nb_params *p,
     {
       int hkl[3] = { 0, 0, 0 };
       double spot[2] = { NAN, NAN };
-      double d = nb_model_nearest (&m, m.U0, peaks[i].f, peaks[i].s, 1, hkl, spot);
+      double d = nb_model_nearest (&m, m.U0, peaks[i].panel, peaks[i].f, peaks[i].s, 1, hkl, spot);
 
       if (d <= opt->radius)
         {
@@ -395,6 +537,7 @@ nb_match_peaks (const nb_params *p,
           detail[i].l = hkl[2];
           detail[i].f = spot[0];
           detail[i].s = spot[1];
+          detail[i].panel = peaks[i].panel;
         }
     }
   if (n > 0)
@@ -561,6 +704,9 @@ nb_match_frame (const nb_plan *plan,
   st = nb_match_peaks (nb_plan_get_params (plan), peaks, n, &with_frame, res, NULL, err);
   if (st != NB_OK)
     return st;
+  /* the shells take one panel's geometry for every pixel: not a -detector model's */
+  if (nb_plan_get_info (plan)->n_panels > 0)
+    return NB_OK;
   st = nb_shell_correlation (nb_plan_get_info (plan), image, frame, 10, &shells, err);
   if (st != NB_OK)
     return st;
