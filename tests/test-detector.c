@@ -189,6 +189,73 @@ test_read_dispatch (void)
   nb_test_remove_tree (dir);
 }
 
+/* Diamond I23's Pilatus 12M (dls-i23-pilatus12m.geom, ours): 24 modules of
+ * 2463 x 195 pixels of 172 um, module j at rows 212 j of the 2463 x 5071
+ * miniCBF array, standing on a cylinder of radius 250 mm about the
+ * horizontal axis normal to the beam (fdet along it): module j's slow axis
+ * turned 7.903 / 2 - 12.2 + 8.344 j deg about it, its first pixel's corner
+ * 184.9 mm along -fdet and 16.8 mm along -sdet from its foot on the axis.
+ * The axis passes 10 mm downstream of the sample (Detector_distance), shifted
+ * by the header's beam centre (1080, 2595) from the blueprint's (1075, 2594)
+ * pixels: 0.86 mm along -fdet, 0.172 mm down.  The 7-pixel gaps between a
+ * module's five sensors are masked. */
+static void
+test_geom_i23 (void)
+{
+  g_autofree char *path = data_path ("dls-i23-pilatus12m.geom");
+  const double axis[3] = { 0.010, -0.000172, 0.00086 }; /* m, lab frame */
+  nb_detector_model m;
+  nb_error err = { 0 };
+
+  g_assert_cmpint (nb_detector_model_read (path, &m, &err), ==, NB_OK);
+  g_assert_cmpint (m.n_panels, ==, 24);
+  g_assert_cmpint (m.data_fpixels, ==, 2463);
+  g_assert_cmpint (m.data_spixels, ==, 5071);
+  for (int j = 0; j < 24; j++)
+    {
+      const nb_panel *p = &m.panels[j];
+      double a = (-12.2 + 0.5 * 7.903 + j * (7.903 + 0.441)) * G_PI / 180.0;
+      double normal[3], rel[3], along_f = 0, along_s = 0, out = 0;
+      int masked = 0;
+
+      g_assert_cmpint (p->fpixels, ==, 2463);
+      g_assert_cmpint (p->spixels, ==, 195);
+      g_assert_cmpint (p->data_origin_f, ==, 0);
+      g_assert_cmpint (p->data_origin_s, ==, 212 * j);
+      assert_close (p->pixel_size, 172e-6, 1e-15);
+      assert_close (p->fdet[0], 0.0, 1e-15);
+      assert_close (p->fdet[1], 0.0, 1e-15);
+      assert_close (p->fdet[2], -1.0, 1e-15);
+      assert_close (p->sdet[0], cos (a), 1e-12);
+      assert_close (p->sdet[1], sin (a), 1e-12);
+      assert_close (p->sdet[2], 0.0, 1e-15);
+      normal[0] = p->fdet[1] * p->sdet[2] - p->fdet[2] * p->sdet[1];
+      normal[1] = p->fdet[2] * p->sdet[0] - p->fdet[0] * p->sdet[2];
+      normal[2] = p->fdet[0] * p->sdet[1] - p->fdet[1] * p->sdet[0];
+      for (int k = 0; k < 3; k++)
+        {
+          rel[k] = p->pix0[k] - axis[k];
+          along_f += rel[k] * p->fdet[k];
+          along_s += rel[k] * p->sdet[k];
+          out += rel[k] * normal[k];
+        }
+      /* 1e-9 m = 1e-6 mm */
+      assert_close (fabs (out), 0.250, 1e-9);
+      assert_close (along_f, -0.1849, 1e-9);
+      assert_close (along_s, -0.0168, 1e-9);
+      g_assert_nonnull (p->mask);
+      for (int s = 0; s < 195; s++)
+        for (int f = 0; f < 2463; f++)
+          {
+            int gap = f % 494 >= 487;
+            g_assert_cmpint (p->mask[s * 2463 + f] != 0, ==, gap);
+            masked += gap;
+          }
+      g_assert_cmpint (masked, ==, 4 * 7 * 195);
+    }
+  nb_detector_model_clear (&m);
+}
+
 /* ---- the multi-panel image against one-panel runs ---- */
 
 static char *
@@ -469,6 +536,7 @@ main (int argc, char **argv)
   g_test_add_func ("/detector/geom/eiger", test_geom_eiger);
   g_test_add_func ("/detector/geom/header-clen", test_geom_header_clen);
   g_test_add_func ("/detector/geom/refusals", test_geom_refusals);
+  g_test_add_func ("/detector/geom/i23", test_geom_i23);
   g_test_add_func ("/detector/read/dispatch", test_read_dispatch);
   g_test_add_func ("/detector/exact/jungfrau", test_exact_jungfrau);
   g_test_add_func ("/detector/exact/tilted", test_exact_tilted);
