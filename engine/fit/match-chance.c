@@ -110,12 +110,12 @@ mark_disc (uint8_t *covered, int W, int H, double f, double s, double radius)
  * the matcher never looks; the chance fraction counts what the matcher can
  * match. */
 static int
-findable (const nb_model *m, const double Ut[9], double f, double s, int h, int k, int l)
+findable (const nb_model *m, const double Ut[9], int panel, double f, double s, int h, int k, int l)
 {
   double y[3], y0[3], frac[3];
   int hkl[3] = { h, k, l };
 
-  nb_model_peak_vector (m, f, s, 0.0, y, NULL);
+  nb_model_peak_vector (m, panel, f, s, 0.0, y, NULL);
   nb_rotate_umat (y, Ut, y0);
   nb_rotate_umat (y0, m->A0, frac);
   for (int i = 0; i < 3; i++)
@@ -125,13 +125,14 @@ findable (const nb_model *m, const double Ut[9], double f, double s, int h, int 
 }
 
 /* Predicts every reflection of @m in orientation @U with |x| within
- * [@x_lo, @x_hi] and marks its disc; returns how many spots were marked,
+ * [@x_lo, @x_hi] and marks its disc on every panel it reaches (@covered
+ * holds the panels one after another); returns how many spots were marked,
  * -1 when the lattice is too fine for any count. */
 static long
 mark_predictions (
     const nb_model *m, const double U[9], double x_lo, double x_hi, double radius, uint8_t *covered)
 {
-  int W = m->fpixels, H = m->spixels, hmax[3];
+  int hmax[3];
   long marked = 0;
   double Ut[9];
   double cm = cos (m->phi_mid), sm = sin (m->phi_mid), es0 = nb_dot (m->s0, m->e);
@@ -179,16 +180,73 @@ mark_predictions (
             if (fabs (a * cm + b * sm - c) > hypot (a, b) * reach)
               continue;
           }
-          got = nb_model_predict (m, U, h, k, l, 1, f, s, phi);
-          for (int j = 0; j < got; j++)
-            if (f[j] > -radius && s[j] > -radius && f[j] < W + radius && s[j] < H + radius &&
-                findable (m, Ut, f[j], s[j], h, k, l))
-              {
-                mark_disc (covered, W, H, f[j], s[j], radius);
-                marked++;
-              }
+          /* on each panel's plane: a spot in a gap still covers the pixels of the panels
+           * within the radius of it, as the matcher measures a peak's distance on its own
+           * panel's plane */
+          for (int p = 0, offset = 0; p < m->n_panels; p++)
+            {
+              int W = m->panels[p].fpixels, H = m->panels[p].spixels, pan[2] = { p, p };
+
+              got = nb_model_predict (m, U, h, k, l, 1, pan, f, s, phi);
+              for (int j = 0; j < got; j++)
+                if (f[j] > -radius && s[j] > -radius && f[j] < W + radius && s[j] < H + radius &&
+                    findable (m, Ut, p, f[j], s[j], h, k, l))
+                  {
+                    mark_disc (covered + offset, W, H, f[j], s[j], radius);
+                    marked++;
+                  }
+              offset += W * H;
+            }
         }
   return marked;
+}
+
+/* The area of @c on every panel of @m: the pixels @frame does not mask
+ * (placed by @base, @stride) within [@q_lo, @q_hi] of 1 - cos(2 theta), and
+ * those of them @covered marks. */
+static void
+count_area (const nb_model *m,
+            const nb_frame *frame,
+            const size_t *base,
+            const int *stride,
+            const uint8_t *covered,
+            double q_lo,
+            double q_hi,
+            nb_chance *c)
+{
+  long area = 0, hit = 0;
+
+  for (int p = 0, offset = 0; p < m->n_panels; p++)
+    {
+      const nb_model_panel *d = &m->panels[p];
+      int W = d->fpixels, H = d->spixels;
+
+      for (int s = 0; s < H; s++)
+        {
+          double row[3];
+
+          nb_model_position (m, p, 0.0, s + 0.5, row);
+          for (int f = 0; f < W; f++)
+            {
+              size_t i = (size_t) offset + (size_t) s * W + f;
+              double pos[3], q;
+
+              if (frame != NULL &&
+                  frame->mask[base[p] + (size_t) s * stride[p] + f] == NB_PIXEL_MASKED)
+                continue;
+              for (int j = 0; j < 3; j++)
+                pos[j] = row[j] + (f + 0.5) * d->pixel * d->fdet[j];
+              q = one_minus_cos (pos, m->s0);
+              if (q < q_lo || q > q_hi)
+                continue;
+              area++;
+              hit += covered[i];
+            }
+        }
+      offset += W * H;
+    }
+  c->area = area;
+  c->covered = hit;
 }
 
 nb_status
@@ -201,28 +259,39 @@ nb_model_chance (const nb_model *m,
                  nb_chance *c,
                  nb_error *err)
 {
-  int W = m->fpixels, H = m->spixels;
-  double q_lo = INFINITY, q_hi = -INFINITY, x_lo, x_hi, margin, dmin;
+  double q_lo = INFINITY, q_hi = -INFINITY, x_lo, x_hi, margin = INFINITY;
   uint8_t *covered;
-  long area = 0, hit = 0;
+  size_t base[NB_MODEL_PANELS_MAX], pixels = 0;
+  int stride[NB_MODEL_PANELS_MAX];
+  nb_status st;
 
   memset (c, 0, sizeof *c);
   c->d_max = c->d_min = NAN;
-  if (frame != NULL && (frame->mask == NULL || frame->fpixels != W || frame->spixels != H))
-    return nb_error_set (err, NB_ERR_INVALID,
-                         "chance fraction: the frame %s is %d x %d pixels, the detector %d x %d",
-                         frame->path != NULL ? frame->path : "", frame->fpixels, frame->spixels, W,
-                         H);
+  if (frame != NULL)
+    {
+      if (frame->mask == NULL)
+        return nb_error_set (err, NB_ERR_INVALID, "chance fraction: the frame %s has no mask",
+                             frame->path != NULL ? frame->path : "");
+      if (m->n_panels == 1 &&
+          (frame->fpixels != m->panels[0].fpixels || frame->spixels != m->panels[0].spixels))
+        return nb_error_set (err, NB_ERR_INVALID,
+                             "chance fraction: the frame %s is %d x %d pixels, the detector %d "
+                             "x %d",
+                             frame->path != NULL ? frame->path : "", frame->fpixels, frame->spixels,
+                             m->panels[0].fpixels, m->panels[0].spixels);
+      if ((st = nb_model_frame_layout (m, frame, base, stride, err)) != NB_OK)
+        return st;
+    }
   if (n <= 0)
     return NB_OK;
+  if ((st = nb_model_check_peaks (m, peaks, n, err)) != NB_OK)
+    return st;
   /* the peaks' range, as 1 - cos(2 theta) */
   for (int i = 0; i < n; i++)
     {
       double pos[3], q;
 
-      for (int j = 0; j < 3; j++)
-        pos[j] =
-            m->pix0[j] + peaks[i].f * m->pixel * m->fdet[j] + peaks[i].s * m->pixel * m->sdet[j];
+      nb_model_position (m, peaks[i].panel, peaks[i].f, peaks[i].s, pos);
       q = one_minus_cos (pos, m->s0);
       q_lo = q < q_lo ? q : q_lo;
       q_hi = q > q_hi ? q : q_hi;
@@ -231,13 +300,20 @@ nb_model_chance (const nb_model *m,
   x_hi = m->k * sqrt (2 * q_hi);
   c->d_max = x_lo > 0 ? 1.0 / x_lo : INFINITY;
   c->d_min = x_hi > 0 ? 1.0 / x_hi : INFINITY;
-  covered = calloc ((size_t) W * (size_t) H, 1);
+  /* a spot within the radius of the area has |x| within this of the area's range: its ray
+   * moves at least (distance / k) per unit of |x| on the detector (the farthest panel's) */
+  for (int p = 0; p < m->n_panels; p++)
+    {
+      const nb_model_panel *d = &m->panels[p];
+      double dmin = fabs (nb_dot (d->pix0, d->odet));
+      double mp = dmin > 0 ? m->k * (radius + 1) * d->pixel / dmin : INFINITY;
+
+      margin = mp < margin ? mp : margin;
+      pixels += (size_t) d->fpixels * (size_t) d->spixels;
+    }
+  covered = calloc (pixels, 1);
   if (covered == NULL)
     return nb_error_set (err, NB_ERR_NOMEM, "chance fraction: out of memory");
-  /* a spot within the radius of the area has |x| within this of the area's range: its ray
-   * moves at least (distance / k) per unit of |x| on the detector */
-  dmin = fabs (nb_dot (m->pix0, m->odet));
-  margin = dmin > 0 ? m->k * (radius + 1) * m->pixel / dmin : INFINITY;
   c->predicted = mark_predictions (m, U, fmax (0.0, x_lo - margin), fmin (m->s_max, x_hi + margin),
                                    radius, covered);
   if (c->predicted < 0)
@@ -248,34 +324,11 @@ nb_model_chance (const nb_model *m,
                            "large for this resolution",
                            c->d_min);
     }
-  for (int s = 0; s < H; s++)
-    {
-      double row[3];
-
-      for (int j = 0; j < 3; j++)
-        row[j] = m->pix0[j] + (s + 0.5) * m->pixel * m->sdet[j];
-      for (int f = 0; f < W; f++)
-        {
-          size_t i = (size_t) s * W + f;
-          double pos[3], q;
-
-          if (frame != NULL && frame->mask[i] == NB_PIXEL_MASKED)
-            continue;
-          for (int j = 0; j < 3; j++)
-            pos[j] = row[j] + (f + 0.5) * m->pixel * m->fdet[j];
-          q = one_minus_cos (pos, m->s0);
-          if (q < q_lo || q > q_hi)
-            continue;
-          area++;
-          hit += covered[i];
-        }
-    }
+  count_area (m, frame, base, stride, covered, q_lo, q_hi, c);
   free (covered);
-  c->area = area;
-  c->covered = hit;
   /* peaks at one resolution: the pixels of their ring are the area, and a ring of no pixel
    * centres (a single peak) counts as covered or not by the peaks themselves */
-  c->fraction = area > 0 ? (double) hit / area : 1.0;
+  c->fraction = c->area > 0 ? (double) c->covered / c->area : 1.0;
   return NB_OK;
 }
 
@@ -407,15 +460,18 @@ nb_model_trials (
    * pixels per radian of each peak */
   for (int i = 0; i < n; i++)
     {
-      double pos[3], L;
+      double pos[3], beam[3], L, pixel = m->panels[peaks[i].panel].pixel;
 
-      for (int j = 0; j < 3; j++)
-        pos[j] =
-            m->pix0[j] + peaks[i].f * m->pixel * m->fdet[j] + peaks[i].s * m->pixel * m->sdet[j];
+      nb_model_position (m, peaks[i].panel, peaks[i].f, peaks[i].s, pos);
       L = nb_magnitude (pos);
       x[i] = m->k * sqrt (2 * one_minus_cos (pos, m->s0));
-      lever[i] = x[i] / m->k * L / m->pixel;
-      radial += hypot (peaks[i].f - m->Fbeam / m->pixel, peaks[i].s - m->Sbeam / m->pixel);
+      lever[i] = x[i] / m->k * L / pixel;
+      /* the spot's distance from the beam centre (several panels: from the beam) */
+      for (int j = 0; j < 3; j++)
+        beam[j] = pos[j] - nb_dot (pos, m->s0) * m->s0[j];
+      radial += m->n_panels == 1
+                    ? hypot (peaks[i].f - m->Fbeam / pixel, peaks[i].s - m->Sbeam / pixel)
+                    : nb_magnitude (beam) / pixel;
     }
   typical = median (lever, n);
   radial /= n;

@@ -296,13 +296,14 @@ nb_peaks_in_resolution (
   int kept = 0;
 
   nb_predict_options_init (&opt);
-  if (nb_model_init (&m, p, &opt, err) != NB_OK)
+  if (nb_model_init (&m, p, &opt, err) != NB_OK ||
+      nb_model_check_peaks (&m, peaks, n, err) != NB_OK)
     return -1;
   for (int i = 0; i < n; i++)
     {
       double y[3], s;
 
-      nb_model_peak_vector (&m, peaks[i].f, peaks[i].s, 0.0, y, NULL);
+      nb_model_peak_vector (&m, peaks[i].panel, peaks[i].f, peaks[i].s, 0.0, y, NULL);
       s = nb_magnitude (y);
       if (d_max > 0 && !(s * d_max >= 1.0))
         continue;
@@ -326,13 +327,14 @@ nb_peaks_resolution_range (
   if (n < 1)
     return nb_error_set (err, NB_ERR_INVALID, "the resolution range of no peaks");
   nb_predict_options_init (&opt);
-  if ((st = nb_model_init (&m, p, &opt, err)) != NB_OK)
+  if ((st = nb_model_init (&m, p, &opt, err)) != NB_OK ||
+      (st = nb_model_check_peaks (&m, peaks, n, err)) != NB_OK)
     return st;
   for (int i = 0; i < n; i++)
     {
       double y[3], s;
 
-      nb_model_peak_vector (&m, peaks[i].f, peaks[i].s, 0.0, y, NULL);
+      nb_model_peak_vector (&m, peaks[i].panel, peaks[i].f, peaks[i].s, 0.0, y, NULL);
       s = nb_magnitude (y);
       lo = s < lo ? s : lo;
       hi = s > hi ? s : hi;
@@ -370,7 +372,8 @@ nb_match_peaks (const nb_params *p,
                          "match options out of range: radius %g pixels (> 0), alpha %g (0 to 1), "
                          "trials %g (>= 1)",
                          opt->radius, opt->alpha, opt->trials);
-  if ((st = nb_model_init (&m, p, &opt->predict, err)) != NB_OK)
+  if ((st = nb_model_init (&m, p, &opt->predict, err)) != NB_OK ||
+      (st = nb_model_check_peaks (&m, peaks, n, err)) != NB_OK)
     return st;
   sigma = opt->radius / 2.0;
   res->n_peaks = n > 0 ? n : 0;
@@ -378,7 +381,7 @@ nb_match_peaks (const nb_params *p,
     {
       int hkl[3] = { 0, 0, 0 };
       double spot[2] = { NAN, NAN };
-      double d = nb_model_nearest (&m, m.U0, peaks[i].f, peaks[i].s, 1, hkl, spot);
+      double d = nb_model_nearest (&m, m.U0, peaks[i].panel, peaks[i].f, peaks[i].s, 1, hkl, spot);
 
       if (d <= opt->radius)
         {
@@ -395,6 +398,7 @@ nb_match_peaks (const nb_params *p,
           detail[i].l = hkl[2];
           detail[i].f = spot[0];
           detail[i].s = spot[1];
+          detail[i].panel = peaks[i].panel;
         }
     }
   if (n > 0)

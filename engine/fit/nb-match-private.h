@@ -13,6 +13,24 @@
 int
 nb_shadow_map (const nb_frame *frame, int margin, uint8_t **map, int *block, int *nbx, int *nby);
 
+/* Where each of @n panels lies in @frame's pixels (panels.c): @geom[p] is
+ * panel p's fpixels, spixels, data_origin_f, data_origin_s (-1: none); on
+ * success panel p's pixel (f, s) is frame pixel @base[p] + s * @stride[p] + f.
+ * The frame holds every panel at its data origin (every panel has one and
+ * fits) or all panels' pixels one after another (a simulated image; one
+ * panel: the frame is its size).  NB_ERR_INVALID for a frame that is
+ * neither. */
+nb_status nb_panels_layout (
+    int n, const int (*geom)[4], const nb_frame *frame, size_t *base, int *stride, nb_error *err);
+
+/* nb_panels_layout() for the panels of @m (@base, @stride of m->n_panels). */
+nb_status nb_model_frame_layout (
+    const nb_model *m, const nb_frame *frame, size_t *base, int *stride, nb_error *err);
+
+/* NB_ERR_INVALID naming the first of @peaks (@n) on a panel @m does not
+ * have. */
+nb_status nb_model_check_peaks (const nb_model *m, const nb_peak *peaks, int n, nb_error *err);
+
 /* What chance gives for a prediction (match-chance.c). */
 typedef struct
 {

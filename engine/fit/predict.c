@@ -103,25 +103,66 @@ stripped_params (nb_params *q, const nb_params *p, nb_error *err)
   return NB_OK;
 }
 
-/* The largest |x| = 2 sin(theta) / lambda over the detector's corners. */
+/* The largest |x| = 2 sin(theta) / lambda over the corners of the
+ * detector's panels. */
 static double
 corner_resolution (const nb_model *m)
 {
   double best = 0.0;
 
-  for (int c = 0; c < 4; c++)
-    {
-      double f = (c & 1) ? m->fpixels : 0, s = (c & 2) ? m->spixels : 0, pos[3], dir[3], x[3];
+  for (int p = 0; p < m->n_panels; p++)
+    for (int c = 0; c < 4; c++)
+      {
+        const nb_model_panel *d = &m->panels[p];
+        double f = (c & 1) ? d->fpixels : 0, s = (c & 2) ? d->spixels : 0, pos[3], dir[3], x[3];
 
-      for (int i = 0; i < 3; i++)
-        pos[i] = m->pix0[i] + f * m->pixel * m->fdet[i] + s * m->pixel * m->sdet[i];
-      nb_unitize (pos, dir);
-      for (int i = 0; i < 3; i++)
-        x[i] = m->k * (dir[i] - m->s0[i]);
-      if (nb_magnitude (x) > best)
-        best = nb_magnitude (x);
-    }
+        nb_model_position (m, p, f, s, pos);
+        nb_unitize (pos, dir);
+        for (int i = 0; i < 3; i++)
+          x[i] = m->k * (dir[i] - m->s0[i]);
+        if (nb_magnitude (x) > best)
+          best = nb_magnitude (x);
+      }
   return best;
+}
+
+/* The panels of @plan into @m (one without a -detector model). */
+static nb_status
+model_panels (nb_model *m, const nb_plan *plan, nb_error *err)
+{
+  const nb_plan_info *in = nb_plan_get_info (plan);
+  const nb_detector_model *det = nb_plan_get_detector_model (plan);
+  int n = in->n_panels > 0 ? in->n_panels : 1;
+
+  if (n > NB_MODEL_PANELS_MAX)
+    return nb_error_set (err, NB_ERR_INVALID,
+                         "prediction: the detector has %d panels, at most %d are matched", n,
+                         NB_MODEL_PANELS_MAX);
+  m->n_panels = n;
+  if (det != NULL)
+    {
+      m->data_fpixels = det->data_fpixels;
+      m->data_spixels = det->data_spixels;
+    }
+  for (int p = 0; p < n; p++)
+    {
+      nb_model_panel *d = &m->panels[p];
+      nb_plan_info pi;
+      nb_status st = nb_plan_get_panel_info (plan, p, &pi, err);
+
+      if (st != NB_OK)
+        return st;
+      memcpy (d->pix0, pi.pix0, sizeof d->pix0);
+      memcpy (d->fdet, pi.fdet, sizeof d->fdet);
+      memcpy (d->sdet, pi.sdet, sizeof d->sdet);
+      memcpy (d->odet, pi.odet, sizeof d->odet);
+      d->pixel = pi.pixel_size;
+      d->fpixels = pi.fpixels;
+      d->spixels = pi.spixels;
+      d->data_origin_f = det != NULL ? det->panels[p].data_origin_f : -1;
+      d->data_origin_s = det != NULL ? det->panels[p].data_origin_s : -1;
+    }
+  return NB_OK;
 }
 
 nb_status
@@ -159,13 +200,12 @@ nb_model_init (nb_model *m, const nb_params *p, const nb_predict_options *opt, n
   m->phi0 = in->phi0;
   m->osc = in->osc;
   m->phi_mid = in->phi0 + 0.5 * in->osc;
-  memcpy (m->pix0, in->pix0, sizeof m->pix0);
-  memcpy (m->fdet, in->fdet, sizeof m->fdet);
-  memcpy (m->sdet, in->sdet, sizeof m->sdet);
-  memcpy (m->odet, in->odet, sizeof m->odet);
-  m->pixel = in->pixel_size;
-  m->fpixels = in->fpixels;
-  m->spixels = in->spixels;
+  if ((st = model_panels (m, plan, err)) != NB_OK)
+    {
+      nb_plan_destroy (plan);
+      nb_params_clear (&q);
+      return st;
+    }
   m->Fbeam = in->Fbeam;
   m->Sbeam = in->Sbeam;
   m->distance = in->distance;
@@ -236,22 +276,50 @@ nb_model_init (nb_model *m, const nb_params *p, const nb_predict_options *opt, n
     return nb_error_set (err, NB_ERR_INVALID, "the unit cell has no volume");
   return NB_OK;
 }
-/* Where the ray from the sample along @dir meets the detector plane, in
+/* Where the ray from the sample along @dir meets the plane of panel @d, in
  * pixels; 0 when it does not (parallel, or behind the sample). */
 static int
-ray_to_pixel (const nb_model *m, const double dir[3], double *f, double *s)
+ray_to_pixel (const nb_model_panel *d, const double dir[3], double *f, double *s)
 {
-  double den = nb_dot (dir, m->odet), t, pos[3];
+  double den = nb_dot (dir, d->odet), t, pos[3];
 
   if (fabs (den) < 1e-12)
     return 0;
-  t = nb_dot (m->pix0, m->odet) / den;
+  t = nb_dot (d->pix0, d->odet) / den;
   if (!(t > 0))
     return 0;
   for (int i = 0; i < 3; i++)
-    pos[i] = t * dir[i] - m->pix0[i];
-  *f = nb_dot (pos, m->fdet) / m->pixel;
-  *s = nb_dot (pos, m->sdet) / m->pixel;
+    pos[i] = t * dir[i] - d->pix0[i];
+  *f = nb_dot (pos, d->fdet) / d->pixel;
+  *s = nb_dot (pos, d->sdet) / d->pixel;
+  return 1;
+}
+
+/* Where the ray along @dir meets the detector of @m: on panel *@panel's
+ * plane when it is >= 0, else (nb_model_predict's -1) on the panel whose
+ * pixels it meets, that panel's index into *@panel.  0 when it meets none
+ * (a ray off a one-panel detector still meets its plane: 1, panel 0). */
+static int
+ray_to_panel (const nb_model *m, const double dir[3], int *panel, double *f, double *s)
+{
+  if (*panel >= 0)
+    return ray_to_pixel (&m->panels[*panel], dir, f, s);
+  if (m->n_panels == 1)
+    {
+      *panel = 0;
+      return ray_to_pixel (&m->panels[0], dir, f, s);
+    }
+  for (int p = 0; p < m->n_panels; p++)
+    {
+      const nb_model_panel *d = &m->panels[p];
+
+      if (ray_to_pixel (d, dir, f, s) && *f >= 0 && *s >= 0 && *f < d->fpixels && *s < d->spixels)
+        {
+          *panel = p;
+          return 1;
+        }
+    }
+  *f = *s = NAN;
   return 1;
 }
 
@@ -275,12 +343,13 @@ nb_model_predict (const nb_model *m,
                   int k,
                   int l,
                   int gate,
+                  int panel[2],
                   double f[2],
                   double s[2],
                   double phi[2])
 {
   double r0[3], r[3], par, rperp[3], w[3], a, b, c, rho, r2, base, delta;
-  int n = 0;
+  int n = 0, want = panel[0];
 
   for (int i = 0; i < 3; i++)
     r0[i] = h * m->B0[i] + k * m->B0[3 + i] + l * m->B0[6 + i];
@@ -358,7 +427,8 @@ nb_model_predict (const nb_model *m,
           for (int i = 0; i < 3; i++)
             s1[i] = m->k * m->s0[i] + par * m->e[i] + cm * rperp[i] + sm * w[i];
         }
-      if (ray_to_pixel (m, s1, &f[n], &s[n]))
+      panel[n] = want;
+      if (ray_to_panel (m, s1, &panel[n], &f[n], &s[n]))
         phi[n++] = ang;
     }
   return n;
@@ -418,14 +488,16 @@ nb_predict_reflections (const nb_params *p,
       for (int l = -hmax[2]; l <= hmax[2]; l++)
         {
           double f[2], s[2], phi[2];
-          int got = nb_model_predict (&m, m.U0, h, k, l, 1, f, s, phi);
+          int pan[2] = { -1, -1 };
+          int got = nb_model_predict (&m, m.U0, h, k, l, 1, pan, f, s, phi);
 
           for (int j = 0; j < got; j++)
             {
               double r0[3], r[3];
 
               if (opt->on_detector &&
-                  !(f[j] >= 0 && s[j] >= 0 && f[j] < m.fpixels && s[j] < m.spixels))
+                  (pan[j] < 0 || !(f[j] >= 0 && s[j] >= 0 && f[j] < m.panels[pan[j]].fpixels &&
+                                   s[j] < m.panels[pan[j]].spixels)))
                 continue;
               if (n == cap)
                 {
@@ -457,6 +529,7 @@ nb_predict_reflections (const nb_params *p,
               list[n].s = s[j];
               list[n].phi = phi[j];
               list[n].d = 1.0 / nb_magnitude (r);
+              list[n].panel = pan[j];
               n++;
             }
         }
@@ -564,40 +637,93 @@ rotate_about (const double e[3], double c, double s, const double v[3], double o
 /* The model                                                                 */
 
 void
+nb_model_position (const nb_model *m, int panel, double f, double s, double pos[3])
+{
+  const nb_model_panel *d = &m->panels[panel];
+
+  for (int i = 0; i < 3; i++)
+    pos[i] = d->pix0[i] + f * d->pixel * d->fdet[i] + s * d->pixel * d->sdet[i];
+}
+
+void
 nb_model_shift (nb_model *m, double dD, double dF, double dS)
 {
+  double v[3];
+
   for (int i = 0; i < 3; i++)
-    m->pix0[i] += dD * m->s0[i] - dF * m->fdet[i] - dS * m->sdet[i];
+    v[i] = dD * m->s0[i] - dF * m->panels[0].fdet[i] - dS * m->panels[0].sdet[i];
+  for (int p = 0; p < m->n_panels; p++)
+    for (int i = 0; i < 3; i++)
+      m->panels[p].pix0[i] += v[i];
   m->Fbeam += dF;
   m->Sbeam += dS;
   m->distance += dD;
 }
 
 void
+nb_model_turn (nb_model *m, const double w[3])
+{
+  const nb_model_panel *d0 = &m->panels[0];
+  double R[9], den = nb_dot (m->s0, d0->odet), centre[3] = { 0, 0, 0 };
+
+  if (!(w[0] != 0 || w[1] != 0 || w[2] != 0))
+    return;
+  /* the pivot: the beam's point on panel 0's plane (the sample when the beam misses it) */
+  if (fabs (den) > 1e-12)
+    for (int i = 0; i < 3; i++)
+      centre[i] = nb_dot (d0->pix0, d0->odet) / den * m->s0[i];
+  nb_mat_rotvec (w, R);
+  for (int p = 0; p < m->n_panels; p++)
+    {
+      nb_model_panel *d = &m->panels[p];
+      double rel[3];
+
+      for (int i = 0; i < 3; i++)
+        rel[i] = d->pix0[i] - centre[i];
+      nb_rotate_umat (rel, R, d->pix0);
+      for (int i = 0; i < 3; i++)
+        d->pix0[i] += centre[i];
+      nb_rotate_umat (d->fdet, R, rel);
+      memcpy (d->fdet, rel, sizeof rel);
+      nb_rotate_umat (d->sdet, R, rel);
+      memcpy (d->sdet, rel, sizeof rel);
+      nb_rotate_umat (d->odet, R, rel);
+      memcpy (d->odet, rel, sizeof rel);
+    }
+  for (int i = 0; i < 3; i++)
+    m->turn[i] += w[i];
+}
+
+void
 nb_model_peak_vector (
-    const nb_model *m, double f, double s, double radius, double y[3], double *tau0)
+    const nb_model *m, int panel, double f, double s, double radius, double y[3], double *tau0)
 {
   double pos[3], dir[3], x[3], dist;
 
-  for (int i = 0; i < 3; i++)
-    pos[i] = m->pix0[i] + f * m->pixel * m->fdet[i] + s * m->pixel * m->sdet[i];
+  nb_model_position (m, panel, f, s, pos);
   dist = nb_unitize (pos, dir);
   for (int i = 0; i < 3; i++)
     x[i] = m->k * (dir[i] - m->s0[i]);
   /* back to phi = 0 */
   rotate_about (m->e, cos (-m->phi_mid), sin (-m->phi_mid), x, y);
   if (tau0 != NULL)
-    *tau0 = m->k * radius * m->pixel / dist;
+    *tau0 = m->k * radius * m->panels[panel].pixel / dist;
 }
 
 double
-nb_model_nearest (
-    const nb_model *m, const double U[9], double f, double s, int gate, int hkl[3], double spot[2])
+nb_model_nearest (const nb_model *m,
+                  const double U[9],
+                  int panel,
+                  double f,
+                  double s,
+                  int gate,
+                  int hkl[3],
+                  double spot[2])
 {
   double y[3], Ut[9], y0[3], frac[3], best = INFINITY;
   int base[3];
 
-  nb_model_peak_vector (m, f, s, 0.0, y, NULL);
+  nb_model_peak_vector (m, panel, f, s, 0.0, y, NULL);
   nb_mat_transpose (U, Ut);
   nb_rotate_umat (y, Ut, y0);
   nb_rotate_umat (y0, m->A0, frac);
@@ -613,7 +739,8 @@ nb_model_nearest (
         {
           double pf[2], ps[2], ph[2];
           int h = base[0] + dh, k = base[1] + dk, l = base[2] + dl;
-          int n = nb_model_predict (m, U, h, k, l, gate, pf, ps, ph);
+          int pan[2] = { panel, panel };
+          int n = nb_model_predict (m, U, h, k, l, gate, pan, pf, ps, ph);
 
           for (int j = 0; j < n; j++)
             {

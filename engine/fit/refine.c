@@ -264,7 +264,7 @@ soft_score (const nb_model *m,
         {
           double y[3], tau0, frac[3], e[3], d2 = 0, yy, tau2;
 
-          nb_model_peak_vector (m, peaks[i].f, peaks[i].s, radius, y, &tau0);
+          nb_model_peak_vector (m, peaks[i].panel, peaks[i].f, peaks[i].s, radius, y, &tau0);
           for (int r = 0; r < 3; r++)
             {
               frac[r] = M[3 * r] * y[0] + M[3 * r + 1] * y[1] + M[3 * r + 2] * y[2];
@@ -281,7 +281,7 @@ soft_score (const nb_model *m,
         }
       else
         {
-          double d = nb_model_nearest (m, U, peaks[i].f, peaks[i].s, 1, NULL, NULL);
+          double d = nb_model_nearest (m, U, peaks[i].panel, peaks[i].f, peaks[i].s, 1, NULL, NULL);
 
           if (mode == 1 && isfinite (d))
             sum += exp (-d * d / (2 * width * width));
@@ -344,7 +344,8 @@ run_stage (objective *o, int mode, double width, int max_evals)
       nb_model_shift (&m, o->shift[0], o->shift[1], o->shift[2]);
       for (int i = 0; i < o->n; i++)
         {
-          double d = nb_model_nearest (&m, o->U_start, o->peaks[i].f, o->peaks[i].s, 1, NULL, NULL);
+          double d = nb_model_nearest (&m, o->U_start, o->peaks[i].panel, o->peaks[i].f,
+                                       o->peaks[i].s, 1, NULL, NULL);
 
           o->inlier[i] = d < width;
           count += o->inlier[i];
@@ -353,7 +354,7 @@ run_stage (objective *o, int mode, double width, int max_evals)
         return;
     }
   /* a rotation that moves spots by about the stage's width */
-  rot = mode == 0 ? width : width * o->base->pixel / o->base->distance;
+  rot = mode == 0 ? width : width * o->base->panels[0].pixel / o->base->distance;
   if (rot < 0.002 / RTD)
     rot = 0.002 / RTD;
   for (int i = 0; i < 3; i++)
@@ -361,11 +362,11 @@ run_stage (objective *o, int mode, double width, int max_evals)
   /* a distance change dD moves a spot at radius rho by rho dD / D: like a
    * relative error of the cell (mode 0), or by ~2 dD pixel/pixel at 2 theta ~ 27 deg */
   if (o->use_dist)
-    step[j++] =
-        (mode == 0 ? width * o->base->distance : 2.0 * width * o->base->pixel) / o->unit_dist;
+    step[j++] = (mode == 0 ? width * o->base->distance : 2.0 * width * o->base->panels[0].pixel) /
+                o->unit_dist;
   if (o->use_beam)
     {
-      double px = mode == 0 ? rot * o->base->distance / o->base->pixel : width;
+      double px = mode == 0 ? rot * o->base->distance / o->base->panels[0].pixel : width;
 
       step[j++] = px;
       step[j++] = px;
@@ -403,7 +404,7 @@ model_score (const nb_model *base,
   res->n_peaks = n;
   for (int i = 0; i < n; i++)
     {
-      double d = nb_model_nearest (&m, U, peaks[i].f, peaks[i].s, 1, NULL, NULL);
+      double d = nb_model_nearest (&m, U, peaks[i].panel, peaks[i].f, peaks[i].s, 1, NULL, NULL);
 
       if (d <= radius)
         {
@@ -460,10 +461,10 @@ refine_from (const nb_model *base,
   o.use_beam = opt->refine_beam;
   o.npar = 3 + o.use_dist + 2 * o.use_beam;
   o.unit_dist = 1e-3 * base->distance;
-  o.unit_beam = base->pixel;
+  o.unit_beam = base->panels[0].pixel;
   o.max_rot = opt->max_rotation;
   o.max_dist = opt->max_distance_change > 0 ? opt->max_distance_change : 0.05 * base->distance;
-  o.max_beam = opt->max_beam_change * base->pixel;
+  o.max_beam = opt->max_beam_change * base->panels[0].pixel;
   o.radius = radius;
   o.cancel = opt->cancel;
   o.inlier = inlier;
@@ -618,7 +619,8 @@ nb_refine (nb_params *p,
   if ((st = check_refine_options (opt, n, err)) != NB_OK)
     return st;
   if ((st = nb_model_init (&m, p, &opt->match.predict, err)) != NB_OK ||
-      (st = check_frame (&m, &opt->match, err)) != NB_OK)
+      (st = check_frame (&m, &opt->match, err)) != NB_OK ||
+      (st = nb_model_check_peaks (&m, peaks, n, err)) != NB_OK)
     return st;
   memcpy (U, m.U0, sizeof U);
   if (refine_from (&m, peaks, n, opt, U, shift, &r, &evals, 0.0, 1.0) != 0)
@@ -1343,7 +1345,8 @@ nb_orientation_search (nb_params *p,
                          "(1 to 1000)",
                          opt->step * RTD, opt->candidates);
   if ((st = nb_model_init (&m, p, &opt->refine.match.predict, err)) != NB_OK ||
-      (st = check_frame (&m, &opt->refine.match, err)) != NB_OK)
+      (st = check_frame (&m, &opt->refine.match, err)) != NB_OK ||
+      (st = nb_model_check_peaks (&m, peaks, n, err)) != NB_OK)
     return st;
 #ifdef _OPENMP
   nthreads = opt->threads > 0 ? opt->threads : omp_get_max_threads ();
@@ -1368,7 +1371,8 @@ nb_orientation_search (nb_params *p,
     {
       double *y = pv.y + 3 * i, t2, chance;
 
-      nb_model_peak_vector (&m, peaks[i].f, peaks[i].s, opt->refine.match.radius, y, &pv.tau0[i]);
+      nb_model_peak_vector (&m, peaks[i].panel, peaks[i].f, peaks[i].s, opt->refine.match.radius, y,
+                            &pv.tau0[i]);
       t2 = pv.tau0[i] * pv.tau0[i] +
            nb_dot (y, y) *
                ((0.5 * m.osc + m.excitation) * (0.5 * m.osc + m.excitation) + theta * theta);

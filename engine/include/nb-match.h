@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "nanobragg.h"
+#include "nb-detector.h"
 #include "nb-frame.h"
 #include "nb-predict.h"
 #include "nb-status.h"
@@ -47,6 +48,8 @@ extern "C"
     int pixels;         /* pixels of the 3 x 3 box around the maximum clearly above the
                            background */
     int overloaded;     /* the box holds an overloaded pixel */
+    int panel;          /* the panel it was found on (nb_find_panel_peaks(); 0 for one panel):
+                           f, s, fpixel and spixel are that panel's pixels */
   } nb_peak;
 
   typedef struct
@@ -86,6 +89,25 @@ extern "C"
    * of range), NB_ERR_NOMEM. */
   NB_API nb_status nb_find_peaks (
       const nb_frame *frame, const nb_peak_options *opt, nb_peak **peaks, int *n, nb_error *err);
+
+  /* nb_find_panel_peaks: nb_find_peaks() panel by panel for a frame of a
+   * multi-panel @detector (nb-detector.h): each panel's pixels are cut from
+   * the frame (at their data origins, as a CrystFEL .geom's min_fs/min_ss or
+   * NXmx data_origin place them in the file's data array, when every panel
+   * has one and fits the frame; else the panels one after another, as a
+   * simulated multi-panel image holds them), the panel's own mask (gaps, bad
+   * regions) masks them, and each panel is searched alone (its edges are
+   * edges), its peaks tagged with their panel and in its pixels.  The
+   * strongest @opt->max_peaks of all panels are kept, strongest first.
+   * @detector NULL or without panels: nb_find_peaks().  Errors: those of
+   * nb_find_peaks(), NB_ERR_INVALID (a frame that holds the panels neither
+   * way). */
+  NB_API nb_status nb_find_panel_peaks (const nb_frame *frame,
+                                        const nb_detector_model *detector,
+                                        const nb_peak_options *opt,
+                                        nb_peak **peaks,
+                                        int *n,
+                                        nb_error *err);
 
   /* nb_peaks_in_resolution: keeps the peaks of @peaks (@n) whose resolution,
    * with the detector and wavelength of @p, lies within [@d_min, @d_max]
@@ -163,7 +185,8 @@ extern "C"
   {
     double distance; /* pixels to the nearest predicted reflection; INFINITY when none is near */
     int h, k, l;     /* that reflection */
-    double f, s;     /* its predicted spot (pixels) */
+    double f, s;     /* its predicted spot (pixels of the peak's panel, on that panel's plane) */
+    int panel;       /* the peak's panel */
   } nb_peak_match;
 
   /* nb_match_peaks: how many of @peaks (@n) lie within @opt->radius of a

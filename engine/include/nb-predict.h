@@ -20,7 +20,11 @@
  * (a cos phi + b sin phi = c); a reflection whose solution falls within the
  * exposure widened by the excitation on each side is predicted, and its spot
  * is where the diffracted ray s0/lambda + R(phi) r meets the flat detector
- * plane (a curved detector is treated as flat).  Mosaic spread, divergence
+ * plane (a curved detector is treated as flat).  With a -detector model of
+ * several panels (nb-detector.h) the ray is intersected with every panel's
+ * plane and the spot recorded on the first panel (in the model's order)
+ * whose pixel range holds it, in that panel's pixels; masked pixels are
+ * not excluded.  Mosaic spread, divergence
  * and spectral width are not modelled except through the excitation.
  *
  * Threads: reentrant.
@@ -44,6 +48,9 @@ extern "C"
     double f, s; /* spot centre on the detector plane (pixels; may lie off the detector) */
     double phi;  /* spindle angle of the diffracting position (rad), within the window */
     double d;    /* resolution (Angstrom) */
+    int panel;   /* the panel whose pixels the spot falls on (0 without a -detector model;
+                    f and s are that panel's pixels); -1 (f, s NAN) for a spot of a
+                    multi-panel detector off every panel (on_detector 0) */
   } nb_reflection;
 
   /* What nb_predict_reflections() predicts. */
@@ -60,7 +67,8 @@ extern "C"
                            simulated spherical crystal's shape transform, so a simulation's own
                            spot size; 0: points */
     double d_min;       /* highest resolution (Angstrom); 0: what the detector's corners reach */
-    int on_detector;    /* 1 (default): only spots that fall on the detector's pixels */
+    int on_detector;    /* 1 (default): only spots that fall on the detector's pixels (on a
+                           panel's, for several) */
   } nb_predict_options;
 
   /* nb_predict_options_init: the defaults above. */
