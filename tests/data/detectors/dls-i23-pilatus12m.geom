@@ -3,7 +3,6 @@
 ; Written by dls-i23-pilatus12m.py from the published layout; see PROVENANCE.md.
 res = 5813.953488372093
 clen = 10.000 mm
-adu_per_photon = 1
 min_fs = 0
 max_fs = 2462
 

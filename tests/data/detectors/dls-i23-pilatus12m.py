@@ -49,7 +49,6 @@ def main():
     print("; Written by dls-i23-pilatus12m.py from the published layout; see PROVENANCE.md.")
     print("res = %.12f" % res)
     print("clen = %.3f mm" % DISTANCE)
-    print("adu_per_photon = 1")
     print("min_fs = 0")
     print("max_fs = %d" % (COLUMNS - 1))
     print()
