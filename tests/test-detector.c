@@ -493,6 +493,58 @@ render_params (const nb_params *p, nb_plan **plan, size_t *n)
   return image;
 }
 
+/* The image conversions and statistics of a multi-panel plan cover every
+ * panel: they had panel 0's region (its -roi, or its whole size) applied to
+ * the stacked image, so the SMV, PGM and noise images of `nanobragg
+ * -detector` held panel 0 alone and the printed mean and maximum were panel
+ * 0's (the I23 frame's 24 panels rendered as one band and black). */
+static void
+test_output_every_panel (void)
+{
+  static const char geom[] = "res = 5000\nclen = 0.08 m\n"
+                             "a/min_fs = 0\na/max_fs = 29\na/min_ss = 0\na/max_ss = 19\n"
+                             "a/fs = x\na/ss = y\na/corner_x = -15\na/corner_y = -10\n"
+                             "b/min_fs = 0\nb/max_fs = 29\nb/min_ss = 20\nb/max_ss = 39\n"
+                             "b/fs = x\nb/ss = 0.9y -0.3z\nb/corner_x = -15\nb/corner_y = 14\n";
+  g_autofree char *dir = g_dir_make_tmp ("nb-output-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "two.geom", NULL);
+  const char *argv[] = { "nanobragg", "-default_F", "100",       "-cell", "30", "30",
+                         "30",        "90",         "90",        "90",    "-N", "5",
+                         "-lambda",   "1",          "-detector", path };
+  nb_plan *plan = NULL;
+  nb_params p;
+  nb_image_stats st;
+  nb_error err = { 0 };
+  g_autofree float *image = NULL;
+  g_autofree uint16_t *smv = NULL;
+  double scale, sum = 0, max = 0;
+  size_t n, lit = 0;
+
+  g_assert_true (g_file_set_contents (path, geom, -1, NULL));
+  nb_params_init (&p);
+  g_assert_cmpint (nb_params_parse_argv (&p, G_N_ELEMENTS (argv), argv, &err), ==, NB_OK);
+  image = render_params (&p, &plan, &n);
+  g_assert_cmpuint (n, ==, 2 * 30 * 20);
+  for (size_t i = 0; i < n; i++)
+    {
+      sum += image[i];
+      max = MAX (max, image[i]);
+      lit += i >= n / 2 && image[i] > 0;
+    }
+  g_assert_cmpuint (lit, >, 0);
+  nb_image_statistics (plan, image, &st);
+  g_assert_cmpint (st.n, ==, (long) n);
+  assert_close (st.sum, sum, 1e-9 * sum);
+  assert_close (st.max_I, max, 0);
+  smv = g_new (uint16_t, n);
+  scale = nb_image_to_smv (plan, image, &st, 0, 0, smv);
+  for (size_t i = 0; i < n; i++)
+    g_assert_cmpint (smv[i], ==, (int) MIN (65535.0f, floorf (image[i] * (float) scale + 0.5f)));
+  nb_plan_destroy (plan);
+  nb_params_clear (&p);
+  nb_test_remove_tree (dir);
+}
+
 /* A plan updated to a -detector and back renders what fresh plans render. */
 static void
 test_plan_update (void)
@@ -542,5 +594,6 @@ main (int argc, char **argv)
   g_test_add_func ("/detector/exact/tilted", test_exact_tilted);
   g_test_add_func ("/detector/exact/cspad", test_exact_cspad);
   g_test_add_func ("/detector/plan/update", test_plan_update);
+  g_test_add_func ("/detector/output/every-panel", test_output_every_panel);
   return g_test_run ();
 }
