@@ -14,6 +14,7 @@
  * goes on).
  */
 #include "nanobragg.h"
+#include "nb-detector.h"
 #include "nb-frame.h"
 #include "nb-io.h"
 #include "nb-match.h"
@@ -46,7 +47,12 @@ static const char usage_text[] =
     "them; a refinement: those within 3 deg; each told apart at --radius) is below\n"
     "--alpha; otherwise the result is no better than chance and no orientation is reported.\n"
     "A header whose detector one flat panel cannot represent (a Pilatus 12M, several CBF\n"
-    "elements or NXmx modules, a distance too short for the array) is refused.\n"
+    "elements or NXmx modules, a distance too short for the array) is refused, unless the\n"
+    "flags give the detector's panels (-detector FILE: CrystFEL .geom, DIALS .expt, NXmx)\n"
+    "or the frame is NXmx with its own modules: then each panel's pixels are cut from the\n"
+    "frame at their data origins (min_fs/min_ss, data_origin), searched for peaks panel by\n"
+    "panel, matched on their own panel, and chance counted over every panel's unmasked\n"
+    "pixels; the matched peaks of each panel are listed by its name.\n"
     "\n"
     "options:\n"
     "\t--frame-index N\t\tthe frame of a NeXus series (0-based; default 0)\n"
@@ -57,7 +63,9 @@ static const char usage_text[] =
     "\t--step DEG\t\tthe orientation grid's spacing (default 1.5)\n"
     "\t--candidates N\t\tgrid orientations refined (default 12)\n"
     "\t--no-search\t\trefine the -misset given instead of searching\n"
-    "\t--refine-detector\talso refine the distance and the beam centre\n"
+    "\t--refine-detector\talso refine the distance and the beam centre (several\n"
+    "\t\t\t\tpanels, with --no-search: the whole detector's shift and\n"
+    "\t\t\t\tturn, printed; the -detector file is not changed)\n"
     "\t--simulate\t\trender the simulation of the result (the flags' -hkl or\n"
     "\t\t\t\t-default_F) and print its correlation with the frame in\n"
     "\t\t\t\tresolution shells; -floatfile FILE writes it\n"
@@ -502,6 +510,8 @@ fit (const options *o,
   ro.match.alpha = o->alpha;
   ro.match.frame = frame;
   ro.refine_distance = ro.refine_beam = o->refine_detector;
+  /* a -detector model moves and turns as one body (nb_refine_result holds the motion) */
+  ro.refine_detector_rotation = o->refine_detector && p->detector_file != NULL;
   ro.progress = progress;
   ro.user = last;
   if (o->search)
@@ -538,6 +548,14 @@ fit (const options *o,
       r->seconds = seconds_now () - t0;
       fprintf (out, "refinement: %d evaluations, the orientation turned %.4f deg, %.1f s\n",
                rr.evaluations, rr.rotation * RTD, r->seconds);
+      if (ro.refine_detector_rotation)
+        fprintf (out,
+                 "detector: every panel moved %.4f %.4f %.4f mm, then turned %.4f %.4f %.4f deg "
+                 "(rotation vector) about the beam's point on panel 0, in nanoBragg's lab frame; "
+                 "%s is unchanged\n",
+                 rr.detector_shift[0] * 1e3, rr.detector_shift[1] * 1e3, rr.detector_shift[2] * 1e3,
+                 rr.detector_rotation[0] * RTD, rr.detector_rotation[1] * RTD,
+                 rr.detector_rotation[2] * RTD, p->detector_file);
     }
   return NB_OK;
 }
@@ -667,6 +685,7 @@ print_result (const options *o, const nb_params *p, const outcome *r)
 static int
 frame_peaks (const options *o,
              const nb_frame *frame,
+             const nb_detector_model *detector,
              const nb_params *p,
              nb_peak **peaks,
              int *n_all,
@@ -678,7 +697,8 @@ frame_peaks (const options *o,
 
   nb_peak_options_init (&popt);
   popt.max_peaks = 20 * o->n_peaks;
-  if (nb_find_peaks (frame, &popt, peaks, n_all, err) != NB_OK)
+  if (nb_find_panel_peaks (frame, detector->n_panels > 0 ? detector : NULL, &popt, peaks, n_all,
+                           err) != NB_OK)
     return -1;
   n = nb_peaks_in_resolution (p, *peaks, *n_all, o->d_min, o->d_max, err);
   if (n < 0)
@@ -700,14 +720,13 @@ frame_peaks (const options *o,
   return n;
 }
 
-/* Whether @flags (@n) give the detector distance (its own flag or the
- * distance to the detector's nearest point), as the parameter table spells
- * them. */
+/* Whether @flags (@n) set the field at @offset (or at @offset2 when >= 0),
+ * as the parameter table spells it. */
 static int
-gives_distance (const char **flags, int n)
+gives_field (const char **flags, int n, size_t offset, long offset2)
 {
-  const nb_param *rows[2] = { nb_param_find_field (offsetof (nb_params, distance)),
-                              nb_param_find_field (offsetof (nb_params, close_distance)) };
+  const nb_param *rows[2] = { nb_param_find_field (offset),
+                              offset2 >= 0 ? nb_param_find_field ((size_t) offset2) : NULL };
 
   for (int i = 1; i < n; i++)
     for (int r = 0; r < 2; r++)
@@ -716,14 +735,96 @@ gives_distance (const char **flags, int n)
   return 0;
 }
 
+/* Whether @flags (@n) give the detector distance (its own flag or the
+ * distance to the detector's nearest point). */
+static int
+gives_distance (const char **flags, int n)
+{
+  return gives_field (flags, n, offsetof (nb_params, distance),
+                      (long) offsetof (nb_params, close_distance));
+}
+
+/* The panels of a multi-panel detector: those of -detector FILE, or of the
+ * frame's own NXmx modules (the frame then names its geometry file), into
+ * @detector (empty for one panel); the report says so.  0, or 1 with @err
+ * set. */
+static int
+read_panels (const char *frame_path,
+             const nb_frame *frame,
+             nb_params *p,
+             nb_detector_model *detector,
+             nb_error *err)
+{
+  nb_detector_model_init (detector);
+  if (p->detector_file == NULL && frame->modules != NULL)
+    {
+      p->detector_file = strdup (frame_path);
+      if (p->detector_file == NULL)
+        return nb_error_set (err, NB_ERR_NOMEM, "out of memory"), 1;
+    }
+  if (p->detector_file == NULL)
+    return 0;
+  if (nb_detector_model_read (p->detector_file, detector, err) != NB_OK)
+    return 1;
+  fprintf (out,
+           "detector: %d panel%s from %s, matched panel by panel (the header's flat geometry "
+           "is replaced)\n",
+           detector->n_panels, detector->n_panels == 1 ? "" : "s", p->detector_file);
+  return 0;
+}
+
+/* The matched peaks of each panel that has peaks, by the panel's name. */
+static nb_status
+print_panels (const options *o,
+              const nb_params *p,
+              const nb_detector_model *detector,
+              const nb_peak *peaks,
+              int n,
+              nb_error *err)
+{
+  nb_match_options mo;
+  nb_match_result res;
+  nb_peak_match *detail;
+  nb_status st;
+
+  if (detector->n_panels < 2 || n < 1)
+    return NB_OK;
+  detail = calloc ((size_t) n, sizeof *detail);
+  if (detail == NULL)
+    return nb_error_set (err, NB_ERR_NOMEM, "out of memory");
+  nb_match_options_init (&mo);
+  mo.radius = o->radius;
+  if ((st = nb_match_peaks (p, peaks, n, &mo, &res, detail, err)) == NB_OK)
+    {
+      fprintf (out, "matched peaks by panel:");
+      for (int k = 0; k < detector->n_panels; k++)
+        {
+          int found = 0, matched = 0;
+
+          for (int i = 0; i < n; i++)
+            if (peaks[i].panel == k)
+              {
+                found++;
+                matched += detail[i].distance <= o->radius;
+              }
+          if (found > 0)
+            fprintf (out, " %s %d/%d", detector->panels[k].name, matched, found);
+        }
+      fprintf (out, "\n");
+    }
+  free (detail);
+  return st;
+}
+
 int
 main (int argc, char **argv)
 {
   options o = { NULL, 0, 50, 0, 100, 3, 1.5, 12, 1, 0, 0, 0, NULL, 0, { 0, 0, 0, 0 }, 1e-3, 0, 0 };
   const char **flags = calloc ((size_t) argc + 2, sizeof *flags);
-  int n_flags, rc, n, last = -1, float_given = 0;
+  int n_flags, rc, n, last = -1, float_given = 0, multi;
   nb_frame frame;
   nb_params p;
+  nb_detector_model detector;
   nb_error err;
   nb_peak *peaks = NULL;
   char *report = NULL;
@@ -758,7 +859,12 @@ main (int argc, char **argv)
       return 1;
     }
   nb_params_init (&p);
+  nb_detector_model_init (&detector);
   rc = 1;
+  /* a multi-panel detector: the panels replace the header's flat geometry (which may be
+   * refused as one panel, an I23 Pilatus 12M's), its wavelength and exposure still count */
+  multi = frame.modules != NULL ||
+          gives_field (flags, n_flags, offsetof (nb_params, detector_file), -1);
   if (o.flat_detector && nb_frame_detector_problem (&frame, NULL, 0) &&
       !gives_distance (flags, n_flags))
     {
@@ -769,8 +875,9 @@ main (int argc, char **argv)
       rc = 2;
       goto fail;
     }
-  if (nb_frame_apply_geometry_flags (&frame, &p, o.flat_detector ? NB_FRAME_APPLY_AS_FLAT : 0,
-                                     &report, &err) != NB_OK)
+  if (nb_frame_apply_geometry_flags (&frame, &p,
+                                     o.flat_detector || multi ? NB_FRAME_APPLY_AS_FLAT : 0, &report,
+                                     &err) != NB_OK)
     {
       if (err.code == NB_ERR_UNSUPPORTED)
         fprintf (stderr,
@@ -793,9 +900,27 @@ main (int argc, char **argv)
       free (p.floatfile);
       p.floatfile = NULL;
     }
-  if (o.flat_detector && nb_frame_detector_problem (&frame, NULL, 0))
+  if (read_panels (o.frame, &frame, &p, &detector, &err) != 0)
+    goto fail;
+  if (o.flat_detector && !multi && nb_frame_detector_problem (&frame, NULL, 0))
     fprintf (out, "taken as one flat panel: distance %.10g mm from the flags\n", p.distance * 1e3);
-  if (p.fpixels != frame.fpixels || p.spixels != frame.spixels)
+  if (multi && o.refine_detector && o.search)
+    {
+      nb_error_set (&err, NB_ERR_USAGE,
+                    "--refine-detector with several panels needs --no-search (the panels' motion "
+                    "is reported by the refinement)");
+      rc = 2;
+      goto fail;
+    }
+  if (multi && (o.simulate || o.overlay != NULL))
+    {
+      nb_error_set (&err, NB_ERR_USAGE,
+                    "--simulate and --overlay draw one flat panel: not with -detector or a "
+                    "frame of several modules");
+      rc = 2;
+      goto fail;
+    }
+  if (!multi && (p.fpixels != frame.fpixels || p.spixels != frame.spixels))
     {
       nb_error_set (&err, NB_ERR_USAGE,
                     "the flags make a %d x %d detector, the frame is %d x %d: leave the "
@@ -805,11 +930,13 @@ main (int argc, char **argv)
       goto fail;
     }
 
-  if ((n = frame_peaks (&o, &frame, &p, &peaks, &result.n_found, &err)) < 0)
+  if ((n = frame_peaks (&o, &frame, &detector, &p, &peaks, &result.n_found, &err)) < 0)
     goto fail;
   if (fit (&o, &p, &frame, peaks, n, &last, &result, &err) != NB_OK)
     goto fail;
   print_result (&o, &p, &result);
+  if (print_panels (&o, &p, &detector, peaks, n, &err) != NB_OK)
+    goto fail;
   if (o.simulate && simulate (&p, &frame, &err) != NB_OK)
     goto fail;
   if (o.overlay != NULL && write_overlay (&o, &frame, &p, peaks, n, &err) != NB_OK)
@@ -825,6 +952,7 @@ out:
   free (peaks);
   free (flags);
   nb_params_clear (&p);
+  nb_detector_model_clear (&detector);
   nb_frame_clear (&frame);
   return rc;
 }

@@ -59,6 +59,7 @@ struct _BraggscopeWorker
   BraggscopeMeasuredFrame *peaks_of;
   nb_peak *peaks;
   int n_peaks;
+  char *peaks_detector; /* the -detector file the peaks were found panel by panel with */
   /* this machine's rate: seconds per sample (pixel x sub-pixel x source x
    * domain x phi step) of the last frame executed to its end; 0: none yet */
   double seconds_per_sample;
@@ -248,21 +249,31 @@ worker_peaks (BraggscopeWorker *w,
 {
   *out = NULL;
   *n = 0;
-  if (w->peaks_of != measured)
+  if (w->peaks_of != measured || g_strcmp0 (w->peaks_detector, params->detector_file) != 0)
     {
       nb_peak_options opt;
+      nb_detector_model detector;
       nb_status st;
 
+      /* a -detector model's frame is searched panel by panel, its peaks in their panels (the
+       * file read here: a fit may come before any plan of it) */
+      nb_detector_model_init (&detector);
+      if (params->detector_file != NULL &&
+          (st = nb_detector_model_read (params->detector_file, &detector, err)) != NB_OK)
+        return st;
       g_clear_object (&w->peaks_of);
       g_clear_pointer (&w->peaks, free);
+      g_clear_pointer (&w->peaks_detector, g_free);
       w->n_peaks = 0;
       nb_peak_options_init (&opt);
       opt.max_peaks = PEAKS_FOUND;
-      st = nb_find_peaks (_braggscope_measured_frame_peek (measured), &opt, &w->peaks, &w->n_peaks,
-                          err);
+      st = nb_find_panel_peaks (_braggscope_measured_frame_peek (measured), &detector, &opt,
+                                &w->peaks, &w->n_peaks, err);
+      nb_detector_model_clear (&detector);
       if (st != NB_OK)
         return st;
       w->peaks_of = g_object_ref (measured);
+      w->peaks_detector = g_strdup (params->detector_file);
     }
   if (w->n_peaks == 0)
     return NB_OK;
@@ -300,15 +311,23 @@ worker_score (BraggscopeWorker *w,
   int n;
   nb_status st;
 
-  /* a detector one flat panel cannot represent has no score that means anything */
-  if (braggscope_measured_frame_get_detector_problem (req->measured) != NULL)
+  /* a detector one flat panel cannot represent has no score that means anything, unless a
+   * -detector model gives its panels */
+  if (braggscope_measured_frame_get_detector_problem (req->measured) != NULL &&
+      req->params.detector_file == NULL)
     return;
   if (worker_peaks (w, req->measured, &req->params, &peaks, &n, &err) != NB_OK)
     return;
   nb_match_options_init (&opt);
   opt.radius = req->match_radius;
   opt.trials = req->match_trials;
-  if (info->fpixels == frame->fpixels && info->spixels == frame->spixels)
+  if (info->n_panels > 0)
+    {
+      /* the panels' unmasked pixels make the chance area */
+      opt.frame = frame;
+      st = nb_match_peaks (&req->params, peaks, n, &opt, &d->match, NULL, &err);
+    }
+  else if (info->fpixels == frame->fpixels && info->spixels == frame->spixels)
     st = nb_match_frame (w->plan, image, frame, peaks, n, &opt, &d->match, &err);
   else
     st = nb_match_peaks (&req->params, peaks, n, &opt, &d->match, NULL, &err);
@@ -673,6 +692,10 @@ worker_run_fit (BraggscopeWorker *w, BraggscopeFitJob *job)
   ro.match.frame = _braggscope_measured_frame_peek (job->measured);
   ro.refine_distance = job->refine_distance;
   ro.refine_beam = job->refine_beam;
+  /* a -detector model's panels stay where its file puts them: the parameters cannot hold a
+   * motion of them, and a misset fitted with a moved detector would not fit the one shown */
+  if (job->params.detector_file != NULL)
+    ro.refine_distance = ro.refine_beam = 0;
   ro.progress = fit_progress;
   ro.user = &progress;
   ro.cancel = (const volatile int *) &job->cancel;
@@ -798,6 +821,7 @@ worker_thread (gpointer data)
   _braggscope_frame_source_unref (w->source);
   w->source = NULL;
   g_clear_object (&w->peaks_of);
+  g_clear_pointer (&w->peaks_detector, g_free);
   g_clear_pointer (&w->peaks, free);
   /* a fit queued behind the quit still ends, cancelled: its task waits for it */
   if (left != NULL)

@@ -335,7 +335,7 @@ nb_model_chance (const nb_model *m,
 double
 nb_model_log10_p (const nb_model *m,
                   const double U[9],
-                  const double shift[3],
+                  const double shift[6],
                   const nb_frame *frame,
                   const nb_peak *peaks,
                   int n,
@@ -346,6 +346,7 @@ nb_model_log10_p (const nb_model *m,
   nb_chance c;
 
   nb_model_shift (&moved, shift[0], shift[1], shift[2]);
+  nb_model_turn (&moved, shift + 3);
   if (nb_model_chance (&moved, U, frame, peaks, n, radius, &c, NULL) != NB_OK)
     return NAN;
   return nb_binomial_log10_tail (matched, n, c.fraction);
@@ -494,6 +495,14 @@ nb_model_trials (
     trials *= (opt->max_beam_change / radius) * (opt->max_beam_change / radius);
   /* the distance scales the spots' distances from the beam: a typical spot moves by the
    * radius for a change of distance * radius / its distance from the beam */
+  /* a turn of the detector moves the spots by up to its angle times the distance */
+  if (opt->refine_detector_rotation)
+    {
+      double step = radius * m->panels[0].pixel / m->distance;
+
+      if (opt->max_detector_rotation > step)
+        trials *= pow (opt->max_detector_rotation / step, 2);
+    }
   if (opt->refine_distance && radial > radius)
     {
       double range = opt->max_distance_change > 0 ? opt->max_distance_change : 0.05 * m->distance;

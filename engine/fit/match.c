@@ -565,6 +565,9 @@ nb_match_frame (const nb_plan *plan,
   st = nb_match_peaks (nb_plan_get_params (plan), peaks, n, &with_frame, res, NULL, err);
   if (st != NB_OK)
     return st;
+  /* the shells take one panel's geometry for every pixel: not a -detector model's */
+  if (nb_plan_get_info (plan)->n_panels > 0)
+    return NB_OK;
   st = nb_shell_correlation (nb_plan_get_info (plan), image, frame, 10, &shells, err);
   if (st != NB_OK)
     return st;

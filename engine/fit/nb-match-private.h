@@ -52,10 +52,11 @@ nb_status nb_model_chance (const nb_model *m,
                            nb_error *err);
 
 /* log10 of the p-value of @matched of the @n peaks for @m moved by
- * @shift (nb_model_shift) in orientation @U; NAN when out of memory. */
+ * @shift (nb_model_shift with the first three, then nb_model_turn with the
+ * rest) in orientation @U; NAN when out of memory. */
 double nb_model_log10_p (const nb_model *m,
                          const double U[9],
-                         const double shift[3],
+                         const double shift[6],
                          const nb_frame *frame,
                          const nb_peak *peaks,
                          int n,
@@ -71,3 +72,25 @@ void nb_match_judge (nb_match_result *res, const nb_chance *c, double trials, do
  * @whole_sphere (a search).  At least 1. */
 double nb_model_trials (
     const nb_model *m, const nb_peak *peaks, int n, const nb_refine_options *opt, int whole_sphere);
+
+/* The most parameters nb_nelder_mead() takes: a rotation vector, the
+ * distance, the beam centre and two turns of the whole detector. */
+#define NB_NM_MAX 9
+
+typedef double (*nb_nm_fn) (const double *x, void *ctx);
+
+/* Minimises @fn from @x (@n <= NB_NM_MAX values, in place; *@fx its value)
+ * with a first simplex of @step[i] along each axis, within @max_evals
+ * evaluations; stops early when the simplex is smaller than @xtol (in
+ * @step's units) and the values agree to @ftol, or when *@stop becomes
+ * non-zero.  Returns the evaluations made (simplex.c). */
+int nb_nelder_mead (nb_nm_fn fn,
+                    void *ctx,
+                    int n,
+                    double *x,
+                    double *fx,
+                    const double *step,
+                    int max_evals,
+                    double xtol,
+                    double ftol,
+                    const int *stop);

@@ -47,135 +47,6 @@ seconds_now (void)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Nelder-Mead                                                               */
-
-#define NM_MAX 6
-
-typedef double (*nm_fn) (const double *x, void *ctx);
-
-/* Minimises @fn from @x (in place; *@fx its value) with a first simplex of
- * @step[i] along each axis, within @max_evals evaluations; stops early when
- * the simplex is smaller than @xtol (in @step's units) and the values agree
- * to @ftol, or when *@stop becomes non-zero.  Returns the evaluations made. */
-static int
-nelder_mead (nm_fn fn,
-             void *ctx,
-             int n,
-             double *x,
-             double *fx,
-             const double *step,
-             int max_evals,
-             double xtol,
-             double ftol,
-             const int *stop)
-{
-  double v[NM_MAX + 1][NM_MAX], f[NM_MAX + 1], c[NM_MAX], xr[NM_MAX], xe[NM_MAX], xc[NM_MAX];
-  int evals = 0;
-
-  for (int i = 0; i <= n; i++)
-    {
-      memcpy (v[i], x, (size_t) n * sizeof *x);
-      if (i > 0)
-        v[i][i - 1] += step[i - 1];
-      f[i] = fn (v[i], ctx);
-      evals++;
-    }
-  while (evals < max_evals && !*stop)
-    {
-      int best = 0, worst = 0, second = 0;
-      double size = 0, fr, fe, fc;
-
-      for (int i = 1; i <= n; i++)
-        {
-          if (f[i] < f[best])
-            best = i;
-          if (f[i] > f[worst])
-            worst = i;
-        }
-      second = best;
-      for (int i = 0; i <= n; i++)
-        if (i != worst && f[i] > f[second])
-          second = i;
-      for (int i = 0; i <= n; i++)
-        for (int j = 0; j < n; j++)
-          {
-            double d = fabs (v[i][j] - v[best][j]) / step[j];
-
-            if (d > size)
-              size = d;
-          }
-      if (size < xtol && f[worst] - f[best] <= ftol)
-        break;
-
-      for (int j = 0; j < n; j++)
-        {
-          c[j] = 0;
-          for (int i = 0; i <= n; i++)
-            if (i != worst)
-              c[j] += v[i][j];
-          c[j] /= n;
-          xr[j] = c[j] + (c[j] - v[worst][j]);
-        }
-      fr = fn (xr, ctx);
-      evals++;
-      if (fr < f[best])
-        {
-          for (int j = 0; j < n; j++)
-            xe[j] = c[j] + 2.0 * (c[j] - v[worst][j]);
-          fe = fn (xe, ctx);
-          evals++;
-          if (fe < fr)
-            {
-              memcpy (v[worst], xe, (size_t) n * sizeof *xe);
-              f[worst] = fe;
-            }
-          else
-            {
-              memcpy (v[worst], xr, (size_t) n * sizeof *xr);
-              f[worst] = fr;
-            }
-          continue;
-        }
-      if (fr < f[second])
-        {
-          memcpy (v[worst], xr, (size_t) n * sizeof *xr);
-          f[worst] = fr;
-          continue;
-        }
-      /* contraction: outside when the reflection beat the worst, else inside */
-      for (int j = 0; j < n; j++)
-        xc[j] = fr < f[worst] ? c[j] + 0.5 * (xr[j] - c[j]) : c[j] + 0.5 * (v[worst][j] - c[j]);
-      fc = fn (xc, ctx);
-      evals++;
-      if (fc < (fr < f[worst] ? fr : f[worst]))
-        {
-          memcpy (v[worst], xc, (size_t) n * sizeof *xc);
-          f[worst] = fc;
-          continue;
-        }
-      /* shrink towards the best */
-      for (int i = 0; i <= n; i++)
-        if (i != best)
-          {
-            for (int j = 0; j < n; j++)
-              v[i][j] = v[best][j] + 0.5 * (v[i][j] - v[best][j]);
-            f[i] = fn (v[i], ctx);
-            evals++;
-          }
-    }
-  {
-    int best = 0;
-
-    for (int i = 1; i <= n; i++)
-      if (f[i] < f[best])
-        best = i;
-    memcpy (x, v[best], (size_t) n * sizeof *x);
-    *fx = f[best];
-  }
-  return evals;
-}
-
-/* ------------------------------------------------------------------------ */
 /* The objectives                                                            */
 
 /* Parameter units: the simplex works in these, so that one unit of each
@@ -189,13 +60,15 @@ typedef struct
   int n;
   double U_origin[9]; /* where the refinement started: bounds count from it */
   double U_start[9];  /* the centre of this stage's simplex */
-  double shift[3];    /* the detector's shift at the stage's centre: dD, dF, dS (m) */
-  int use_dist, use_beam, npar;
+  double shift[6];    /* the detector's motion at the stage's centre: dD, dF, dS (m), then
+                         the rotation vector of the whole detector (rad, nb_model_turn) */
+  int use_dist, use_beam, use_turn, npar;
   double unit_dist, unit_beam; /* m per parameter unit */
-  double max_rot, max_dist, max_beam;
-  int mode;     /* 0: reciprocal space, 1: detector (Gaussian), 2: detector (truncated least
+  double max_rot, max_dist, max_beam, max_turn;
+  double across[2][3]; /* unit axes normal to the beam and each other: the detector's turns */
+  int mode;            /* 0: reciprocal space, 1: detector (Gaussian), 2: detector (truncated least
                    squares), 3: detector (least squares of the inliers) */
-  double width; /* mode 0: orientation uncertainty (rad); 1: spot distance sigma (pixels);
+  double width;        /* mode 0: orientation uncertainty (rad); 1: spot distance sigma (pixels);
                    2: distance cut (pixels); 3: the distance unit (pixels) */
   unsigned char *inlier; /* mode 3: the peaks fitted */
   double radius;
@@ -204,16 +77,26 @@ typedef struct
   int stop;
 } objective;
 
+/* @m moved by @shift: its first three along the beam and panel 0's fast and
+ * slow axes (nb_model_shift), then the rest turning the whole detector
+ * (nb_model_turn). */
+static void
+move_model (nb_model *m, const double shift[6])
+{
+  nb_model_shift (m, shift[0], shift[1], shift[2]);
+  nb_model_turn (m, shift + 3);
+}
+
 /* The orientation and detector of parameter vector @x. */
 static void
-objective_state (const objective *o, const double *x, double U[9], double shift[3])
+objective_state (const objective *o, const double *x, double U[9], double shift[6])
 {
   double w[3] = { x[0] * UNIT_ROT, x[1] * UNIT_ROT, x[2] * UNIT_ROT }, R[9];
   int j = 3;
 
   nb_mat_rotvec (w, R);
   nb_mat_mul (R, o->U_start, U);
-  memcpy (shift, o->shift, 3 * sizeof *shift);
+  memcpy (shift, o->shift, 6 * sizeof *shift);
   if (o->use_dist)
     shift[0] += x[j++] * o->unit_dist;
   if (o->use_beam)
@@ -221,11 +104,20 @@ objective_state (const objective *o, const double *x, double U[9], double shift[
       shift[1] += x[j++] * o->unit_beam;
       shift[2] += x[j++] * o->unit_beam;
     }
+  /* the turn across the beam only: one about the beam is the crystal's own turn about it
+   * (rotating crystal and detector together about the beam changes no spot) */
+  if (o->use_turn)
+    {
+      double a = x[j++] * UNIT_ROT, b = x[j++] * UNIT_ROT;
+
+      for (int i = 0; i < 3; i++)
+        shift[3 + i] += a * o->across[0][i] + b * o->across[1][i];
+    }
 }
 
 /* A penalty outside the bounds (0 inside), growing with the excess. */
 static double
-objective_excess (const objective *o, const double U[9], const double shift[3])
+objective_excess (const objective *o, const double U[9], const double shift[6])
 {
   double ex = 0, a = nb_mat_angle (U, o->U_origin);
 
@@ -236,6 +128,13 @@ objective_excess (const objective *o, const double U[9], const double shift[3])
   for (int i = 1; i < 3; i++)
     if (fabs (shift[i]) > o->max_beam)
       ex += (fabs (shift[i]) - o->max_beam) / o->max_beam;
+  if (o->use_turn)
+    {
+      double t = sqrt (shift[3] * shift[3] + shift[4] * shift[4] + shift[5] * shift[5]);
+
+      if (t > o->max_turn)
+        ex += (t - o->max_turn) / o->max_turn;
+    }
   return ex;
 }
 
@@ -308,7 +207,7 @@ static double
 objective_eval (const double *x, void *data)
 {
   objective *o = data;
-  double U[9], shift[3], ex;
+  double U[9], shift[6], ex;
   nb_model m;
 
   o->evals++;
@@ -321,7 +220,7 @@ objective_eval (const double *x, void *data)
   if (ex > 0)
     return ex;
   m = *o->base;
-  nb_model_shift (&m, shift[0], shift[1], shift[2]);
+  move_model (&m, shift);
   return -soft_score (&m, U, o->peaks, o->n, o->mode, o->width, o->radius, o->inlier);
 }
 
@@ -330,7 +229,7 @@ objective_eval (const double *x, void *data)
 static void
 run_stage (objective *o, int mode, double width, int max_evals)
 {
-  double x[NM_MAX] = { 0 }, step[NM_MAX], fx, U[9], shift[3], rot;
+  double x[NB_NM_MAX] = { 0 }, step[NB_NM_MAX], fx, U[9], shift[6], rot;
   int j = 3;
 
   o->mode = mode;
@@ -341,7 +240,7 @@ run_stage (objective *o, int mode, double width, int max_evals)
       nb_model m = *o->base;
       int count = 0;
 
-      nb_model_shift (&m, o->shift[0], o->shift[1], o->shift[2]);
+      move_model (&m, o->shift);
       for (int i = 0; i < o->n; i++)
         {
           double d = nb_model_nearest (&m, o->U_start, o->peaks[i].panel, o->peaks[i].f,
@@ -371,10 +270,14 @@ run_stage (objective *o, int mode, double width, int max_evals)
       step[j++] = px;
       step[j++] = px;
     }
+  /* a turn of the detector moves spots as a turn of the crystal of the same size, at most */
+  if (o->use_turn)
+    for (int i = 0; i < 2; i++)
+      step[j++] = rot / UNIT_ROT;
   for (int pass = 0; pass < 2 && !o->stop; pass++)
     {
       /* a second simplex from the first's result: one collapsed early recovers */
-      nelder_mead (objective_eval, o, o->npar, x, &fx, step, max_evals, 1e-3, 1e-9, &o->stop);
+      nb_nelder_mead (objective_eval, o, o->npar, x, &fx, step, max_evals, 1e-3, 1e-9, &o->stop);
       for (int i = 0; i < o->npar; i++)
         step[i] *= 0.5;
     }
@@ -390,7 +293,7 @@ run_stage (objective *o, int mode, double width, int max_evals)
 static void
 model_score (const nb_model *base,
              const double U[9],
-             const double shift[3],
+             const double shift[6],
              const nb_peak *peaks,
              int n,
              double radius,
@@ -400,7 +303,7 @@ model_score (const nb_model *base,
   double sum2 = 0, soft = 0, sigma = radius / 2;
 
   memset (res, 0, sizeof *res);
-  nb_model_shift (&m, shift[0], shift[1], shift[2]);
+  move_model (&m, shift);
   res->n_peaks = n;
   for (int i = 0; i < n; i++)
     {
@@ -436,7 +339,7 @@ refine_from (const nb_model *base,
              int n,
              const nb_refine_options *opt,
              double U[9],
-             double shift[3],
+             double shift[6],
              nb_match_result *res,
              int *evals,
              double progress_lo,
@@ -459,12 +362,26 @@ refine_from (const nb_model *base,
   memcpy (o.shift, shift, sizeof o.shift);
   o.use_dist = opt->refine_distance;
   o.use_beam = opt->refine_beam;
-  o.npar = 3 + o.use_dist + 2 * o.use_beam;
+  o.use_turn = opt->refine_detector_rotation;
+  o.npar = 3 + o.use_dist + 2 * o.use_beam + 2 * o.use_turn;
+  {
+    /* any axis not along the beam, made normal to it, and the beam cross it */
+    double t[3] = { 0, 0, 0 }, d;
+    int k = fabs (base->s0[0]) < 0.9 ? 0 : 1;
+
+    t[k] = 1.0;
+    d = nb_dot (t, base->s0);
+    for (int i = 0; i < 3; i++)
+      t[i] -= d * base->s0[i];
+    nb_unitize (t, o.across[0]);
+    nb_cross (base->s0, o.across[0], o.across[1]);
+  }
   o.unit_dist = 1e-3 * base->distance;
   o.unit_beam = base->panels[0].pixel;
   o.max_rot = opt->max_rotation;
   o.max_dist = opt->max_distance_change > 0 ? opt->max_distance_change : 0.05 * base->distance;
   o.max_beam = opt->max_beam_change * base->panels[0].pixel;
+  o.max_turn = opt->max_detector_rotation;
   o.radius = radius;
   o.cancel = opt->cancel;
   o.inlier = inlier;
@@ -501,7 +418,7 @@ refine_from (const nb_model *base,
       return 0;
     }
   memcpy (U, o.U_start, 9 * sizeof *U);
-  memcpy (shift, o.shift, 3 * sizeof *shift);
+  memcpy (shift, o.shift, 6 * sizeof *shift);
   *res = end;
   return 0;
 }
@@ -511,11 +428,14 @@ static void
 write_params (nb_params *p,
               const nb_model *m,
               const double U[9],
-              const double shift[3],
+              const double shift[6],
               const nb_refine_options *opt)
 {
   nb_mat_to_misset (U, p->misset);
   p->misset_random = 0;
+  /* a -detector model's panels are placed by its file: their motion is the result's */
+  if (m->n_panels > 1)
+    return;
   if (opt->refine_distance && shift[0] != 0.0)
     {
       p->distance = m->distance + shift[0];
@@ -534,6 +454,7 @@ nb_refine_options_init (nb_refine_options *opt)
   opt->max_rotation = 3.0 / RTD;
   opt->max_distance_change = 0.0;
   opt->max_beam_change = 20.0;
+  opt->max_detector_rotation = 1.0 / RTD;
   opt->max_evaluations = 600;
 }
 
@@ -543,7 +464,10 @@ check_refine_options (const nb_refine_options *opt, int n, nb_error *err)
   if (n < 3)
     return nb_error_set (err, NB_ERR_INVALID, "refinement needs at least 3 peaks, got %d", n);
   if (!(opt->match.radius > 0) || !(opt->max_rotation > 0) || opt->max_rotation > M_PI ||
-      !(opt->max_beam_change >= 0) || !(opt->max_distance_change >= 0) || opt->max_evaluations < 10)
+      !(opt->max_beam_change >= 0) || !(opt->max_distance_change >= 0) ||
+      opt->max_evaluations < 10 ||
+      (opt->refine_detector_rotation &&
+       !(opt->max_detector_rotation > 0 && opt->max_detector_rotation <= M_PI)))
     return nb_error_set (err, NB_ERR_INVALID,
                          "refinement options out of range (radius %g px, max rotation %g deg, "
                          "max beam change %g px, %d evaluations)",
@@ -562,13 +486,41 @@ check_frame (const nb_model *m, const nb_match_options *opt, nb_error *err)
   return nb_model_chance (m, m->U0, opt->frame, NULL, 0, opt->radius, &none, err);
 }
 
+/* The score of orientation @U on the detector of @m moved by @shift (a
+ * multi-panel detector, whose motion the parameters cannot hold), with its
+ * chance and significance as nb_match_peaks() gives them. */
+static nb_status
+moved_score (const nb_model *m,
+             const double U[9],
+             const double shift[6],
+             const nb_peak *peaks,
+             int n,
+             const nb_match_options *mo,
+             nb_match_result *score,
+             nb_error *err)
+{
+  nb_model moved = *m;
+  nb_chance c;
+  nb_status st;
+
+  model_score (m, U, shift, peaks, n, mo->radius, score);
+  move_model (&moved, shift);
+  if ((st = nb_model_chance (&moved, U, mo->frame, peaks, n, mo->radius, &c, err)) != NB_OK)
+    return st;
+  nb_match_judge (score, &c, mo->trials, mo->alpha);
+  score->distance = moved.distance;
+  score->beam_f = moved.Fbeam;
+  score->beam_s = moved.Sbeam;
+  return NB_OK;
+}
+
 /* The result's params: a copy of @p with @U and @shift, scored afresh
  * through the engine's geometry, its significance corrected for @trials. */
 static nb_status
 finish (nb_params *p,
         const nb_model *m,
         const double U[9],
-        const double shift[3],
+        const double shift[6],
         const nb_peak *peaks,
         int n,
         const nb_refine_options *opt,
@@ -584,7 +536,10 @@ finish (nb_params *p,
     return st;
   write_params (&q, m, U, shift, opt);
   mo.trials = trials;
-  st = nb_match_peaks (&q, peaks, n, &mo, score, NULL, err);
+  if (m->n_panels > 1 || opt->refine_detector_rotation)
+    st = moved_score (m, U, shift, peaks, n, &mo, score, err);
+  else
+    st = nb_match_peaks (&q, peaks, n, &mo, score, NULL, err);
   if (st != NB_OK)
     {
       nb_params_clear (&q);
@@ -605,7 +560,7 @@ nb_refine (nb_params *p,
 {
   nb_refine_options defaults;
   nb_model m;
-  double U[9], shift[3] = { 0, 0, 0 };
+  double U[9], shift[6] = { 0, 0, 0, 0, 0, 0 };
   nb_match_result r;
   nb_status st;
   int evals = 0;
@@ -627,6 +582,16 @@ nb_refine (nb_params *p,
     return nb_error_set (err, NB_ERR_CANCELLED, "refinement cancelled");
   res->rotation = nb_mat_angle (U, m.U0);
   res->evaluations = evals;
+  {
+    nb_model moved = m;
+
+    nb_model_shift (&moved, shift[0], shift[1], shift[2]);
+    for (int i = 0; i < 3; i++)
+      {
+        res->detector_shift[i] = moved.panels[0].pix0[i] - m.panels[0].pix0[i];
+        res->detector_rotation[i] = shift[3 + i];
+      }
+  }
   return finish (p, &m, U, shift, peaks, n, opt, nb_model_trials (&m, peaks, n, opt, 0),
                  &res->score, err);
 }
@@ -1254,7 +1219,7 @@ refine_candidates (const nb_model *m,
                    candidates *cands,
                    nb_search_result *res,
                    double best_U[9],
-                   double best_shift[3])
+                   double best_shift[6])
 {
   nb_match_result best;
   double (*chosen)[9] = malloc ((size_t) opt->candidates * sizeof *chosen);
@@ -1283,7 +1248,7 @@ refine_candidates (const nb_model *m,
    * matches */
   for (int c = 0; c < n_chosen; c++)
     {
-      double U[9], shift[3] = { 0, 0, 0 };
+      double U[9], shift[6] = { 0, 0, 0, 0, 0, 0 };
       nb_match_result r;
 
       memcpy (U, chosen[c], sizeof U);
@@ -1305,7 +1270,7 @@ refine_candidates (const nb_model *m,
         {
           best = r;
           memcpy (best_U, U, sizeof U);
-          memcpy (best_shift, shift, 3 * sizeof *best_shift);
+          memcpy (best_shift, shift, 6 * sizeof *best_shift);
         }
     }
   free (chosen);
@@ -1417,7 +1382,7 @@ nb_orientation_search (nb_params *p,
     }
 
   {
-    double best_U[9], best_shift[3] = { 0, 0, 0 }, t1 = seconds_now ();
+    double best_U[9], best_shift[6] = { 0, 0, 0, 0, 0, 0 }, t1 = seconds_now ();
 
     rc = refine_candidates (&m, peaks, n, opt, &pv, theta, S, &cands, res, best_U, best_shift);
     if (rc == -1)

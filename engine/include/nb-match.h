@@ -8,6 +8,18 @@
  * prediction, and pixel coordinates are those of nb_geometry_query(): pixel
  * (i, j) spans [i, i+1) x [j, j+1), its centre is (i + 0.5, j + 0.5).
  *
+ * Several panels (a -detector model, nb-detector.h): a prediction and a peak
+ * carry their panel (nb_reflection.panel, nb_peak.panel) and are in that
+ * panel's pixels; a peak is matched against the spots predicted on its own
+ * panel's plane; the chance area is the union of every panel's pixels that
+ * the frame does not mask within the peaks' resolution range (taken over
+ * all panels), each panel's covered part counted on its own pixel grid.  So
+ * the p-value of N panels is one test for the whole detector: the chance
+ * that peaks placed uniformly at random over all N panels' unmasked area
+ * match as many as were matched, not N tests (no correction for N is made
+ * or needed); a panel without peaks adds to the area only through the
+ * resolution range.
+ *
  * Threads: every function is reentrant; nb_orientation_search() runs its grids
  * on OpenMP threads.  Progress callbacks run on the calling thread; the cancel
  * flag is read with atomic loads, as nb_exec_options.cancel.
@@ -247,8 +259,9 @@ extern "C"
   /* nb_match_frame: the whole match score of a simulated @image of @plan
    * against the measured @frame: nb_match_peaks() for @peaks (@n; from
    * nb_find_peaks()) with the plan's parameters (@frame the chance area's
-   * mask when @opt->frame is NULL), and nb_shell_correlation() in 10 shells.
-   * Errors: those two's. */
+   * mask when @opt->frame is NULL), and nb_shell_correlation() in 10 shells
+   * (not for a plan of a -detector model, whose panels the shells do not
+   * follow yet: n_shells 0 then).  Errors: those two's. */
   NB_API nb_status nb_match_frame (const nb_plan *plan,
                                    const float *image,
                                    const nb_frame *frame,
@@ -266,13 +279,22 @@ extern "C"
 
   typedef struct
   {
-    nb_match_options match;     /* the score maximised (its radius sets the final tolerance) */
-    int refine_distance;        /* also refine the distance (within +-max_distance_change) */
-    int refine_beam;            /* also refine the beam centre (within +-max_beam_change pixels) */
-    double max_rotation;        /* rad: how far the orientation may move; default 3 deg */
-    double max_distance_change; /* m; default 5% of the distance */
-    double max_beam_change;     /* pixels; default 20 */
-    int max_evaluations;        /* per Nelder-Mead run; default 600 */
+    nb_match_options match; /* the score maximised (its radius sets the final tolerance) */
+    int refine_distance;    /* also refine the distance (within +-max_distance_change) */
+    int refine_beam;        /* also refine the beam centre (within +-max_beam_change pixels) */
+    int refine_detector_rotation; /* also turn the whole detector, every panel together, about
+                                     the point where the beam meets panel 0's plane, about the
+                                     two axes across the beam (within max_detector_rotation):
+                                     with refine_distance and refine_beam, a multi-panel
+                                     detector refined as one rigid body, its motion in
+                                     nb_refine_result.  A turn about the beam itself is the
+                                     crystal's turn about it (turning both together moves no
+                                     spot), so it is refined as part of the misset */
+    double max_rotation;          /* rad: how far the orientation may move; default 3 deg */
+    double max_distance_change;   /* m; default 5% of the distance */
+    double max_beam_change;       /* pixels; default 20 */
+    double max_detector_rotation; /* rad; default 1 deg */
+    int max_evaluations;          /* per Nelder-Mead run; default 600 */
     nb_match_progress progress;
     void *user;
     const volatile int *cancel; /* raised (atomic store, non-zero): return NB_ERR_CANCELLED */
@@ -282,9 +304,14 @@ extern "C"
 
   typedef struct
   {
-    nb_match_result score; /* of the refined parameters (peak part) */
-    double rotation;       /* angle between the start and refined orientations (rad) */
-    int evaluations;       /* score evaluations made */
+    nb_match_result score;       /* of the refined parameters (peak part) */
+    double rotation;             /* angle between the start and refined orientations (rad) */
+    int evaluations;             /* score evaluations made */
+    double detector_shift[3];    /* m, lab frame: how far the refinement moved every panel (its
+                                    distance and beam centre changes), before the turn */
+    double detector_rotation[3]; /* rad, lab frame: the rotation vector then turning the whole
+                                    detector (refine_detector_rotation; else 0), normal to
+                                    the beam */
   } nb_refine_result;
 
   /* nb_refine: adjusts the misset of @p (and, when asked, its distance and

@@ -465,6 +465,42 @@ nb_image_to_pgm (const nb_plan *plan,
   return scale;
 }
 
+/* Poisson counts of the pixels of @image in [@f0, @f1] x [@s0, @s1] of a
+ * block @W pixels wide at @image (@out likewise), as nb_image_to_noise(). */
+static double
+noise_span (nb_noise_state *ns,
+            const float *image,
+            int W,
+            int f0,
+            int f1,
+            int s0,
+            int s1,
+            long *seed,
+            double adc,
+            uint16_t *out,
+            int *overloads)
+{
+  double sum = 0.0;
+
+  for (int s = s0; s <= s1; s++)
+    for (int f = f0; f <= f1; f++)
+      {
+        size_t idx = (size_t) s * W + f;
+        double t = nb_poidev (ns, image[idx], seed);
+
+        sum += t;
+        t += adc;
+        if (t > 65535.0)
+          {
+            t = 65535.0;
+            ++*overloads;
+          }
+        /* truncation as the reference; a negative adc wraps as its cast does on x86 */
+        out[idx] = (uint16_t) (long) t;
+      }
+  return sum;
+}
+
 double
 nb_image_to_noise (
     const nb_plan *plan, const float *image, long seed, double adc, uint16_t *out, int *overloads)
@@ -478,23 +514,21 @@ nb_image_to_noise (
   ns.ran = plan->ran; /* the reference's generator table is shared by all streams */
   *overloads = 0;
   memset (out, 0, (size_t) in->fpixels * in->spixels * sizeof (uint16_t));
-  if (!roi_span (in, &f0, &f1, &s0, &s1))
-    return sum;
-  for (int s = s0; s <= s1; s++)
-    for (int f = f0; f <= f1; f++)
-      {
-        size_t idx = (size_t) s * in->fpixels + f;
-        double t = nb_poidev (&ns, image[idx], &seed);
+  /* a -detector model's panels: each its own block, its -roi its own (the plan's info
+   * holds panel 0's ROI and the whole image's size) */
+  for (int i = 0; i < plan->n_panels; i++)
+    {
+      const nb_detector *d = &plan->panels[i].det;
+      int W = d->fpixels;
 
-        sum += t;
-        t += adc;
-        if (t > 65535.0)
-          {
-            t = 65535.0;
-            ++*overloads;
-          }
-        /* truncation as the reference; a negative adc wraps as its cast does on x86 */
-        out[idx] = (uint16_t) (long) t;
-      }
-  return sum;
+      f0 = d->roi_xmin > 0 ? d->roi_xmin : 0;
+      f1 = d->roi_xmax < W - 1 ? d->roi_xmax : W - 1;
+      s0 = d->roi_ymin > 0 ? d->roi_ymin : 0;
+      s1 = d->roi_ymax < d->spixels - 1 ? d->roi_ymax : d->spixels - 1;
+      sum += noise_span (&ns, image + plan->panels[i].offset, W, f0, f1, s0, s1, &seed, adc,
+                         out + plan->panels[i].offset, overloads);
+    }
+  if (plan->n_panels > 0 || !roi_span (in, &f0, &f1, &s0, &s1))
+    return sum;
+  return noise_span (&ns, image, in->fpixels, f0, f1, s0, s1, &seed, adc, out, overloads);
 }

@@ -95,6 +95,71 @@ test_match_refines (void)
   g_assert_true (g_file_test (png, G_FILE_TEST_IS_REGULAR));
 }
 
+/* A frame of three panels (one tilted to each side of the beam) written by
+ * nanobragg -detector, matched by nanobragg-match -detector from 0.5 deg
+ * away: the misset is found, and the report lists the matched peaks of
+ * each panel by name. */
+static void
+test_match_panels (void)
+{
+  static const char geom[] = "res = 10000\nclen = 0.06 m\n"
+                             "centre/min_fs = 0\ncentre/max_fs = 127\n"
+                             "centre/min_ss = 0\ncentre/max_ss = 127\n"
+                             "centre/fs = x\ncentre/ss = y\n"
+                             "centre/corner_x = -64\ncentre/corner_y = -64\n"
+                             "side/min_fs = 0\nside/max_fs = 127\n"
+                             "side/min_ss = 128\nside/max_ss = 255\n"
+                             "side/fs = 0.9397x +0.3420z\nside/ss = y\n"
+                             "side/corner_x = 70\nside/corner_y = -64\n"
+                             "top/min_fs = 0\ntop/max_fs = 127\n"
+                             "top/min_ss = 256\ntop/max_ss = 383\n"
+                             "top/fs = x\ntop/ss = 0.9397y +0.3420z\n"
+                             "top/corner_x = -64\ntop/corner_y = 70\n";
+  g_autofree char *hkl = g_build_filename (g_getenv ("NB_DATA_DIR"), "1hpv_p1.hkl", NULL);
+  g_autofree char *path = g_build_filename (dir, "three.geom", NULL);
+  const char *sim[] = { cli,          "-hkl",       hkl,           "-cell",       "63.4",
+                        "63.4",       "83.8",       "90",          "90",          "120",
+                        "-N",         "8",          "-gauss_xtal", "-lambda",     "1",
+                        "-misset",    "10",         "20",          "30",          "-fluence",
+                        "1e27",       "-seed",      "4321",        "-noisefile",  "three.img",
+                        "-nopgm",     "-precision", "single",      "-noprogress", "-detector",
+                        "three.geom", NULL };
+  const char *match[] = { match_cli, "three.img", "--no-search", "-detector", "three.geom",
+                          "-cell",   "63.4",      "63.4",        "83.8",      "90",
+                          "90",      "120",       "-N",          "8",         "-gauss_xtal",
+                          "-misset", "10.5",      "20",          "29.6",      NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  const char *line;
+  int matched[3], found[3];
+  double m[3];
+
+  g_assert_true (g_file_set_contents (path, geom, -1, NULL));
+  g_assert_cmpint (run (sim, &out, &err), ==, 0);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (run (match, &out, &err), ==, 0);
+  g_test_message ("%s", out);
+  g_assert_nonnull (strstr (out, "detector: 3 panels from three.geom"));
+  line = strstr (out, "\nmisset ");
+  g_assert_nonnull (line);
+  g_assert_cmpint (sscanf (line, "\nmisset %lf %lf %lf deg", &m[0], &m[1], &m[2]), ==, 3);
+  g_assert_cmpfloat (fabs (m[0] - 10), <, 0.05);
+  g_assert_cmpfloat (fabs (m[1] - 20), <, 0.05);
+  g_assert_cmpfloat (fabs (m[2] - 30), <, 0.05);
+  g_assert_nonnull (strstr (out, "below 0.001: a match\n"));
+  line = strstr (out, "matched peaks by panel:");
+  g_assert_nonnull (line);
+  g_assert_cmpint (sscanf (line, "matched peaks by panel: centre %d/%d side %d/%d top %d/%d",
+                           &matched[0], &found[0], &matched[1], &found[1], &matched[2], &found[2]),
+                   ==, 6);
+  for (int k = 0; k < 3; k++)
+    {
+      g_assert_cmpint (found[k], >=, 3);
+      g_assert_cmpint (matched[k], >=, found[k] - 1);
+    }
+  g_unlink (path);
+}
+
 /* The number after "@key": in a one-line JSON object. */
 static double
 json_number (const char *json, const char *key)
@@ -416,6 +481,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/match/json-no-match", test_match_json_no_match);
   g_test_add_func ("/cli/match/i03-thaumatin", test_match_i03_thaumatin);
   g_test_add_func ("/cli/match/i23-refused", test_match_i23_refused);
+  g_test_add_func ("/cli/match/panels", test_match_panels);
   g_test_add_func ("/cli/img/dials-header", test_img_dials_header);
   rc = g_test_run ();
   nb_test_remove_tree (dir);

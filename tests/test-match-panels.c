@@ -1,0 +1,513 @@
+/* test-match-panels.c: prediction, peaks, the match score, its chance and
+ * refinement over every panel of a multi-panel detector (issue 29).
+ *
+ * The detector: three sensors of 128 x 128 pixels of 0.1 mm written by the
+ * test as a CrystFEL .geom, one square to the beam across it, one to its
+ * side tilted 20 deg about the slow axis, one above tilted about the fast
+ * axis, placed side by side in a 256 x 256 data array (min_fs/min_ss), as a
+ * measured frame cut by a geometry file holds them.  The frame: 1HPV at a
+ * known misset, simulated on all three panels with photon noise, the panels
+ * laid into the data array at their origins. */
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nb-detector.h"
+#include "nb-frame.h"
+#include "nb-io.h"
+#include "nb-match.h"
+
+#define RTD (180.0 / G_PI)
+
+#define SCENE                                                                                      \
+  "-cell 63.4 63.4 83.8 90 90 120 -lambda 1.0 -N 8 -gauss_xtal -fluence 1e27 -oversample 1 "       \
+  "-precision single -backend cpu"
+
+static const double misset_M[3] = { 10.0, 20.0, 30.0 }; /* deg */
+
+/* The panels (CrystFEL's frame: x, y across the beam, z along it; pixels of
+ * 0.1 mm at clen 60 mm): name, min_fs, min_ss (the data origin), fs, ss,
+ * corner_x, corner_y; each 128 x 128 pixels. */
+static const struct
+{
+  const char *name;
+  int min_fs, min_ss;
+  double fs[3], ss[3], corner[2];
+} panels[3] = {
+  { "centre", 0, 0, { 1, 0, 0 }, { 0, 1, 0 }, { -64, -64 } },
+  { "side", 128, 0, { 0.9397, 0, 0.3420 }, { 0, 1, 0 }, { 70, -64 } },
+  { "top", 0, 128, { 1, 0, 0 }, { 0, 0.9397, 0.3420 }, { -64, 70 } },
+};
+
+/* The geometry file of the three panels, the whole detector turned by
+ * @turn_deg about the beam (x towards y) and moved @shift_px pixels along x. */
+static char *
+geom_text (double turn_deg, double shift_px)
+{
+  GString *g = g_string_new ("; three sensors around the beam, hand-built\nres = 10000\n"
+                             "clen = 0.06 m\n");
+  double c = cos (turn_deg / RTD), sn = sin (turn_deg / RTD);
+
+  for (int p = 0; p < 3; p++)
+    {
+      const char *n = panels[p].name;
+      const double *fs = panels[p].fs, *ss = panels[p].ss, *k = panels[p].corner;
+
+      g_string_append_printf (g, "%s/min_fs = %d\n%s/max_fs = %d\n%s/min_ss = %d\n%s/max_ss = %d\n",
+                              n, panels[p].min_fs, n, panels[p].min_fs + 127, n, panels[p].min_ss,
+                              n, panels[p].min_ss + 127);
+      g_string_append_printf (g, "%s/fs = %.9fx %+.9fy %+.9fz\n", n, c * fs[0] - sn * fs[1],
+                              sn * fs[0] + c * fs[1], fs[2]);
+      g_string_append_printf (g, "%s/ss = %.9fx %+.9fy %+.9fz\n", n, c * ss[0] - sn * ss[1],
+                              sn * ss[0] + c * ss[1], ss[2]);
+      g_string_append_printf (g, "%s/corner_x = %.9f\n%s/corner_y = %.9f\n", n,
+                              c * k[0] - sn * k[1] + shift_px, n, sn * k[0] + c * k[1]);
+    }
+  return g_string_free (g, FALSE);
+}
+
+typedef struct
+{
+  char *dir, *geom;
+  nb_detector_model model;
+  nb_params truth;
+  nb_frame frame; /* 256 x 256, the panels at their data origins */
+  nb_peak *peaks;
+  int n_peaks;
+} scene;
+
+static void
+params_from (nb_params *p, const char *cmdline)
+{
+  g_autofree char *full = g_strconcat ("nanobragg ", cmdline, NULL);
+  g_auto (GStrv) argv = NULL;
+  int argc = 0;
+  nb_error err = { 0 };
+
+  g_assert_true (g_shell_parse_argv (full, &argc, &argv, NULL));
+  nb_params_init (p);
+  if (nb_params_parse_argv (p, argc, (const char *const *) argv, &err) != NB_OK)
+    g_error ("'%s': %s", cmdline, err.message);
+}
+
+static void
+scene_geometry (scene *sc)
+{
+  nb_error err = { 0 };
+
+  sc->dir = g_dir_make_tmp ("nb-match-panels-XXXXXX", NULL);
+  g_assert_nonnull (sc->dir);
+  sc->geom = g_build_filename (sc->dir, "three.geom", NULL);
+  {
+    g_autofree char *text = geom_text (0, 0);
+
+    g_assert_true (g_file_set_contents (sc->geom, text, -1, NULL));
+  }
+  g_assert_cmpint (nb_detector_model_read (sc->geom, &sc->model, &err), ==, NB_OK);
+  g_assert_cmpint (sc->model.n_panels, ==, 3);
+  g_assert_cmpint (sc->model.data_fpixels, ==, 256);
+  g_assert_cmpint (sc->model.data_spixels, ==, 256);
+}
+
+/* The scene at misset M with 1HPV's structure factors, with noise, laid out
+ * as the data array; its 60 strongest peaks within 100 A. */
+static void
+scene_init (scene *sc)
+{
+  g_autofree char *hkl = g_build_filename (g_getenv ("NB_DATA_DIR"), "1hpv_p1.hkl", NULL);
+  g_autofree char *cmd = NULL;
+  nb_plan *plan = NULL;
+  nb_error err = { 0 };
+  const nb_plan_info *in;
+  nb_peak_options po;
+  g_autofree float *image = NULL;
+  g_autofree uint16_t *noise = NULL;
+  int overloads, all;
+  size_t n;
+
+  memset (sc, 0, sizeof *sc);
+  scene_geometry (sc);
+  cmd = g_strdup_printf ("%s -hkl %s -misset %g %g %g -detector %s", SCENE, hkl, misset_M[0],
+                         misset_M[1], misset_M[2], sc->geom);
+  params_from (&sc->truth, cmd);
+  g_assert_cmpint (nb_plan_create (&sc->truth, &plan, &err), ==, NB_OK);
+  in = nb_plan_get_info (plan);
+  g_assert_cmpint (in->n_panels, ==, 3);
+  n = (size_t) in->fpixels * in->spixels;
+  g_assert_cmpuint (n, ==, 3 * 128 * 128);
+  image = g_new (float, n);
+  noise = g_new (uint16_t, n);
+  g_assert_cmpint (nb_plan_execute (plan, image, NULL, &err), ==, NB_OK);
+  nb_image_to_noise (plan, image, -4321, 0.0, noise, &overloads);
+  nb_plan_destroy (plan);
+  g_assert_cmpint (nb_frame_alloc (&sc->frame, 256, 256, "three panels", &err), ==, NB_OK);
+  for (int p = 0; p < 3; p++)
+    {
+      const nb_panel *pn = &sc->model.panels[p];
+      size_t offset = nb_detector_model_panel_offset (&sc->model, p);
+
+      for (int s = 0; s < pn->spixels; s++)
+        for (int f = 0; f < pn->fpixels; f++)
+          sc->frame.counts[(size_t) (pn->data_origin_s + s) * 256 + pn->data_origin_f + f] =
+              noise[offset + (size_t) s * pn->fpixels + f];
+    }
+  nb_peak_options_init (&po);
+  po.max_peaks = 600;
+  g_assert_cmpint (nb_find_panel_peaks (&sc->frame, &sc->model, &po, &sc->peaks, &all, &err), ==,
+                   NB_OK);
+  all = nb_peaks_in_resolution (&sc->truth, sc->peaks, all, 0, 100, &err);
+  g_assert_cmpint (all, >=, 30);
+  /* the 20 strongest of each panel (the low-resolution spots of the centre are the strongest of
+   * all), strongest first */
+  {
+    int taken[3] = { 0, 0, 0 };
+
+    for (int i = 0; i < all; i++)
+      if (taken[sc->peaks[i].panel]++ < 20)
+        sc->peaks[sc->n_peaks++] = sc->peaks[i];
+  }
+}
+
+static void
+scene_clear (scene *sc)
+{
+  free (sc->peaks);
+  nb_frame_clear (&sc->frame);
+  nb_params_clear (&sc->truth);
+  nb_detector_model_clear (&sc->model);
+  g_unlink (sc->geom);
+  g_rmdir (sc->dir);
+  g_free (sc->geom);
+  g_free (sc->dir);
+}
+
+/* Each panel's predictions are what one-panel runs with that panel's
+ * vectors predict (nanobragg's CUSTOM convention), spot for spot. */
+static void
+test_predict_per_panel (void)
+{
+  scene sc;
+  nb_reflection *all = NULL;
+  size_t n_all, counted = 0;
+  nb_error err = { 0 };
+  nb_plan *plan = NULL;
+  int per_panel[3] = { 0, 0, 0 };
+
+  memset (&sc, 0, sizeof sc);
+  scene_geometry (&sc);
+  {
+    g_autofree char *cmd =
+        g_strdup_printf ("%s -default_F 1 -misset 10 20 30 -detector %s", SCENE, sc.geom);
+
+    params_from (&sc.truth, cmd);
+  }
+  g_assert_cmpint (nb_predict_reflections (&sc.truth, NULL, &all, &n_all, &err), ==, NB_OK);
+  g_assert_cmpint (nb_plan_create (&sc.truth, &plan, &err), ==, NB_OK);
+  for (size_t i = 0; i < n_all; i++)
+    {
+      g_assert_cmpint (all[i].panel, >=, 0);
+      g_assert_cmpint (all[i].panel, <, 3);
+      per_panel[all[i].panel]++;
+    }
+  g_test_message ("%zu reflections: %d, %d, %d on the panels", n_all, per_panel[0], per_panel[1],
+                  per_panel[2]);
+  for (int p = 0; p < 3; p++)
+    {
+      nb_plan_info info;
+      nb_params one;
+      nb_reflection *refl = NULL;
+      size_t n;
+      g_autofree char *cmd = NULL;
+
+      g_assert_cmpint (per_panel[p], >, 5);
+      g_assert_cmpint (nb_plan_get_panel_info (plan, p, &info, &err), ==, NB_OK);
+      cmd = g_strdup_printf (
+          "%s -default_F 1 -misset 10 20 30 -fdet_vector %.17g %.17g %.17g -sdet_vector "
+          "%.17g %.17g %.17g -odet_vector %.17g %.17g %.17g -pix0_vector %.17g "
+          "%.17g %.17g -beam_vector 1 0 0 -detpixels_f 128 -detpixels_s 128 "
+          "-pixel 0.1",
+          SCENE, info.fdet[0], info.fdet[1], info.fdet[2], info.sdet[0], info.sdet[1], info.sdet[2],
+          info.odet[0], info.odet[1], info.odet[2], info.pix0[0], info.pix0[1], info.pix0[2]);
+      params_from (&one, cmd);
+      g_assert_cmpint (nb_predict_reflections (&one, NULL, &refl, &n, &err), ==, NB_OK);
+      /* a panel's own spots that no other panel before it in the model's order holds */
+      for (size_t i = 0; i < n; i++)
+        {
+          int found = 0;
+
+          g_assert_cmpint (refl[i].panel, ==, 0);
+          for (size_t j = 0; j < n_all && !found; j++)
+            if (all[j].h == refl[i].h && all[j].k == refl[i].k && all[j].l == refl[i].l &&
+                fabs (all[j].phi - refl[i].phi) < 1e-12)
+              {
+                found = 1;
+                if (all[j].panel == p)
+                  {
+                    g_assert_cmpfloat (fabs (all[j].f - refl[i].f), <, 1e-6);
+                    g_assert_cmpfloat (fabs (all[j].s - refl[i].s), <, 1e-6);
+                    counted++;
+                  }
+              }
+          g_assert_true (found);
+        }
+      free (refl);
+      nb_params_clear (&one);
+    }
+  g_assert_cmpuint (counted, ==, n_all);
+  nb_plan_destroy (plan);
+  free (all);
+  scene_clear (&sc);
+}
+
+/* Peaks on all three panels; at the true orientation they match, far
+ * beyond chance, whose area spans the panels; a wrong cell does not. */
+static void
+test_match_significant (void)
+{
+  scene sc;
+  nb_match_options mo;
+  nb_match_result res;
+  nb_peak_match *detail;
+  nb_error err = { 0 };
+  int on[3] = { 0, 0, 0 };
+
+  scene_init (&sc);
+  for (int i = 0; i < sc.n_peaks; i++)
+    on[sc.peaks[i].panel]++;
+  g_test_message ("%d peaks: %d, %d, %d on the panels", sc.n_peaks, on[0], on[1], on[2]);
+  g_assert_cmpint (on[1], >=, 3);
+  g_assert_cmpint (on[2], >=, 3);
+  nb_match_options_init (&mo);
+  mo.frame = &sc.frame;
+  detail = g_new (nb_peak_match, sc.n_peaks);
+  g_assert_cmpint (nb_match_peaks (&sc.truth, sc.peaks, sc.n_peaks, &mo, &res, detail, &err), ==,
+                   NB_OK);
+  g_test_message ("at M: %d of %d matched, rms %.3f px, chance %.2f %% of %ld pixels, log10 p "
+                  "%.1f",
+                  res.n_matched, res.n_peaks, res.rms_distance, 100 * res.chance_fraction,
+                  res.chance_pixels, res.log10_p);
+  g_assert_cmpfloat (res.fraction, >=, 0.9);
+  g_assert_cmpfloat (res.rms_distance, <, 1.0);
+  g_assert_true (res.significant);
+  g_assert_cmpfloat (res.log10_p, <, -20);
+  /* the area: pixels of more than one panel, never more than all three hold */
+  g_assert_cmpint (res.chance_pixels, >, 128 * 128);
+  g_assert_cmpint (res.chance_pixels, <=, 3 * 128 * 128);
+  for (int i = 0; i < sc.n_peaks; i++)
+    {
+      g_assert_cmpint (detail[i].panel, ==, sc.peaks[i].panel);
+      if (detail[i].distance <= 3)
+        g_assert_cmpfloat (hypot (detail[i].f - sc.peaks[i].f, detail[i].s - sc.peaks[i].s), <=,
+                           3.0);
+    }
+  g_free (detail);
+
+  /* a wrong cell, refined from the same misset: no better than chance */
+  {
+    nb_params wrong;
+    nb_refine_options ro;
+    nb_refine_result rr;
+
+    g_assert_cmpint (nb_params_copy (&wrong, &sc.truth, &err), ==, NB_OK);
+    wrong.cell[0] = wrong.cell[1] = wrong.cell[2] = 50;
+    wrong.cell[3] = wrong.cell[4] = wrong.cell[5] = G_PI / 2;
+    /* 1HPV's structure factors are not this cell's: a prediction needs none */
+    free (wrong.hkl_file);
+    wrong.hkl_file = NULL;
+    wrong.default_F = 1;
+    nb_refine_options_init (&ro);
+    ro.match.frame = &sc.frame;
+    if (nb_refine (&wrong, sc.peaks, sc.n_peaks, &ro, &rr, &err) != NB_OK)
+      g_error ("%s", err.message);
+    g_test_message ("wrong cell: %d of %d, chance %.1f %%, p %.3g x %.3g trials",
+                    rr.score.n_matched, rr.score.n_peaks, 100 * rr.score.chance_fraction,
+                    rr.score.p_value, rr.score.trials);
+    g_assert_false (rr.score.significant);
+    nb_params_clear (&wrong);
+  }
+  scene_clear (&sc);
+}
+
+/* The orientation search finds M from no orientation, significant over all
+ * panels; refinement returns to it from 1 deg away. */
+static void
+test_search_and_refine (void)
+{
+  scene sc;
+  nb_params p;
+  nb_search_options so;
+  nb_search_result sr;
+  nb_refine_options ro;
+  nb_refine_result rr;
+  nb_match_result at_truth;
+  nb_error err = { 0 };
+
+  scene_init (&sc);
+  g_assert_cmpint (nb_match_peaks (&sc.truth, sc.peaks, sc.n_peaks, NULL, &at_truth, NULL, &err),
+                   ==, NB_OK);
+  g_assert_cmpint (nb_params_copy (&p, &sc.truth, &err), ==, NB_OK);
+  p.misset[0] = p.misset[1] = p.misset[2] = 0;
+  nb_search_options_init (&so);
+  so.step = 3.0 / RTD;
+  so.candidates = 4;
+  so.refine.match.frame = &sc.frame;
+  g_assert_cmpint (nb_orientation_search (&p, sc.peaks, sc.n_peaks, &so, &sr, &err), ==, NB_OK);
+  g_test_message ("search: misset %.3f %.3f %.3f, %d of %d matched (at M %d), p %.3g x %.3g "
+                  "trials",
+                  p.misset[0] * RTD, p.misset[1] * RTD, p.misset[2] * RTD, sr.score.n_matched,
+                  sc.n_peaks, at_truth.n_matched, sr.score.p_value, sr.score.trials);
+  g_assert_true (sr.score.significant);
+  g_assert_cmpint (sr.score.n_matched, >=, at_truth.n_matched - 1);
+  nb_params_clear (&p);
+
+  g_assert_cmpint (nb_params_copy (&p, &sc.truth, &err), ==, NB_OK);
+  p.misset[0] += 0.6 / RTD;
+  p.misset[1] -= 0.6 / RTD;
+  p.misset[2] += 0.5 / RTD;
+  nb_refine_options_init (&ro);
+  ro.match.frame = &sc.frame;
+  g_assert_cmpint (nb_refine (&p, sc.peaks, sc.n_peaks, &ro, &rr, &err), ==, NB_OK);
+  g_test_message ("refined: misset %+.4f %+.4f %+.4f deg from M, %d of %d",
+                  p.misset[0] * RTD - misset_M[0], p.misset[1] * RTD - misset_M[1],
+                  p.misset[2] * RTD - misset_M[2], rr.score.n_matched, sc.n_peaks);
+  for (int k = 0; k < 3; k++)
+    g_assert_cmpfloat (fabs (p.misset[k] * RTD - misset_M[k]), <, 0.05);
+  g_assert_true (rr.score.significant);
+  nb_params_clear (&p);
+  scene_clear (&sc);
+}
+
+/* A frame that holds the panels neither at their origins nor one after
+ * another, and a peak on a panel the detector lacks, are refused. */
+static void
+test_bad_input (void)
+{
+  scene sc;
+  nb_frame small;
+  nb_peak *peaks = NULL, bad = { .f = 10, .s = 10, .panel = 3 };
+  nb_match_result res;
+  int n;
+  nb_error err = { 0 };
+
+  memset (&sc, 0, sizeof sc);
+  scene_geometry (&sc);
+  {
+    g_autofree char *cmd = g_strdup_printf ("%s -detector %s", SCENE, sc.geom);
+
+    params_from (&sc.truth, cmd);
+  }
+  g_assert_cmpint (nb_frame_alloc (&small, 200, 200, "small", &err), ==, NB_OK);
+  g_assert_cmpint (nb_find_panel_peaks (&small, &sc.model, NULL, &peaks, &n, &err), ==,
+                   NB_ERR_INVALID);
+  g_assert_nonnull (strstr (err.message, "small"));
+  g_assert_cmpint (nb_match_peaks (&sc.truth, &bad, 1, NULL, &res, NULL, &err), ==, NB_ERR_INVALID);
+  g_assert_nonnull (strstr (err.message, "panel 3"));
+  nb_frame_clear (&small);
+  scene_clear (&sc);
+}
+
+/* U = Rz(z) Ry(y) Rx(x), as nanoBragg applies -misset x y z (rad). */
+static void
+misset_matrix (double x, double y, double z, double U[9])
+{
+  double cx = cos (x), sx = sin (x), cy = cos (y), sy = sin (y), cz = cos (z), sz = sin (z);
+  double Rx[9] = { 1, 0, 0, 0, cx, -sx, 0, sx, cx }, Ry[9] = { cy, 0, sy, 0, 1, 0, -sy, 0, cy };
+  double Rz[9] = { cz, -sz, 0, sz, cz, 0, 0, 0, 1 }, T[9];
+
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      T[3 * i + j] = Ry[3 * i] * Rx[j] + Ry[3 * i + 1] * Rx[3 + j] + Ry[3 * i + 2] * Rx[6 + j];
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      U[3 * i + j] = Rz[3 * i] * T[j] + Rz[3 * i + 1] * T[3 + j] + Rz[3 * i + 2] * T[6 + j];
+}
+
+/* From a detector turned by 0.2 deg about the beam and moved 0.3 mm, the
+ * refinement of the detector as a whole (shift and turn of all panels
+ * together, with the misset) brings it back: the motion it finds undoes the
+ * error, and more peaks match than on the wrong detector. */
+static void
+test_refine_detector (void)
+{
+  scene sc;
+  nb_params p;
+  nb_refine_options ro;
+  nb_refine_result rr, fixed;
+  nb_error err = { 0 };
+  g_autofree char *moved_path = NULL, *text = geom_text (0.2, 3.0);
+
+  scene_init (&sc);
+  moved_path = g_build_filename (sc.dir, "moved.geom", NULL);
+  g_assert_true (g_file_set_contents (moved_path, text, -1, NULL));
+  g_assert_cmpint (nb_params_copy (&p, &sc.truth, &err), ==, NB_OK);
+  free (p.detector_file);
+  p.detector_file = g_strdup (moved_path);
+  /* the misset alone cannot make up for the detector's error */
+  nb_refine_options_init (&ro);
+  ro.match.frame = &sc.frame;
+  ro.match.radius = 1.5;
+  g_assert_cmpint (nb_refine (&p, sc.peaks, sc.n_peaks, &ro, &fixed, &err), ==, NB_OK);
+  nb_params_clear (&p);
+  g_assert_cmpint (nb_params_copy (&p, &sc.truth, &err), ==, NB_OK);
+  free (p.detector_file);
+  p.detector_file = g_strdup (moved_path);
+  ro.refine_distance = ro.refine_beam = ro.refine_detector_rotation = 1;
+  if (nb_refine (&p, sc.peaks, sc.n_peaks, &ro, &rr, &err) != NB_OK)
+    g_error ("%s", err.message);
+  g_test_message ("misset only: %d of %d within 1.5 px, rms %.3f; detector refined: %d, rms %.3f, "
+                  "shift %+.4f %+.4f %+.4f mm, turn %+.4f %+.4f %+.4f deg, misset %+.4f %+.4f "
+                  "%+.4f deg from M",
+                  fixed.score.n_matched, sc.n_peaks, fixed.score.rms_distance, rr.score.n_matched,
+                  rr.score.rms_distance, rr.detector_shift[0] * 1e3, rr.detector_shift[1] * 1e3,
+                  rr.detector_shift[2] * 1e3, rr.detector_rotation[0] * RTD,
+                  rr.detector_rotation[1] * RTD, rr.detector_rotation[2] * RTD,
+                  p.misset[0] * RTD - misset_M[0], p.misset[1] * RTD - misset_M[1],
+                  p.misset[2] * RTD - misset_M[2]);
+  /* CrystFEL's x is the lab's -z, its y the lab's y, z the lab's x (the beam): the error was
+   * +0.2 deg about the lab's x and -0.3 mm along its z.  The shift is undone; the turn about
+   * the beam is the crystal's (turning both together moves no spot): the refined crystal is
+   * turned +0.2 deg about the beam from M, and the detector is not turned */
+  {
+    double Um[9], Ur[9], R[9], angle, axis_x;
+
+    misset_matrix (misset_M[0] / RTD, misset_M[1] / RTD, misset_M[2] / RTD, Um);
+    misset_matrix (p.misset[0], p.misset[1], p.misset[2], Ur);
+    /* R = Ur Um^T */
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++)
+        R[3 * i + j] =
+            Ur[3 * i] * Um[3 * j] + Ur[3 * i + 1] * Um[3 * j + 1] + Ur[3 * i + 2] * Um[3 * j + 2];
+    angle = acos (CLAMP ((R[0] + R[4] + R[8] - 1) / 2, -1.0, 1.0));
+    axis_x = (R[7] - R[5]) / (2 * sin (angle));
+    g_test_message ("the crystal turned %.4f deg from M, about an axis %.4f from the beam's",
+                    angle * RTD, axis_x);
+    g_assert_cmpfloat (fabs (angle * RTD * axis_x - 0.2), <, 0.03);
+    /* across the beam, where the detector's tilts trade with the crystal's (a tilt of 0.05 deg
+     * moves these spots by a few hundredths of a pixel) */
+    g_assert_cmpfloat (angle * RTD * sqrt (fmax (0, 1 - axis_x * axis_x)), <, 0.05);
+  }
+  g_assert_cmpfloat (hypot (rr.detector_rotation[1], rr.detector_rotation[2]) * RTD, <, 0.05);
+  g_assert_cmpfloat (fabs (rr.detector_shift[2] * 1e3 - 0.3), <, 0.03);
+  g_assert_cmpfloat (fabs (rr.detector_shift[1] * 1e3), <, 0.03);
+  g_assert_cmpint (rr.score.n_matched, >, fixed.score.n_matched);
+  g_assert_cmpfloat (rr.score.rms_distance, <, 0.3);
+  g_assert_true (rr.score.significant);
+  g_unlink (moved_path);
+  nb_params_clear (&p);
+  scene_clear (&sc);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/match-panels/predict/per-panel", test_predict_per_panel);
+  g_test_add_func ("/match-panels/match/significant", test_match_significant);
+  g_test_add_func ("/match-panels/search-and-refine", test_search_and_refine);
+  g_test_add_func ("/match-panels/bad-input", test_bad_input);
+  g_test_add_func ("/match-panels/refine-detector", test_refine_detector);
+  return g_test_run ();
+}
