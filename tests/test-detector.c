@@ -189,6 +189,73 @@ test_read_dispatch (void)
   nb_test_remove_tree (dir);
 }
 
+/* Diamond I23's Pilatus 12M (dls-i23-pilatus12m.geom, ours): 24 modules of
+ * 2463 x 195 pixels of 172 um, module j at rows 212 j of the 2463 x 5071
+ * miniCBF array, standing on a cylinder of radius 250 mm about the
+ * horizontal axis normal to the beam (fdet along it): module j's slow axis
+ * turned 7.903 / 2 - 12.2 + 8.344 j deg about it, its first pixel's corner
+ * 184.9 mm along -fdet and 16.8 mm along -sdet from its foot on the axis.
+ * The axis passes 10 mm downstream of the sample (Detector_distance), shifted
+ * by the header's beam centre (1080, 2595) from the blueprint's (1075, 2594)
+ * pixels: 0.86 mm along -fdet, 0.172 mm down.  The 7-pixel gaps between a
+ * module's five sensors are masked. */
+static void
+test_geom_i23 (void)
+{
+  g_autofree char *path = data_path ("dls-i23-pilatus12m.geom");
+  const double axis[3] = { 0.010, -0.000172, 0.00086 }; /* m, lab frame */
+  nb_detector_model m;
+  nb_error err = { 0 };
+
+  g_assert_cmpint (nb_detector_model_read (path, &m, &err), ==, NB_OK);
+  g_assert_cmpint (m.n_panels, ==, 24);
+  g_assert_cmpint (m.data_fpixels, ==, 2463);
+  g_assert_cmpint (m.data_spixels, ==, 5071);
+  for (int j = 0; j < 24; j++)
+    {
+      const nb_panel *p = &m.panels[j];
+      double a = (-12.2 + 0.5 * 7.903 + j * (7.903 + 0.441)) * G_PI / 180.0;
+      double normal[3], rel[3], along_f = 0, along_s = 0, out = 0;
+      int masked = 0;
+
+      g_assert_cmpint (p->fpixels, ==, 2463);
+      g_assert_cmpint (p->spixels, ==, 195);
+      g_assert_cmpint (p->data_origin_f, ==, 0);
+      g_assert_cmpint (p->data_origin_s, ==, 212 * j);
+      assert_close (p->pixel_size, 172e-6, 1e-15);
+      assert_close (p->fdet[0], 0.0, 1e-15);
+      assert_close (p->fdet[1], 0.0, 1e-15);
+      assert_close (p->fdet[2], -1.0, 1e-15);
+      assert_close (p->sdet[0], cos (a), 1e-12);
+      assert_close (p->sdet[1], sin (a), 1e-12);
+      assert_close (p->sdet[2], 0.0, 1e-15);
+      normal[0] = p->fdet[1] * p->sdet[2] - p->fdet[2] * p->sdet[1];
+      normal[1] = p->fdet[2] * p->sdet[0] - p->fdet[0] * p->sdet[2];
+      normal[2] = p->fdet[0] * p->sdet[1] - p->fdet[1] * p->sdet[0];
+      for (int k = 0; k < 3; k++)
+        {
+          rel[k] = p->pix0[k] - axis[k];
+          along_f += rel[k] * p->fdet[k];
+          along_s += rel[k] * p->sdet[k];
+          out += rel[k] * normal[k];
+        }
+      /* 1e-9 m = 1e-6 mm */
+      assert_close (fabs (out), 0.250, 1e-9);
+      assert_close (along_f, -0.1849, 1e-9);
+      assert_close (along_s, -0.0168, 1e-9);
+      g_assert_nonnull (p->mask);
+      for (int s = 0; s < 195; s++)
+        for (int f = 0; f < 2463; f++)
+          {
+            int gap = f % 494 >= 487;
+            g_assert_cmpint (p->mask[s * 2463 + f] != 0, ==, gap);
+            masked += gap;
+          }
+      g_assert_cmpint (masked, ==, 4 * 7 * 195);
+    }
+  nb_detector_model_clear (&m);
+}
+
 /* ---- the multi-panel image against one-panel runs ---- */
 
 static char *
@@ -426,6 +493,58 @@ render_params (const nb_params *p, nb_plan **plan, size_t *n)
   return image;
 }
 
+/* The image conversions and statistics of a multi-panel plan cover every
+ * panel: they had panel 0's region (its -roi, or its whole size) applied to
+ * the stacked image, so the SMV, PGM and noise images of `nanobragg
+ * -detector` held panel 0 alone and the printed mean and maximum were panel
+ * 0's (the I23 frame's 24 panels rendered as one band and black). */
+static void
+test_output_every_panel (void)
+{
+  static const char geom[] = "res = 5000\nclen = 0.08 m\n"
+                             "a/min_fs = 0\na/max_fs = 29\na/min_ss = 0\na/max_ss = 19\n"
+                             "a/fs = x\na/ss = y\na/corner_x = -15\na/corner_y = -10\n"
+                             "b/min_fs = 0\nb/max_fs = 29\nb/min_ss = 20\nb/max_ss = 39\n"
+                             "b/fs = x\nb/ss = 0.9y -0.3z\nb/corner_x = -15\nb/corner_y = 14\n";
+  g_autofree char *dir = g_dir_make_tmp ("nb-output-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "two.geom", NULL);
+  const char *argv[] = { "nanobragg", "-default_F", "100",       "-cell", "30", "30",
+                         "30",        "90",         "90",        "90",    "-N", "5",
+                         "-lambda",   "1",          "-detector", path };
+  nb_plan *plan = NULL;
+  nb_params p;
+  nb_image_stats st;
+  nb_error err = { 0 };
+  g_autofree float *image = NULL;
+  g_autofree uint16_t *smv = NULL;
+  double scale, sum = 0, max = 0;
+  size_t n, lit = 0;
+
+  g_assert_true (g_file_set_contents (path, geom, -1, NULL));
+  nb_params_init (&p);
+  g_assert_cmpint (nb_params_parse_argv (&p, G_N_ELEMENTS (argv), argv, &err), ==, NB_OK);
+  image = render_params (&p, &plan, &n);
+  g_assert_cmpuint (n, ==, 2 * 30 * 20);
+  for (size_t i = 0; i < n; i++)
+    {
+      sum += image[i];
+      max = MAX (max, image[i]);
+      lit += i >= n / 2 && image[i] > 0;
+    }
+  g_assert_cmpuint (lit, >, 0);
+  nb_image_statistics (plan, image, &st);
+  g_assert_cmpint (st.n, ==, (long) n);
+  assert_close (st.sum, sum, 1e-9 * sum);
+  assert_close (st.max_I, max, 0);
+  smv = g_new (uint16_t, n);
+  scale = nb_image_to_smv (plan, image, &st, 0, 0, smv);
+  for (size_t i = 0; i < n; i++)
+    g_assert_cmpint (smv[i], ==, (int) MIN (65535.0f, floorf (image[i] * (float) scale + 0.5f)));
+  nb_plan_destroy (plan);
+  nb_params_clear (&p);
+  nb_test_remove_tree (dir);
+}
+
 /* A plan updated to a -detector and back renders what fresh plans render. */
 static void
 test_plan_update (void)
@@ -469,10 +588,12 @@ main (int argc, char **argv)
   g_test_add_func ("/detector/geom/eiger", test_geom_eiger);
   g_test_add_func ("/detector/geom/header-clen", test_geom_header_clen);
   g_test_add_func ("/detector/geom/refusals", test_geom_refusals);
+  g_test_add_func ("/detector/geom/i23", test_geom_i23);
   g_test_add_func ("/detector/read/dispatch", test_read_dispatch);
   g_test_add_func ("/detector/exact/jungfrau", test_exact_jungfrau);
   g_test_add_func ("/detector/exact/tilted", test_exact_tilted);
   g_test_add_func ("/detector/exact/cspad", test_exact_cspad);
   g_test_add_func ("/detector/plan/update", test_plan_update);
+  g_test_add_func ("/detector/output/every-panel", test_output_every_panel);
   return g_test_run ();
 }

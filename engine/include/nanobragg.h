@@ -401,7 +401,8 @@ extern "C"
                      fpixels x spixels is its whole size: the panels' common width x the
                      sum of their heights (stacked slow-wise), or, when their widths
                      differ, the total pixel count x 1.  The geometry fields above are
-                     panel 0's */
+                     panel 0's, but roi, which spans the whole image (each panel
+                     renders its own -roi) */
     nb_integration integration; /* as execute integrates: ADAPTIVE only where the plan takes
                                    it (not -precision exact, -curved_det,
                                    -oversample_thick/polar/omega, tricubic interpolation) */

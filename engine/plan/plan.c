@@ -651,6 +651,14 @@ fill_info (nb_plan *plan)
 {
   fill_info_of (plan, &plan->det, &plan->info);
   nb_panels_image_shape (plan, &plan->info.fpixels, &plan->info.spixels);
+  /* the image's region is all of it: each panel renders its own -roi, and
+   * panel 0's applied to the stacked image would keep panel 0 alone */
+  if (plan->n_panels > 0)
+    {
+      plan->info.roi[0] = plan->info.roi[2] = 0;
+      plan->info.roi[1] = plan->info.fpixels - 1;
+      plan->info.roi[3] = plan->info.spixels - 1;
+    }
 }
 
 nb_status
