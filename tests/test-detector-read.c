@@ -373,6 +373,25 @@ test_nxmx_round_trip (void)
     g_assert_cmpfloat_with_epsilon (frame.modules->panels[5].pix0[1], w.panels[5].pix0[1], 1e-15);
     nb_frame_clear (&frame);
   }
+  /* -frame on it makes its modules the detector (-detector FILE), takes its
+   * wavelength and leaves the one-panel geometry alone; -detector given wins */
+  {
+    const char *argv[] = { "nanobragg", "-frame", nxs, "-distance", "123", NULL };
+    nb_params p;
+
+    nb_params_init (&p);
+    g_assert_cmpint (nb_params_parse_argv (&p, 3, argv, &err), ==, NB_OK);
+    g_assert_cmpstr (p.detector_file, ==, nxs);
+    g_assert_cmpfloat_with_epsilon (p.lambda0, w.wavelength, 1e-22);
+    g_assert_cmpint (p.fpixels, !=, 194);
+    nb_params_clear (&p);
+    argv[3] = "-detector";
+    argv[4] = expt;
+    nb_params_init (&p);
+    g_assert_cmpint (nb_params_parse_argv (&p, 5, argv, &err), ==, NB_OK);
+    g_assert_cmpstr (p.detector_file, ==, expt);
+    nb_params_clear (&p);
+  }
   g_free (pixels);
   nb_detector_model_clear (&w);
   nb_detector_model_clear (&r);
