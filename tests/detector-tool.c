@@ -2,12 +2,12 @@
  * small program, for the tests that hold them against dxtbx (tests/dials) and
  * feed them files (test-detector-read.c).
  *
- *   detector-tool print expt|nxmx FILE
+ *   detector-tool print expt|nxmx|geom FILE
  *     the model as one JSON object: beam, wavelength (m), data array size and
  *     per panel name, fpixels, spixels, pixel_size (m), fdet, sdet, pix0 (m,
  *     nanoBragg's laboratory frame), thick, mu, material, data origin and the
  *     number of masked pixels;
- *   detector-tool write-nxmx expt|nxmx FILE OUT.nxs
+ *   detector-tool write-nxmx expt|nxmx|geom FILE OUT.nxs
  *     the model and a made-up image (pixel (f, s) of panel p counts
  *     1000 p + 7 f + 3 s, mod 65521) written as a multi-module NXmx file.
  *
@@ -110,17 +110,19 @@ main (int argc, char **argv)
   if (argc < 4 || (strcmp (argv[1], "print") != 0 && strcmp (argv[1], "write-nxmx") != 0) ||
       (strcmp (argv[1], "write-nxmx") == 0) != (argc == 5) || argc > 5)
     {
-      fprintf (stderr, "usage: detector-tool print expt|nxmx FILE\n"
-                       "       detector-tool write-nxmx expt|nxmx FILE OUT.nxs\n");
+      fprintf (stderr, "usage: detector-tool print expt|nxmx|geom FILE\n"
+                       "       detector-tool write-nxmx expt|nxmx|geom FILE OUT.nxs\n");
       return 2;
     }
   if (strcmp (argv[2], "expt") == 0)
     st = nb_detector_read_expt (argv[3], &model, &err);
   else if (strcmp (argv[2], "nxmx") == 0)
     st = nb_detector_read_nxmx (argv[3], &model, &err);
+  else if (strcmp (argv[2], "geom") == 0)
+    st = nb_detector_model_read (argv[3], &model, &err);
   else
     {
-      fprintf (stderr, "detector-tool: %s: not expt or nxmx\n", argv[2]);
+      fprintf (stderr, "detector-tool: %s: not expt, nxmx or geom\n", argv[2]);
       return 2;
     }
   if (st != NB_OK)
