@@ -459,7 +459,7 @@ braggscope_simulation_get_match_shell (
  * The header is read again from the frame's file.  Otherwise a frame whose
  * detector one flat panel cannot represent
  * ([method@Braggscope.MeasuredFrame.get_detector_problem]) is refused with
- * `BRAGGSCOPE_ERROR_UNSUPPORTED` and that reason.  Otherwise fails as
+ * `BRAGGSCOPE_ERROR_UNSUPPORTED` and that reason.  It fails as
  * [method@Braggscope.Simulation.set_from_args] does: `BRAGGSCOPE_ERROR_IO`
  * or `BRAGGSCOPE_ERROR_PARSE` when the file can no longer be read,
  * `BRAGGSCOPE_ERROR_INVALID` when the header's values are outside what the

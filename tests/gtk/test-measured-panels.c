@@ -114,11 +114,18 @@ adopted_simulation (BraggscopeMeasuredFrame *measured, Watch *w)
 
   g_assert_true (braggscope_simulation_adopt_geometry (sim, measured, &error));
   g_assert_no_error (error);
+  braggscope_simulation_set_measured_frame (sim, measured);
   watch_init (w, sim);
   braggscope_simulation_render (sim);
   watch_wait_full (w, 120);
   g_assert_cmpuint (w->errors->len, ==, 0);
   return sim;
+}
+
+static void
+on_fit (GObject *source, GAsyncResult *result, gpointer data)
+{
+  *(GAsyncResult **) data = g_object_ref (result);
 }
 
 /* The frame opens as one of four modules and is adopted as four panels: the
@@ -170,6 +177,21 @@ test_adopt (void)
           g_assert_cmpfloat_with_epsilon (pn.sdet[k], mp->sdet[k], 1e-9);
         }
     }
+  /* the match score and the fits are of one flat panel: none here, and said */
+  {
+    GAsyncResult *result = NULL;
+    double fraction;
+
+    g_object_get (sim, "match-fraction", &fraction, NULL);
+    g_assert_true (isnan (fraction));
+    braggscope_simulation_refine_async (sim, BRAGGSCOPE_FIT_ORIENTATION, NULL, on_fit, &result);
+    while (result == NULL)
+      g_main_context_iteration (NULL, TRUE);
+    g_assert_false (braggscope_simulation_refine_finish (sim, result, &error));
+    g_assert_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_UNSUPPORTED);
+    g_assert_nonnull (strstr (error->message, "four.nxs"));
+    g_object_unref (result);
+  }
   watch_clear (&w);
 }
 
