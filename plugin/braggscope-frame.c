@@ -1124,7 +1124,7 @@ braggscope_frame_project (BraggscopeFrame *self)
   n = (gsize) init.width * (gsize) init.height;
   init.pool = _braggscope_frame_pool_new ();
   init.data = _braggscope_frame_pool_acquire (init.pool, n, FALSE);
-  _braggscope_geometry_project_data (proj, self->data, init.data);
+  _braggscope_geometry_project_data (proj, self->data, init.data, 0.0f);
   init.is_preview = self->is_preview;
   init.sequence = self->sequence;
   init.queue_ms = self->queue_ms;

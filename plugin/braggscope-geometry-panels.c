@@ -672,11 +672,14 @@ map_picture (BraggscopeGeometry *proj)
 }
 
 void
-_braggscope_geometry_project_data (BraggscopeGeometry *proj, const float *data, float *out)
+_braggscope_geometry_project_data (BraggscopeGeometry *proj,
+                                   const float *data,
+                                   float *out,
+                                   float gap)
 {
   gsize n = (gsize) proj->width * (gsize) proj->height;
   const guint32 *map = proj->picture_map;
 
   for (gsize i = 0; i < n; i++)
-    out[i] = map[i] != PICTURE_NONE ? data[map[i]] : 0.0f;
+    out[i] = map[i] != PICTURE_NONE ? data[map[i]] : gap;
 }

@@ -5,6 +5,7 @@
 #include "braggscope-private.h"
 
 #include <math.h>
+#include <string.h>
 
 struct _BraggscopeMeasuredFrame
 {
@@ -118,7 +119,10 @@ measured_frame_make_pixels (BraggscopeMeasuredFrame *self, GError **error)
  *
  * A frame whose header describes a detector one flat panel cannot represent
  * is read all the same: [method@Braggscope.MeasuredFrame.get_detector_problem]
- * says so, and its geometry is not adopted.
+ * says so, and its geometry is not adopted, unless the file places its
+ * modules itself (an NXmx file of several `NXdetector_module` groups:
+ * [method@Braggscope.MeasuredFrame.get_n_panels]), which are then adopted
+ * as the simulation's panels.
  *
  * Returns: (transfer full): the frame, or %NULL with @error set
  *
@@ -151,7 +155,9 @@ braggscope_measured_frame_new_from_file (const char *path, int index, GError **e
   {
     char why[NB_ERROR_MESSAGE_MAX];
 
-    if (nb_frame_detector_problem (&self->frame, why, sizeof why))
+    /* a frame of several modules whose geometry was read is adopted as
+     * those panels (braggscope_simulation_adopt_geometry) */
+    if (self->frame.modules == NULL && nb_frame_detector_problem (&self->frame, why, sizeof why))
       self->detector_problem = g_strdup (why);
   }
   return g_steal_pointer (&self);
@@ -566,8 +572,11 @@ braggscope_measured_frame_get_header_source (BraggscopeMeasuredFrame *self,
  * model known to be curved or made of separate panels (Diamond I23's
  * Pilatus 12M, whose miniCBF header says `# Detector: PILATUS 12M`), a full
  * CBF with several detector elements, an NXmx detector with several
- * modules, or a distance at which a flat array of the frame's size would
- * reach beyond 80° two-theta.  Such a frame's geometry is never adopted
+ * modules whose geometry cannot be read, or a distance at which a flat
+ * array of the frame's size would reach beyond 80° two-theta (an NXmx
+ * file's own modules are no problem: they are adopted as panels).  With a
+ * multi-panel geometry file ([property@Braggscope.Simulation:detector-file])
+ * set, even such a frame's beam is adopted.  Such a frame's geometry is never adopted
  * ([method@Braggscope.Simulation.adopt_geometry] fails with
  * `BRAGGSCOPE_ERROR_UNSUPPORTED`), it is not scored, and fits refuse it: the
  * numbers would be those of a detector that does not exist.  Its pixels can
@@ -621,9 +630,154 @@ braggscope_measured_frame_get_report (BraggscopeMeasuredFrame *self)
                               f->item[i].value * item_scale[i], item_unit[i], f->item[i].source);
     else
       g_string_append_printf (s, "%s: not in the header\n", nb_frame_item_name (i));
+  if (f->modules != NULL)
+    g_string_append_printf (s,
+                            "detector: %d NXdetector_module groups, adopted as the detector's "
+                            "panels (-detector %s)\n",
+                            f->modules->n_panels, f->path);
   if (self->detector_problem != NULL)
     g_string_append_printf (s, "not adopted: %s\n", self->detector_problem);
   return g_string_free (s, FALSE);
+}
+
+/**
+ * braggscope_measured_frame_get_n_panels:
+ * @self: a measured frame
+ *
+ * The panels of the frame's own detector geometry: the `NXdetector_module`
+ * groups of an NXmx file that has several and places each through its
+ * `depends_on` chain ([method@Braggscope.Simulation.adopt_geometry] makes
+ * them the simulation's [property@Braggscope.Simulation:detector-file]), or
+ * 1 for a frame of one flat panel.
+ *
+ * Returns: the number of panels, at least 1
+ *
+ * Since: 0.2
+ */
+int
+braggscope_measured_frame_get_n_panels (BraggscopeMeasuredFrame *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_MEASURED_FRAME (self), 1);
+  return self->frame.modules != NULL ? MAX (1, self->frame.modules->n_panels) : 1;
+}
+
+/* Panel @p of @geometry cut from @self's pixels into @stacked (the panels
+ * one after another, as a frame's data); FALSE with @error when the panel
+ * has no place in the frame's array or does not lie within it. */
+static gboolean
+cut_panel (BraggscopeMeasuredFrame *self,
+           BraggscopeGeometry *geometry,
+           int p,
+           float *stacked,
+           GError **error)
+{
+  const nb_frame *f = &self->frame;
+  const float *pixels = g_bytes_get_data (self->pixels, NULL);
+  BraggscopePanel pn;
+
+  braggscope_geometry_get_panel (geometry, p, &pn);
+  if (pn.data_origin_x < 0 || pn.data_origin_y < 0 || pn.width > f->fpixels - pn.data_origin_x ||
+      pn.height > f->spixels - pn.data_origin_y)
+    {
+      g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_INVALID,
+                   "%s: panel %s (%d x %d pixels from %d, %d of the data) is not within the "
+                   "frame's %d x %d pixels",
+                   f->path, braggscope_geometry_get_panel_name (geometry, p), pn.width, pn.height,
+                   pn.data_origin_x, pn.data_origin_y, f->fpixels, f->spixels);
+      return FALSE;
+    }
+  for (int s = 0; s < pn.height; s++)
+    memcpy (stacked + pn.offset + (gsize) s * pn.width,
+            pixels + (gsize) (pn.data_origin_y + s) * f->fpixels + pn.data_origin_x,
+            (gsize) pn.width * sizeof (float));
+  return TRUE;
+}
+
+/**
+ * braggscope_measured_frame_lay_out:
+ * @self: a measured frame
+ * @frame: a frame of the simulation whose detector @self was recorded with
+ *   (its panels, [property@Braggscope.Simulation:detector-file]), or its
+ *   projection ([method@Braggscope.Frame.project])
+ * @width: (out): the width of the result in pixels
+ * @height: (out): its height
+ * @error: return location for a [struct@GLib.Error], or %NULL
+ *
+ * The measured pixels where @frame is drawn, so that the two lie over each
+ * other pixel for pixel.  For a detector of one panel these are the
+ * frame's own pixels ([method@Braggscope.MeasuredFrame.get_pixels], its
+ * size).  For a multi-panel detector each panel's pixels are cut from the
+ * measured array at the panel's data origin (NXmx `data_origin`, CrystFEL
+ * `min_fs`/`min_ss`) and carried along the rays from the sample onto the
+ * plane normal to the beam, as [method@Braggscope.Frame.project] carries
+ * the simulated ones: pixel (x, y) of the result is the measured pixel of
+ * the panel pixel that pixel (x, y) of the projection shows, NaN between
+ * the panels (gaps) and where the measured pixel is no measurement.
+ *
+ * Fails with `BRAGGSCOPE_ERROR_INVALID` when a panel has no data origin
+ * or does not lie within the measured array (the message names the panel),
+ * `BRAGGSCOPE_ERROR_UNSUPPORTED` when the panels cannot be seen from the
+ * sample, `BRAGGSCOPE_ERROR_NOMEM`.
+ *
+ * Returns: (transfer full): width * height float32 values, slow-major, or
+ *   %NULL with @error set
+ *
+ * Since: 0.2
+ */
+GBytes *
+braggscope_measured_frame_lay_out (
+    BraggscopeMeasuredFrame *self, BraggscopeFrame *frame, int *width, int *height, GError **error)
+{
+  BraggscopeGeometry *geometry, *proj;
+  g_autofree float *stacked = NULL;
+  float *out;
+  gsize n = 0, size;
+  int n_panels;
+
+  g_return_val_if_fail (BRAGGSCOPE_IS_MEASURED_FRAME (self), NULL);
+  g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (frame), NULL);
+  g_return_val_if_fail (width != NULL && height != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  geometry = braggscope_frame_get_geometry (frame);
+  n_panels = geometry != NULL ? braggscope_geometry_get_n_panels (geometry) : 1;
+  if (n_panels < 2)
+    {
+      *width = self->frame.fpixels;
+      *height = self->frame.spixels;
+      return g_bytes_ref (self->pixels);
+    }
+  proj = braggscope_geometry_get_is_projection (geometry) ? geometry
+                                                          : _braggscope_geometry_project (geometry);
+  if (proj == NULL)
+    {
+      g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_UNSUPPORTED,
+                   "%s: the detector's panels cannot be seen from the sample", self->frame.path);
+      return NULL;
+    }
+  for (int p = 0; p < n_panels; p++)
+    {
+      BraggscopePanel pn;
+
+      braggscope_geometry_get_panel (geometry, p, &pn);
+      n = MAX (n, pn.offset + (gsize) pn.width * (gsize) pn.height);
+    }
+  braggscope_geometry_get_size (proj, width, height);
+  size = (gsize) *width * (gsize) *height;
+  if ((stacked = g_try_new (float, n)) == NULL || (out = g_try_new (float, size)) == NULL)
+    {
+      g_set_error (error, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_NOMEM,
+                   "%s: out of memory for the panels' pixels", self->frame.path);
+      return NULL;
+    }
+  for (int p = 0; p < n_panels; p++)
+    if (!cut_panel (self, geometry, p, stacked, error))
+      {
+        g_free (out);
+        return NULL;
+      }
+  _braggscope_geometry_project_data (proj, stacked, out, NAN);
+  return g_bytes_new_take (out, size * sizeof *out);
 }
 
 const nb_frame *

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "braggscope-export.h"
+#include "braggscope-frame.h"
 
 #include <gio/gio.h>
 
@@ -124,5 +125,10 @@ BRAGGSCOPE_EXPORT
 const char *braggscope_measured_frame_get_detector_problem (BraggscopeMeasuredFrame *self);
 BRAGGSCOPE_EXPORT
 char *braggscope_measured_frame_get_report (BraggscopeMeasuredFrame *self);
+BRAGGSCOPE_EXPORT
+int braggscope_measured_frame_get_n_panels (BraggscopeMeasuredFrame *self);
+BRAGGSCOPE_EXPORT
+GBytes *braggscope_measured_frame_lay_out (
+    BraggscopeMeasuredFrame *self, BraggscopeFrame *frame, int *width, int *height, GError **error);
 
 G_END_DECLS

@@ -78,10 +78,12 @@ gboolean _braggscope_geometry_locate (
 /* @self's panels seen from the sample: a geometry whose coordinates are the
  * plane normal to the beam (NULL for a geometry without panels, or panels
  * behind the sample; made once, owned by @self), and its picture of @data (@self's image) into @out
- * (width x height floats; the gaps 0). */
+ * (width x height floats; the gaps @gap). */
 BraggscopeGeometry *_braggscope_geometry_project (BraggscopeGeometry *self);
-void
-_braggscope_geometry_project_data (BraggscopeGeometry *projection, const float *data, float *out);
+void _braggscope_geometry_project_data (BraggscopeGeometry *projection,
+                                        const float *data,
+                                        float *out,
+                                        float gap);
 
 /* the pool of frame buffers (thread-safe) */
 typedef struct _BraggscopeFramePool BraggscopeFramePool;

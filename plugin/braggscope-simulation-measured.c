@@ -447,10 +447,19 @@ braggscope_simulation_get_match_shell (
  * [method@Braggscope.MeasuredFrame.get_report] says where each value came
  * from.
  *
- * The header is read again from the frame's file.  A frame whose detector
- * one flat panel cannot represent
+ * A frame whose file places several detector modules itself (an NXmx file
+ * of several `NXdetector_module` groups,
+ * [method@Braggscope.MeasuredFrame.get_n_panels]) makes them the
+ * simulation's panels: [property@Braggscope.Simulation:detector-file]
+ * becomes the frame's file, and only the wavelength, start angle,
+ * oscillation and exposure come from its header.  With a detector file set
+ * already (a geometry whose panels cut the frame's array) the same: the
+ * header's beam is adopted, its one-panel geometry is not.
+ *
+ * The header is read again from the frame's file.  Otherwise a frame whose
+ * detector one flat panel cannot represent
  * ([method@Braggscope.MeasuredFrame.get_detector_problem]) is refused with
- * `BRAGGSCOPE_ERROR_UNSUPPORTED` and that reason.  Otherwise fails as
+ * `BRAGGSCOPE_ERROR_UNSUPPORTED` and that reason.  It fails as
  * [method@Braggscope.Simulation.set_from_args] does: `BRAGGSCOPE_ERROR_IO`
  * or `BRAGGSCOPE_ERROR_PARSE` when the file can no longer be read,
  * `BRAGGSCOPE_ERROR_INVALID` when the header's values are outside what the
@@ -474,14 +483,8 @@ braggscope_simulation_adopt_geometry (BraggscopeSimulation *self,
   g_return_val_if_fail (BRAGGSCOPE_IS_MEASURED_FRAME (frame), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  /* Issue 29's seam: a frame of several modules (an NXmx file with several
-   * NXdetector_module groups) is refused here through the header's
-   * detector problem.  Once nb_detector_model_read() reads NXmx (the
-   * formats module's readers), its modules are adopted by adding the
-   * detector-file row's flag with this same file: the simulation then
-   * renders them (the view projects them as any -detector model), and the
-   * engine's -frame check must take such a frame's beam and wavelength
-   * without its one-panel geometry. */
+  /* the engine's -frame makes an NXmx file's own modules the detector
+   * (-detector FILE), and with a -detector model takes only the beam */
   index = g_strdup_printf ("%d", braggscope_measured_frame_get_index (frame));
   args[0] = file_row->flag;
   args[1] = braggscope_measured_frame_get_path (frame);
@@ -707,6 +710,16 @@ fit_start (BraggscopeSimulation *self,
                                braggscope_measured_frame_get_detector_problem (self->measured));
       return;
     }
+  if (self->params.detector_file != NULL)
+    {
+      /* the engine's fits model one flat panel */
+      g_task_return_new_error (task, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_UNSUPPORTED,
+                               "%s: the simulation's detector is the panels of %s, and fits "
+                               "run over one flat panel",
+                               search ? "orientation search" : "refinement",
+                               self->params.detector_file);
+      return;
+    }
   if (braggscope_measured_frame_get_width (self->measured) != self->params.fpixels ||
       braggscope_measured_frame_get_height (self->measured) != self->params.spixels)
     {
@@ -800,7 +813,9 @@ braggscope_simulation_refine_async (BraggscopeSimulation *self,
  * fit already running, with fewer than 3 measured peaks, without a unit
  * cell or when the simulation's detector is not the frame's size,
  * `BRAGGSCOPE_ERROR_UNSUPPORTED` for a frame whose detector one flat panel
- * cannot represent ([method@Braggscope.MeasuredFrame.get_detector_problem]),
+ * cannot represent ([method@Braggscope.MeasuredFrame.get_detector_problem])
+ * and for a multi-panel simulation
+ * ([property@Braggscope.Simulation:detector-file]),
  * `BRAGGSCOPE_ERROR_IO` or `BRAGGSCOPE_ERROR_PARSE` for an input
  * file of the parameters the engine cannot read, and
  * `BRAGGSCOPE_ERROR_NOMEM`.  A refinement that ends no better than chance

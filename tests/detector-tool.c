@@ -7,7 +7,7 @@
  *     per panel name, fpixels, spixels, pixel_size (m), fdet, sdet, pix0 (m,
  *     nanoBragg's laboratory frame), thick, mu, material, data origin and the
  *     number of masked pixels;
- *   detector-tool write-nxmx expt|nxmx FILE OUT.nxs
+ *   detector-tool write-nxmx expt|nxmx|geom FILE OUT.nxs
  *     the model and a made-up image (pixel (f, s) of panel p counts
  *     1000 p + 7 f + 3 s, mod 65521) written as a multi-module NXmx file.
  *
@@ -111,7 +111,7 @@ main (int argc, char **argv)
       (strcmp (argv[1], "write-nxmx") == 0) != (argc == 5) || argc > 5)
     {
       fprintf (stderr, "usage: detector-tool print expt|nxmx|geom FILE\n"
-                       "       detector-tool write-nxmx expt|nxmx FILE OUT.nxs\n");
+                       "       detector-tool write-nxmx expt|nxmx|geom FILE OUT.nxs\n");
       return 2;
     }
   if (strcmp (argv[2], "expt") == 0)

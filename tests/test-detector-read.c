@@ -373,12 +373,97 @@ test_nxmx_round_trip (void)
     g_assert_cmpfloat_with_epsilon (frame.modules->panels[5].pix0[1], w.panels[5].pix0[1], 1e-15);
     nb_frame_clear (&frame);
   }
+  /* -frame on it makes its modules the detector (-detector FILE), takes its
+   * wavelength and leaves the one-panel geometry alone; -detector given wins */
+  {
+    const char *argv[] = { "nanobragg", "-frame", nxs, "-distance", "123", NULL };
+    nb_params p;
+
+    nb_params_init (&p);
+    g_assert_cmpint (nb_params_parse_argv (&p, 3, argv, &err), ==, NB_OK);
+    g_assert_cmpstr (p.detector_file, ==, nxs);
+    g_assert_cmpfloat_with_epsilon (p.lambda0, w.wavelength, 1e-22);
+    g_assert_cmpint (p.fpixels, !=, 194);
+    nb_params_clear (&p);
+    argv[3] = "-detector";
+    argv[4] = expt;
+    nb_params_init (&p);
+    g_assert_cmpint (nb_params_parse_argv (&p, 5, argv, &err), ==, NB_OK);
+    g_assert_cmpstr (p.detector_file, ==, expt);
+    nb_params_clear (&p);
+  }
   g_free (pixels);
   nb_detector_model_clear (&w);
   nb_detector_model_clear (&r);
 }
 #endif
 #endif
+
+/* A 20 x 20 SMV frame of zeros at @distance mm, 1 A. */
+static char *
+write_flat_frame (const char *name, const char *distance)
+{
+  char *path = g_build_filename (tmpdir, name, NULL);
+  g_autofree char *file = g_malloc0 (512 + 800);
+  g_autofree char *header = g_strdup_printf (
+      "{\nHEADER_BYTES=512;\nDIM=2;\nBYTE_ORDER=little_endian;\nTYPE=unsigned_short;\n"
+      "SIZE1=20;\nSIZE2=20;\nPIXEL_SIZE=0.1;\nDISTANCE=%s;\nWAVELENGTH=1.5;\n}\f",
+      distance);
+
+  memset (file, ' ', 512);
+  memcpy (file, header, strlen (header));
+  g_assert_true (g_file_set_contents (path, file, 512 + 800, NULL));
+  return path;
+}
+
+/* A flat frame with a -detector geometry whose panels cut its array: the
+ * frame's beam is taken and its one-panel geometry is not, and a header one
+ * flat panel cannot stand for (its distance puts the corner at 86 deg) is
+ * refused without the geometry and taken with it. */
+static void
+test_flat_frame_with_detector (void)
+{
+  g_autofree char *geom = g_build_filename (tmpdir, "cut.geom", NULL);
+  g_autofree char *flat = write_flat_frame ("flat.img", "100");
+  g_autofree char *close = write_flat_frame ("close.img", "0.1");
+  nb_error err = { 0 };
+  nb_params p;
+
+  g_assert_true (g_file_set_contents (
+      geom,
+      "res = 10000\nclen = 0.1 m\n"
+      "a/min_fs = 0\na/max_fs = 9\na/min_ss = 0\na/max_ss = 19\na/fs = x\na/ss = y\n"
+      "a/corner_x = -12\na/corner_y = -10\n"
+      "b/min_fs = 10\nb/max_fs = 19\nb/min_ss = 0\nb/max_ss = 19\nb/fs = x\nb/ss = y\n"
+      "b/corner_x = 2\nb/corner_y = -10\n",
+      -1, NULL));
+  for (int i = 0; i < 2; i++)
+    {
+      const char *frame = i == 0 ? flat : close;
+      const char *with[] = { "nanobragg", "-frame", frame, "-detector", geom, NULL };
+
+      nb_params_init (&p);
+      g_assert_cmpint (nb_params_parse_argv (&p, 5, with, &err), ==, NB_OK);
+      g_assert_cmpstr (p.detector_file, ==, geom);
+      g_assert_cmpfloat_with_epsilon (p.lambda0, 1.5e-10, 1e-22);
+      g_assert_cmpint (p.fpixels, !=, 20);
+      nb_params_clear (&p);
+    }
+  {
+    const char *flat_alone[] = { "nanobragg", "-frame", flat, NULL };
+    const char *close_alone[] = { "nanobragg", "-frame", close, NULL };
+
+    nb_params_init (&p);
+    g_assert_cmpint (nb_params_parse_argv (&p, 3, flat_alone, &err), ==, NB_OK);
+    g_assert_cmpint (p.fpixels, ==, 20);
+    g_assert_cmpfloat_with_epsilon (p.distance, 0.1, 1e-12);
+    nb_params_clear (&p);
+    nb_params_init (&p);
+    g_assert_cmpint (nb_params_parse_argv (&p, 3, close_alone, &err), ==, NB_ERR_UNSUPPORTED);
+    g_test_message ("%s", err.message);
+    nb_params_clear (&p);
+  }
+}
 
 int
 main (int argc, char **argv)
@@ -388,6 +473,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   tmpdir = g_dir_make_tmp ("nb-detector-XXXXXX", NULL);
   g_assert_nonnull (tmpdir);
+  g_test_add_func ("/detector/frame/flat-with-detector", test_flat_frame_with_detector);
 #ifdef NB_HAVE_JANSSON
   g_test_add_func ("/detector/expt/hierarchy", test_expt_hierarchy);
   g_test_add_func ("/detector/expt/bad", test_expt_bad);

@@ -384,6 +384,7 @@ print_score (BraggscopeSimulation *sim, char **caption)
   double fraction, radius, rms, cc, chance, p;
   int peaks, matched;
   gboolean significant;
+  g_autofree char *detector_file = NULL;
 
   g_object_get (sim, "match-fraction", &fraction, "match-peaks", &peaks, "match-matched", &matched,
                 "match-radius", &radius, "match-rms-distance", &rms, "match-correlation", &cc,
@@ -394,6 +395,15 @@ print_score (BraggscopeSimulation *sim, char **caption)
    * correlation coefficient of the pixels, the percentage peaks at random
    * places would match, the probability of the score by chance, and "a
    * match" or "no better than chance". */
+  g_object_get (sim, "detector-file", &detector_file, NULL);
+  if (detector_file != NULL)
+    {
+      /* Translators: --measured on a multi-panel detector, whose frames are not scored */
+      *caption = g_strdup (_ ("match: not scored (the match score is of one flat panel, the "
+                              "detector has several)"));
+      g_print ("%s\n", *caption);
+      return;
+    }
   *caption = g_strdup_printf (_ ("match: %d of %d peaks (%.0f %%) within %g px, rms %.2f px, "
                                  "correlation %.3f, chance %.1f %%, p %.2g: %s"),
                               matched, peaks, 100.0 * fraction, radius, rms, cc, 100.0 * chance, p,
@@ -572,14 +582,19 @@ braggscope_headless_render (const BraggscopeOptions *opts,
     }
   else if (measured != NULL)
     {
-      g_autoptr (GBytes) pixels = braggscope_measured_frame_get_pixels (measured);
-      int rw = braggscope_measured_frame_get_width (measured);
-      int rh = braggscope_measured_frame_get_height (measured);
+      /* on a multi-panel detector, each panel's pixels where the simulation's are drawn */
+      g_autoptr (GBytes) pixels = NULL;
+      int rw, rh;
 
       g_autofree char *score = NULL;
       g_autofree char *name = g_path_get_basename (opts->measured);
       const char *mode = opts->compare_mode != NULL ? opts->compare_mode : "side-by-side";
 
+      if ((pixels = braggscope_measured_frame_lay_out (measured, frame, &rw, &rh, error)) == NULL)
+        {
+          g_prefix_error (error, "--measured: ");
+          return fail (status, 2);
+        }
       print_score (sim, &score);
       reference_display = look.display;
       if (look.auto_contrast)

@@ -371,7 +371,9 @@ braggscope_options_help (void)
   g_string_append_printf (s, "  --measured FRAME      %s\n",
                           _ ("with --snapshot: compare the scene with a measured frame (SMV, "
                              "CBF or NeXus) whose header's geometry it takes first (nanoBragg "
-                             "flags apply on top), and print the match score"));
+                             "flags apply on top; an NXmx frame of several modules brings them "
+                             "as the detector's panels, and with --detector only the beam is "
+                             "taken), and print the match score"));
   g_string_append_printf (s, "  --compare-mode MODE   %s\n",
                           _ ("with --compare or --measured: side-by-side (A left, B right; the "
                              "default), blink (A alone, as the b key shows it), overlay (A grey, "

@@ -17,6 +17,7 @@
 
 #include <glib/gi18n.h>
 #include <math.h>
+#include <string.h>
 
 /* The view's label of the measured layer, translated once. */
 static const char *
@@ -170,6 +171,13 @@ update_score (BraggscopeWindow *self)
                                tooltip->len > 0 ? tooltip->str : NULL);
 }
 
+/* Whether the measured layer lies on the panels of a multi-panel detector. */
+static gboolean
+layer_on_panels (BraggscopeWindow *self)
+{
+  return self->measured_on_panels;
+}
+
 /* The measured count under the readout point, beside the simulated photons. */
 static void
 update_counts (BraggscopeWindow *self)
@@ -177,36 +185,43 @@ update_counts (BraggscopeWindow *self)
   BraggscopeFrame *frame = self->view != NULL ? braggscope_view_get_frame (self->view) : NULL;
   g_autofree char *text = NULL;
   int x, y, width, height;
-  float value;
+  float value, counts;
 
   if (self->measured == NULL || frame == NULL ||
-      !braggscope_view_get_readout (self->view, NULL, NULL, &x, &y, &value, NULL))
+      !braggscope_view_get_readout (self->view, NULL, NULL, &x, &y, &value, NULL) ||
+      (layer_on_panels (self) && !layer_is_measured (self)))
     {
       gtk_widget_set_visible (GTK_WIDGET (self->counts_label), FALSE);
       return;
     }
   width = braggscope_measured_frame_get_width (self->measured);
   height = braggscope_measured_frame_get_height (self->measured);
-  if (width != braggscope_frame_get_width (frame) || height != braggscope_frame_get_height (frame))
-    /* Translators: the measured frame's size in pixels, then the simulation's. */
-    text =
-        g_strdup_printf (_ ("measured frame %d × %d, simulation %d × %d"), width, height,
-                         braggscope_frame_get_width (frame), braggscope_frame_get_height (frame));
+  if (!layer_on_panels (self) && (width != braggscope_frame_get_width (frame) ||
+                                  height != braggscope_frame_get_height (frame)))
+    {
+      /* Translators: the measured frame's size in pixels, then the simulation's. */
+      text =
+          g_strdup_printf (_ ("measured frame %d × %d, simulation %d × %d"), width, height,
+                           braggscope_frame_get_width (frame), braggscope_frame_get_height (frame));
+      gtk_label_set_text (self->counts_label, text);
+      gtk_widget_set_visible (GTK_WIDGET (self->counts_label), TRUE);
+      return;
+    }
+  /* the layer's value reads the same pixel (on panels: the same panel's pixel) */
+  if (layer_is_measured (self))
+    counts = braggscope_view_get_reference_value (self->view);
   else
     {
       g_autoptr (GBytes) pixels = braggscope_measured_frame_get_pixels (self->measured);
-      /* the layer's value reads the same pixel when the pointer is on its panel */
-      float counts = layer_is_measured (self)
-                         ? braggscope_view_get_reference_value (self->view)
-                         : ((const float *) g_bytes_get_data (pixels, NULL))[(gsize) y * width + x];
 
-      if (isnan (counts))
-        /* Translators: the measured pixel is no measurement (a gap, a bad
-         * pixel or an overload); the number is the simulated value. */
-        text = g_strdup_printf (_ ("measured: masked · simulated %.3g photons"), value);
-      else
-        text = g_strdup_printf (_ ("measured %.0f counts · simulated %.3g photons"), counts, value);
+      counts = ((const float *) g_bytes_get_data (pixels, NULL))[(gsize) y * width + x];
     }
+  if (isnan (counts))
+    /* Translators: the measured pixel is no measurement (a gap, a bad
+     * pixel or an overload); the number is the simulated value. */
+    text = g_strdup_printf (_ ("measured: masked · simulated %.3g photons"), value);
+  else
+    text = g_strdup_printf (_ ("measured %.0f counts · simulated %.3g photons"), counts, value);
   gtk_label_set_text (self->counts_label, text);
   gtk_widget_set_visible (GTK_WIDGET (self->counts_label), TRUE);
 }
@@ -219,24 +234,76 @@ on_readout_changed (BraggscopeView *view, gboolean on_frame, BraggscopeWindow *s
 
 /* ---- opening and adopting ---- */
 
+/* The panels the view shows (a key of the projection's layout), "" for a
+ * detector of one panel: the measured layer is laid out again when they
+ * change (another detector file, a refined distance). */
+static char *
+layout_key (BraggscopeWindow *self)
+{
+  BraggscopeFrame *shown = braggscope_view_get_shown_frame (self->view);
+  BraggscopeGeometry *geometry = shown != NULL ? braggscope_frame_get_geometry (shown) : NULL;
+  BraggscopePanel p0;
+  int width, height;
+
+  if (geometry == NULL || braggscope_geometry_get_n_panels (geometry) < 2 ||
+      !braggscope_geometry_get_panel (geometry, 0, &p0))
+    return g_strdup ("");
+  braggscope_geometry_get_size (geometry, &width, &height);
+  return g_strdup_printf ("%d %d %d %.17g %.17g %.17g", braggscope_geometry_get_n_panels (geometry),
+                          width, height, p0.origin[0], p0.origin[1], p0.origin[2]);
+}
+
+/* The measured pixels where the view draws the simulation's: on a
+ * multi-panel detector each panel's pixels from the frame's array, carried
+ * as the view projects the simulated ones; NULL with @error when the panels
+ * do not fit the frame. */
+static GBytes *
+measured_layer (BraggscopeWindow *self, int *width, int *height, GError **error)
+{
+  BraggscopeFrame *shown = braggscope_view_get_shown_frame (self->view);
+
+  if (shown != NULL)
+    return braggscope_measured_frame_lay_out (self->measured, shown, width, height, error);
+  *width = braggscope_measured_frame_get_width (self->measured);
+  *height = braggscope_measured_frame_get_height (self->measured);
+  return braggscope_measured_frame_get_pixels (self->measured);
+}
+
 /* The measured frame as the view's reference layer, the difference scaled
  * (counts against photons); a view that compares nothing yet overlays it
- * (side by side, and says so, when the sizes differ). */
+ * (side by side, and says so, when the sizes differ).  On a multi-panel
+ * detector it lies on the panels as the simulation does, with their
+ * geometry's rings. */
 static void
 show_layer (BraggscopeWindow *self)
 {
-  g_autoptr (GBytes) pixels = braggscope_measured_frame_get_pixels (self->measured);
+  g_autoptr (GBytes) pixels = NULL;
   g_autoptr (GError) error = NULL;
   GAction *mode = g_action_map_lookup_action (G_ACTION_MAP (self), "compare-mode");
   g_autoptr (GVariant) state = g_action_get_state (mode);
+  int width, height;
 
-  if (!braggscope_view_set_reference (
-          self->view, pixels, braggscope_measured_frame_get_width (self->measured),
-          braggscope_measured_frame_get_height (self->measured), measured_label (), &error))
+  g_free (self->measured_layout);
+  self->measured_layout = layout_key (self);
+  self->measured_on_panels = self->measured_layout[0] != '\0';
+  if ((pixels = measured_layer (self, &width, &height, &error)) == NULL)
+    {
+      /* shown as it is, beside the simulation, and why */
+      self->callbacks.show_message (self, error->message, TRUE);
+      g_clear_error (&error);
+      self->measured_on_panels = FALSE;
+      width = braggscope_measured_frame_get_width (self->measured);
+      height = braggscope_measured_frame_get_height (self->measured);
+      pixels = braggscope_measured_frame_get_pixels (self->measured);
+    }
+  if (!braggscope_view_set_reference (self->view, pixels, width, height, measured_label (), &error))
     {
       self->callbacks.show_message (self, error->message, TRUE);
       return;
     }
+  if (layer_on_panels (self))
+    braggscope_view_set_reference_geometry (
+        self->view, braggscope_frame_get_geometry (braggscope_view_get_shown_frame (self->view)));
   {
     g_autofree char *name =
         g_path_get_basename (braggscope_measured_frame_get_path (self->measured));
@@ -248,6 +315,20 @@ show_layer (BraggscopeWindow *self)
   g_object_set (self->view, "reference-scale", TRUE, NULL);
   if (g_strcmp0 (g_variant_get_string (state, NULL), "none") == 0)
     g_action_change_state (mode, g_variant_new_string ("overlay"));
+}
+
+/* A new frame on other panels (the frame's modules adopted, another
+ * detector file): the measured layer follows them. */
+static void
+on_view_frame (BraggscopeWindow *self)
+{
+  g_autofree char *key = NULL;
+
+  if (self->measured == NULL || !layer_is_measured (self))
+    return;
+  key = layout_key (self);
+  if (self->measured_layout != NULL && strcmp (key, self->measured_layout) != 0)
+    show_layer (self);
 }
 
 /* ---- the measured layer's own contrast ---- */
@@ -347,6 +428,11 @@ set_measured (BraggscopeWindow *self, BraggscopeMeasuredFrame *frame)
 {
   if (frame == NULL && layer_is_measured (self))
     braggscope_view_clear_reference (self->view);
+  if (frame == NULL)
+    {
+      g_clear_pointer (&self->measured_layout, g_free);
+      self->measured_on_panels = FALSE;
+    }
   g_set_object (&self->measured, frame);
   braggscope_simulation_set_measured_frame (self->sim, frame);
   if (frame != NULL)
@@ -372,7 +458,13 @@ adopt (BraggscopeWindow *self)
       return;
     }
   base = g_path_get_basename (braggscope_measured_frame_get_path (self->measured));
-  text = g_strdup_printf (_ ("Adopted the detector geometry of %s"), base);
+  if (braggscope_measured_frame_get_n_panels (self->measured) > 1)
+    /* Translators: the frame's file, then the number of its detector modules */
+    text = g_strdup_printf (_ ("Adopted the detector geometry of %s: its %d modules are the "
+                               "simulation's panels"),
+                            base, braggscope_measured_frame_get_n_panels (self->measured));
+  else
+    text = g_strdup_printf (_ ("Adopted the detector geometry of %s"), base);
   self->callbacks.show_message (self, text, FALSE);
 }
 
@@ -660,6 +752,8 @@ _braggscope_window_measured_set_simulation (BraggscopeWindow *self)
                             self);
   g_signal_connect (self->sim, "fit-progress", G_CALLBACK (on_fit_progress), self);
   g_signal_connect_object (self->view, "readout-changed", G_CALLBACK (on_readout_changed), self, 0);
+  g_signal_connect_object (self->view, "notify::frame", G_CALLBACK (on_view_frame), self,
+                           G_CONNECT_SWAPPED);
   braggscope_simulation_set_measured_frame (self->sim, self->measured);
   if (self->measured != NULL)
     show_layer (self);
@@ -676,5 +770,6 @@ _braggscope_window_measured_dispose (BraggscopeWindow *self)
     g_cancellable_cancel (self->fit_cancellable);
   g_clear_object (&self->fit_cancellable);
   g_clear_object (&self->measured);
+  g_clear_pointer (&self->measured_layout, g_free);
   unbind_contrast (self);
 }

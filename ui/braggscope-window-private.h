@@ -133,6 +133,10 @@ struct _BraggscopeWindow
   GtkSpinButton *measured_low_spin;
   GtkSpinButton *measured_high_spin;
   GBinding *measured_bindings[3];
+  /* the panels the measured layer was laid out for ("" for one panel), and
+   * whether it lies on them (its pixels fit them) */
+  char *measured_layout;
+  gboolean measured_on_panels;
 };
 
 /* The newest frame of @sim when it is a full frame of its current

@@ -267,6 +267,84 @@ nb_frame_apply_geometry (const nb_frame *f, nb_params *p, char **report, nb_erro
   return nb_frame_apply_geometry_flags (f, p, 0, report, err);
 }
 
+/* The report of nb_frame_apply_geometry_flags(): @q is @p with the header
+ * applied; @panels, the detector is a -detector model (only the beam's items
+ * applied). */
+static void
+report_geometry (nb_log *b, const nb_frame *f, const nb_params *p, const nb_params *q, int panels)
+{
+  const nb_frame_value *it = f->item;
+  const char *what = f->path != NULL ? f->path : "the frame";
+
+  nb_log_printf (b, "%s: %s frame %d x %d pixels (%s)", what, nb_frame_format_name (f->format),
+                 f->fpixels, f->spixels, f->element_type);
+  if (f->n_frames > 1)
+    nb_log_printf (b, ", frame %d of %d", f->frame_index, f->n_frames);
+  nb_log_printf (b, "\n");
+  report_item (b, f, NB_FRAME_WAVELENGTH, q->lambda0 * 1e10, p->lambda0 * 1e10, "A");
+  if (panels)
+    nb_log_printf (b,
+                   "detector: the panels of -detector %s; the header's one-panel geometry "
+                   "(pixel size and count, distance, beam centre) is not applied\n",
+                   q->detector_file != NULL ? q->detector_file : "");
+  else
+    {
+      report_item (b, f, NB_FRAME_DISTANCE, q->distance * 1e3, p->distance * 1e3, "mm");
+      report_item (b, f, NB_FRAME_PIXEL_SIZE, q->pixel_size * 1e3, p->pixel_size * 1e3, "mm");
+      nb_log_printf (b, "detector %d x %d pixels from the frame's dimensions\n", q->fpixels,
+                     q->spixels);
+    }
+  if (!panels && it[NB_FRAME_BEAM_F].have && it[NB_FRAME_BEAM_S].have)
+    {
+      double fb = it[NB_FRAME_BEAM_F].value, sb = it[NB_FRAME_BEAM_S].value;
+
+      nb_log_printf (b, "beam centre %.10g mm fast, %.10g mm slow (%.10g, %.10g pixels) ", fb * 1e3,
+                     sb * 1e3, fb / q->pixel_size, sb / q->pixel_size);
+      if (q->convention == NB_CONVENTION_XDS || q->convention == NB_CONVENTION_DIALS)
+        nb_log_printf (b, "= -ORGX %.10g -ORGY %.10g", q->ORGX, q->ORGY);
+      else
+        nb_log_printf (b, "= -Xbeam %.10g -Ybeam %.10g", q->Xbeam * 1e3, q->Ybeam * 1e3);
+      nb_log_printf (b, " in the %s convention, from %s", convention_label (q->convention),
+                     it[NB_FRAME_BEAM_F].source);
+      if (strcmp (it[NB_FRAME_BEAM_F].source, it[NB_FRAME_BEAM_S].source) != 0)
+        nb_log_printf (b, " and %s", it[NB_FRAME_BEAM_S].source);
+      nb_log_printf (b, "\n");
+      if (fb < 0 || sb < 0 || fb > q->detsize_f || sb > q->detsize_s)
+        nb_log_printf (b, "note: the beam centre lies outside the detector\n");
+    }
+  else if (!panels)
+    nb_log_printf (b, "beam centre: not in the header, keeps the plan's\n");
+  report_item (b, f, NB_FRAME_PHI_START, q->phi0 * RTD, p->phi0 * RTD, "deg");
+  if (it[NB_FRAME_OSCILLATION].have || p->osc >= 0)
+    report_item (b, f, NB_FRAME_OSCILLATION, q->osc * RTD, p->osc * RTD, "deg");
+  else
+    nb_log_printf (b, "oscillation: not in the header, keeps none\n");
+  report_item (b, f, NB_FRAME_EXPOSURE, q->exposure, p->exposure, "s");
+  if (it[NB_FRAME_TWOTHETA].have)
+    {
+      double tt = it[NB_FRAME_TWOTHETA].value;
+
+      if (tt != 0.0)
+        nb_log_printf (b,
+                       "two-theta %.10g deg from %s: NOT applied (set -twotheta and "
+                       "-twotheta_axis for this detector by hand)\n",
+                       tt * RTD, it[NB_FRAME_TWOTHETA].source);
+      else
+        nb_log_printf (b, "two-theta 0 deg from %s (as the plan)\n", it[NB_FRAME_TWOTHETA].source);
+    }
+  if (it[NB_FRAME_THICKNESS].have)
+    nb_log_printf (b, "sensor thickness %.10g mm from %s: not applied\n",
+                   it[NB_FRAME_THICKNESS].value * 1e3, it[NB_FRAME_THICKNESS].source);
+  if (f->count_cutoff > 0)
+    nb_log_printf (b, "count cutoff %lld", (long long) f->count_cutoff);
+  else
+    nb_log_printf (b, "count cutoff: none given");
+  if (f->mask != NULL)
+    nb_log_printf (b, "; %ld pixels overloaded, %ld masked\n", f->n_overload, f->n_masked);
+  else
+    nb_log_printf (b, " (pixels not read)\n");
+}
+
 nb_status
 nb_frame_apply_geometry_flags (
     const nb_frame *f, nb_params *p, unsigned flags, char **report, nb_error *err)
@@ -276,7 +354,8 @@ nb_frame_apply_geometry_flags (
   nb_log b = { 0 };
   const char *what = f->path != NULL ? f->path : "the frame";
   char why[NB_ERROR_MESSAGE_MAX - 80];
-  int problem = nb_frame_detector_problem (f, why, sizeof why);
+  const int panels = (flags & NB_FRAME_APPLY_PANELS) != 0;
+  int problem = !panels && nb_frame_detector_problem (f, why, sizeof why);
 
   if (report != NULL)
     *report = NULL;
@@ -285,21 +364,25 @@ nb_frame_apply_geometry_flags (
   if (problem && report != NULL)
     nb_log_printf (&b, "note: %s; taken as one flat panel, the geometry the flags give\n", why);
 
-  q.fpixels = f->fpixels;
-  q.spixels = f->spixels;
-  if (it[NB_FRAME_PIXEL_SIZE].have)
-    q.pixel_size = it[NB_FRAME_PIXEL_SIZE].value;
-  q.detsize_f = q.pixel_size * q.fpixels;
-  q.detsize_s = q.pixel_size * q.spixels;
+  /* a -detector model places every panel: the header's one panel is not it */
+  if (!panels)
+    {
+      q.fpixels = f->fpixels;
+      q.spixels = f->spixels;
+      if (it[NB_FRAME_PIXEL_SIZE].have)
+        q.pixel_size = it[NB_FRAME_PIXEL_SIZE].value;
+      q.detsize_f = q.pixel_size * q.fpixels;
+      q.detsize_s = q.pixel_size * q.spixels;
+      if (it[NB_FRAME_DISTANCE].have)
+        {
+          q.distance = it[NB_FRAME_DISTANCE].value;
+          q.close_distance = NAN;
+        }
+      if (it[NB_FRAME_BEAM_F].have && it[NB_FRAME_BEAM_S].have)
+        nb_params_set_beam_centre (&q, it[NB_FRAME_BEAM_F].value, it[NB_FRAME_BEAM_S].value);
+    }
   if (it[NB_FRAME_WAVELENGTH].have)
     q.lambda0 = it[NB_FRAME_WAVELENGTH].value;
-  if (it[NB_FRAME_DISTANCE].have)
-    {
-      q.distance = it[NB_FRAME_DISTANCE].value;
-      q.close_distance = NAN;
-    }
-  if (it[NB_FRAME_BEAM_F].have && it[NB_FRAME_BEAM_S].have)
-    nb_params_set_beam_centre (&q, it[NB_FRAME_BEAM_F].value, it[NB_FRAME_BEAM_S].value);
   if (it[NB_FRAME_PHI_START].have)
     q.phi0 = it[NB_FRAME_PHI_START].value;
   if (it[NB_FRAME_OSCILLATION].have)
@@ -309,66 +392,7 @@ nb_frame_apply_geometry_flags (
 
   if (report != NULL)
     {
-      nb_log_printf (&b, "%s: %s frame %d x %d pixels (%s)", what, nb_frame_format_name (f->format),
-                     f->fpixels, f->spixels, f->element_type);
-      if (f->n_frames > 1)
-        nb_log_printf (&b, ", frame %d of %d", f->frame_index, f->n_frames);
-      nb_log_printf (&b, "\n");
-      report_item (&b, f, NB_FRAME_WAVELENGTH, q.lambda0 * 1e10, p->lambda0 * 1e10, "A");
-      report_item (&b, f, NB_FRAME_DISTANCE, q.distance * 1e3, p->distance * 1e3, "mm");
-      report_item (&b, f, NB_FRAME_PIXEL_SIZE, q.pixel_size * 1e3, p->pixel_size * 1e3, "mm");
-      nb_log_printf (&b, "detector %d x %d pixels from the frame's dimensions\n", q.fpixels,
-                     q.spixels);
-      if (it[NB_FRAME_BEAM_F].have && it[NB_FRAME_BEAM_S].have)
-        {
-          double fb = it[NB_FRAME_BEAM_F].value, sb = it[NB_FRAME_BEAM_S].value;
-
-          nb_log_printf (&b, "beam centre %.10g mm fast, %.10g mm slow (%.10g, %.10g pixels) ",
-                         fb * 1e3, sb * 1e3, fb / q.pixel_size, sb / q.pixel_size);
-          if (q.convention == NB_CONVENTION_XDS || q.convention == NB_CONVENTION_DIALS)
-            nb_log_printf (&b, "= -ORGX %.10g -ORGY %.10g", q.ORGX, q.ORGY);
-          else
-            nb_log_printf (&b, "= -Xbeam %.10g -Ybeam %.10g", q.Xbeam * 1e3, q.Ybeam * 1e3);
-          nb_log_printf (&b, " in the %s convention, from %s", convention_label (q.convention),
-                         it[NB_FRAME_BEAM_F].source);
-          if (strcmp (it[NB_FRAME_BEAM_F].source, it[NB_FRAME_BEAM_S].source) != 0)
-            nb_log_printf (&b, " and %s", it[NB_FRAME_BEAM_S].source);
-          nb_log_printf (&b, "\n");
-          if (fb < 0 || sb < 0 || fb > q.detsize_f || sb > q.detsize_s)
-            nb_log_printf (&b, "note: the beam centre lies outside the detector\n");
-        }
-      else
-        nb_log_printf (&b, "beam centre: not in the header, keeps the plan's\n");
-      report_item (&b, f, NB_FRAME_PHI_START, q.phi0 * RTD, p->phi0 * RTD, "deg");
-      if (it[NB_FRAME_OSCILLATION].have || p->osc >= 0)
-        report_item (&b, f, NB_FRAME_OSCILLATION, q.osc * RTD, p->osc * RTD, "deg");
-      else
-        nb_log_printf (&b, "oscillation: not in the header, keeps none\n");
-      report_item (&b, f, NB_FRAME_EXPOSURE, q.exposure, p->exposure, "s");
-      if (it[NB_FRAME_TWOTHETA].have)
-        {
-          double tt = it[NB_FRAME_TWOTHETA].value;
-
-          if (tt != 0.0)
-            nb_log_printf (&b,
-                           "two-theta %.10g deg from %s: NOT applied (set -twotheta and "
-                           "-twotheta_axis for this detector by hand)\n",
-                           tt * RTD, it[NB_FRAME_TWOTHETA].source);
-          else
-            nb_log_printf (&b, "two-theta 0 deg from %s (as the plan)\n",
-                           it[NB_FRAME_TWOTHETA].source);
-        }
-      if (it[NB_FRAME_THICKNESS].have)
-        nb_log_printf (&b, "sensor thickness %.10g mm from %s: not applied\n",
-                       it[NB_FRAME_THICKNESS].value * 1e3, it[NB_FRAME_THICKNESS].source);
-      if (f->count_cutoff > 0)
-        nb_log_printf (&b, "count cutoff %lld", (long long) f->count_cutoff);
-      else
-        nb_log_printf (&b, "count cutoff: none given");
-      if (f->mask != NULL)
-        nb_log_printf (&b, "; %ld pixels overloaded, %ld masked\n", f->n_overload, f->n_masked);
-      else
-        nb_log_printf (&b, " (pixels not read)\n");
+      report_geometry (&b, f, p, &q, panels);
       if (b.nomem)
         {
           free (b.text);

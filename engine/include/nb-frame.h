@@ -221,6 +221,12 @@ extern "C"
     NB_FRAME_APPLY_AS_FLAT = 1 << 0, /* apply a header nb_frame_detector_problem() refuses (the
                                         caller gives the geometry it got wrong), and say so in
                                         the report */
+    NB_FRAME_APPLY_PANELS = 1 << 1,  /* the detector is a -detector model (the frame's own
+                                        modules, or a geometry file whose panels cut the
+                                        frame's array): apply the beam's items (wavelength,
+                                        phi, oscillation, exposure) and no one-panel geometry
+                                        (pixel size and count, distance, beam centre), and
+                                        refuse nothing nb_frame_detector_problem() says */
   };
 
   /* nb_frame_apply_geometry: sets the fields of @p the frame's header gave:

@@ -226,7 +226,8 @@ static const nb_param rows[] = {
        .special = NB_PARAM_SPECIAL_FRAME,
        .help = "measured frame (SMV, CBF or NeXus/HDF5) whose header gives the wavelength, distance, "
                "beam centre, pixel size and count, phi, oscillation and exposure, each printed with "
-               "where it came from"),
+               "where it came from; an NXmx frame of several modules is its own -detector, and with "
+               "a -detector model only the wavelength, phi, oscillation and exposure are taken"),
   ROW (.flag = "-frame_index", COUNT (frame_index), .unit = &none, .min = 0, .max = 1e9,
        .flags = NB_PARAM_BRAGGSCOPE | NB_PARAM_NONNEG,
        .help = "the frame of a NeXus series -frame reads (0-based)"),

@@ -190,20 +190,63 @@ frame_index (nb_params *p, int argc, const char *const *argv, int *index, nb_err
   return NB_OK;
 }
 
-/* Applies the header of the measured frame @path as defaults
- * (nb_frame_apply_geometry()), its report line by line to @opts->report. */
+/* A frame of several modules whose geometry was read (an NXmx file's
+ * NXdetector_module groups) is its own -detector file, unless one is given
+ * (@detector_flag): its panels replace any model @p had. */
 static nb_status
-apply_frame_header (
-    nb_params *p, const char *path, int index, const nb_parse_options *opts, nb_error *err)
+adopt_frame_modules (nb_params *p,
+                     const nb_frame *frame,
+                     const char *path,
+                     int detector_flag,
+                     const nb_parse_options *opts,
+                     nb_error *err)
+{
+  char line[NB_ERROR_MESSAGE_MAX];
+  char *own;
+
+  if (frame->modules == NULL || detector_flag)
+    return NB_OK;
+  if ((own = strdup (path)) == NULL)
+    return nb_error_set (err, NB_ERR_NOMEM, "out of memory reading %s", path);
+  free (p->detector_file);
+  p->detector_file = own;
+  if (opts != NULL && opts->report != NULL)
+    {
+      snprintf (line, sizeof line,
+                "detector: the frame's %d NXdetector_module groups, adopted as -detector %s",
+                frame->modules->n_panels, path);
+      opts->report (opts->user, line);
+    }
+  return NB_OK;
+}
+
+/* Applies the header of the measured frame @path as defaults
+ * (nb_frame_apply_geometry()), its report line by line to @opts->report:
+ * with a -detector model (@detector_flag, one @p has, or the frame's own
+ * modules) only the beam's items. */
+static nb_status
+apply_frame_header (nb_params *p,
+                    const char *path,
+                    int index,
+                    int detector_flag,
+                    const nb_parse_options *opts,
+                    nb_error *err)
 {
   nb_frame frame;
   char *report = NULL;
+  unsigned flags;
   nb_status st = nb_frame_read (path, index, NB_FRAME_HEADER_ONLY, &frame, err);
 
   if (st != NB_OK)
     return st;
-  st = nb_frame_apply_geometry (&frame, p, opts != NULL && opts->report != NULL ? &report : NULL,
-                                err);
+  if ((st = adopt_frame_modules (p, &frame, path, detector_flag, opts, err)) != NB_OK)
+    {
+      nb_frame_clear (&frame);
+      return st;
+    }
+  flags = detector_flag || p->detector_file != NULL ? NB_FRAME_APPLY_PANELS : 0;
+  st = nb_frame_apply_geometry_flags (&frame, p, flags,
+                                      opts != NULL && opts->report != NULL ? &report : NULL, err);
   nb_frame_clear (&frame);
   for (char *line = report, *end; st == NB_OK && line != NULL && *line != '\0'; line = end + 1)
     {
@@ -227,7 +270,7 @@ nb_params_apply_headers (nb_params *p,
 {
   const char *img = NULL, *mask = NULL, *frame = NULL;
   nb_status st;
-  int index;
+  int index, detector_flag = 0;
 
   for (int i = 1; i + 1 < argc; i++)
     {
@@ -237,11 +280,14 @@ nb_params_apply_headers (nb_params *p,
         mask = argv[i + 1];
       else if (strcmp (argv[i], "-frame") == 0)
         frame = argv[i + 1];
+      else if (strcmp (argv[i], "-detector") == 0)
+        detector_flag = 1;
     }
   /* A measured frame first: -img and -mask, which nanoBragg reads before
    * every flag, come on top of it, as the flags do. */
-  if (frame != NULL && ((st = frame_index (p, argc, argv, &index, err)) != NB_OK ||
-                        (st = apply_frame_header (p, frame, index, opts, err)) != NB_OK))
+  if (frame != NULL &&
+      ((st = frame_index (p, argc, argv, &index, err)) != NB_OK ||
+       (st = apply_frame_header (p, frame, index, detector_flag, opts, err)) != NB_OK))
     return st;
   /* The mask is read first, so the image's keys win. */
   beam->have = 0;

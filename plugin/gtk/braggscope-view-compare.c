@@ -270,6 +270,11 @@ compose (const Layer *current,
  * layer) are drawn in the view's background grey in the overlay and the
  * difference.
  *
+ * A frame of several panels is drawn as the sample sees it
+ * ([method@Braggscope.Frame.project], as a view and @picture show it): the
+ * reference is then to be laid out the same way
+ * ([method@Braggscope.MeasuredFrame.lay_out] for a measured frame).
+ *
  * Returns: (transfer full): @width * @height * 4 bytes of RGBA (alpha 255),
  *   row by row; free with [func@GLib.free]
  *
@@ -293,10 +298,16 @@ braggscope_render_compare_rgba (BraggscopeFrame *frame,
   Layer current = { 0 }, other = { 0 };
   BraggscopeCompareMode layout;
 
+  g_autoptr (BraggscopeFrame) shown = NULL;
+
   g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (frame), NULL);
   g_return_val_if_fail (display != NULL && reference_display != NULL, NULL);
   g_return_val_if_fail (reference != NULL && reference_width > 0 && reference_height > 0, NULL);
   g_return_val_if_fail (width != NULL && height != NULL, NULL);
+
+  /* a multi-panel detector as the sample sees it, as @picture and a view show it */
+  if ((shown = braggscope_frame_project (frame)) != NULL)
+    frame = shown;
 
   current.data = braggscope_frame_get_data (frame, NULL);
   current.width = braggscope_frame_get_width (frame);

@@ -372,6 +372,100 @@ test_cancel (Fixture *f, gconstpointer data)
   g_assert_true (action_enabled (f, "search-orientation"));
 }
 
+/* What pixel (@f, @s) of module @p counts in detector-tool's frames. */
+static double
+module_count (int p, int f, int s)
+{
+  return 1000.0 * p + 7.0 * f + 3.0 * s;
+}
+
+static gboolean
+layer_on_panels (gpointer data)
+{
+  Fixture *f = data;
+  BraggscopeView *view = braggscope_window_get_view (f->window);
+  BraggscopeFrame *shown = braggscope_view_get_shown_frame (view);
+
+  return shown != NULL && braggscope_view_get_has_reference (view) &&
+         braggscope_geometry_get_n_panels (braggscope_frame_get_geometry (shown)) == 4 &&
+         braggscope_view_get_compare_fallback (view) == NULL;
+}
+
+/* Issue 29: an NXmx frame of four modules (four tilted 60 x 40 sensors
+ * around the beam, in a 2 x 2 grid of its data array with gaps, written by
+ * the engine) opens without a detector problem; adopting it makes its
+ * modules the simulation's panels, says so, and the measured layer follows
+ * them onto the view's projection: overlaid without a fallback, and under
+ * the pointer over pixel (f, s) of module p the readout names that panel
+ * and pixel and the status line that pixel's count. */
+static void
+test_panels (Fixture *f, gconstpointer data)
+{
+#ifdef NB_HAVE_HDF5
+  const char *tool = g_getenv ("NB_DETECTOR_TOOL");
+  g_autofree char *geom = g_build_filename (f->tmpdir, "four.geom", NULL);
+  g_autofree char *nxs = g_build_filename (f->tmpdir, "four.nxs", NULL);
+  g_autoptr (GString) text =
+      g_string_new ("res = 10000\nclen = 0.05 m\nphoton_energy = 12398.42 eV\n");
+  g_autofree char *detector_file = NULL;
+  BraggscopeView *view;
+  BraggscopeGeometry *shown;
+
+  g_assert_nonnull (tool);
+  for (int p = 0; p < 4; p++)
+    g_string_append_printf (text,
+                            "m%d/min_fs = %d\nm%d/max_fs = %d\nm%d/min_ss = %d\nm%d/max_ss = %d\n"
+                            "m%d/fs = 0.9986x %+.4fz\nm%d/ss = y\nm%d/corner_x = %d\n"
+                            "m%d/corner_y = %d\n",
+                            p, 70 * (p % 2), p, 70 * (p % 2) + 59, p, 50 * (p / 2), p,
+                            50 * (p / 2) + 39, p, p % 2 == 0 ? -0.0523 : 0.0523, p, p,
+                            p % 2 == 0 ? -65 : 5, p, p / 2 == 0 ? -45 : 5);
+  g_assert_true (g_file_set_contents (geom, text->str, -1, NULL));
+  {
+    const char *argv[] = { tool, "write-nxmx", "geom", geom, nxs, NULL };
+    g_autoptr (GError) error = NULL;
+    int status = 1;
+
+    g_assert_true (g_spawn_sync (f->tmpdir, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL,
+                                 NULL, &status, &error));
+    g_assert_no_error (error);
+    g_assert_true (g_spawn_check_wait_status (status, NULL));
+  }
+
+  open_measured (f, nxs, GTK_RESPONSE_ACCEPT);
+  g_test_message ("%s", braggscope_window_get_message (f->window));
+  g_assert_nonnull (strstr (braggscope_window_get_message (f->window), "4 modules"));
+  g_object_get (sim_of (f), "detector-file", &detector_file, NULL);
+  g_assert_cmpstr (detector_file, ==, nxs);
+  wait_full_frame (f);
+  g_assert_true (ui_test_wait (layer_on_panels, f, 60.0));
+  view = braggscope_window_get_view (f->window);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (view));
+  shown = braggscope_frame_get_geometry (braggscope_view_get_shown_frame (view));
+  for (int p = 0; p < 4; p++)
+    {
+      g_autofree char *want = g_strdup_printf ("measured %.0f counts", module_count (p, 40, 9));
+      double x, y, wx, wy;
+      BraggscopePixelInfo info;
+      const char *counts;
+
+      g_assert_true (braggscope_geometry_panel_to_point (shown, p, 40.5, 9.5, &x, &y));
+      g_assert_true (braggscope_view_frame_to_widget (view, x, y, &wx, &wy));
+      braggscope_view_set_readout_point (view, wx, wy);
+      g_assert_true (braggscope_view_get_readout (view, NULL, NULL, NULL, NULL, NULL, &info));
+      g_assert_cmpint (info.panel, ==, p);
+      g_assert_cmpint ((int) floor (info.panel_x), ==, 40);
+      g_assert_cmpint ((int) floor (info.panel_y), ==, 9);
+      counts = label_text (f, "measured-counts-label");
+      g_test_message ("module %d: %s", p, counts);
+      g_assert_nonnull (counts);
+      g_assert_true (g_str_has_prefix (counts, want));
+    }
+#else
+  g_test_skip ("this build reads and writes no NeXus files (-Dhdf5)");
+#endif
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -390,6 +484,7 @@ main (int argc, char *argv[])
   ADD ("/ui/measured/cancel", test_cancel);
   ADD ("/ui/measured/detector-problem", test_detector_problem);
   ADD ("/ui/measured/same-as-cli", test_same_as_cli);
+  ADD ("/ui/measured/panels", test_panels);
 #undef ADD
 
   status = g_test_run ();

@@ -13,6 +13,7 @@
 
 #include <braggscope.h>
 #include <glib/gstdio.h>
+#include <math.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -343,6 +344,137 @@ test_detector (void)
       g_assert_cmpstr (strchr (run.err, '\n') + 1, ==, "");
       g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
     }
+}
+
+/* The mean brightness (0-255) of the 9 x 9 box about (@x, @y) of @pixels. */
+static double
+brightness (const guint8 *pixels, int width, int x, int y)
+{
+  double sum = 0.0;
+
+  for (int j = y - 4; j <= y + 4; j++)
+    for (int i = x - 4; i <= x + 4; i++)
+      {
+        const guint8 *px = pixels + 4 * ((gsize) j * width + i);
+
+        sum += (px[0] + px[1] + px[2]) / 3.0;
+      }
+  return sum / 81.0;
+}
+
+/* Issue 29: `braggscope --snapshot --measured FRAME` on an NXmx frame of four
+ * modules (four 200 x 150 sensors around the beam, a few degrees tilted,
+ * pixel (f, s) of module p counting 1000 p + 7 f + 3 s, written by the
+ * engine): the modules are adopted as the simulation's panels, the measured
+ * frame is laid out on them as the simulation is (side by side two halves
+ * of one size, the overlay one layer: no fallback), its panels where the
+ * simulation's are (module p's grey from its counts, darker with p, the
+ * gap between them the colour of no counts), and the score says why
+ * there is none.  It was refused before (exit 2). */
+static void
+test_measured_panels (void)
+{
+#ifdef NB_HAVE_HDF5
+  const char *tool = g_getenv ("NB_DETECTOR_TOOL");
+  g_autofree char *geom = g_build_filename (tmpdir, "four.geom", NULL);
+  g_autofree char *nxs = g_build_filename (tmpdir, "four.nxs", NULL);
+  g_autoptr (GString) text =
+      g_string_new ("res = 9090.909\nclen = 0.1 m\nphoton_energy = 9500 eV\n");
+  int width[2] = { 0, 0 }, height[2] = { 0, 0 };
+
+  g_assert_nonnull (tool);
+  for (int p = 0; p < 4; p++)
+    {
+      double tilt = (3.0 + p) * (p % 2 == 0 ? -1.0 : 1.0) * G_PI / 180.0;
+      char c[G_ASCII_DTOSTR_BUF_SIZE], z[G_ASCII_DTOSTR_BUF_SIZE];
+
+      g_ascii_formatd (c, sizeof c, "%.6f", cos (tilt));
+      g_ascii_formatd (z, sizeof z, "%+.6f", sin (tilt));
+      g_string_append_printf (text, "m%d/min_fs = %d\nm%d/max_fs = %d\nm%d/min_ss = %d\n", p,
+                              220 * (p % 2), p, 220 * (p % 2) + 199, p, 170 * (p / 2));
+      g_string_append_printf (text, "m%d/max_ss = %d\nm%d/fs = %sx %sz\nm%d/ss = y\n", p,
+                              170 * (p / 2) + 149, p, c, z, p);
+      g_string_append_printf (text, "m%d/corner_x = %d\nm%d/corner_y = %d\n", p,
+                              p % 2 == 0 ? -210 : 10, p, p / 2 == 0 ? -160 : 10);
+    }
+  g_assert_true (g_file_set_contents (geom, text->str, -1, NULL));
+  {
+    const char *argv[] = { tool, "write-nxmx", "geom", geom, nxs, NULL };
+    g_autoptr (GError) error = NULL;
+    int status = 1;
+
+    g_assert_true (g_spawn_sync (tmpdir, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL,
+                                 NULL, &status, &error));
+    g_assert_no_error (error);
+    g_assert_true (g_spawn_check_wait_status (status, NULL));
+  }
+  for (int m = 0; m < 2; m++)
+    {
+      g_autofree char *out =
+          g_build_filename (tmpdir, m == 0 ? "four-side.png" : "four-over.png", NULL);
+      const char *args[] = { "--snapshot",
+                             out,
+                             "--measured",
+                             nxs,
+                             "--compare-mode",
+                             m == 0 ? "side-by-side" : "overlay",
+                             "-cell",
+                             "30",
+                             "40",
+                             "50",
+                             "90",
+                             "90",
+                             "90",
+                             "-misset",
+                             "10",
+                             "20",
+                             "30",
+                             "-N",
+                             "3",
+                             "-default_F",
+                             "100",
+                             "-oversample",
+                             "1",
+                             NULL };
+      g_autoptr (GHashTable) meta = NULL;
+      g_autofree guint8 *pixels = NULL;
+      g_auto (Run) run;
+
+      run_braggscope (&run, FALSE, NULL, args);
+      g_test_message ("status %d, stdout: %s, stderr: %s", run.status, run.out, run.err);
+      g_assert_cmpint (run.status, ==, 0);
+      g_assert_cmpstr (run.err, ==, "");
+      g_assert_true (g_str_has_prefix (run.out, "match: not scored"));
+      pixels = read_snapshot (out, &width[m], &height[m], &meta);
+      if (m == 0)
+        {
+          /* the measured half: module p's counts darker with p, the gap between them
+           * (the beam's place) as light as no counts */
+          int w = width[0] / 2, h = height[0];
+          double q[4] = { brightness (pixels, width[0], w / 4, h / 4 + 20),
+                          brightness (pixels, width[0], 3 * w / 4, h / 4 + 20),
+                          brightness (pixels, width[0], w / 4, 3 * h / 4 - 20),
+                          brightness (pixels, width[0], 3 * w / 4, 3 * h / 4 - 20) };
+          double gap = brightness (pixels, width[0], w / 2, h / 2);
+
+          g_test_message ("modules %.0f %.0f %.0f %.0f, gap %.0f", q[0], q[1], q[2], q[3], gap);
+          g_assert_cmpfloat (q[0], >, q[1] + 10);
+          g_assert_cmpfloat (q[1], >, q[2] + 10);
+          g_assert_cmpfloat (q[2], >, q[3] + 10);
+          g_assert_cmpfloat (gap, >, q[0] + 10);
+        }
+      if (g_getenv ("BRAGGSCOPE_MEASURED_PANELS_PNG") == NULL)
+        g_remove (out);
+    }
+  /* side by side: two halves of the projection's size; overlaid: one */
+  g_assert_cmpint (width[0], ==, 2 * width[1]);
+  g_assert_cmpint (height[0], ==, height[1]);
+  g_assert_cmpint (width[1], >, 400);
+  g_remove (geom);
+  g_remove (nxs);
+#else
+  g_test_skip ("this build reads and writes no NeXus files (-Dhdf5)");
+#endif
 }
 
 /* Issue 23: what an attacker's snapshot or command line can name.  A FIFO as
@@ -1116,6 +1248,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/ui/snapshot/slow-frame", test_slow_frame);
   g_test_add_func ("/ui/snapshot/measured", test_measured);
   g_test_add_func ("/ui/snapshot/detector", test_detector);
+  g_test_add_func ("/ui/snapshot/measured-panels", test_measured_panels);
   g_test_add_func ("/ui/snapshot/no-criticals", test_no_criticals);
   g_test_add_func ("/ui/snapshot/help-version", test_help_version);
   g_test_add_func ("/ui/snapshot/hostile-inputs", test_hostile_inputs);
