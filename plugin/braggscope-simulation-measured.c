@@ -703,25 +703,19 @@ fit_start (BraggscopeSimulation *self,
                                search ? "orientation search" : "refinement");
       return;
     }
-  if (braggscope_measured_frame_get_detector_problem (self->measured) != NULL)
+  /* a -detector model's panels stand for what one flat panel cannot, and cut
+   * the frame's array at their data origins (the engine checks the layout) */
+  if (braggscope_measured_frame_get_detector_problem (self->measured) != NULL &&
+      self->params.detector_file == NULL)
     {
       g_task_return_new_error (task, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_UNSUPPORTED, "%s: %s",
                                braggscope_measured_frame_get_path (self->measured),
                                braggscope_measured_frame_get_detector_problem (self->measured));
       return;
     }
-  if (self->params.detector_file != NULL)
-    {
-      /* the engine's fits model one flat panel */
-      g_task_return_new_error (task, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_UNSUPPORTED,
-                               "%s: the simulation's detector is the panels of %s, and fits "
-                               "run over one flat panel",
-                               search ? "orientation search" : "refinement",
-                               self->params.detector_file);
-      return;
-    }
-  if (braggscope_measured_frame_get_width (self->measured) != self->params.fpixels ||
-      braggscope_measured_frame_get_height (self->measured) != self->params.spixels)
+  if (self->params.detector_file == NULL &&
+      (braggscope_measured_frame_get_width (self->measured) != self->params.fpixels ||
+       braggscope_measured_frame_get_height (self->measured) != self->params.spixels))
     {
       g_task_return_new_error (
           task, BRAGGSCOPE_ERROR, BRAGGSCOPE_ERROR_INVALID,
@@ -813,9 +807,7 @@ braggscope_simulation_refine_async (BraggscopeSimulation *self,
  * fit already running, with fewer than 3 measured peaks, without a unit
  * cell or when the simulation's detector is not the frame's size,
  * `BRAGGSCOPE_ERROR_UNSUPPORTED` for a frame whose detector one flat panel
- * cannot represent ([method@Braggscope.MeasuredFrame.get_detector_problem])
- * and for a multi-panel simulation
- * ([property@Braggscope.Simulation:detector-file]),
+ * cannot represent ([method@Braggscope.MeasuredFrame.get_detector_problem]),
  * `BRAGGSCOPE_ERROR_IO` or `BRAGGSCOPE_ERROR_PARSE` for an input
  * file of the parameters the engine cannot read, and
  * `BRAGGSCOPE_ERROR_NOMEM`.  A refinement that ends no better than chance

@@ -316,9 +316,6 @@ worker_score (BraggscopeWorker *w,
   if (braggscope_measured_frame_get_detector_problem (req->measured) != NULL &&
       req->params.detector_file == NULL)
     return;
-  /* nor a multi-panel detector: the engine's match predicts on one flat panel */
-  if (nb_plan_get_detector_model (w->plan) != NULL)
-    return;
   if (worker_peaks (w, req->measured, &req->params, &peaks, &n, &err) != NB_OK)
     return;
   nb_match_options_init (&opt);

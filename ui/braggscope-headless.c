@@ -384,7 +384,6 @@ print_score (BraggscopeSimulation *sim, char **caption)
   double fraction, radius, rms, cc, chance, p;
   int peaks, matched;
   gboolean significant;
-  g_autofree char *detector_file = NULL;
 
   g_object_get (sim, "match-fraction", &fraction, "match-peaks", &peaks, "match-matched", &matched,
                 "match-radius", &radius, "match-rms-distance", &rms, "match-correlation", &cc,
@@ -395,15 +394,6 @@ print_score (BraggscopeSimulation *sim, char **caption)
    * correlation coefficient of the pixels, the percentage peaks at random
    * places would match, the probability of the score by chance, and "a
    * match" or "no better than chance". */
-  g_object_get (sim, "detector-file", &detector_file, NULL);
-  if (detector_file != NULL)
-    {
-      /* Translators: --measured on a multi-panel detector, whose frames are not scored */
-      *caption = g_strdup (_ ("match: not scored (the match score is of one flat panel, the "
-                              "detector has several)"));
-      g_print ("%s\n", *caption);
-      return;
-    }
   *caption = g_strdup_printf (_ ("match: %d of %d peaks (%.0f %%) within %g px, rms %.2f px, "
                                  "correlation %.3f, chance %.1f %%, p %.2g: %s"),
                               matched, peaks, 100.0 * fraction, radius, rms, cc, 100.0 * chance, p,

@@ -570,6 +570,80 @@ test_detector_problem (void)
   watch_clear (&w);
 }
 
+/* The real I23 frame with its 24-module geometry (issue 29 item 5, the
+ * library's side): the simulation of the detector file's panels at DIALS's
+ * thaumatin orientation (tests/test-match-i23.c) is scored significant over
+ * all panels, 5.6 degrees away it is not; a refinement is not refused for a
+ * frame one flat panel cannot represent once the panels are given, and ends
+ * no further from DIALS's orientation (at 12 px the score is flat within
+ * 0.3 degrees: the blueprint's geometry is ~12 px off, and the library keeps
+ * a -detector model's panels where the file puts them). */
+static void
+test_i23_panels (void)
+{
+  static const double dials[3] = { -1.1277, 16.5878, 164.4247 }; /* deg */
+  g_autofree char *i23 = measured_file ("DLS_I23_P12M_thau_00001.cbf");
+  g_autofree char *geom = g_test_build_filename (G_TEST_DIST, "..", "data", "detectors",
+                                                 "dls-i23-pilatus12m.geom", NULL);
+  const char *args[] = { "-detector", geom,          "-lambda", "2.7552",  "-cell", "57.8",
+                         "57.8",      "150.2",       "90",      "90",      "90",    "-default_F",
+                         "1",         "-N",          "1000",    "-mosaic", "0.1",   "-spindle_axis",
+                         "0",         "0",           "1",       "-phi",    "-210",  "-osc",
+                         "0.05",      "-oversample", "1",       NULL };
+  g_autoptr (BraggscopeSimulation) sim = braggscope_simulation_new ();
+  g_autoptr (BraggscopeMeasuredFrame) frame = NULL;
+  g_autoptr (GError) error = NULL;
+  double fraction, p, m[3];
+  int peaks, matched;
+  gboolean significant;
+  Fit f = { 0 };
+  Watch w;
+
+  frame = braggscope_measured_frame_new_from_file (i23, 0, &error);
+  g_assert_no_error (error);
+  g_assert_true (braggscope_simulation_set_from_args (sim, args, &error));
+  g_assert_no_error (error);
+  g_object_set (sim, "misset-x", dials[0], "misset-y", dials[1], "misset-z", dials[2],
+                "match-radius", 12.0, NULL);
+  braggscope_simulation_set_measured_frame (sim, frame);
+  watch_init (&w, sim);
+  braggscope_simulation_render (sim);
+  watch_wait_full (&w, 120);
+  g_object_get (sim, "match-fraction", &fraction, "match-peaks", &peaks, "match-matched", &matched,
+                "match-p-value", &p, "match-significant", &significant, NULL);
+  g_test_message ("I23 at DIALS's orientation: %d of %d peaks within 12 px, p %.3g", matched, peaks,
+                  p);
+  g_assert_cmpint (peaks, >=, 30);
+  g_assert_cmpfloat (fraction, >=, 0.5);
+  g_assert_true (significant);
+
+  g_object_set (sim, "misset-y", dials[1] + 5.6, NULL);
+  watch_wait_full (&w, 120);
+  g_object_get (sim, "match-fraction", &fraction, "match-matched", &matched, "match-significant",
+                &significant, NULL);
+  g_test_message ("5.6 deg away: %d matched, fraction %.2f", matched, fraction);
+  g_assert_cmpfloat (fraction, <, 0.1);
+  g_assert_false (significant);
+
+  /* refined from 0.3 degrees away, with the detector where its file puts it */
+  g_object_set (sim, "misset-y", dials[1] + 0.3, NULL);
+  watch_wait_full (&w, 120);
+  braggscope_simulation_refine_async (sim, BRAGGSCOPE_FIT_ORIENTATION, NULL, on_fit, &f);
+  wait_fit (&f);
+  g_assert_true (braggscope_simulation_refine_finish (sim, f.result, &error));
+  g_assert_no_error (error);
+  g_object_get (sim, "misset-x", &m[0], "misset-y", &m[1], "misset-z", &m[2], NULL);
+  g_test_message ("refined: %.4f %.4f %.4f (DIALS %+.4f %+.4f %+.4f)", m[0], m[1], m[2],
+                  m[0] - dials[0], m[1] - dials[1], m[2] - dials[2]);
+  for (int k = 0; k < 3; k++)
+    g_assert_cmpfloat (fabs (m[k] - dials[k]), <=, 0.35);
+  watch_wait_full (&w, 120);
+  g_object_get (sim, "match-significant", &significant, NULL);
+  g_assert_true (significant);
+  g_clear_object (&f.result);
+  watch_clear (&w);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -587,6 +661,7 @@ main (int argc, char **argv)
   g_test_add_func ("/measured/cancel", test_cancel);
   g_test_add_func ("/measured/search-no-match", test_search_no_match);
   g_test_add_func ("/measured/detector-problem", test_detector_problem);
+  g_test_add_func ("/measured/i23-panels", test_i23_panels);
   rc = g_test_run ();
 
   {
