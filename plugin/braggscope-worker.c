@@ -552,6 +552,18 @@ worker_run (BraggscopeWorker *w, const BraggscopeRequest *req, gboolean preview)
   init.auto_high = stats.high;
   init.source = w->source;
   init.geometry = w->geometry;
+  /* a full frame's method and cost (a preview is the fast kernel's, exact) */
+  init.samples_per_pixel = (double) info->oversample * info->oversample * MAX (info->thicksteps, 1);
+  if (!preview)
+    {
+      nb_plan_timing timing;
+      double pixels = samples_of (info, 1) / MAX (info->steps, 1);
+
+      nb_plan_get_timing (w->plan, &timing);
+      init.adaptive = timing.adaptive;
+      if (timing.samples > 0.0 && pixels > 0.0)
+        init.samples_per_pixel = timing.samples / pixels;
+    }
 
   d = g_new0 (BraggscopeDelivery, 1);
   if (!preview && req->measured != NULL)

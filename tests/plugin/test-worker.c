@@ -10,7 +10,7 @@
 /* Long enough (a second or so) for a change to arrive mid-frame. */
 #define SLOW_SCENE                                                                                 \
   "-default_F 100 -cell 100 100 100 90 90 90 -lambda 1 -N 5 -distance 100 -detpixels 512 "         \
-  "-pixel 0.1 -oversample 8 -mosaic 0.5 -mosaic_domains 4 -precision double"
+  "-pixel 0.1 -oversample 8 -mosaic 0.5 -mosaic_domains 4 -precision double -integration exact"
 
 static double
 seconds_since (gint64 start)
