@@ -976,7 +976,7 @@ read_line_within (GDataInputStream *in, double seconds)
   return line;
 }
 
-/* A full frame of minutes (a million sub-pixels per pixel) says on stderr,
+/* A full frame of minutes (a million sub-pixels in every pixel) says on stderr,
  * before its first percent is done, what it will cost and why, then how far
  * it is; the test stops it there. */
 static void
@@ -995,8 +995,10 @@ test_slow_frame (void)
   g_assert_nonnull (exe);
   g_subprocess_launcher_unsetenv (launcher, "DISPLAY");
   g_subprocess_launcher_unsetenv (launcher, "WAYLAND_DISPLAY");
+  /* nanoBragg's integration: every pixel at every sub-pixel */
   child = g_subprocess_launcher_spawn (launcher, &error, exe, "--snapshot", path, "-detpixels",
-                                       "256", "-pixel", "0.4", "-oversample", "1000", NULL);
+                                       "256", "-pixel", "0.4", "-oversample", "1000",
+                                       "-integration", "exact", NULL);
   g_assert_no_error (error);
   err = g_data_input_stream_new (g_subprocess_get_stderr_pipe (child));
   first = read_line_within (err, 30.0);
