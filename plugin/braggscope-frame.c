@@ -208,18 +208,34 @@ _braggscope_params_to_strv (const nb_params *params)
 }
 
 /* nb_predict_reflections() for @params as an array of BraggscopeReflection
- * (pixels, degrees). */
+ * (pixels, degrees).  A crystal whose cell is an atomic model's (no -cell,
+ * no -mat) is predicted with the cell the plan read from the model (@info),
+ * as the prediction reads no structure-factor file. */
 static GArray *
-predict_reflections (const nb_params *params, GError **error)
+predict_reflections (const nb_params *params, const nb_plan_info *info, GError **error)
 {
   nb_predict_options opt;
   nb_reflection *list = NULL;
   size_t n = 0;
   nb_error err = { 0 };
+  nb_params with_cell;
+  nb_status st;
   GArray *out;
 
   nb_predict_options_init (&opt);
-  if (nb_predict_reflections (params, &opt, &list, &n, &err) != NB_OK)
+  if (params->cell[0] == 0.0 && params->mat_file == NULL && info->cell[0] > 0.0)
+    {
+      if ((st = nb_params_copy (&with_cell, params, &err)) == NB_OK)
+        {
+          for (int i = 0; i < 6; i++)
+            with_cell.cell[i] = i < 3 ? info->cell[i] : info->cell[i] * (G_PI / 180.0);
+          st = nb_predict_reflections (&with_cell, &opt, &list, &n, &err);
+          nb_params_clear (&with_cell);
+        }
+    }
+  else
+    st = nb_predict_reflections (params, &opt, &list, &n, &err);
+  if (st != NB_OK)
     {
       _braggscope_propagate_nb (error, &err);
       return NULL;
@@ -286,7 +302,7 @@ _braggscope_frame_source_predict (BraggscopeFrameSource *self, GError **error)
 
   g_mutex_lock (&self->predict_lock);
   if (self->predicted == NULL && self->predict_error == NULL)
-    self->predicted = predict_reflections (&self->params, &self->predict_error);
+    self->predicted = predict_reflections (&self->params, &self->info, &self->predict_error);
   if (self->predicted != NULL)
     result = g_array_ref (self->predicted);
   else

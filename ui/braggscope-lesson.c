@@ -15,6 +15,7 @@
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 #include <math.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -35,6 +36,7 @@ braggscope_lesson_free (BraggscopeLesson *lesson)
   g_free (lesson->rings);
   g_free (lesson->label_reflections);
   g_free (lesson->path);
+  g_free (lesson->structure_factors);
   g_free (lesson);
 }
 
@@ -48,6 +50,27 @@ braggscope_lessons_dir (void)
   if (g_file_test (BRAGGSCOPE_INSTALLED_LESSONSDIR, G_FILE_TEST_IS_DIR))
     return BRAGGSCOPE_INSTALLED_LESSONSDIR;
   return BRAGGSCOPE_SOURCE_LESSONSDIR;
+}
+
+const char *
+braggscope_lesson_data_dir (void)
+{
+  const char *env = g_getenv ("BRAGGSCOPE_DATADIR");
+
+  if (env != NULL && *env != '\0')
+    return env;
+  if (g_strcmp0 (braggscope_lessons_dir (), BRAGGSCOPE_INSTALLED_LESSONSDIR) == 0)
+    return BRAGGSCOPE_INSTALLED_LESSON_DATADIR;
+  return BRAGGSCOPE_SOURCE_LESSON_DATADIR;
+}
+
+/* Whether @name is a bare file name: a lesson file is untrusted, and may
+ * name only a file of the data folder, never a path out of it. */
+static gboolean
+is_bare_file_name (const char *name)
+{
+  return *name != '\0' && strchr (name, '/') == NULL && strchr (name, '\\') == NULL &&
+         strcmp (name, ".") != 0 && strcmp (name, "..") != 0 && g_utf8_validate (name, -1, NULL);
 }
 
 /* The number of @key, or @fallback when the file has none.  A lesson file is
@@ -233,6 +256,14 @@ lesson_load (const char *path, GError **error)
   lesson->label_count = (guint) CLAMP (label_count, 0.0, (double) G_MAXUINT);
   if (!lesson_load_claim_keys (file, lesson, path, error))
     return NULL;
+  lesson->structure_factors = g_key_file_get_string (file, "Lesson", "StructureFactors", NULL);
+  if (lesson->structure_factors != NULL && !is_bare_file_name (lesson->structure_factors))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "%s: StructureFactors: '%s' is not the bare name of a file in the data folder",
+                   path, lesson->structure_factors);
+      return NULL;
+    }
   return g_steal_pointer (&lesson);
 }
 
@@ -310,6 +341,21 @@ braggscope_lesson_create_simulation (const BraggscopeLesson *lesson,
   if (lesson->args[0] != NULL && !braggscope_simulation_set_scene_from_args (
                                      sim, (const char *const *) lesson->args, lesson->path, error))
     return NULL;
+  if (lesson->structure_factors != NULL)
+    {
+      g_autofree char *file =
+          g_build_filename (braggscope_lesson_data_dir (), lesson->structure_factors, NULL);
+      const char *model_args[] = { "-model", file, NULL };
+
+      if (!g_file_test (file, G_FILE_TEST_IS_REGULAR))
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                       "%s: StructureFactors: %s is not a file", lesson->path, file);
+          return NULL;
+        }
+      if (!braggscope_simulation_set_from_args (sim, model_args, error))
+        return NULL;
+    }
   if (extra_args != NULL && extra_args[0] != NULL &&
       !braggscope_simulation_set_from_args (sim, extra_args, error))
     return NULL;

@@ -15,8 +15,12 @@
  * LabelReflections (h k l labelled whenever predicted, "0 0 6;0 0 12;"),
  * ContrastPercentile (the top of the automatic window, 50 to 100) and
  * ReciprocalScaleWavelength (Å: a fixed reciprocal-space scale, so that the
- * sphere of radius 1/λ grows as λ falls).  Numbers must be finite; the views
- * and spin buttons clamp them to their ranges.
+ * sphere of radius 1/λ grows as λ falls).  StructureFactors names a file of
+ * the data folder (a model such as 1hpv-apo.pdb, or structure factors) by its
+ * bare name, which is the simulation's structure factors (-model) after the
+ * Arguments; a name with a '/' or '\\', "." or ".." is refused, so that a
+ * lesson reads only the data shipped with the viewer.  Numbers must be
+ * finite; the views and spin buttons clamp them to their ranges.
  *
  * SPDX-License-Identifier: BSD-3-Clause
  */
@@ -45,6 +49,7 @@ typedef struct
   char *label_reflections;    /* "h k l; h k l", or NULL */
   double contrast_percentile; /* 0: the view's default */
   double scale_wavelength;    /* Angstrom; 0: each frame's own scale */
+  char *structure_factors;    /* a bare file name in the data folder, or NULL */
 } BraggscopeLesson;
 
 void braggscope_lesson_free (BraggscopeLesson *lesson);
@@ -61,11 +66,19 @@ const char *braggscope_lessons_dir (void);
  * the folder cannot be read. */
 GPtrArray *braggscope_lessons_load (GError **error);
 
+/* The data folder a lesson's StructureFactors is read from:
+ * $BRAGGSCOPE_DATADIR, else the installed one when the lessons are read from
+ * the installed folder, else the source tree's. */
+const char *braggscope_lesson_data_dir (void);
+
 /* The lesson of Id @id; G_IO_ERROR_NOT_FOUND lists the Ids there are. */
 BraggscopeLesson *braggscope_lesson_find (const char *id, GError **error);
 
 /* A new simulation set up as @lesson says, with @extra_args (nanoBragg
- * flags, may be NULL) applied after its own. */
+ * flags, may be NULL) applied after its own.  Fails as
+ * braggscope_simulation_set_scene_from_args() does, and with
+ * G_IO_ERROR_NOT_FOUND naming the file when the lesson's StructureFactors
+ * is not in the data folder. */
 BraggscopeSimulation *braggscope_lesson_create_simulation (const BraggscopeLesson *lesson,
                                                            const char *const *extra_args,
                                                            GError **error);

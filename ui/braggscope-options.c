@@ -382,7 +382,8 @@ braggscope_options_help (void)
                              "sample: nanoBragg's -detector FILE"));
   g_string_append_printf (s, "  --lesson NAME         %s\n",
                           _ ("start from a lesson of the Lessons menu (ewald-sphere, "
-                             "wavelength, rotation, mosaicity, shape-transform, absences); "
+                             "wavelength, rotation, mosaicity, shape-transform, absences, "
+                             "same-lattice, same-lattice-apo); "
                              "nanoBragg flags apply on top"));
   g_string_append_printf (s, "  --version             %s\n", _ ("print the version and exit"));
   g_string_append_printf (s, "  --help                %s\n", _ ("print this help and exit"));

@@ -543,28 +543,60 @@ FN (adaptive_pixel) (FN (apix) * a, int fpixel, int spixel, double tol_photons)
   return (double) v;
 }
 
+/* The constants of point_factors, copied out of the context so that a loop
+ * storing its results keeps them in registers (the context's arrays are of
+ * the results' type and could alias them). */
+typedef struct
+{
+  R fdet[3], sdet[3], pix0[3], inc[3], B[3], E[3];
+  R kahn;
+  R omega_scale, point; /* omega_scale 0 and point 1 with -point_pixel */
+  R polar, unpolar;     /* 1 and 0, or 0 and 1 with -nopolar */
+} FN (pfac);
+
+static inline void
+FN (pfac_setup) (const NB_CTX *c, FN (pfac) * k)
+{
+  for (int i = 0; i < 3; i++)
+    {
+      k->fdet[i] = c->fdet[i];
+      k->sdet[i] = c->sdet[i];
+      k->pix0[i] = c->pix0[i];
+      k->inc[i] = c->inc[i];
+      k->B[i] = c->pol[i];
+      k->E[i] = c->pol[3 + i];
+    }
+  k->kahn = c->kahn;
+  k->omega_scale = c->point_pixel ? K (0.0) : c->pixel_size * c->pixel_size * c->close_distance;
+  k->point = c->point_pixel ? K (1.0) : K (0.0);
+  k->polar = c->nopolar ? K (0.0) : K (1.0);
+  k->unpolar = K (1.0) - k->polar;
+}
+
 /* The solid angle and the first source's polarization at the point (Fdet,
  * Sdet) of the detector's front (nb_solid_angle, nb_kahn_factor without the
- * branch around its division), for vectorised loops. */
+ * branch around its division), for vectorised loops: the flags are factors
+ * of 0 and 1, which leave the chosen term's value exact. */
 static inline R
-FN (point_factors) (const NB_CTX *c, R Fd, R Sd)
+FN (point_factors) (const FN (pfac) * k, R Fd, R Sd)
 {
-  const R *B = c->pol, *E = c->pol + 3, *in = c->inc;
-  const R omega_scale = c->pixel_size * c->pixel_size * c->close_distance;
-  R x = Fd * c->fdet[0] + Sd * c->sdet[0] + c->pix0[0];
-  R y = Fd * c->fdet[1] + Sd * c->sdet[1] + c->pix0[1];
-  R z = Fd * c->fdet[2] + Sd * c->sdet[2] + c->pix0[2];
+  const R *B = k->B, *E = k->E, *in = k->inc;
+  R x = Fd * k->fdet[0] + Sd * k->sdet[0] + k->pix0[0];
+  R y = Fd * k->fdet[1] + Sd * k->sdet[1] + k->pix0[1];
+  R z = Fd * k->fdet[2] + Sd * k->sdet[2] + k->pix0[2];
   R inv = K (1.0) / sqrt (x * x + y * y + z * z);
   R ux = x * inv, uy = y * inv, uz = z * inv;
   R c2 = in[0] * ux + in[1] * uy + in[2] * uz, c2sq = c2 * c2;
   R b = ux * B[0] + uy * B[1] + uz * B[2], e = ux * E[0] + uy * E[1] + uz * E[2];
-  R nn = e * e + b * b, safe = nn > K (0.0) ? nn : K (1.0);
-  R cos2psi = (e * e - b * b) / safe;
-  R kahn, om = c->point_pixel ? inv * inv : omega_scale * inv * inv * inv;
+  R nn = e * e + b * b, none = nn > K (0.0) ? K (0.0) : K (1.0);
+  /* 1 where the beam and the direction coincide (nn = 0): no select after
+   * the division, which the compiler would not speculate */
+  R cos2psi = (e * e - b * b + none) / (nn + none);
+  R om = k->omega_scale * inv * inv * inv + k->point * (inv * inv);
+  R kahn;
 
-  cos2psi = nn > K (0.0) ? cos2psi : K (1.0);
-  kahn = K (0.5) * (K (1.0) + c2sq - c->kahn * cos2psi * (K (1.0) - c2sq));
-  return om * (c->nopolar ? K (1.0) : kahn);
+  kahn = K (0.5) * (K (1.0) + c2sq - k->kahn * cos2psi * (K (1.0) - c2sq));
+  return om * (kahn * k->polar + k->unpolar);
 }
 
 /* One index of a chunk of pixels for the orientation rows @row (a, b or c):
@@ -724,12 +756,15 @@ FN (chunk_bounds) (
       }
   else
     {
-      const R S1 = c->pixel_size * (R) spixel;
+      const R ps = c->pixel_size, S1 = ps * (R) spixel;
+      FN (pfac) k;
+
+      FN (pfac_setup) (c, &k);
       for (int l = 0; l < CH; l++)
         {
-          R f0c = FN (point_factors) (c, c->pixel_size * (R) (f0 + l), S1);
-          R f1c = FN (point_factors) (c, c->pixel_size * ((R) (f0 + l) + K (0.5)), Sdet);
-          ratio[l] = f0c / (f1c != K (0.0) ? f1c : K (1.0));
+          R f0c = FN (point_factors) (&k, ps * (R) (f0 + l), S1);
+          R f1c = FN (point_factors) (&k, ps * ((R) (f0 + l) + K (0.5)), Sdet);
+          ratio[l] = f0c / (f1c + (f1c != K (0.0) ? K (0.0) : K (1.0)));
         }
     }
 }

@@ -443,6 +443,98 @@ test_absences (Fixture *f, gconstpointer data)
   g_assert_cmpuint (count_labels (GTK_WIDGET (f->window), "φ start"), ==, 1);
 }
 
+/* The predicted spots of the lesson @id: h k l, place and the peak counts
+ * there, and |F| of each. */
+typedef struct
+{
+  GArray *spots;      /* BraggscopeReflection */
+  GArray *peaks;      /* float, photons */
+  GArray *amplitudes; /* double, |F| */
+} LessonSpots;
+
+static void
+lesson_spots (Fixture *f, const char *id, LessonSpots *out)
+{
+  BraggscopeFrame *frame = open_lesson (f, id);
+  BraggscopeGeometry *geometry = braggscope_frame_get_geometry (frame);
+  g_autoptr (GError) error = NULL;
+
+  out->spots = braggscope_frame_predict_reflections (frame, &error);
+  g_assert_no_error (error);
+  out->peaks = g_array_new (FALSE, FALSE, sizeof (float));
+  out->amplitudes = g_array_new (FALSE, FALSE, sizeof (double));
+  for (guint i = 0; i < out->spots->len; i++)
+    {
+      const BraggscopeReflection *r = &g_array_index (out->spots, BraggscopeReflection, i);
+      float peak = peak_near (frame, r->x, r->y);
+      double amplitude =
+          braggscope_geometry_get_structure_factor (geometry, r->h, r->k, r->l, NULL);
+
+      g_array_append_val (out->peaks, peak);
+      g_array_append_val (out->amplitudes, amplitude);
+    }
+}
+
+static void
+lesson_spots_clear (LessonSpots *spots)
+{
+  g_array_unref (spots->spots);
+  g_array_unref (spots->peaks);
+  g_array_unref (spots->amplitudes);
+}
+
+/* "every spot stays at its pixel ... about one spot in seven changes its
+ * |F| by more than a quarter, and −7 2 17 loses a third of it": the two
+ * lessons predict the same reflections at the same pixels; |F| changes by
+ * more than 25 % for 10 % to 20 % of them, and by −30 % to −40 % for
+ * −7 2 17, whose spot dims accordingly. */
+static void
+test_same_lattice (Fixture *f, gconstpointer data)
+{
+  LessonSpots bound = { 0 }, apo = { 0 };
+  double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0, r, named[2] = { 0, 0 }, peaks[2] = { 0, 0 };
+  guint n, changed = 0;
+
+  lesson_spots (f, "same-lattice", &bound);
+  lesson_spots (f, "same-lattice-apo", &apo);
+  n = bound.spots->len;
+  g_test_message ("%u spots predicted with the drug, %u without", n, apo.spots->len);
+  g_assert_cmpuint (n, >=, 100);
+  g_assert_cmpuint (apo.spots->len, ==, n);
+  for (guint i = 0; i < n; i++)
+    {
+      const BraggscopeReflection *a = &g_array_index (bound.spots, BraggscopeReflection, i);
+      const BraggscopeReflection *b = &g_array_index (apo.spots, BraggscopeReflection, i);
+      double x = g_array_index (bound.peaks, float, i), y = g_array_index (apo.peaks, float, i);
+      double fa = g_array_index (bound.amplitudes, double, i),
+             fb = g_array_index (apo.amplitudes, double, i);
+
+      g_assert_cmpint (a->h, ==, b->h);
+      g_assert_cmpint (a->k, ==, b->k);
+      g_assert_cmpint (a->l, ==, b->l);
+      g_assert_cmpfloat_with_epsilon (a->x, b->x, 1e-9);
+      g_assert_cmpfloat_with_epsilon (a->y, b->y, 1e-9);
+      sx += x, sy += y, sxx += x * x, syy += y * y, sxy += x * y;
+      changed += fa > 0 && fabs (fb - fa) / fa > 0.25;
+      if (a->h == -7 && a->k == 2 && a->l == 17)
+        named[0] = fa, named[1] = fb, peaks[0] = x, peaks[1] = y;
+    }
+  r = (n * sxy - sx * sy) / sqrt ((n * sxx - sx * sx) * (n * syy - sy * sy));
+  g_test_message ("correlation of the spots' peak counts: %.4f", r);
+  g_test_message ("%u of %u spots change |F| by more than 25 %%", changed, n);
+  g_test_message ("-7 2 17: |F| %.1f with the drug, %.1f without (%+.1f %%); peak %.3g -> %.3g",
+                  named[0], named[1], 100.0 * (named[1] - named[0]) / named[0], peaks[0], peaks[1]);
+  g_assert_cmpfloat (r, <, 0.999);
+  g_assert_cmpuint (changed, >=, n / 10);
+  g_assert_cmpuint (changed, <=, n / 5);
+  g_assert_cmpfloat (named[0], >, 0.0);
+  g_assert_cmpfloat ((named[1] - named[0]) / named[0], >, -0.40);
+  g_assert_cmpfloat ((named[1] - named[0]) / named[0], <, -0.30);
+  g_assert_cmpfloat (peaks[1], <, 0.8 * peaks[0]);
+  lesson_spots_clear (&bound);
+  lesson_spots_clear (&apo);
+}
+
 /* ---- labels ---- */
 
 /* GTK's body font in pixels, as the window's settings give it. */
@@ -643,6 +735,7 @@ main (int argc, char *argv[])
   ADD ("/lessons/mosaicity", test_mosaicity);
   ADD ("/lessons/shape-transform", test_shape_transform);
   ADD ("/lessons/absences", test_absences);
+  ADD ("/lessons/same-lattice", test_same_lattice);
   ADD ("/lessons/labels/window", test_window_labels);
 #undef ADD
   g_test_add_func ("/lessons/labels/readme-pictures", test_readme_labels);

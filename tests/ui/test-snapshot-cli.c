@@ -1060,6 +1060,10 @@ test_bad_lessons (void)
 
     g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
   }
+  /* StructureFactors names a file of the data folder, never a path */
+  write_lesson (dir, "08-up.desktop", "up", "\nStructureFactors=../../etc/passwd");
+  write_lesson (dir, "09-absolute.desktop", "absolute", "\nStructureFactors=/etc/passwd");
+  write_lesson (dir, "10-dots.desktop", "dots", "\nStructureFactors=..");
 
   {
     const char *args[] = { "--snapshot", png, "--lesson", "good", NULL };
@@ -1077,6 +1081,9 @@ test_bad_lessons (void)
     g_assert_nonnull (strstr (run.err, "05-word.desktop: LabelCount: 'many'"));
     g_assert_nonnull (strstr (run.err, "06-broken.desktop"));
     g_assert_nonnull (strstr (run.err, "07-fifo.desktop: not a regular file"));
+    g_assert_nonnull (strstr (run.err, "08-up.desktop: StructureFactors: '../../etc/passwd'"));
+    g_assert_nonnull (strstr (run.err, "09-absolute.desktop: StructureFactors: '/etc/passwd'"));
+    g_assert_nonnull (strstr (run.err, "10-dots.desktop: StructureFactors: '..'"));
     g_assert_null (strstr (run.err, "01-good"));
   }
   {
