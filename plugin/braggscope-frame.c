@@ -8,6 +8,7 @@
  */
 #include "braggscope-frame.h"
 #include "braggscope-private.h"
+#include "braggscope-enums.h"
 #include "braggscope-lattice.h"
 #include "nb-param.h"
 
@@ -330,6 +331,8 @@ struct _BraggscopeFrame
   double auto_low, auto_high;
   BraggscopeFrameSource *source;
   BraggscopeGeometry *geometry;
+  gboolean adaptive;
+  double samples_per_pixel;
 };
 
 G_DEFINE_FINAL_TYPE (BraggscopeFrame, braggscope_frame, G_TYPE_OBJECT)
@@ -350,6 +353,8 @@ enum
   PROP_MAX_VALUE,
   PROP_OVERSAMPLE_AUTO,
   PROP_WARNINGS,
+  PROP_INTEGRATION,
+  PROP_SAMPLES_PER_PIXEL,
   N_PROPS
 };
 
@@ -384,6 +389,8 @@ _braggscope_frame_new (const BraggscopeFrameInit *init)
     }
   self->source = _braggscope_frame_source_ref (init->source);
   self->geometry = braggscope_geometry_ref (init->geometry);
+  self->adaptive = init->adaptive;
+  self->samples_per_pixel = init->samples_per_pixel;
   return self;
 }
 
@@ -465,6 +472,12 @@ braggscope_frame_get_property (GObject *object, guint prop_id, GValue *value, GP
       case PROP_WARNINGS:
         g_value_set_boxed (value, braggscope_frame_get_warnings (self));
         break;
+      case PROP_INTEGRATION:
+        g_value_set_enum (value, braggscope_frame_get_integration (self));
+        break;
+      case PROP_SAMPLES_PER_PIXEL:
+        g_value_set_double (value, self->samples_per_pixel);
+        break;
       default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -535,6 +548,31 @@ frame_class_init_plan_values (GParamFlags flags)
    */
   properties[PROP_OVERSAMPLE_AUTO] = g_param_spec_boolean (
       "oversample-auto", NULL, "The oversampling was chosen automatically", FALSE, flags);
+  /**
+   * BraggscopeFrame:integration:
+   *
+   * How the frame's pixels were integrated: adaptive where
+   * [property@Braggscope.Simulation:integration] asked for it and the plan
+   * takes it, else exact (nanoBragg's method).  A preview is always exact:
+   * one oversampled pixel per block.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_INTEGRATION] =
+      g_param_spec_enum ("integration", NULL, "How the pixels were integrated",
+                         BRAGGSCOPE_TYPE_INTEGRATION, BRAGGSCOPE_INTEGRATION_EXACT, flags);
+  /**
+   * BraggscopeFrame:samples-per-pixel:
+   *
+   * The sub-pixel samples the frame spent per simulated pixel (each for
+   * every sensor layer): oversample² × layers for exact integration; for
+   * adaptive integration those its cells took, on average (about 1 where
+   * the spots are few and sharp).  0 when unknown.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_SAMPLES_PER_PIXEL] = g_param_spec_double (
+      "samples-per-pixel", NULL, "Sub-pixel samples per simulated pixel", 0, G_MAXDOUBLE, 0, flags);
   /**
    * BraggscopeFrame:warnings:
    *
@@ -933,6 +971,42 @@ braggscope_frame_get_oversample (BraggscopeFrame *self)
 {
   g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (self), 0);
   return self->source != NULL ? self->source->info.oversample : 0;
+}
+
+/**
+ * braggscope_frame_get_integration:
+ * @self: a frame
+ *
+ * How the frame's pixels were integrated,
+ * [property@Braggscope.Frame:integration].
+ *
+ * Returns: %BRAGGSCOPE_INTEGRATION_ADAPTIVE or %BRAGGSCOPE_INTEGRATION_EXACT
+ *
+ * Since: 0.1
+ */
+BraggscopeIntegration
+braggscope_frame_get_integration (BraggscopeFrame *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (self), BRAGGSCOPE_INTEGRATION_EXACT);
+  return self->adaptive ? BRAGGSCOPE_INTEGRATION_ADAPTIVE : BRAGGSCOPE_INTEGRATION_EXACT;
+}
+
+/**
+ * braggscope_frame_get_samples_per_pixel:
+ * @self: a frame
+ *
+ * The sub-pixel samples spent per simulated pixel,
+ * [property@Braggscope.Frame:samples-per-pixel].
+ *
+ * Returns: samples per pixel (a mean; no unit), 0 when unknown
+ *
+ * Since: 0.1
+ */
+double
+braggscope_frame_get_samples_per_pixel (BraggscopeFrame *self)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (self), 0.0);
+  return self->samples_per_pixel;
 }
 
 /**

@@ -10,6 +10,32 @@
 G_BEGIN_DECLS
 
 /**
+ * BraggscopeIntegration:
+ * @BRAGGSCOPE_INTEGRATION_EXACT: nanoBragg's method: oversample² sub-pixels
+ *   in every pixel
+ * @BRAGGSCOPE_INTEGRATION_ADAPTIVE: sub-pixels only where the shape
+ *   transform's envelope says they change the pixel by more than
+ *   [property@Braggscope.Simulation:tolerance] times the frame's brightest
+ *   pixel; it converges to the image nanoBragg approaches as its oversampling
+ *   grows (docs/adaptive-integration.md)
+ *
+ * How a pixel's lattice factor is integrated over its area
+ * (`-integration exact|adaptive`).  The simulation's full frames are adaptive
+ * by default; its previews stay exact, one oversampled pixel per block, as
+ * cheap as before.  Adaptive integration runs on the CPU's fast
+ * kernels; `-precision exact`, `-curved_det` and
+ * `-oversample_thick/polar/omega` keep the exact method (the frame's plan
+ * info says which ran).
+ *
+ * Since: 0.1
+ */
+typedef enum
+{
+  BRAGGSCOPE_INTEGRATION_EXACT,
+  BRAGGSCOPE_INTEGRATION_ADAPTIVE,
+} BraggscopeIntegration;
+
+/**
  * BraggscopeFrame:
  *
  * One rendered detector image and how it was made: the pixels (photons per
@@ -61,6 +87,10 @@ BRAGGSCOPE_EXPORT
 int braggscope_frame_get_oversample (BraggscopeFrame *self);
 BRAGGSCOPE_EXPORT
 gboolean braggscope_frame_get_oversample_auto (BraggscopeFrame *self);
+BRAGGSCOPE_EXPORT
+BraggscopeIntegration braggscope_frame_get_integration (BraggscopeFrame *self);
+BRAGGSCOPE_EXPORT
+double braggscope_frame_get_samples_per_pixel (BraggscopeFrame *self);
 
 BRAGGSCOPE_EXPORT
 const float *braggscope_frame_get_data (BraggscopeFrame *self, gsize *n_pixels);

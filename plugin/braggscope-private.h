@@ -138,6 +138,8 @@ typedef struct
   double auto_low, auto_high;
   BraggscopeFrameSource *source;
   BraggscopeGeometry *geometry;
+  gboolean adaptive;        /* integrated adaptively (nb_plan_timing.adaptive) */
+  double samples_per_pixel; /* sub-pixel samples per simulated pixel */
 } BraggscopeFrameInit;
 
 BraggscopeFrame *_braggscope_frame_new (const BraggscopeFrameInit *init);

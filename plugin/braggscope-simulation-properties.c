@@ -65,12 +65,13 @@ static const BraggscopeControlHints preview_stride_hints = { "px", 1, 16, 1, 0, 
 /* Creating the parameter properties */
 
 /* The public enum whose nicks are the words of @row's choices, if any: the
- * crystal shape, the convention, the precision and the backend. */
+ * crystal shape, the convention, the precision, the integration and the
+ * backend. */
 static GType
 choice_enum_type (const nb_param *row)
 {
   GType types[] = { BRAGGSCOPE_TYPE_SHAPE, BRAGGSCOPE_TYPE_CONVENTION, BRAGGSCOPE_TYPE_PRECISION,
-                    BRAGGSCOPE_TYPE_BACKEND };
+                    BRAGGSCOPE_TYPE_INTEGRATION, BRAGGSCOPE_TYPE_BACKEND };
 
   for (gsize t = 0; t < G_N_ELEMENTS (types); t++)
     {
@@ -174,12 +175,14 @@ param_spec (const nb_param *row, const nb_params *defaults)
   }
 }
 
-/* The simulation's defaults: nanoBragg's, on a 512 x 512 detector. */
+/* The simulation's defaults: nanoBragg's, on a 512 x 512 detector, with
+ * adaptive integration (tolerance 1e-3, the engine's) for the full frames. */
 void
 _braggscope_simulation_default_params (nb_params *p)
 {
   nb_params_init (p);
   p->fpixels = p->spixels = 512;
+  p->integration = NB_INTEGRATION_ADAPTIVE;
 }
 
 static void

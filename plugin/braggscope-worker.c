@@ -63,6 +63,10 @@ struct _BraggscopeWorker
   /* this machine's rate: seconds per sample (pixel x sub-pixel x source x
    * domain x phi step) of the last frame executed to its end; 0: none yet */
   double seconds_per_sample;
+  /* the last adaptive full frame's samples per pixel (its cells' count,
+   * nb_plan_timing.samples) and seconds per sample of adaptive_samples_of
+   * (its samples are not the fast kernel's vectorised ones); 0: none yet */
+  double adaptive_samples_per_pixel, adaptive_seconds_per_sample;
 };
 
 static void
@@ -382,6 +386,23 @@ samples_of (const nb_plan_info *info, int stride)
   return ceil (width / k) * ceil (height / k) * MAX (info->steps, 1);
 }
 
+/* An adaptive frame's cost per pixel beyond its samples, in samples: the
+ * bound of each pixel (about a sample's work per source and step) in the
+ * last pass and of every second row in the first (kernel-adaptive.c). */
+#define ADAPTIVE_BOUND_SAMPLES 1.5
+
+/* The samples, in samples_of's units, of a full frame of @info integrated
+ * adaptively at @per_pixel sub-pixel samples per pixel (at most the exact
+ * method's: the cap of docs/adaptive-integration.md), its bounds included. */
+static double
+adaptive_samples_of (const nb_plan_info *info, double per_pixel)
+{
+  double os2 = (double) info->oversample * info->oversample;
+
+  per_pixel = MIN (per_pixel, os2 * MAX (info->thicksteps, 1));
+  return samples_of (info, 1) / os2 * (per_pixel + ADAPTIVE_BOUND_SAMPLES);
+}
+
 typedef struct
 {
   BraggscopeWorker *w;
@@ -480,7 +501,13 @@ render_progress_start (BraggscopeWorker *w, const BraggscopeRequest *req, Render
   p->w = w;
   p->id = req->id;
   p->start_us = g_get_monotonic_time ();
-  p->predicted = w->seconds_per_sample * samples_of (info, 1);
+  /* an adaptive frame costs what the last one spent per pixel (unknown
+   * before the first: the bar then extrapolates from the rows done) */
+  if (info->integration != NB_INTEGRATION_ADAPTIVE)
+    p->predicted = w->seconds_per_sample * samples_of (info, 1);
+  else if (w->adaptive_samples_per_pixel > 0.0)
+    p->predicted =
+        w->adaptive_seconds_per_sample * adaptive_samples_of (info, w->adaptive_samples_per_pixel);
   p->progress.sequence = req->sequence;
   p->progress.width = info->fpixels;
   p->progress.height = info->spixels;
@@ -549,7 +576,21 @@ worker_run (BraggscopeWorker *w, const BraggscopeRequest *req, gboolean preview)
       return st;
     }
   end = g_get_monotonic_time ();
-  if (end > executing)
+  if (!preview && info->integration == NB_INTEGRATION_ADAPTIVE)
+    {
+      nb_plan_timing timing;
+      double pixels = samples_of (info, 1) / MAX (info->steps, 1);
+
+      nb_plan_get_timing (w->plan, &timing);
+      if (timing.adaptive && timing.samples > 0.0 && pixels > 0.0)
+        {
+          w->adaptive_samples_per_pixel = timing.samples / pixels;
+          if (end > executing)
+            w->adaptive_seconds_per_sample =
+                (end - executing) / 1e6 / adaptive_samples_of (info, w->adaptive_samples_per_pixel);
+        }
+    }
+  else if (end > executing)
     w->seconds_per_sample = (end - executing) / 1e6 / samples_of (info, preview ? req->stride : 1);
 
   init.pool = w->pool;
@@ -571,6 +612,18 @@ worker_run (BraggscopeWorker *w, const BraggscopeRequest *req, gboolean preview)
   init.auto_high = stats.high;
   init.source = w->source;
   init.geometry = w->geometry;
+  /* a full frame's method and cost (a preview is the fast kernel's, exact) */
+  init.samples_per_pixel = (double) info->oversample * info->oversample * MAX (info->thicksteps, 1);
+  if (!preview)
+    {
+      nb_plan_timing timing;
+      double pixels = samples_of (info, 1) / MAX (info->steps, 1);
+
+      nb_plan_get_timing (w->plan, &timing);
+      init.adaptive = timing.adaptive;
+      if (timing.samples > 0.0 && pixels > 0.0)
+        init.samples_per_pixel = timing.samples / pixels;
+    }
 
   d = g_new0 (BraggscopeDelivery, 1);
   if (!preview && req->measured != NULL)

@@ -81,6 +81,8 @@ struct _BraggscopeWindow
   GtkLabel *frame_kind_label;
   GtkLabel *frame_time_label;
   GtkLabel *oversample_label;
+  GtkLabel *integration_label;         /* the full frame's method and samples per pixel */
+  GtkLabel *integration_details_label; /* the same in the details popover, with the tolerance */
   GtkMenuButton *frame_details_button; /* its popover: the two below */
   GtkLabel *backend_label;
   GtkLabel *cache_label;

@@ -144,7 +144,9 @@ show_oversample_note (BraggscopeWindow *self, BraggscopeFrame *frame)
   int n = braggscope_frame_get_oversample (frame);
   g_autofree char *text = NULL;
 
-  if (!braggscope_frame_get_oversample_auto (frame) || n <= OVERSAMPLE_NOTE_ABOVE)
+  /* adaptive integration spends the oversampling only near the spots */
+  if (!braggscope_frame_get_oversample_auto (frame) || n <= OVERSAMPLE_NOTE_ABOVE ||
+      braggscope_frame_get_integration (frame) == BRAGGSCOPE_INTEGRATION_ADAPTIVE)
     {
       gtk_widget_set_visible (GTK_WIDGET (self->oversample_label), FALSE);
       return;
@@ -156,6 +158,40 @@ show_oversample_note (BraggscopeWindow *self, BraggscopeFrame *frame)
                           n, n * n);
   gtk_label_set_text (self->oversample_label, text);
   gtk_widget_set_visible (GTK_WIDGET (self->oversample_label), TRUE);
+}
+
+/* Says how the full frame integrated its pixels and what it spent: the
+ * method and the sub-pixel samples per pixel in the status line, with the
+ * tolerance in the details popover. */
+static void
+show_integration (BraggscopeWindow *self, BraggscopeFrame *frame)
+{
+  gboolean adaptive = braggscope_frame_get_integration (frame) == BRAGGSCOPE_INTEGRATION_ADAPTIVE;
+  double samples = braggscope_frame_get_samples_per_pixel (frame);
+  double tolerance = 0.0;
+  g_autofree char *text = NULL;
+  g_autofree char *details = NULL;
+
+  g_object_get (braggscope_window_get_simulation (self), "tolerance", &tolerance, NULL);
+  /* Translators: the status line after a full frame: how its pixels were
+   * integrated (adaptive or exact), then the sub-pixel samples it spent per
+   * pixel, e.g. "adaptive, 1.3 samples/pixel" */
+  text = g_strdup_printf (_ ("%s, %.3g samples/pixel"),
+                          adaptive ? C_ ("integration", "adaptive") : C_ ("integration", "exact"),
+                          samples);
+  if (adaptive)
+    /* Translators: in the details popover; the tolerance is a fraction of the
+     * frame's brightest pixel */
+    details = g_strdup_printf (_ ("Integration: adaptive, within %g of the brightest pixel; "
+                                  "%.3g sub-pixel samples per pixel"),
+                               tolerance, samples);
+  else
+    details = g_strdup_printf (_ ("Integration: exact (nanoBragg's), %.3g sub-pixel samples "
+                                  "in every pixel"),
+                               samples);
+  gtk_label_set_text (self->integration_label, text);
+  gtk_widget_set_visible (GTK_WIDGET (self->integration_label), samples > 0.0);
+  gtk_label_set_text (self->integration_details_label, details);
 }
 
 static void
@@ -196,6 +232,7 @@ show_frame_status (BraggscopeWindow *self, BraggscopeFrame *frame)
   /* a preview samples one pixel per block: its cost says little */
   if (!braggscope_frame_get_is_preview (frame))
     {
+      show_integration (self, frame);
       show_oversample_note (self, frame);
       _braggscope_window_show_domains (self, frame);
     }
@@ -549,6 +586,8 @@ braggscope_window_class_init (BraggscopeWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, frame_kind_label);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, frame_time_label);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, oversample_label);
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, integration_label);
+  gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, integration_details_label);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, backend_label);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, cache_label);
   gtk_widget_class_bind_template_child (widget_class, BraggscopeWindow, frame_details_button);

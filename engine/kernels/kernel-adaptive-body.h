@@ -3,11 +3,14 @@
  * once per precision and instruction set, with its macros (NB_REAL,
  * NB_REAL_IS_DOUBLE, NB_CTX, NB_SUFFIX, NB_PHYS_SUFFIX) and <tgmath.h>.
  *
- * A row is rendered by the fast kernel with one sample at each pixel's
- * centre (render_row with the os = 1 copy of the tables), its factors
- * (solid angle, polarization, capture) then moved to where the reference
- * takes them, its first sub-pixel; the chunk_bounds of its pixels, vectorised as the fast kernel, say which
- * pixels need more, and those are integrated one by one (adaptive_pixel).
+ * The chunk_bounds of a row's pixels, vectorised as the fast kernel, say
+ * which pixels need more than one sample at their centre; those take it
+ * from the fast kernel (render_row with the os = 1 copy of the tables, over
+ * runs of such pixels), their factors (solid angle, polarization, capture)
+ * then moved to where the reference takes them, its first sub-pixel.  The
+ * others are integrated one by one (adaptive_pixel), but for those whose
+ * cells would take more samples than the exact kernel's oversampling: they
+ * are the exact kernel's (the cap, docs/adaptive-integration.md).
  *
  * A pixel is a square cell of the detector; for every source and
  * orientation step the fractional Miller indices at the cell's centre and
@@ -394,6 +397,32 @@ FN (cell_mean) (FN (apix) * a, R u, R v, R hw, int depth)
                      FN (cell_mean) (a, u + q, v + q, q, depth + 1));
 }
 
+/* The samples cell_mean would take on the cell centred at (u, v) of half
+ * width @hw, from the same decisions (cell_bound at every cell, no sample
+ * taken); once past @budget it stops and returns what it has counted. */
+static double
+FN (cell_cost) (FN (apix) * a, R u, R v, R hw, int depth, double budget)
+{
+  R bound, widest, q = K (0.5) * hw;
+  double n = 0.0;
+
+  FN (cell_indices) (a, u, v);
+  widest = FN (cell_bound) (a, hw, &bound);
+  if (bound <= a->tau || depth >= NB_ADAPTIVE_MAX_DEPTH || widest == K (0.0))
+    return 1.0;
+  if (widest == (R) INFINITY && depth >= 7)
+    return (double) CH;
+  if (widest <= K (4.0) * a->fine_width)
+    {
+      int k = (int) ceil (widest / a->fine_width);
+      k = k < 1 ? 1 : k > 4 ? 4 : k;
+      return 4.0 * k * k;
+    }
+  for (int i = 0; i < 4 && n <= budget; i++)
+    n += FN (cell_cost) (a, u + (i & 1 ? q : -q), v + (i & 2 ? q : -q), q, depth + 1, budget - n);
+  return n;
+}
+
 /* Layer @t's centre of pixel (fpixel, spixel) and the Jacobian of the
  * indices there, into @a. */
 static void
@@ -519,9 +548,11 @@ FN (factors_at) (const NB_CTX *c, R Fdet, R Sdet)
 
 /* Pixel (fpixel, spixel) integrated adaptively: photons, as the fast
  * kernel writes them, with the cells' bound below @tol_photons photons per
- * pixel. */
+ * pixel.  When its cells would take more samples than the reference's
+ * method (oversample^2 per layer), none is taken and *@capped is set: the
+ * pixel is then the exact kernel's (nb_adaptive_row). */
 static double
-FN (adaptive_pixel) (FN (apix) * a, int fpixel, int spixel, double tol_photons)
+FN (adaptive_pixel) (FN (apix) * a, int fpixel, int spixel, double tol_photons, int *capped)
 {
   const NB_CTX *c = a->c;
   const R n2 = (R) c->oversample * (R) c->oversample;
@@ -532,6 +563,19 @@ FN (adaptive_pixel) (FN (apix) * a, int fpixel, int spixel, double tol_photons)
   /* per layer, in the units of the sum: the pixel's error is below
    * tol_photons when each layer's cells are below tau */
   a->tau = S > K (0.0) ? (R) (tol_photons / ((double) S * n2 * c->thicksteps)) : (R) INFINITY;
+  {
+    const double cap = (double) n2 * c->thicksteps;
+    double cost = 0.0;
+
+    for (int t = 0; t < c->thicksteps && cost <= cap; t++)
+      {
+        FN (layer_setup) (a, fpixel, spixel, t);
+        cost += FN (cell_cost) (a, K (0.0), K (0.0), K (0.5), 0, cap - cost);
+      }
+    *capped = cost > cap;
+    if (*capped)
+      return 0.0;
+  }
   for (int t = 0; t < c->thicksteps; t++)
     {
       FN (layer_setup) (a, fpixel, spixel, t);
@@ -649,10 +693,16 @@ FN (axis_envelope) (const R *row,
 /* The bounds (photons) of the lattice term of the pixels (spixel, f0 + l),
  * l < CH, over their whole area, into bound[]: the vectorised form of
  * cell_bound at the top cell, with the pixel's factors bounded by the solid
- * angle (polarization and capture are at most 1). */
+ * angle (polarization and capture are at most 1); the solid angles at the
+ * centres into omega_out[]. */
 static void
-FN (chunk_bounds) (
-    const NB_CTX *c, const nb_adaptive_shape *sh, int spixel, int f0, R *bound, R *ratio)
+FN (chunk_bounds) (const NB_CTX *c,
+                   const nb_adaptive_shape *sh,
+                   int spixel,
+                   int f0,
+                   R *bound,
+                   R *ratio,
+                   R *omega_out)
 {
   R dx[CH], dy[CH], dz[CH], fx[CH], fy[CH], fz[CH], sx[CH], sy[CH], sz[CH], marg[CH], acc[CH];
   R q[9][CH]; /* q, its change per pixel along fdet and along sdet */
@@ -756,7 +806,10 @@ FN (chunk_bounds) (
         total[l] += acc[l];
     }
   for (int l = 0; l < CH; l++)
-    bound[l] = c->scale * omega[l] * n2 * total[l];
+    {
+      bound[l] = c->scale * omega[l] * n2 * total[l];
+      omega_out[l] = omega[l];
+    }
   /* the factors where the reference's method takes them (the pixel's first
    * corner, its first sub-pixel's limit) over those at the centre */
   if (c->thick != K (0.0))
@@ -781,13 +834,59 @@ FN (chunk_bounds) (
     }
 }
 
+/* The runs of pixels l < n of a chunk whose kind[l] is @kind rendered by
+ * the fast kernel with the tables @c into out[l]; returns their pixels and
+ * adds their solid angles to *@omega_sum. */
+static int
+FN (render_runs) (const NB_CTX *c,
+                  const signed char *kind,
+                  int n,
+                  int want,
+                  int spixel,
+                  int f0,
+                  float *out,
+                  double *omega_sum)
+{
+  int pixels = 0;
+
+  for (int l = 0; l < n;)
+    {
+      int e = l;
+
+      if (kind[l] != want)
+        {
+          l++;
+          continue;
+        }
+      while (e < n && kind[e] == want)
+        e++;
+      FN (nb_fast_render_row) (c, spixel, f0 + l, e - l, 1, out + l, omega_sum);
+      pixels += e - l;
+      l = e;
+    }
+  return pixels;
+}
+
+#ifndef NB_ADAPTIVE_PIXEL_KINDS
+#define NB_ADAPTIVE_PIXEL_KINDS
+enum
+{
+  PIX_MASKED,
+  PIX_ONE,     /* below the tolerance: one sample at its centre */
+  PIX_REFINED, /* integrated by adaptive_pixel */
+  PIX_EXACT    /* its cells would cost more than the exact kernel's: the exact kernel's */
+};
+#endif
+
 /* Renders @count pixels of row @spixel from @f_first into out[]: the fast
  * kernel's one sample per pixel (@c1, the tables with oversample 1 and the
- * scale of @c's), and adaptive_pixel where chunk_bounds exceeds
- * @tol_photons; adds the row's solid angles as the reference sums them to
- * *@omega_sum and the sub-pixel positions evaluated to *@samples.  Masked
- * pixels (@mask non-NULL, 0) are 0.  With @bound_only, the pixels' bounds
- * (photons) instead. */
+ * scale of @c's) where chunk_bounds is below @tol_photons, adaptive_pixel
+ * where it exceeds it, and the exact kernel (@c, the plan's oversampling)
+ * where adaptive_pixel's cells would take more samples than it; adds the
+ * row's solid angles as the reference sums them to *@omega_sum and the
+ * sub-pixel positions evaluated to *@samples.  Masked pixels (@mask
+ * non-NULL, 0) are 0.  With @bound_only, the pixels' bounds (photons)
+ * instead. */
 void
 FN (nb_adaptive_row) (const NB_CTX *c,
                       const NB_CTX *c1,
@@ -804,7 +903,10 @@ FN (nb_adaptive_row) (const NB_CTX *c,
                       double *samples)
 {
   FN (apix) a;
-  R *buf = scratch, bound[CH], ratio[CH];
+  R *buf = scratch, bound[CH], ratio[CH], omega[CH];
+  const double n2 = (double) c->oversample * c->oversample;
+  double omega1 = 0.0, omega_exact = 0.0;
+  signed char kind[CH];
 
   a.c = c;
   a.shape = shape;
@@ -815,31 +917,48 @@ FN (nb_adaptive_row) (const NB_CTX *c,
   a.keep = buf + 9 * a.pairs;
   a.fine_width = (R) shape->fine_width;
   a.samples = 0.0;
-  if (!bound_only)
-    {
-      double omega = 0.0;
-      FN (nb_fast_render_row) (c1, spixel, f_first, count, 1, out, &omega);
-      *omega_sum += omega * c->oversample * c->oversample;
-      a.samples += (double) count * c->thicksteps;
-    }
   for (int j0 = 0; j0 < count; j0 += CH)
     {
-      int n = count - j0 < CH ? count - j0 : CH;
+      int n = count - j0 < CH ? count - j0 : CH, ones, exact;
+      float *o = out + j0;
 
-      FN (chunk_bounds) (c, shape, spixel, f_first + j0, bound, ratio);
+      FN (chunk_bounds) (c, shape, spixel, f_first + j0, bound, ratio, omega);
       for (int l = 0; l < n; l++)
         {
-          int f = f_first + j0 + l;
+          int f = f_first + j0 + l, capped = 0;
+
+          kind[l] = PIX_MASKED;
           if (mask != NULL && mask[f] == 0)
-            out[j0 + l] = 0.0f;
+            {
+              /* counted, as the reference counts them (nb_kernel_masked_omega) */
+              o[l] = 0.0f;
+              omega1 += (double) omega[l] * c->thicksteps;
+            }
           else if (bound_only)
-            out[j0 + l] = (float) bound[l];
-          else if (bound[l] > (R) tol_photons)
-            out[j0 + l] = (float) FN (adaptive_pixel) (&a, f, spixel, tol_photons);
+            o[l] = (float) bound[l];
+          else if (bound[l] <= (R) tol_photons)
+            kind[l] = PIX_ONE;
           else
-            out[j0 + l] = (float) (out[j0 + l] * ratio[l]);
+            {
+              double v = FN (adaptive_pixel) (&a, f, spixel, tol_photons, &capped);
+
+              kind[l] = capped ? PIX_EXACT : PIX_REFINED;
+              o[l] = (float) v;
+              if (!capped)
+                omega1 += (double) omega[l] * c->thicksteps;
+            }
         }
+      if (bound_only)
+        continue;
+      ones = FN (render_runs) (c1, kind, n, PIX_ONE, spixel, f_first + j0, o, &omega1);
+      exact = FN (render_runs) (c, kind, n, PIX_EXACT, spixel, f_first + j0, o, &omega_exact);
+      for (int l = 0; l < n; l++)
+        if (kind[l] == PIX_ONE)
+          o[l] = (float) (o[l] * ratio[l]);
+      a.samples += ((double) ones + (double) exact * n2) * c->thicksteps;
     }
+  if (!bound_only)
+    *omega_sum += omega1 * n2 + omega_exact;
   *samples += a.samples;
 }
 

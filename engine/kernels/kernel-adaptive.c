@@ -32,14 +32,18 @@ omp_get_thread_num (void)
  * makes the tolerance stricter) */
 #define BOUND_ROWS 2
 
+/* Not at one sample per pixel (-oversample 1): the exact method's least
+ * cost, which the bounds could only add to (the cap makes every pixel above
+ * the tolerance the exact kernel's anyway). */
 int
 nb_adaptive_takes (const nb_plan *plan)
 {
   const nb_params *p = &plan->params;
 
   return p->integration == NB_INTEGRATION_ADAPTIVE && p->precision != NB_PRECISION_EXACT &&
-         !plan->interpolate && plan->src.comment_rows == 0 && !plan->det.curved &&
-         !p->oversample_thick && !p->oversample_polar && !p->oversample_omega && plan->fast != NULL;
+         plan->det.oversample > 1 && !plan->interpolate && plan->src.comment_rows == 0 &&
+         !plan->det.curved && !p->oversample_thick && !p->oversample_polar &&
+         !p->oversample_omega && plan->fast != NULL;
 }
 
 /* The smallest (@which 1) or largest (0) eigenvalue of the symmetric 3x3

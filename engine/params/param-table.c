@@ -588,9 +588,9 @@ static const nb_param rows[] = {
        .more = "double (the default) and single are the fast vectorised kernels (double matches "
                "nanoBragg to 1e-12, most images bit for bit; single to ~1e-4); exact is "
                "nanoBragg's own arithmetic and loop order"),
-  /* no .property yet: libbraggscope's integration and tolerance are a follow-up (issue 31) */
   ROW (.flag = "-integration", .flags = NB_PARAM_BRAGGSCOPE, CHOICE (integration, integrations),
-       .help = "how a pixel's lattice factor is integrated (exact, adaptive)",
+       .property = "integration", .label = N_ ("Integration"),
+       .help = N_ ("How a pixel's lattice factor is integrated (exact, adaptive)"),
        .more = "exact (the default) is nanoBragg's: oversample^2 sub-pixels in every pixel.  "
                "adaptive bounds the lattice factor over each pixel from the shape transform's "
                "envelope and spends sub-pixels only where they change the pixel by more than "
@@ -599,9 +599,10 @@ static const nb_param rows[] = {
                "on the CPU; -precision exact, -curved_det and -oversample_thick/polar/omega keep "
                "exact"),
   ROW (.flag = "-tolerance", NUMBER (tolerance), .unit = &none, .min = 1e-9, .max = 1,
-       .flags = NB_PARAM_BRAGGSCOPE,
-       .help = "adaptive integration's error bound per pixel, a fraction of the brightest pixel "
-               "(default 1e-3)"),
+       .flags = NB_PARAM_BRAGGSCOPE, .property = "tolerance", .label = N_ ("Tolerance"),
+       .help = N_ ("Adaptive integration's error bound per pixel, a fraction of the brightest "
+                   "pixel (default 1e-3)"),
+       UI (1e-6, 1e-1, 1e-4, 6)),
   ROW (.flag = "-memory_budget", NUMBER (memory_budget), .unit = &mb, .min = 0,
        .flags = NB_PARAM_BRAGGSCOPE | NB_PARAM_POSITIVE,
        .note = "0 = half of the memory this process may use", .help = "most memory one run may plan for or read a frame into (default: half of what the process may use: physical memory, or less under a ulimit or cgroup limit)"),

@@ -686,6 +686,9 @@ log_integration (nb_plan *plan)
         &plan->log, "adaptive integration: error below %g of the brightest pixel, on the CPU%s\n",
         p->tolerance,
         p->backend != NB_BACKEND_CPU ? " (the GPU integrates by oversampling only)" : "");
+  else if (plan->det.oversample == 1 && p->precision != NB_PRECISION_EXACT)
+    nb_log_printf (&plan->log, "adaptive integration: one sample per pixel (-oversample 1) is "
+                               "already the least it could take: exact integration\n");
   else
     nb_log_printf (&plan->log,
                    "adaptive integration not available for -precision exact, -curved_det, "

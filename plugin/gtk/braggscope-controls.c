@@ -110,13 +110,9 @@ static const Row detector_rows[] = {
 };
 
 static const Row sampling_rows[] = {
-  { "oversample", SPIN },
-  { "phi", SLIDER },
-  { "osc", SLIDER },
-  { "water", SLIDER },
-  { "precision", DROPDOWN },
-  { "backend", DROPDOWN },
-  { "preview-while-dragging", SWITCH },
+  { "oversample", SPIN },        { "phi", SLIDER },         { "osc", SLIDER },
+  { "water", SLIDER },           { "precision", DROPDOWN }, { "integration", DROPDOWN },
+  { "tolerance", NUMBER_ENTRY }, { "backend", DROPDOWN },   { "preview-while-dragging", SWITCH },
   { "preview-stride", SPIN },
 };
 

@@ -273,6 +273,26 @@ test_choices_and_entries (void)
   g_object_set (sim, "backend", BRAGGSCOPE_BACKEND_AUTO, NULL);
   g_assert_cmpuint (gtk_drop_down_get_selected (backend), ==, 0);
 
+  /* The integration and its tolerance, in Sampling (issue 31). */
+  {
+    GtkDropDown *integration =
+        GTK_DROP_DOWN (widget (controls, "integration-dropdown", GTK_TYPE_DROP_DOWN));
+    GtkWidget *tolerance = widget (controls, "tolerance-entry", GTK_TYPE_ENTRY);
+    BraggscopeIntegration now = BRAGGSCOPE_INTEGRATION_ADAPTIVE;
+    double tol = 0.0;
+
+    item = GTK_STRING_OBJECT (gtk_drop_down_get_selected_item (integration));
+    g_assert_cmpstr (gtk_string_object_get_string (item), ==, "adaptive");
+    gtk_drop_down_set_selected (integration, 0);
+    g_object_get (sim, "integration", &now, NULL);
+    g_assert_cmpint (now, ==, BRAGGSCOPE_INTEGRATION_EXACT);
+    g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (tolerance)), ==, "0.001");
+    gtk_editable_set_text (GTK_EDITABLE (tolerance), "1e-4");
+    g_signal_emit_by_name (tolerance, "activate");
+    g_object_get (sim, "tolerance", &tol, NULL);
+    assert_close (tol, 1e-4);
+  }
+
   /* A switch. */
   g_object_set (sim, "preview-while-dragging", FALSE, NULL);
   g_assert_false (gtk_switch_get_active (preview));

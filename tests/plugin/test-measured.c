@@ -247,7 +247,7 @@ test_adopt (void)
 /* The 1HPV still at @misset (degrees), rendered by the library: its full
  * frame, written as an SMV file, read back as a measured frame. */
 static BraggscopeMeasuredFrame *
-simulated_measured_frame (const double misset[3])
+simulated_measured_frame_integrated (const double misset[3], BraggscopeIntegration integration)
 {
   g_autoptr (BraggscopeSimulation) sim = braggscope_simulation_new ();
   g_autofree char *hkl = g_build_filename (g_getenv ("NB_DATA_DIR"), "1hpv_p1.hkl", NULL);
@@ -259,7 +259,8 @@ simulated_measured_frame (const double misset[3])
   Watch w;
 
   g_assert_true (braggscope_simulation_set_from_args (sim, (const char *const *) args, &error));
-  g_object_set (sim, "misset-x", misset[0], "misset-y", misset[1], "misset-z", misset[2], NULL);
+  g_object_set (sim, "misset-x", misset[0], "misset-y", misset[1], "misset-z", misset[2],
+                "integration", integration, NULL);
   watch_init (&w, sim);
   braggscope_simulation_render (sim);
   watch_wait_full (&w, 60);
@@ -268,6 +269,13 @@ simulated_measured_frame (const double misset[3])
   frame = braggscope_measured_frame_new_from_file (path, 0, &error);
   g_assert_no_error (error);
   return frame;
+}
+
+/* The frame as the simulation renders it by default (adaptive). */
+static BraggscopeMeasuredFrame *
+simulated_measured_frame (const double misset[3])
+{
+  return simulated_measured_frame_integrated (misset, BRAGGSCOPE_INTEGRATION_ADAPTIVE);
 }
 
 /* A simulation of the refinement scene at misset M + @offset, scoring

@@ -737,6 +737,57 @@ test_model_cell (void)
   watch_clear (&w);
 }
 
+/* Issue 31: a simulation's full frames integrate adaptively by default (the
+ * plan says so, and spend fewer samples than nanoBragg's oversample^2), its
+ * previews stay the fast kernel's, exact; integration=exact gives the
+ * engine's exact image, oversample^2 samples a pixel. */
+static void
+test_frame_integration (void)
+{
+  /* 50 cells, spots 10 pixels apart: 17-fold automatic oversampling */
+  g_autoptr (BraggscopeSimulation) sim =
+      simulation_from_cmdline (SMALL_SCENE " -N 50 -pixel 0.1 -detpixels 128");
+  char **args;
+  BraggscopeFrame *frame, *preview = NULL;
+  BraggscopeIntegration integration = BRAGGSCOPE_INTEGRATION_EXACT;
+  double tolerance = 0.0, samples = 0.0;
+  Watch w;
+
+  g_object_get (sim, "integration", &integration, "tolerance", &tolerance, NULL);
+  g_assert_cmpint (integration, ==, BRAGGSCOPE_INTEGRATION_ADAPTIVE);
+  g_assert_cmpfloat (tolerance, ==, 1e-3);
+  watch_init (&w, sim);
+  braggscope_simulation_render (sim);
+  watch_wait_full (&w, 60);
+  /* a change renders a preview first */
+  g_object_set (sim, "wavelength", 0.9, NULL);
+  frame = watch_wait_full (&w, 60);
+  for (guint i = 0; i < w.frames->len; i++)
+    if (braggscope_frame_get_is_preview (g_ptr_array_index (w.frames, i)))
+      preview = g_ptr_array_index (w.frames, i);
+  g_assert_nonnull (preview);
+  g_assert_cmpint (braggscope_frame_get_integration (preview), ==, BRAGGSCOPE_INTEGRATION_EXACT);
+  g_assert_cmpint (braggscope_frame_get_integration (frame), ==, BRAGGSCOPE_INTEGRATION_ADAPTIVE);
+  g_object_get (frame, "integration", &integration, "samples-per-pixel", &samples, NULL);
+  g_test_message ("adaptive: %.2f samples per pixel", samples);
+  g_assert_cmpint (integration, ==, BRAGGSCOPE_INTEGRATION_ADAPTIVE);
+  /* 17 x 17 samples a pixel exactly; far fewer where the spots are sharp */
+  g_assert_cmpint (braggscope_frame_get_oversample (frame), ==, 17);
+  g_assert_cmpfloat (samples, >, 0.0);
+  g_assert_cmpfloat (samples, <, 289.0 / 4);
+  args = braggscope_frame_get_args (frame);
+  g_assert_true (g_strv_contains ((const char *const *) args, "-integration"));
+
+  g_object_set (sim, "integration", BRAGGSCOPE_INTEGRATION_EXACT, NULL);
+  frame = watch_wait_full (&w, 60);
+  g_assert_cmpint (braggscope_frame_get_integration (frame), ==, BRAGGSCOPE_INTEGRATION_EXACT);
+  g_assert_cmpfloat (braggscope_frame_get_samples_per_pixel (frame), ==, 289.0);
+  args = braggscope_frame_get_args (frame);
+  g_assert_false (g_strv_contains ((const char *const *) args, "-integration"));
+  assert_frame_is_engine_image (frame, args);
+  watch_clear (&w);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -752,6 +803,7 @@ main (int argc, char **argv)
   g_test_add_func ("/simulation/geometry", test_geometry);
   g_test_add_func ("/simulation/frame-oversample", test_frame_oversample);
   g_test_add_func ("/simulation/frame-warnings", test_frame_warnings);
+  g_test_add_func ("/simulation/frame-integration", test_frame_integration);
   g_test_add_func ("/simulation/default-scene", test_default_scene);
   g_test_add_func ("/simulation/default-scene-outputs", test_default_scene_outputs);
   g_test_add_func ("/simulation/model-cell", test_model_cell);

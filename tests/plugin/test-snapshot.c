@@ -978,6 +978,46 @@ test_not_regular (void)
   remove_tree (dir);
 }
 
+/* Issue 31: a snapshot keeps the integration and its tolerance.  A
+ * snapshot without -integration (one of an exact frame, or any made before
+ * the library had adaptive integration) reopens exact, as it was made and as
+ * nanobragg renders its flags, not as the new simulation's default. */
+static void
+test_integration (void)
+{
+  g_autofree char *dir = temp_dir ();
+  g_autofree char *path = g_build_filename (dir, "shot.png", NULL);
+  g_autofree guint8 *rgba = pattern (8, 8);
+  g_autoptr (BraggscopeSimulation) sim = simulation_from_cmdline (SMALL_SCENE);
+  g_autoptr (BraggscopeSimulation) restored = braggscope_simulation_new ();
+  g_autoptr (BraggscopeSimulation) fresh = braggscope_simulation_new ();
+  g_autoptr (GError) error = NULL;
+  BraggscopeIntegration integration = BRAGGSCOPE_INTEGRATION_EXACT;
+  double tolerance = 0.0;
+
+  g_object_set (sim, "tolerance", 1e-4, NULL);
+  g_assert_true (braggscope_snapshot_save (path, rgba, 8, 8, sim, &error));
+  g_assert_no_error (error);
+  /* restored over other settings, not left at the default */
+  g_object_set (restored, "integration", BRAGGSCOPE_INTEGRATION_EXACT, "tolerance", 0.5, NULL);
+  g_assert_true (braggscope_simulation_load_snapshot (restored, path, &error));
+  g_assert_no_error (error);
+  g_object_get (restored, "integration", &integration, "tolerance", &tolerance, NULL);
+  g_assert_cmpint (integration, ==, BRAGGSCOPE_INTEGRATION_ADAPTIVE);
+  g_assert_cmpfloat_with_epsilon (tolerance, 1e-4, 1e-15);
+
+  g_object_set (sim, "integration", BRAGGSCOPE_INTEGRATION_EXACT, NULL);
+  g_assert_true (braggscope_snapshot_save (path, rgba, 8, 8, sim, &error));
+  g_assert_no_error (error);
+  g_assert_true (braggscope_simulation_load_snapshot (fresh, path, &error));
+  g_assert_no_error (error);
+  g_object_get (fresh, "integration", &integration, NULL);
+  g_assert_cmpint (integration, ==, BRAGGSCOPE_INTEGRATION_EXACT);
+
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -992,6 +1032,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/snapshot/round-trip", test_round_trip);
   g_test_add_func ("/snapshot/errors", test_errors);
+  g_test_add_func ("/snapshot/integration", test_integration);
   g_test_add_func ("/snapshot/links-and-devices", test_links_and_devices);
   g_test_add_func ("/snapshot/portable", test_portable);
   g_test_add_func ("/snapshot/not-embedded", test_not_embedded);

@@ -10,7 +10,7 @@
 /* Long enough (a second or so) for a change to arrive mid-frame. */
 #define SLOW_SCENE                                                                                 \
   "-default_F 100 -cell 100 100 100 90 90 90 -lambda 1 -N 5 -distance 100 -detpixels 512 "         \
-  "-pixel 0.1 -oversample 8 -mosaic 0.5 -mosaic_domains 4 -precision double"
+  "-pixel 0.1 -oversample 8 -mosaic 0.5 -mosaic_domains 4 -precision double -integration exact"
 
 static double
 seconds_since (gint64 start)
@@ -553,6 +553,47 @@ test_render_progress (void)
   watch_clear (&w);
 }
 
+/* An adaptive full frame (issue 31) announces what adaptive costs, not the
+ * exact method's 24 x 24 sub-pixels a pixel (about 150 times more on this
+ * sparse scene): from the samples per pixel the last adaptive frame spent. */
+#define SPARSE_SCENE                                                                               \
+  "-default_F 100 -cell 63.4 63.4 83.8 90 90 120 -lambda 1 -N 50 -distance 120 -detpixels 512 "    \
+  "-pixel 0.1 -oversample 24 -mosaic 0.2 -mosaic_domains 5 -precision single "                     \
+  "-integration adaptive"
+
+static void
+test_render_progress_adaptive (void)
+{
+  g_autoptr (BraggscopeSimulation) sim = simulation_from_cmdline (SPARSE_SCENE);
+  Reports r = { g_array_new (FALSE, FALSE, sizeof (BraggscopeRenderProgress)), 0, FALSE };
+  const BraggscopeRenderProgress *first;
+  BraggscopeFrame *frame;
+  double actual;
+  Watch w;
+
+  watch_init (&w, sim);
+  g_signal_connect (sim, "render-progress", G_CALLBACK (on_render_progress), &r);
+  braggscope_simulation_render (sim);
+  frame = watch_wait_full (&w, 60);
+  g_assert_true (braggscope_frame_get_integration (frame) == BRAGGSCOPE_INTEGRATION_ADAPTIVE);
+
+  /* the crystal turned a little: about the same cost */
+  g_array_set_size (r.reports, 0);
+  g_object_set (sim, "misset-x", 1.0, NULL);
+  frame = watch_wait_full (&w, 60);
+  actual = braggscope_frame_get_execute_ms (frame) / 1000.0;
+  g_assert_cmpuint (r.reports->len, >=, 1);
+  first = &g_array_index (r.reports, BraggscopeRenderProgress, 0);
+  g_test_message ("announced %.3f s for an adaptive frame of %.3f s (%.2f samples per pixel)",
+                  first->estimate, actual, braggscope_frame_get_samples_per_pixel (frame));
+  g_assert_true (isfinite (first->estimate));
+  g_assert_cmpfloat (first->estimate, <, actual * 5.0 + 0.05);
+  g_assert_cmpfloat (first->estimate, >, actual / 5.0);
+  g_signal_handlers_disconnect_by_func (sim, on_render_progress, &r);
+  g_array_unref (r.reports);
+  watch_clear (&w);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -566,5 +607,6 @@ main (int argc, char **argv)
   g_test_add_func ("/worker/buffer-recycling", test_buffer_recycling);
   g_test_add_func ("/worker/stress", test_stress);
   g_test_add_func ("/worker/render-progress", test_render_progress);
+  g_test_add_func ("/worker/render-progress-adaptive", test_render_progress_adaptive);
   return g_test_run ();
 }

@@ -242,6 +242,45 @@ test_details_popover (void)
   close_window (window);
 }
 
+/* Issue 31: the status line says how the full frame was integrated and the
+ * samples it spent per pixel, the details popover the tolerance; exact
+ * integration says so too, with nanoBragg's oversample^2. */
+static void
+test_integration_status (void)
+{
+  BraggscopeWindow *window = open_small ();
+  BraggscopeSimulation *sim = braggscope_window_get_simulation (window);
+  GtkWidget *status = find (window, "status-line");
+  GtkWidget *label = find (window, "integration-label");
+  GtkWidget *details = find (window, "integration-details-label");
+  GtkWidget *button = find (window, "frame-details-button");
+  BraggscopeFrame *frame = braggscope_simulation_get_last_frame (sim);
+  g_autofree char *samples =
+      g_strdup_printf ("%.3g samples/pixel", braggscope_frame_get_samples_per_pixel (frame));
+  g_autofree char *exact = NULL;
+  int oversample;
+
+  g_test_message ("status: %s / %s", gtk_label_get_text (GTK_LABEL (label)),
+                  gtk_label_get_text (GTK_LABEL (details)));
+  g_assert_true (gtk_widget_is_ancestor (label, status));
+  g_assert_true (gtk_widget_get_visible (label));
+  g_assert_cmpint (braggscope_frame_get_integration (frame), ==, BRAGGSCOPE_INTEGRATION_ADAPTIVE);
+  g_assert_true (g_str_has_prefix (gtk_label_get_text (GTK_LABEL (label)), "adaptive, "));
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (label)), samples));
+  g_assert_true (gtk_widget_is_ancestor (
+      details, GTK_WIDGET (gtk_menu_button_get_popover (GTK_MENU_BUTTON (button)))));
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (details)), "adaptive"));
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (details)), "0.001"));
+
+  g_object_set (sim, "integration", BRAGGSCOPE_INTEGRATION_EXACT, NULL);
+  frame = ui_test_wait_full_frame (window);
+  oversample = braggscope_frame_get_oversample (frame);
+  exact = g_strdup_printf ("exact, %d samples/pixel", oversample * oversample);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==, exact);
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (details)), "exact"));
+  close_window (window);
+}
+
 typedef struct
 {
   int full, previews;
@@ -464,6 +503,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/ui/details/subtitle", test_subtitle);
   g_test_add_func ("/ui/details/command-line-runs", test_command_line_runs);
   g_test_add_func ("/ui/details/details-popover", test_details_popover);
+  g_test_add_func ("/ui/details/integration-status", test_integration_status);
   g_test_add_func ("/ui/details/playback", test_playback);
   g_test_add_func ("/ui/details/exported-phi", test_exported_phi);
   g_test_add_func ("/ui/details/measured-contrast", test_measured_contrast);

@@ -1028,14 +1028,16 @@ test_measured (void)
     g_remove (i23);
   }
 
-  /* the Eiger 16M frame too, on its own geometry (one sample per pixel: a few seconds) */
+  /* the Eiger 16M frame too, on its own geometry (one sample per pixel and one mosaic
+   * domain, not the 96 of smooth arcs: its 18 million pixels then take a second) */
   {
     g_autofree char *eiger = ui_test_measured_frame ("dlsnxs2cbf_therm_0001.cbf", tmpdir);
     g_autofree char *path = g_build_filename (tmpdir, "measured-eiger.png", NULL);
-    const char *args[] = { "--snapshot", path,    "--measured",  eiger,  "--compare-mode",
-                           "overlay",    "-cell", "57.8",        "57.8", "150",
-                           "90",         "90",    "90",          "-N",   "100",
-                           "-default_F", "100",   "-oversample", "1",    NULL };
+    const char *args[] = { "--snapshot", path,    "--measured", eiger,  "--compare-mode",
+                           "overlay",    "-cell", "57.8",       "57.8", "150",
+                           "90",         "90",    "90",         "-N",   "100",
+                           "-default_F", "100",   "-mosaic",    "0",    "-oversample",
+                           "1",          NULL };
     g_auto (Run) run;
     g_autofree char *png = NULL;
     guint32 size[2];
@@ -1109,7 +1111,7 @@ read_line_within (GDataInputStream *in, double seconds)
   return line;
 }
 
-/* A full frame of minutes (a million sub-pixels per pixel) says on stderr,
+/* A full frame of minutes (a million sub-pixels in every pixel) says on stderr,
  * before its first percent is done, what it will cost and why, then how far
  * it is; the test stops it there. */
 static void
@@ -1128,8 +1130,10 @@ test_slow_frame (void)
   g_assert_nonnull (exe);
   g_subprocess_launcher_unsetenv (launcher, "DISPLAY");
   g_subprocess_launcher_unsetenv (launcher, "WAYLAND_DISPLAY");
+  /* nanoBragg's integration: every pixel at every sub-pixel */
   child = g_subprocess_launcher_spawn (launcher, &error, exe, "--snapshot", path, "-detpixels",
-                                       "256", "-pixel", "0.4", "-oversample", "1000", NULL);
+                                       "256", "-pixel", "0.4", "-oversample", "1000",
+                                       "-integration", "exact", NULL);
   g_assert_no_error (error);
   err = g_data_input_stream_new (g_subprocess_get_stderr_pipe (child));
   first = read_line_within (err, 30.0);

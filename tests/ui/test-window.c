@@ -810,9 +810,10 @@ test_clamp_and_oversampling (Fixture *f, gconstpointer data)
   g_autofree char *expect = NULL;
   double lambda = 0.0;
 
-  /* a small detector keeps the 21 x 21 samples per pixel below quick */
+  /* a small detector keeps the 21 x 21 samples per pixel below quick;
+   * nanoBragg's integration spends them in every pixel */
   g_object_set (sim_of (f), "detector-pixels-fast", 64, "detector-pixels-slow", 64, "oversample", 1,
-                NULL);
+                "integration", BRAGGSCOPE_INTEGRATION_EXACT, NULL);
   wait_full_frame (f);
   g_assert_false (gtk_widget_get_visible (GTK_WIDGET (note)));
 
@@ -834,6 +835,13 @@ test_clamp_and_oversampling (Fixture *f, gconstpointer data)
                             "Oversample to override)",
                             21, 21 * 21);
   g_assert_cmpstr (gtk_label_get_text (note), ==, expect);
+
+  /* adaptive integration (the default) spends them only near the spots: the
+   * integration label says how many, the note nothing (issue 31) */
+  g_object_set (sim_of (f), "integration", BRAGGSCOPE_INTEGRATION_ADAPTIVE, NULL);
+  frame = wait_full_frame (f);
+  g_assert_cmpint (braggscope_frame_get_oversample (frame), ==, 21);
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (note)));
 
   /* an oversampling that was asked for is not worth a word */
   g_object_set (sim_of (f), "oversample", 2, NULL);
@@ -1127,7 +1135,8 @@ test_slow_frame (Fixture *f, gconstpointer data)
   g_assert_nonnull (bar);
   g_assert_false (gtk_widget_get_visible (estimate));
   g_signal_connect (sim_of (f), "frame-ready", G_CALLBACK (count_full_oversampled), &slow_frames);
-  g_object_set (sim_of (f), "oversample", 70, NULL);
+  /* nanoBragg's integration: every pixel at every sub-pixel */
+  g_object_set (sim_of (f), "integration", BRAGGSCOPE_INTEGRATION_EXACT, "oversample", 70, NULL);
   g_assert_true (ui_test_wait (widget_visible, estimate, 60.0));
   text = gtk_label_get_text (GTK_LABEL (estimate));
   g_test_message ("status line: %s", text);
