@@ -33,6 +33,7 @@
 #include <braggscope-gtk.h>
 #include <braggscope.h>
 #include <glib/gi18n.h>
+#include <math.h>
 #include <pango/pangocairo.h>
 #include <string.h>
 #include <unistd.h>
@@ -394,10 +395,18 @@ print_score (BraggscopeSimulation *sim, char **caption)
    * correlation coefficient of the pixels, the percentage peaks at random
    * places would match, the probability of the score by chance, and "a
    * match" or "no better than chance". */
-  *caption = g_strdup_printf (_ ("match: %d of %d peaks (%.0f %%) within %g px, rms %.2f px, "
-                                 "correlation %.3f, chance %.1f %%, p %.2g: %s"),
-                              matched, peaks, 100.0 * fraction, radius, rms, cc, 100.0 * chance, p,
-                              significant ? _ ("a match") : _ ("no better than chance"));
+  if (isnan (cc))
+    /* Translators: the same without the pixels' correlation, which a frame
+     * of several panels or of another size than the simulation's lacks */
+    *caption = g_strdup_printf (_ ("match: %d of %d peaks (%.0f %%) within %g px, rms %.2f px, "
+                                   "chance %.1f %%, p %.2g: %s"),
+                                matched, peaks, 100.0 * fraction, radius, rms, 100.0 * chance, p,
+                                significant ? _ ("a match") : _ ("no better than chance"));
+  else
+    *caption = g_strdup_printf (_ ("match: %d of %d peaks (%.0f %%) within %g px, rms %.2f px, "
+                                   "correlation %.3f, chance %.1f %%, p %.2g: %s"),
+                                matched, peaks, 100.0 * fraction, radius, rms, cc, 100.0 * chance,
+                                p, significant ? _ ("a match") : _ ("no better than chance"));
   g_print ("%s\n", *caption);
 }
 
