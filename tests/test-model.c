@@ -575,6 +575,81 @@ test_small_render (void)
   g_free (img);
 }
 
+/* The resolution (Angstrom) to which the plan of "nanobragg @args" computed
+ * its model's structure factors, from its log. */
+static double
+computed_d_min (const char *args)
+{
+  nb_plan *plan = plan_new (args);
+  const char *at = strstr (nb_plan_get_log (plan), "computed ");
+  double d = 0.0;
+
+  g_assert_nonnull (at);
+  g_assert_nonnull (at = strstr (at, " to "));
+  g_assert_cmpint (sscanf (at, " to %lf Angstrom", &d), ==, 1);
+  nb_plan_destroy (plan);
+  return d;
+}
+
+/* A multi-panel detector: the structure factors reach as far as its outer
+ * panel does, not only panel 0 (near the beam); a curved detector bends its
+ * corners further out than the flat one. */
+static void
+test_detector_reach (void)
+{
+  static const char panels[] = "res = 10000\nclen = 50 mm\n"
+                               "near/min_fs = 0\nnear/max_fs = 19\nnear/min_ss = 0\n"
+                               "near/max_ss = 19\nnear/fs = x\nnear/ss = y\n"
+                               "near/corner_x = -10\nnear/corner_y = -10\n";
+  static const char far[] = "far/min_fs = 0\nfar/max_fs = 19\nfar/min_ss = 20\nfar/max_ss = 39\n"
+                            "far/fs = x\nfar/ss = y\nfar/corner_x = 200\nfar/corner_y = -10\n";
+  g_autofree char *pdb = data_path ("1hpv.pdb");
+  g_autofree char *dir = g_dir_make_tmp ("nb-reach-XXXXXX", NULL);
+  g_autofree char *both = g_build_filename (dir, "both.geom", NULL);
+  g_autofree char *near_only = g_build_filename (dir, "near.geom", NULL);
+  g_autofree char *far_only = g_build_filename (dir, "far.geom", NULL);
+  g_autofree char *both_text = g_strconcat (panels, far, NULL);
+  g_autofree char *far_text = g_strconcat ("res = 10000\nclen = 50 mm\n", far, NULL);
+  g_autofree char *a_both = NULL, *a_near = NULL, *a_far = NULL, *flat = NULL, *curved = NULL;
+  double d_both, d_near, d_far, d_flat, d_curved, q, step, expect;
+
+  if (skip_without_models ())
+    return;
+  g_assert_true (g_file_set_contents (both, both_text, -1, NULL));
+  g_assert_true (g_file_set_contents (near_only, panels, -1, NULL));
+  g_assert_true (g_file_set_contents (far_only, far_text, -1, NULL));
+  a_both = g_strdup_printf ("-model %s -lambda 2 -N 3 -detector %s", pdb, both);
+  a_near = g_strdup_printf ("-model %s -lambda 2 -N 3 -detector %s", pdb, near_only);
+  a_far = g_strdup_printf ("-model %s -lambda 2 -N 3 -detector %s", pdb, far_only);
+  d_both = computed_d_min (a_both);
+  d_near = computed_d_min (a_near);
+  d_far = computed_d_min (a_far);
+  g_test_message ("d_min: both panels %g, near %g, far %g A", d_both, d_near, d_far);
+  g_assert_cmpfloat (d_far, <, 0.5 * d_near);
+  g_assert_cmpfloat (d_both, ==, d_far);
+
+  /* one panel, 40 mm square, 50 mm away, beam at its centre (half a pixel
+   * off, as MOSFLM's default): its furthest corner, 20.05 mm along each
+   * axis, bends to 0.401 rad about each, so cos 2theta = cos^2 0.401; flat,
+   * tan 2theta = sqrt 2 x 0.401, 6 % less far */
+  flat = g_strdup_printf ("-model %s -lambda 2 -N 3 -detpixels 400 -pixel 0.1 -distance 50 "
+                          "-nointerpolate",
+                          pdb);
+  curved = g_strconcat (flat, " -curved_det", NULL);
+  d_flat = computed_d_min (flat);
+  d_curved = computed_d_min (curved);
+  step = 2.0 / 63.4 + 1.0 / 83.8; /* a reciprocal axis of each */
+  q = sqrt (2.0 * (1.0 - cos (0.401) * cos (0.401))) / 2.0;
+  expect = 1.0 / (q + step);
+  g_test_message ("d_min: flat %g, curved %g A (expected %g)", d_flat, d_curved, expect);
+  g_assert_cmpfloat (d_curved, <, d_flat);
+  g_assert_cmpfloat (fabs (d_curved - expect), <, 0.01 * expect);
+  g_unlink (both);
+  g_unlink (near_only);
+  g_unlink (far_only);
+  g_rmdir (dir);
+}
+
 /* The program, as a user runs it: nanobragg -model FILE alone (no -cell)
  * writes its image and says whose cell it took. */
 static void
@@ -622,5 +697,6 @@ main (int argc, char **argv)
   g_test_add_func ("/model/small-nacl", test_small_nacl);
   g_test_add_func ("/model/small-general", test_small_general);
   g_test_add_func ("/model/small-render", test_small_render);
+  g_test_add_func ("/model/detector-reach", test_detector_reach);
   return g_test_run ();
 }
