@@ -593,6 +593,39 @@ old_pdb_layout (const std::string &text)
   return false;
 }
 
+/* @text with every line gemmi 0.5.7 takes for an SSBOND, LINK or CISPEP
+ * record (its first four letters, in any case) padded with spaces to 80
+ * columns: gemmi reads such a record's distance, columns 74-78, from a line
+ * longer than 73 columns however short it is, past the end of its copy of
+ * the line (AddressSanitizer, fuzz-model).  Spaces at the end of a PDB
+ * record change nothing. */
+std::string
+pad_connection_records (const std::string &text)
+{
+  std::string padded;
+  size_t i = 0;
+
+  padded.reserve (text.size ());
+  while (i < text.size ())
+    {
+      size_t end = text.find ('\n', i);
+      size_t stop = end == std::string::npos ? text.size () : end;
+      char id[4] = { 0, 0, 0, 0 };
+
+      padded.append (text, i, stop - i);
+      for (size_t k = 0; k < 4 && i + k < stop; k++)
+        id[k] = (char) (text[i + k] & ~0x20);
+      if (stop - i < 80 && (memcmp (id, "SSBO", 4) == 0 || memcmp (id, "LINK", 4) == 0 ||
+                            memcmp (id, "CISP", 4) == 0))
+        padded.append (80 - (stop - i), ' ');
+      if (end == std::string::npos)
+        break;
+      padded += '\n';
+      i = end + 1;
+    }
+  return padded;
+}
+
 nb_status
 read_text (const char *path, const std::string &text, nb_structure *out, nb_error *err)
 {
@@ -625,8 +658,9 @@ read_text (const char *path, const std::string &text, nb_structure *out, nb_erro
 
   if (old)
     options.max_line_length = 72;
+  std::string padded = pad_connection_records (text);
   nb_status st = read_atoms (
-      path, gemmi::read_pdb_from_memory (text.data (), text.size (), path, options), out, err);
+      path, gemmi::read_pdb_from_memory (padded.data (), padded.size (), path, options), out, err);
   if (st == NB_OK && old)
     snprintf (out->note + strlen (out->note), sizeof out->note - strlen (out->note),
               "; columns 73-80 hold the entry's id and line numbers (an old PDB file): read to "
