@@ -109,7 +109,8 @@ command -v "$CC" >/dev/null || die "no $CC: install clang"
 
 # (meson splits the value as a shell would; a build folder set up before keeps its flags)
 options=(-Dbuildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false
-         "-Dc_args=-fsanitize=fuzzer-no-link ${FUZZ_CFLAGS:-}" -Dcuda=disabled -Dtests=enabled)
+         "-Dc_args=-fsanitize=fuzzer-no-link ${FUZZ_CFLAGS:-}"
+         "-Dcpp_args=-fsanitize=fuzzer-no-link ${FUZZ_CFLAGS:-}" -Dcuda=disabled -Dtests=enabled)
 if [ -f "$BUILD_DIR/meson-private/coredata.dat" ]; then
   meson setup --reconfigure "$BUILD_DIR" "${options[@]}" >/dev/null
 else

@@ -29,8 +29,9 @@ static const char usage_head[] =
     "takes nanoBragg's flags, with its spellings, units and precedence.  -hkl also reads an MTZ\n"
     "file (its first amplitude column, expanded from its space group to P1) and a deposited\n"
     "mmCIF structure-factor file (-sf.cif).  -model (or -hkl) computes the structure factors\n"
-    "of an atomic model (PDB or mmCIF, gzip or not) to -dmin, or to what the detector's corners\n"
-    "reach; the model's cell and space group are the crystal's unless -cell or -mat is given.\n"
+    "of an atomic model (PDB, mmCIF or a small-molecule CIF, gzip or not) to -dmin, or to what\n"
+    "the furthest panel's corners reach; the model's cell and space group are the crystal's\n"
+    "unless -cell or -mat is given.\n"
     "\n";
 
 static const char usage_tail[] =

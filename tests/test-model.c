@@ -367,6 +367,289 @@ test_damaged (void)
   g_rmdir (dir);
 }
 
+/* A small-molecule CIF of @ops operators (the loop's rows, "" for none) and
+ * symbol @hm ("" for none): a monoclinic cell with one atom of each kind of
+ * displacement (U_iso, B_iso, U_ij) and one of half occupancy. */
+static char *
+small_cif (const char *hm, const char *ops)
+{
+  return g_strdup_printf (
+      "data_test\n_cell_length_a 7.1\n_cell_length_b 9.3\n_cell_length_c 6.4\n"
+      "_cell_angle_alpha 90\n_cell_angle_beta 101.5\n_cell_angle_gamma 90\n%s%s%s%s"
+      "loop_\n_atom_site_label\n_atom_site_type_symbol\n_atom_site_fract_x\n"
+      "_atom_site_fract_y\n_atom_site_fract_z\n_atom_site_U_iso_or_equiv\n"
+      "_atom_site_occupancy\n"
+      "C1 C 0.1234 0.2345 0.3456 0.021 1\nN1 N 0.4012 0.0713 0.8122 0.034 0.5\n"
+      "O1 O 0.7321 0.6152 0.1879 0.030 1\nS1 S 0.0511 0.9203 0.6604 0.025 1\n"
+      "loop_\n_atom_site_aniso_label\n_atom_site_aniso_U_11\n_atom_site_aniso_U_22\n"
+      "_atom_site_aniso_U_33\n_atom_site_aniso_U_12\n_atom_site_aniso_U_13\n"
+      "_atom_site_aniso_U_23\nO1 0.041 0.022 0.030 0.006 0.009 -0.004\n"
+      "S1 0.019 0.031 0.027 -0.003 0.005 0.002\n",
+      hm[0] ? "_symmetry_space_group_name_H-M '" : "", hm, hm[0] ? "'\n" : "", ops);
+}
+
+/* gemmi's own sfcalc (the program) of small-molecule CIF @path to @d_min:
+ * its reflections in @hkl, amplitudes in @F; FALSE with a skip when the
+ * program is not installed. */
+static gboolean
+gemmi_sfcalc (const char *path, const char *d_min, GArray *hkl, GArray *F)
+{
+  g_autofree char *gemmi = g_find_program_in_path ("gemmi");
+  g_autofree char *dmin = g_strconcat ("--dmin=", d_min, NULL);
+  const char *argv[] = { gemmi, "sfcalc", dmin, path, NULL };
+  g_autofree char *out = NULL;
+  g_auto (GStrv) lines = NULL;
+  int status;
+
+  if (gemmi == NULL)
+    {
+      g_test_skip ("no gemmi program (Debian gemmi)");
+      return FALSE;
+    }
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+                               &out, NULL, &status, NULL));
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  lines = g_strsplit (out, "\n", -1);
+  for (int i = 0; lines[i] != NULL; i++)
+    {
+      int h[3];
+      double f;
+
+      if (sscanf (lines[i], " (%d %d %d) %lf", &h[0], &h[1], &h[2], &f) == 4)
+        {
+          g_array_append_vals (hkl, h, 3);
+          g_array_append_val (F, f);
+        }
+    }
+  return TRUE;
+}
+
+/* R and CC of @calc against @ref, @n values each. */
+static void
+compare_lists (const double *ref, const double *calc, long n, double *R, double *CC)
+{
+  double sum_d = 0, sum_r = 0, sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
+
+  for (long i = 0; i < n; i++)
+    {
+      sum_d += fabs (ref[i] - calc[i]);
+      sum_r += ref[i];
+      sx += ref[i];
+      sy += calc[i];
+      sxx += ref[i] * ref[i];
+      syy += calc[i] * calc[i];
+      sxy += ref[i] * calc[i];
+    }
+  *R = sum_d / sum_r;
+  *CC = (n * sxy - sx * sy) / sqrt ((n * sxx - sx * sx) * (n * syy - sy * sy));
+}
+
+/* Small-molecule CIF @path read and its F computed by sfcalc.c, against
+ * gemmi's own small-structure calculation to @d_min: R < 1 %, CC > 0.9999.
+ * The structure read is left in @m. */
+static void
+check_small_against_gemmi (const char *path, const char *d_min, nb_structure *m)
+{
+  g_autoptr (GArray) hkl = g_array_new (FALSE, FALSE, sizeof (int));
+  g_autoptr (GArray) ref = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autofree double *F = NULL;
+  nb_error err;
+  double R, CC;
+  long n;
+
+  g_assert_cmpint (nb_structure_read (path, SIZE_MAX, m, &err), ==, NB_OK);
+  g_test_message ("%s", m->note);
+  g_assert_cmpint (m->kind, ==, NB_STRUCTURE_ATOMS);
+  if (!gemmi_sfcalc (path, d_min, hkl, ref))
+    return;
+  n = (long) ref->len;
+  g_assert_cmpint (n, >, 20);
+  F = g_new (double, n);
+  g_assert_cmpint (nb_sfcalc_list (m, (const int *) hkl->data, n, F, &err), ==, NB_OK);
+  compare_lists ((const double *) ref->data, F, n, &R, &CC);
+  g_test_message ("%s: %ld reflections to %s A, R %.2e, CC %.8f", path, n, d_min, R, CC);
+  g_assert_cmpfloat (R, <, 0.01);
+  g_assert_cmpfloat (CC, >, 0.9999);
+}
+
+/* NaCl (COD 1000041): F m -3 m from the CIF's 192 operators, both ions on
+ * special positions (their occupancy divided by the site symmetry, 48). */
+static void
+test_small_nacl (void)
+{
+  g_autofree char *cif = data_path ("nacl.cif");
+  nb_structure m;
+
+  if (skip_without_models ())
+    return;
+  check_small_against_gemmi (cif, "0.5", &m);
+  g_assert_cmpint (m.n_atoms, ==, 2);
+  g_assert_cmpint (m.n_symops, ==, 192);
+  g_assert_cmpstr (m.space_group, ==, "F m -3 m");
+  g_assert_cmpfloat_with_epsilon (m.cell[0], 5.62, 1e-9);
+  g_assert_cmpfloat_with_epsilon (m.atoms[0].occupancy, 1.0 / 48.0, 1e-12);
+  g_assert_nonnull (strstr (m.note, "2 on special positions"));
+  nb_structure_clear (&m);
+}
+
+/* A monoclinic crystal with U_iso, U_ij and half occupancy against gemmi; the
+ * same given by its operators alone (no symbol) gives the same F. */
+static void
+test_small_general (void)
+{
+  static const char ops[] = "loop_\n_space_group_symop_operation_xyz\nx,y,z\n-x,1/2+y,1/2-z\n"
+                            "-x,-y,-z\nx,1/2-y,1/2+z\n";
+  g_autofree char *dir = g_dir_make_tmp ("nb-small-XXXXXX", NULL);
+  g_autofree char *by_name = g_build_filename (dir, "named.cif", NULL);
+  g_autofree char *by_ops = g_build_filename (dir, "ops.cif", NULL);
+  g_autofree char *named = small_cif ("P 1 21/c 1", "");
+  g_autofree char *listed = small_cif ("", ops);
+  const int hkl[] = { 1, 0, 0, 0, 1, 1, 2, -1, 3, -3, 4, 2, 1, 5, -2, 0, 0, 4 };
+  double F1[6], F2[6];
+  nb_structure m, m2;
+  nb_error err;
+
+  if (skip_without_models ())
+    return;
+  g_assert_true (g_file_set_contents (by_name, named, -1, NULL));
+  g_assert_true (g_file_set_contents (by_ops, listed, -1, NULL));
+  check_small_against_gemmi (by_name, "1.0", &m);
+  g_assert_cmpint (m.n_atoms, ==, 4);
+  g_assert_cmpint (m.n_symops, ==, 4);
+  g_assert_nonnull (strstr (m.note, "2 anisotropic, 0 on special positions"));
+  g_assert_cmpfloat_with_epsilon (m.atoms[0].B, 8 * M_PI * M_PI * 0.021, 1e-9);
+  g_assert_cmpfloat_with_epsilon (m.atoms[1].occupancy, 0.5, 1e-12);
+  g_assert_cmpfloat (m.atoms[2].U[0], >, 0.0);
+
+  g_assert_cmpint (nb_structure_read (by_ops, SIZE_MAX, &m2, &err), ==, NB_OK);
+  g_test_message ("%s", m2.note);
+  g_assert_cmpstr (m2.space_group, ==, "P 1 21/c 1");
+  g_assert_nonnull (strstr (m2.note, "the 4 operators it lists"));
+  g_assert_cmpint (nb_sfcalc_list (&m, hkl, 6, F1, &err), ==, NB_OK);
+  g_assert_cmpint (nb_sfcalc_list (&m2, hkl, 6, F2, &err), ==, NB_OK);
+  for (int i = 0; i < 6; i++)
+    g_assert_cmpfloat_with_epsilon (F1[i], F2[i], 1e-9 * F1[i]);
+  nb_structure_clear (&m);
+  nb_structure_clear (&m2);
+  g_unlink (by_name);
+  g_unlink (by_ops);
+  g_rmdir (dir);
+}
+
+/* nanobragg -model nacl.cif renders salt: spots, nothing that is not a
+ * number, the cell of the CIF. */
+static void
+test_small_render (void)
+{
+  g_autofree char *cif = data_path ("nacl.cif");
+  g_autofree char *args = g_strdup_printf ("-model %s -detpixels 128 -pixel 0.5 -distance 60 "
+                                           "-lambda 0.7 -N 10 -misset 10 20 30 -mosaic 0.5 "
+                                           "-mosaic_domains 4",
+                                           cif);
+  const size_t n = 128 * 128;
+  g_autofree char *log = NULL;
+  float *img;
+  size_t bright = 0;
+  float max = 0.0f;
+  double sum = 0.0;
+
+  if (skip_without_models ())
+    return;
+  img = render (args, (int) n, &log);
+  g_assert_nonnull (strstr (log, "unit cell of "));
+  g_assert_nonnull (strstr (log, "F m -3 m"));
+  for (size_t i = 0; i < n; i++)
+    {
+      g_assert_true (isfinite (img[i]) && img[i] >= 0.0f);
+      max = fmaxf (max, img[i]);
+      sum += img[i];
+    }
+  for (size_t i = 0; i < n; i++)
+    bright += img[i] > 0.1f * max;
+  g_test_message ("NaCl: max %g, mean %g, %zu pixels above a tenth of the max", max, sum / n,
+                  bright);
+  /* spots: a few bright pixels over a dark background */
+  g_assert_cmpfloat (max, >, 20.0 * sum / n);
+  g_assert_cmpuint (bright, >, 0);
+  g_assert_cmpuint (bright, <, n / 20);
+  g_free (img);
+}
+
+/* The resolution (Angstrom) to which the plan of "nanobragg @args" computed
+ * its model's structure factors, from its log. */
+static double
+computed_d_min (const char *args)
+{
+  nb_plan *plan = plan_new (args);
+  const char *at = strstr (nb_plan_get_log (plan), "computed ");
+  double d = 0.0;
+
+  g_assert_nonnull (at);
+  g_assert_nonnull (at = strstr (at, " to "));
+  g_assert_cmpint (sscanf (at, " to %lf Angstrom", &d), ==, 1);
+  nb_plan_destroy (plan);
+  return d;
+}
+
+/* A multi-panel detector: the structure factors reach as far as its outer
+ * panel does, not only panel 0 (near the beam); a curved detector bends its
+ * corners further out than the flat one. */
+static void
+test_detector_reach (void)
+{
+  static const char panels[] = "res = 10000\nclen = 50 mm\n"
+                               "near/min_fs = 0\nnear/max_fs = 19\nnear/min_ss = 0\n"
+                               "near/max_ss = 19\nnear/fs = x\nnear/ss = y\n"
+                               "near/corner_x = -10\nnear/corner_y = -10\n";
+  static const char far[] = "far/min_fs = 0\nfar/max_fs = 19\nfar/min_ss = 20\nfar/max_ss = 39\n"
+                            "far/fs = x\nfar/ss = y\nfar/corner_x = 200\nfar/corner_y = -10\n";
+  g_autofree char *pdb = data_path ("1hpv.pdb");
+  g_autofree char *dir = g_dir_make_tmp ("nb-reach-XXXXXX", NULL);
+  g_autofree char *both = g_build_filename (dir, "both.geom", NULL);
+  g_autofree char *near_only = g_build_filename (dir, "near.geom", NULL);
+  g_autofree char *far_only = g_build_filename (dir, "far.geom", NULL);
+  g_autofree char *both_text = g_strconcat (panels, far, NULL);
+  g_autofree char *far_text = g_strconcat ("res = 10000\nclen = 50 mm\n", far, NULL);
+  g_autofree char *a_both = NULL, *a_near = NULL, *a_far = NULL, *flat = NULL, *curved = NULL;
+  double d_both, d_near, d_far, d_flat, d_curved, q, step, expect;
+
+  if (skip_without_models ())
+    return;
+  g_assert_true (g_file_set_contents (both, both_text, -1, NULL));
+  g_assert_true (g_file_set_contents (near_only, panels, -1, NULL));
+  g_assert_true (g_file_set_contents (far_only, far_text, -1, NULL));
+  a_both = g_strdup_printf ("-model %s -lambda 2 -N 3 -detector %s", pdb, both);
+  a_near = g_strdup_printf ("-model %s -lambda 2 -N 3 -detector %s", pdb, near_only);
+  a_far = g_strdup_printf ("-model %s -lambda 2 -N 3 -detector %s", pdb, far_only);
+  d_both = computed_d_min (a_both);
+  d_near = computed_d_min (a_near);
+  d_far = computed_d_min (a_far);
+  g_test_message ("d_min: both panels %g, near %g, far %g A", d_both, d_near, d_far);
+  g_assert_cmpfloat (d_far, <, 0.5 * d_near);
+  g_assert_cmpfloat (d_both, ==, d_far);
+
+  /* one panel, 40 mm square, 50 mm away, beam at its centre (half a pixel
+   * off, as MOSFLM's default): its furthest corner, 20.05 mm along each
+   * axis, bends to 0.401 rad about each, so cos 2theta = cos^2 0.401; flat,
+   * tan 2theta = sqrt 2 x 0.401, 6 % less far */
+  flat = g_strdup_printf ("-model %s -lambda 2 -N 3 -detpixels 400 -pixel 0.1 -distance 50 "
+                          "-nointerpolate",
+                          pdb);
+  curved = g_strconcat (flat, " -curved_det", NULL);
+  d_flat = computed_d_min (flat);
+  d_curved = computed_d_min (curved);
+  step = 2.0 / 63.4 + 1.0 / 83.8; /* a reciprocal axis of each */
+  q = sqrt (2.0 * (1.0 - cos (0.401) * cos (0.401))) / 2.0;
+  expect = 1.0 / (q + step);
+  g_test_message ("d_min: flat %g, curved %g A (expected %g)", d_flat, d_curved, expect);
+  g_assert_cmpfloat (d_curved, <, d_flat);
+  g_assert_cmpfloat (fabs (d_curved - expect), <, 0.01 * expect);
+  g_unlink (both);
+  g_unlink (near_only);
+  g_unlink (far_only);
+  g_rmdir (dir);
+}
+
 /* The program, as a user runs it: nanobragg -model FILE alone (no -cell)
  * writes its image and says whose cell it took. */
 static void
@@ -411,5 +694,9 @@ main (int argc, char **argv)
   g_test_add_func ("/model/sf-cif", test_sf_cif);
   g_test_add_func ("/model/damaged", test_damaged);
   g_test_add_func ("/model/cli-run", test_cli_run);
+  g_test_add_func ("/model/small-nacl", test_small_nacl);
+  g_test_add_func ("/model/small-general", test_small_general);
+  g_test_add_func ("/model/small-render", test_small_render);
+  g_test_add_func ("/model/detector-reach", test_detector_reach);
   return g_test_run ();
 }

@@ -37,6 +37,7 @@ braggscope_lesson_free (BraggscopeLesson *lesson)
   g_free (lesson->label_reflections);
   g_free (lesson->path);
   g_free (lesson->structure_factors);
+  g_strfreev (lesson->structure_factor_choices);
   g_free (lesson);
 }
 
@@ -179,6 +180,40 @@ lesson_read (const char *path, gsize *length, GError **error)
   return g_steal_pointer (&text);
 }
 
+/* StructureFactors: one bare file name, or a list of them ("a.pdb;b.pdb;")
+ * that the lesson's panel switches between, the first loaded at the start. */
+static gboolean
+lesson_load_structure_factors (GKeyFile *file,
+                               BraggscopeLesson *lesson,
+                               const char *path,
+                               GError **error)
+{
+  gsize n = 0;
+  g_auto (GStrv) names = g_key_file_get_string_list (file, "Lesson", "StructureFactors", &n, NULL);
+
+  if (names == NULL || n == 0)
+    return TRUE;
+  if (n > BRAGGSCOPE_LESSON_CHOICES_MAX)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "%s: StructureFactors: %" G_GSIZE_FORMAT " files, more than %d", path, n,
+                   BRAGGSCOPE_LESSON_CHOICES_MAX);
+      return FALSE;
+    }
+  for (gsize i = 0; i < n; i++)
+    if (!is_bare_file_name (names[i]))
+      {
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                     "%s: StructureFactors: '%s' is not the bare name of a file in the data "
+                     "folder",
+                     path, names[i]);
+        return FALSE;
+      }
+  lesson->structure_factors = g_strdup (names[0]);
+  lesson->structure_factor_choices = g_steal_pointer (&names);
+  return TRUE;
+}
+
 static BraggscopeLesson *
 lesson_load (const char *path, GError **error)
 {
@@ -256,14 +291,8 @@ lesson_load (const char *path, GError **error)
   lesson->label_count = (guint) CLAMP (label_count, 0.0, (double) G_MAXUINT);
   if (!lesson_load_claim_keys (file, lesson, path, error))
     return NULL;
-  lesson->structure_factors = g_key_file_get_string (file, "Lesson", "StructureFactors", NULL);
-  if (lesson->structure_factors != NULL && !is_bare_file_name (lesson->structure_factors))
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   "%s: StructureFactors: '%s' is not the bare name of a file in the data folder",
-                   path, lesson->structure_factors);
-      return NULL;
-    }
+  if (!lesson_load_structure_factors (file, lesson, path, error))
+    return NULL;
   return g_steal_pointer (&lesson);
 }
 
@@ -341,23 +370,40 @@ braggscope_lesson_create_simulation (const BraggscopeLesson *lesson,
   if (lesson->args[0] != NULL && !braggscope_simulation_set_scene_from_args (
                                      sim, (const char *const *) lesson->args, lesson->path, error))
     return NULL;
-  if (lesson->structure_factors != NULL)
-    {
-      g_autofree char *file =
-          g_build_filename (braggscope_lesson_data_dir (), lesson->structure_factors, NULL);
-      const char *model_args[] = { "-model", file, NULL };
-
-      if (!g_file_test (file, G_FILE_TEST_IS_REGULAR))
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                       "%s: StructureFactors: %s is not a file", lesson->path, file);
-          return NULL;
-        }
-      if (!braggscope_simulation_set_from_args (sim, model_args, error))
-        return NULL;
-    }
+  if (lesson->structure_factors != NULL &&
+      !braggscope_lesson_choose_structure_factors (lesson, sim, 0, error))
+    return NULL;
   if (extra_args != NULL && extra_args[0] != NULL &&
       !braggscope_simulation_set_from_args (sim, extra_args, error))
     return NULL;
   return g_steal_pointer (&sim);
+}
+
+guint
+braggscope_lesson_n_structure_factors (const BraggscopeLesson *lesson)
+{
+  return lesson->structure_factor_choices != NULL ? g_strv_length (lesson->structure_factor_choices)
+                                                  : 0;
+}
+
+gboolean
+braggscope_lesson_choose_structure_factors (const BraggscopeLesson *lesson,
+                                            BraggscopeSimulation *sim,
+                                            guint index,
+                                            GError **error)
+{
+  g_autofree char *file = NULL;
+  const char *model_args[] = { "-model", NULL, NULL };
+
+  g_return_val_if_fail (index < braggscope_lesson_n_structure_factors (lesson), FALSE);
+  file = g_build_filename (braggscope_lesson_data_dir (), lesson->structure_factor_choices[index],
+                           NULL);
+  if (!g_file_test (file, G_FILE_TEST_IS_REGULAR))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                   "%s: StructureFactors: %s is not a file", lesson->path, file);
+      return FALSE;
+    }
+  model_args[1] = file;
+  return braggscope_simulation_set_from_args (sim, model_args, error);
 }

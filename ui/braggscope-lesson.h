@@ -19,7 +19,10 @@
  * the data folder (a model such as 1hpv-apo.pdb, or structure factors) by its
  * bare name, which is the simulation's structure factors (-model) after the
  * Arguments; a name with a '/' or '\\', "." or ".." is refused, so that a
- * lesson reads only the data shipped with the viewer.  Numbers must be
+ * lesson reads only the data shipped with the viewer.  StructureFactors may
+ * list up to 8 such names ("1hpv.pdb;1hpv-apo.pdb;"): the first is loaded,
+ * and the lesson's panel switches between them (the same crystal with
+ * other molecules in its cell).  Numbers must be
  * finite; the views and spin buttons clamp them to their ranges.
  *
  * SPDX-License-Identifier: BSD-3-Clause
@@ -46,11 +49,16 @@ typedef struct
   double reciprocal_resolution, reciprocal_zoom;
   gboolean playback;
   double play_start, play_range, play_speed;
-  char *label_reflections;    /* "h k l; h k l", or NULL */
-  double contrast_percentile; /* 0: the view's default */
-  double scale_wavelength;    /* Angstrom; 0: each frame's own scale */
-  char *structure_factors;    /* a bare file name in the data folder, or NULL */
+  char *label_reflections;         /* "h k l; h k l", or NULL */
+  double contrast_percentile;      /* 0: the view's default */
+  double scale_wavelength;         /* Angstrom; 0: each frame's own scale */
+  char *structure_factors;         /* a bare file name in the data folder, or NULL: the
+                               * first of structure_factor_choices */
+  char **structure_factor_choices; /* StructureFactors' files, or NULL */
 } BraggscopeLesson;
+
+/* The most files a lesson's StructureFactors may list. */
+#define BRAGGSCOPE_LESSON_CHOICES_MAX 8
 
 void braggscope_lesson_free (BraggscopeLesson *lesson);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (BraggscopeLesson, braggscope_lesson_free)
@@ -82,5 +90,17 @@ BraggscopeLesson *braggscope_lesson_find (const char *id, GError **error);
 BraggscopeSimulation *braggscope_lesson_create_simulation (const BraggscopeLesson *lesson,
                                                            const char *const *extra_args,
                                                            GError **error);
+
+/* The number of files the lesson's StructureFactors lists (0: none). */
+guint braggscope_lesson_n_structure_factors (const BraggscopeLesson *lesson);
+
+/* Makes file @index (below braggscope_lesson_n_structure_factors()) of the
+ * lesson's StructureFactors the structure factors of @sim (-model, from the
+ * data folder).  Errors: G_IO_ERROR_NOT_FOUND naming the file when it is not
+ * in the data folder, and braggscope_simulation_set_from_args()'s. */
+gboolean braggscope_lesson_choose_structure_factors (const BraggscopeLesson *lesson,
+                                                     BraggscopeSimulation *sim,
+                                                     guint index,
+                                                     GError **error);
 
 G_END_DECLS

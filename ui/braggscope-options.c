@@ -385,7 +385,7 @@ braggscope_options_help (void)
   g_string_append_printf (s, "  --lesson NAME         %s\n",
                           _ ("start from a lesson of the Lessons menu (ewald-sphere, "
                              "wavelength, rotation, mosaicity, shape-transform, absences, "
-                             "same-lattice, same-lattice-apo); "
+                             "same-lattice); "
                              "nanoBragg flags apply on top"));
   g_string_append_printf (s, "  --version             %s\n", _ ("print the version and exit"));
   g_string_append_printf (s, "  --help                %s\n", _ ("print this help and exit"));

@@ -185,6 +185,46 @@ show_try_slider (BraggscopeWindow *self, const BraggscopeLesson *lesson)
   gtk_box_append (self->lesson_try, child);
 }
 
+static void
+on_structure_factors_chosen (GtkDropDown *choice, GParamSpec *pspec, BraggscopeWindow *self)
+{
+  const BraggscopeLesson *lesson = g_object_get_data (G_OBJECT (choice), "lesson");
+  g_autoptr (GError) error = NULL;
+
+  if (!braggscope_lesson_choose_structure_factors (lesson, self->sim,
+                                                   gtk_drop_down_get_selected (choice), &error))
+    {
+      self->callbacks.show_message (self, error->message, TRUE);
+      return;
+    }
+  braggscope_simulation_render (self->sim);
+}
+
+/* The lesson's switch between the files its StructureFactors lists (the
+ * same crystal with other molecules in its cell): a drop-down of their
+ * names beside the slider, when it lists more than one.  It holds @lesson. */
+static void
+show_structure_factors_choice (BraggscopeWindow *self, BraggscopeLesson *lesson)
+{
+  GtkWidget *choice;
+
+  if (braggscope_lesson_n_structure_factors (lesson) < 2)
+    {
+      braggscope_lesson_free (lesson);
+      return;
+    }
+  /* Translators: in a lesson's panel, before the list of the structure files to switch between */
+  gtk_box_append (self->lesson_try, gtk_label_new (_ ("Molecule:")));
+  choice = gtk_drop_down_new_from_strings ((const char *const *) lesson->structure_factor_choices);
+  gtk_widget_set_name (choice, "lesson-structure-factors");
+  gtk_accessible_update_property (GTK_ACCESSIBLE (choice), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _ ("Molecule:"), -1);
+  g_object_set_data_full (G_OBJECT (choice), "lesson", lesson,
+                          (GDestroyNotify) braggscope_lesson_free);
+  g_signal_connect (choice, "notify::selected", G_CALLBACK (on_structure_factors_chosen), self);
+  gtk_box_append (self->lesson_try, choice);
+}
+
 /* Sets the double property @name of @object to the finite @value, clamped to
  * the property's range as a slider clamps (GObject would refuse it with a
  * warning). */
@@ -241,6 +281,7 @@ _braggscope_window_open_lesson (BraggscopeWindow *self, const char *id, GError *
   self->lesson_id = g_strdup (lesson->id);
   self->callbacks.update_subtitle (self);
   self->callbacks.show_message (self, lesson->title, FALSE);
+  show_structure_factors_choice (self, g_steal_pointer (&lesson));
   return TRUE;
 }
 

@@ -1,6 +1,7 @@
 /* models-gemmi.cc: the models module (nanobragg-models.so, nb-models.h):
- * PDB and mmCIF coordinates and mmCIF structure factors (-sf.cif) read by
- * gemmi, handed to the engine as plain C data.
+ * PDB and mmCIF coordinates, small-molecule CIFs (coreCIF: fractional
+ * coordinates, the CIF's symmetry operators) and mmCIF structure factors
+ * (-sf.cif) read by gemmi, handed to the engine as plain C data.
  *
  * The file is read whole through zlib (gzip or plain, transparently) into a
  * buffer of bounded size before gemmi parses it from memory, so a file that
@@ -9,11 +10,17 @@
  */
 #include "nb-models.h"
 
+/* smcif.hpp's writer formats numbers through stb_sprintf, a header Debian's
+ * gemmi-dev leaves out (libstb-dev); the reader used here formats nothing,
+ * and gemmi's own switch puts the C library's snprintf in its place. */
+#define USE_STD_SNPRINTF 1
+
 #include <gemmi/cif.hpp>
 #include <gemmi/it92.hpp>
 #include <gemmi/mmcif.hpp>
 #include <gemmi/pdb.hpp>
 #include <gemmi/refln.hpp>
+#include <gemmi/smcif.hpp>
 #include <gemmi/symmetry.hpp>
 
 #include <unistd.h>
@@ -108,22 +115,11 @@ copy_out (const std::vector<T> &v)
   return p;
 }
 
+/* The operators of @ops (centring translations applied), identity first. */
 void
-put_cell_and_symmetry (const gemmi::UnitCell &cell,
-                       const gemmi::SpaceGroup *sg,
-                       nb_structure *out,
-                       std::vector<nb_symop> &ops)
+put_ops (const gemmi::GroupOps &ops, std::vector<nb_symop> &out)
 {
-  out->cell[0] = cell.a;
-  out->cell[1] = cell.b;
-  out->cell[2] = cell.c;
-  out->cell[3] = cell.alpha;
-  out->cell[4] = cell.beta;
-  out->cell[5] = cell.gamma;
-  if (sg == nullptr)
-    sg = gemmi::find_spacegroup_by_name ("P 1");
-  snprintf (out->space_group, sizeof out->space_group, "%s", sg->hm);
-  for (gemmi::Op op : sg->operations ())
+  for (gemmi::Op op : ops)
     {
       nb_symop s;
 
@@ -133,8 +129,32 @@ put_cell_and_symmetry (const gemmi::UnitCell &cell,
             s.rot[3 * i + j] = (double) op.rot[i][j] / gemmi::Op::DEN;
           s.tran[i] = (double) op.tran[i] / gemmi::Op::DEN;
         }
-      ops.push_back (s);
+      out.push_back (s);
     }
+}
+
+void
+put_cell (const gemmi::UnitCell &cell, nb_structure *out)
+{
+  out->cell[0] = cell.a;
+  out->cell[1] = cell.b;
+  out->cell[2] = cell.c;
+  out->cell[3] = cell.alpha;
+  out->cell[4] = cell.beta;
+  out->cell[5] = cell.gamma;
+}
+
+void
+put_cell_and_symmetry (const gemmi::UnitCell &cell,
+                       const gemmi::SpaceGroup *sg,
+                       nb_structure *out,
+                       std::vector<nb_symop> &ops)
+{
+  put_cell (cell, out);
+  if (sg == nullptr)
+    sg = gemmi::find_spacegroup_by_name ("P 1");
+  snprintf (out->space_group, sizeof out->space_group, "%s", sg->hm);
+  put_ops (sg->operations (), ops);
 }
 
 bool
@@ -144,6 +164,29 @@ valid_cell (const nb_structure *m)
     if (!std::isfinite (m->cell[i]) || m->cell[i] <= 0.0)
       return false;
   return m->cell[3] < 180.0 && m->cell[4] < 180.0 && m->cell[5] < 180.0;
+}
+
+/* The index in @forms of @element's IT92 form factor, added at its first
+ * use; @form_of maps elements to indices (-1 before).  \pre IT92 has it. */
+void
+add_form (gemmi::Element element, int form_of[256], std::vector<nb_form_factor> &forms)
+{
+  unsigned el = (unsigned) element.elem;
+
+  if (form_of[el] >= 0)
+    return;
+  const gemmi::IT92<double>::Coef &c = gemmi::IT92<double>::get (element.elem);
+  nb_form_factor f = {};
+
+  for (int i = 0; i < 4; i++)
+    {
+      f.a[i] = c.a (i);
+      f.b[i] = c.b (i);
+    }
+  f.c = c.c ();
+  snprintf (f.element, sizeof f.element, "%s", element.name ());
+  form_of[el] = (int) forms.size ();
+  forms.push_back (f);
 }
 
 nb_status
@@ -180,21 +223,7 @@ read_atoms (const char *path, const gemmi::Structure &st, nb_structure *out, nb_
                          "%s: atom %s of %s %s %d has no X-ray form factor (element \"%s\")", path,
                          atom.name.c_str (), chain.name.c_str (), res.name.c_str (),
                          res.seqid.num.value, atom.element.name ());
-          if (form_of[el] < 0)
-            {
-              const gemmi::IT92<double>::Coef &c = gemmi::IT92<double>::get (atom.element.elem);
-              nb_form_factor f = {};
-
-              for (int i = 0; i < 4; i++)
-                {
-                  f.a[i] = c.a (i);
-                  f.b[i] = c.b (i);
-                }
-              f.c = c.c ();
-              snprintf (f.element, sizeof f.element, "%s", atom.element.name ());
-              form_of[el] = (int) forms.size ();
-              forms.push_back (f);
-            }
+          add_form (atom.element, form_of, forms);
           gemmi::Fractional x = st.cell.fractionalize (atom.pos);
           a.xyz[0] = x.x;
           a.xyz[1] = x.y;
@@ -234,6 +263,200 @@ read_atoms (const char *path, const gemmi::Structure &st, nb_structure *out, nb_
     return fail (err, NB_ERR_NOMEM, "%s: out of memory", path);
   snprintf (out->note, sizeof out->note, "%ld atoms of %d elements, space group %s (%d operators)",
             out->n_atoms, out->n_forms, out->space_group, out->n_symops);
+  return NB_OK;
+}
+
+/* The most symmetry operators a space group has (F m -3 m: 48 x 4). */
+constexpr int kMaxSymops = 192;
+
+/* The symmetry of small-molecule CIF block @block: the operators it lists
+ * (_space_group_symop_operation_xyz, or _symmetry_equiv_pos_as_xyz of CIF
+ * 1.0) when it lists them, else its Hermann-Mauguin symbol, else P 1.
+ * @name gets the space group's symbol ("" for a setting gemmi does not
+ * tabulate), @how a few words for the log. */
+nb_status
+small_symmetry (const char *path,
+                gemmi::cif::Block &block,
+                const gemmi::SmallStructure &st,
+                gemmi::GroupOps &gops,
+                std::string &name,
+                std::string &how,
+                nb_error *err)
+{
+  std::vector<gemmi::Op> listed;
+
+  for (const char *tag : { "_space_group_symop_operation_xyz", "_symmetry_equiv_pos_as_xyz" })
+    {
+      gemmi::cif::Column col = block.find_values (tag);
+
+      if (col.length () == 0)
+        continue;
+      if (col.length () > kMaxSymops)
+        return fail (err, NB_ERR_INVALID, "%s: %d symmetry operators (%s), more than a space "
+                     "group has", path, col.length (), tag);
+      for (const std::string &v : col)
+        listed.push_back (gemmi::parse_triplet (gemmi::cif::as_string (v)));
+      break;
+    }
+  if (!listed.empty ())
+    {
+      const gemmi::Op::Tran zero = { 0, 0, 0 };
+      const gemmi::SpaceGroup *sg;
+
+      gops = gemmi::split_centering_vectors (listed);
+      for (gemmi::Op::Tran &t : gops.cen_ops)
+        for (int &x : t)
+          x = ((x % gemmi::Op::DEN) + gemmi::Op::DEN) % gemmi::Op::DEN;
+      std::sort (gops.cen_ops.begin (), gops.cen_ops.end ());
+      gops.cen_ops.erase (std::unique (gops.cen_ops.begin (), gops.cen_ops.end ()),
+                          gops.cen_ops.end ());
+      if (gops.cen_ops.empty () || gops.cen_ops[0] != zero)
+        return fail (err, NB_ERR_INVALID, "%s: its symmetry operators lack the identity x,y,z",
+                     path);
+      if (gops.order () > kMaxSymops)
+        return fail (err, NB_ERR_INVALID, "%s: its symmetry operators make %d, more than a space "
+                     "group has", path, gops.order ());
+      sg = gemmi::find_spacegroup_by_ops (gops);
+      name = sg != nullptr ? sg->hm : "";
+      how = "the " + std::to_string (listed.size ()) + " operators it lists";
+      if (sg != nullptr && !st.spacegroup_hm.empty ())
+        {
+          const gemmi::SpaceGroup *named = st.find_spacegroup ();
+
+          if (named != sg)
+            how += "; WARNING: its symbol \"" + st.spacegroup_hm + "\" names another group";
+        }
+      return NB_OK;
+    }
+  if (!st.spacegroup_hm.empty ())
+    {
+      const gemmi::SpaceGroup *sg = st.find_spacegroup ();
+
+      if (sg == nullptr)
+        return fail (err, NB_ERR_INVALID, "%s: unknown space group \"%s\" and no symmetry "
+                     "operators", path, st.spacegroup_hm.c_str ());
+      gops = sg->operations ();
+      name = sg->hm;
+      how = "its space group symbol";
+      return NB_OK;
+    }
+  gops = gemmi::find_spacegroup_by_name ("P 1")->operations ();
+  name = "P 1";
+  how = "WARNING: no symmetry given, P 1";
+  return NB_OK;
+}
+
+/* The images of fractional @x under @ops (but the identity, first) that
+ * fall within 0.4 Angstrom of it, modulo the lattice: 0 on a general
+ * position, the order of the site symmetry less one on a special one (as
+ * gemmi's UnitCell::is_special_position). */
+int
+symmetry_mates (const gemmi::UnitCell &cell, const std::vector<nb_symop> &ops, const double x[3])
+{
+  int n = 0;
+
+  for (size_t o = 1; o < ops.size (); o++)
+    {
+      const nb_symop &op = ops[o];
+      gemmi::Fractional d;
+
+      for (int i = 0; i < 3; i++)
+        d.at (i) = op.rot[3 * i] * x[0] + op.rot[3 * i + 1] * x[1] + op.rot[3 * i + 2] * x[2]
+                   + op.tran[i] - x[i];
+      if (cell.orthogonalize_difference (d.wrap_to_zero ()).length_sq () < 0.4 * 0.4)
+        n++;
+    }
+  return n;
+}
+
+/* A small-molecule CIF (coreCIF: _atom_site_fract_x, _cell_length_a...),
+ * block @block, read by gemmi's small-structure reader.  Occupancies are
+ * the CIF's, chemical: divided here by the order of each site's symmetry, as
+ * the sum over the operators counts a special position that many times. */
+nb_status
+read_small (const char *path, gemmi::cif::Block &block, nb_structure *out, nb_error *err)
+{
+  gemmi::SmallStructure st = gemmi::make_small_structure_from_block (block);
+  gemmi::GroupOps gops;
+  std::string name, how;
+  std::vector<nb_symop> ops;
+  std::vector<nb_form_factor> forms;
+  std::vector<nb_atom> atoms;
+  int form_of[256];
+  long special = 0, aniso = 0;
+  nb_status status;
+
+  if (!st.cell.is_crystal ())
+    return fail (err, NB_ERR_INVALID, "%s: no unit cell (_cell_length_a...), so no crystal",
+                 path);
+  put_cell (st.cell, out);
+  if (!valid_cell (out))
+    return fail (err, NB_ERR_INVALID, "%s: impossible unit cell %g %g %g %g %g %g", path,
+                 out->cell[0], out->cell[1], out->cell[2], out->cell[3], out->cell[4],
+                 out->cell[5]);
+  if ((status = small_symmetry (path, block, st, gops, name, how, err)) != NB_OK)
+    return status;
+  snprintf (out->space_group, sizeof out->space_group, "%s", name.c_str ());
+  put_ops (gops, ops);
+  std::fill (std::begin (form_of), std::end (form_of), -1);
+  for (const gemmi::SmallStructure::Site &site : st.sites)
+    {
+      nb_atom a = {};
+      unsigned el = (unsigned) site.element.elem;
+      int mates;
+
+      if ((long) atoms.size () >= NB_MODEL_ATOMS_MAX)
+        return fail (err, NB_ERR_INVALID, "%s: more than %ld sites, the limit", path,
+                     NB_MODEL_ATOMS_MAX);
+      if (!gemmi::IT92<double>::has (site.element.elem) || el == 0 || el >= 256)
+        return fail (err, NB_ERR_INVALID,
+                     "%s: site %s has no X-ray form factor (type \"%s\")", path,
+                     site.label.c_str (), site.type_symbol.c_str ());
+      add_form (site.element, form_of, forms);
+      a.xyz[0] = site.fract.x;
+      a.xyz[1] = site.fract.y;
+      a.xyz[2] = site.fract.z;
+      a.B = gemmi::u_to_b () * site.u_iso;
+      a.form = form_of[el];
+      if (site.aniso.nonzero ())
+        {
+          /* CIF's U^ij act on h_i a*_i: in fractional terms U^ij a*_i a*_j */
+          const double r[3] = { st.cell.ar, st.cell.br, st.cell.cr };
+
+          a.U[0] = site.aniso.u11 * r[0] * r[0];
+          a.U[1] = site.aniso.u22 * r[1] * r[1];
+          a.U[2] = site.aniso.u33 * r[2] * r[2];
+          a.U[3] = site.aniso.u12 * r[0] * r[1];
+          a.U[4] = site.aniso.u13 * r[0] * r[2];
+          a.U[5] = site.aniso.u23 * r[1] * r[2];
+          aniso++;
+        }
+      for (double v : { a.xyz[0], a.xyz[1], a.xyz[2], site.occ, a.B, a.U[0], a.U[1], a.U[2],
+                        a.U[3], a.U[4], a.U[5] })
+        if (!std::isfinite (v))
+          return fail (err, NB_ERR_INVALID, "%s: site %s: a number missing or not finite", path,
+                       site.label.c_str ());
+      mates = symmetry_mates (st.cell, ops, a.xyz);
+      special += mates > 0;
+      a.occupancy = site.occ / (mates + 1);
+      atoms.push_back (a);
+    }
+  if (atoms.empty ())
+    return fail (err, NB_ERR_INVALID, "%s: no sites in its _atom_site_ loop", path);
+  out->kind = NB_STRUCTURE_ATOMS;
+  out->n_symops = (int) ops.size ();
+  out->n_forms = (int) forms.size ();
+  out->n_atoms = (long) atoms.size ();
+  out->symops = copy_out (ops);
+  out->forms = copy_out (forms);
+  out->atoms = copy_out (atoms);
+  if (out->symops == nullptr || out->forms == nullptr || out->atoms == nullptr)
+    return fail (err, NB_ERR_NOMEM, "%s: out of memory", path);
+  snprintf (out->note, sizeof out->note,
+            "small-molecule CIF: %ld sites of %d elements (%ld anisotropic, %ld on special "
+            "positions), space group %s (%d operators, from %s)",
+            out->n_atoms, out->n_forms, aniso, special, name.empty () ? "unnamed" : name.c_str (),
+            out->n_symops, how.c_str ());
   return NB_OK;
 }
 
@@ -370,6 +593,39 @@ old_pdb_layout (const std::string &text)
   return false;
 }
 
+/* @text with every line gemmi 0.5.7 takes for an SSBOND, LINK or CISPEP
+ * record (its first four letters, in any case) padded with spaces to 80
+ * columns: gemmi reads such a record's distance, columns 74-78, from a line
+ * longer than 73 columns however short it is, past the end of its copy of
+ * the line (AddressSanitizer, fuzz-model).  Spaces at the end of a PDB
+ * record change nothing. */
+std::string
+pad_connection_records (const std::string &text)
+{
+  std::string padded;
+  size_t i = 0;
+
+  padded.reserve (text.size ());
+  while (i < text.size ())
+    {
+      size_t end = text.find ('\n', i);
+      size_t stop = end == std::string::npos ? text.size () : end;
+      char id[4] = { 0, 0, 0, 0 };
+
+      padded.append (text, i, stop - i);
+      for (size_t k = 0; k < 4 && i + k < stop; k++)
+        id[k] = (char) (text[i + k] & ~0x20);
+      if (stop - i < 80 && (memcmp (id, "SSBO", 4) == 0 || memcmp (id, "LINK", 4) == 0 ||
+                            memcmp (id, "CISP", 4) == 0))
+        padded.append (80 - (stop - i), ' ');
+      if (end == std::string::npos)
+        break;
+      padded += '\n';
+      i = end + 1;
+    }
+  return padded;
+}
+
 nb_status
 read_text (const char *path, const std::string &text, nb_structure *out, nb_error *err)
 {
@@ -382,6 +638,9 @@ read_text (const char *path, const std::string &text, nb_structure *out, nb_erro
         atoms = atoms || b.find_values ("_atom_site.Cartn_x").length () > 0;
       if (atoms)
         return read_atoms (path, gemmi::make_structure (doc), out, err);
+      for (gemmi::cif::Block &b : doc.blocks)
+        if (b.find_values ("_atom_site_fract_x").length () > 0)
+          return read_small (path, b, out, err);
       return read_reflections (path, doc, out, err);
     }
   gemmi::PdbReadOptions options;
@@ -399,8 +658,9 @@ read_text (const char *path, const std::string &text, nb_structure *out, nb_erro
 
   if (old)
     options.max_line_length = 72;
+  std::string padded = pad_connection_records (text);
   nb_status st = read_atoms (
-      path, gemmi::read_pdb_from_memory (text.data (), text.size (), path, options), out, err);
+      path, gemmi::read_pdb_from_memory (padded.data (), padded.size (), path, options), out, err);
   if (st == NB_OK && old)
     snprintf (out->note + strlen (out->note), sizeof out->note - strlen (out->note),
               "; columns 73-80 hold the entry's id and line numbers (an old PDB file): read to "

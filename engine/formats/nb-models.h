@@ -1,5 +1,5 @@
-/* nb-models.h: atomic models (PDB, mmCIF) and deposited structure factors
- * (mmCIF "-sf.cif" files), read through gemmi in the models module
+/* nb-models.h: atomic models (PDB, mmCIF, small-molecule CIF) and deposited
+ * structure factors (mmCIF "-sf.cif" files), read through gemmi in the models module
  * (nanobragg-models.so), behind this plain C ABI.
  *
  * gemmi is a C++ library; the engine stays C.  The module is built only where
@@ -59,7 +59,9 @@ extern "C"
   typedef struct
   {
     double xyz[3];    /* fractional coordinates */
-    double occupancy; /* 0..1 */
+    double occupancy; /* 0..1; a small-molecule CIF's (chemical) occupancy divided
+                       * by the order of the site's symmetry, so that the sum over
+                       * all operators counts a special position once */
     double B;         /* isotropic displacement, Angstrom^2 (8 pi^2 U_iso) */
     double U[6];      /* anisotropic U in fractional terms, F U F^T (F: the
                        * fractionalization matrix, U Cartesian in Angstrom^2 as
@@ -99,7 +101,7 @@ extern "C"
   {
     unsigned abi;  /* NB_MODELS_ABI */
     unsigned size; /* sizeof (nb_models) */
-    /* reads the file open as @fd (PDB, mmCIF or -sf.cif; gzip or plain;
+    /* reads the file open as @fd (PDB, mmCIF, small-molecule CIF or -sf.cif; gzip or plain;
      * the module reads a dup() of it and leaves @fd open), named @path in
      * messages, into @out, whose arrays are malloc()ed; errors as
      * nb_structure_read() */

@@ -88,15 +88,15 @@ nb_atomic_model_read (nb_plan *plan, nb_error *err)
   return NB_OK;
 }
 
-/* The largest 1/d the detector's corners reach at the shortest wavelength
- * (1/Angstrom): q = 2 sin(theta) / lambda for the direction of each corner
- * from the sample. */
+/* The largest 1/d a detector @d's corners reach at wavelength @lambda
+ * (Angstrom): q = 2 sin(theta) / lambda for the direction from the sample of
+ * each corner, bent onto the sphere as the kernel bends a pixel's position
+ * when the detector is curved (-curved_det).  The largest angle to the beam
+ * over a flat rectangle is at a corner, and so on the sphere, whose angles
+ * grow with the flat position. */
 static double
-detector_reach (const nb_plan *plan)
+panel_reach (const nb_detector *d, double lambda)
 {
-  const nb_params *p = &plan->params;
-  const nb_detector *d = &plan->det;
-  double lambda = p->lambda0 * 1e10 * (1.0 - (p->dispersion > 0.0 ? p->dispersion / 2.0 : 0.0));
   double F = d->fpixels * d->pixel_size, S = d->spixels * d->pixel_size, q_max = 0.0;
 
   for (int c = 0; c < 4; c++)
@@ -105,6 +105,16 @@ detector_reach (const nb_plan *plan)
 
       for (int k = 0; k < 3; k++)
         v[k] = d->pix0[k] + (c & 1 ? F : 0.0) * d->fdet[k] + (c & 2 ? S : 0.0) * d->sdet[k];
+      if (d->curved && d->distance > 0.0)
+        {
+          double u[3], w[3];
+
+          /* as kernel.c's subpixel_ray() */
+          for (int k = 0; k < 3; k++)
+            u[k] = d->distance * d->beam[k];
+          nb_rotate_axis (u, d->sdet, v[1] / d->distance, w);
+          nb_rotate_axis (w, d->fdet, v[2] / d->distance, v);
+        }
       len = nb_magnitude (v);
       if (!(len > 0.0))
         continue;
@@ -115,6 +125,21 @@ detector_reach (const nb_plan *plan)
         cos2t = -1.0;
       q_max = fmax (q_max, sqrt (2.0 * (1.0 - cos2t)) / lambda);
     }
+  return q_max;
+}
+
+/* The largest 1/d the detector reaches at the shortest wavelength
+ * (1/Angstrom): the furthest of its panels (-detector), or of the one
+ * detector of the parameters. */
+static double
+detector_reach (const nb_plan *plan)
+{
+  const nb_params *p = &plan->params;
+  double lambda = p->lambda0 * 1e10 * (1.0 - (p->dispersion > 0.0 ? p->dispersion / 2.0 : 0.0));
+  double q_max = plan->n_panels > 0 ? 0.0 : panel_reach (&plan->det, lambda);
+
+  for (int i = 0; i < plan->n_panels; i++)
+    q_max = fmax (q_max, panel_reach (&plan->panels[i].det, lambda));
   return q_max;
 }
 

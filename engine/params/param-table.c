@@ -335,7 +335,7 @@ static const nb_param rows[] = {
        .help = "tricubic interpolation of structure factors (default with -N <= 2)"),
   ROW (.flag = "-hkl", .aliases = "-model", TEXT (hkl_file), .flags = NB_PARAM_PREFIX | NB_PARAM_INPUT_FILE,
        .stages = SF, .property = "structure-factors", .label = N_ ("Structure factors"),
-       .help = N_ ("Structure factor file (HKL text, MTZ, mmCIF -sf.cif) or atomic model to compute them from (PDB, mmCIF; -model); path")),
+       .help = N_ ("Structure factor file (HKL text, MTZ, mmCIF -sf.cif) or atomic model to compute them from (PDB, mmCIF, small-molecule CIF; -model); path")),
   ROW (.flag = "-dump", TEXT (dump_file), .flags = NB_PARAM_PREFIX | NB_PARAM_OUTPUT, .stages = SF,
        .help = "Fdump cache of structure factors: written after -hkl, read without it"),
   ROW (.flag = "-default_F", NUMBER (default_F), .unit = &none, .stages = SF,

@@ -99,7 +99,7 @@ for f in "$includedir/braggscope-1/braggscope.h" "$includedir/braggscope-1/bragg
          "$datadir/applications/io.github.braggscope.Braggscope.desktop" \
          "$datadir/metainfo/io.github.braggscope.Braggscope.metainfo.xml" \
          "$datadir/icons/hicolor/scalable/apps/io.github.braggscope.Braggscope.svg" \
-         "$datadir/braggscope/1hpv_p1.hkl" "$datadir/braggscope/6lyz.pdb" \
+         "$datadir/braggscope/1hpv_p1.hkl" "$datadir/braggscope/6lyz.pdb" "$datadir/braggscope/nacl.cif" \
          "$datadir/braggscope/1hpv.pdb" "$datadir/doc/braggscope/examples/c-host-linked.c" \
          "$datadir/doc/braggscope/examples/python-host.py" \
          "$datadir/doc/braggscope/examples/python-orientations.py" "bin/braggscope" "bin/nanobragg"; do

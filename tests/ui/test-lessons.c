@@ -453,9 +453,8 @@ typedef struct
 } LessonSpots;
 
 static void
-lesson_spots (Fixture *f, const char *id, LessonSpots *out)
+frame_spots (BraggscopeFrame *frame, LessonSpots *out)
 {
-  BraggscopeFrame *frame = open_lesson (f, id);
   BraggscopeGeometry *geometry = braggscope_frame_get_geometry (frame);
   g_autoptr (GError) error = NULL;
 
@@ -483,20 +482,43 @@ lesson_spots_clear (LessonSpots *spots)
   g_array_unref (spots->amplitudes);
 }
 
-/* "every spot stays at its pixel ... about one spot in seven changes its
- * |F| by more than a quarter, and −7 2 17 loses a third of it": the two
- * lessons predict the same reflections at the same pixels; |F| changes by
- * more than 25 % for 10 % to 20 % of them, and by −30 % to −40 % for
- * −7 2 17, whose spot dims accordingly. */
+/* The simulation's structure-factor file is the data folder's @name. */
+static void
+assert_structure_factors (Fixture *f, const char *name)
+{
+  g_autofree char *file = NULL;
+  g_autofree char *base = NULL;
+
+  g_object_get (braggscope_window_get_simulation (f->window), "structure-factors", &file, NULL);
+  g_assert_nonnull (file);
+  base = g_path_get_basename (file);
+  g_assert_cmpstr (base, ==, name);
+}
+
+/* "Switch the molecule to 1hpv-apo.pdb ... every spot stays at its pixel ...
+ * about one spot in seven changes its |F| by more than a quarter, and
+ * −7 2 17 loses a third of it": the lesson opens on 1hpv.pdb, its panel's
+ * switch loads 1hpv-apo.pdb (and back); the two predict the same
+ * reflections at the same pixels; |F| changes by more than 25 % for 10 % to
+ * 20 % of them, and by −30 % to −40 % for −7 2 17, whose spot dims
+ * accordingly. */
 static void
 test_same_lattice (Fixture *f, gconstpointer data)
 {
-  LessonSpots bound = { 0 }, apo = { 0 };
+  LessonSpots bound = { 0 }, apo = { 0 }, again = { 0 };
   double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0, r, named[2] = { 0, 0 }, peaks[2] = { 0, 0 };
   guint n, changed = 0;
+  GtkWidget *panel, *choice;
 
-  lesson_spots (f, "same-lattice", &bound);
-  lesson_spots (f, "same-lattice-apo", &apo);
+  frame_spots (open_lesson (f, "same-lattice"), &bound);
+  assert_structure_factors (f, "1hpv.pdb");
+  panel = ui_test_find_widget (GTK_WIDGET (f->window), "lesson-panel");
+  choice = ui_test_find_widget (panel, "lesson-structure-factors");
+  g_assert_nonnull (choice);
+  g_assert_cmpuint (gtk_drop_down_get_selected (GTK_DROP_DOWN (choice)), ==, 0);
+  gtk_drop_down_set_selected (GTK_DROP_DOWN (choice), 1);
+  frame_spots (settle (f), &apo);
+  assert_structure_factors (f, "1hpv-apo.pdb");
   n = bound.spots->len;
   g_test_message ("%u spots predicted with the drug, %u without", n, apo.spots->len);
   g_assert_cmpuint (n, >=, 100);
@@ -531,8 +553,18 @@ test_same_lattice (Fixture *f, gconstpointer data)
   g_assert_cmpfloat ((named[1] - named[0]) / named[0], >, -0.40);
   g_assert_cmpfloat ((named[1] - named[0]) / named[0], <, -0.30);
   g_assert_cmpfloat (peaks[1], <, 0.8 * peaks[0]);
+
+  /* and back: the drug's |F| again */
+  gtk_drop_down_set_selected (GTK_DROP_DOWN (choice), 0);
+  frame_spots (settle (f), &again);
+  assert_structure_factors (f, "1hpv.pdb");
+  g_assert_cmpuint (again.spots->len, ==, n);
+  for (guint i = 0; i < n; i++)
+    g_assert_cmpfloat (g_array_index (again.amplitudes, double, i), ==,
+                       g_array_index (bound.amplitudes, double, i));
   lesson_spots_clear (&bound);
   lesson_spots_clear (&apo);
+  lesson_spots_clear (&again);
 }
 
 /* ---- labels ---- */

@@ -1199,6 +1199,7 @@ test_bad_lessons (void)
   write_lesson (dir, "08-up.desktop", "up", "\nStructureFactors=../../etc/passwd");
   write_lesson (dir, "09-absolute.desktop", "absolute", "\nStructureFactors=/etc/passwd");
   write_lesson (dir, "10-dots.desktop", "dots", "\nStructureFactors=..");
+  write_lesson (dir, "11-second.desktop", "second", "\nStructureFactors=1hpv.pdb;../1hpv.pdb;");
 
   {
     const char *args[] = { "--snapshot", png, "--lesson", "good", NULL };
@@ -1219,6 +1220,7 @@ test_bad_lessons (void)
     g_assert_nonnull (strstr (run.err, "08-up.desktop: StructureFactors: '../../etc/passwd'"));
     g_assert_nonnull (strstr (run.err, "09-absolute.desktop: StructureFactors: '/etc/passwd'"));
     g_assert_nonnull (strstr (run.err, "10-dots.desktop: StructureFactors: '..'"));
+    g_assert_nonnull (strstr (run.err, "11-second.desktop: StructureFactors: '../1hpv.pdb'"));
     g_assert_null (strstr (run.err, "01-good"));
   }
   {
