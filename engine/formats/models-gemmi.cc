@@ -189,6 +189,28 @@ add_form (gemmi::Element element, int form_of[256], std::vector<nb_form_factor> 
   forms.push_back (f);
 }
 
+/* @out's atoms, their elements' form factors and the operators, copied
+ * out of the vectors (NB_STRUCTURE_ATOMS); NB_ERR_NOMEM naming @path. */
+nb_status
+put_atoms (const char *path,
+           const std::vector<nb_symop> &ops,
+           const std::vector<nb_form_factor> &forms,
+           const std::vector<nb_atom> &atoms,
+           nb_structure *out,
+           nb_error *err)
+{
+  out->kind = NB_STRUCTURE_ATOMS;
+  out->n_symops = (int) ops.size ();
+  out->n_forms = (int) forms.size ();
+  out->n_atoms = (long) atoms.size ();
+  out->symops = copy_out (ops);
+  out->forms = copy_out (forms);
+  out->atoms = copy_out (atoms);
+  if (out->symops == nullptr || out->forms == nullptr || out->atoms == nullptr)
+    return fail (err, NB_ERR_NOMEM, "%s: out of memory", path);
+  return NB_OK;
+}
+
 nb_status
 read_atoms (const char *path, const gemmi::Structure &st, nb_structure *out, nb_error *err)
 {
@@ -252,15 +274,8 @@ read_atoms (const char *path, const gemmi::Structure &st, nb_structure *out, nb_
         }
   if (atoms.empty ())
     return fail (err, NB_ERR_INVALID, "%s: no atoms in its first model", path);
-  out->kind = NB_STRUCTURE_ATOMS;
-  out->n_symops = (int) ops.size ();
-  out->n_forms = (int) forms.size ();
-  out->n_atoms = (long) atoms.size ();
-  out->symops = copy_out (ops);
-  out->forms = copy_out (forms);
-  out->atoms = copy_out (atoms);
-  if (out->symops == nullptr || out->forms == nullptr || out->atoms == nullptr)
-    return fail (err, NB_ERR_NOMEM, "%s: out of memory", path);
+  if (put_atoms (path, ops, forms, atoms, out, err) != NB_OK)
+    return NB_ERR_NOMEM;
   snprintf (out->note, sizeof out->note, "%ld atoms of %d elements, space group %s (%d operators)",
             out->n_atoms, out->n_forms, out->space_group, out->n_symops);
   return NB_OK;
@@ -443,15 +458,8 @@ read_small (const char *path, gemmi::cif::Block &block, nb_structure *out, nb_er
     }
   if (atoms.empty ())
     return fail (err, NB_ERR_INVALID, "%s: no sites in its _atom_site_ loop", path);
-  out->kind = NB_STRUCTURE_ATOMS;
-  out->n_symops = (int) ops.size ();
-  out->n_forms = (int) forms.size ();
-  out->n_atoms = (long) atoms.size ();
-  out->symops = copy_out (ops);
-  out->forms = copy_out (forms);
-  out->atoms = copy_out (atoms);
-  if (out->symops == nullptr || out->forms == nullptr || out->atoms == nullptr)
-    return fail (err, NB_ERR_NOMEM, "%s: out of memory", path);
+  if (put_atoms (path, ops, forms, atoms, out, err) != NB_OK)
+    return NB_ERR_NOMEM;
   snprintf (out->note, sizeof out->note,
             "small-molecule CIF: %ld sites of %d elements (%ld anisotropic, %ld on special "
             "positions), space group %s (%d operators, from %s)",
