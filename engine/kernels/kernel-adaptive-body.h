@@ -247,6 +247,88 @@ FN (cell_bound) (const FN (apix) * a, R hw, R *bound)
   return widest;
 }
 
+/* One factor of nb_lattice_square2 for a lane: nb_sincg_parts at @delta =
+ * h - rint (h), its selects written as exact factors of 0 and 1 (@whole: 1
+ * where |delta| counts as whole; @on: 1 for an axis of N > 1, whose parts
+ * are else 1 and 1), into *num and *den: the same values but the sign of a
+ * zero, which the square drops. */
+static inline void
+FN (lane_sincg) (R delta, R whole, R N, R on, R *num, R *den)
+{
+  R u = N * delta;
+  R r = u - rint (u);
+  R s_num = NB_PHYS (nb_sinpi_half) (r);
+  R s_den = NB_PHYS (nb_sinpi_half) (delta);
+  R part = K (1.0) - whole;
+
+  *num *= (N * whole + s_num * part) * on + (K (1.0) - on);
+  *den *= (whole + s_den * part) * on + (K (1.0) - on);
+}
+
+/* nb_lattice_square2 of the CH lanes (hh, kk, ll) into term, bit for bit,
+ * vectorised on every instruction set (lane_sincg).  The "whole" flags are
+ * stored by a loop of their own: computed in the same loop, GCC would turn
+ * the factors back into branches around products it may not speculate under
+ * -ftrapping-math, which kept points_mean scalar on AVX2 and SSE4.1. */
+static void
+FN (lanes_square2) (const NB_CTX *c, const R *hh, const R *kk, const R *ll, R *restrict term)
+{
+#if NB_REAL_IS_DOUBLE
+  const R tiny = K (1e-10);
+#else
+  const R tiny = K (1e-6);
+#endif
+  const R Na = c->Na, Nb = c->Nb, Nc = c->Nc;
+  const R on_a = Na > K (1.0) ? K (1.0) : K (0.0);
+  const R on_b = Nb > K (1.0) ? K (1.0) : K (0.0);
+  const R on_c = Nc > K (1.0) ? K (1.0) : K (0.0);
+  R da[CH], db[CH], dc[CH], wa[CH], wb[CH], wc[CH];
+
+  for (int l = 0; l < CH; l++)
+    {
+      da[l] = hh[l] - rint (hh[l]);
+      db[l] = kk[l] - rint (kk[l]);
+      dc[l] = ll[l] - rint (ll[l]);
+      wa[l] = fabs (da[l]) < tiny ? K (1.0) : K (0.0);
+      wb[l] = fabs (db[l]) < tiny ? K (1.0) : K (0.0);
+      wc[l] = fabs (dc[l]) < tiny ? K (1.0) : K (0.0);
+    }
+  for (int l = 0; l < CH; l++)
+    {
+      R num = K (1.0), den = K (1.0), ratio;
+
+      FN (lane_sincg) (da[l], wa[l], Na, on_a, &num, &den);
+      FN (lane_sincg) (db[l], wb[l], Nb, on_b, &num, &den);
+      FN (lane_sincg) (dc[l], wc[l], Nc, on_c, &num, &den);
+      ratio = num / den;
+      term[l] = ratio * ratio;
+    }
+}
+
+/* nb_structure_factor_cell of the CH lanes into cell, vectorised: the
+ * nearest index's half-way case (rint (x) - x == 1/2 rounds down) subtracts
+ * 1 in integers (a select would become a branch around the subtraction);
+ * unsigned arithmetic, as the range test reads it: the same cells. */
+static void
+FN (lanes_cell) (const NB_CTX *c, const R *hh, const R *kk, const R *ll, int *restrict cell)
+{
+  const unsigned h_min = (unsigned) c->h_min, k_min = (unsigned) c->k_min;
+  const unsigned l_min = (unsigned) c->l_min, h_count = (unsigned) c->h_count;
+  const unsigned k_count = (unsigned) c->k_count, l_count = (unsigned) c->l_count;
+  const unsigned k_stride = (unsigned) c->k_stride, l_stride = (unsigned) c->l_stride;
+
+  for (int l = 0; l < CH; l++)
+    {
+      R h = rint (hh[l]), k = rint (kk[l]), m = rint (ll[l]);
+      unsigned h0 = (unsigned) (int) h - (unsigned) (h - hh[l] == K (0.5)) - h_min;
+      unsigned k0 = (unsigned) (int) k - (unsigned) (k - kk[l] == K (0.5)) - k_min;
+      unsigned l0 = (unsigned) (int) m - (unsigned) (m - ll[l] == K (0.5)) - l_min;
+      int in = (h0 < h_count) & (k0 < k_count) & (l0 < l_count);
+
+      cell[l] = in ? (int) ((h0 * k_stride + k0) * l_stride + l0) : -1;
+    }
+}
+
 /* The mean of the term over the @n points (u[l], v[l]) of the pixel (pixels
  * from its centre), n <= CH: the fast kernel's chunk_steps over a chunk of
  * points, vectorised over them. */
@@ -296,18 +378,14 @@ FN (points_mean) (FN (apix) * a, const R *u, const R *v, int n)
               ll[l] = m[6] * qx[l] + m[7] * qy[l] + m[8] * qz[l];
             }
           if (c->shape == NB_SHAPE_SQUARE)
-            for (int l = 0; l < CH; l++)
-              term[l] = NB_PHYS (nb_lattice_square2) (hh[l], kk[l], ll[l], c->Na, c->Nb, c->Nc);
+            FN (lanes_square2) (c, hh, kk, ll, term);
           else
             for (int l = 0; l < CH; l++)
               term[l] = NB_PHYS (nb_lattice_shape2) ((int) c->shape, hh[l], kk[l], ll[l], c->Na,
                                                      c->Nb, c->Nc, c->fudge, c->astar);
           if (c->F != NULL)
             {
-              for (int l = 0; l < CH; l++)
-                cell[l] = NB_PHYS (nb_structure_factor_cell) (
-                    c->h_min, c->k_min, c->l_min, c->h_count, c->k_count, c->l_count, c->k_stride,
-                    c->l_stride, hh[l], kk[l], ll[l]);
+              FN (lanes_cell) (c, hh, kk, ll, cell);
               for (int l = 0; l < CH; l++)
                 Fv[l] = cell[l] >= 0 ? c->F[cell[l]] : c->default_F;
             }
