@@ -84,39 +84,7 @@ string_dataset (nxr *c, const char *name, char *out, size_t size)
   space = H5Dget_space (d);
   if (type >= 0 && space >= 0 && H5Tget_class (type) == H5T_STRING &&
       H5Sget_simple_extent_npoints (space) == 1)
-    {
-      hid_t mem = H5Tcopy (H5T_C_S1);
-
-      /* libhdf5 converts no string between character sets */
-      H5Tset_cset (mem, H5Tget_cset (type));
-      if (H5Tis_variable_str (type) > 0)
-        {
-          char *s = NULL;
-
-          H5Tset_size (mem, H5T_VARIABLE);
-          if (H5Dread (d, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, &s) >= 0 && s != NULL)
-            {
-              nb_frame_quote (s, strlen (s), out, size);
-              ok = 1;
-            }
-          if (s != NULL)
-            H5free_memory (s);
-        }
-      else
-        {
-          size_t len = H5Tget_size (type);
-          char *s = len > 0 && len < 4096 ? calloc (1, len + 1) : NULL;
-
-          H5Tset_size (mem, len + 1);
-          if (s != NULL && H5Dread (d, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, s) >= 0)
-            {
-              nb_frame_quote (s, strnlen (s, len), out, size);
-              ok = 1;
-            }
-          free (s);
-        }
-      H5Tclose (mem);
-    }
+    ok = nx_read_string (d, type, 0, out, size);
   if (space >= 0)
     H5Sclose (space);
   if (type >= 0)

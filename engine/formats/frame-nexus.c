@@ -195,12 +195,59 @@ nx_exists (const nx_ctx *c, const char *name)
   return 1;
 }
 
+/* The scalar string of type @type in attribute (@attribute non-zero) or
+ * dataset @obj, fixed or variable length, made printable into @out; 0 when
+ * it cannot be read (nb-nexus.h). */
+int
+nx_read_string (hid_t obj, hid_t type, int attribute, char *out, size_t size)
+{
+  hid_t mem = H5Tcopy (H5T_C_S1);
+  int ok = 0;
+
+  if (mem < 0)
+    return 0;
+  /* libhdf5 converts no string between character sets (ASCII, UTF-8) */
+  H5Tset_cset (mem, H5Tget_cset (type));
+  if (H5Tis_variable_str (type) > 0)
+    {
+      char *s = NULL;
+
+      H5Tset_size (mem, H5T_VARIABLE);
+      if ((attribute ? H5Aread (obj, mem, &s)
+                     : H5Dread (obj, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, &s)) >= 0 &&
+          s != NULL)
+        {
+          nb_frame_quote (s, strlen (s), out, size);
+          ok = 1;
+        }
+      if (s != NULL)
+        H5free_memory (s);
+    }
+  else
+    {
+      size_t len = H5Tget_size (type);
+      char *s = len > 0 && len < 4096 ? calloc (1, len + 1) : NULL;
+
+      /* room for the NUL: a null-padded string may fill its size */
+      H5Tset_size (mem, len + 1);
+      if (s != NULL && (attribute ? H5Aread (obj, mem, s)
+                                  : H5Dread (obj, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, s)) >= 0)
+        {
+          nb_frame_quote (s, len, out, size);
+          ok = 1;
+        }
+      free (s);
+    }
+  H5Tclose (mem);
+  return ok;
+}
+
 /* A string attribute (fixed or variable length) into @out; 0 when absent
  * (nb-nexus.h). */
 int
 nx_string_attr (hid_t obj, const char *attr, char *out, size_t size)
 {
-  hid_t a, type, mem;
+  hid_t a, type;
   int ok = 0;
 
   out[0] = '\0';
@@ -212,45 +259,7 @@ nx_string_attr (hid_t obj, const char *attr, char *out, size_t size)
       hid_t space = H5Aget_space (a);
 
       if (space >= 0 && H5Sget_simple_extent_npoints (space) == 1)
-        {
-          if (H5Tis_variable_str (type) > 0)
-            {
-              char *s = NULL;
-
-              mem = H5Tcopy (H5T_C_S1);
-              /* libhdf5 converts no string between character sets (ASCII, UTF-8) */
-              H5Tset_cset (mem, H5Tget_cset (type));
-              H5Tset_size (mem, H5T_VARIABLE);
-              if (H5Aread (a, mem, &s) >= 0 && s != NULL)
-                {
-                  nb_frame_quote (s, strlen (s), out, size);
-                  ok = 1;
-                }
-              if (s != NULL)
-                H5free_memory (s);
-              H5Tclose (mem);
-            }
-          else
-            {
-              size_t len = H5Tget_size (type);
-              char *s = len > 0 && len < 4096 ? calloc (1, len + 1) : NULL;
-
-              if (s != NULL)
-                {
-                  mem = H5Tcopy (H5T_C_S1);
-                  H5Tset_cset (mem, H5Tget_cset (type));
-                  /* room for the NUL: a null-padded string may fill its size */
-                  H5Tset_size (mem, len + 1);
-                  if (H5Aread (a, mem, s) >= 0)
-                    {
-                      nb_frame_quote (s, len, out, size);
-                      ok = 1;
-                    }
-                  H5Tclose (mem);
-                  free (s);
-                }
-            }
-        }
+        ok = nx_read_string (a, type, 1, out, size);
       if (space >= 0)
         H5Sclose (space);
     }

@@ -6,6 +6,11 @@
 
 #include <hdf5.h>
 
+/* The scalar string of type @type in attribute (@attribute non-zero) or
+ * dataset @obj (fixed or variable length, made printable) into @out
+ * (@size bytes); 0 when it cannot be read. */
+int nx_read_string (hid_t obj, hid_t type, int attribute, char *out, size_t size);
+
 /* A string attribute @attr of @obj (fixed or variable length, made
  * printable) into @out (@size bytes); 0 when absent or not a string. */
 int nx_string_attr (hid_t obj, const char *attr, char *out, size_t size);
