@@ -18,11 +18,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "nb-detector.h"
 #include "nb-frame.h"
 #include "nb-match.h"
+#include "nb-test-measured.h"
 
 #define RTD (180.0 / G_PI)
 
@@ -31,39 +31,6 @@
   "-lambda 2.7552 -cell 57.8 57.8 150.2 90 90 90 -default_F 1 -N 1000 -mosaic 0.1 "                \
   "-spindle_axis 0 0 1 -phi -210 -osc 0.05"
 static const double misset_dials[3] = { -1.1277, 16.5878, 164.4247 }; /* deg */
-
-#ifdef NB_HAVE_CBF
-#define HAVE_MEASURED_CBF 1
-#else
-#define HAVE_MEASURED_CBF 0
-#endif
-
-/* tests/data/measured/@name.gz decompressed into a temporary folder and read
- * whole into @f; the copy is removed again. */
-static void
-read_measured (const char *name, nb_frame *f)
-{
-  g_autofree char *gz_name = g_strconcat (name, ".gz", NULL);
-  g_autofree char *gz = g_test_build_filename (G_TEST_DIST, "data", "measured", gz_name, NULL);
-  g_autofree char *dir = g_dir_make_tmp ("nb-i23-XXXXXX", NULL);
-  g_autofree char *path = g_build_filename (dir, name, NULL);
-  gzFile in = gzopen (gz, "rb");
-  FILE *out = fopen (path, "wb");
-  char buf[65536];
-  int got;
-  nb_error err;
-
-  g_assert_nonnull (in);
-  g_assert_nonnull (out);
-  while ((got = gzread (in, buf, sizeof buf)) > 0)
-    g_assert_cmpuint (fwrite (buf, 1, (size_t) got, out), ==, (size_t) got);
-  gzclose (in);
-  fclose (out);
-  if (nb_frame_read (path, 0, 0, f, &err) != NB_OK)
-    g_error ("%s", err.message);
-  g_remove (path);
-  g_rmdir (dir);
-}
 
 /* The I23 parameters: the geometry file, I23_FLAGS, then the misset @m (deg). */
 static void
@@ -102,7 +69,7 @@ i23_scene_init (i23_scene *sc)
   int on[24] = { 0 }, panels = 0;
 
   memset (sc, 0, sizeof *sc);
-  read_measured (I23_FRAME, &sc->frame);
+  nb_test_read_measured (I23_FRAME, &sc->frame);
   g_assert_cmpint (sc->frame.fpixels, ==, 2463);
   g_assert_cmpint (sc->frame.spixels, ==, 5071);
   g_assert_cmpint (nb_detector_model_read (geom, &sc->model, &err), ==, NB_OK);

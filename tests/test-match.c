@@ -14,11 +14,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "nb-frame.h"
 #include "nb-io.h"
 #include "nb-match.h"
+#include "nb-test-measured.h"
 
 #define RTD (180.0 / G_PI)
 
@@ -160,40 +160,6 @@ test_peaks_synthetic (void)
   nb_frame_clear (&f);
 }
 
-#ifdef NB_HAVE_CBF
-#define HAVE_MEASURED_CBF 1
-#else
-#define HAVE_MEASURED_CBF 0
-#endif
-
-/* tests/data/measured/@name.gz decompressed into a temporary folder and
- * read whole into @f; the copy is removed again. */
-static void
-read_measured (const char *name, nb_frame *f)
-{
-  g_autofree char *gz_name = g_strconcat (name, ".gz", NULL);
-  g_autofree char *gz = g_test_build_filename (G_TEST_DIST, "data", "measured", gz_name, NULL);
-  g_autoptr (GError) error = NULL;
-  g_autofree char *dir = g_dir_make_tmp ("nb-test-match-XXXXXX", &error);
-  g_autofree char *path = g_build_filename (dir, name, NULL);
-  gzFile in = gzopen (gz, "rb");
-  FILE *out = fopen (path, "wb");
-  char buf[65536];
-  int got;
-  nb_error err;
-
-  g_assert_nonnull (in);
-  g_assert_nonnull (out);
-  while ((got = gzread (in, buf, sizeof buf)) > 0)
-    g_assert_cmpuint (fwrite (buf, 1, (size_t) got, out), ==, (size_t) got);
-  gzclose (in);
-  fclose (out);
-  if (nb_frame_read (path, 0, 0, f, &err) != NB_OK)
-    g_error ("%s", err.message);
-  g_remove (path);
-  g_rmdir (dir);
-}
-
 /* On the real Eiger frame: the strongest 50 peaks, none on or beside a
  * masked (module gap) pixel. */
 static void
@@ -209,7 +175,7 @@ test_peaks_eiger (void)
       g_test_skip ("this build has no CBFlib");
       return;
     }
-  read_measured ("dlsnxs2cbf_therm_0001.cbf", &f);
+  nb_test_read_measured ("dlsnxs2cbf_therm_0001.cbf", &f);
   g_assert_cmpint (nb_find_peaks (&f, NULL, &peaks, &n, &err), ==, NB_OK);
   g_assert_cmpint (n, ==, 50);
   for (int i = 0; i < n; i++)
@@ -655,7 +621,7 @@ test_chance_wrong_cells (void)
                                        "-cell 100 100 100 90 90 90" };
   nb_frame f;
 
-  read_measured ("simtbx_FormatSMVJHSim_001.img", &f);
+  nb_test_read_measured ("simtbx_FormatSMVJHSim_001.img", &f);
   for (gsize i = 0; i < G_N_ELEMENTS (cells); i++)
     {
       nb_match_result res;
@@ -681,7 +647,7 @@ test_chance_right_cell (void)
       g_test_skip ("this build has no CBFlib");
       return;
     }
-  read_measured ("DLS_I03_smargon_0001.cbf", &f);
+  nb_test_read_measured ("DLS_I03_smargon_0001.cbf", &f);
   refine_on (&f, "-cell 57.8 57.8 150.2 90 90 90 -N 1000 -mosaic 0.1 -misset 23.6 2.7 22.5", &res);
   g_assert_true (res.significant);
   g_assert_cmpint (res.n_matched, >=, 20);
@@ -709,7 +675,7 @@ test_peaks_beamstop (void)
       g_test_skip ("this build has no CBFlib");
       return;
     }
-  read_measured ("DLS_I03_smargon_0001.cbf", &f);
+  nb_test_read_measured ("DLS_I03_smargon_0001.cbf", &f);
   px = f.item[NB_FRAME_PIXEL_SIZE].value;
   bf = f.item[NB_FRAME_BEAM_F].value / px;
   bs = f.item[NB_FRAME_BEAM_S].value / px;

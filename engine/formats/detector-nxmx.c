@@ -120,36 +120,6 @@ numbers_attr (hid_t obj, const char *attr, double *out, int n)
   return ok;
 }
 
-/* The first element of numeric dataset @d and its units; 0 if not numeric. */
-static int
-first_number (hid_t d, double *v, char *units, size_t usize)
-{
-  hid_t type = H5Dget_type (d), space = H5Dget_space (d);
-  int ok = 0;
-
-  units[0] = '\0';
-  if (type >= 0 && space >= 0 &&
-      (H5Tget_class (type) == H5T_FLOAT || H5Tget_class (type) == H5T_INTEGER) &&
-      H5Sget_simple_extent_npoints (space) >= 1 && H5Sget_simple_extent_ndims (space) <= 1)
-    {
-      hsize_t at = 0, one = 1;
-      hid_t mem = H5Screate_simple (1, &one, NULL);
-
-      if (H5Sget_simple_extent_ndims (space) == 1)
-        H5Sselect_elements (space, H5S_SELECT_SET, 1, &at);
-      ok = mem >= 0 && H5Dread (d, H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT, v) >= 0 &&
-           isfinite (*v);
-      if (mem >= 0)
-        H5Sclose (mem);
-    }
-  nx_string_attr (d, "units", units, usize);
-  if (space >= 0)
-    H5Sclose (space);
-  if (type >= 0)
-    H5Tclose (type);
-  return ok;
-}
-
 /* @n integers of dataset @name (1-D) into @out; 0 when absent or not that. */
 static int
 integers (nxr *c, const char *name, long long *out, int n)
@@ -257,7 +227,7 @@ transformation (nxr *c, const char *name, double t[4][4], char *next, size_t nsi
 
   if (!exists (c, name) || (d = H5Dopen2 (c->file, name, H5P_DEFAULT)) < 0)
     return bad (c, name, "a depends_on names no dataset");
-  ok = first_number (d, &value, units, sizeof units);
+  ok = nx_dataset_number (d, 0, &value, units, sizeof units);
   nx_string_attr (d, "transformation_type", type, sizeof type);
   if (ok && !numbers_attr (d, "vector", v, 3))
     ok = -1;
@@ -361,7 +331,7 @@ pixel_direction (nxr *c, const char *name, double dir[3], double *step, double a
 
   if (!exists (c, name) || (d = H5Dopen2 (c->file, name, H5P_DEFAULT)) < 0)
     return bad (c, name, "missing");
-  ok = first_number (d, step, units, sizeof units) && numbers_attr (d, "vector", v, 3);
+  ok = nx_dataset_number (d, 0, step, units, sizeof units) && numbers_attr (d, "vector", v, 3);
   if (!nx_string_attr (d, "depends_on", depends, sizeof depends))
     snprintf (depends, sizeof depends, ".");
   H5Dclose (d);
@@ -625,7 +595,7 @@ read_sensor_beam (nxr *c, const char *instrument, const char *det)
   snprintf (name, sizeof name, "%s/sensor_thickness", det);
   if (exists (c, name) && (d = H5Dopen2 (c->file, name, H5P_DEFAULT)) >= 0)
     {
-      int ok = first_number (d, &thick, units, sizeof units);
+      int ok = nx_dataset_number (d, 0, &thick, units, sizeof units);
 
       H5Dclose (d);
       if (!ok || nx_scale (units, 0) == 0.0 || thick < 0)
@@ -643,7 +613,7 @@ read_sensor_beam (nxr *c, const char *instrument, const char *det)
   snprintf (name, sizeof name, "%s/incident_wavelength", beam);
   if (exists (c, name) && (d = H5Dopen2 (c->file, name, H5P_DEFAULT)) >= 0)
     {
-      int ok = first_number (d, &wavelength, units, sizeof units);
+      int ok = nx_dataset_number (d, 0, &wavelength, units, sizeof units);
 
       H5Dclose (d);
       if (!ok || nx_scale (units, 3) == 0.0 || !(wavelength > 0))

@@ -269,6 +269,38 @@ nx_string_attr (hid_t obj, const char *attr, char *out, size_t size)
   return ok;
 }
 
+/* Element @index (clamped to the last) of numeric dataset @d, a scalar or
+ * one-dimensional, as a finite double into @v, and its units attribute into
+ * @units; 0 when it is not that (nb-nexus.h). */
+int
+nx_dataset_number (hid_t d, hsize_t index, double *v, char *units, size_t usize)
+{
+  hid_t type = H5Dget_type (d), space = H5Dget_space (d);
+  hssize_t n = space >= 0 ? H5Sget_simple_extent_npoints (space) : -1;
+  int ok = 0;
+
+  units[0] = '\0';
+  if (type >= 0 && (H5Tget_class (type) == H5T_FLOAT || H5Tget_class (type) == H5T_INTEGER) &&
+      n >= 1 && H5Sget_simple_extent_ndims (space) <= 1)
+    {
+      hsize_t at = index < (hsize_t) n ? index : (hsize_t) n - 1, one = 1;
+      hid_t mem = H5Screate_simple (1, &one, NULL);
+
+      if (H5Sget_simple_extent_ndims (space) == 1)
+        H5Sselect_elements (space, H5S_SELECT_SET, 1, &at);
+      ok = mem >= 0 && H5Dread (d, H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT, v) >= 0 &&
+           isfinite (*v);
+      if (mem >= 0)
+        H5Sclose (mem);
+    }
+  nx_string_attr (d, "units", units, usize);
+  if (space >= 0)
+    H5Sclose (space);
+  if (type >= 0)
+    H5Tclose (type);
+  return ok;
+}
+
 /* A chunk may be this large whatever it holds, and otherwise at most this
  * many times the frame (a dataset's last two dimensions): reading decodes
  * whole chunks, and a 64 x 64 frame stored in one 16384 x 16384 chunk would
@@ -431,40 +463,22 @@ nx_integers_ok (hid_t d, const hsize_t *dims, int rank)
 
 /* Element @index (clamped to the last) of a numeric dataset @name as a double,
  * with its units attribute; 0 when absent, -1 (and an error) when it is not
- * numeric or cannot be read. */
+ * numeric, of a type wider than 16 bytes, in storage libhdf5 would over-read
+ * (nx_storage_ok) or cannot be read. */
 static int
 nx_number (nx_ctx *c, const char *name, hsize_t index, double *v, char *units, size_t usize)
 {
-  hid_t d, space, type;
-  hssize_t n;
-  int ok = -1;
+  hid_t d, type;
+  int narrow, ok;
 
   units[0] = '\0';
   if (!nx_exists (c, name) || (d = nx_dopen (c, name)) < 0)
     return 0;
   type = H5Dget_type (d);
-  space = H5Dget_space (d);
-  n = space >= 0 ? H5Sget_simple_extent_npoints (space) : -1;
-  if (type >= 0 && (H5Tget_class (type) == H5T_FLOAT || H5Tget_class (type) == H5T_INTEGER) &&
-      H5Tget_size (type) <= 16 && n >= 1 && H5Sget_simple_extent_ndims (space) <= 1 &&
-      nx_storage_ok (d))
-    {
-      hsize_t at = index < (hsize_t) n ? index : (hsize_t) n - 1, one = 1;
-      hid_t mem = H5Screate_simple (1, &one, NULL);
-
-      if (H5Sget_simple_extent_ndims (space) == 1)
-        H5Sselect_elements (space, H5S_SELECT_SET, 1, &at);
-      if (mem >= 0 && H5Dread (d, H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT, v) >= 0 &&
-          isfinite (*v))
-        ok = 1;
-      if (mem >= 0)
-        H5Sclose (mem);
-    }
-  nx_string_attr (d, "units", units, usize);
-  if (space >= 0)
-    H5Sclose (space);
+  narrow = type >= 0 && H5Tget_size (type) <= 16;
   if (type >= 0)
     H5Tclose (type);
+  ok = narrow && nx_storage_ok (d) && nx_dataset_number (d, index, v, units, usize) ? 1 : -1;
   H5Dclose (d);
   return ok;
 }

@@ -196,6 +196,47 @@ to_nexus (const nb_frame_geometry *g, const double v[3], double out[3])
   nb_axes_to_beam_frame (g, v, out);
 }
 
+/* The length of @v, which becomes its unit vector (+z when it has none). */
+static double
+nx_unit (double v[3])
+{
+  double len = sqrt (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+
+  if (len > 0)
+    for (int k = 0; k < 3; k++)
+      v[k] /= len;
+  else
+    v[0] = v[1] = 0.0, v[2] = 1.0;
+  return len;
+}
+
+/* The fields of NXdetector_module @module, named @name in the detector group:
+ * its place in the data array (@origin, @size: slow, fast), its offset of
+ * @offset m along unit @offset_dir from the detector's origin, and its pixels
+ * of @pixel m along @fdir and @sdir (NeXus frame). */
+static void
+nx_module_fields (nx_file *nx,
+                  hid_t module,
+                  const char *name,
+                  const long long origin[2],
+                  const long long size[2],
+                  const double *offset,
+                  const double offset_dir[3],
+                  const double *pixel,
+                  const double fdir[3],
+                  const double sdir[3])
+{
+  char path[2 * NB_PANEL_NAME_MAX + 64];
+
+  nx_ints (nx, module, "data_origin", origin, 2);
+  nx_ints (nx, module, "data_size", size, 2);
+  nx_axis (nx, module, "module_offset", offset, 0, "m", "translation", offset_dir,
+           "/entry/instrument/detector/transformations/origin");
+  snprintf (path, sizeof path, "/entry/instrument/detector/%s/module_offset", name);
+  nx_axis (nx, module, "fast_pixel_direction", pixel, 0, "m", "translation", fdir, path);
+  nx_axis (nx, module, "slow_pixel_direction", pixel, 0, "m", "translation", sdir, path);
+}
+
 /* /entry/instrument and /entry/sample for @g, omega at @omega (@n values,
  * rad). */
 static void
@@ -208,7 +249,8 @@ nx_geometry (nx_file *nx, hid_t entry, const nb_frame_geometry *g, const double 
   hid_t module = nx_group (nx, detector, "module", "NXdetector_module");
   hid_t sample = nx_group (nx, entry, "sample", "NXsample");
   hid_t st = nx_group (nx, sample, "transformations", "NXtransformations");
-  double v[3], len, pixel = g->pixel_size, zero = 0.0;
+  static const double z[3] = { 0.0, 0.0, 1.0 };
+  double v[3], f[3], sd[3], len, pixel = g->pixel_size, zero = 0.0;
   double *deg = malloc ((size_t) (n > 0 ? n : 1) * sizeof *deg);
   long long origin[2] = { 0, 0 }, size[2] = { g->spixels, g->fpixels };
   long long cutoff = g->count_cutoff;
@@ -254,26 +296,13 @@ nx_geometry (nx_file *nx, hid_t entry, const nb_frame_geometry *g, const double 
   nx_number (nx, detector, "frame_time", g->exposure, "s");
   nx_ints (nx, detector, "saturation_value", &cutoff, 0);
 
+  /* one module: the detector's origin is pix0, the module's offset nothing */
   to_nexus (g, g->pix0, v);
-  len = sqrt (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-  if (len > 0)
-    for (int k = 0; k < 3; k++)
-      v[k] /= len;
-  else
-    v[2] = 1.0;
+  len = nx_unit (v);
   nx_axis (nx, dt, "origin", &len, 0, "m", "translation", v, ".");
-  nx_ints (nx, module, "data_origin", origin, 2);
-  nx_ints (nx, module, "data_size", size, 2);
-  v[0] = v[1] = 0.0;
-  v[2] = 1.0;
-  nx_axis (nx, module, "module_offset", &zero, 0, "m", "translation", v,
-           "/entry/instrument/detector/transformations/origin");
-  to_nexus (g, g->fdet, v);
-  nx_axis (nx, module, "fast_pixel_direction", &pixel, 0, "m", "translation", v,
-           "/entry/instrument/detector/module/module_offset");
-  to_nexus (g, g->sdet, v);
-  nx_axis (nx, module, "slow_pixel_direction", &pixel, 0, "m", "translation", v,
-           "/entry/instrument/detector/module/module_offset");
+  to_nexus (g, g->fdet, f);
+  to_nexus (g, g->sdet, sd);
+  nx_module_fields (nx, module, "module", origin, size, &zero, z, &pixel, f, sd);
 
   nx_string (nx, sample, "name", "simulated crystal");
   nx_string (nx, sample, "depends_on", "/entry/sample/transformations/omega");
@@ -778,31 +807,21 @@ nx_module (nx_file *nx,
            const int *origin)
 {
   const nb_panel *a = &m->panels[p];
-  char name[NB_PANEL_NAME_MAX + 16], path[2 * NB_PANEL_NAME_MAX + 64];
+  char name[NB_PANEL_NAME_MAX + 16];
   long long data_origin[2] = { origin[1], origin[0] }, size[2] = { a->spixels, a->fpixels };
-  double v[3], len;
+  double v[3], f[3], sd[3], len;
   hid_t module;
 
   module_name (m, p, name, sizeof name);
   module = nx_group (nx, detector, name, "NXdetector_module");
   if (module < 0)
     return;
-  nx_ints (nx, module, "data_origin", data_origin, 2);
-  nx_ints (nx, module, "data_size", size, 2);
+  /* many modules: each offset by its own pix0 from the detector's origin */
   to_mcstas (r, a->pix0, v);
-  len = sqrt (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-  if (len > 0)
-    for (int k = 0; k < 3; k++)
-      v[k] /= len;
-  else
-    v[0] = v[1] = 0.0, v[2] = 1.0;
-  nx_axis (nx, module, "module_offset", &len, 0, "m", "translation", v,
-           "/entry/instrument/detector/transformations/origin");
-  snprintf (path, sizeof path, "/entry/instrument/detector/%s/module_offset", name);
-  to_mcstas (r, a->fdet, v);
-  nx_axis (nx, module, "fast_pixel_direction", &a->pixel_size, 0, "m", "translation", v, path);
-  to_mcstas (r, a->sdet, v);
-  nx_axis (nx, module, "slow_pixel_direction", &a->pixel_size, 0, "m", "translation", v, path);
+  len = nx_unit (v);
+  to_mcstas (r, a->fdet, f);
+  to_mcstas (r, a->sdet, sd);
+  nx_module_fields (nx, module, name, data_origin, size, &len, v, &a->pixel_size, f, sd);
   nx_close_group (module);
 }
 

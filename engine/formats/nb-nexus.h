@@ -15,6 +15,12 @@ int nx_read_string (hid_t obj, hid_t type, int attribute, char *out, size_t size
  * printable) into @out (@size bytes); 0 when absent or not a string. */
 int nx_string_attr (hid_t obj, const char *attr, char *out, size_t size);
 
+/* Element @index (clamped to the last) of numeric dataset @d, a scalar or
+ * one-dimensional, as a double into @v, and its units attribute into @units
+ * (@usize bytes; "" when none); 0 when @d is not numeric, has no elements or
+ * its element is not a finite number.  The caller checks the storage. */
+int nx_dataset_number (hid_t d, hsize_t index, double *v, char *units, size_t usize);
+
 /* Metres, radians, seconds per @units for @kind (0 length, 1 angle, 2 time,
  * 3 wavelength); 0 when unknown.  No units: the NXmx default for the kind. */
 double nx_scale (const char *units, int kind);

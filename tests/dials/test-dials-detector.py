@@ -8,42 +8,16 @@ dxtbx's own detector panel by panel: origin (mm), fast and slow axes to 1e-9, im
 pixel size, thickness, material, mu and the number of masked pixels; and the beam
 (sample-to-source direction, wavelength).  Without DIALS the test is skipped, saying so.
 """
-import json
 import os
 import subprocess
 import sys
 import tempfile
-import traceback
 
-TOOL = os.environ["NB_DETECTOR_TOOL"]
+from dxtbx_checks import TOOL, check, close, model_of, run, to_dxtbx
+
 DATA = os.path.join(os.environ["G_TEST_SRCDIR"], "data", "detectors")
 EXPT = ["dials-cspad-single-image.expt", "dials-pilatus-lpe4-2-a15.expt"]
 TOL = 1e-9
-
-
-def have_dxtbx():
-    try:
-        import dxtbx.model.experiment_list  # noqa: F401
-        return True
-    except ImportError:
-        return False
-
-
-def to_dxtbx(v, scale=1.0):
-    """nanoBragg's laboratory frame (beam along +x) to dxtbx's (beam along -z):
-    nanoBragg = (-z_d, y_d, x_d), so dxtbx = (z_nb, y_nb, -x_nb)."""
-    return (v[2] * scale, v[1] * scale, -v[0] * scale)
-
-
-def close(a, b, tol, what):
-    assert len(a) == len(b) and all(abs(x - y) <= tol for x, y in zip(a, b)), \
-        "%s: ours %s, dxtbx %s" % (what, tuple(a), tuple(b))
-
-
-def model_of(kind, path):
-    p = subprocess.run([TOOL, "print", kind, path], capture_output=True, text=True)
-    assert p.returncode == 0, "detector-tool: %s" % p.stderr
-    return json.loads(p.stdout)
 
 
 def compare_detector(ours, detector, beam=None, masks=None):
@@ -70,16 +44,6 @@ def compare_detector(ours, detector, beam=None, masks=None):
         close(to_dxtbx([-x for x in ours["beam"]]), beam.get_sample_to_source_direction(), TOL,
               "beam direction")
         close([ours["wavelength"] * 1e10], [beam.get_wavelength()], 1e-12, "wavelength")
-
-
-tests = []
-
-
-def check(name):
-    def wrap(fn):
-        tests.append((name, fn))
-        return fn
-    return wrap
 
 
 for expt in EXPT:
@@ -250,24 +214,5 @@ def _():
         assert abs(ours["panels"][0]["fdet"][0] - ours["panels"][1]["fdet"][0]) > 0.01
 
 
-def main():
-    if not have_dxtbx():
-        print("1..0 # SKIP dxtbx (Debian python3-dials) is not installed")
-        return 0
-    print("1..%d" % len(tests))
-    failed = 0
-    for n, (name, fn) in enumerate(tests, 1):
-        try:
-            fn()
-            print("ok %d - %s" % (n, name))
-        except Exception:
-            failed += 1
-            print("not ok %d - %s" % (n, name))
-            for line in traceback.format_exc().splitlines():
-                print("# " + line)
-        sys.stdout.flush()
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run("dxtbx.model.experiment_list"))

@@ -12,15 +12,14 @@ what its script writes (checked without DIALS too).  Without DIALS the dxtbx che
 skipped, saying so.
 """
 import gzip
-import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-import traceback
 
-TOOL = os.environ["NB_DETECTOR_TOOL"]
+from dxtbx_checks import check, close, model_of, run, to_dxtbx
+
 SRC = os.environ["G_TEST_SRCDIR"]
 GEOM = os.path.join(SRC, "data", "detectors", "dls-i23-pilatus12m.geom")
 SCRIPT = os.path.join(SRC, "data", "detectors", "dls-i23-pilatus12m.py")
@@ -29,28 +28,8 @@ TOL_MM = 1e-6
 TOL_AXIS = 1e-9
 
 
-def have_dxtbx():
-    try:
-        import dxtbx  # noqa: F401
-        return True
-    except ImportError:
-        return False
-
-
-def to_dxtbx(v, scale=1.0):
-    """nanoBragg's laboratory frame (beam along +x) to dxtbx's (beam along -z)."""
-    return (v[2] * scale, v[1] * scale, -v[0] * scale)
-
-
-def close(a, b, tol, what):
-    assert all(abs(x - y) <= tol for x, y in zip(a, b)), \
-        "%s: ours %s, dxtbx %s" % (what, tuple(a), tuple(b))
-
-
 def ours():
-    p = subprocess.run([TOOL, "print", "geom", GEOM], capture_output=True, text=True)
-    assert p.returncode == 0, "detector-tool: %s" % p.stderr
-    return json.loads(p.stdout)
+    return model_of("geom", GEOM)
 
 
 def dxtbx_frame(tmp):
@@ -60,16 +39,6 @@ def dxtbx_frame(tmp):
     with gzip.open(FRAME, "rb") as src, open(path, "wb") as dst:
         shutil.copyfileobj(src, dst)
     return dxtbx.load(path)
-
-
-tests = []
-
-
-def check(name, needs_dxtbx=True):
-    def wrap(fn):
-        tests.append((name, fn, needs_dxtbx))
-        return fn
-    return wrap
 
 
 @check("the committed .geom is what dls-i23-pilatus12m.py writes", needs_dxtbx=False)
@@ -119,25 +88,5 @@ def _():
     assert dead_edges <= 1, "%d sensor columns beside the gaps measure nothing" % dead_edges
 
 
-def main():
-    dxtbx = have_dxtbx()
-    print("1..%d" % len(tests))
-    failed = 0
-    for n, (name, fn, needs_dxtbx) in enumerate(tests, 1):
-        if needs_dxtbx and not dxtbx:
-            print("ok %d - %s # SKIP dxtbx (Debian python3-dials) is not installed" % (n, name))
-            continue
-        try:
-            fn()
-            print("ok %d - %s" % (n, name))
-        except Exception:
-            failed += 1
-            print("not ok %d - %s" % (n, name))
-            for line in traceback.format_exc().splitlines():
-                print("# " + line)
-        sys.stdout.flush()
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

@@ -15,6 +15,7 @@
 #include "braggscope-gtk.h"
 #include "nb-detector.h"
 #include "nb-frame-write.h"
+#include "gtk-test-util.h"
 #include "plugin-test-util.h"
 
 #define PANELS 4
@@ -228,22 +229,6 @@ check_lay_out (const float *layer, BraggscopeGeometry *proj, int width, int heig
   g_assert_cmpint (off, >, 10); /* the gaps between the panels */
 }
 
-/* Iterates the main context until @view is on screen with a frame. */
-static void
-wait_shown (BraggscopeView *view)
-{
-  gint64 deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
-
-  while (!gtk_widget_get_mapped (GTK_WIDGET (view)) ||
-         gtk_widget_get_width (GTK_WIDGET (view)) == 0 || braggscope_view_get_frame (view) == NULL)
-    {
-      if (g_get_monotonic_time () > deadline)
-        g_error ("the view was not on screen with a frame within 60 s");
-      g_main_context_iteration (NULL, FALSE);
-      g_usleep (1000);
-    }
-}
-
 /* With the pointer over pixel (@f, @s) of panel @p, the overlay's readout
  * names that panel and pixel and the measured layer's value is its count;
  * side by side, the same point of the measured half reads the same. */
@@ -274,7 +259,7 @@ test_compare_view (void)
   g_autoptr (BraggscopeSimulation) sim = NULL;
   g_autoptr (BraggscopeFrame) projected = NULL;
   g_autoptr (GBytes) layer = NULL;
-  GtkWidget *window, *box;
+  GtkWidget *window;
   BraggscopeView *view;
   BraggscopeReadout *readout;
   int width, height;
@@ -292,17 +277,7 @@ test_compare_view (void)
   check_lay_out (g_bytes_get_data (layer, NULL), braggscope_frame_get_geometry (projected), width,
                  height);
 
-  window = gtk_window_new ();
-  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  view = BRAGGSCOPE_VIEW (
-      g_object_new (BRAGGSCOPE_TYPE_VIEW, "simulation", sim, "force-software", TRUE, NULL));
-  gtk_widget_set_size_request (GTK_WIDGET (view), 600, 600);
-  readout = BRAGGSCOPE_READOUT (braggscope_readout_new (view));
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (view));
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (readout));
-  gtk_window_set_child (GTK_WINDOW (window), box);
-  gtk_window_present (GTK_WINDOW (window));
-  wait_shown (view);
+  window = present_view_with_readout (sim, 600, 600, &view, &readout);
   g_clear_pointer (&layer, g_bytes_unref);
   layer = braggscope_measured_frame_lay_out (measured, braggscope_view_get_shown_frame (view),
                                              &width, &height, &error);
@@ -376,18 +351,7 @@ main (int argc, char **argv)
   g_test_add_func ("/measured-panels/does-not-fit", test_does_not_fit);
   status = g_test_run ();
   nb_detector_model_clear (&model);
-  {
-    g_autoptr (GDir) dir = g_dir_open (tmpdir, 0, NULL);
-    const char *name;
-
-    while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-      {
-        g_autofree char *path = g_build_filename (tmpdir, name, NULL);
-
-        g_unlink (path);
-      }
-    g_rmdir (tmpdir);
-  }
+  remove_test_dir (tmpdir);
   g_free (geom_path);
   g_free (nxs_path);
   return status;

@@ -13,6 +13,7 @@
  */
 #include "braggscope-gtk.h"
 #include "nb-detector.h"
+#include "gtk-test-util.h"
 #include "plugin-test-util.h"
 
 #define CSPAD_PANELS 64
@@ -218,22 +219,6 @@ check_projection (BraggscopeFrame *frame, const nb_detector_model *model)
   g_assert_cmpint (inside, <, ((width + 6) / 7) * ((height + 6) / 7));
 }
 
-/* Iterates the main context until @view is on screen with a frame. */
-static void
-wait_shown (BraggscopeView *view)
-{
-  gint64 deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
-
-  while (!gtk_widget_get_mapped (GTK_WIDGET (view)) ||
-         gtk_widget_get_width (GTK_WIDGET (view)) == 0 || braggscope_view_get_frame (view) == NULL)
-    {
-      if (g_get_monotonic_time () > deadline)
-        g_error ("the view was not on screen with a frame within 60 s");
-      g_main_context_iteration (NULL, FALSE);
-      g_usleep (1000);
-    }
-}
-
 /* The pointer over panel @p's point (@f, @s) reads that panel and pixel. */
 static void
 check_readout (
@@ -255,23 +240,12 @@ check_readout (
 static void
 check_view (BraggscopeSimulation *sim, const nb_detector_model *model)
 {
-  GtkWidget *window = gtk_window_new ();
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
   BraggscopeView *view;
   BraggscopeReadout *readout;
+  GtkWidget *window = present_view_with_readout (sim, 800, 800, &view, &readout);
   BraggscopeGeometry *shown;
   int width, height;
   double wx, wy;
-
-  view = BRAGGSCOPE_VIEW (
-      g_object_new (BRAGGSCOPE_TYPE_VIEW, "simulation", sim, "force-software", TRUE, NULL));
-  gtk_widget_set_size_request (GTK_WIDGET (view), 800, 800);
-  readout = BRAGGSCOPE_READOUT (braggscope_readout_new (view));
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (view));
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (readout));
-  gtk_window_set_child (GTK_WINDOW (window), box);
-  gtk_window_present (GTK_WINDOW (window));
-  wait_shown (view);
 
   /* the view shows the detector as the sample sees it; its frame is the
    * simulation's, as a host compares it */
@@ -463,17 +437,6 @@ main (int argc, char **argv)
   g_test_add_func ("/panels/hostile-layout", test_hostile_layout);
   g_test_add_func ("/panels/jungfrau-16m", test_jungfrau);
   status = g_test_run ();
-  {
-    g_autoptr (GDir) dir = g_dir_open (tmpdir, 0, NULL);
-    const char *name;
-
-    while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-      {
-        g_autofree char *path = g_build_filename (tmpdir, name, NULL);
-
-        g_unlink (path);
-      }
-    g_rmdir (tmpdir);
-  }
+  remove_test_dir (tmpdir);
   return status;
 }

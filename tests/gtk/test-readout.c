@@ -6,28 +6,13 @@
  * SPDX-License-Identifier: BSD-3-Clause
  */
 #include "braggscope-gtk.h"
+#include "gtk-test-util.h"
 #include "plugin-test-util.h"
 
 #include "formats/nb-models.h"
 
 #define FRAME_WIDTH  64
 #define FRAME_HEIGHT 48
-
-/* Iterates the main context until @view is on screen with a frame. */
-static void
-wait_shown (BraggscopeView *view)
-{
-  gint64 deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
-
-  while (!gtk_widget_get_mapped (GTK_WIDGET (view)) ||
-         gtk_widget_get_width (GTK_WIDGET (view)) == 0 || braggscope_view_get_frame (view) == NULL)
-    {
-      if (g_get_monotonic_time () > deadline)
-        g_error ("the view was not on screen with a frame within 60 s");
-      g_main_context_iteration (NULL, FALSE);
-      g_usleep (1000);
-    }
-}
 
 static BraggscopeSimulation *
 new_simulation (Watch *w)
@@ -95,22 +80,12 @@ test_fields (void)
 {
   Watch w;
   g_autoptr (BraggscopeSimulation) sim = new_simulation (&w);
-  GtkWidget *window = gtk_window_new ();
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
   BraggscopeView *view;
   BraggscopeReadout *readout;
+  GtkWidget *window =
+      present_view_with_readout (sim, 2 * FRAME_WIDTH, 2 * FRAME_HEIGHT, &view, &readout);
   g_autofree char *before = NULL;
   GtkWidget *label;
-
-  view = BRAGGSCOPE_VIEW (
-      g_object_new (BRAGGSCOPE_TYPE_VIEW, "simulation", sim, "force-software", TRUE, NULL));
-  gtk_widget_set_size_request (GTK_WIDGET (view), 2 * FRAME_WIDTH, 2 * FRAME_HEIGHT);
-  readout = BRAGGSCOPE_READOUT (braggscope_readout_new (view));
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (view));
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (readout));
-  gtk_window_set_child (GTK_WINDOW (window), box);
-  gtk_window_present (GTK_WINDOW (window));
-  wait_shown (view);
 
   g_assert_true (braggscope_readout_get_view (readout) == view);
   g_assert_null (braggscope_readout_get_text (readout));
@@ -161,31 +136,21 @@ test_model (void)
   g_autoptr (BraggscopeSimulation) sim = new_simulation (&w);
   g_autofree char *pdb = g_build_filename (g_getenv ("NB_DATA_DIR"), "1hpv.pdb", NULL);
   g_autofree char *f = NULL;
-  GtkWidget *window = gtk_window_new ();
+  GtkWidget *window;
   BraggscopeView *view;
   BraggscopeReadout *readout;
   BraggscopePixelInfo info;
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
   double wx, wy;
 
   if (!nb_models_available ())
     {
       g_test_skip ("this build has no models module (gemmi)");
-      gtk_window_destroy (GTK_WINDOW (window));
       watch_clear (&w);
       return;
     }
   g_object_set (sim, "structure-factors", pdb, NULL);
   watch_wait_full (&w, 60);
-  view = BRAGGSCOPE_VIEW (
-      g_object_new (BRAGGSCOPE_TYPE_VIEW, "simulation", sim, "force-software", TRUE, NULL));
-  gtk_widget_set_size_request (GTK_WIDGET (view), 2 * FRAME_WIDTH, 2 * FRAME_HEIGHT);
-  readout = BRAGGSCOPE_READOUT (braggscope_readout_new (view));
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (view));
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (readout));
-  gtk_window_set_child (GTK_WINDOW (window), box);
-  gtk_window_present (GTK_WINDOW (window));
-  wait_shown (view);
+  window = present_view_with_readout (sim, 2 * FRAME_WIDTH, 2 * FRAME_HEIGHT, &view, &readout);
 
   g_assert_true (braggscope_view_frame_to_widget (view, 50.75, 40.5, &wx, &wy));
   braggscope_view_set_readout_point (view, wx, wy);
