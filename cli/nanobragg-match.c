@@ -457,7 +457,7 @@ simulate (const nb_params *p, const nb_frame *frame, nb_error *err)
     }
   st = nb_plan_execute (plan, image, NULL, err);
   if (st == NB_OK)
-    st = nb_shell_correlation (in, image, frame, 10, &shells, err);
+    st = nb_plan_shell_correlation (plan, image, frame, 10, &shells, err);
   if (st == NB_OK)
     {
       fprintf (out, "correlation of the simulation with the frame: %.4f over all valid pixels\n",

@@ -244,11 +244,14 @@ extern "C"
 
   /* nb_shell_correlation: Pearson correlations between @image (a simulation,
    * info->fpixels x info->spixels floats) and @frame's counts, over the
-   * frame's valid pixels, in @n_shells (1..NB_MAX_SHELLS) shells of equal
-   * reciprocal-space volume between the lowest and highest resolution of the
-   * detector's pixel centres, and over all; resolution from @info (the plan
-   * that rendered @image).  Fills @res's shell part.  Errors: NB_ERR_INVALID
-   * (sizes differ, a frame without pixels, @n_shells out of range). */
+   * frame's valid pixels (NB_PIXEL_VALID: overloaded and masked pixels left
+   * out), in @n_shells (1..NB_MAX_SHELLS) shells of equal reciprocal-space
+   * volume between the lowest and highest resolution of those pixels'
+   * centres, and over all; resolution (|x| = 2 sin(theta) / lambda, d = 1 /
+   * |x|) from @info (the one-panel plan that rendered @image).  Fills @res's
+   * shell part.  Errors: NB_ERR_INVALID (sizes differ, a frame without
+   * pixels or mask, @n_shells out of range, an @info of a -detector model:
+   * nb_plan_shell_correlation() takes its panels), NB_ERR_NOMEM. */
   NB_API nb_status nb_shell_correlation (const nb_plan_info *info,
                                          const float *image,
                                          const nb_frame *frame,
@@ -256,12 +259,30 @@ extern "C"
                                          nb_match_result *res,
                                          nb_error *err);
 
+  /* nb_plan_shell_correlation: nb_shell_correlation() for the @image
+   * @plan rendered (nb_plan_execute()), over every panel of a plan of a
+   * -detector model: each pixel's resolution from the centre of that pixel
+   * on its own panel (nb_plan_get_panel_info()), a pixel left out where its
+   * panel's mask (nb_panel.mask: gaps, bad regions) or @frame's mask says
+   * so, and the shells spanning all panels' counted pixels.  @image holds
+   * the panels one after another (as the plan renders them); @frame holds
+   * them at their data origins or one after another, as
+   * nb_find_panel_peaks() takes it.  A plan without panels:
+   * nb_shell_correlation() of its info, to the bit.  Errors: those of
+   * nb_shell_correlation(), NB_ERR_INVALID for a frame that holds the
+   * panels neither way. */
+  NB_API nb_status nb_plan_shell_correlation (const nb_plan *plan,
+                                              const float *image,
+                                              const nb_frame *frame,
+                                              int n_shells,
+                                              nb_match_result *res,
+                                              nb_error *err);
+
   /* nb_match_frame: the whole match score of a simulated @image of @plan
    * against the measured @frame: nb_match_peaks() for @peaks (@n; from
    * nb_find_peaks()) with the plan's parameters (@frame the chance area's
-   * mask when @opt->frame is NULL), and nb_shell_correlation() in 10 shells
-   * (not for a plan of a -detector model, whose panels the shells do not
-   * follow yet: n_shells 0 then).  Errors: those two's. */
+   * mask when @opt->frame is NULL), and nb_plan_shell_correlation() in 10
+   * shells, over every panel of a -detector model.  Errors: those two's. */
   NB_API nb_status nb_match_frame (const nb_plan *plan,
                                    const float *image,
                                    const nb_frame *frame,
