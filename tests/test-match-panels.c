@@ -574,6 +574,109 @@ test_shells_own_geometry (void)
   g_rmdir (dir);
 }
 
+/* A reflection whose spot falls on a pixel masked by its panel's mask (a
+ * bad region of the geometry file) or by the frame is neither predicted
+ * on the detector nor matched; the rest are. */
+static void
+test_masked_spot (void)
+{
+  g_autofree char *hkl_path = g_build_filename (g_getenv ("NB_DATA_DIR"), "1hpv_p1.hkl", NULL);
+  g_autofree char *bad_geom = NULL, *cmd = NULL;
+  scene sc;
+  nb_match_options mo;
+  nb_match_result res, masked;
+  nb_peak_match *detail, *after;
+  nb_reflection *refl = NULL;
+  nb_params p;
+  nb_frame frame;
+  nb_error err = { 0 };
+  size_t n_refl;
+  int pick = -1, hkl[3], panel, pf, ps, found = 0;
+
+  scene_init (&sc);
+  nb_match_options_init (&mo);
+  mo.frame = &sc.frame;
+  detail = g_new (nb_peak_match, sc.n_peaks);
+  after = g_new (nb_peak_match, sc.n_peaks);
+  g_assert_cmpint (nb_match_peaks (&sc.truth, sc.peaks, sc.n_peaks, &mo, &res, detail, &err), ==,
+                   NB_OK);
+  /* a peak of a tilted panel matched within a pixel */
+  for (int i = 0; i < sc.n_peaks && pick < 0; i++)
+    if (detail[i].panel > 0 && detail[i].distance < 1.0)
+      pick = i;
+  g_assert_cmpint (pick, >=, 0);
+  hkl[0] = detail[pick].h;
+  hkl[1] = detail[pick].k;
+  hkl[2] = detail[pick].l;
+  panel = detail[pick].panel;
+  pf = (int) floor (detail[pick].f);
+  ps = (int) floor (detail[pick].s);
+  g_test_message ("peak %d: %d %d %d at panel %d pixel (%d, %d), %.2f px away", pick, hkl[0],
+                  hkl[1], hkl[2], panel, pf, ps, detail[pick].distance);
+
+  /* the spot's pixel a bad region of its panel */
+  {
+    g_autofree char *text = geom_text (0, 0);
+    g_autofree char *with_bad = g_strdup_printf (
+        "%sbad_spot/min_fs = %d\nbad_spot/max_fs = %d\nbad_spot/min_ss = %d\nbad_spot/max_ss = "
+        "%d\nbad_spot/panel = %s\n",
+        text, panels[panel].min_fs + pf, panels[panel].min_fs + pf, panels[panel].min_ss + ps,
+        panels[panel].min_ss + ps, panels[panel].name);
+
+    bad_geom = g_build_filename (sc.dir, "bad-spot.geom", NULL);
+    g_assert_true (g_file_set_contents (bad_geom, with_bad, -1, NULL));
+  }
+  cmd = g_strdup_printf ("%s -hkl %s -misset %g %g %g -detector %s", SCENE, hkl_path, misset_M[0],
+                         misset_M[1], misset_M[2], bad_geom);
+  params_from (&p, cmd);
+  g_assert_cmpint (nb_predict_reflections (&sc.truth, NULL, &refl, &n_refl, &err), ==, NB_OK);
+  for (size_t j = 0; j < n_refl; j++)
+    found +=
+        refl[j].h == hkl[0] && refl[j].k == hkl[1] && refl[j].l == hkl[2] && refl[j].panel == panel;
+  g_assert_cmpint (found, ==, 1);
+  free (refl);
+  found = 0;
+  g_assert_cmpint (nb_predict_reflections (&p, NULL, &refl, &n_refl, &err), ==, NB_OK);
+  for (size_t j = 0; j < n_refl; j++)
+    found +=
+        refl[j].h == hkl[0] && refl[j].k == hkl[1] && refl[j].l == hkl[2] && refl[j].panel == panel;
+  g_assert_cmpint (found, ==, 0);
+  free (refl);
+
+  g_assert_cmpint (nb_match_peaks (&p, sc.peaks, sc.n_peaks, &mo, &masked, after, &err), ==, NB_OK);
+  g_test_message ("bad region: %d of %d matched (%d before), chance %ld pixels (%ld before)",
+                  masked.n_matched, masked.n_peaks, res.n_matched, masked.chance_pixels,
+                  res.chance_pixels);
+  g_assert_false (after[pick].distance <= mo.radius && after[pick].h == hkl[0] &&
+                  after[pick].k == hkl[1] && after[pick].l == hkl[2]);
+  g_assert_cmpint (masked.n_matched, <, res.n_matched);
+  /* the bad pixel leaves the chance area, if the peaks' range holds it */
+  g_assert_cmpint (masked.chance_pixels, >=, res.chance_pixels - 1);
+  g_assert_cmpint (masked.chance_pixels, <=, res.chance_pixels);
+  for (int i = 0; i < sc.n_peaks; i++)
+    if (i != pick && detail[i].distance <= mo.radius)
+      g_assert_cmpfloat (after[i].distance, ==, detail[i].distance);
+  nb_params_clear (&p);
+
+  /* the same pixel masked by the frame, the geometry without the bad region */
+  g_assert_cmpint (nb_frame_alloc (&frame, 256, 256, "masked spot", &err), ==, NB_OK);
+  memcpy (frame.counts, sc.frame.counts, 256 * 256 * sizeof *frame.counts);
+  frame.mask[(size_t) (panels[panel].min_ss + ps) * 256 + panels[panel].min_fs + pf] =
+      NB_PIXEL_MASKED;
+  mo.frame = &frame;
+  g_assert_cmpint (nb_match_peaks (&sc.truth, sc.peaks, sc.n_peaks, &mo, &masked, after, &err), ==,
+                   NB_OK);
+  g_test_message ("frame mask: %d of %d matched", masked.n_matched, masked.n_peaks);
+  g_assert_false (after[pick].distance <= mo.radius && after[pick].h == hkl[0] &&
+                  after[pick].k == hkl[1] && after[pick].l == hkl[2]);
+  g_assert_cmpint (masked.n_matched, <, res.n_matched);
+  nb_frame_clear (&frame);
+  g_unlink (bad_geom);
+  g_free (detail);
+  g_free (after);
+  scene_clear (&sc);
+}
+
 /* U = Rz(z) Ry(y) Rx(x), as nanoBragg applies -misset x y z (rad). */
 static void
 misset_matrix (double x, double y, double z, double U[9])
@@ -676,5 +779,6 @@ main (int argc, char **argv)
   g_test_add_func ("/match-panels/refine-detector", test_refine_detector);
   g_test_add_func ("/match-panels/shells/self-and-wrong", test_shells_self_and_wrong);
   g_test_add_func ("/match-panels/shells/own-geometry", test_shells_own_geometry);
+  g_test_add_func ("/match-panels/match/masked-spot", test_masked_spot);
   return g_test_run ();
 }

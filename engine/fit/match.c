@@ -498,6 +498,8 @@ nb_match_peaks (const nb_params *p,
   nb_match_options defaults;
   nb_model m;
   double sum2 = 0, soft = 0, sigma;
+  nb_spot_mask mask;
+  uint8_t *masked = NULL;
   nb_status st;
 
   memset (res, 0, sizeof *res);
@@ -511,16 +513,26 @@ nb_match_peaks (const nb_params *p,
                          "match options out of range: radius %g pixels (> 0), alpha %g (0 to 1), "
                          "trials %g (>= 1)",
                          opt->radius, opt->alpha, opt->trials);
-  if ((st = nb_model_init (&m, p, &opt->predict, err)) != NB_OK ||
-      (st = nb_model_check_peaks (&m, peaks, n, err)) != NB_OK)
+  if ((st = nb_model_init_masked (&m, p, &opt->predict, &masked, err)) != NB_OK)
     return st;
+  if ((st = nb_model_check_peaks (&m, peaks, n, err)) != NB_OK ||
+      (st = nb_model_frame_check (&m, opt->frame, &mask, err)) != NB_OK)
+    {
+      free (masked);
+      return st;
+    }
+  /* a spot on a pixel the panel's mask or the frame masks (a gap, a bad region) is not
+   * matched, as the chance area leaves it out */
+  mask.panels = masked;
   sigma = opt->radius / 2.0;
   res->n_peaks = n > 0 ? n : 0;
   for (int i = 0; i < n; i++)
     {
       int hkl[3] = { 0, 0, 0 };
       double spot[2] = { NAN, NAN };
-      double d = nb_model_nearest (&m, m.U0, peaks[i].panel, peaks[i].f, peaks[i].s, 1, hkl, spot);
+      double d =
+          nb_model_nearest_masked (&m, m.U0, peaks[i].panel, peaks[i].f, peaks[i].s, 1,
+                                   masked != NULL || opt->frame != NULL ? &mask : NULL, hkl, spot);
 
       if (d <= opt->radius)
         {
@@ -552,7 +564,9 @@ nb_match_peaks (const nb_params *p,
   {
     nb_chance c;
 
-    if ((st = nb_model_chance (&m, m.U0, opt->frame, peaks, n, opt->radius, &c, err)) != NB_OK)
+    st = nb_model_chance_masked (&m, m.U0, opt->frame, masked, peaks, n, opt->radius, &c, err);
+    free (masked);
+    if (st != NB_OK)
       return st;
     nb_match_judge (res, &c, opt->trials, opt->alpha);
   }

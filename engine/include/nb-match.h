@@ -18,7 +18,11 @@
  * that peaks placed uniformly at random over all N panels' unmasked area
  * match as many as were matched, not N tests (no correction for N is made
  * or needed); a panel without peaks adds to the area only through the
- * resolution range.
+ * resolution range.  A spot on a pixel masked by its panel's own mask
+ * (nb_panel.mask: gaps, bad regions) or by the frame is not matched, and its
+ * disc is not counted in the chance area, which leaves those pixels out too.
+ * The shell correlation (nb_plan_shell_correlation()) runs over every
+ * panel, each pixel's resolution from its own panel's geometry.
  *
  * Threads: every function is reentrant; nb_orientation_search() runs its grids
  * on OpenMP threads.  Progress callbacks run on the calling thread; the cancel
@@ -205,7 +209,9 @@ extern "C"
    * reflection the crystal of @p is predicted to give (nb_predict_reflections
    * with @opt->predict): for each peak, the lattice points nearest the
    * reciprocal-lattice vector its position implies (at the middle of the
-   * exposure) are predicted and the nearest spot kept.  Then what chance
+   * exposure) are predicted and the nearest spot kept, but for a spot on a
+   * pixel its panel's mask (a -detector model's) or @opt->frame masks, which
+   * is never matched.  Then what chance
    * gives for the same predictions (nb_match_chance()) and the significance
    * of the count against it.  Fills @res's peak and chance parts (n_shells 0)
    * and, when @detail is non-NULL, @n entries of it.  Errors: those of
@@ -220,11 +226,13 @@ extern "C"
 
   /* nb_match_chance: the chance part of @res for @n peaks of which
    * @res->n_matched matched: the area is every pixel of @p's detector that
-   * @opt->frame does not mask (NB_PIXEL_VALID or NB_PIXEL_OVERLOAD) whose
-   * centre's resolution lies between the lowest and the highest of the peaks'
-   * (at their centroids); every reflection of @p predicted during the
-   * exposure (nb_model_predict's gate, @opt->predict) marks the pixels whose
-   * centres lie within @opt->radius of its spot; chance_fraction is the
+   * neither @opt->frame (NB_PIXEL_VALID or NB_PIXEL_OVERLOAD count) nor its
+   * panel's own mask (a -detector model's) masks whose centre's resolution
+   * lies between the lowest and the highest of the peaks' (at their
+   * centroids); every reflection of @p predicted during the exposure
+   * (nb_model_predict's gate, @opt->predict) marks the pixels whose centres
+   * lie within @opt->radius of its spot, but for a spot on a masked pixel
+   * (which nb_match_peaks() does not match); chance_fraction is the
    * marked part of the area, counted exactly on the pixel grid.  The p-value
    * is the binomial upper tail, summed in log space (exact for any n), and
    * significant says p_value * @opt->trials < @opt->alpha.  Without peaks:
