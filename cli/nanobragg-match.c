@@ -68,7 +68,8 @@ static const char usage_text[] =
     "\t\t\t\tturn, printed; the -detector file is not changed)\n"
     "\t--simulate\t\trender the simulation of the result (the flags' -hkl or\n"
     "\t\t\t\t-default_F) and print its correlation with the frame in\n"
-    "\t\t\t\tresolution shells; -floatfile FILE writes it\n"
+    "\t\t\t\tresolution shells (every panel's pixels at their own\n"
+    "\t\t\t\tresolution); -floatfile FILE writes it\n"
     "\t--overlay FILE.png\tthe frame in grey (masked pixels blue), predicted spots\n"
     "\t\t\t\tas red circles, the peaks as green marks\n"
     "\t--overlay-bin B\t\tB x B pixels per overlay pixel (default: to fit 1600)\n"
@@ -457,7 +458,7 @@ simulate (const nb_params *p, const nb_frame *frame, nb_error *err)
     }
   st = nb_plan_execute (plan, image, NULL, err);
   if (st == NB_OK)
-    st = nb_shell_correlation (in, image, frame, 10, &shells, err);
+    st = nb_plan_shell_correlation (plan, image, frame, 10, &shells, err);
   if (st == NB_OK)
     {
       fprintf (out, "correlation of the simulation with the frame: %.4f over all valid pixels\n",
@@ -912,11 +913,11 @@ main (int argc, char **argv)
       rc = 2;
       goto fail;
     }
-  if (multi && (o.simulate || o.overlay != NULL))
+  if (multi && o.overlay != NULL)
     {
       nb_error_set (&err, NB_ERR_USAGE,
-                    "--simulate and --overlay draw one flat panel: not with -detector or a "
-                    "frame of several modules");
+                    "--overlay draws one flat panel: not with -detector or a frame of several "
+                    "modules");
       rc = 2;
       goto fail;
     }

@@ -299,7 +299,7 @@ worker_peaks (BraggscopeWorker *w,
 
 /* The match score of the full frame @image of @req against its measured
  * frame into @d: the peaks' part always, the correlation in shells when the
- * sizes agree.  A failure leaves @d without a score (the frame still
+ * sizes agree or the plan's panels lie in the frame.  A failure leaves @d without a score (the frame still
  * arrives). */
 static void
 worker_score (BraggscopeWorker *w,
@@ -325,13 +325,10 @@ worker_score (BraggscopeWorker *w,
   nb_match_options_init (&opt);
   opt.radius = req->match_radius;
   opt.trials = req->match_trials;
-  if (info->n_panels > 0)
-    {
-      /* the panels' unmasked pixels make the chance area */
-      opt.frame = frame;
-      st = nb_match_peaks (&req->params, peaks, n, &opt, &d->match, NULL, &err);
-    }
-  else if (info->fpixels == frame->fpixels && info->spixels == frame->spixels)
+  /* the frame's unmasked pixels make the chance area, and the shells' pixels: several
+   * panels' are taken from the frame panel by panel (at their data origins, or one after
+   * another) */
+  if (info->n_panels > 0 || (info->fpixels == frame->fpixels && info->spixels == frame->spixels))
     st = nb_match_frame (w->plan, image, frame, peaks, n, &opt, &d->match, &err);
   else
     st = nb_match_peaks (&req->params, peaks, n, &opt, &d->match, NULL, &err);

@@ -409,6 +409,274 @@ test_bad_input (void)
   scene_clear (&sc);
 }
 
+/* The simulation of all three panels against its own noisy frame (the
+ * panels at their data origins) correlates in the shells of the spots; a
+ * simulation of a wrong cell does not correlate at all. */
+static void
+test_shells_self_and_wrong (void)
+{
+  scene sc;
+  nb_plan *plan = NULL;
+  nb_match_result res, wrong;
+  nb_error err = { 0 };
+  const nb_plan_info *in;
+  g_autofree float *image = NULL;
+  long counted = 0;
+
+  scene_init (&sc);
+  g_assert_cmpint (nb_plan_create (&sc.truth, &plan, &err), ==, NB_OK);
+  in = nb_plan_get_info (plan);
+  image = g_new (float, (size_t) in->fpixels * in->spixels);
+  g_assert_cmpint (nb_plan_execute (plan, image, NULL, &err), ==, NB_OK);
+  if (nb_match_frame (plan, image, &sc.frame, sc.peaks, sc.n_peaks, NULL, &res, &err) != NB_OK)
+    g_error ("%s", err.message);
+  nb_plan_destroy (plan);
+  g_test_message ("itself with noise: CC %.4f over all", res.cc);
+  g_assert_cmpint (res.n_shells, ==, 10);
+  for (int j = 0; j < res.n_shells; j++)
+    {
+      g_test_message ("shell %d: %.2f-%.2f A, %ld pixels, CC %.4f", j, res.shell_d_max[j],
+                      res.shell_d_min[j], res.shell_pixels[j], res.shell_cc[j]);
+      g_assert_cmpfloat (res.shell_d_min[j], <, res.shell_d_max[j]);
+      counted += res.shell_pixels[j];
+    }
+  /* every pixel of the three panels, none of the data array's empty quarter */
+  g_assert_cmpint (counted, ==, 3 * 128 * 128);
+  g_assert_cmpfloat (res.cc, >, 0.9);
+  /* the bright shells: the inner half, where the strong spots lie */
+  for (int j = 0; j < res.n_shells / 2; j++)
+    g_assert_cmpfloat (res.shell_cc[j], >, 0.9);
+
+  {
+    nb_params p;
+    g_autofree char *cmd = g_strdup_printf ("%s -cell 50 50 50 90 90 90 -default_F 1 -misset %g "
+                                            "%g %g -detector %s",
+                                            SCENE, misset_M[0], misset_M[1], misset_M[2], sc.geom);
+    g_autofree float *other = NULL;
+
+    params_from (&p, cmd);
+    g_assert_cmpint (nb_plan_create (&p, &plan, &err), ==, NB_OK);
+    in = nb_plan_get_info (plan);
+    other = g_new (float, (size_t) in->fpixels * in->spixels);
+    g_assert_cmpint (nb_plan_execute (plan, other, NULL, &err), ==, NB_OK);
+    g_assert_cmpint (nb_match_frame (plan, other, &sc.frame, NULL, 0, NULL, &wrong, &err), ==,
+                     NB_OK);
+    g_test_message ("a wrong cell: CC %.4f over all", wrong.cc);
+    for (int j = 0; j < wrong.n_shells; j++)
+      g_test_message ("shell %d: %.2f-%.2f A, CC %.4f", j, wrong.shell_d_max[j],
+                      wrong.shell_d_min[j], wrong.shell_cc[j]);
+    g_assert_cmpint (wrong.n_shells, ==, 10);
+    g_assert_cmpfloat (fabs (wrong.cc), <, 0.1);
+    for (int j = 0; j < wrong.n_shells / 2; j++)
+      g_assert_cmpfloat (fabs (wrong.shell_cc[j]), <, 0.1);
+    nb_plan_destroy (plan);
+    nb_params_clear (&p);
+  }
+  scene_clear (&sc);
+}
+
+/* d = lambda / (2 sin theta) (Angstrom, lambda 1 A) of the centre of pixel
+ * (@f, @s) of panel @p, from the geometry file's numbers (pixels of 0.1 mm,
+ * clen 60 mm = 600 pixels, CrystFEL's frame: z along the beam). */
+static double
+hand_d (int p, int f, int s)
+{
+  const double *fs = panels[p].fs, *ss = panels[p].ss;
+  double lf = sqrt (fs[0] * fs[0] + fs[1] * fs[1] + fs[2] * fs[2]);
+  double ls = sqrt (ss[0] * ss[0] + ss[1] * ss[1] + ss[2] * ss[2]);
+  double r[3] = { panels[p].corner[0], panels[p].corner[1], 600.0 };
+
+  for (int i = 0; i < 3; i++)
+    r[i] += (f + 0.5) * fs[i] / lf + (s + 0.5) * ss[i] / ls;
+  return 1.0 / (2.0 * sin (0.5 * atan2 (hypot (r[0], r[1]), r[2])));
+}
+
+/* Each pixel's resolution comes from its own panel's geometry (two of them
+ * tilted): a frame whose only valid pixels are a pair of pixels spans shells
+ * from the one's d to the other's; a pixel of a bad region of its panel, or
+ * one the frame masks, is left out. */
+static void
+test_shells_own_geometry (void)
+{
+  static const struct
+  {
+    int panel[2], f[2], s[2];
+  } pairs[] = {
+    { { 1, 2 }, { 100, 5 }, { 20, 120 } },
+    { { 0, 1 }, { 3, 127 }, { 7, 64 } },
+    { { 2, 0 }, { 64, 120 }, { 127, 100 } },
+    { { 1, 1 }, { 0, 119 }, { 0, 119 } },
+  };
+  g_autofree char *dir = g_dir_make_tmp ("nb-shells-XXXXXX", NULL);
+  g_autofree char *geom = g_build_filename (dir, "bad.geom", NULL);
+  g_autofree char *cmd = NULL;
+  g_autofree float *image = NULL;
+  nb_params p;
+  nb_plan *plan = NULL;
+  nb_frame frame;
+  nb_error err = { 0 };
+  const nb_plan_info *in;
+
+  {
+    /* the side panel's pixels (120..127, 120..127) are a bad region */
+    g_autofree char *text = geom_text (0, 0);
+    g_autofree char *with_bad =
+        g_strconcat (text,
+                     "bad_corner/min_fs = 248\nbad_corner/max_fs = 255\nbad_corner/min_ss = 120\n"
+                     "bad_corner/max_ss = 127\nbad_corner/panel = side\n",
+                     NULL);
+
+    g_assert_true (g_file_set_contents (geom, with_bad, -1, NULL));
+  }
+  cmd = g_strdup_printf ("%s -default_F 1 -detector %s", SCENE, geom);
+  params_from (&p, cmd);
+  g_assert_cmpint (nb_plan_create (&p, &plan, &err), ==, NB_OK);
+  in = nb_plan_get_info (plan);
+  g_assert_cmpint (in->n_panels, ==, 3);
+  image = g_new0 (float, (size_t) in->fpixels * in->spixels);
+  g_assert_cmpint (nb_frame_alloc (&frame, 256, 256, "pairs", &err), ==, NB_OK);
+  for (size_t q = 0; q < G_N_ELEMENTS (pairs); q++)
+    {
+      nb_match_result res;
+      double d[2], lo, hi;
+      long counted = 0;
+
+      memset (frame.mask, NB_PIXEL_MASKED, 256 * 256);
+      for (int i = 0; i < 2; i++)
+        {
+          int pn = pairs[q].panel[i];
+
+          frame.mask[(size_t) (panels[pn].min_ss + pairs[q].s[i]) * 256 + panels[pn].min_fs +
+                     pairs[q].f[i]] = NB_PIXEL_VALID;
+          d[i] = hand_d (pn, pairs[q].f[i], pairs[q].s[i]);
+        }
+      /* the side panel's outermost pixel, in its bad region: the highest resolution of all
+       * four panels' pixels here, were it counted */
+      frame.mask[(size_t) 127 * 256 + 255] = NB_PIXEL_VALID;
+      g_assert_cmpint (nb_match_frame (plan, image, &frame, NULL, 0, NULL, &res, &err), ==, NB_OK);
+      g_assert_cmpint (res.n_shells, ==, 10);
+      for (int j = 0; j < res.n_shells; j++)
+        counted += res.shell_pixels[j];
+      lo = fmin (d[0], d[1]);
+      hi = fmax (d[0], d[1]);
+      g_assert_cmpfloat (hand_d (1, 127, 127), <, lo);
+      g_test_message ("panels %d and %d: d %.6f and %.6f A by hand, shells %.6f to %.6f A",
+                      pairs[q].panel[0], pairs[q].panel[1], d[0], d[1], res.shell_d_max[0],
+                      res.shell_d_min[res.n_shells - 1]);
+      g_assert_cmpint (counted, ==, 2);
+      g_assert_cmpfloat (fabs (res.shell_d_max[0] - hi), <, 1e-5 * hi);
+      g_assert_cmpfloat (fabs (res.shell_d_min[res.n_shells - 1] - lo), <, 1e-5 * lo);
+    }
+  nb_frame_clear (&frame);
+  nb_plan_destroy (plan);
+  nb_params_clear (&p);
+  g_unlink (geom);
+  g_rmdir (dir);
+}
+
+/* A reflection whose spot falls on a pixel masked by its panel's mask (a
+ * bad region of the geometry file) or by the frame is neither predicted
+ * on the detector nor matched; the rest are. */
+static void
+test_masked_spot (void)
+{
+  g_autofree char *hkl_path = g_build_filename (g_getenv ("NB_DATA_DIR"), "1hpv_p1.hkl", NULL);
+  g_autofree char *bad_geom = NULL, *cmd = NULL;
+  scene sc;
+  nb_match_options mo;
+  nb_match_result res, masked;
+  nb_peak_match *detail, *after;
+  nb_reflection *refl = NULL;
+  nb_params p;
+  nb_frame frame;
+  nb_error err = { 0 };
+  size_t n_refl;
+  int pick = -1, hkl[3], panel, pf, ps, found = 0;
+
+  scene_init (&sc);
+  nb_match_options_init (&mo);
+  mo.frame = &sc.frame;
+  detail = g_new (nb_peak_match, sc.n_peaks);
+  after = g_new (nb_peak_match, sc.n_peaks);
+  g_assert_cmpint (nb_match_peaks (&sc.truth, sc.peaks, sc.n_peaks, &mo, &res, detail, &err), ==,
+                   NB_OK);
+  /* a peak of a tilted panel matched within a pixel */
+  for (int i = 0; i < sc.n_peaks && pick < 0; i++)
+    if (detail[i].panel > 0 && detail[i].distance < 1.0)
+      pick = i;
+  g_assert_cmpint (pick, >=, 0);
+  hkl[0] = detail[pick].h;
+  hkl[1] = detail[pick].k;
+  hkl[2] = detail[pick].l;
+  panel = detail[pick].panel;
+  pf = (int) floor (detail[pick].f);
+  ps = (int) floor (detail[pick].s);
+  g_test_message ("peak %d: %d %d %d at panel %d pixel (%d, %d), %.2f px away", pick, hkl[0],
+                  hkl[1], hkl[2], panel, pf, ps, detail[pick].distance);
+
+  /* the spot's pixel a bad region of its panel */
+  {
+    g_autofree char *text = geom_text (0, 0);
+    g_autofree char *with_bad = g_strdup_printf (
+        "%sbad_spot/min_fs = %d\nbad_spot/max_fs = %d\nbad_spot/min_ss = %d\nbad_spot/max_ss = "
+        "%d\nbad_spot/panel = %s\n",
+        text, panels[panel].min_fs + pf, panels[panel].min_fs + pf, panels[panel].min_ss + ps,
+        panels[panel].min_ss + ps, panels[panel].name);
+
+    bad_geom = g_build_filename (sc.dir, "bad-spot.geom", NULL);
+    g_assert_true (g_file_set_contents (bad_geom, with_bad, -1, NULL));
+  }
+  cmd = g_strdup_printf ("%s -hkl %s -misset %g %g %g -detector %s", SCENE, hkl_path, misset_M[0],
+                         misset_M[1], misset_M[2], bad_geom);
+  params_from (&p, cmd);
+  g_assert_cmpint (nb_predict_reflections (&sc.truth, NULL, &refl, &n_refl, &err), ==, NB_OK);
+  for (size_t j = 0; j < n_refl; j++)
+    found +=
+        refl[j].h == hkl[0] && refl[j].k == hkl[1] && refl[j].l == hkl[2] && refl[j].panel == panel;
+  g_assert_cmpint (found, ==, 1);
+  free (refl);
+  found = 0;
+  g_assert_cmpint (nb_predict_reflections (&p, NULL, &refl, &n_refl, &err), ==, NB_OK);
+  for (size_t j = 0; j < n_refl; j++)
+    found +=
+        refl[j].h == hkl[0] && refl[j].k == hkl[1] && refl[j].l == hkl[2] && refl[j].panel == panel;
+  g_assert_cmpint (found, ==, 0);
+  free (refl);
+
+  g_assert_cmpint (nb_match_peaks (&p, sc.peaks, sc.n_peaks, &mo, &masked, after, &err), ==, NB_OK);
+  g_test_message ("bad region: %d of %d matched (%d before), chance %ld pixels (%ld before)",
+                  masked.n_matched, masked.n_peaks, res.n_matched, masked.chance_pixels,
+                  res.chance_pixels);
+  g_assert_false (after[pick].distance <= mo.radius && after[pick].h == hkl[0] &&
+                  after[pick].k == hkl[1] && after[pick].l == hkl[2]);
+  g_assert_cmpint (masked.n_matched, <, res.n_matched);
+  /* the bad pixel leaves the chance area, if the peaks' range holds it */
+  g_assert_cmpint (masked.chance_pixels, >=, res.chance_pixels - 1);
+  g_assert_cmpint (masked.chance_pixels, <=, res.chance_pixels);
+  for (int i = 0; i < sc.n_peaks; i++)
+    if (i != pick && detail[i].distance <= mo.radius)
+      g_assert_cmpfloat (after[i].distance, ==, detail[i].distance);
+  nb_params_clear (&p);
+
+  /* the same pixel masked by the frame, the geometry without the bad region */
+  g_assert_cmpint (nb_frame_alloc (&frame, 256, 256, "masked spot", &err), ==, NB_OK);
+  memcpy (frame.counts, sc.frame.counts, 256 * 256 * sizeof *frame.counts);
+  frame.mask[(size_t) (panels[panel].min_ss + ps) * 256 + panels[panel].min_fs + pf] =
+      NB_PIXEL_MASKED;
+  mo.frame = &frame;
+  g_assert_cmpint (nb_match_peaks (&sc.truth, sc.peaks, sc.n_peaks, &mo, &masked, after, &err), ==,
+                   NB_OK);
+  g_test_message ("frame mask: %d of %d matched", masked.n_matched, masked.n_peaks);
+  g_assert_false (after[pick].distance <= mo.radius && after[pick].h == hkl[0] &&
+                  after[pick].k == hkl[1] && after[pick].l == hkl[2]);
+  g_assert_cmpint (masked.n_matched, <, res.n_matched);
+  nb_frame_clear (&frame);
+  g_unlink (bad_geom);
+  g_free (detail);
+  g_free (after);
+  scene_clear (&sc);
+}
+
 /* U = Rz(z) Ry(y) Rx(x), as nanoBragg applies -misset x y z (rad). */
 static void
 misset_matrix (double x, double y, double z, double U[9])
@@ -509,5 +777,8 @@ main (int argc, char **argv)
   g_test_add_func ("/match-panels/search-and-refine", test_search_and_refine);
   g_test_add_func ("/match-panels/bad-input", test_bad_input);
   g_test_add_func ("/match-panels/refine-detector", test_refine_detector);
+  g_test_add_func ("/match-panels/shells/self-and-wrong", test_shells_self_and_wrong);
+  g_test_add_func ("/match-panels/shells/own-geometry", test_shells_own_geometry);
+  g_test_add_func ("/match-panels/match/masked-spot", test_masked_spot);
   return g_test_run ();
 }

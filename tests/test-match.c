@@ -693,6 +693,160 @@ test_peaks_beamstop (void)
   nb_frame_clear (&f);
 }
 
+/* The shells of a one-panel plan as they were computed before the shells
+ * followed several panels (issue 29), kept here as the reference: the
+ * engine's must equal them to the bit. */
+static void
+reference_shells (const nb_plan_info *info,
+                  const float *image,
+                  const nb_frame *frame,
+                  int n_shells,
+                  nb_match_result *res)
+{
+  double s0[3], k, lo = INFINITY, hi = 0, v_lo, v_hi;
+  double sx[NB_MAX_SHELLS + 1] = { 0 }, sy[NB_MAX_SHELLS + 1] = { 0 },
+                            sxx[NB_MAX_SHELLS + 1] = { 0 }, syy[NB_MAX_SHELLS + 1] = { 0 },
+                            sxy[NB_MAX_SHELLS + 1] = { 0 };
+  long cnt[NB_MAX_SHELLS + 1] = { 0 };
+  int W = info->fpixels, H = info->spixels;
+  float *res_map = g_new (float, (size_t) W *H);
+  double len = sqrt (info->beam[0] * info->beam[0] + info->beam[1] * info->beam[1] +
+                     info->beam[2] * info->beam[2]);
+
+  for (int i = 0; i < 3; i++)
+    s0[i] = info->beam[i] / len;
+  k = 1.0 / (info->lambda0 * 1e10);
+  for (int s = 0; s < H; s++)
+    for (int f = 0; f < W; f++)
+      {
+        double pos[3], dir[3], x[3], q, l;
+
+        for (int i = 0; i < 3; i++)
+          pos[i] = info->pix0[i] + (f + 0.5) * info->pixel_size * info->fdet[i] +
+                   (s + 0.5) * info->pixel_size * info->sdet[i];
+        l = sqrt (pos[0] * pos[0] + pos[1] * pos[1] + pos[2] * pos[2]);
+        for (int i = 0; i < 3; i++)
+          dir[i] = pos[i] / l;
+        for (int i = 0; i < 3; i++)
+          x[i] = k * (dir[i] - s0[i]);
+        q = sqrt (x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+        res_map[(size_t) s * W + f] = (float) q;
+        if (frame->mask[(size_t) s * W + f] == NB_PIXEL_VALID)
+          {
+            if (q < lo)
+              lo = q;
+            if (q > hi)
+              hi = q;
+          }
+      }
+  res->n_shells = n_shells;
+  v_lo = lo * lo * lo;
+  v_hi = hi * hi * hi;
+  for (size_t i = 0; i < (size_t) W * (size_t) H; i++)
+    {
+      double q, xv, yv;
+      int j;
+
+      if (frame->mask[i] != NB_PIXEL_VALID)
+        continue;
+      q = res_map[i];
+      j = (int) ((q * q * q - v_lo) / (v_hi - v_lo) * n_shells);
+      j = j < 0 ? 0 : j >= n_shells ? n_shells - 1 : j;
+      xv = image[i];
+      yv = frame->counts[i];
+      for (int t = 0; t < 2; t++)
+        {
+          int at = t ? NB_MAX_SHELLS : j;
+
+          sx[at] += xv;
+          sy[at] += yv;
+          sxx[at] += xv * xv;
+          syy[at] += yv * yv;
+          sxy[at] += xv * yv;
+          cnt[at]++;
+        }
+    }
+  for (int j = 0; j <= n_shells; j++)
+    {
+      int at = j == n_shells ? NB_MAX_SHELLS : j;
+      double nn = cnt[at], cov, vx, vy, cc = NAN;
+
+      if (nn >= 3)
+        {
+          cov = sxy[at] - sx[at] * sy[at] / nn;
+          vx = sxx[at] - sx[at] * sx[at] / nn;
+          vy = syy[at] - sy[at] * sy[at] / nn;
+          if (vx > 0 && vy > 0)
+            cc = cov / sqrt (vx * vy);
+        }
+      if (j == n_shells)
+        res->cc = cc;
+      else
+        {
+          double a = cbrt (v_lo + (v_hi - v_lo) * j / n_shells);
+          double b = cbrt (v_lo + (v_hi - v_lo) * (j + 1) / n_shells);
+
+          res->shell_cc[j] = cc;
+          res->shell_pixels[j] = cnt[at];
+          res->shell_d_max[j] = a > 0 ? 1.0 / a : INFINITY;
+          res->shell_d_min[j] = 1.0 / b;
+        }
+    }
+  g_free (res_map);
+}
+
+/* A one-panel plan's shells are what they were, to the bit (a frame with
+ * masked and overloaded pixels, a detector turned off the beam). */
+static void
+test_shells_one_panel_unchanged (void)
+{
+  nb_params p;
+  nb_frame frame;
+  float *image;
+  nb_plan *plan = NULL;
+  nb_match_result got, ref;
+  nb_error err;
+  nb_status st;
+
+  simulate_frame (&p, &frame, &image);
+  for (int s = 100; s < 120; s++)
+    for (int f = 0; f < 256; f++)
+      frame.mask[(size_t) s * 256 + f] = NB_PIXEL_MASKED;
+  frame.mask[5 * 256 + 7] = NB_PIXEL_OVERLOAD;
+  p.rotx = 0.05;
+  p.roty = -0.03;
+  g_assert_cmpint (nb_plan_create (&p, &plan, &err), ==, NB_OK);
+  g_assert_cmpint (nb_plan_execute (plan, image, NULL, &err), ==, NB_OK);
+  for (int n_shells = 1; n_shells <= NB_MAX_SHELLS; n_shells += 31)
+    {
+      memset (&got, 0, sizeof got);
+      memset (&ref, 0, sizeof ref);
+      st = nb_shell_correlation (nb_plan_get_info (plan), image, &frame, n_shells, &got, &err);
+      g_assert_cmpint (st, ==, NB_OK);
+      reference_shells (nb_plan_get_info (plan), image, &frame, n_shells, &ref);
+      g_assert_cmpmem (&got, sizeof got, &ref, sizeof ref);
+    }
+  memset (&got, 0, sizeof got);
+  memset (&ref, 0, sizeof ref);
+  g_assert_cmpint (nb_match_frame (plan, image, &frame, NULL, 0, NULL, &got, &err), ==, NB_OK);
+  reference_shells (nb_plan_get_info (plan), image, &frame, 10, &ref);
+  g_test_message ("one panel: CC %.17g over all, the reference's %.17g", got.cc, ref.cc);
+  g_assert_cmpint (got.n_shells, ==, 10);
+  g_assert_cmpmem (got.shell_d_max, 10 * sizeof got.shell_d_max[0], ref.shell_d_max,
+                   10 * sizeof ref.shell_d_max[0]);
+  g_assert_cmpmem (got.shell_d_min, 10 * sizeof got.shell_d_min[0], ref.shell_d_min,
+                   10 * sizeof ref.shell_d_min[0]);
+  g_assert_cmpmem (got.shell_cc, 10 * sizeof got.shell_cc[0], ref.shell_cc,
+                   10 * sizeof ref.shell_cc[0]);
+  g_assert_cmpmem (got.shell_pixels, 10 * sizeof got.shell_pixels[0], ref.shell_pixels,
+                   10 * sizeof ref.shell_pixels[0]);
+  g_assert_cmpmem (&got.cc, sizeof got.cc, &ref.cc, sizeof ref.cc);
+  nb_plan_destroy (plan);
+  nb_params_clear (&p);
+  nb_frame_clear (&frame);
+  g_free (image);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -703,6 +857,7 @@ main (int argc, char **argv)
   g_test_add_func ("/match/refine/recovers-misset", test_refine_recovers);
   g_test_add_func ("/match/search/finds-orientation", test_search_finds);
   g_test_add_func ("/match/shells", test_shells);
+  g_test_add_func ("/match/shells/one-panel-unchanged", test_shells_one_panel_unchanged);
   g_test_add_func ("/match/peaks/beamstop", test_peaks_beamstop);
   g_test_add_func ("/match/chance/binomial", test_binomial);
   g_test_add_func ("/match/chance/exact", test_chance_exact);

@@ -126,11 +126,17 @@ findable (const nb_model *m, const double Ut[9], int panel, double f, double s, 
 
 /* Predicts every reflection of @m in orientation @U with |x| within
  * [@x_lo, @x_hi] and marks its disc on every panel it reaches (@covered
- * holds the panels one after another); returns how many spots were marked,
- * -1 when the lattice is too fine for any count. */
+ * holds the panels one after another), but for a spot on a pixel @mask
+ * masks, which the matcher does not match either; returns how many spots
+ * were marked, -1 when the lattice is too fine for any count. */
 static long
-mark_predictions (
-    const nb_model *m, const double U[9], double x_lo, double x_hi, double radius, uint8_t *covered)
+mark_predictions (const nb_model *m,
+                  const double U[9],
+                  double x_lo,
+                  double x_hi,
+                  double radius,
+                  const nb_spot_mask *mask,
+                  uint8_t *covered)
 {
   int hmax[3];
   long marked = 0;
@@ -190,6 +196,7 @@ mark_predictions (
               got = nb_model_predict (m, U, h, k, l, 1, pan, f, s, phi);
               for (int j = 0; j < got; j++)
                 if (f[j] > -radius && s[j] > -radius && f[j] < W + radius && s[j] < H + radius &&
+                    !nb_spot_masked (m, mask, p, f[j], s[j]) &&
                     findable (m, Ut, p, f[j], s[j], h, k, l))
                   {
                     mark_disc (covered + offset, W, H, f[j], s[j], radius);
@@ -201,14 +208,15 @@ mark_predictions (
   return marked;
 }
 
-/* The area of @c on every panel of @m: the pixels @frame does not mask
- * (placed by @base, @stride) within [@q_lo, @q_hi] of 1 - cos(2 theta), and
- * those of them @covered marks. */
+/* The area of @c on every panel of @m: the pixels neither @frame (placed by
+ * @base, @stride) nor the panels' masks (@panels, or NULL) mask within
+ * [@q_lo, @q_hi] of 1 - cos(2 theta), and those of them @covered marks. */
 static void
 count_area (const nb_model *m,
             const nb_frame *frame,
             const size_t *base,
             const int *stride,
+            const uint8_t *panels,
             const uint8_t *covered,
             double q_lo,
             double q_hi,
@@ -234,6 +242,8 @@ count_area (const nb_model *m,
               if (frame != NULL &&
                   frame->mask[base[p] + (size_t) s * stride[p] + f] == NB_PIXEL_MASKED)
                 continue;
+              if (panels != NULL && panels[i])
+                continue;
               for (int j = 0; j < 3; j++)
                 pos[j] = row[j] + (f + 0.5) * d->pixel * d->fdet[j];
               q = one_minus_cos (pos, m->s0);
@@ -250,6 +260,25 @@ count_area (const nb_model *m,
 }
 
 nb_status
+nb_model_frame_check (const nb_model *m, const nb_frame *frame, nb_spot_mask *mask, nb_error *err)
+{
+  memset (mask, 0, sizeof *mask);
+  if (frame == NULL)
+    return NB_OK;
+  if (frame->mask == NULL)
+    return nb_error_set (err, NB_ERR_INVALID, "chance fraction: the frame %s has no mask",
+                         frame->path != NULL ? frame->path : "");
+  if (m->n_panels == 1 &&
+      (frame->fpixels != m->panels[0].fpixels || frame->spixels != m->panels[0].spixels))
+    return nb_error_set (err, NB_ERR_INVALID,
+                         "chance fraction: the frame %s is %d x %d pixels, the detector %d x %d",
+                         frame->path != NULL ? frame->path : "", frame->fpixels, frame->spixels,
+                         m->panels[0].fpixels, m->panels[0].spixels);
+  mask->frame = frame;
+  return nb_model_frame_layout (m, frame, mask->base, mask->stride, err);
+}
+
+nb_status
 nb_model_chance (const nb_model *m,
                  const double U[9],
                  const nb_frame *frame,
@@ -259,29 +288,31 @@ nb_model_chance (const nb_model *m,
                  nb_chance *c,
                  nb_error *err)
 {
+  return nb_model_chance_masked (m, U, frame, NULL, peaks, n, radius, c, err);
+}
+
+nb_status
+nb_model_chance_masked (const nb_model *m,
+                        const double U[9],
+                        const nb_frame *frame,
+                        const uint8_t *panels,
+                        const nb_peak *peaks,
+                        int n,
+                        double radius,
+                        nb_chance *c,
+                        nb_error *err)
+{
   double q_lo = INFINITY, q_hi = -INFINITY, x_lo, x_hi, margin = INFINITY;
   uint8_t *covered;
-  size_t base[NB_MODEL_PANELS_MAX], pixels = 0;
-  int stride[NB_MODEL_PANELS_MAX];
+  size_t pixels = 0;
+  nb_spot_mask mask;
   nb_status st;
 
   memset (c, 0, sizeof *c);
   c->d_max = c->d_min = NAN;
-  if (frame != NULL)
-    {
-      if (frame->mask == NULL)
-        return nb_error_set (err, NB_ERR_INVALID, "chance fraction: the frame %s has no mask",
-                             frame->path != NULL ? frame->path : "");
-      if (m->n_panels == 1 &&
-          (frame->fpixels != m->panels[0].fpixels || frame->spixels != m->panels[0].spixels))
-        return nb_error_set (err, NB_ERR_INVALID,
-                             "chance fraction: the frame %s is %d x %d pixels, the detector %d "
-                             "x %d",
-                             frame->path != NULL ? frame->path : "", frame->fpixels, frame->spixels,
-                             m->panels[0].fpixels, m->panels[0].spixels);
-      if ((st = nb_model_frame_layout (m, frame, base, stride, err)) != NB_OK)
-        return st;
-    }
+  if ((st = nb_model_frame_check (m, frame, &mask, err)) != NB_OK)
+    return st;
+  mask.panels = panels;
   if (n <= 0)
     return NB_OK;
   if ((st = nb_model_check_peaks (m, peaks, n, err)) != NB_OK)
@@ -314,8 +345,9 @@ nb_model_chance (const nb_model *m,
   covered = calloc (pixels, 1);
   if (covered == NULL)
     return nb_error_set (err, NB_ERR_NOMEM, "chance fraction: out of memory");
-  c->predicted = mark_predictions (m, U, fmax (0.0, x_lo - margin), fmin (m->s_max, x_hi + margin),
-                                   radius, covered);
+  c->predicted =
+      mark_predictions (m, U, fmax (0.0, x_lo - margin), fmin (m->s_max, x_hi + margin), radius,
+                        mask.frame != NULL || panels != NULL ? &mask : NULL, covered);
   if (c->predicted < 0)
     {
       free (covered);
@@ -324,7 +356,7 @@ nb_model_chance (const nb_model *m,
                            "large for this resolution",
                            c->d_min);
     }
-  count_area (m, frame, base, stride, covered, q_lo, q_hi, c);
+  count_area (m, frame, mask.base, mask.stride, panels, covered, q_lo, q_hi, c);
   free (covered);
   /* peaks at one resolution: the pixels of their ring are the area, and a ring of no pixel
    * centres (a single peak) counts as covered or not by the peaks themselves */
@@ -396,6 +428,7 @@ nb_match_chance (const nb_params *p,
   nb_match_options defaults;
   nb_model m;
   nb_chance c;
+  uint8_t *masked = NULL;
   nb_status st;
 
   if (opt == NULL)
@@ -408,9 +441,11 @@ nb_match_chance (const nb_params *p,
                          "match options out of range: radius %g pixels (> 0), alpha %g (0 to 1), "
                          "trials %g (>= 1)",
                          opt->radius, opt->alpha, opt->trials);
-  if ((st = nb_model_init (&m, p, &opt->predict, err)) != NB_OK)
+  if ((st = nb_model_init_masked (&m, p, &opt->predict, &masked, err)) != NB_OK)
     return st;
-  if ((st = nb_model_chance (&m, m.U0, opt->frame, peaks, n, opt->radius, &c, err)) != NB_OK)
+  st = nb_model_chance_masked (&m, m.U0, opt->frame, masked, peaks, n, opt->radius, &c, err);
+  free (masked);
+  if (st != NB_OK)
     return st;
   nb_match_judge (res, &c, opt->trials, opt->alpha);
   return NB_OK;

@@ -498,6 +498,8 @@ nb_match_peaks (const nb_params *p,
   nb_match_options defaults;
   nb_model m;
   double sum2 = 0, soft = 0, sigma;
+  nb_spot_mask mask;
+  uint8_t *masked = NULL;
   nb_status st;
 
   memset (res, 0, sizeof *res);
@@ -511,16 +513,26 @@ nb_match_peaks (const nb_params *p,
                          "match options out of range: radius %g pixels (> 0), alpha %g (0 to 1), "
                          "trials %g (>= 1)",
                          opt->radius, opt->alpha, opt->trials);
-  if ((st = nb_model_init (&m, p, &opt->predict, err)) != NB_OK ||
-      (st = nb_model_check_peaks (&m, peaks, n, err)) != NB_OK)
+  if ((st = nb_model_init_masked (&m, p, &opt->predict, &masked, err)) != NB_OK)
     return st;
+  if ((st = nb_model_check_peaks (&m, peaks, n, err)) != NB_OK ||
+      (st = nb_model_frame_check (&m, opt->frame, &mask, err)) != NB_OK)
+    {
+      free (masked);
+      return st;
+    }
+  /* a spot on a pixel the panel's mask or the frame masks (a gap, a bad region) is not
+   * matched, as the chance area leaves it out */
+  mask.panels = masked;
   sigma = opt->radius / 2.0;
   res->n_peaks = n > 0 ? n : 0;
   for (int i = 0; i < n; i++)
     {
       int hkl[3] = { 0, 0, 0 };
       double spot[2] = { NAN, NAN };
-      double d = nb_model_nearest (&m, m.U0, peaks[i].panel, peaks[i].f, peaks[i].s, 1, hkl, spot);
+      double d =
+          nb_model_nearest_masked (&m, m.U0, peaks[i].panel, peaks[i].f, peaks[i].s, 1,
+                                   masked != NULL || opt->frame != NULL ? &mask : NULL, hkl, spot);
 
       if (d <= opt->radius)
         {
@@ -552,69 +564,86 @@ nb_match_peaks (const nb_params *p,
   {
     nb_chance c;
 
-    if ((st = nb_model_chance (&m, m.U0, opt->frame, peaks, n, opt->radius, &c, err)) != NB_OK)
+    st = nb_model_chance_masked (&m, m.U0, opt->frame, masked, peaks, n, opt->radius, &c, err);
+    free (masked);
+    if (st != NB_OK)
       return st;
     nb_match_judge (res, &c, opt->trials, opt->alpha);
   }
   return NB_OK;
 }
 
-nb_status
-nb_shell_correlation (const nb_plan_info *info,
-                      const float *image,
-                      const nb_frame *frame,
-                      int n_shells,
-                      nb_match_result *res,
-                      nb_error *err)
+/* One panel of a shell correlation: its geometry (lengths in m), its own
+ * mask (NULL: none), and where its pixels lie in the simulated image (the
+ * panels one after another) and in the measured frame (@frame_base + s *
+ * @frame_stride + f). */
+typedef struct
+{
+  double pix0[3], fdet[3], sdet[3], pixel;
+  int fpixels, spixels;
+  const uint8_t *mask;
+  size_t image_base, frame_base;
+  int frame_stride;
+} shell_panel;
+
+/* nb_shell_correlation() over the @n panels @pan with the beam @beam and
+ * wavelength @lambda0 (m): the one computation for one panel or many. */
+static nb_status
+shells_over_panels (const double beam[3],
+                    double lambda0,
+                    const shell_panel *pan,
+                    int n,
+                    const float *image,
+                    const nb_frame *frame,
+                    int n_shells,
+                    nb_match_result *res,
+                    nb_error *err)
 {
   double s0[3], k, lo = INFINITY, hi = 0, v_lo, v_hi;
   double sx[NB_MAX_SHELLS + 1] = { 0 }, sy[NB_MAX_SHELLS + 1] = { 0 },
                             sxx[NB_MAX_SHELLS + 1] = { 0 }, syy[NB_MAX_SHELLS + 1] = { 0 },
                             sxy[NB_MAX_SHELLS + 1] = { 0 };
   long cnt[NB_MAX_SHELLS + 1] = { 0 };
-  int W, H;
+  size_t total = 0;
   float *res_map = NULL;
 
-  if (frame == NULL || frame->counts == NULL || image == NULL || info == NULL)
-    return nb_error_set (err, NB_ERR_INVALID, "shell correlation: no image or frame pixels");
-  if (info->fpixels != frame->fpixels || info->spixels != frame->spixels)
-    return nb_error_set (err, NB_ERR_INVALID,
-                         "shell correlation: the simulation is %d x %d pixels, the frame %s %d "
-                         "x %d",
-                         info->fpixels, info->spixels, frame->path ? frame->path : "",
-                         frame->fpixels, frame->spixels);
-  if (n_shells < 1 || n_shells > NB_MAX_SHELLS)
-    return nb_error_set (err, NB_ERR_INVALID, "shell correlation: %d shells (allowed: 1 to %d)",
-                         n_shells, NB_MAX_SHELLS);
-  W = info->fpixels;
-  H = info->spixels;
-  nb_unitize (info->beam, s0);
-  k = 1.0 / (info->lambda0 * 1e10);
-  res_map = nb_alloc_large ((size_t) W * (size_t) H * sizeof *res_map);
+  for (int p = 0; p < n; p++)
+    total += (size_t) pan[p].fpixels * (size_t) pan[p].spixels;
+  nb_unitize (beam, s0);
+  k = 1.0 / (lambda0 * 1e10);
+  res_map = nb_alloc_large (total * sizeof *res_map);
   if (res_map == NULL)
     return nb_error_set (err, NB_ERR_NOMEM, "shell correlation: out of memory");
-  /* |x| = 2 sin(theta) / lambda at each pixel centre */
-  for (int s = 0; s < H; s++)
-    for (int f = 0; f < W; f++)
-      {
-        double pos[3], dir[3], x[3], q;
+  /* |x| = 2 sin(theta) / lambda at each pixel centre, on its own panel; a pixel counts when
+   * the frame holds it as valid and its panel does not mask it */
+  for (int p = 0; p < n; p++)
+    {
+      const shell_panel *d = &pan[p];
 
-        for (int i = 0; i < 3; i++)
-          pos[i] = info->pix0[i] + (f + 0.5) * info->pixel_size * info->fdet[i] +
-                   (s + 0.5) * info->pixel_size * info->sdet[i];
-        nb_unitize (pos, dir);
-        for (int i = 0; i < 3; i++)
-          x[i] = k * (dir[i] - s0[i]);
-        q = nb_magnitude (x);
-        res_map[(size_t) s * W + f] = (float) q;
-        if (frame->mask[(size_t) s * W + f] == NB_PIXEL_VALID)
+      for (int s = 0; s < d->spixels; s++)
+        for (int f = 0; f < d->fpixels; f++)
           {
-            if (q < lo)
-              lo = q;
-            if (q > hi)
-              hi = q;
+            size_t at = (size_t) s * d->fpixels + f;
+            double pos[3], dir[3], x[3], q;
+
+            for (int i = 0; i < 3; i++)
+              pos[i] = d->pix0[i] + (f + 0.5) * d->pixel * d->fdet[i] +
+                       (s + 0.5) * d->pixel * d->sdet[i];
+            nb_unitize (pos, dir);
+            for (int i = 0; i < 3; i++)
+              x[i] = k * (dir[i] - s0[i]);
+            q = nb_magnitude (x);
+            res_map[d->image_base + at] = (float) q;
+            if (frame->mask[d->frame_base + (size_t) s * d->frame_stride + f] == NB_PIXEL_VALID &&
+                (d->mask == NULL || d->mask[at] == 0))
+              {
+                if (q < lo)
+                  lo = q;
+                if (q > hi)
+                  hi = q;
+              }
           }
-      }
+    }
   res->n_shells = n_shells;
   if (!(hi > lo))
     {
@@ -627,30 +656,35 @@ nb_shell_correlation (const nb_plan_info *info,
   /* equal reciprocal volumes: edges at equal steps of |x|^3 */
   v_lo = lo * lo * lo;
   v_hi = hi * hi * hi;
-  for (size_t i = 0; i < (size_t) W * (size_t) H; i++)
-    {
-      double q, xv, yv;
-      int j;
-
-      if (frame->mask[i] != NB_PIXEL_VALID)
-        continue;
-      q = res_map[i];
-      j = (int) ((q * q * q - v_lo) / (v_hi - v_lo) * n_shells);
-      j = j < 0 ? 0 : j >= n_shells ? n_shells - 1 : j;
-      xv = image[i];
-      yv = frame->counts[i];
-      for (int t = 0; t < 2; t++)
+  for (int p = 0; p < n; p++)
+    for (int s = 0; s < pan[p].spixels; s++)
+      for (int f = 0; f < pan[p].fpixels; f++)
         {
-          int at = t ? NB_MAX_SHELLS : j;
+          const shell_panel *d = &pan[p];
+          size_t at = (size_t) s * d->fpixels + f,
+                 fi = d->frame_base + (size_t) s * d->frame_stride + f;
+          double q, xv, yv;
+          int j;
 
-          sx[at] += xv;
-          sy[at] += yv;
-          sxx[at] += xv * xv;
-          syy[at] += yv * yv;
-          sxy[at] += xv * yv;
-          cnt[at]++;
+          if (frame->mask[fi] != NB_PIXEL_VALID || (d->mask != NULL && d->mask[at] != 0))
+            continue;
+          q = res_map[d->image_base + at];
+          j = (int) ((q * q * q - v_lo) / (v_hi - v_lo) * n_shells);
+          j = j < 0 ? 0 : j >= n_shells ? n_shells - 1 : j;
+          xv = image[d->image_base + at];
+          yv = frame->counts[fi];
+          for (int t = 0; t < 2; t++)
+            {
+              int in = t ? NB_MAX_SHELLS : j;
+
+              sx[in] += xv;
+              sy[in] += yv;
+              sxx[in] += xv * xv;
+              syy[in] += yv * yv;
+              sxy[in] += xv * yv;
+              cnt[in]++;
+            }
         }
-    }
   for (int j = 0; j <= n_shells; j++)
     {
       int at = j == n_shells ? NB_MAX_SHELLS : j;
@@ -681,6 +715,124 @@ nb_shell_correlation (const nb_plan_info *info,
   return NB_OK;
 }
 
+/* The shell panel of a one-panel plan's @info: the whole frame. */
+static void
+shell_panel_of_info (const nb_plan_info *info, shell_panel *d)
+{
+  memset (d, 0, sizeof *d);
+  memcpy (d->pix0, info->pix0, sizeof d->pix0);
+  memcpy (d->fdet, info->fdet, sizeof d->fdet);
+  memcpy (d->sdet, info->sdet, sizeof d->sdet);
+  d->pixel = info->pixel_size;
+  d->fpixels = info->fpixels;
+  d->spixels = info->spixels;
+  d->frame_stride = info->fpixels;
+}
+
+/* The checks both entry points make. */
+static nb_status
+shell_arguments (
+    const void *geometry, const float *image, const nb_frame *frame, int n_shells, nb_error *err)
+{
+  if (frame == NULL || frame->counts == NULL || frame->mask == NULL || image == NULL ||
+      geometry == NULL)
+    return nb_error_set (err, NB_ERR_INVALID, "shell correlation: no image or frame pixels");
+  if (n_shells < 1 || n_shells > NB_MAX_SHELLS)
+    return nb_error_set (err, NB_ERR_INVALID, "shell correlation: %d shells (allowed: 1 to %d)",
+                         n_shells, NB_MAX_SHELLS);
+  return NB_OK;
+}
+
+nb_status
+nb_shell_correlation (const nb_plan_info *info,
+                      const float *image,
+                      const nb_frame *frame,
+                      int n_shells,
+                      nb_match_result *res,
+                      nb_error *err)
+{
+  shell_panel one;
+  nb_status st;
+
+  if ((st = shell_arguments (info, image, frame, n_shells, err)) != NB_OK)
+    return st;
+  if (info->n_panels > 0)
+    return nb_error_set (err, NB_ERR_INVALID,
+                         "shell correlation: a plan of %d panels: its panels' geometry is the "
+                         "plan's (nb_plan_shell_correlation)",
+                         info->n_panels);
+  if (info->fpixels != frame->fpixels || info->spixels != frame->spixels)
+    return nb_error_set (err, NB_ERR_INVALID,
+                         "shell correlation: the simulation is %d x %d pixels, the frame %s %d "
+                         "x %d",
+                         info->fpixels, info->spixels, frame->path ? frame->path : "",
+                         frame->fpixels, frame->spixels);
+  shell_panel_of_info (info, &one);
+  return shells_over_panels (info->beam, info->lambda0, &one, 1, image, frame, n_shells, res, err);
+}
+
+nb_status
+nb_plan_shell_correlation (const nb_plan *plan,
+                           const float *image,
+                           const nb_frame *frame,
+                           int n_shells,
+                           nb_match_result *res,
+                           nb_error *err)
+{
+  const nb_plan_info *info = plan != NULL ? nb_plan_get_info (plan) : NULL;
+  const nb_detector_model *det;
+  shell_panel *pan = NULL;
+  int (*geom)[4] = NULL, *stride = NULL, n;
+  size_t *base = NULL, offset = 0;
+  nb_status st;
+
+  if ((st = shell_arguments (info, image, frame, n_shells, err)) != NB_OK)
+    return st;
+  det = nb_plan_get_detector_model (plan);
+  if (info->n_panels < 1 || det == NULL || det->n_panels != info->n_panels)
+    return nb_shell_correlation (info, image, frame, n_shells, res, err);
+  n = info->n_panels;
+  pan = calloc ((size_t) n, sizeof *pan);
+  geom = malloc ((size_t) n * sizeof *geom);
+  base = malloc ((size_t) n * sizeof *base);
+  stride = malloc ((size_t) n * sizeof *stride);
+  if (pan == NULL || geom == NULL || base == NULL || stride == NULL)
+    {
+      st = nb_error_set (err, NB_ERR_NOMEM, "shell correlation: out of memory");
+      goto out;
+    }
+  for (int p = 0; p < n; p++)
+    {
+      geom[p][0] = det->panels[p].fpixels;
+      geom[p][1] = det->panels[p].spixels;
+      geom[p][2] = det->panels[p].data_origin_f;
+      geom[p][3] = det->panels[p].data_origin_s;
+    }
+  /* the frame holds the panels at their data origins or one after another */
+  if ((st = nb_panels_layout (n, (const int (*)[4]) geom, frame, base, stride, err)) != NB_OK)
+    goto out;
+  for (int p = 0; p < n; p++)
+    {
+      nb_plan_info pi;
+
+      if ((st = nb_plan_get_panel_info (plan, p, &pi, err)) != NB_OK)
+        goto out;
+      shell_panel_of_info (&pi, &pan[p]);
+      pan[p].mask = det->panels[p].mask;
+      pan[p].image_base = offset;
+      pan[p].frame_base = base[p];
+      pan[p].frame_stride = stride[p];
+      offset += (size_t) pi.fpixels * (size_t) pi.spixels;
+    }
+  st = shells_over_panels (info->beam, info->lambda0, pan, n, image, frame, n_shells, res, err);
+out:
+  free (pan);
+  free (geom);
+  free (base);
+  free (stride);
+  return st;
+}
+
 nb_status
 nb_match_frame (const nb_plan *plan,
                 const float *image,
@@ -704,10 +856,7 @@ nb_match_frame (const nb_plan *plan,
   st = nb_match_peaks (nb_plan_get_params (plan), peaks, n, &with_frame, res, NULL, err);
   if (st != NB_OK)
     return st;
-  /* the shells take one panel's geometry for every pixel: not a -detector model's */
-  if (nb_plan_get_info (plan)->n_panels > 0)
-    return NB_OK;
-  st = nb_shell_correlation (nb_plan_get_info (plan), image, frame, 10, &shells, err);
+  st = nb_plan_shell_correlation (plan, image, frame, 10, &shells, err);
   if (st != NB_OK)
     return st;
   res->n_shells = shells.n_shells;

@@ -41,7 +41,7 @@ typedef struct
 } nb_chance;
 
 /* nb_match_chance()'s count for model @m in orientation @U (@frame's mask,
- * or none when NULL). */
+ * or none when NULL): a spot on a pixel the frame masks is not marked. */
 nb_status nb_model_chance (const nb_model *m,
                            const double U[9],
                            const nb_frame *frame,
@@ -50,6 +50,25 @@ nb_status nb_model_chance (const nb_model *m,
                            double radius,
                            nb_chance *c,
                            nb_error *err);
+
+/* nb_model_chance() with the panels' own masks (@panels, as
+ * nb_model_init_masked() gives them, or NULL) left out of the area and
+ * their spots, like the frame's masked pixels, unmarked. */
+nb_status nb_model_chance_masked (const nb_model *m,
+                                  const double U[9],
+                                  const nb_frame *frame,
+                                  const uint8_t *panels,
+                                  const nb_peak *peaks,
+                                  int n,
+                                  double radius,
+                                  nb_chance *c,
+                                  nb_error *err);
+
+/* Checks @frame (NULL: none) against @m (its mask, one panel's size, the
+ * panels' layout) and fills @mask's frame part (its panels NULL).
+ * NB_ERR_INVALID naming the frame. */
+nb_status
+nb_model_frame_check (const nb_model *m, const nb_frame *frame, nb_spot_mask *mask, nb_error *err);
 
 /* log10 of the p-value of @matched of the @n peaks for @m moved by
  * @shift (nb_model_shift with the first three, then nb_model_turn with the

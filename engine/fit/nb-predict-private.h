@@ -3,7 +3,10 @@
  * predicted spot, a moved detector) and the matrix helpers. */
 #pragma once
 
+#include "nb-frame.h"
 #include "nb-predict.h"
+
+#include <stdint.h>
 
 /* Most panels a model holds: a CSPAD's 64 sensors, a Jungfrau 16M's 32
  * modules, an AGIPD's 128 ASICs fit. */
@@ -18,6 +21,7 @@ typedef struct
   double pixel;
   int fpixels, spixels;
   int data_origin_f, data_origin_s;
+  size_t offset; /* its pixel (0, 0) among all panels' pixels one after another */
 } nb_model_panel;
 
 /* Everything prediction needs, in the lab frame of the plan: lengths of the
@@ -49,6 +53,34 @@ typedef struct
 /* Builds @m from @p through a plan stripped of files and sampling. */
 nb_status
 nb_model_init (nb_model *m, const nb_params *p, const nb_predict_options *opt, nb_error *err);
+
+/* nb_model_init(), and in *@masked (when non-NULL) the masks of the
+ * -detector model's panels (gaps, bad regions: nb_panel.mask) copied into
+ * one malloc'ed block of every panel's pixels one after another
+ * (nb_model_panel.offset), non-zero where masked; NULL when no panel has a
+ * mask (one panel without a -detector model never has). */
+nb_status nb_model_init_masked (nb_model *m,
+                                const nb_params *p,
+                                const nb_predict_options *opt,
+                                uint8_t **masked,
+                                nb_error *err);
+
+/* Where a spot may not be predicted: the pixels masked by the panels' own
+ * masks (@panels, as nb_model_init_masked() gives them, or NULL) or by a
+ * measured frame (@frame, NULL for none: NB_PIXEL_MASKED; panel p's pixel
+ * (f, s) at frame pixel @base[p] + s * @stride[p] + f). */
+typedef struct
+{
+  const uint8_t *panels;
+  const nb_frame *frame;
+  size_t base[NB_MODEL_PANELS_MAX];
+  int stride[NB_MODEL_PANELS_MAX];
+} nb_spot_mask;
+
+/* Whether the spot at pixel position (@f, @s) of panel @panel of @m lies on
+ * a pixel @mask (NULL: none) masks; a spot off the panel's pixels is not
+ * masked. */
+int nb_spot_masked (const nb_model *m, const nb_spot_mask *mask, int panel, double f, double s);
 
 /* The predicted spots of lattice point (h, k, l) with the crystal in
  * orientation @U (row-major, applied to A0/B0): up to two (its two crossings
@@ -113,3 +145,15 @@ double nb_model_nearest (const nb_model *m,
                          int gate,
                          int hkl[3],
                          double spot[2]);
+
+/* nb_model_nearest() among the spots not on a pixel @mask masks (NULL:
+ * every spot, as nb_model_nearest()). */
+double nb_model_nearest_masked (const nb_model *m,
+                                const double U[9],
+                                int panel,
+                                double f,
+                                double s,
+                                int gate,
+                                const nb_spot_mask *mask,
+                                int hkl[3],
+                                double spot[2]);

@@ -161,12 +161,47 @@ model_panels (nb_model *m, const nb_plan *plan, nb_error *err)
       d->spixels = pi.spixels;
       d->data_origin_f = det != NULL ? det->panels[p].data_origin_f : -1;
       d->data_origin_s = det != NULL ? det->panels[p].data_origin_s : -1;
+      d->offset = p > 0 ? m->panels[p - 1].offset +
+                              (size_t) m->panels[p - 1].fpixels * (size_t) m->panels[p - 1].spixels
+                        : 0;
     }
+  return NB_OK;
+}
+
+/* The masks of @plan's -detector model's panels, laid out as @m's panels,
+ * into *@masked (NULL when none has one). */
+static nb_status
+model_masks (const nb_model *m, const nb_plan *plan, uint8_t **masked, nb_error *err)
+{
+  const nb_detector_model *det = nb_plan_get_detector_model (plan);
+  const nb_model_panel *last = &m->panels[m->n_panels - 1];
+  int any = 0;
+
+  *masked = NULL;
+  for (int p = 0; det != NULL && p < det->n_panels && p < m->n_panels; p++)
+    any |= det->panels[p].mask != NULL;
+  if (!any)
+    return NB_OK;
+  *masked = calloc (last->offset + (size_t) last->fpixels * (size_t) last->spixels, 1);
+  if (*masked == NULL)
+    return nb_error_set (err, NB_ERR_NOMEM, "prediction: out of memory for the panels' masks");
+  for (int p = 0; p < det->n_panels && p < m->n_panels; p++)
+    if (det->panels[p].mask != NULL && det->panels[p].fpixels == m->panels[p].fpixels &&
+        det->panels[p].spixels == m->panels[p].spixels)
+      memcpy (*masked + m->panels[p].offset, det->panels[p].mask,
+              (size_t) m->panels[p].fpixels * (size_t) m->panels[p].spixels);
   return NB_OK;
 }
 
 nb_status
 nb_model_init (nb_model *m, const nb_params *p, const nb_predict_options *opt, nb_error *err)
+{
+  return nb_model_init_masked (m, p, opt, NULL, err);
+}
+
+nb_status
+nb_model_init_masked (
+    nb_model *m, const nb_params *p, const nb_predict_options *opt, uint8_t **masked, nb_error *err)
 {
   nb_predict_options defaults;
   nb_params q;
@@ -200,7 +235,10 @@ nb_model_init (nb_model *m, const nb_params *p, const nb_predict_options *opt, n
   m->phi0 = in->phi0;
   m->osc = in->osc;
   m->phi_mid = in->phi0 + 0.5 * in->osc;
-  if ((st = model_panels (m, plan, err)) != NB_OK)
+  if (masked != NULL)
+    *masked = NULL;
+  if ((st = model_panels (m, plan, err)) != NB_OK ||
+      (masked != NULL && (st = model_masks (m, plan, masked, err)) != NB_OK))
     {
       nb_plan_destroy (plan);
       nb_params_clear (&q);
@@ -273,8 +311,35 @@ nb_model_init (nb_model *m, const nb_params *p, const nb_predict_options *opt, n
   nb_plan_destroy (plan);
   nb_params_clear (&q);
   if (!(m->V > 0) || !isfinite (m->V))
-    return nb_error_set (err, NB_ERR_INVALID, "the unit cell has no volume");
+    {
+      if (masked != NULL)
+        {
+          free (*masked);
+          *masked = NULL;
+        }
+      return nb_error_set (err, NB_ERR_INVALID, "the unit cell has no volume");
+    }
   return NB_OK;
+}
+
+int
+nb_spot_masked (const nb_model *m, const nb_spot_mask *mask, int panel, double f, double s)
+{
+  const nb_model_panel *d;
+  int pf, ps;
+
+  if (mask == NULL || panel < 0 || panel >= m->n_panels)
+    return 0;
+  d = &m->panels[panel];
+  if (!(f >= 0 && s >= 0 && f < d->fpixels && s < d->spixels))
+    return 0;
+  pf = (int) f;
+  ps = (int) s;
+  if (mask->panels != NULL && mask->panels[d->offset + (size_t) ps * d->fpixels + pf])
+    return 1;
+  return mask->frame != NULL &&
+         mask->frame->mask[mask->base[panel] + (size_t) ps * mask->stride[panel] + pf] ==
+             NB_PIXEL_MASKED;
 }
 /* Where the ray from the sample along @dir meets the plane of panel @d, in
  * pixels; 0 when it does not (parallel, or behind the sample). */
@@ -458,6 +523,8 @@ nb_predict_reflections (const nb_params *p,
   nb_reflection *list = NULL;
   size_t n = 0, cap = 0;
   int hmax[3];
+  nb_spot_mask mask = { 0 };
+  uint8_t *masked = NULL;
   nb_status st;
 
   *out = NULL;
@@ -467,21 +534,28 @@ nb_predict_reflections (const nb_params *p,
       nb_predict_options_init (&defaults);
       opt = &defaults;
     }
-  if ((st = nb_model_init (&m, p, opt, err)) != NB_OK)
+  if ((st = nb_model_init_masked (&m, p, opt, &masked, err)) != NB_OK)
     return st;
+  mask.panels = masked;
   for (int i = 0; i < 3; i++)
     {
       double lim = nb_magnitude (m.A0 + 3 * i) * m.s_max;
 
       if (!(lim < 2000))
-        return nb_error_set (err, NB_ERR_INVALID,
-                             "prediction: Miller indices up to %g at this resolution (cell %g A, "
-                             "d_min %g A): too many reflections",
-                             lim, nb_magnitude (m.A0 + 3 * i), 1.0 / m.s_max);
+        {
+          free (masked);
+          return nb_error_set (err, NB_ERR_INVALID,
+                               "prediction: Miller indices up to %g at this resolution (cell %g "
+                               "A, d_min %g A): too many reflections",
+                               lim, nb_magnitude (m.A0 + 3 * i), 1.0 / m.s_max);
+        }
       hmax[i] = (int) ceil (lim);
     }
   if ((double) (2 * hmax[0] + 1) * (2 * hmax[1] + 1) * (2 * hmax[2] + 1) > 2e9)
-    return nb_error_set (err, NB_ERR_INVALID, "prediction: too many lattice points");
+    {
+      free (masked);
+      return nb_error_set (err, NB_ERR_INVALID, "prediction: too many lattice points");
+    }
 
   for (int h = -hmax[0]; h <= hmax[0]; h++)
     for (int k = -hmax[1]; k <= hmax[1]; k++)
@@ -495,9 +569,13 @@ nb_predict_reflections (const nb_params *p,
             {
               double r0[3], r[3];
 
+              /* on the detector: on a panel's pixels, and not on a pixel its mask masks (a
+               * gap, a bad region) */
               if (opt->on_detector &&
-                  (pan[j] < 0 || !(f[j] >= 0 && s[j] >= 0 && f[j] < m.panels[pan[j]].fpixels &&
-                                   s[j] < m.panels[pan[j]].spixels)))
+                  (pan[j] < 0 ||
+                   !(f[j] >= 0 && s[j] >= 0 && f[j] < m.panels[pan[j]].fpixels &&
+                     s[j] < m.panels[pan[j]].spixels) ||
+                   nb_spot_masked (&m, &mask, pan[j], f[j], s[j])))
                 continue;
               if (n == cap)
                 {
@@ -507,6 +585,7 @@ nb_predict_reflections (const nb_params *p,
                   if (grown > 10000000)
                     {
                       free (list);
+                      free (masked);
                       return nb_error_set (err, NB_ERR_INVALID,
                                            "prediction: more than 10 million reflections");
                     }
@@ -514,6 +593,7 @@ nb_predict_reflections (const nb_params *p,
                   if (bigger == NULL)
                     {
                       free (list);
+                      free (masked);
                       return nb_error_set (err, NB_ERR_NOMEM, "out of memory predicting");
                     }
                   list = bigger;
@@ -533,6 +613,7 @@ nb_predict_reflections (const nb_params *p,
               n++;
             }
         }
+  free (masked);
   *out = list;
   *n_out = n;
   return NB_OK;
@@ -720,6 +801,20 @@ nb_model_nearest (const nb_model *m,
                   int hkl[3],
                   double spot[2])
 {
+  return nb_model_nearest_masked (m, U, panel, f, s, gate, NULL, hkl, spot);
+}
+
+double
+nb_model_nearest_masked (const nb_model *m,
+                         const double U[9],
+                         int panel,
+                         double f,
+                         double s,
+                         int gate,
+                         const nb_spot_mask *mask,
+                         int hkl[3],
+                         double spot[2])
+{
   double y[3], Ut[9], y0[3], frac[3], best = INFINITY;
   int base[3];
 
@@ -746,7 +841,7 @@ nb_model_nearest (const nb_model *m,
             {
               double d = hypot (pf[j] - f, ps[j] - s);
 
-              if (d < best)
+              if (d < best && !nb_spot_masked (m, mask, panel, pf[j], ps[j]))
                 {
                   best = d;
                   if (hkl != NULL)

@@ -18,7 +18,11 @@
  * that peaks placed uniformly at random over all N panels' unmasked area
  * match as many as were matched, not N tests (no correction for N is made
  * or needed); a panel without peaks adds to the area only through the
- * resolution range.
+ * resolution range.  A spot on a pixel masked by its panel's own mask
+ * (nb_panel.mask: gaps, bad regions) or by the frame is not matched, and its
+ * disc is not counted in the chance area, which leaves those pixels out too.
+ * The shell correlation (nb_plan_shell_correlation()) runs over every
+ * panel, each pixel's resolution from its own panel's geometry.
  *
  * Threads: every function is reentrant; nb_orientation_search() runs its grids
  * on OpenMP threads.  Progress callbacks run on the calling thread; the cancel
@@ -205,7 +209,9 @@ extern "C"
    * reflection the crystal of @p is predicted to give (nb_predict_reflections
    * with @opt->predict): for each peak, the lattice points nearest the
    * reciprocal-lattice vector its position implies (at the middle of the
-   * exposure) are predicted and the nearest spot kept.  Then what chance
+   * exposure) are predicted and the nearest spot kept, but for a spot on a
+   * pixel its panel's mask (a -detector model's) or @opt->frame masks, which
+   * is never matched.  Then what chance
    * gives for the same predictions (nb_match_chance()) and the significance
    * of the count against it.  Fills @res's peak and chance parts (n_shells 0)
    * and, when @detail is non-NULL, @n entries of it.  Errors: those of
@@ -220,11 +226,13 @@ extern "C"
 
   /* nb_match_chance: the chance part of @res for @n peaks of which
    * @res->n_matched matched: the area is every pixel of @p's detector that
-   * @opt->frame does not mask (NB_PIXEL_VALID or NB_PIXEL_OVERLOAD) whose
-   * centre's resolution lies between the lowest and the highest of the peaks'
-   * (at their centroids); every reflection of @p predicted during the
-   * exposure (nb_model_predict's gate, @opt->predict) marks the pixels whose
-   * centres lie within @opt->radius of its spot; chance_fraction is the
+   * neither @opt->frame (NB_PIXEL_VALID or NB_PIXEL_OVERLOAD count) nor its
+   * panel's own mask (a -detector model's) masks whose centre's resolution
+   * lies between the lowest and the highest of the peaks' (at their
+   * centroids); every reflection of @p predicted during the exposure
+   * (nb_model_predict's gate, @opt->predict) marks the pixels whose centres
+   * lie within @opt->radius of its spot, but for a spot on a masked pixel
+   * (which nb_match_peaks() does not match); chance_fraction is the
    * marked part of the area, counted exactly on the pixel grid.  The p-value
    * is the binomial upper tail, summed in log space (exact for any n), and
    * significant says p_value * @opt->trials < @opt->alpha.  Without peaks:
@@ -244,11 +252,14 @@ extern "C"
 
   /* nb_shell_correlation: Pearson correlations between @image (a simulation,
    * info->fpixels x info->spixels floats) and @frame's counts, over the
-   * frame's valid pixels, in @n_shells (1..NB_MAX_SHELLS) shells of equal
-   * reciprocal-space volume between the lowest and highest resolution of the
-   * detector's pixel centres, and over all; resolution from @info (the plan
-   * that rendered @image).  Fills @res's shell part.  Errors: NB_ERR_INVALID
-   * (sizes differ, a frame without pixels, @n_shells out of range). */
+   * frame's valid pixels (NB_PIXEL_VALID: overloaded and masked pixels left
+   * out), in @n_shells (1..NB_MAX_SHELLS) shells of equal reciprocal-space
+   * volume between the lowest and highest resolution of those pixels'
+   * centres, and over all; resolution (|x| = 2 sin(theta) / lambda, d = 1 /
+   * |x|) from @info (the one-panel plan that rendered @image).  Fills @res's
+   * shell part.  Errors: NB_ERR_INVALID (sizes differ, a frame without
+   * pixels or mask, @n_shells out of range, an @info of a -detector model:
+   * nb_plan_shell_correlation() takes its panels), NB_ERR_NOMEM. */
   NB_API nb_status nb_shell_correlation (const nb_plan_info *info,
                                          const float *image,
                                          const nb_frame *frame,
@@ -256,12 +267,30 @@ extern "C"
                                          nb_match_result *res,
                                          nb_error *err);
 
+  /* nb_plan_shell_correlation: nb_shell_correlation() for the @image
+   * @plan rendered (nb_plan_execute()), over every panel of a plan of a
+   * -detector model: each pixel's resolution from the centre of that pixel
+   * on its own panel (nb_plan_get_panel_info()), a pixel left out where its
+   * panel's mask (nb_panel.mask: gaps, bad regions) or @frame's mask says
+   * so, and the shells spanning all panels' counted pixels.  @image holds
+   * the panels one after another (as the plan renders them); @frame holds
+   * them at their data origins or one after another, as
+   * nb_find_panel_peaks() takes it.  A plan without panels:
+   * nb_shell_correlation() of its info, to the bit.  Errors: those of
+   * nb_shell_correlation(), NB_ERR_INVALID for a frame that holds the
+   * panels neither way. */
+  NB_API nb_status nb_plan_shell_correlation (const nb_plan *plan,
+                                              const float *image,
+                                              const nb_frame *frame,
+                                              int n_shells,
+                                              nb_match_result *res,
+                                              nb_error *err);
+
   /* nb_match_frame: the whole match score of a simulated @image of @plan
    * against the measured @frame: nb_match_peaks() for @peaks (@n; from
    * nb_find_peaks()) with the plan's parameters (@frame the chance area's
-   * mask when @opt->frame is NULL), and nb_shell_correlation() in 10 shells
-   * (not for a plan of a -detector model, whose panels the shells do not
-   * follow yet: n_shells 0 then).  Errors: those two's. */
+   * mask when @opt->frame is NULL), and nb_plan_shell_correlation() in 10
+   * shells, over every panel of a -detector model.  Errors: those two's. */
   NB_API nb_status nb_match_frame (const nb_plan *plan,
                                    const float *image,
                                    const nb_frame *frame,

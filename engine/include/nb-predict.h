@@ -68,7 +68,8 @@ extern "C"
                            spot size; 0: points */
     double d_min;       /* highest resolution (Angstrom); 0: what the detector's corners reach */
     int on_detector;    /* 1 (default): only spots that fall on the detector's pixels (on a
-                           panel's, for several) */
+                           panel's, for several), not on one the panel's own mask masks
+                           (a -detector model's gaps and bad regions, nb_panel.mask) */
   } nb_predict_options;
 
   /* nb_predict_options_init: the defaults above. */

@@ -97,8 +97,11 @@ test_match_refines (void)
 
 /* A frame of three panels (one tilted to each side of the beam) written by
  * nanobragg -detector, matched by nanobragg-match -detector from 0.5 deg
- * away: the misset is found, and the report lists the matched peaks of
- * each panel by name. */
+ * away: the misset is found, the report lists the matched peaks of each
+ * panel by name, and --simulate correlates the refined simulation with the
+ * frame in shells over all three panels, each pixel at its own panel's
+ * resolution (the tilted panels' corners reach 3.3 A; panel 0's plane
+ * stretched over the frame's 384 rows would reach 2 A). */
 static void
 test_match_panels (void)
 {
@@ -124,10 +127,12 @@ test_match_panels (void)
                         "1e27",       "-seed",      "4321",        "-noisefile",  "three.img",
                         "-nopgm",     "-precision", "single",      "-noprogress", "-detector",
                         "three.geom", NULL };
-  const char *match[] = { match_cli, "three.img", "--no-search", "-detector", "three.geom",
-                          "-cell",   "63.4",      "63.4",        "83.8",      "90",
-                          "90",      "120",       "-N",          "8",         "-gauss_xtal",
-                          "-misset", "10.5",      "20",          "29.6",      NULL };
+  const char *match[] = { match_cli,    "three.img", "--no-search", "-detector", "three.geom",
+                          "-cell",      "63.4",      "63.4",        "83.8",      "90",
+                          "90",         "120",       "-N",          "8",         "-gauss_xtal",
+                          "-misset",    "10.5",      "20",          "29.6",      "-hkl",
+                          hkl,          "-lambda",   "1",           "-fluence",  "1e27",
+                          "--simulate", NULL };
   g_autofree char *out = NULL, *err = NULL;
   const char *line;
   int matched[3], found[3];
@@ -156,6 +161,25 @@ test_match_panels (void)
     {
       g_assert_cmpint (found[k], >=, 3);
       g_assert_cmpint (matched[k], >=, found[k] - 1);
+    }
+  line = strstr (out, "correlation of the simulation with the frame: ");
+  g_assert_nonnull (line);
+  line = strstr (line, "CC\n");
+  g_assert_nonnull (line);
+  line += 3;
+  for (int j = 0; j < 10; j++)
+    {
+      double d_max, d_min, cc;
+      long pixels;
+
+      g_assert_cmpint (sscanf (line, " %lf %lf %ld %lf", &d_max, &d_min, &pixels, &cc), ==, 4);
+      g_assert_cmpfloat (d_min, <, d_max);
+      g_assert_cmpfloat (d_min, >, 3.2);
+      if (j < 5)
+        g_assert_cmpfloat (cc, >, 0.9);
+      line = strchr (line, '\n');
+      g_assert_nonnull (line);
+      line++;
     }
   g_unlink (path);
 }

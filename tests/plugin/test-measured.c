@@ -601,8 +601,8 @@ test_i23_panels (void)
   g_autoptr (BraggscopeSimulation) sim = braggscope_simulation_new ();
   g_autoptr (BraggscopeMeasuredFrame) frame = NULL;
   g_autoptr (GError) error = NULL;
-  double fraction, p, m[3];
-  int peaks, matched;
+  double fraction, p, m[3], cc;
+  int peaks, matched, shells;
   gboolean significant;
   Fit f = { 0 };
   Watch w;
@@ -618,12 +618,25 @@ test_i23_panels (void)
   braggscope_simulation_render (sim);
   watch_wait_full (&w, 120);
   g_object_get (sim, "match-fraction", &fraction, "match-peaks", &peaks, "match-matched", &matched,
-                "match-p-value", &p, "match-significant", &significant, NULL);
-  g_test_message ("I23 at DIALS's orientation: %d of %d peaks within 12 px, p %.3g", matched, peaks,
-                  p);
+                "match-p-value", &p, "match-significant", &significant, "match-correlation", &cc,
+                "match-shells", &shells, NULL);
+  g_test_message ("I23 at DIALS's orientation: %d of %d peaks within 12 px, p %.3g, CC %.4f in %d "
+                  "shells",
+                  matched, peaks, p, cc, shells);
   g_assert_cmpint (peaks, >=, 30);
   g_assert_cmpfloat (fraction, >=, 0.5);
   g_assert_true (significant);
+  /* the pixels' correlation over all 24 panels, each at its own resolution */
+  g_assert_cmpint (shells, ==, 10);
+  g_assert_true (isfinite (cc));
+  for (int j = 0; j < shells; j++)
+    {
+      double d_max, d_min, shell_cc;
+
+      g_assert_true (braggscope_simulation_get_match_shell (sim, j, &d_max, &d_min, &shell_cc));
+      g_test_message ("shell %d: %.2f-%.2f A, CC %.4f", j, d_max, d_min, shell_cc);
+      g_assert_cmpfloat (d_min, <, d_max);
+    }
 
   g_object_set (sim, "misset-y", dials[1] + 5.6, NULL);
   watch_wait_full (&w, 120);
