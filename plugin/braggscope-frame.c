@@ -1160,18 +1160,22 @@ braggscope_frame_get_panel_data (BraggscopeFrame *self, int panel, int *width, i
  * @self: a frame
  *
  * The frame as the detector is seen from the sample: each panel of a
- * multi-panel detector carried, along the rays from the sample, onto the
- * plane normal to the beam at the panels' mean distance (a gnomonic
- * projection), so that the panels lie as they are placed, with their gaps
- * (0 photons between them).  Pixels of that plane are the smallest panel's,
- * larger where the plane would exceed 24 million of them; each takes the
- * panel pixel its centre's ray meets.  The projection's geometry
+ * multi-panel detector carried, along the rays from the sample, onto a
+ * picture about the beam, so that the panels lie as they are placed, with
+ * their gaps (0 photons between them).  The picture
+ * ([method@Braggscope.Geometry.get_projection]) is the plane normal to the
+ * beam at the panels' mean distance (gnomonic), or, for panels curved round
+ * the sample past 60 degrees two-theta, the azimuthal equidistant picture
+ * (radius proportional to two-theta).  Pixels of the picture are the
+ * smallest panel's, larger where it would exceed 24 million of them; each
+ * takes the panel pixel its centre's ray meets.  The projection's geometry
  * ([method@Braggscope.Geometry.get_is_projection]) answers points of the
- * plane with the panel and panel pixel under them
+ * picture with the panel and panel pixel under them
  * ([struct@Braggscope.PixelInfo]), and a resolution ring is a circle about
  * the beam on it.  The new frame shares @self's flags, sequence and timings.
- * Costs one pass over the plane (about 0.1 s for a 16-million-pixel
- * detector).
+ * The picture's map is made once per geometry (by the simulation's worker,
+ * before the frame is delivered); this copies the frame's values into it
+ * (one pass over the picture).
  *
  * Returns: (transfer full) (nullable): the projection, a new reference to
  *   @self for a detector of one panel, or %NULL when the panels cannot be
