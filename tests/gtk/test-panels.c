@@ -576,9 +576,8 @@ check_circles (BraggscopeGeometry *projection, const nb_detector_model *model)
  * round the sample, to about 100 degrees two-theta.  The plane normal to
  * the beam stretches its high modules many-fold and cannot hold those past
  * 90 degrees: it is seen on the equal-angle picture, every module at about
- * one scale, a ring a circle.  The picture's map is made by the worker
- * before the frame comes: projecting the frame on the main thread costs
- * one copy, the same on the first frame as after. */
+ * one scale, a ring a circle.  (The times of projecting a frame on the
+ * main thread are reported: one copy, the first frame's as the next's.) */
 static void
 test_i23 (void)
 {
@@ -604,7 +603,6 @@ test_i23 (void)
   g_test_message ("projecting the first frame on the main thread: %.3f s, again %.3f s", first,
                   second);
   g_assert_nonnull (projected);
-  g_assert_cmpfloat (first, <, 4.0 * second + 0.1);
   projection = braggscope_frame_get_geometry (projected);
   g_assert_cmpint (braggscope_geometry_get_projection (projection), ==,
                    BRAGGSCOPE_PROJECTION_EQUAL_ANGLE);
@@ -619,6 +617,41 @@ test_i23 (void)
   check_circles (projection, &model);
   watch_clear (&w);
   nb_detector_model_clear (&model);
+}
+
+/* The projection's map is made by the worker before the frame comes, not
+ * by the thread that shows it: for a detector of many coincident panels
+ * (STACKED_PANELS of 128 x 128 pixels at one place, whose map traces every
+ * panel's rays over the one picture: seconds) projecting the first frame
+ * on this thread costs a copy of the small picture only. */
+#define STACKED_PANELS 1000
+
+static void
+test_projection_off_main_thread (void)
+{
+  g_autofree char *path = g_build_filename (tmpdir, "stacked.geom", NULL);
+  g_autoptr (GString) text = g_string_new ("res = 10000\nclen = 0.1 m\nphoton_energy = 9500 eV\n");
+  Watch w;
+  g_autoptr (BraggscopeSimulation) sim = NULL;
+  g_autoptr (BraggscopeFrame) projected = NULL;
+  gint64 start;
+  double seconds;
+
+  for (int p = 0; p < STACKED_PANELS; p++)
+    g_string_append_printf (text,
+                            "p%d/min_fs = 0\np%d/max_fs = 127\np%d/min_ss = %d\np%d/max_ss = %d\n"
+                            "p%d/fs = x\np%d/ss = y\np%d/corner_x = -64\np%d/corner_y = -64\n",
+                            p, p, p, p * 128, p, p * 128 + 127, p, p, p, p);
+  g_assert_true (g_file_set_contents (path, text->str, -1, NULL));
+  sim = panel_simulation (path, "-roi 0 1 0 1", &w);
+  start = g_get_monotonic_time ();
+  projected = braggscope_frame_project (watch_last (&w));
+  seconds = (g_get_monotonic_time () - start) / 1e6;
+  g_test_message ("projecting the first frame on the main thread: %.4f s", seconds);
+  g_assert_nonnull (projected);
+  g_assert_cmpint (braggscope_frame_get_width (projected), <=, 130);
+  g_assert_cmpfloat (seconds, <, 0.1);
+  watch_clear (&w);
 }
 
 /* A geometry file that is not one: one line naming the file, no frame. */
@@ -671,6 +704,7 @@ main (int argc, char **argv)
   g_test_add_func ("/panels/hostile-layout", test_hostile_layout);
   g_test_add_func ("/panels/jungfrau-16m", test_jungfrau);
   g_test_add_func ("/panels/i23-equal-angle", test_i23);
+  g_test_add_func ("/panels/projection-off-main-thread", test_projection_off_main_thread);
   status = g_test_run ();
   {
     g_autoptr (GDir) dir = g_dir_open (tmpdir, 0, NULL);
