@@ -128,7 +128,8 @@ struct _BraggscopeFrameSource
   char **warnings; /* the plan's reproduced quirks, one a line (never NULL) */
   char **args;     /* made from params when first asked for (g_once) */
   GMutex predict_lock;
-  GArray *predicted; /* BraggscopeReflection, when first asked for */
+  GArray *predicted;        /* BraggscopeReflection, when first asked for */
+  GArray *predicted_panels; /* int: each one's panel (its x, y that panel's pixels), -1 off */
   GError *predict_error;
 };
 
@@ -182,6 +183,7 @@ _braggscope_frame_source_unref (BraggscopeFrameSource *self)
       nb_params_clear (&self->params);
       g_clear_pointer (&self->mask, g_bytes_unref);
       g_clear_pointer (&self->predicted, g_array_unref);
+      g_clear_pointer (&self->predicted_panels, g_array_unref);
       g_clear_error (&self->predict_error);
       g_mutex_clear (&self->predict_lock);
       g_strfreev (self->warnings);
@@ -212,7 +214,10 @@ _braggscope_params_to_strv (const nb_params *params)
  * no -mat) is predicted with the cell the plan read from the model (@info),
  * as the prediction reads no structure-factor file. */
 static GArray *
-predict_reflections (const nb_params *params, const nb_plan_info *info, GError **error)
+predict_reflections (const nb_params *params,
+                     const nb_plan_info *info,
+                     GArray **panels,
+                     GError **error)
 {
   nb_predict_options opt;
   nb_reflection *list = NULL;
@@ -241,6 +246,7 @@ predict_reflections (const nb_params *params, const nb_plan_info *info, GError *
       return NULL;
     }
   out = g_array_sized_new (FALSE, FALSE, sizeof (BraggscopeReflection), n);
+  *panels = g_array_sized_new (FALSE, FALSE, sizeof (int), n);
   for (size_t i = 0; i < n; i++)
     {
       BraggscopeReflection r = { list[i].h,
@@ -252,6 +258,7 @@ predict_reflections (const nb_params *params, const nb_plan_info *info, GError *
                                  list[i].phi * (180.0 / G_PI) };
 
       g_array_append_val (out, r);
+      g_array_append_val (*panels, list[i].panel);
     }
   free (list);
   return out;
@@ -296,15 +303,19 @@ _braggscope_frame_source_peek_params (BraggscopeFrameSource *self)
 /* Prediction builds a plan of its own (detector and crystal stages): once per
  * plan update, shared by its preview and full frame. */
 GArray *
-_braggscope_frame_source_predict (BraggscopeFrameSource *self, GError **error)
+_braggscope_frame_source_predict (BraggscopeFrameSource *self, GArray **panels, GError **error)
 {
   GArray *result = NULL;
 
   g_mutex_lock (&self->predict_lock);
   if (self->predicted == NULL && self->predict_error == NULL)
-    self->predicted = predict_reflections (&self->params, &self->info, &self->predict_error);
+    self->predicted = predict_reflections (&self->params, &self->info, &self->predicted_panels,
+                                           &self->predict_error);
   if (self->predicted != NULL)
-    result = g_array_ref (self->predicted);
+    {
+      result = g_array_ref (self->predicted);
+      *panels = g_array_ref (self->predicted_panels);
+    }
   else
     g_propagate_error (error, g_error_copy (self->predict_error));
   g_mutex_unlock (&self->predict_lock);

@@ -166,8 +166,11 @@ const nb_plan_info *_braggscope_frame_source_peek_info (BraggscopeFrameSource *s
 const nb_params *_braggscope_frame_source_peek_params (BraggscopeFrameSource *self);
 /* The reflections predicted for the source's parameters (an array of
  * BraggscopeReflection, a new reference), computed on the first call and kept
- * (thread-safe); NULL with @error set when prediction failed. */
-GArray *_braggscope_frame_source_predict (BraggscopeFrameSource *self, GError **error);
+ * (thread-safe), and in *@panels (int, a new reference) each one's panel, whose
+ * pixels its x and y are (-1: on no panel); NULL with @error set when
+ * prediction failed. */
+GArray *
+_braggscope_frame_source_predict (BraggscopeFrameSource *self, GArray **panels, GError **error);
 
 /* simulation: parameters from a full argv (argv[0] the program name) on top of
  * nanoBragg's defaults, a scene read from @source (no flag naming a file to

@@ -572,6 +572,35 @@ check_circles (BraggscopeGeometry *projection, const nb_detector_model *model)
     }
 }
 
+/* The reflections predicted on @projected lie where it shows them: the
+ * picture's point of each answers with the reflection's h k l (9 in 10: the
+ * rest sit where the crystal's wide shape transform reads a neighbour), on a
+ * panel. */
+static void
+check_predicted (BraggscopeFrame *projected)
+{
+  BraggscopeGeometry *projection = braggscope_frame_get_geometry (projected);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) predicted = braggscope_frame_predict_reflections (projected, &error);
+  guint same = 0;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (predicted->len, >, 50);
+  for (guint i = 0; i < predicted->len; i++)
+    {
+      const BraggscopeReflection *r = &g_array_index (predicted, BraggscopeReflection, i);
+      BraggscopePixelInfo info;
+
+      g_assert_true (braggscope_geometry_query (projection, r->x, r->y, &info, NULL));
+      g_assert_true (info.on_detector);
+      same +=
+          fabs (info.h - r->h) < 0.5 && fabs (info.k - r->k) < 0.5 && fabs (info.l - r->l) < 0.5;
+    }
+  g_test_message ("%u of %u predicted reflections read their h k l on the picture", same,
+                  predicted->len);
+  g_assert_cmpuint (same, >=, 0.9 * predicted->len);
+}
+
 /* The Pilatus 12M of Diamond's I23: 24 modules on a cylinder of 250 mm
  * round the sample, to about 100 degrees two-theta.  The plane normal to
  * the beam stretches its high modules many-fold and cannot hold those past
@@ -615,6 +644,7 @@ test_i23 (void)
   check_wide_modules (projection, &model);
   check_picture_round_trip (projection);
   check_circles (projection, &model);
+  check_predicted (projected);
   watch_clear (&w);
   nb_detector_model_clear (&model);
 }
