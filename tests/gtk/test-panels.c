@@ -392,8 +392,9 @@ test_one_panel (void)
 
 /* A file that places panels nearly edge-on to the sample (their picture on
  * the plane would be vast) or reaching behind it: the projection stays
- * within its 24 million pixels and the rays it traces, quickly, and the
- * panel behind the sample is left out rather than drawn wrong. */
+ * within its 24 million pixels and the rays it traces, quickly.  (Reaching
+ * past 90 degrees, it is an equal-angle picture, on which the panel behind
+ * the sample is drawn where the sample sees it; the plane left it out.) */
 static void
 test_hostile_layout (void)
 {
@@ -422,6 +423,8 @@ test_hostile_layout (void)
   g_assert_cmpfloat ((g_get_monotonic_time () - start) / 1e6, <, 30.0);
   braggscope_geometry_get_size (braggscope_frame_get_geometry (projected), &width, &height);
   g_test_message ("%d x %d", width, height);
+  g_assert_cmpint (braggscope_geometry_get_projection (braggscope_frame_get_geometry (projected)),
+                   ==, BRAGGSCOPE_PROJECTION_EQUAL_ANGLE);
   g_assert_cmpfloat ((double) width * height, <=, 1.01 * 24.0 * (1 << 20));
   watch_clear (&w);
 }
