@@ -128,7 +128,8 @@ struct _BraggscopeFrameSource
   char **warnings; /* the plan's reproduced quirks, one a line (never NULL) */
   char **args;     /* made from params when first asked for (g_once) */
   GMutex predict_lock;
-  GArray *predicted; /* BraggscopeReflection, when first asked for */
+  GArray *predicted;        /* BraggscopeReflection, when first asked for */
+  GArray *predicted_panels; /* int: each one's panel (its x, y that panel's pixels), -1 off */
   GError *predict_error;
 };
 
@@ -182,6 +183,7 @@ _braggscope_frame_source_unref (BraggscopeFrameSource *self)
       nb_params_clear (&self->params);
       g_clear_pointer (&self->mask, g_bytes_unref);
       g_clear_pointer (&self->predicted, g_array_unref);
+      g_clear_pointer (&self->predicted_panels, g_array_unref);
       g_clear_error (&self->predict_error);
       g_mutex_clear (&self->predict_lock);
       g_strfreev (self->warnings);
@@ -212,7 +214,10 @@ _braggscope_params_to_strv (const nb_params *params)
  * no -mat) is predicted with the cell the plan read from the model (@info),
  * as the prediction reads no structure-factor file. */
 static GArray *
-predict_reflections (const nb_params *params, const nb_plan_info *info, GError **error)
+predict_reflections (const nb_params *params,
+                     const nb_plan_info *info,
+                     GArray **panels,
+                     GError **error)
 {
   nb_predict_options opt;
   nb_reflection *list = NULL;
@@ -241,6 +246,7 @@ predict_reflections (const nb_params *params, const nb_plan_info *info, GError *
       return NULL;
     }
   out = g_array_sized_new (FALSE, FALSE, sizeof (BraggscopeReflection), n);
+  *panels = g_array_sized_new (FALSE, FALSE, sizeof (int), n);
   for (size_t i = 0; i < n; i++)
     {
       BraggscopeReflection r = { list[i].h,
@@ -252,6 +258,7 @@ predict_reflections (const nb_params *params, const nb_plan_info *info, GError *
                                  list[i].phi * (180.0 / G_PI) };
 
       g_array_append_val (out, r);
+      g_array_append_val (*panels, list[i].panel);
     }
   free (list);
   return out;
@@ -296,15 +303,19 @@ _braggscope_frame_source_peek_params (BraggscopeFrameSource *self)
 /* Prediction builds a plan of its own (detector and crystal stages): once per
  * plan update, shared by its preview and full frame. */
 GArray *
-_braggscope_frame_source_predict (BraggscopeFrameSource *self, GError **error)
+_braggscope_frame_source_predict (BraggscopeFrameSource *self, GArray **panels, GError **error)
 {
   GArray *result = NULL;
 
   g_mutex_lock (&self->predict_lock);
   if (self->predicted == NULL && self->predict_error == NULL)
-    self->predicted = predict_reflections (&self->params, &self->info, &self->predict_error);
+    self->predicted = predict_reflections (&self->params, &self->info, &self->predicted_panels,
+                                           &self->predict_error);
   if (self->predicted != NULL)
-    result = g_array_ref (self->predicted);
+    {
+      result = g_array_ref (self->predicted);
+      *panels = g_array_ref (self->predicted_panels);
+    }
   else
     g_propagate_error (error, g_error_copy (self->predict_error));
   g_mutex_unlock (&self->predict_lock);
@@ -1160,18 +1171,22 @@ braggscope_frame_get_panel_data (BraggscopeFrame *self, int panel, int *width, i
  * @self: a frame
  *
  * The frame as the detector is seen from the sample: each panel of a
- * multi-panel detector carried, along the rays from the sample, onto the
- * plane normal to the beam at the panels' mean distance (a gnomonic
- * projection), so that the panels lie as they are placed, with their gaps
- * (0 photons between them).  Pixels of that plane are the smallest panel's,
- * larger where the plane would exceed 24 million of them; each takes the
- * panel pixel its centre's ray meets.  The projection's geometry
+ * multi-panel detector carried, along the rays from the sample, onto a
+ * picture about the beam, so that the panels lie as they are placed, with
+ * their gaps (0 photons between them).  The picture
+ * ([method@Braggscope.Geometry.get_projection]) is the plane normal to the
+ * beam at the panels' mean distance (gnomonic), or, for panels curved round
+ * the sample past 60 degrees two-theta, the azimuthal equidistant picture
+ * (radius proportional to two-theta).  Pixels of the picture are the
+ * smallest panel's, larger where it would exceed 24 million of them; each
+ * takes the panel pixel its centre's ray meets.  The projection's geometry
  * ([method@Braggscope.Geometry.get_is_projection]) answers points of the
- * plane with the panel and panel pixel under them
+ * picture with the panel and panel pixel under them
  * ([struct@Braggscope.PixelInfo]), and a resolution ring is a circle about
  * the beam on it.  The new frame shares @self's flags, sequence and timings.
- * Costs one pass over the plane (about 0.1 s for a 16-million-pixel
- * detector).
+ * The picture's map is made once per geometry (by the simulation's worker,
+ * before the frame is delivered); this copies the frame's values into it
+ * (one pass over the picture).
  *
  * Returns: (transfer full) (nullable): the projection, a new reference to
  *   @self for a detector of one panel, or %NULL when the panels cannot be

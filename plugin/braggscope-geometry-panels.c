@@ -5,13 +5,19 @@
  * A frame of several panels holds them one after another (panel p's pixel
  * (f, s) at offset_p + s * width_p + f), which is no picture of the
  * detector.  A projection is: each panel's points are carried along their
- * ray from the sample onto the plane normal to the beam at the panels' mean
- * distance (a gnomonic projection), so the panels lie as the sample sees
- * them, their gaps open, and a cone of one scattering angle (a resolution
- * ring) is a circle about the beam on that plane, whatever each panel's tilt.
- * The projection's geometry answers a point of that plane with the panel its
- * ray meets (the same ray, so the same angles and h k l as the panel's own
- * query), and the plane's answer between panels.
+ * ray from the sample onto a picture about the beam, so the panels lie as
+ * the sample sees them, their gaps open, and a cone of one scattering angle
+ * (a resolution ring) is a circle about the beam, whatever each panel's
+ * tilt.  Two pictures (BraggscopeProjection): the plane normal to the beam
+ * at the panels' mean distance (gnomonic), where a flat detector looks as it
+ * is; or, for panels curved round the sample to high angles, which that
+ * plane stretches many-fold (1 / cos^3 two-theta in area) or cannot hold
+ * past 90 degrees, the azimuthal equidistant picture (radius proportional to
+ * two-theta, azimuth kept).  The projection's geometry answers a point of
+ * the picture with the panel its ray meets (the same ray, so the same angles
+ * and h k l as the panel's own query), and between panels with the ray's
+ * answer on the plane (gnomonic) or on the plane of the panel it meets most
+ * squarely (equal-angle).
  */
 #include "braggscope-geometry.h"
 #include "braggscope-private.h"
@@ -27,6 +33,18 @@
 
 /* A picture pixel between the panels (picture_map) */
 #define PICTURE_NONE G_MAXUINT32
+
+/* The equal-angle picture is chosen for panels reaching past this two-theta
+ * (degrees)... At 60 degrees the gnomonic plane stretches a module facing
+ * the sample 4-fold radially, 8-fold in area, and it cannot hold a ray at 90. */
+#define EQUAL_ANGLE_FROM_DEG 60.0
+/* ...whose areas on the gnomonic plane, relative to their own, differ by
+ * more than this factor: a flat detector (CSPAD, Jungfrau, Eiger, whatever
+ * its reach) is shown by that plane as it is, and keeps the gnomonic one. */
+#define EQUAL_ANGLE_UNEVEN 2.0
+/* Points traced along each panel edge for its bounds in an equal-angle
+ * picture, whose edges are curves (1 for the plane: straight lines) */
+#define EQUAL_ANGLE_EDGE_POINTS 32
 
 static double
 dot (const double a[3], const double b[3])
@@ -121,10 +139,10 @@ fail:
   return NULL;
 }
 
-/* Where the ray from the sample along @dir meets panel @pn, in its pixels;
- * FALSE when it misses the panel. */
+/* Where the ray from the sample along @dir meets panel @pn's plane, in its
+ * pixels; FALSE when it misses the plane (parallel, or behind the sample). */
 static gboolean
-ray_on_panel (const BraggscopeGeometryPanel *pn, const double dir[3], double *f, double *s)
+ray_on_plane (const BraggscopeGeometryPanel *pn, const double dir[3], double *f, double *s)
 {
   double den = dot (dir, pn->normal), t, pos[3];
 
@@ -147,16 +165,103 @@ ray_on_panel (const BraggscopeGeometryPanel *pn, const double dir[3], double *f,
     *f = (ss * pf - fs * ps) / det / pn->pixel_size;
     *s = (ff * ps - fs * pf) / det / pn->pixel_size;
   }
-  return *f >= 0.0 && *f < pn->width && *s >= 0.0 && *s < pn->height;
+  return TRUE;
 }
 
-/* The ray from the sample through the point (@x, @y) of a projection. */
+/* Where the ray from the sample along @dir meets panel @pn, in its pixels;
+ * FALSE when it misses the panel. */
+static gboolean
+ray_on_panel (const BraggscopeGeometryPanel *pn, const double dir[3], double *f, double *s)
+{
+  return ray_on_plane (pn, dir, f, s) && *f >= 0.0 && *f < pn->width && *s >= 0.0 &&
+         *s < pn->height;
+}
+
+/* The ray from the sample through the point (@x, @y) of a projection: on
+ * the plane, or, equal-angle, at two-theta = (distance from the beam on the
+ * picture) / layout_distance, at the point's azimuth about the beam (a unit
+ * vector). */
 static void
 projection_ray (const BraggscopeGeometry *self, double x, double y, double dir[3])
 {
+  if (self->layout == BRAGGSCOPE_PROJECTION_EQUAL_ANGLE)
+    {
+      double a = self->layout_x0 + x * self->layout_pixel;
+      double b = self->layout_y0 + y * self->layout_pixel;
+      double rho = hypot (a, b), t = rho / self->layout_distance;
+      double along = cos (t), across = rho > 0.0 ? sin (t) / rho : 0.0;
+
+      for (int k = 0; k < 3; k++)
+        dir[k] = along * self->beam[k] + across * (a * self->layout_u[k] + b * self->layout_v[k]);
+      return;
+    }
   for (int k = 0; k < 3; k++)
     dir[k] =
         self->layout_pix0[k] + self->layout_pixel * (x * self->layout_u[k] + y * self->layout_v[k]);
+}
+
+/* Where the ray along @dir lies on the equal-angle picture of (@beam, @u,
+ * @v) at @distance: (*@a, *@b), m from the beam along @u and @v; FALSE for
+ * a null ray or one straight back to the source (no azimuth). */
+static gboolean
+equal_angle_point (const double beam[3],
+                   const double u[3],
+                   const double v[3],
+                   double distance,
+                   const double dir[3],
+                   double *a,
+                   double *b)
+{
+  double c = dot (dir, beam), pu = dot (dir, u), pv = dot (dir, v);
+  double sine = hypot (pu, pv), t = atan2 (sine, c);
+
+  if (!(sine > 0.0))
+    {
+      *a = *b = 0.0;
+      return c > 0.0;
+    }
+  *a = distance * t * pu / sine;
+  *b = distance * t * pv / sine;
+  return isfinite (*a) && isfinite (*b);
+}
+
+gboolean
+_braggscope_geometry_layout_point (BraggscopeGeometry *proj,
+                                   const double dir[3],
+                                   double *x,
+                                   double *y)
+{
+  double a, b;
+
+  if (proj->layout != BRAGGSCOPE_PROJECTION_EQUAL_ANGLE)
+    return nb_geometry_direction_to_pixel (proj->geom, dir, x, y);
+  if (!equal_angle_point (proj->beam, proj->layout_u, proj->layout_v, proj->layout_distance, dir,
+                          &a, &b))
+    return FALSE;
+  *x = (a - proj->layout_x0) / proj->layout_pixel;
+  *y = (b - proj->layout_y0) / proj->layout_pixel;
+  return isfinite (*x) && isfinite (*y);
+}
+
+nb_status
+_braggscope_geometry_query_layout (
+    BraggscopeGeometry *proj, double x, double y, nb_pixel_query *q, nb_error *err)
+{
+  double dir[3], best = 0.0, f = 0.0, s = 0.0;
+  int found = -1;
+
+  projection_ray (proj, x, y, dir);
+  for (int p = 0; p < proj->n_panels; p++)
+    {
+      double square = fabs (dot (dir, proj->panels[p].normal)), pf, ps;
+
+      if (square > best && ray_on_plane (&proj->panels[p], dir, &pf, &ps))
+        best = square, found = p, f = pf, s = ps;
+    }
+  if (found < 0)
+    return nb_error_set (err, NB_ERR_INVALID,
+                         "the point (%g, %g) of the projection sees no panel's plane", x, y);
+  return nb_geometry_query (proj->panels[found].geom, f, s, q, err);
 }
 
 gboolean
@@ -403,12 +508,13 @@ braggscope_geometry_query_panel (BraggscopeGeometry *self,
  * @y: (out) (optional): along the slow axis
  *
  * Where a point of a panel lies in the image of @self's frame (its row of
- * panels), or, for a projection ([method@Braggscope.Frame.project]), on the
- * plane normal to the beam: where the viewer draws it.  Thread-safe.
+ * panels), or, for a projection ([method@Braggscope.Frame.project]), on its
+ * picture ([method@Braggscope.Geometry.get_projection]): where the viewer
+ * draws it.  Thread-safe.
  *
  * Returns: %TRUE, or %FALSE for a panel the detector does not have, a
  *   point that does not lie in the image (the panels' widths differ), or
- *   one whose ray misses the projection's plane (behind the sample)
+ *   one whose ray misses a gnomonic projection's plane (behind the sample)
  *
  * Since: 0.2
  */
@@ -432,7 +538,7 @@ braggscope_geometry_panel_to_point (
 
           for (int k = 0; k < 3; k++)
             dir[k] = pn->pix0[k] + pn->pixel_size * (f * pn->fdet[k] + s * pn->sdet[k]);
-          if (!nb_geometry_direction_to_pixel (self->geom, dir, &px, &py))
+          if (!_braggscope_geometry_layout_point (self, dir, &px, &py))
             return FALSE;
         }
       else if (pn->row >= 0)
@@ -452,8 +558,9 @@ braggscope_geometry_panel_to_point (
  * @self: a geometry
  *
  * Whether @self's coordinates are a projection's
- * ([method@Braggscope.Frame.project]): the plane normal to the beam the
- * panels are seen on, rather than the frame's image.
+ * ([method@Braggscope.Frame.project]): a picture of the panels as the sample
+ * sees them ([method@Braggscope.Geometry.get_projection] says which), rather
+ * than the frame's image.
  *
  * Returns: %TRUE for a projection
  *
@@ -465,6 +572,35 @@ braggscope_geometry_get_is_projection (BraggscopeGeometry *self)
   g_return_val_if_fail (self != NULL, FALSE);
 
   return self->projected;
+}
+
+/**
+ * braggscope_geometry_get_projection:
+ * @self: a geometry
+ *
+ * How @self's coordinates show the detector: the frame's own image
+ * (%BRAGGSCOPE_PROJECTION_NONE), or a projection's picture
+ * ([method@Braggscope.Frame.project]): the plane normal to the beam
+ * (%BRAGGSCOPE_PROJECTION_GNOMONIC), or, for panels reaching past 60
+ * degrees two-theta that the plane would show unevenly (a detector curved
+ * round the sample), the azimuthal equidistant picture about the beam
+ * (%BRAGGSCOPE_PROJECTION_EQUAL_ANGLE: radius proportional to two-theta).
+ * In both a resolution ring is a circle about the beam, and
+ * [method@Braggscope.Geometry.direction_to_pixel],
+ * [method@Braggscope.Geometry.panel_to_point] and
+ * [method@Braggscope.Geometry.query] are one mapping and its inverse.
+ * Thread-safe.
+ *
+ * Returns: the projection
+ *
+ * Since: 0.2
+ */
+BraggscopeProjection
+braggscope_geometry_get_projection (BraggscopeGeometry *self)
+{
+  g_return_val_if_fail (self != NULL, BRAGGSCOPE_PROJECTION_NONE);
+
+  return self->projected ? self->layout : BRAGGSCOPE_PROJECTION_NONE;
 }
 
 /* The projection's axes on the plane normal to @beam: u along panel 0's
@@ -518,6 +654,188 @@ _braggscope_geometry_project (BraggscopeGeometry *self)
   return proj;
 }
 
+/* Panel @pn's point (@f, @s) in the lab frame (m from the sample). */
+static void
+panel_point (const BraggscopeGeometryPanel *pn, double f, double s, double r[3])
+{
+  for (int k = 0; k < 3; k++)
+    r[k] = pn->pix0[k] + pn->pixel_size * (f * pn->fdet[k] + s * pn->sdet[k]);
+}
+
+/* The point a fraction @t along edge @e (0 to 3, round the panel from
+ * pixel (0, 0)'s corner: t = 0 is a corner) of panel @pn, lab frame (m). */
+static void
+edge_point (const BraggscopeGeometryPanel *pn, int e, double t, double r[3])
+{
+  double f[4] = { t * pn->width, pn->width, (1.0 - t) * pn->width, 0.0 };
+  double s[4] = { 0.0, t * pn->height, pn->height, (1.0 - t) * pn->height };
+
+  panel_point (pn, f[e], s[e], r);
+}
+
+/* Panel @pn's centre (m from the sample). */
+static void
+panel_centre (const BraggscopeGeometryPanel *pn, double c[3])
+{
+  for (int k = 0; k < 3; k++)
+    c[k] =
+        pn->pix0[k] + 0.5 * pn->pixel_size * (pn->width * pn->fdet[k] + pn->height * pn->sdet[k]);
+}
+
+/* The picture @self's panels are best seen on (BraggscopeProjection): the
+ * gnomonic plane unless they reach past EQUAL_ANGLE_FROM_DEG two-theta and
+ * either past 90 degrees or with areas on that plane, relative to their own
+ * at their centres, more than EQUAL_ANGLE_UNEVEN apart.  A panel element at
+ * r with normal n, on the plane at distance D along the beam b, covers D^2
+ * |r.n| / (r.b)^3 times its own area: 1 for a flat detector normal to the
+ * beam, 1 / cos^3 two-theta for a module facing the sample. */
+static BraggscopeProjection
+choose_layout (const BraggscopeGeometry *self)
+{
+  double widest = 0.0, least = INFINITY, most = 0.0;
+
+  for (int p = 0; p < self->n_panels; p++)
+    {
+      const BraggscopeGeometryPanel *pn = &self->panels[p];
+      double c[3], along;
+
+      panel_centre (pn, c);
+      along = dot (c, self->beam);
+      if (along > 0.0)
+        {
+          double area = fabs (dot (c, pn->normal)) / (along * along * along);
+
+          least = MIN (least, area);
+          most = MAX (most, area);
+        }
+      for (int k = 0; k < 4; k++)
+        {
+          double r[3], norm;
+
+          panel_point (pn, (k & 1) ? pn->width : 0.0, (k & 2) ? pn->height : 0.0, r);
+          norm = sqrt (dot (r, r));
+          if (norm > 0.0)
+            widest = MAX (widest, acos (CLAMP (dot (r, self->beam) / norm, -1.0, 1.0)));
+        }
+    }
+  widest *= 180.0 / G_PI;
+  if (widest > EQUAL_ANGLE_FROM_DEG && (widest >= 90.0 || !(most <= EQUAL_ANGLE_UNEVEN * least)))
+    return BRAGGSCOPE_PROJECTION_EQUAL_ANGLE;
+  return BRAGGSCOPE_PROJECTION_GNOMONIC;
+}
+
+/* The picture's pixel (m), @pixel made larger where the picture of
+ * (@xmax - @xmin) x (@ymax - @ymin) m, or the rays its map traces (@spans,
+ * the panels' boxes on it, m^2), would exceed their bounds, whatever a file
+ * places where. */
+static double
+bounded_pixel (double pixel, double xmin, double xmax, double ymin, double ymax, double spans)
+{
+  double area = (xmax - xmin) / pixel * ((ymax - ymin) / pixel), rays = spans / pixel / pixel;
+  double scale = MAX (area / PROJECTION_MAX_PIXELS, rays / (4.0 * PROJECTION_MAX_PIXELS));
+
+  if (scale > 1.0)
+    pixel *= sqrt (scale);
+  return pixel;
+}
+
+/* A projection of @self of @layout, on axes @u, @v, its pixel @pixel (m),
+ * with @self's cell and a copy of its panels; its size, corner and geom to
+ * be set. */
+static BraggscopeGeometry *
+new_projection (BraggscopeGeometry *self,
+                BraggscopeProjection layout,
+                const double u[3],
+                const double v[3],
+                double pixel)
+{
+  BraggscopeGeometry *proj = g_new0 (BraggscopeGeometry, 1);
+
+  g_atomic_ref_count_init (&proj->ref_count);
+  proj->projected = TRUE;
+  proj->layout = layout;
+  proj->layout_pixel = pixel;
+  memcpy (proj->beam, self->beam, sizeof proj->beam);
+  memcpy (proj->a_star, self->a_star, sizeof proj->a_star);
+  memcpy (proj->b_star, self->b_star, sizeof proj->b_star);
+  memcpy (proj->c_star, self->c_star, sizeof proj->c_star);
+  proj->computed_to = self->computed_to;
+  memcpy (proj->layout_u, u, 3 * sizeof (double));
+  memcpy (proj->layout_v, v, 3 * sizeof (double));
+  proj->panels = g_new0 (BraggscopeGeometryPanel, self->n_panels);
+  proj->n_panels = self->n_panels;
+  for (int p = 0; p < self->n_panels; p++)
+    {
+      proj->panels[p] = self->panels[p];
+      proj->panels[p].name = g_strdup (self->panels[p].name);
+      proj->panels[p].geom = nb_geometry_ref (self->panels[p].geom);
+    }
+  return proj;
+}
+
+/* @self's panels on the equal-angle picture about the beam: two-theta times
+ * the panels' mean distance from the sample is the radius (m), the pixel
+ * the angle of the finest panel pixel seen from the sample. */
+static BraggscopeGeometry *
+project_equal_angle (BraggscopeGeometry *self, const double u[3], const double v[3])
+{
+  BraggscopeGeometry *proj;
+  double distance = 0.0, pixel = INFINITY, spans = 0.0;
+  double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
+
+  for (int p = 0; p < self->n_panels; p++)
+    {
+      double c[3];
+
+      panel_centre (&self->panels[p], c);
+      distance += sqrt (dot (c, c)) / self->n_panels;
+    }
+  for (int p = 0; p < self->n_panels; p++)
+    {
+      const BraggscopeGeometryPanel *pn = &self->panels[p];
+      double c[3], x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
+
+      panel_centre (pn, c);
+      pixel = MIN (pixel, pn->pixel_size * distance / sqrt (dot (c, c)));
+      /* the panel's edges, traced: they are curves on this picture */
+      for (int e = 0; e < 4; e++)
+        for (int i = 0; i < EQUAL_ANGLE_EDGE_POINTS; i++)
+          {
+            double r[3], a, b;
+
+            edge_point (pn, e, (double) i / EQUAL_ANGLE_EDGE_POINTS, r);
+            if (!equal_angle_point (self->beam, u, v, distance, r, &a, &b))
+              continue;
+            x0 = MIN (x0, a), x1 = MAX (x1, a), y0 = MIN (y0, b), y1 = MAX (y1, b);
+          }
+      if (x1 >= x0 && y1 >= y0)
+        {
+          xmin = MIN (xmin, x0), xmax = MAX (xmax, x1);
+          ymin = MIN (ymin, y0), ymax = MAX (ymax, y1);
+          spans += (x1 - x0) * (y1 - y0);
+        }
+    }
+  if (!(distance > 0.0) || !isfinite (pixel) || !isfinite (xmax - xmin) ||
+      !isfinite (ymax - ymin) || !isfinite (spans))
+    return NULL;
+  pixel = bounded_pixel (pixel, xmin, xmax, ymin, ymax, spans);
+  proj = new_projection (self, BRAGGSCOPE_PROJECTION_EQUAL_ANGLE, u, v, pixel);
+  proj->width = MAX (1, (int) ceil ((xmax - xmin) / pixel));
+  proj->height = MAX (1, (int) ceil ((ymax - ymin) / pixel));
+  proj->layout_distance = distance;
+  proj->layout_x0 = xmin;
+  proj->layout_y0 = ymin;
+  /* off the panels, a point is answered on a panel's plane: this one is for
+   * the structure factors */
+  proj->geom = nb_geometry_ref (self->panels[0].geom);
+  if (!map_picture (proj))
+    {
+      braggscope_geometry_unref (proj);
+      return NULL;
+    }
+  return proj;
+}
+
 static BraggscopeGeometry *
 project (BraggscopeGeometry *self)
 {
@@ -530,15 +848,15 @@ project (BraggscopeGeometry *self)
   if (self->n_panels == 0 || self->projected)
     return NULL;
   projection_axes (self, u, v);
+  if (choose_layout (self) == BRAGGSCOPE_PROJECTION_EQUAL_ANGLE)
+    return project_equal_angle (self, u, v);
   /* the plane at the mean distance of the panels' centres along the beam */
   for (int p = 0; p < self->n_panels; p++)
     {
       const BraggscopeGeometryPanel *pn = &self->panels[p];
       double c[3];
 
-      for (int k = 0; k < 3; k++)
-        c[k] = pn->pix0[k] +
-               0.5 * pn->pixel_size * (pn->width * pn->fdet[k] + pn->height * pn->sdet[k]);
+      panel_centre (pn, c);
       distance += dot (c, self->beam) / self->n_panels;
       pixel = MIN (pixel, pn->pixel_size);
     }
@@ -552,10 +870,9 @@ project (BraggscopeGeometry *self)
 
       for (int c = 0; c < 4; c++)
         {
-          double f = (c & 1) ? pn->width : 0.0, s = (c & 2) ? pn->height : 0.0, r[3], along;
+          double r[3], along;
 
-          for (int k = 0; k < 3; k++)
-            r[k] = pn->pix0[k] + pn->pixel_size * (f * pn->fdet[k] + s * pn->sdet[k]);
+          panel_point (pn, (c & 1) ? pn->width : 0.0, (c & 2) ? pn->height : 0.0, r);
           along = dot (r, self->beam);
           if (!(along > 0.0))
             continue;
@@ -574,42 +891,16 @@ project (BraggscopeGeometry *self)
     }
   if (seen == 0 || !isfinite (xmax - xmin) || !isfinite (ymax - ymin) || !isfinite (spans))
     return NULL;
-  {
-    /* the picture's pixels, and the rays its map traces (each panel's
-     * rectangle on the plane): both bounded, whatever a file places where */
-    double area = (xmax - xmin) / pixel * ((ymax - ymin) / pixel), rays = spans / pixel / pixel;
-    double scale = MAX (area / PROJECTION_MAX_PIXELS, rays / (4.0 * PROJECTION_MAX_PIXELS));
+  pixel = bounded_pixel (pixel, xmin, xmax, ymin, ymax, spans);
 
-    if (scale > 1.0)
-      pixel *= sqrt (scale);
-  }
-
-  proj = g_new0 (BraggscopeGeometry, 1);
-  g_atomic_ref_count_init (&proj->ref_count);
-  proj->projected = TRUE;
+  proj = new_projection (self, BRAGGSCOPE_PROJECTION_GNOMONIC, u, v, pixel);
   proj->width = MAX (1, (int) ceil ((xmax - xmin) / pixel));
   proj->height = MAX (1, (int) ceil ((ymax - ymin) / pixel));
-  proj->layout_pixel = pixel;
-  memcpy (proj->beam, self->beam, sizeof proj->beam);
-  memcpy (proj->a_star, self->a_star, sizeof proj->a_star);
-  memcpy (proj->b_star, self->b_star, sizeof proj->b_star);
-  memcpy (proj->c_star, self->c_star, sizeof proj->c_star);
-  proj->computed_to = self->computed_to;
-  memcpy (proj->layout_u, u, sizeof u);
-  memcpy (proj->layout_v, v, sizeof v);
   for (int k = 0; k < 3; k++)
     proj->layout_pix0[k] = distance * self->beam[k] + xmin * u[k] + ymin * v[k];
   plane =
       nb_geometry_new_plane (self->geom, proj->width, proj->height, pixel, proj->layout_pix0, u, v);
   proj->geom = plane;
-  proj->panels = g_new0 (BraggscopeGeometryPanel, self->n_panels);
-  proj->n_panels = self->n_panels;
-  for (int p = 0; p < self->n_panels; p++)
-    {
-      proj->panels[p] = self->panels[p];
-      proj->panels[p].name = g_strdup (self->panels[p].name);
-      proj->panels[p].geom = nb_geometry_ref (self->panels[p].geom);
-    }
   if (plane == NULL || !map_picture (proj))
     {
       braggscope_geometry_unref (proj);
@@ -620,26 +911,31 @@ project (BraggscopeGeometry *self)
 
 /* Panel @pn's place in the projection @proj's picture: every picture pixel
  * whose centre's ray meets the panel shows the panel pixel it meets
- * (nearest), whose index in the frame's data goes into proj->picture_map. */
+ * (nearest), whose index in the frame's data goes into proj->picture_map.
+ * Its box is that of its corners on the plane, of its edges traced on an
+ * equal-angle picture (and a pixel more, for the curves between the points
+ * traced). */
 static void
 map_panel (BraggscopeGeometry *proj, const BraggscopeGeometryPanel *pn)
 {
   double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
+  gboolean curved = proj->layout == BRAGGSCOPE_PROJECTION_EQUAL_ANGLE;
+  int points = curved ? EQUAL_ANGLE_EDGE_POINTS : 1, margin = curved ? 1 : 0;
 
-  for (int c = 0; c < 4; c++)
-    {
-      double f = (c & 1) ? pn->width : 0.0, s = (c & 2) ? pn->height : 0.0, r[3], x, y;
+  for (int e = 0; e < 4; e++)
+    for (int i = 0; i < points; i++)
+      {
+        double r[3], x, y;
 
-      for (int k = 0; k < 3; k++)
-        r[k] = pn->pix0[k] + pn->pixel_size * (f * pn->fdet[k] + s * pn->sdet[k]);
-      if (!nb_geometry_direction_to_pixel (proj->geom, r, &x, &y))
-        return; /* a panel reaching behind the sample is not drawn */
-      x0 = MIN (x0, x), x1 = MAX (x1, x), y0 = MIN (y0, y), y1 = MAX (y1, y);
-    }
-  x0 = CLAMP (floor (x0), 0, proj->width);
-  x1 = CLAMP (ceil (x1), 0, proj->width);
-  y0 = CLAMP (floor (y0), 0, proj->height);
-  y1 = CLAMP (ceil (y1), 0, proj->height);
+        edge_point (pn, e, (double) i / points, r);
+        if (!_braggscope_geometry_layout_point (proj, r, &x, &y))
+          return; /* a panel reaching behind the sample is not drawn */
+        x0 = MIN (x0, x), x1 = MAX (x1, x), y0 = MIN (y0, y), y1 = MAX (y1, y);
+      }
+  x0 = CLAMP (floor (x0) - margin, 0, proj->width);
+  x1 = CLAMP (ceil (x1) + margin, 0, proj->width);
+  y0 = CLAMP (floor (y0) - margin, 0, proj->height);
+  y1 = CLAMP (ceil (y1) + margin, 0, proj->height);
   for (int y = (int) y0; y < (int) y1; y++)
     for (int x = (int) x0; x < (int) x1; x++)
       {

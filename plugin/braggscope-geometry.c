@@ -140,6 +140,8 @@ query_point (BraggscopeGeometry *self,
   if (isfinite (x) && isfinite (y) && _braggscope_geometry_locate (self, x, y, panel, f, s))
     return nb_geometry_query (self->panels[*panel].geom, *f, *s, q, err);
   *f = *s = NAN;
+  if (self->projected && self->layout == BRAGGSCOPE_PROJECTION_EQUAL_ANGLE)
+    return _braggscope_geometry_query_layout (self, x, y, q, err);
   return nb_geometry_query (self->geom, x, y, q, err);
 }
 
@@ -273,7 +275,9 @@ braggscope_geometry_get_map (BraggscopeGeometry *self, BraggscopeGeometryMap map
  * on the detector.  A multi-panel detector's image answers for the panel
  * the ray meets, its rows placed as the image holds them (%FALSE when it
  * meets none, or the panels' widths differ); a projection's
- * ([method@Braggscope.Frame.project]) answers for its plane.  Thread-safe.
+ * ([method@Braggscope.Frame.project]) answers with the point of its picture
+ * ([method@Braggscope.Geometry.get_projection]) where the viewer draws the
+ * ray.  Thread-safe.
  *
  * Returns: %TRUE, or %FALSE when the ray runs parallel to the plane or away
  *   from it
@@ -289,7 +293,9 @@ braggscope_geometry_direction_to_pixel (
 
   g_return_val_if_fail (self != NULL, FALSE);
 
-  if (self->n_panels == 0 || self->projected)
+  if (self->projected)
+    found = _braggscope_geometry_layout_point (self, dir, &f, &s);
+  else if (self->n_panels == 0)
     found = nb_geometry_direction_to_pixel (self->geom, dir, &f, &s);
   else
     for (int p = 0; p < self->n_panels && !found; p++)

@@ -105,6 +105,36 @@ typedef enum
 } BraggscopeGeometryMap;
 
 /**
+ * BraggscopeProjection:
+ * @BRAGGSCOPE_PROJECTION_NONE: not a projection: the frame's own image (one
+ *   detector, or a multi-panel detector's panels one after another)
+ * @BRAGGSCOPE_PROJECTION_GNOMONIC: the panels carried along their rays onto
+ *   the plane normal to the beam at their mean distance: a flat detector
+ *   looks as it is, a resolution ring is a circle; chosen when the panels
+ *   stay below 60 degrees two-theta or the plane shows them evenly
+ * @BRAGGSCOPE_PROJECTION_EQUAL_ANGLE: azimuthal equidistant about the beam:
+ *   a ray at two-theta and azimuth phi lies at a radius proportional to
+ *   two-theta (the panels' mean distance from the sample times two-theta in
+ *   radians, in the smallest panel's pixels), at the azimuth phi, so that
+ *   panels up to and past 90 degrees are seen at an even scale and a
+ *   resolution ring is a circle; chosen for panels beyond 60 degrees
+ *   two-theta (or past 90, which the plane cannot hold) whose areas on the
+ *   gnomonic plane would differ by more than a factor 2 from their own
+ *   (a detector curved round the sample, as the Pilatus 12M at Diamond's I23)
+ *
+ * How a geometry's coordinates show the detector
+ * ([method@Braggscope.Geometry.get_projection]).
+ *
+ * Since: 0.2
+ */
+typedef enum
+{
+  BRAGGSCOPE_PROJECTION_NONE,
+  BRAGGSCOPE_PROJECTION_GNOMONIC,
+  BRAGGSCOPE_PROJECTION_EQUAL_ANGLE,
+} BraggscopeProjection;
+
+/**
  * BraggscopePanel:
  * @width: pixels along the panel's fast axis
  * @height: pixels along its slow axis
@@ -177,6 +207,8 @@ gboolean braggscope_geometry_panel_to_point (
     BraggscopeGeometry *self, int panel, double f, double s, double *x, double *y);
 BRAGGSCOPE_EXPORT
 gboolean braggscope_geometry_get_is_projection (BraggscopeGeometry *self);
+BRAGGSCOPE_EXPORT
+BraggscopeProjection braggscope_geometry_get_projection (BraggscopeGeometry *self);
 
 BRAGGSCOPE_EXPORT
 GBytes *braggscope_geometry_get_map (BraggscopeGeometry *self, BraggscopeGeometryMap map);

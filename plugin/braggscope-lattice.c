@@ -187,6 +187,11 @@ braggscope_frame_get_lattice (BraggscopeFrame *self, BraggscopeLattice *lattice)
  * with too many reflections, %BRAGGSCOPE_ERROR_NOMEM when out of memory, and
  * %BRAGGSCOPE_ERROR_FAILED for a frame that does not know its parameters.
  *
+ * A multi-panel detector's reflections are those on its panels, at the
+ * coordinates of @self's geometry: the panels' stacked image (those of
+ * panels of other widths left out), or the picture of a projection
+ * ([method@Braggscope.Frame.project]), where a viewer draws them.
+ *
  * Returns: (transfer container) (element-type BraggscopeReflection): the predicted
  *   reflections, on the detector's pixels, in no particular order
  *
@@ -196,6 +201,10 @@ GArray *
 braggscope_frame_predict_reflections (BraggscopeFrame *self, GError **error)
 {
   BraggscopeFrameSource *source;
+  g_autoptr (GArray) all = NULL;
+  g_autoptr (GArray) panels = NULL;
+  BraggscopeGeometry *geometry;
+  GArray *out;
 
   g_return_val_if_fail (BRAGGSCOPE_IS_FRAME (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
@@ -207,7 +216,23 @@ braggscope_frame_predict_reflections (BraggscopeFrame *self, GError **error)
                            "the frame does not know the parameters it was rendered with");
       return NULL;
     }
-  return _braggscope_frame_source_predict (source, error);
+  all = _braggscope_frame_source_predict (source, &panels, error);
+  geometry = braggscope_frame_get_geometry (self);
+  if (all == NULL || geometry == NULL || braggscope_geometry_get_n_panels (geometry) < 2)
+    return g_steal_pointer (&all);
+  /* a multi-panel detector's spots, from their panels' pixels to where the
+   * frame shows them: its stacked image, or its projection's picture */
+  out = g_array_sized_new (FALSE, FALSE, sizeof (BraggscopeReflection), all->len);
+  for (guint i = 0; i < all->len; i++)
+    {
+      BraggscopeReflection r = g_array_index (all, BraggscopeReflection, i);
+
+      if (g_array_index (panels, int, i) >= 0 &&
+          braggscope_geometry_panel_to_point (geometry, g_array_index (panels, int, i), r.x, r.y,
+                                              &r.x, &r.y))
+        g_array_append_val (out, r);
+    }
+  return out;
 }
 
 typedef struct

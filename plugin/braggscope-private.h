@@ -54,9 +54,12 @@ struct _BraggscopeGeometry
   int width, height; /* the coordinates queries take: the frame's image, or the projection's */
   int n_panels;      /* 0: one detector (geom) */
   BraggscopeGeometryPanel *panels;
-  double beam[3];     /* unit, source to sample */
-  gboolean projected; /* coordinates are the plane normal to the beam (geom) */
+  double beam[3];              /* unit, source to sample */
+  gboolean projected;          /* coordinates are a projection's (layout) */
+  BraggscopeProjection layout; /* which: the plane normal to the beam (geom), or equal-angle */
   double layout_pix0[3], layout_u[3], layout_v[3], layout_pixel; /* that plane (m) */
+  double layout_distance, layout_x0, layout_y0; /* equal-angle: radius per radian of two-theta
+                                                   (m), the picture's corner (m from the beam) */
   BraggscopeGeometry *projection; /* of a multi-panel one, made when first asked for */
   guint32 *picture_map; /* a projection's: each pixel's index in the frame's data, or none */
   gboolean projection_tried;
@@ -80,6 +83,19 @@ gboolean _braggscope_geometry_locate (
  * behind the sample; made once, owned by @self), and its picture of @data (@self's image) into @out
  * (width x height floats; the gaps @gap). */
 BraggscopeGeometry *_braggscope_geometry_project (BraggscopeGeometry *self);
+/* Where the ray from the sample along @dir (any length) lies in the
+ * projection @proj's coordinates; FALSE when nowhere (behind the gnomonic
+ * plane, or not finite). */
+gboolean _braggscope_geometry_layout_point (BraggscopeGeometry *proj,
+                                            const double dir[3],
+                                            double *x,
+                                            double *y);
+/* What the ray through the point (@x, @y) of an equal-angle projection sees,
+ * as the plane of the panel it meets most squarely answers (the ray is the
+ * same, so are its angles and h k l); NB_ERR_INVALID when no panel's plane
+ * lies ahead along it. */
+nb_status _braggscope_geometry_query_layout (
+    BraggscopeGeometry *proj, double x, double y, nb_pixel_query *q, nb_error *err);
 void _braggscope_geometry_project_data (BraggscopeGeometry *projection,
                                         const float *data,
                                         float *out,
@@ -150,8 +166,11 @@ const nb_plan_info *_braggscope_frame_source_peek_info (BraggscopeFrameSource *s
 const nb_params *_braggscope_frame_source_peek_params (BraggscopeFrameSource *self);
 /* The reflections predicted for the source's parameters (an array of
  * BraggscopeReflection, a new reference), computed on the first call and kept
- * (thread-safe); NULL with @error set when prediction failed. */
-GArray *_braggscope_frame_source_predict (BraggscopeFrameSource *self, GError **error);
+ * (thread-safe), and in *@panels (int, a new reference) each one's panel, whose
+ * pixels its x and y are (-1: on no panel); NULL with @error set when
+ * prediction failed. */
+GArray *
+_braggscope_frame_source_predict (BraggscopeFrameSource *self, GArray **panels, GError **error);
 
 /* simulation: parameters from a full argv (argv[0] the program name) on top of
  * nanoBragg's defaults, a scene read from @source (no flag naming a file to

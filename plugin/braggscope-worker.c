@@ -235,6 +235,11 @@ worker_update_plan (BraggscopeWorker *w, const nb_params *params, guint64 key, n
           return nb_error_set (err, NB_ERR_NOMEM, "out of memory for a frame's panels");
         }
       w->geometry_key = geom;
+      /* a multi-panel detector's picture as the sample sees it is made
+       * here, once per geometry, rather than by the thread that shows the
+       * frame (braggscope_frame_project): seconds for a 16-Mpixel one */
+      if (braggscope_geometry_get_n_panels (w->geometry) > 1)
+        _braggscope_geometry_project (w->geometry);
     }
   _braggscope_frame_source_unref (w->source);
   w->source = source;

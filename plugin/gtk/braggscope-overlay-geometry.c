@@ -111,6 +111,15 @@ _braggscope_overlay_ray_to_pixel (
 
   if (!geom->projective)
     return FALSE;
+  if (geom->equal_angle)
+    {
+      double w[3] = { two_theta * cos (azimuth), two_theta * sin (azimuth), 1.0 };
+
+      apply3 (geom->to_pixel, w, h);
+      *x = h[0];
+      *y = h[1];
+      return isfinite (*x) && isfinite (*y);
+    }
   ray_direction (two_theta, azimuth, dir);
   apply3 (geom->to_pixel, dir, h);
   if (!(h[2] > 1e-12 * (fabs (h[0]) + fabs (h[1]))))
@@ -259,6 +268,80 @@ _braggscope_overlay_geometry_fix_rings (BraggscopeOverlayGeometry *geom, const c
   return TRUE;
 }
 
+/* The point (2 theta cos azimuth, 2 theta sin azimuth, 1) of what (@x, @y)
+ * sees (radians), and its answer. */
+static gboolean
+query_polar (
+    BraggscopeGeometry *geometry, double x, double y, double out[3], BraggscopePixelInfo *info)
+{
+  double two_theta, azimuth;
+
+  if (!braggscope_geometry_query (geometry, x, y, info, NULL))
+    return FALSE;
+  two_theta = info->two_theta * G_PI / 180.0;
+  azimuth = info->azimuth * G_PI / 180.0;
+  out[0] = two_theta * cos (azimuth);
+  out[1] = two_theta * sin (azimuth);
+  out[2] = 1.0;
+  return isfinite (out[0]) && isfinite (out[1]);
+}
+
+/* @out for an equal-angle projection: the affine map from (2 theta cos
+ * azimuth, 2 theta sin azimuth) to pixels through three corners, checked
+ * at the fourth and a point inside; the beam at its origin. */
+static gboolean
+init_equal_angle (BraggscopeOverlayGeometry *out, BraggscopeGeometry *geometry)
+{
+  double pixels[5][2] = {
+    { 0.0, 0.0 },
+    { out->width, 0.0 },
+    { 0.0, out->height },
+    { out->width, out->height },
+    { 0.5 * out->width, out->height / 3.0 },
+  };
+  double polar[5][3], h[3], size = MAX (out->width, out->height);
+  Mat3 from_polar, to_polar;
+  BraggscopePixelInfo info, widest = { 0 };
+
+  for (int i = 0; i < 5; i++)
+    {
+      if (!query_polar (geometry, pixels[i][0], pixels[i][1], polar[i], &info))
+        return FALSE;
+      if (info.two_theta > widest.two_theta)
+        widest = info;
+    }
+  /* pixel = to_pixel polar: its rows from the three corners' equations */
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      from_polar[i][j] = polar[i][j];
+  if (!invert3 (from_polar, to_polar))
+    return FALSE;
+  for (int j = 0; j < 3; j++)
+    {
+      double column[3];
+
+      for (int i = 0; i < 3; i++)
+        column[i] = j < 2 ? pixels[i][j] : 1.0;
+      apply3 (to_polar, column, h);
+      for (int k = 0; k < 3; k++)
+        out->to_pixel[j][k] = h[k];
+    }
+  for (int i = 3; i < 5; i++)
+    {
+      apply3 (out->to_pixel, polar[i], h);
+      if (!(fabs (h[0] - pixels[i][0]) < 1e-6 * size && fabs (h[1] - pixels[i][1]) < 1e-6 * size))
+        return FALSE;
+    }
+  out->projective = out->equal_angle = TRUE;
+  out->has_beam_center = TRUE;
+  out->beam_x = out->to_pixel[0][2];
+  out->beam_y = out->to_pixel[1][2];
+  if (widest.two_theta > 0.0 && isfinite (widest.d_spacing))
+    out->wavelength = 2.0 * widest.d_spacing * sin (widest.two_theta * G_PI / 360.0);
+  choose_rings (out, geometry);
+  return TRUE;
+}
+
 gboolean
 _braggscope_overlay_geometry_init (BraggscopeOverlayGeometry *out,
                                    BraggscopeGeometry *geometry,
@@ -283,6 +366,8 @@ _braggscope_overlay_geometry_init (BraggscopeOverlayGeometry *out,
     return FALSE;
   if (braggscope_geometry_get_is_projection (geometry))
     out->panels = geometry;
+  if (braggscope_geometry_get_projection (geometry) == BRAGGSCOPE_PROJECTION_EQUAL_ANGLE)
+    return init_equal_angle (out, geometry);
 
   for (int i = 0; i < 4; i++)
     {

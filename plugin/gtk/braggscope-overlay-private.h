@@ -26,13 +26,18 @@ G_BEGIN_DECLS
 /* The detector plane seen from the sample: pixel coordinates (x, y, 1) map to
  * the direction of the ray through them by a 3 x 3 matrix (a homography),
  * recovered from the geometry's answers (2 theta, azimuth) at four points, so
- * no detector vector has to be known.  Exact for flat detectors; for others
- * @projective is FALSE and nothing is drawn. */
+ * no detector vector has to be known.  Exact for flat detectors and gnomonic
+ * projections.  An equal-angle projection (BRAGGSCOPE_PROJECTION_EQUAL_ANGLE)
+ * is affine in 2 theta (cos azimuth, sin azimuth) instead, recovered from
+ * three points the same way.  For others @projective is FALSE and nothing
+ * is drawn. */
 typedef struct
 {
   int width, height;         /* frame pixels */
-  gboolean projective;       /* the homography reproduces a fifth point */
-  double to_direction[3][3]; /* pixel (x, y, 1) -> direction (beam along +z) */
+  gboolean projective;       /* the mapping reproduces the points not fitted */
+  gboolean equal_angle;      /* pixel = to_pixel (2 theta cos az, 2 theta sin az, 1) */
+  double to_direction[3][3]; /* pixel (x, y, 1) -> direction (beam along +z); unset
+                                when equal_angle */
   double to_pixel[3][3];     /* its inverse */
   double wavelength;         /* Angstrom, from d and 2 theta */
   gboolean has_beam_center;  /* the beam meets the detector plane in front of the sample */

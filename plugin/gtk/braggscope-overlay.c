@@ -114,29 +114,43 @@ draw_marker (const BraggscopeOverlayStyle *style, cairo_t *cr)
   cairo_restore (cr);
 }
 
+/* Points traced along each panel edge on an equal-angle projection, whose
+ * edges are curves */
+#define EDGE_POINTS 24
+
 /* The outlines of @panels' panels as their projection places them, in
  * @style's target coordinates: a flat panel's edges stay straight lines
- * through a projection from the sample. */
+ * through a gnomonic projection (its corners joined), and are traced on an
+ * equal-angle one. */
 static void
 panels_path (BraggscopeGeometry *panels, const BraggscopeOverlayStyle *style, cairo_t *cr)
 {
+  int points = braggscope_geometry_get_projection (panels) == BRAGGSCOPE_PROJECTION_EQUAL_ANGLE
+                   ? EDGE_POINTS
+                   : 1;
+
   for (int p = 0; p < braggscope_geometry_get_n_panels (panels); p++)
     {
       BraggscopePanel panel;
       gboolean ok = braggscope_geometry_get_panel (panels, p, &panel);
-      double corner[4][2];
+      double outline[4 * EDGE_POINTS][2];
 
-      for (int c = 0; c < 4 && ok; c++)
-        ok = braggscope_geometry_panel_to_point (panels, p, (c == 1 || c == 2) ? panel.width : 0,
-                                                 c >= 2 ? panel.height : 0, &corner[c][0],
-                                                 &corner[c][1]);
+      for (int e = 0; e < 4 && ok; e++)
+        for (int i = 0; i < points && ok; i++)
+          {
+            double t = (double) i / points, *point = outline[e * points + i];
+            double f[4] = { t * panel.width, panel.width, (1.0 - t) * panel.width, 0.0 };
+            double s[4] = { 0.0, t * panel.height, panel.height, (1.0 - t) * panel.height };
+
+            ok = braggscope_geometry_panel_to_point (panels, p, f[e], s[e], &point[0], &point[1]);
+          }
       if (!ok)
         continue;
-      for (int c = 0; c < 4; c++)
+      for (int c = 0; c < 4 * points; c++)
         {
           double x, y;
 
-          to_target (style, corner[c][0], corner[c][1], &x, &y);
+          to_target (style, outline[c][0], outline[c][1], &x, &y);
           if (c == 0)
             cairo_move_to (cr, x, y);
           else

@@ -179,6 +179,19 @@ check_projection (BraggscopeFrame *frame, const nb_detector_model *model)
   g_assert_nonnull (projected);
   projection = braggscope_frame_get_geometry (projected);
   g_assert_true (braggscope_geometry_get_is_projection (projection));
+  /* a flat detector keeps the plane, whatever its reach (the CSPAD-like one
+   * reaches 71 degrees), its picture as before: the digest compares builds */
+  g_assert_cmpint (braggscope_geometry_get_projection (projection), ==,
+                   BRAGGSCOPE_PROJECTION_GNOMONIC);
+  {
+    gsize n = 0;
+    const float *data = braggscope_frame_get_data (projected, &n);
+    g_autofree char *digest =
+        g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) data, n * sizeof (float));
+
+    g_test_message ("projection %d x %d, data sha256 %s", braggscope_frame_get_width (projected),
+                    braggscope_frame_get_height (projected), digest);
+  }
   braggscope_geometry_get_size (projection, &width, &height);
   g_assert_cmpint (braggscope_frame_get_width (projected), ==, width);
   g_assert_cmpint (braggscope_frame_get_height (projected), ==, height);
@@ -353,8 +366,9 @@ test_one_panel (void)
 
 /* A file that places panels nearly edge-on to the sample (their picture on
  * the plane would be vast) or reaching behind it: the projection stays
- * within its 24 million pixels and the rays it traces, quickly, and the
- * panel behind the sample is left out rather than drawn wrong. */
+ * within its 24 million pixels and the rays it traces, quickly.  (Reaching
+ * past 90 degrees, it is an equal-angle picture, on which the panel behind
+ * the sample is drawn where the sample sees it; the plane left it out.) */
 static void
 test_hostile_layout (void)
 {
@@ -383,7 +397,267 @@ test_hostile_layout (void)
   g_assert_cmpfloat ((g_get_monotonic_time () - start) / 1e6, <, 30.0);
   braggscope_geometry_get_size (braggscope_frame_get_geometry (projected), &width, &height);
   g_test_message ("%d x %d", width, height);
+  g_assert_cmpint (braggscope_geometry_get_projection (braggscope_frame_get_geometry (projected)),
+                   ==, BRAGGSCOPE_PROJECTION_EQUAL_ANGLE);
   g_assert_cmpfloat ((double) width * height, <=, 1.01 * 24.0 * (1 << 20));
+  watch_clear (&w);
+}
+
+/* Panel @p's area on the picture of @projection, in picture pixels per
+ * panel pixel: the polygon of its edges' points, 16 to an edge. */
+static double
+projected_area (BraggscopeGeometry *projection, const nb_panel *mp, int p)
+{
+  double area = 0.0, x0 = 0.0, y0 = 0.0, px = 0.0, py = 0.0;
+
+  for (int e = 0; e < 4; e++)
+    for (int i = 0; i < 16; i++)
+      {
+        double t = i / 16.0, x, y;
+        double f[4] = { t * mp->fpixels, mp->fpixels, (1.0 - t) * mp->fpixels, 0.0 };
+        double s[4] = { 0.0, t * mp->spixels, mp->spixels, (1.0 - t) * mp->spixels };
+
+        g_assert_true (braggscope_geometry_panel_to_point (projection, p, f[e], s[e], &x, &y));
+        if (e == 0 && i == 0)
+          x0 = x, y0 = y;
+        else
+          area += px * y - x * py;
+        px = x, py = y;
+      }
+  area += px * y0 - x0 * py;
+  return fabs (area) / 2.0 / ((double) mp->fpixels * mp->spixels);
+}
+
+/* Two-theta of panel @mp's centre (degrees). */
+static double
+centre_two_theta (const nb_detector_model *model, const nb_panel *mp)
+{
+  double r[3];
+
+  for (int k = 0; k < 3; k++)
+    r[k] = mp->pix0[k] +
+           0.5 * mp->pixel_size * (mp->fpixels * mp->fdet[k] + mp->spixels * mp->sdet[k]);
+  return acos (dot (r, model->beam) / sqrt (dot (r, r) * dot (model->beam, model->beam))) * 180.0 /
+         G_PI;
+}
+
+/* Every module is on the picture, each panel point where its ray goes and
+ * back (check_projected_point), at an even scale: the highest-angle
+ * module's area against the lowest-angle one's within a factor 2. */
+static void
+check_wide_modules (BraggscopeGeometry *projection, const nb_detector_model *model)
+{
+  int lowest = 0, highest = 0;
+  double low_area, high_area;
+
+  for (int p = 0; p < model->n_panels; p++)
+    {
+      const nb_panel *mp = &model->panels[p];
+
+      check_projected_point (projection, model, p, 0.5, 0.5);
+      check_projected_point (projection, model, p, mp->fpixels - 0.5, mp->spixels - 0.5);
+      check_projected_point (projection, model, p, 0.5 * mp->fpixels, 0.5 * mp->spixels);
+      check_projected_point (projection, model, p, 0.37 * mp->fpixels + 0.2, 0.61 * mp->spixels);
+      g_test_message ("%s at %.1f deg: %.3f picture pixels per pixel", mp->name,
+                      centre_two_theta (model, mp), projected_area (projection, mp, p));
+      if (centre_two_theta (model, mp) < centre_two_theta (model, &model->panels[lowest]))
+        lowest = p;
+      if (centre_two_theta (model, mp) > centre_two_theta (model, &model->panels[highest]))
+        highest = p;
+    }
+  low_area = projected_area (projection, &model->panels[lowest], lowest);
+  high_area = projected_area (projection, &model->panels[highest], highest);
+  g_test_message ("highest-angle module %s against lowest %s: area %.2f",
+                  model->panels[highest].name, model->panels[lowest].name, high_area / low_area);
+  g_assert_cmpfloat (centre_two_theta (model, &model->panels[highest]), >, 90.0);
+  g_assert_cmpfloat (high_area / low_area, <, 2.0);
+  g_assert_cmpfloat (high_area / low_area, >, 0.5);
+}
+
+/* The picture's points that lie on a panel map back to themselves through
+ * that panel's pixel: a picture pixel shows the panel pixel it reads. */
+static void
+check_picture_round_trip (BraggscopeGeometry *projection)
+{
+  int width, height, on = 0;
+
+  braggscope_geometry_get_size (projection, &width, &height);
+  for (int y = 0; y < height; y += 23)
+    for (int x = 0; x < width; x += 29)
+      {
+        BraggscopePixelInfo info;
+        double px, py;
+
+        g_assert_true (braggscope_geometry_query (projection, x + 0.5, y + 0.5, &info, NULL));
+        if (!info.on_detector)
+          continue;
+        on++;
+        g_assert_true (braggscope_geometry_panel_to_point (projection, info.panel, info.panel_x,
+                                                           info.panel_y, &px, &py));
+        g_assert_cmpfloat (fabs (px - (x + 0.5)), <, 1e-6);
+        g_assert_cmpfloat (fabs (py - (y + 0.5)), <, 1e-6);
+      }
+  g_assert_cmpint (on, >, 100);
+}
+
+/* A ring of constant resolution is a circle about the beam on the picture,
+ * at every two-theta the detector reaches (past 90 degrees too), and each of
+ * its points answers with that two-theta. */
+static void
+check_circles (BraggscopeGeometry *projection, const nb_detector_model *model)
+{
+  double b[3], e1[3], e2[3], cx, cy, any[3] = { 0.0, 0.0, 1.0 };
+  const double rings[] = { 10.0, 30.0, 60.0, 80.0, 95.0 };
+  double norm = sqrt (dot (model->beam, model->beam));
+  int width, height;
+
+  braggscope_geometry_get_size (projection, &width, &height);
+  for (int k = 0; k < 3; k++)
+    b[k] = model->beam[k] / norm;
+  e1[0] = b[1] * any[2] - b[2] * any[1], e1[1] = b[2] * any[0] - b[0] * any[2];
+  e1[2] = b[0] * any[1] - b[1] * any[0];
+  norm = sqrt (dot (e1, e1));
+  for (int k = 0; k < 3; k++)
+    e1[k] /= norm;
+  e2[0] = b[1] * e1[2] - b[2] * e1[1], e2[1] = b[2] * e1[0] - b[0] * e1[2];
+  e2[2] = b[0] * e1[1] - b[1] * e1[0];
+  g_assert_true (braggscope_geometry_direction_to_pixel (projection, b[0], b[1], b[2], &cx, &cy));
+  for (guint r = 0; r < G_N_ELEMENTS (rings); r++)
+    {
+      double tt = rings[r] * G_PI / 180.0, least = INFINITY, most = 0.0;
+
+      for (int i = 0; i < 72; i++)
+        {
+          double psi = 2.0 * G_PI * i / 72.0, dir[3], x, y;
+          BraggscopePixelInfo info;
+
+          for (int k = 0; k < 3; k++)
+            dir[k] = cos (tt) * b[k] + sin (tt) * (cos (psi) * e1[k] + sin (psi) * e2[k]);
+          g_assert_true (
+              braggscope_geometry_direction_to_pixel (projection, dir[0], dir[1], dir[2], &x, &y));
+          least = MIN (least, hypot (x - cx, y - cy));
+          most = MAX (most, hypot (x - cx, y - cy));
+          if (x >= 0 && y >= 0 && x <= width && y <= height)
+            {
+              g_assert_true (braggscope_geometry_query (projection, x, y, &info, NULL));
+              g_assert_cmpfloat_with_epsilon (info.two_theta, rings[r], 1e-7);
+            }
+        }
+      g_test_message ("ring at %.0f deg: radius %.2f to %.2f picture pixels", rings[r], least,
+                      most);
+      g_assert_cmpfloat (most - least, <, 0.5);
+    }
+}
+
+/* The reflections predicted on @projected lie where it shows them: the
+ * picture's point of each answers with the reflection's h k l (9 in 10: the
+ * rest sit where the crystal's wide shape transform reads a neighbour), on a
+ * panel. */
+static void
+check_predicted (BraggscopeFrame *projected)
+{
+  BraggscopeGeometry *projection = braggscope_frame_get_geometry (projected);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) predicted = braggscope_frame_predict_reflections (projected, &error);
+  guint same = 0;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (predicted->len, >, 50);
+  for (guint i = 0; i < predicted->len; i++)
+    {
+      const BraggscopeReflection *r = &g_array_index (predicted, BraggscopeReflection, i);
+      BraggscopePixelInfo info;
+
+      g_assert_true (braggscope_geometry_query (projection, r->x, r->y, &info, NULL));
+      g_assert_true (info.on_detector);
+      same +=
+          fabs (info.h - r->h) < 0.5 && fabs (info.k - r->k) < 0.5 && fabs (info.l - r->l) < 0.5;
+    }
+  g_test_message ("%u of %u predicted reflections read their h k l on the picture", same,
+                  predicted->len);
+  g_assert_cmpuint (same, >=, 0.9 * predicted->len);
+}
+
+/* The Pilatus 12M of Diamond's I23: 24 modules on a cylinder of 250 mm
+ * round the sample, to about 100 degrees two-theta.  The plane normal to
+ * the beam stretches its high modules many-fold and cannot hold those past
+ * 90 degrees: it is seen on the equal-angle picture, every module at about
+ * one scale, a ring a circle.  (The times of projecting a frame on the
+ * main thread are reported: one copy, the first frame's as the next's.) */
+static void
+test_i23 (void)
+{
+  g_autofree char *geom = data_path ("dls-i23-pilatus12m.geom");
+  nb_detector_model model;
+  nb_error err = { 0 };
+  Watch w;
+  g_autoptr (BraggscopeSimulation) sim = NULL;
+  g_autoptr (BraggscopeFrame) projected = NULL;
+  g_autoptr (BraggscopeFrame) again = NULL;
+  BraggscopeGeometry *projection;
+  gint64 start;
+  double first, second;
+
+  g_assert_cmpint (nb_detector_model_read (geom, &model, &err), ==, NB_OK);
+  sim = panel_simulation (geom, "-roi 0 31 0 31", &w);
+  start = g_get_monotonic_time ();
+  projected = braggscope_frame_project (watch_last (&w));
+  first = (g_get_monotonic_time () - start) / 1e6;
+  start = g_get_monotonic_time ();
+  again = braggscope_frame_project (watch_last (&w));
+  second = (g_get_monotonic_time () - start) / 1e6;
+  g_test_message ("projecting the first frame on the main thread: %.3f s, again %.3f s", first,
+                  second);
+  g_assert_nonnull (projected);
+  projection = braggscope_frame_get_geometry (projected);
+  g_assert_cmpint (braggscope_geometry_get_projection (projection), ==,
+                   BRAGGSCOPE_PROJECTION_EQUAL_ANGLE);
+  {
+    int width, height;
+
+    braggscope_geometry_get_size (projection, &width, &height);
+    g_test_message ("picture %d x %d", width, height);
+  }
+  check_wide_modules (projection, &model);
+  check_picture_round_trip (projection);
+  check_circles (projection, &model);
+  check_predicted (projected);
+  watch_clear (&w);
+  nb_detector_model_clear (&model);
+}
+
+/* The projection's map is made by the worker before the frame comes, not
+ * by the thread that shows it: for a detector of many coincident panels
+ * (STACKED_PANELS of 128 x 128 pixels at one place, whose map traces every
+ * panel's rays over the one picture: seconds) projecting the first frame
+ * on this thread costs a copy of the small picture only. */
+#define STACKED_PANELS 1000
+
+static void
+test_projection_off_main_thread (void)
+{
+  g_autofree char *path = g_build_filename (tmpdir, "stacked.geom", NULL);
+  g_autoptr (GString) text = g_string_new ("res = 10000\nclen = 0.1 m\nphoton_energy = 9500 eV\n");
+  Watch w;
+  g_autoptr (BraggscopeSimulation) sim = NULL;
+  g_autoptr (BraggscopeFrame) projected = NULL;
+  gint64 start;
+  double seconds;
+
+  for (int p = 0; p < STACKED_PANELS; p++)
+    g_string_append_printf (text,
+                            "p%d/min_fs = 0\np%d/max_fs = 127\np%d/min_ss = %d\np%d/max_ss = %d\n"
+                            "p%d/fs = x\np%d/ss = y\np%d/corner_x = -64\np%d/corner_y = -64\n",
+                            p, p, p, p * 128, p, p * 128 + 127, p, p, p, p);
+  g_assert_true (g_file_set_contents (path, text->str, -1, NULL));
+  sim = panel_simulation (path, "-roi 0 1 0 1", &w);
+  start = g_get_monotonic_time ();
+  projected = braggscope_frame_project (watch_last (&w));
+  seconds = (g_get_monotonic_time () - start) / 1e6;
+  g_test_message ("projecting the first frame on the main thread: %.4f s", seconds);
+  g_assert_nonnull (projected);
+  g_assert_cmpint (braggscope_frame_get_width (projected), <=, 130);
+  g_assert_cmpfloat (seconds, <, 0.1);
   watch_clear (&w);
 }
 
@@ -436,6 +710,8 @@ main (int argc, char **argv)
   g_test_add_func ("/panels/cspad-like", test_cspad);
   g_test_add_func ("/panels/hostile-layout", test_hostile_layout);
   g_test_add_func ("/panels/jungfrau-16m", test_jungfrau);
+  g_test_add_func ("/panels/i23-equal-angle", test_i23);
+  g_test_add_func ("/panels/projection-off-main-thread", test_projection_off_main_thread);
   status = g_test_run ();
   remove_test_dir (tmpdir);
   return status;
