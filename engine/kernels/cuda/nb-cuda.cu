@@ -657,7 +657,8 @@ struct nb_cuda_ctx
   cudaEvent_t rendered[MAX_BANDS], copied[MAX_BANDS];
   int nevents;
 
-  panel_state *panels; /* key.n_panels */
+  panel_state *panels; /* npanels (key.n_panels once the tables are allocated) */
+  int npanels;
 
   /* the run in progress, of panel @cur */
   nb_cuda_run run;
@@ -707,10 +708,11 @@ free_buffers (nb_cuda_ctx *ctx)
       cudaEventDestroy (ctx->rendered[i]);
       cudaEventDestroy (ctx->copied[i]);
     }
-  for (int i = 0; ctx->panels != NULL && i < ctx->key.n_panels; i++)
+  for (int i = 0; i < ctx->npanels; i++)
     free_panel (&ctx->panels[i]);
   free (ctx->panels);
   ctx->panels = NULL;
+  ctx->npanels = 0;
   ctx->cur = NULL;
   ctx->d_inc = ctx->d_inv_lambda = ctx->d_pol = ctx->d_abc = ctx->d_F = NULL;
   ctx->d_omega = NULL;
@@ -792,7 +794,8 @@ alloc_tables (nb_cuda_ctx *ctx, const cache_key *key, char *why, size_t n)
   ctx->h_inv_lambda = calloc (ns, rs);
   ctx->h_pol = calloc (6 * ns, rs);
   ctx->h_abc = calloc (9 * nt, rs);
-  ctx->panels = (panel_state *) calloc ((size_t) key->n_panels, sizeof *ctx->panels);
+  if ((ctx->panels = (panel_state *) calloc ((size_t) key->n_panels, sizeof *ctx->panels)) != NULL)
+    ctx->npanels = key->n_panels;
   if (ctx->h_inc == NULL || ctx->h_inv_lambda == NULL || ctx->h_pol == NULL || ctx->h_abc == NULL ||
       ctx->panels == NULL)
     return fail (why, n, cudaErrorMemoryAllocation, "calloc");
@@ -1271,7 +1274,8 @@ nb_cuda_run_begin (nb_cuda_ctx *ctx, const nb_cuda_run *run, int *nbands, char *
    * largest panel so far */
   if (ctx->run.dest == NULL && ctx->h_out_pixels < npix)
     {
-      cudaFreeHost (ctx->h_out);
+      if (ctx->h_out != NULL)
+        cudaFreeHost (ctx->h_out);
       ctx->h_out = NULL;
       ctx->h_out_pixels = 0;
       CK (cudaMallocHost ((void **) &ctx->h_out, npix * sizeof (float)));
