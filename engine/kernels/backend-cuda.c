@@ -251,6 +251,19 @@ scene_of_plan (const nb_plan *plan, unsigned rebuild, nb_cuda_scene *sc)
   sc->n_panels = plan->n_panels > 0 ? plan->n_panels : 1;
 }
 
+/* Panel @i (-1: back to outside execute) in place as execute_panels (plan.c)
+ * puts it, without backend.c (which calls this file): its det, steps, mask
+ * and fast tables, which nb_backends_set_panel() would rebuild too (the GPU
+ * and its emulation take only plans the fast kernels take). */
+static nb_status
+gpu_select_panel (nb_plan *plan, int i, nb_error *err)
+{
+  nb_kernels_select_panel (plan, i);
+  if (plan->cuda != NULL)
+    plan->cuda->panel = i < 0 ? 0 : i;
+  return nb_fast_prepare (plan, 0, err);
+}
+
 /* The scene of every panel (one without panels) to the device: panel 0's
  * tables, each panel's geometry and mask, panel by panel with its det, steps,
  * mask and fast tables in place as execute renders it.  nb_cuda_ctx_sync()'s
@@ -270,15 +283,15 @@ sync_panels (nb_plan *plan, unsigned rebuild, char *why, size_t n, nb_status *st
     }
   for (int i = 0; i < plan->n_panels && r == 1; i++)
     {
-      if ((*st = nb_backends_select_panel (plan, i, err)) != NB_OK)
+      if ((*st = gpu_select_panel (plan, i, err)) != NB_OK)
         break;
       scene_of_plan (plan, rebuild, &sc);
       r = nb_cuda_ctx_sync (plan->cuda->ctx, &sc, why, n);
     }
   if (*st == NB_OK)
-    *st = nb_backends_select_panel (plan, -1, err);
+    *st = gpu_select_panel (plan, -1, err);
   else
-    nb_backends_select_panel (plan, -1, NULL);
+    gpu_select_panel (plan, -1, NULL);
   return r;
 }
 
@@ -852,7 +865,7 @@ nb_backend_cuda_emulate (nb_plan *plan, float *image, int stride, nb_exec_stats 
       uint64_t f = 0;
       uint32_t m = 0;
 
-      if (plan->n_panels > 0 && nb_backends_select_panel (plan, i, NULL) != NB_OK)
+      if (plan->n_panels > 0 && gpu_select_panel (plan, i, NULL) != NB_OK)
         ok = 0;
       else
         ok = emulate_panel (plan, image + (plan->n_panels > 0 ? plan->panels[i].offset : 0), k,
@@ -861,7 +874,7 @@ nb_backend_cuda_emulate (nb_plan *plan, float *image, int stride, nb_exec_stats 
       finite += f;
       max_key = m > max_key ? m : max_key;
     }
-  if (plan->n_panels > 0 && nb_backends_select_panel (plan, -1, NULL) != NB_OK)
+  if (plan->n_panels > 0 && gpu_select_panel (plan, -1, NULL) != NB_OK)
     ok = 0;
   plan->omega_sum = k == 1 ? omega_sum : 0.0;
   if (!ok || stats == NULL)

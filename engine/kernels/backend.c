@@ -96,14 +96,7 @@ nb_backends_set_panel (nb_plan *plan, nb_error *err)
 nb_status
 nb_backends_select_panel (nb_plan *plan, int i, nb_error *err)
 {
-  const nb_plan_panel *pn = &plan->panels[i < 0 ? 0 : i];
-
-  plan->det = pn->det;
-  plan->steps = pn->steps;
-  /* a panel without bad regions runs the kernels' unmasked path */
-  plan->mask = i >= 0 && plan->panel_mask != NULL && plan->detector.panels[i].mask != NULL
-                   ? plan->panel_mask + pn->offset
-                   : NULL;
+  nb_kernels_select_panel (plan, i);
   nb_backend_cuda_panel (plan, i < 0 ? 0 : i);
   return nb_backends_set_panel (plan, err);
 }

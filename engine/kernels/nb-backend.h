@@ -44,7 +44,7 @@ nb_status nb_backends_set_panel (nb_plan *plan, nb_error *err);
 /* nb_backends_select_panel: the plan's det, steps and mask set to those of
  * panel @i (0 .. n_panels - 1) of its multi-panel detector, or, with @i -1,
  * back to what they are outside execute (panel 0's det and steps, no mask);
- * then nb_backends_set_panel().  The GPU renders and syncs that panel next.
+ * then nb_backends_set_panel().  The GPU renders that panel next.
  * NB_ERR_NOMEM. */
 nb_status nb_backends_select_panel (nb_plan *plan, int i, nb_error *err);
 
