@@ -95,7 +95,7 @@ bench_clear (panels_bench *b)
 }
 
 static nb_status
-bench_setup (panels_bench *b, const char *geom, int precision, nb_error *err)
+bench_setup (panels_bench *b, const char *geom, int precision, int backend, nb_error *err)
 {
   char words[] = WORKLOAD_D;
   const char *argv[32] = { "nanobragg" };
@@ -111,13 +111,13 @@ bench_setup (panels_bench *b, const char *geom, int precision, nb_error *err)
   if ((st = nb_params_parse_argv (&b->params, argc, argv, err)) != NB_OK)
     return st;
   b->params.precision = precision;
-  b->params.backend = NB_BACKEND_CPU;
+  b->params.backend = backend;
   if ((st = nb_detector_model_read (geom, &b->model, err)) != NB_OK ||
       (st = nb_plan_create (&b->params, &b->multi, err)) != NB_OK)
     return st;
   b->pixels = (size_t) nb_detector_model_pixels (&b->model);
-  b->image = nb_image_alloc (b->pixels * sizeof (float), 0);
-  b->check = nb_image_alloc (b->pixels * sizeof (float), 0);
+  b->image = nb_image_alloc (b->pixels * sizeof (float), backend == NB_BACKEND_CUDA);
+  b->check = nb_image_alloc (b->pixels * sizeof (float), backend == NB_BACKEND_CUDA);
   b->single = calloc ((size_t) b->model.n_panels, sizeof *b->single);
   if (b->image == NULL || b->check == NULL || b->single == NULL)
     return nb_error_set (err, NB_ERR_NOMEM, "out of memory");
@@ -193,7 +193,7 @@ identical (const panels_bench *b)
 }
 
 int
-nb_bench_panels (const char *geom, int precision, int threads, int repeat, int json)
+nb_bench_panels (const char *geom, int precision, int backend, int threads, int repeat, int json)
 {
   panels_bench b = { 0 };
   nb_exec_options opts = { .threads = threads };
@@ -208,7 +208,11 @@ nb_bench_panels (const char *geom, int precision, int threads, int repeat, int j
   if (repeat > MAX_ROUNDS)
     repeat = MAX_ROUNDS;
   /* round 0 warms every plan (pages, tables) and is not counted */
-  if ((st = bench_setup (&b, geom, precision, &err)) == NB_OK)
+  if ((st = bench_setup (&b, geom, precision, backend, &err)) == NB_OK &&
+      backend == NB_BACKEND_CUDA && strcmp (nb_plan_get_backend (b.multi), "cuda") != 0)
+    st = nb_error_set (&err, NB_ERR_UNSUPPORTED, "--backend cuda: the plan runs on the CPU (%s)",
+                       nb_plan_get_log (b.multi));
+  if (st == NB_OK)
     for (int r = 0; r <= repeat && st == NB_OK; r++)
       st = bench_round (&b, &opts, r, &multi[r > 0 ? r - 1 : 0], &sum[r > 0 ? r - 1 : 0], &err);
   if (st != NB_OK)
@@ -222,14 +226,16 @@ nb_bench_panels (const char *geom, int precision, int threads, int repeat, int j
   s = median_of (sum, repeat);
   if (json)
     printf ("{\"workload\":\"e\",\"detector\":\"%s\",\"panels\":%d,\"pixels\":%zu,"
-            "\"precision\":\"%s\",\"threads\":%d,\"multi_ms\":%.3f,\"panels_sum_ms\":%.3f,"
-            "\"ratio\":%.4f,\"identical\":%s}\n",
-            geom, b.model.n_panels, b.pixels, name, threads, m, s, m / s, same ? "true" : "false");
+            "\"precision\":\"%s\",\"backend\":\"%s\",\"threads\":%d,\"multi_ms\":%.3f,"
+            "\"panels_sum_ms\":%.3f,\"ratio\":%.4f,\"identical\":%s}\n",
+            geom, b.model.n_panels, b.pixels, name, nb_plan_get_backend (b.multi), threads, m, s,
+            m / s, same ? "true" : "false");
   else
-    printf ("e: %d panels, %zu pixels (%s), %s, %d threads: one plan %.1f ms, one plan per "
-            "panel %.1f ms in all, ratio %.3f; images %s\n",
-            b.model.n_panels, b.pixels, geom, name, threads, m, s, m / s,
-            same ? "identical" : "DIFFER");
+    printf ("e: %d panels, %zu pixels (%s), %s on the %s, %d threads: one plan %.1f ms, one "
+            "plan per panel %.1f ms in all, ratio %.3f; images %s\n",
+            b.model.n_panels, b.pixels, geom, name,
+            strcmp (nb_plan_get_backend (b.multi), "cuda") == 0 ? "GPU" : "CPU", threads, m, s,
+            m / s, same ? "identical" : "DIFFER");
   fflush (stdout);
   bench_clear (&b);
   return same;

@@ -98,7 +98,8 @@ static const char usage_text[] =
     "\te\tworkload a's crystal on the multi-panel -detector of --detector (the Jungfrau\n"
     "\t\t16M: 32 modules, 16.9 million pixels): one plan against one plan per panel\n"
     "\t\t(their CUSTOM vectors), warm, alternating; their medians, the ratio, and whether\n"
-    "\t\tthe images are identical outside the file's bad regions (exit 1 if not)\n"
+    "\t\tthe images are identical outside the file's bad regions (exit 1 if not); with\n"
+    "\t\t--backend cuda every plan renders on the GPU\n"
     "\tm\tstructure factors of a model to 2 A (not in all): DATA/1hpv.pdb, and its\n"
     "\t\tasymmetric unit tiled 2 x 2 x 3 (117,432 atoms in the cell); the plan's time\n"
     "\t\t(read, sum, expansion: plan_ms; the sum alone: sum_ms) and that of\n"
@@ -968,7 +969,7 @@ main (int argc, char **argv)
           rc = 1;
       }
   for (int k = 0; k < o.nprecisions && rc == 0 && o.run_e; k++)
-    if (!nb_bench_panels (o.detector, o.precisions[k], o.threads, o.repeat, o.json))
+    if (!nb_bench_panels (o.detector, o.precisions[k], o.backend, o.threads, o.repeat, o.json))
       rc = 1;
   options_clear (&o);
   return rc;

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "nanobragg.h"
+#include "nb-detector.h"
 #include "kernels/nb-backend.h"
 
 #define BASE                                                                                       \
@@ -34,6 +35,7 @@ static struct
   char *tmpdir;
   char *mask_path;
   const char *data_dir;
+  const char *src_dir; /* tests/ */
 } fx;
 
 /* Skips the current test (with the reason) when there is no device. */
@@ -901,6 +903,248 @@ test_cancel_progress (void)
 }
 
 /* ------------------------------------------------------------------------- */
+/* Multi-panel detectors (-detector, issue 29) */
+
+/* The CSPAD of a DIALS experiment list (64 tilted sensors; a build without a
+ * JSON library cannot read it) and the Jungfrau 16M of a CrystFEL geometry
+ * (32 modules, a bad region in m15 that -roi takes in). */
+static const struct
+{
+  const char *file;
+  const char *roi;
+} panel_detectors[] = {
+  { "dials-cspad-single-image.expt", "-roi 20 173 10 159" },
+  { "jf-swissfel-16M.geom", "-roi 850 1029 0 79" },
+};
+
+#define PANEL_BASE "-default_F 100 -cell 61 72 83 90 90 90 -misset 10 20 30 -lambda 1.1 -N 4 "
+
+typedef struct
+{
+  int detector;
+  nb_precision precision;
+  int stride;
+} panel_case;
+
+/* The command line of @c, or NULL (a skip) where this build cannot read
+ * the file; *@m: the model as read. */
+static char *
+panel_cmdline (const panel_case *c, nb_detector_model *m)
+{
+  g_autofree char *path =
+      g_build_filename (fx.src_dir, "data", "detectors", panel_detectors[c->detector].file, NULL);
+  nb_error err = { 0 };
+  nb_status st = nb_detector_model_read (path, m, &err);
+
+  if (st == NB_ERR_UNSUPPORTED)
+    {
+      g_test_skip (err.message);
+      return NULL;
+    }
+  g_assert_cmpint (st, ==, NB_OK);
+  return g_strdup_printf (PANEL_BASE "%s -detector %s", panel_detectors[c->detector].roi, path);
+}
+
+static size_t
+image_pixels (const nb_plan *plan)
+{
+  const nb_plan_info *in = nb_plan_get_info (plan);
+
+  return (size_t) in->fpixels * (size_t) in->spixels;
+}
+
+/* The CUDA kernels' pixel code on the host (no device needed, so in every CI
+ * run) for every panel, as the GPU renders them: each panel's geometry, ROI
+ * and mask, into its block, the solid angles and the statistics of the whole
+ * image; bit for bit the CPU's fast kernel. */
+static void
+test_emulated_panels (gconstpointer data)
+{
+  const panel_case *c = data;
+  nb_detector_model m;
+  g_autofree char *cmd = NULL;
+  nb_plan *cpu;
+  size_t n;
+  g_autofree float *want = NULL, *got = NULL;
+  nb_exec_stats gpu_stats = { 0 }, cpu_stats = { 0 };
+  double omega;
+  char why[256];
+
+  if (!nb_cuda_device_available (why, sizeof why) && strstr (why, "no CUDA backend") != NULL)
+    {
+      g_test_skip ("this build has no CUDA backend");
+      return;
+    }
+  if ((cmd = panel_cmdline (c, &m)) == NULL)
+    return;
+  cpu = plan_on (cmd, NB_BACKEND_CPU, c->precision);
+  n = image_pixels (cpu);
+  g_assert_cmpuint (n, ==, (size_t) nb_detector_model_pixels (&m));
+  want = execute (cpu, c->stride);
+  omega = nb_plan_get_omega_sum (cpu);
+  got = g_new (float, n);
+  memset (got, 0xff, n * sizeof (float));
+  gpu_stats.window = cpu_stats.window = 1;
+  gpu_stats.low_percentile = cpu_stats.low_percentile = 1.0;
+  gpu_stats.high_percentile = cpu_stats.high_percentile = 99.5;
+  g_assert_true (nb_backend_cuda_emulate (cpu, got, c->stride, &gpu_stats));
+  assert_close (got, want, n, 0.0, panel_detectors[c->detector].file);
+  g_assert_true (memcmp (got, want, n * sizeof (float)) == 0);
+  if (c->stride <= 1)
+    {
+      g_assert_cmpfloat (omega, >, 0.0);
+      g_assert_cmpfloat (fabs (nb_plan_get_omega_sum (cpu) - omega), <=, 1e-12 * omega);
+    }
+  /* the plan is left as execute leaves it: it renders the same again */
+  {
+    g_autofree float *again = execute (cpu, c->stride);
+
+    g_assert_true (memcmp (again, want, n * sizeof (float)) == 0);
+  }
+  nb_exec_stats_compute (want, n, &cpu_stats);
+  g_assert_true (gpu_stats.valid);
+  g_assert_cmpuint (gpu_stats.finite, ==, cpu_stats.finite);
+  g_assert_true (memcmp (&gpu_stats.max, &cpu_stats.max, sizeof (float)) == 0);
+  if (c->stride <= 1)
+    {
+      g_assert_cmpfloat (gpu_stats.low, ==, cpu_stats.low);
+      g_assert_cmpfloat (gpu_stats.high, ==, cpu_stats.high);
+    }
+  nb_plan_destroy (cpu);
+  nb_detector_model_clear (&m);
+}
+
+/* A one-panel plan of panel @i of @m with the flags of @cmd (less
+ * -detector): the parameters plan/panels.c gives the panel, through the
+ * public fields (the vectors as the multi-panel plan reports them). */
+static nb_plan *
+one_panel_plan (const nb_plan *multi, const nb_detector_model *m, int i, nb_backend backend)
+{
+  const nb_panel *pn = &m->panels[i];
+  nb_plan_info info;
+  nb_params p = { 0 };
+  nb_plan *plan = NULL;
+  nb_error err = { 0 };
+
+  g_assert_cmpint (nb_plan_get_panel_info (multi, i, &info, &err), ==, NB_OK);
+  g_assert_cmpint (nb_params_copy (&p, nb_plan_get_params (multi), &err), ==, NB_OK);
+  free (p.detector_file);
+  p.detector_file = NULL;
+  p.backend = backend;
+  p.convention = NB_CONVENTION_CUSTOM;
+  memcpy (p.fdet, pn->fdet, sizeof p.fdet);
+  memcpy (p.sdet, pn->sdet, sizeof p.sdet);
+  memcpy (p.odet, info.odet, sizeof p.odet);
+  memcpy (p.pix0, pn->pix0, sizeof p.pix0);
+  memcpy (p.beam, m->beam, sizeof p.beam);
+  p.fpixels = pn->fpixels;
+  p.spixels = pn->spixels;
+  p.pixel_size = pn->pixel_size;
+  if (pn->thick > 0.0)
+    p.detector_thick = pn->thick;
+  if (pn->mu > 0.0)
+    p.detector_mu = pn->mu;
+  if (nb_plan_create (&p, &plan, &err) != NB_OK)
+    g_error ("panel %s alone: %s", pn->name, err.message);
+  nb_params_clear (&p);
+  return plan;
+}
+
+/* On the GPU: the multi-panel image equals the CPU's within the parity
+ * tolerance, and each panel's block equals a one-panel GPU run of that
+ * panel bit for bit (0 where the file masks it); the tables are uploaded
+ * once for all panels, each panel's buffers allocated once, and an update
+ * of the orientation uploads the orientations once and renders it. */
+static void
+test_panels (gconstpointer data)
+{
+  const panel_case *c = data;
+  nb_detector_model m;
+  g_autofree char *cmd = NULL;
+  nb_plan *cpu, *gpu;
+  size_t n;
+  g_autofree float *want = NULL, *got = NULL;
+  nb_cuda_stats a, b;
+  int lit = 0;
+
+  REQUIRE_DEVICE ();
+  if ((cmd = panel_cmdline (c, &m)) == NULL)
+    return;
+  cpu = plan_on (cmd, NB_BACKEND_CPU, c->precision);
+  gpu = plan_on (cmd, NB_BACKEND_CUDA, c->precision);
+  g_assert_cmpstr (nb_plan_get_backend (gpu), ==, "cuda");
+  g_assert_nonnull (strstr (nb_plan_get_log (gpu), "backend cuda: CUDA on "));
+  g_assert_null (strstr (nb_plan_get_log (gpu), "runs on the CPU"));
+  n = image_pixels (cpu);
+  want = execute (cpu, c->stride);
+  got = execute (gpu, c->stride);
+  g_assert_cmpstr (nb_plan_get_backend (gpu), ==, "cuda");
+  assert_close (got, want, n, tolerance (c->precision), panel_detectors[c->detector].file);
+  if (c->stride <= 1)
+    {
+      double x = nb_plan_get_omega_sum (cpu), y = nb_plan_get_omega_sum (gpu);
+
+      g_assert_cmpfloat (x, >, 0.0);
+      g_assert_cmpfloat (fabs (x - y), <=, 1e-9 * x);
+    }
+  g_assert_true (nb_backend_cuda_stats (gpu, &a));
+  g_assert_cmpint (a.allocations, ==, 1);
+  g_assert_cmpint (a.panel_allocations, ==, m.n_panels);
+  g_assert_cmpint (a.uploads_sources, ==, 1);
+  g_assert_cmpint (a.uploads_orient, ==, 1);
+  g_assert_cmpint (a.runs, ==, m.n_panels);
+
+  for (int i = 0; i < m.n_panels; i++)
+    {
+      const nb_panel *pn = &m.panels[i];
+      nb_plan *one = one_panel_plan (gpu, &m, i, NB_BACKEND_CUDA);
+      const size_t count = (size_t) pn->fpixels * pn->spixels;
+      const float *block = got + nb_detector_model_panel_offset (&m, i);
+      g_autofree float *alone = execute (one, c->stride);
+
+      g_assert_cmpstr (nb_plan_get_backend (one), ==, "cuda");
+      g_assert_cmpuint (image_pixels (one), ==, count);
+      for (size_t k = 0; k < count; k++)
+        if (pn->mask != NULL && pn->mask[k] != 0)
+          g_assert_cmpfloat (block[k], ==, 0.0f);
+        else if (memcmp (&block[k], &alone[k], sizeof (float)) != 0)
+          g_error ("panel %s pixel %zu: %.9g in the multi-panel GPU image, %.9g alone", pn->name, k,
+                   block[k], alone[k]);
+        else
+          lit += alone[k] > 0.0f;
+      nb_plan_destroy (one);
+    }
+  g_assert_cmpint (lit, >, 0);
+
+  /* a misset change: the orientations once for every panel, the buffers kept */
+  {
+    nb_params p = { 0 };
+    nb_error err = { 0 };
+
+    g_assert_cmpint (nb_params_copy (&p, nb_plan_get_params (gpu), &err), ==, NB_OK);
+    p.misset[0] += 0.5 * G_PI / 180.0;
+    g_assert_cmpint (nb_plan_update (gpu, &p, &err), ==, NB_OK);
+    p.backend = NB_BACKEND_CPU;
+    g_assert_cmpint (nb_plan_update (cpu, &p, &err), ==, NB_OK);
+    nb_params_clear (&p);
+    g_free (want);
+    g_free (got);
+    want = execute (cpu, c->stride);
+    got = execute (gpu, c->stride);
+    assert_close (got, want, n, tolerance (c->precision), "after a misset change");
+    g_assert_true (nb_backend_cuda_stats (gpu, &b));
+    g_assert_cmpint (b.allocations, ==, a.allocations);
+    g_assert_cmpint (b.panel_allocations, ==, a.panel_allocations);
+    g_assert_cmpint (b.uploads_orient, ==, a.uploads_orient + 1);
+    g_assert_cmpint (b.uploads_sources, ==, a.uploads_sources);
+    g_assert_cmpint (b.runs, ==, a.runs + m.n_panels);
+  }
+  nb_plan_destroy (cpu);
+  nb_plan_destroy (gpu);
+  nb_detector_model_clear (&m);
+}
+
+/* ------------------------------------------------------------------------- */
 
 static char *
 write_mask (const char *dir)
@@ -951,6 +1195,9 @@ main (int argc, char **argv)
   fx.data_dir = g_getenv ("NB_DATA_DIR");
   if (fx.data_dir == NULL)
     fx.data_dir = "data";
+  fx.src_dir = g_getenv ("G_TEST_SRCDIR");
+  if (fx.src_dir == NULL)
+    fx.src_dir = ".";
   fx.tmpdir = g_dir_make_tmp ("test-cuda-XXXXXX", &error);
   g_assert_no_error (error);
   fx.mask_path = write_mask (fx.tmpdir);
@@ -1005,6 +1252,24 @@ main (int argc, char **argv)
   g_test_add_func ("/cuda/fault/launch", test_fault_launch);
   g_test_add_func ("/cuda/cpu-only", test_cpu_only);
   g_test_add_func ("/cuda/cancel-progress", test_cancel_progress);
+  for (int d = 0; d < (int) G_N_ELEMENTS (panel_detectors); d++)
+    for (int v = 0; v < 3; v++)
+      {
+        panel_case *c = g_new0 (panel_case, 1);
+        const char *what[] = { "single", "double", "preview" };
+        char *name;
+
+        c->detector = d;
+        c->precision = v == 1 ? NB_PRECISION_DOUBLE : NB_PRECISION_SINGLE;
+        c->stride = v == 2 ? 4 : 0;
+        g_ptr_array_add (cases, c);
+        name = g_strdup_printf ("/cuda/panels/%s/%s", d ? "jungfrau" : "cspad", what[v]);
+        g_ptr_array_add (names, name);
+        g_test_add_data_func (name, c, test_panels);
+        name = g_strdup_printf ("/cuda/emulated-panels/%s/%s", d ? "jungfrau" : "cspad", what[v]);
+        g_ptr_array_add (names, name);
+        g_test_add_data_func (name, c, test_emulated_panels);
+      }
 
   rc = g_test_run ();
   g_remove (fx.mask_path);

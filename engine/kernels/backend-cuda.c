@@ -40,6 +40,7 @@ struct nb_cuda_plan
   int auto_cpu; /* -backend auto chose the CPU by its estimate at this build */
   char auto_why[200];
   double kernel_ms; /* the last full image's kernels (CUDA events) */
+  int panel;        /* the panel synced or rendered next (nb_backends_select_panel) */
 #ifdef NB_HAVE_CUDA
   nb_cuda_ctx *ctx;
 #endif
@@ -63,6 +64,13 @@ int
 nb_backend_cuda_active (const nb_plan *plan)
 {
   return plan->cuda != NULL && plan->cuda->active && !plan->cuda->broken;
+}
+
+void
+nb_backend_cuda_panel (nb_plan *plan, int i)
+{
+  if (plan->cuda != NULL)
+    plan->cuda->panel = i;
 }
 
 double
@@ -201,8 +209,6 @@ cpu_only_reason (const nb_plan *plan)
     return "tricubic interpolation of the structure factors";
   if (plan->det.curved)
     return "a curved detector (-curved_det)";
-  if (plan->n_panels > 0)
-    return "a detector of panels (-detector: the GPU kernels render one panel per plan)";
   if (plan->src.comment_rows > 0)
     return "a -sourcefile with sources from '#' lines (the reference's arithmetic)";
   return NULL;
@@ -241,25 +247,88 @@ scene_of_plan (const nb_plan *plan, unsigned rebuild, nb_cuda_scene *sc)
     sc->F_cells = (size_t) (g->h_range + 1) * (size_t) (g->k_range + 1) * (size_t) (g->l_range + 1);
   sc->F_changed = (rebuild & STAGE_BIT (NB_STAGE_STRUCTURE_FACTORS)) != 0;
   sc->mask_changed = (rebuild & STAGE_BIT (NB_STAGE_BUFFERS)) != 0;
+  sc->panel = plan->cuda != NULL ? plan->cuda->panel : 0;
+  sc->n_panels = plan->n_panels > 0 ? plan->n_panels : 1;
+}
+
+/* Panel @i (-1: back to outside execute) in place as execute_panels (plan.c)
+ * puts it, without backend.c (which calls this file): its det, steps, mask
+ * and fast tables, which nb_backends_set_panel() would rebuild too (the GPU
+ * and its emulation take only plans the fast kernels take). */
+static nb_status
+gpu_select_panel (nb_plan *plan, int i, nb_error *err)
+{
+  nb_kernels_select_panel (plan, i);
+  if (plan->cuda != NULL)
+    plan->cuda->panel = i < 0 ? 0 : i;
+  return nb_fast_prepare (plan, 0, err);
+}
+
+/* The scene of every panel (one without panels) to the device: panel 0's
+ * tables, each panel's geometry and mask, panel by panel with its det, steps,
+ * mask and fast tables in place as execute renders it.  nb_cuda_ctx_sync()'s
+ * result; NB_ERR_NOMEM in *@st. */
+static int
+sync_panels (nb_plan *plan, unsigned rebuild, char *why, size_t n, nb_status *st, nb_error *err)
+{
+  nb_cuda_scene sc;
+  int r = 1;
+
+  *st = NB_OK;
+  if (plan->n_panels == 0)
+    {
+      plan->cuda->panel = 0;
+      scene_of_plan (plan, rebuild, &sc);
+      return nb_cuda_ctx_sync (plan->cuda->ctx, &sc, why, n);
+    }
+  for (int i = 0; i < plan->n_panels && r == 1; i++)
+    {
+      if ((*st = gpu_select_panel (plan, i, err)) != NB_OK)
+        break;
+      scene_of_plan (plan, rebuild, &sc);
+      r = nb_cuda_ctx_sync (plan->cuda->ctx, &sc, why, n);
+    }
+  if (*st == NB_OK)
+    *st = gpu_select_panel (plan, -1, err);
+  else
+    gpu_select_panel (plan, -1, NULL);
+  return r;
 }
 
 /* One image's CPU time and the GPU's start-up, as NB_BACKEND_AUTO says. */
+/* The sub-pixel samples in @d's ROI, per source and orientation step. */
+static double
+roi_samples (const nb_detector *d)
+{
+  int f0 = d->roi_xmin < 0 ? 0 : d->roi_xmin, s0 = d->roi_ymin < 0 ? 0 : d->roi_ymin;
+  int f1 = d->roi_xmax + 1 < d->fpixels ? d->roi_xmax + 1 : d->fpixels;
+  int s1 = d->roi_ymax + 1 < d->spixels ? d->roi_ymax + 1 : d->spixels;
+
+  if (f1 <= f0 || s1 <= s0)
+    return 0.0;
+  return (double) (f1 - f0) * (double) (s1 - s0) * (double) d->oversample * (double) d->oversample *
+         (double) d->thicksteps;
+}
+
 static void
 auto_estimate (const nb_plan *plan, double *cpu_s, double *gpu_s, double *samples, int *threads)
 {
-  const nb_detector *d = &plan->det;
   const nb_sources *s = &plan->src;
   const nb_crystal *x = &plan->xtal;
-  int f0, f1, s0, s1;
-  double sources;
+  double sources, pixels = 0.0;
 
-  roi_of (plan, &f0, &f1, &s0, &s1);
   sources = plan->params.source_file != NULL
                 ? 1.0
                 : (double) s->hdivsteps * (double) s->vdivsteps * (double) s->dispsteps;
-  *samples = (double) (f1 - f0) * (double) (s1 - s0) * (double) d->oversample *
-             (double) d->oversample * (double) d->thicksteps * sources *
-             (double) x->mosaic_domains * (double) x->phisteps;
+  *samples = 0.0;
+  for (int i = 0; i < (plan->n_panels > 0 ? plan->n_panels : 1); i++)
+    {
+      const nb_detector *d = plan->n_panels > 0 ? &plan->panels[i].det : &plan->det;
+
+      *samples += roi_samples (d);
+      pixels += (double) d->fpixels * (double) d->spixels;
+    }
+  *samples *= sources * (double) x->mosaic_domains * (double) x->phisteps;
 #ifdef _OPENMP
   *threads = omp_get_max_threads ();
 #else
@@ -268,8 +337,7 @@ auto_estimate (const nb_plan *plan, double *cpu_s, double *gpu_s, double *sample
   *cpu_s = *samples /
            ((plan->params.precision == NB_PRECISION_DOUBLE ? AUTO_RATE_DOUBLE : AUTO_RATE_SINGLE) *
             (double) *threads);
-  *gpu_s =
-      AUTO_START_S + (double) d->fpixels * (double) d->spixels * sizeof (float) / AUTO_BYTES_PER_S;
+  *gpu_s = AUTO_START_S + pixels * sizeof (float) / AUTO_BYTES_PER_S;
 }
 
 #endif /* NB_HAVE_CUDA */
@@ -376,7 +444,7 @@ nb_backend_sync (nb_plan *plan, unsigned rebuild, nb_error *err)
   {
     const char *reason = cpu_only_reason (plan);
     nb_cuda_plan *c;
-    nb_cuda_scene sc;
+    nb_status st;
 
     if (plan->cuda == NULL && (plan->cuda = calloc (1, sizeof *plan->cuda)) == NULL)
       return nb_error_set (err, NB_ERR_NOMEM, "out of memory");
@@ -405,8 +473,7 @@ nb_backend_sync (nb_plan *plan, unsigned rebuild, nb_error *err)
         nb_log_printf (&plan->log, "backend %s: CUDA on %s\n", name, device);
         rebuild = ~0u; /* a new context has nothing */
       }
-    scene_of_plan (plan, rebuild, &sc);
-    switch (nb_cuda_ctx_sync (c->ctx, &sc, why, sizeof why))
+    switch (sync_panels (plan, rebuild, why, sizeof why, &st, err))
       {
         case 1:
           c->active = 1;
@@ -423,6 +490,8 @@ nb_backend_sync (nb_plan *plan, unsigned rebuild, nb_error *err)
           break_backend (plan, why);
           break;
       }
+    if (st != NB_OK)
+      return st;
   }
 #else
   (void) rebuild;
@@ -665,6 +734,7 @@ nb_backend_cuda_execute (nb_plan *plan, float *image, const nb_exec_options *opt
   rows = sc.s_end - sc.s_begin;
   memset (&run, 0, sizeof run);
   run.stride = k;
+  run.panel = c->panel;
   run.fault = env_fault ();
   /* the copies go straight into a page-locked image (nb_image_alloc()) */
   run.dest = k == 1 && nb_cuda_host_is_pinned (image) ? image : NULL;
@@ -740,50 +810,86 @@ failed:
 #endif
 }
 
-int
-nb_backend_cuda_emulate (nb_plan *plan, float *image, int stride, nb_exec_stats *stats)
-{
 #ifdef NB_HAVE_CUDA
+/* nb_backend_cuda_emulate() of the plan's panel as it stands (its det, mask
+ * and tables) into @image, its block; *@omega: its solid angles, *@finite and
+ * *@max_key: a preview's fill statistics.  0 when out of memory. */
+static int
+emulate_panel (
+    nb_plan *plan, float *image, int k, double *omega, uint64_t *finite, uint32_t *max_key)
+{
   nb_cuda_scene sc;
-  nb_cuda_result res;
-  double omega = 0.0;
-  const int k = stride > 1 ? stride : 1;
 
-  if (cpu_only_reason (plan) != NULL)
-    return 0;
   scene_of_plan (plan, 0, &sc);
-  memset (&res, 0, sizeof res);
+  *omega = 0.0;
   if (k == 1)
     {
-      nb_cuda_emulate (&sc, 1, image, &omega);
-      finish_image (plan, image, 1, omega);
-      if (stats != NULL)
-        {
-          double pct[2];
-
-          nb_stats_percentiles (stats->low_percentile, stats->high_percentile, pct);
-          nb_cuda_emulate_stats (image, (size_t) sc.fpixels * (size_t) sc.spixels,
-                                 stats->window ? 2 : 1, pct, &res);
-          stats_from_result (&res, stats);
-        }
+      nb_cuda_emulate (&sc, 1, image, omega);
+      finish_image (plan, image, 1, *omega);
+      *omega = plan->omega_sum;
     }
   else
     {
       int bx, by;
       float *blocks;
-      uint64_t finite;
-      uint32_t max_key;
 
       nb_cuda_preview_blocks (&sc, k, &bx, &by);
       if ((blocks = malloc (((size_t) bx * (size_t) by + 1) * sizeof (float))) == NULL)
         return 0;
-      nb_cuda_emulate (&sc, k, blocks, &omega);
-      fill_preview (plan, &sc, k, blocks, image, 0, &finite, &max_key);
+      nb_cuda_emulate (&sc, k, blocks, omega);
+      fill_preview (plan, &sc, k, blocks, image, 0, finite, max_key);
       free (blocks);
       finish_image (plan, image, k, 0.0);
-      if (stats != NULL)
-        preview_stats (finite, max_key, stats);
     }
+  return 1;
+}
+#endif
+
+int
+nb_backend_cuda_emulate (nb_plan *plan, float *image, int stride, nb_exec_stats *stats)
+{
+#ifdef NB_HAVE_CUDA
+  const int k = stride > 1 ? stride : 1;
+  const int panels = plan->n_panels > 0 ? plan->n_panels : 1;
+  double omega_sum = 0.0;
+  uint64_t finite = 0;
+  uint32_t max_key = 0;
+  int ok = 1;
+
+  if (cpu_only_reason (plan) != NULL)
+    return 0;
+  /* panel by panel, as execute_panels (plan.c) renders them */
+  for (int i = 0; i < panels && ok; i++)
+    {
+      double omega;
+      uint64_t f = 0;
+      uint32_t m = 0;
+
+      if (plan->n_panels > 0 && gpu_select_panel (plan, i, NULL) != NB_OK)
+        ok = 0;
+      else
+        ok = emulate_panel (plan, image + (plan->n_panels > 0 ? plan->panels[i].offset : 0), k,
+                            &omega, &f, &m);
+      omega_sum += ok ? omega : 0.0;
+      finite += f;
+      max_key = m > max_key ? m : max_key;
+    }
+  if (plan->n_panels > 0 && gpu_select_panel (plan, -1, NULL) != NB_OK)
+    ok = 0;
+  plan->omega_sum = k == 1 ? omega_sum : 0.0;
+  if (!ok || stats == NULL)
+    return ok;
+  if (k == 1)
+    {
+      const nb_plan_panel *last = plan->n_panels > 0 ? &plan->panels[plan->n_panels - 1] : NULL;
+      const nb_detector *d = last != NULL ? &last->det : &plan->det;
+
+      nb_backend_cuda_emulate_stats (
+          image, (last != NULL ? last->offset : 0) + (size_t) d->fpixels * (size_t) d->spixels,
+          stats);
+    }
+  else
+    preview_stats (finite, max_key, stats);
   return 1;
 #else
   (void) plan;

@@ -93,6 +93,14 @@ nb_backends_set_panel (nb_plan *plan, nb_error *err)
   return NB_OK;
 }
 
+nb_status
+nb_backends_select_panel (nb_plan *plan, int i, nb_error *err)
+{
+  nb_kernels_select_panel (plan, i);
+  nb_backend_cuda_panel (plan, i < 0 ? 0 : i);
+  return nb_backends_set_panel (plan, err);
+}
+
 void
 nb_backends_release (nb_plan *plan)
 {

@@ -41,6 +41,17 @@ nb_backends_execute (nb_plan *plan, float *image, const nb_exec_options *opts, n
  * NB_ERR_NOMEM. */
 nb_status nb_backends_set_panel (nb_plan *plan, nb_error *err);
 
+/* nb_backends_select_panel: the plan's det, steps and mask set to those of
+ * panel @i (0 .. n_panels - 1) of its multi-panel detector, or, with @i -1,
+ * back to what they are outside execute (panel 0's det and steps, no mask);
+ * then nb_backends_set_panel().  The GPU renders that panel next.
+ * NB_ERR_NOMEM. */
+nb_status nb_backends_select_panel (nb_plan *plan, int i, nb_error *err);
+
+/* nb_backend_cuda_panel: the panel the GPU's next sync or run is of
+ * (nb_backends_select_panel()). */
+void nb_backend_cuda_panel (nb_plan *plan, int i);
+
 /* nb_backends_adaptive: 1 when @plan's execute integrates adaptively
  * (-integration adaptive on a plan the adaptive integrator takes). */
 int nb_backends_adaptive (const nb_plan *plan);

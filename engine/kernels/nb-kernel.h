@@ -148,6 +148,12 @@ nb_status nb_kernel_execute_adaptive (nb_plan *plan,
                                       const nb_exec_options *opts,
                                       nb_error *err);
 
+/* panels.c: the det, steps and mask of panel @i (0 .. n_panels - 1) of the
+ * plan's multi-panel detector in place of the plan's, or, with @i -1, what
+ * they are outside execute (panel 0's det and steps, no mask).  The fast
+ * kernels' tables are the caller's to rebuild (nb_fast_prepare). */
+void nb_kernels_select_panel (nb_plan *plan, int i);
+
 /* kernel.c */
 nb_status
 nb_kernel_execute (nb_plan *plan, float *image, const nb_exec_options *opts, nb_error *err);

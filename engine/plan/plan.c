@@ -1062,7 +1062,7 @@ report_panel_progress (void *user, int rows_done, int rows_total)
 }
 
 /* Every panel in turn, each into its block of @image, on the backend that
- * takes the plan (the CPU's: the GPU renders one panel, backend-cuda.c). */
+ * takes the plan (the GPU keeps every panel's geometry, backend-cuda.c). */
 static nb_status
 execute_panels (nb_plan *plan, float *image, const nb_exec_options *opts, nb_error *err)
 {
@@ -1085,24 +1085,17 @@ execute_panels (nb_plan *plan, float *image, const nb_exec_options *opts, nb_err
     {
       const nb_plan_panel *pn = &plan->panels[i];
 
-      plan->det = pn->det;
-      plan->steps = pn->steps;
-      /* a panel without bad regions runs the kernels' unmasked path */
-      plan->mask = plan->panel_mask != NULL && plan->detector.panels[i].mask != NULL
-                       ? plan->panel_mask + pn->offset
-                       : NULL;
       pp.panel_rows = pn->det.spixels;
-      if ((st = nb_backends_set_panel (plan, err)) == NB_OK)
+      if ((st = nb_backends_select_panel (plan, i, err)) == NB_OK)
         st = execute_on_backend (plan, image + pn->offset, &one, err);
       omega_sum += plan->omega_sum;
       pp.rows_before += pn->det.spixels;
     }
-  plan->det = plan->panels[0].det;
-  plan->steps = plan->panels[0].steps;
-  plan->mask = NULL;
-  plan->omega_sum = omega_sum;
   if (st == NB_OK)
-    st = nb_backends_set_panel (plan, err);
+    st = nb_backends_select_panel (plan, -1, err);
+  else
+    nb_backends_select_panel (plan, -1, NULL);
+  plan->omega_sum = omega_sum;
   return st;
 }
 

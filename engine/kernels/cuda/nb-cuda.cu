@@ -590,12 +590,45 @@ fail (char *why, size_t n, cudaError_t e, const char *call)
     }                                                                                              \
   while (0)
 
-/* The cache key: what the buffers' sizes depend on. */
+/* The cache key: what the tables' sizes depend on; a panel's key: what its
+ * buffers' do. */
 typedef struct
 {
-  int is_double, fpixels, spixels, oversample, nsources, nsteps, has_mask;
+  int is_double, nsources, nsteps, n_panels;
   size_t F_cells;
 } cache_key;
+
+typedef struct
+{
+  int fpixels, spixels, oversample, has_mask;
+} panel_key;
+
+/* One panel: its device image, mask and per-block solid angles, its bands
+ * and the kernels' parameter (its geometry and the tables' addresses). */
+typedef struct
+{
+  int have_key;
+  panel_key key;
+  uint16_t *d_mask;
+  float *d_out;
+  double *d_partials;
+  int grid_x, grid_y; /* blocks of the panel's image */
+  int nbands, band_rows;
+  scene<float> s32;
+  scene<double> s64;
+} panel_state;
+
+static scene<float> *
+scene_in (panel_state *p, float)
+{
+  return &p->s32;
+}
+
+static scene<double> *
+scene_in (panel_state *p, double)
+{
+  return &p->s64;
+}
 
 struct nb_cuda_ctx
 {
@@ -610,28 +643,26 @@ struct nb_cuda_ctx
 
   /* device */
   void *d_inc, *d_inv_lambda, *d_pol, *d_abc, *d_F;
-  uint16_t *d_mask;
-  float *d_out;
-  double *d_partials, *d_omega;
+  double *d_omega;
   stats_sel *d_sel;
   uint64_t *d_hist; /* STATS_PASSES x 4 x STATS_BINS */
   /* pinned host */
-  float *h_out;
+  float *h_out; /* h_out_pixels */
+  size_t h_out_pixels;
   double *h_omega;
   stats_sel *h_sel;
   /* host copies of the uploaded tables, to upload only what changed */
   void *h_inc, *h_inv_lambda, *h_pol, *h_abc;
 
-  int grid_x, grid_y; /* blocks of the full image */
-  int nbands, band_rows;
   cudaEvent_t rendered[MAX_BANDS], copied[MAX_BANDS];
   int nevents;
 
-  scene<float> s32;
-  scene<double> s64;
+  panel_state *panels; /* npanels (key.n_panels once the tables are allocated) */
+  int npanels;
 
-  /* the run in progress */
+  /* the run in progress, of panel @cur */
   nb_cuda_run run;
+  panel_state *cur;
   int run_bands;    /* bands of this run (a preview: 1 or 0) */
   int run_launched; /* bands launched so far */
   int run_bx, run_by;
@@ -640,175 +671,27 @@ struct nb_cuda_ctx
   nb_cuda_stats stats;
 };
 
-/* -------- probe and start -------- */
-
-static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
-static int probe_ok;
-static int probe_device;
-static char probe_why[256];
-
-static void
-probe_run (void)
-{
-  int count = 0, dev = 0, major = 0, minor = 0;
-  cudaDeviceProp prop;
-  cudaError_t e = cudaGetDeviceCount (&count);
-
-  if (e != cudaSuccess)
-    {
-      int driver = 0;
-
-      cudaDriverGetVersion (&driver);
-      if (e == cudaErrorInsufficientDriver && driver == 0)
-        snprintf (probe_why, sizeof probe_why, "no CUDA driver");
-      else if (e == cudaErrorInsufficientDriver)
-        snprintf (probe_why, sizeof probe_why,
-                  "the CUDA driver (CUDA %d.%d) is older than this build's runtime (CUDA %d.%d)",
-                  driver / 1000, driver % 1000 / 10, CUDART_VERSION / 1000,
-                  CUDART_VERSION % 1000 / 10);
-      else if (e == cudaErrorNoDevice)
-        snprintf (probe_why, sizeof probe_why, "no CUDA device");
-      else
-        snprintf (probe_why, sizeof probe_why, "%s", cudaGetErrorString (e));
-      cudaGetLastError ();
-      return;
-    }
-  if (count == 0)
-    {
-      snprintf (probe_why, sizeof probe_why, "no CUDA device");
-      return;
-    }
-  if ((e = cudaGetDevice (&dev)) != cudaSuccess ||
-      (e = cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor, dev)) !=
-          cudaSuccess ||
-      (e = cudaDeviceGetAttribute (&minor, cudaDevAttrComputeCapabilityMinor, dev)) !=
-          cudaSuccess ||
-      (e = cudaGetDeviceProperties (&prop, dev)) != cudaSuccess)
-    {
-      snprintf (probe_why, sizeof probe_why, "%s", cudaGetErrorString (e));
-      cudaGetLastError ();
-      return;
-    }
-  if (major < 8)
-    {
-      snprintf (probe_why, sizeof probe_why,
-                "device %d (%.128s) has compute capability %d.%d; this build needs 8.0 or newer",
-                dev, prop.name, major, minor);
-      return;
-    }
-  snprintf (probe_why, sizeof probe_why, "device %d, %.128s, compute capability %d.%d", dev,
-            prop.name, major, minor);
-  probe_device = dev;
-  probe_ok = 1;
-}
-
-/* The start thread: the probe, then the primary context (cudaFree (NULL) is
- * the runtime's way to create it), which takes a few hundred ms. */
-static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_t start_thread;
-static int start_state; /* 0 not started, 1 thread running or not joined, 2 joined */
-
-static void *
-start_run (void *unused)
-{
-  (void) unused;
-  pthread_once (&probe_once, probe_run);
-  if (probe_ok && cudaSetDevice (probe_device) == cudaSuccess)
-    cudaFree (NULL);
-  cudaGetLastError (); /* a failure shows again, named, where the context is used */
-  return NULL;
-}
-
-extern "C" void
-nb_cuda_start (void)
-{
-  pthread_mutex_lock (&start_lock);
-  if (start_state == 0)
-    start_state = pthread_create (&start_thread, NULL, start_run, NULL) == 0 ? 1 : 2;
-  pthread_mutex_unlock (&start_lock);
-}
-
-extern "C" int
-nb_cuda_started (void)
-{
-  int started;
-
-  pthread_mutex_lock (&start_lock);
-  started = start_state != 0;
-  pthread_mutex_unlock (&start_lock);
-  return started;
-}
-
-extern "C" void
-nb_cuda_start_wait (void)
-{
-  pthread_mutex_lock (&start_lock);
-  if (start_state == 1)
-    {
-      pthread_join (start_thread, NULL);
-      start_state = 2;
-    }
-  pthread_mutex_unlock (&start_lock);
-}
-
-extern "C" int
-nb_cuda_probe (char *why, size_t n)
-{
-  pthread_once (&probe_once, probe_run);
-  if (why != NULL && n > 0)
-    snprintf (why, n, "%s", probe_why);
-  return probe_ok;
-}
-
-/* -------- pinned host memory -------- */
-
-extern "C" void *
-nb_cuda_host_alloc (size_t bytes)
-{
-  void *p = NULL;
-
-  if (!nb_cuda_probe (NULL, 0) || cudaSetDevice (probe_device) != cudaSuccess ||
-      cudaMallocHost (&p, bytes > 0 ? bytes : 1) != cudaSuccess)
-    {
-      cudaGetLastError ();
-      return NULL;
-    }
-  return p;
-}
-
-extern "C" void
-nb_cuda_host_free (void *p)
-{
-  if (p != NULL && cudaFreeHost (p) != cudaSuccess)
-    cudaGetLastError ();
-}
-
-extern "C" int
-nb_cuda_host_is_pinned (const void *p)
-{
-  cudaPointerAttributes a;
-
-  /* callers have a device context already: the probe is done, this only
-   * orders its result before the read */
-  if (p == NULL || !nb_cuda_probe (NULL, 0))
-    return 0;
-  if (cudaPointerGetAttributes (&a, p) != cudaSuccess)
-    {
-      cudaGetLastError ();
-      return 0;
-    }
-  return a.type == cudaMemoryTypeHost;
-}
+#include "nb-cuda-probe.h"
 
 /* -------- buffers -------- */
 
-/* Frees everything sized by the cache key (errors ignored: also used on a
+/* Frees a panel's buffers (errors ignored). */
+static void
+free_panel (panel_state *p)
+{
+  cudaFree (p->d_mask);
+  cudaFree (p->d_out);
+  cudaFree (p->d_partials);
+  memset (p, 0, sizeof *p);
+}
+
+/* Frees everything sized by the cache keys (errors ignored: also used on a
  * broken context). */
 static void
 free_buffers (nb_cuda_ctx *ctx)
 {
-  void *dev[] = { ctx->d_inc, ctx->d_inv_lambda, ctx->d_pol,   ctx->d_abc, ctx->d_F,   ctx->d_mask,
-                  ctx->d_out, ctx->d_partials,   ctx->d_omega, ctx->d_sel, ctx->d_hist };
+  void *dev[] = { ctx->d_inc, ctx->d_inv_lambda, ctx->d_pol, ctx->d_abc,
+                  ctx->d_F,   ctx->d_omega,      ctx->d_sel, ctx->d_hist };
   void *pinned[] = { ctx->h_out, ctx->h_omega, ctx->h_sel };
   void *host[] = { ctx->h_inc, ctx->h_inv_lambda, ctx->h_pol, ctx->h_abc };
 
@@ -825,94 +708,76 @@ free_buffers (nb_cuda_ctx *ctx)
       cudaEventDestroy (ctx->rendered[i]);
       cudaEventDestroy (ctx->copied[i]);
     }
+  for (int i = 0; i < ctx->npanels; i++)
+    free_panel (&ctx->panels[i]);
+  free (ctx->panels);
+  ctx->panels = NULL;
+  ctx->npanels = 0;
+  ctx->cur = NULL;
   ctx->d_inc = ctx->d_inv_lambda = ctx->d_pol = ctx->d_abc = ctx->d_F = NULL;
-  ctx->d_mask = NULL;
-  ctx->d_out = NULL;
-  ctx->d_partials = ctx->d_omega = NULL;
+  ctx->d_omega = NULL;
   ctx->d_sel = NULL;
   ctx->d_hist = NULL;
   ctx->h_out = NULL;
+  ctx->h_out_pixels = 0;
   ctx->h_omega = NULL;
   ctx->h_sel = NULL;
   ctx->h_inc = ctx->h_inv_lambda = ctx->h_pol = ctx->h_abc = NULL;
   ctx->nevents = 0;
   ctx->have_key = 0;
-  memset (&ctx->s32, 0, sizeof ctx->s32);
-  memset (&ctx->s64, 0, sizeof ctx->s64);
 }
 
-/* Allocates the device and host buffers of @key: 1; 0 after a CUDA error;
- * -1 when they do not fit the device's free memory, before anything is
- * allocated.  @why says why. */
+/* 1 when @need bytes fit the device's free memory, less a sixteenth left for
+ * the kernels' stacks and other users of the GPU; else -1 with @why (the
+ * caller logs it and runs the plan on the CPU rather than failing half-way
+ * through its allocations), 0 after a CUDA error.  @image: the bytes of the
+ * image among @need, for the message. */
 static int
-alloc_buffers (nb_cuda_ctx *ctx, const cache_key *key, char *why, size_t n)
+fits (size_t need, size_t image, size_t F_bytes, char *why, size_t n)
+{
+  const double mb = 1e6;
+  size_t free_bytes = 0, total_bytes = 0;
+
+  CK (cudaMemGetInfo (&free_bytes, &total_bytes));
+  if (need <= free_bytes - free_bytes / 16)
+    return 1;
+  if (why != NULL && n > 0)
+    snprintf (why, n,
+              "device memory: the plan needs %.1f MB more (image %.1f MB, structure factors "
+              "%.1f MB) and %.1f of the GPU's %.1f MB are free",
+              (double) need / mb, (double) image / mb, (double) F_bytes / mb,
+              (double) free_bytes / mb, (double) total_bytes / mb);
+  return -1;
+}
+
+/* Allocates the tables, the statistics' buffers and the events of @key:
+ * 1; 0 after a CUDA error; -1 when they do not fit the device's free memory,
+ * before anything is allocated.  @why says why. */
+static int
+alloc_tables (nb_cuda_ctx *ctx, const cache_key *key, char *why, size_t n)
 {
   const size_t rs = key->is_double ? sizeof (double) : sizeof (float);
-  const size_t npix = (size_t) key->fpixels * (size_t) key->spixels;
   const size_t ns = key->nsources > 0 ? (size_t) key->nsources : 1;
   const size_t nt = key->nsteps > 0 ? (size_t) key->nsteps : 1;
   const size_t hist_bytes = (size_t) STATS_PASSES * NB_STATS_RANKS * STATS_BINS * sizeof (uint64_t);
-  size_t nblocks;
+  const size_t need = (3 + 1 + 6) * ns * rs + 9 * nt * rs + key->F_cells * rs + sizeof (double) +
+                      sizeof (stats_sel) + hist_bytes;
+  int ok;
 
-  ctx->grid_x = (key->fpixels + BLOCK_X - 1) / BLOCK_X;
-  ctx->grid_y = (key->spixels + BLOCK_Y - 1) / BLOCK_Y;
-  nblocks = (size_t) ctx->grid_x * (size_t) ctx->grid_y;
-  /* gridDim.y <= 65535 holds: nb_params_validate allows at most 65536 rows,
-   * 16384 blocks of BLOCK_Y */
-  /* bands of about BAND_PIXELS, at least MIN_BANDS (the kernel renders one
-   * while the last is copied, and progress and cancel have something to go
-   * by), whole blocks of rows (each band's blocks write their own partial
-   * sums) */
-  ctx->band_rows = (int) (BAND_PIXELS / (size_t) key->fpixels);
-  if (ctx->band_rows > (key->spixels + MIN_BANDS - 1) / MIN_BANDS)
-    ctx->band_rows = (key->spixels + MIN_BANDS - 1) / MIN_BANDS;
-  if ((key->spixels + ctx->band_rows - 1) / (ctx->band_rows > 0 ? ctx->band_rows : 1) > MAX_BANDS)
-    ctx->band_rows = (key->spixels + MAX_BANDS - 1) / MAX_BANDS;
-  ctx->band_rows = (ctx->band_rows + BLOCK_Y - 1) / BLOCK_Y * BLOCK_Y;
-  if (ctx->band_rows < BLOCK_Y)
-    ctx->band_rows = BLOCK_Y;
-  ctx->nbands = (key->spixels + ctx->band_rows - 1) / ctx->band_rows;
-
-  /* What the tables below take on the device, against what it has free: a plan
-   * too large for this GPU runs on the CPU (the caller logs why) rather than
-   * failing half-way through its allocations.  A sixteenth of the free memory
-   * is left for the kernels' stacks and other users of the GPU. */
-  {
-    const double mb = 1e6;
-    size_t free_bytes = 0, total_bytes = 0;
-    size_t need = (3 + 1 + 6) * ns * rs + 9 * nt * rs + key->F_cells * rs +
-                  (key->has_mask ? npix * sizeof (uint16_t) : 0) + npix * sizeof (float) +
-                  nblocks * sizeof (double) + sizeof (double) + sizeof (stats_sel) + hist_bytes;
-
-    CK (cudaMemGetInfo (&free_bytes, &total_bytes));
-    if (need > free_bytes - free_bytes / 16)
-      {
-        if (why != NULL && n > 0)
-          snprintf (why, n,
-                    "device memory: the plan needs %.1f MB (image %.1f MB, structure factors "
-                    "%.1f MB) and %.1f of the GPU's %.1f MB are free",
-                    (double) need / mb, (double) (npix * sizeof (float)) / mb,
-                    (double) (key->F_cells * rs) / mb, (double) free_bytes / mb,
-                    (double) total_bytes / mb);
-        return -1;
-      }
-  }
+  if ((ok = fits (need, 0, key->F_cells * rs, why, n)) <= 0)
+    return ok;
   CK (cudaMalloc (&ctx->d_inc, 3 * ns * rs));
   CK (cudaMalloc (&ctx->d_inv_lambda, ns * rs));
   CK (cudaMalloc (&ctx->d_pol, 6 * ns * rs));
   CK (cudaMalloc (&ctx->d_abc, 9 * nt * rs));
   if (key->F_cells > 0)
     CK (cudaMalloc (&ctx->d_F, key->F_cells * rs));
-  if (key->has_mask)
-    CK (cudaMalloc ((void **) &ctx->d_mask, npix * sizeof (uint16_t)));
-  CK (cudaMalloc ((void **) &ctx->d_out, npix * sizeof (float)));
-  CK (cudaMalloc ((void **) &ctx->d_partials, nblocks * sizeof (double)));
   CK (cudaMalloc ((void **) &ctx->d_omega, sizeof (double)));
   CK (cudaMalloc ((void **) &ctx->d_sel, sizeof (stats_sel)));
   CK (cudaMalloc ((void **) &ctx->d_hist, hist_bytes));
   CK (cudaMallocHost ((void **) &ctx->h_omega, sizeof (double)));
   CK (cudaMallocHost ((void **) &ctx->h_sel, sizeof (stats_sel)));
-  for (int i = 0; i < ctx->nbands; i++)
+  for (int i = 0; i < MAX_BANDS; i++)
     {
       /* the copies' events are blocking: the host thread sleeps while it waits
        * for a band instead of spinning a core the viewer's main loop may need */
@@ -929,11 +794,55 @@ alloc_buffers (nb_cuda_ctx *ctx, const cache_key *key, char *why, size_t n)
   ctx->h_inv_lambda = calloc (ns, rs);
   ctx->h_pol = calloc (6 * ns, rs);
   ctx->h_abc = calloc (9 * nt, rs);
-  if (ctx->h_inc == NULL || ctx->h_inv_lambda == NULL || ctx->h_pol == NULL || ctx->h_abc == NULL)
+  if ((ctx->panels = (panel_state *) calloc ((size_t) key->n_panels, sizeof *ctx->panels)) != NULL)
+    ctx->npanels = key->n_panels;
+  if (ctx->h_inc == NULL || ctx->h_inv_lambda == NULL || ctx->h_pol == NULL || ctx->h_abc == NULL ||
+      ctx->panels == NULL)
     return fail (why, n, cudaErrorMemoryAllocation, "calloc");
   ctx->key = *key;
   ctx->have_key = 1;
   ctx->stats.allocations++;
+  return 1;
+}
+
+/* Allocates the image, mask and partial sums of panel @p of key @key, as
+ * alloc_tables(). */
+static int
+alloc_panel (nb_cuda_ctx *ctx, panel_state *p, const panel_key *key, char *why, size_t n)
+{
+  const size_t npix = (size_t) key->fpixels * (size_t) key->spixels;
+  size_t nblocks;
+  int ok;
+
+  p->grid_x = (key->fpixels + BLOCK_X - 1) / BLOCK_X;
+  p->grid_y = (key->spixels + BLOCK_Y - 1) / BLOCK_Y;
+  nblocks = (size_t) p->grid_x * (size_t) p->grid_y;
+  /* gridDim.y <= 65535 holds: nb_params_validate allows at most 65536 rows,
+   * 16384 blocks of BLOCK_Y */
+  /* bands of about BAND_PIXELS, at least MIN_BANDS (the kernel renders one
+   * while the last is copied, and progress and cancel have something to go
+   * by), whole blocks of rows (each band's blocks write their own partial
+   * sums) */
+  p->band_rows = (int) (BAND_PIXELS / (size_t) key->fpixels);
+  if (p->band_rows > (key->spixels + MIN_BANDS - 1) / MIN_BANDS)
+    p->band_rows = (key->spixels + MIN_BANDS - 1) / MIN_BANDS;
+  if ((key->spixels + p->band_rows - 1) / (p->band_rows > 0 ? p->band_rows : 1) > MAX_BANDS)
+    p->band_rows = (key->spixels + MAX_BANDS - 1) / MAX_BANDS;
+  p->band_rows = (p->band_rows + BLOCK_Y - 1) / BLOCK_Y * BLOCK_Y;
+  if (p->band_rows < BLOCK_Y)
+    p->band_rows = BLOCK_Y;
+  p->nbands = (key->spixels + p->band_rows - 1) / p->band_rows;
+  if ((ok = fits ((key->has_mask ? npix * sizeof (uint16_t) : 0) + npix * sizeof (float) +
+                      nblocks * sizeof (double),
+                  npix * sizeof (float), 0, why, n)) <= 0)
+    return ok;
+  if (key->has_mask)
+    CK (cudaMalloc ((void **) &p->d_mask, npix * sizeof (uint16_t)));
+  CK (cudaMalloc ((void **) &p->d_out, npix * sizeof (float)));
+  CK (cudaMalloc ((void **) &p->d_partials, nblocks * sizeof (double)));
+  p->key = *key;
+  p->have_key = 1;
+  ctx->stats.panel_allocations++;
   return 1;
 }
 
@@ -1021,57 +930,83 @@ fill_scene (scene<R> *sp, const C *c, const nb_cuda_scene *sc)
 
 template <typename R, typename C>
 static int
-sync_scene (
-    nb_cuda_ctx *ctx, const nb_cuda_scene *sc, const C *c, scene<R> *cur, char *why, size_t n)
+sync_scene (nb_cuda_ctx *ctx, const nb_cuda_scene *sc, const C *c, char *why, size_t n)
 {
   const size_t npix = (size_t) sc->fpixels * (size_t) sc->spixels;
   const size_t ns = (size_t) c->nsources, nt = (size_t) c->nsteps;
   cache_key key;
-  int fresh = 0, src_up = 0, orient_up = 0;
-  scene<R> s;
+  panel_key pkey;
+  panel_state *p;
+  int fresh = 0, src_up = 0, orient_up = 0, ok;
+  scene<R> s, *cur;
 
   memset (&key, 0, sizeof key);
   key.is_double = sizeof (R) == sizeof (double);
-  key.fpixels = sc->fpixels;
-  key.spixels = sc->spixels;
-  key.oversample = c->oversample;
   key.nsources = c->nsources;
   key.nsteps = c->nsteps;
-  key.has_mask = sc->mask != NULL;
+  key.n_panels = sc->n_panels > 1 ? sc->n_panels : 1;
   key.F_cells = c->F != NULL ? sc->F_cells : 0;
+  memset (&pkey, 0, sizeof pkey);
+  pkey.fpixels = sc->fpixels;
+  pkey.spixels = sc->spixels;
+  pkey.oversample = c->oversample;
+  pkey.has_mask = sc->mask != NULL;
+  if (sc->panel < 0 || sc->panel >= key.n_panels)
+    return fail (why, n, cudaErrorInvalidValue, "nb_cuda_ctx_sync (no such panel)");
+  if (sc->panel > 0 && (!ctx->have_key || memcmp (&key, &ctx->key, sizeof key) != 0 ||
+                        memcmp (ctx->h_inc, c->inc, 3 * ns * sizeof (R)) != 0 ||
+                        memcmp (ctx->h_inv_lambda, c->inv_lambda, ns * sizeof (R)) != 0 ||
+                        memcmp (ctx->h_pol, c->pol, 6 * ns * sizeof (R)) != 0 ||
+                        memcmp (ctx->h_abc, c->abc, 9 * nt * sizeof (R)) != 0))
+    {
+      /* the panels share the tables panel 0 uploaded */
+      if (why != NULL && n > 0)
+        snprintf (why, n, "panel %d's sources or orientations differ from panel 0's", sc->panel);
+      return -1;
+    }
   if (!ctx->have_key || memcmp (&key, &ctx->key, sizeof key) != 0)
     {
-      int fits;
-
       CK (cudaStreamSynchronize (ctx->stream));
       CK (cudaStreamSynchronize (ctx->copy_stream));
-
       free_buffers (ctx);
-      if ((fits = alloc_buffers (ctx, &key, why, n)) <= 0)
-        return fits;
+      if ((ok = alloc_tables (ctx, &key, why, n)) <= 0)
+        return ok;
       fresh = 1;
     }
-
-  if (!upload_if_changed (ctx, ctx->d_inc, ctx->h_inc, c->inc, 3 * ns * sizeof (R), fresh, &src_up,
-                          why, n) ||
-      !upload_if_changed (ctx, ctx->d_inv_lambda, ctx->h_inv_lambda, c->inv_lambda, ns * sizeof (R),
-                          fresh, &src_up, why, n) ||
-      !upload_if_changed (ctx, ctx->d_pol, ctx->h_pol, c->pol, 6 * ns * sizeof (R), fresh, &src_up,
-                          why, n) ||
-      !upload_if_changed (ctx, ctx->d_abc, ctx->h_abc, c->abc, 9 * nt * sizeof (R), fresh,
-                          &orient_up, why, n))
-    return 0;
-  ctx->stats.uploads_sources += src_up;
-  ctx->stats.uploads_orient += orient_up;
-  if (key.F_cells > 0 && (fresh || sc->F_changed))
+  if (sc->panel == 0)
     {
-      CK (cudaMemcpyAsync (ctx->d_F, c->F, key.F_cells * sizeof (R), cudaMemcpyHostToDevice,
-                           ctx->stream));
-      ctx->stats.uploads_F++;
+      if (!upload_if_changed (ctx, ctx->d_inc, ctx->h_inc, c->inc, 3 * ns * sizeof (R), fresh,
+                              &src_up, why, n) ||
+          !upload_if_changed (ctx, ctx->d_inv_lambda, ctx->h_inv_lambda, c->inv_lambda,
+                              ns * sizeof (R), fresh, &src_up, why, n) ||
+          !upload_if_changed (ctx, ctx->d_pol, ctx->h_pol, c->pol, 6 * ns * sizeof (R), fresh,
+                              &src_up, why, n) ||
+          !upload_if_changed (ctx, ctx->d_abc, ctx->h_abc, c->abc, 9 * nt * sizeof (R), fresh,
+                              &orient_up, why, n))
+        return 0;
+      ctx->stats.uploads_sources += src_up;
+      ctx->stats.uploads_orient += orient_up;
+      if (key.F_cells > 0 && (fresh || sc->F_changed))
+        {
+          CK (cudaMemcpyAsync (ctx->d_F, c->F, key.F_cells * sizeof (R), cudaMemcpyHostToDevice,
+                               ctx->stream));
+          ctx->stats.uploads_F++;
+        }
     }
-  if (key.has_mask && (fresh || sc->mask_changed))
+
+  p = &ctx->panels[sc->panel];
+  if (!p->have_key || memcmp (&pkey, &p->key, sizeof pkey) != 0)
     {
-      CK (cudaMemcpyAsync (ctx->d_mask, sc->mask, npix * sizeof (uint16_t), cudaMemcpyHostToDevice,
+      CK (cudaStreamSynchronize (ctx->stream));
+      CK (cudaStreamSynchronize (ctx->copy_stream));
+      free_panel (p);
+      if ((ok = alloc_panel (ctx, p, &pkey, why, n)) <= 0)
+        return ok;
+      fresh = 1;
+    }
+  if (pkey.has_mask && (fresh || sc->mask_changed))
+    {
+      CK (cudaMemcpyAsync (p->d_mask, sc->mask, npix * sizeof (uint16_t), cudaMemcpyHostToDevice,
                            ctx->stream));
       ctx->stats.uploads_mask++;
     }
@@ -1082,9 +1017,10 @@ sync_scene (
   s.pol = (const R *) ctx->d_pol;
   s.abc = (const R *) ctx->d_abc;
   s.F = key.F_cells > 0 ? (const R *) ctx->d_F : NULL;
-  s.mask = key.has_mask ? ctx->d_mask : NULL;
-  s.out = ctx->d_out;
-  s.partials = ctx->d_partials;
+  s.mask = pkey.has_mask ? p->d_mask : NULL;
+  s.out = p->d_out;
+  s.partials = p->d_partials;
+  cur = scene_in (p, R (0));
   if (fresh || memcmp (&s, cur, sizeof s) != 0)
     {
       *cur = s;
@@ -1099,8 +1035,8 @@ nb_cuda_ctx_sync (nb_cuda_ctx *ctx, const nb_cuda_scene *sc, char *why, size_t n
 {
   CK (cudaSetDevice (ctx->device));
   if (sc->is_double)
-    return sync_scene (ctx, sc, (const nb_f64_ctx *) sc->tables, &ctx->s64, why, n);
-  return sync_scene (ctx, sc, (const nb_f32_ctx *) sc->tables, &ctx->s32, why, n);
+    return sync_scene<double> (ctx, sc, (const nb_f64_ctx *) sc->tables, why, n);
+  return sync_scene<float> (ctx, sc, (const nb_f32_ctx *) sc->tables, why, n);
 }
 
 extern "C" nb_cuda_ctx *
@@ -1180,7 +1116,7 @@ block_of (const nb_cuda_run *run, int first)
 static int
 launch_stats (nb_cuda_ctx *ctx, char *why, size_t n)
 {
-  const size_t npix = (size_t) ctx->key.fpixels * (size_t) ctx->key.spixels;
+  const size_t npix = (size_t) ctx->cur->key.fpixels * (size_t) ctx->cur->key.spixels;
   const size_t hist_pass = (size_t) NB_STATS_RANKS * STATS_BINS;
   const int passes = ctx->run.stats >= 2 ? STATS_PASSES : 1;
   size_t grid = ctx->sms > 0 ? 4 * (size_t) ctx->sms : 128;
@@ -1194,8 +1130,8 @@ launch_stats (nb_cuda_ctx *ctx, char *why, size_t n)
     {
       uint64_t *hist = ctx->d_hist + (size_t) p * hist_pass;
 
-      stats_pass_kernel<<<(unsigned) grid, STATS_THREADS, 0, ctx->stream>>> (ctx->d_out, npix, p,
-                                                                              ctx->d_sel, hist);
+      stats_pass_kernel<<<(unsigned) grid, STATS_THREADS, 0, ctx->stream>>> (ctx->cur->d_out, npix,
+                                                                              p, ctx->d_sel, hist);
       CK (cudaGetLastError ());
       stats_select_kernel<<<1, STATS_THREADS, 0, ctx->stream>>> (
           ctx->d_sel, p, hist, ctx->run.percentiles[0], ctx->run.percentiles[1],
@@ -1216,11 +1152,12 @@ template <typename R>
 static int
 launch_band (nb_cuda_ctx *ctx, const scene<R> &s, int b, char *why, size_t n)
 {
-  const int row0 = b * ctx->band_rows;
-  const int rows = imin (ctx->band_rows, ctx->key.spixels - row0);
-  const dim3 grid (ctx->grid_x, (rows + BLOCK_Y - 1) / BLOCK_Y);
-  const size_t first = (size_t) row0 * (size_t) ctx->key.fpixels;
-  const size_t count = (size_t) rows * (size_t) ctx->key.fpixels;
+  const panel_state *p = ctx->cur;
+  const int row0 = b * p->band_rows;
+  const int rows = imin (p->band_rows, p->key.spixels - row0);
+  const dim3 grid (p->grid_x, (rows + BLOCK_Y - 1) / BLOCK_Y);
+  const size_t first = (size_t) row0 * (size_t) p->key.fpixels;
+  const size_t count = (size_t) rows * (size_t) p->key.fpixels;
   float *host = ctx->run.dest != NULL ? ctx->run.dest : ctx->h_out;
 
   if (b == 0)
@@ -1231,7 +1168,7 @@ launch_band (nb_cuda_ctx *ctx, const scene<R> &s, int b, char *why, size_t n)
   CK (cudaGetLastError ());
   CK (cudaEventRecord (ctx->rendered[b], ctx->stream));
   CK (cudaStreamWaitEvent (ctx->copy_stream, ctx->rendered[b], 0));
-  CK (cudaMemcpyAsync (host + first, ctx->d_out + first, count * sizeof (float),
+  CK (cudaMemcpyAsync (host + first, p->d_out + first, count * sizeof (float),
                        cudaMemcpyDeviceToHost, ctx->copy_stream));
   CK (cudaEventRecord (ctx->copied[b], ctx->copy_stream));
   ctx->stats.band_launches++;
@@ -1239,8 +1176,8 @@ launch_band (nb_cuda_ctx *ctx, const scene<R> &s, int b, char *why, size_t n)
     {
       CK (cudaEventRecord (ctx->stop, ctx->stream));
       // clang-format off
-      reduce_kernel<<<1, REDUCE_THREADS, 0, ctx->stream>>> (ctx->d_partials,
-                                                            ctx->grid_x * ctx->grid_y,
+      reduce_kernel<<<1, REDUCE_THREADS, 0, ctx->stream>>> (p->d_partials,
+                                                            p->grid_x * p->grid_y,
                                                             ctx->d_omega);
       // clang-format on
       CK (cudaGetLastError ());
@@ -1266,7 +1203,7 @@ launch_preview (nb_cuda_ctx *ctx, const scene<R> &s, char *why, size_t n)
                                                                         by);
   // clang-format on
   CK (cudaGetLastError ());
-  CK (cudaMemcpyAsync (ctx->h_out, ctx->d_out, (size_t) bx * (size_t) by * sizeof (float),
+  CK (cudaMemcpyAsync (ctx->h_out, ctx->cur->d_out, (size_t) bx * (size_t) by * sizeof (float),
                        cudaMemcpyDeviceToHost, ctx->stream));
   CK (cudaEventRecord (ctx->copied[0], ctx->stream));
   ctx->run_complete = 1;
@@ -1284,11 +1221,11 @@ launch_due (nb_cuda_ctx *ctx, int upto, char *why, size_t n)
       int ok;
 
       if (ctx->run.stride > 1)
-        ok = ctx->key.is_double ? launch_preview (ctx, ctx->s64, why, n)
-                                : launch_preview (ctx, ctx->s32, why, n);
+        ok = ctx->key.is_double ? launch_preview (ctx, ctx->cur->s64, why, n)
+                                : launch_preview (ctx, ctx->cur->s32, why, n);
       else
-        ok = ctx->key.is_double ? launch_band (ctx, ctx->s64, ctx->run_launched, why, n)
-                                : launch_band (ctx, ctx->s32, ctx->run_launched, why, n);
+        ok = ctx->key.is_double ? launch_band (ctx, ctx->cur->s64, ctx->run_launched, why, n)
+                                : launch_band (ctx, ctx->cur->s32, ctx->run_launched, why, n);
       if (!ok)
         return 0;
       ctx->run_launched++;
@@ -1299,10 +1236,15 @@ launch_due (nb_cuda_ctx *ctx, int upto, char *why, size_t n)
 extern "C" int
 nb_cuda_run_begin (nb_cuda_ctx *ctx, const nb_cuda_run *run, int *nbands, char *why, size_t n)
 {
+  size_t npix;
+
   *nbands = 0;
   CK (cudaSetDevice (ctx->device));
-  if (!ctx->have_key)
+  if (!ctx->have_key || run->panel < 0 || run->panel >= ctx->key.n_panels ||
+      !ctx->panels[run->panel].have_key)
     return fail (why, n, cudaErrorNotReady, "nb_cuda_run_begin (no scene)");
+  ctx->cur = &ctx->panels[run->panel];
+  npix = (size_t) ctx->cur->key.fpixels * (size_t) ctx->cur->key.spixels;
   ctx->run = *run;
   ctx->run_launched = 0;
   ctx->run_complete = 0;
@@ -1311,10 +1253,10 @@ nb_cuda_run_begin (nb_cuda_ctx *ctx, const nb_cuda_run *run, int *nbands, char *
       nb_cuda_scene roi;
 
       memset (&roi, 0, sizeof roi);
-      roi.f_begin = ctx->key.is_double ? ctx->s64.f_begin : ctx->s32.f_begin;
-      roi.f_end = ctx->key.is_double ? ctx->s64.f_end : ctx->s32.f_end;
-      roi.s_begin = ctx->key.is_double ? ctx->s64.s_begin : ctx->s32.s_begin;
-      roi.s_end = ctx->key.is_double ? ctx->s64.s_end : ctx->s32.s_end;
+      roi.f_begin = ctx->key.is_double ? ctx->cur->s64.f_begin : ctx->cur->s32.f_begin;
+      roi.f_end = ctx->key.is_double ? ctx->cur->s64.f_end : ctx->cur->s32.f_end;
+      roi.s_begin = ctx->key.is_double ? ctx->cur->s64.s_begin : ctx->cur->s32.s_begin;
+      roi.s_end = ctx->key.is_double ? ctx->cur->s64.s_end : ctx->cur->s32.s_end;
       nb_cuda_preview_blocks (&roi, run->stride, &ctx->run_bx, &ctx->run_by);
       ctx->run_bands = ctx->run_bx > 0 && ctx->run_by > 0 ? 1 : 0;
       ctx->run.dest = NULL;
@@ -1323,15 +1265,22 @@ nb_cuda_run_begin (nb_cuda_ctx *ctx, const nb_cuda_run *run, int *nbands, char *
   else
     {
       ctx->run.stride = 1;
-      ctx->run_bands = ctx->nbands;
+      ctx->run_bands = ctx->cur->nbands;
       if (run->dest != NULL)
         ctx->stats.direct_runs++;
     }
   /* the pinned image, for previews and pageable destinations: allocated once
-   * one is needed (a caller with page-locked images never needs it) */
-  if (ctx->h_out == NULL && ctx->run.dest == NULL)
-    CK (cudaMallocHost ((void **) &ctx->h_out,
-                        (size_t) ctx->key.fpixels * (size_t) ctx->key.spixels * sizeof (float)));
+   * one is needed (a caller with page-locked images never needs it), for the
+   * largest panel so far */
+  if (ctx->run.dest == NULL && ctx->h_out_pixels < npix)
+    {
+      if (ctx->h_out != NULL)
+        cudaFreeHost (ctx->h_out);
+      ctx->h_out = NULL;
+      ctx->h_out_pixels = 0;
+      CK (cudaMallocHost ((void **) &ctx->h_out, npix * sizeof (float)));
+      ctx->h_out_pixels = npix;
+    }
   ctx->stats.runs++;
   if (ctx->run_bands == 0)
     ctx->run_complete = 1;
@@ -1350,7 +1299,8 @@ nb_cuda_run_wait (nb_cuda_ctx *ctx,
                   char *why,
                   size_t n)
 {
-  const size_t npix = (size_t) ctx->key.fpixels * (size_t) ctx->key.spixels;
+  const panel_state *p = ctx->cur;
+  const size_t npix = (size_t) p->key.fpixels * (size_t) p->key.spixels;
 
   if (!launch_due (ctx, band + 1 + AHEAD, why, n))
     return 0;
@@ -1363,8 +1313,8 @@ nb_cuda_run_wait (nb_cuda_ctx *ctx,
     }
   else
     {
-      const size_t b0 = (size_t) band * ctx->band_rows * ctx->key.fpixels;
-      const size_t b1 = (size_t) (band + 1) * ctx->band_rows * ctx->key.fpixels;
+      const size_t b0 = (size_t) band * (size_t) p->band_rows * (size_t) p->key.fpixels;
+      const size_t b1 = (size_t) (band + 1) * (size_t) p->band_rows * (size_t) p->key.fpixels;
 
       *first = b0;
       *count = (b1 < npix ? b1 : npix) - b0;

@@ -3,12 +3,17 @@
  *
  * A context is the GPU side of one plan: two streams (kernels, and copies
  * back), the device copies of the fast kernel's tables (nb_f32_ctx or
- * nb_f64_ctx: sources, orientations, structure factors), the mask, the
- * output image and a pinned host image.  Everything is allocated once per
- * cache key (pixel counts, oversample, numbers of sources and orientation
- * steps, structure-factor grid size, mask or none, precision); a sync with
- * an unchanged key uploads only the tables whose contents changed, and the
- * scalars travel as the kernels' by-value parameter.
+ * nb_f64_ctx: sources, orientations, structure factors), and per panel of
+ * the detector (one without -detector) its mask, output image and scalars
+ * (the geometry: pix0, fdet, sdet, odet, pixel size, thickness, ROI...), and
+ * a pinned host image.  The tables are allocated once per cache key
+ * (numbers of sources and orientation steps, structure-factor grid size,
+ * precision, number of panels), a panel's buffers once per panel key (pixel
+ * counts, oversample, mask or none); a sync with unchanged keys uploads only
+ * the tables whose contents changed, and the scalars travel as the kernels'
+ * by-value parameter.  A detector of panels is synced panel by panel, panel
+ * 0 first: the tables are shared (every panel's must equal panel 0's), and a
+ * run renders one panel (nb_cuda_run.panel) as an image of its own.
  *
  * A run of the full image is a pipeline of bands of rows: band b's kernel,
  * then, on the copy stream, its copy to host memory while band b + 1's kernel
@@ -61,21 +66,24 @@ extern "C"
     size_t F_cells;   /* number of values of the structure-factor grid (0: none) */
     int F_changed;    /* the structure factors may have changed since the last sync */
     int mask_changed; /* the mask may have changed since the last sync */
+    int panel;        /* this scene is panel @panel (0 ..) of the detector's */
+    int n_panels;     /* panels (1 without -detector) */
   } nb_cuda_scene;
 
   /* Counters, for tests and the benchmark. */
   typedef struct
   {
-    long allocations;     /* device buffer sets allocated (once per cache key) */
-    long uploads_sources; /* incident, 1/lambda and polarization tables uploaded */
-    long uploads_orient;  /* orientation table (a, b, c of every step) uploaded */
-    long uploads_F;       /* structure-factor grid uploaded */
-    long uploads_mask;    /* mask uploaded */
-    long param_changes;   /* syncs that changed the kernels' scalar parameters */
-    long runs;            /* runs begun (full images and previews) */
-    long band_launches;   /* band kernels launched (full images) */
-    long direct_runs;     /* full images copied straight into the caller's pinned image */
-    long stats_runs;      /* runs that computed the statistics on the GPU */
+    long allocations;       /* device table sets allocated (once per cache key) */
+    long panel_allocations; /* panel buffer sets allocated (once per panel key) */
+    long uploads_sources;   /* incident, 1/lambda and polarization tables uploaded */
+    long uploads_orient;    /* orientation table (a, b, c of every step) uploaded */
+    long uploads_F;         /* structure-factor grid uploaded */
+    long uploads_mask;      /* mask uploaded */
+    long param_changes;     /* syncs that changed the kernels' scalar parameters */
+    long runs;              /* runs begun (full images and previews) */
+    long band_launches;     /* band kernels launched (full images) */
+    long direct_runs;       /* full images copied straight into the caller's pinned image */
+    long stats_runs;        /* runs that computed the statistics on the GPU */
   } nb_cuda_stats;
 
   /* What one run computes. */
@@ -89,6 +97,7 @@ extern "C"
     double percentiles[2]; /* sanitised (nb_stats_percentiles()), low first */
     int fault;             /* tests: 1 = the first kernel launch fails (a real
                               cudaErrorInvalidConfiguration) */
+    int panel;             /* the panel rendered (its fpixels x spixels are the image) */
   } nb_cuda_run;
 
   /* What a finished run gives besides the image. */
@@ -133,10 +142,12 @@ extern "C"
  * errors are ignored, so a broken context can be freed). */
   void nb_cuda_ctx_free (nb_cuda_ctx *ctx);
 
-  /* nb_cuda_ctx_sync: makes the device state match @scene (see above).
- * Returns 1; 0 after a CUDA error; -1 when the scene does not fit this
- * device's free memory, which is no error of the device: @why says why in
- * both cases. */
+  /* nb_cuda_ctx_sync: makes the device state of panel scene->panel match
+ * @scene (see above); with panels, panel 0 first, then the others in any
+ * order.  Returns 1; 0 after a CUDA error; -1 when the scene does not fit
+ * this device's free memory, or a panel's sources or orientations differ
+ * from panel 0's, which is no error of the device: @why says why in both
+ * cases. */
   int nb_cuda_ctx_sync (nb_cuda_ctx *ctx, const nb_cuda_scene *scene, char *why, size_t n);
 
   /* nb_cuda_preview_blocks: the compact grid of a preview of stride @k: @bx
