@@ -623,6 +623,12 @@ fit_apply (BraggscopeSimulation *self, const BraggscopeFitJob *job, GError **err
       next.distance = job->params.distance;
       next.close_distance = job->params.close_distance;
     }
+  /* a -detector model's panels: the whole motion, composed by the refinement, in one change */
+  if (next.detector_file != NULL && (job->refine_distance || job->refine_beam))
+    {
+      memcpy (next.detector_shift, job->params.detector_shift, sizeof next.detector_shift);
+      memcpy (next.detector_rotation, job->params.detector_rotation, sizeof next.detector_rotation);
+    }
   if (job->refine_beam)
     {
       next.Xbeam = job->params.Xbeam;
