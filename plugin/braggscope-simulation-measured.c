@@ -802,6 +802,41 @@ braggscope_simulation_refine_async (BraggscopeSimulation *self,
 }
 
 /**
+ * braggscope_simulation_get_detector_motion:
+ * @self: a simulation
+ * @shift: (out caller-allocates) (array fixed-size=3): the panels' shift, mm,
+ *   in nanoBragg's lab frame (x along the beam)
+ * @rotation: (out caller-allocates) (array fixed-size=3): the rotation
+ *   vector turning them about the sample, degrees (a turn by its length
+ *   about its direction), applied before @shift
+ *
+ * How far the multi-panel detector (the parameters' `-detector` model) is
+ * moved from where its geometry file puts it, as one rigid body: the
+ * parameters' `-detector_shift` and `-detector_rotation`, which a fit of
+ * the distance or beam centre sets (#BraggscopeFitFlags).  Zeros without a
+ * `-detector` model.
+ *
+ * Returns: %TRUE when the simulation has a `-detector` model
+ *
+ * Since: 0.1
+ */
+gboolean
+braggscope_simulation_get_detector_motion (BraggscopeSimulation *self,
+                                           double *shift,
+                                           double *rotation)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_SIMULATION (self), FALSE);
+  g_return_val_if_fail (shift != NULL && rotation != NULL, FALSE);
+
+  for (int k = 0; k < 3; k++)
+    {
+      shift[k] = self->params.detector_shift[k] * 1e3;
+      rotation[k] = self->params.detector_rotation[k] * (180.0 / G_PI);
+    }
+  return self->params.detector_file != NULL;
+}
+
+/**
  * braggscope_simulation_refine_finish:
  * @self: a simulation
  * @result: the [iface@Gio.AsyncResult] given to the callback

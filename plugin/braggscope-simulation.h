@@ -345,6 +345,10 @@ gboolean braggscope_simulation_refine_finish (BraggscopeSimulation *self,
                                               GAsyncResult *result,
                                               GError **error);
 BRAGGSCOPE_EXPORT
+gboolean braggscope_simulation_get_detector_motion (BraggscopeSimulation *self,
+                                                    double *shift,
+                                                    double *rotation);
+BRAGGSCOPE_EXPORT
 void braggscope_simulation_search_orientation_async (BraggscopeSimulation *self,
                                                      BraggscopeFitFlags flags,
                                                      GCancellable *cancellable,
