@@ -813,7 +813,7 @@ braggscope_simulation_refine_async (BraggscopeSimulation *self,
  * How far the multi-panel detector (the parameters' `-detector` model) is
  * moved from where its geometry file puts it, as one rigid body: the
  * parameters' `-detector_shift` and `-detector_rotation`, which a fit of
- * the distance or beam centre sets (#BraggscopeFitFlags).  Zeros without a
+ * the distance or beam centre sets.  Zeros without a
  * `-detector` model.
  *
  * Returns: %TRUE when the simulation has a `-detector` model
