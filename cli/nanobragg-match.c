@@ -64,8 +64,9 @@ static const char usage_text[] =
     "\t--candidates N\t\tgrid orientations refined (default 12)\n"
     "\t--no-search\t\trefine the -misset given instead of searching\n"
     "\t--refine-detector\talso refine the distance and the beam centre (several\n"
-    "\t\t\t\tpanels, with --no-search: the whole detector's shift and\n"
-    "\t\t\t\tturn, printed; the -detector file is not changed)\n"
+    "\t\t\t\tpanels: the whole detector's shift and turn, printed as\n"
+    "\t\t\t\t-detector_shift and -detector_rotation; the -detector file\n"
+    "\t\t\t\tis not changed)\n"
     "\t--simulate\t\trender the simulation of the result (the flags' -hkl or\n"
     "\t\t\t\t-default_F) and print its correlation with the frame in\n"
     "\t\t\t\tresolution shells (every panel's pixels at their own\n"
@@ -492,6 +493,22 @@ seconds_now (void)
 /* The orientation search (--search) or the refinement of @p against @peaks
  * (@n) found on @frame, its score (against chance, corrected for the
  * orientations the fit chose among) and time in @r. */
+/* The whole-detector motion the refinement left in @p, as the flags that
+ * reproduce it (named by the parameter table). */
+static void
+print_detector_motion (const nb_params *p)
+{
+  const nb_param *shift = nb_param_find_field (offsetof (nb_params, detector_shift));
+  const nb_param *turn = nb_param_find_field (offsetof (nb_params, detector_rotation));
+
+  fprintf (out,
+           "detector: the panels of %s moved as one body: %s %.4f %.4f %.4f (mm) %s %.5f %.5f "
+           "%.5f (deg, a rotation vector about the sample) reproduce it; the file is unchanged\n",
+           p->detector_file, shift->flag, p->detector_shift[0] * 1e3, p->detector_shift[1] * 1e3,
+           p->detector_shift[2] * 1e3, turn->flag, p->detector_rotation[0] * RTD,
+           p->detector_rotation[1] * RTD, p->detector_rotation[2] * RTD);
+}
+
 static nb_status
 fit (const options *o,
      nb_params *p,
@@ -549,15 +566,9 @@ fit (const options *o,
       r->seconds = seconds_now () - t0;
       fprintf (out, "refinement: %d evaluations, the orientation turned %.4f deg, %.1f s\n",
                rr.evaluations, rr.rotation * RTD, r->seconds);
-      if (ro.refine_detector_rotation)
-        fprintf (out,
-                 "detector: every panel moved %.4f %.4f %.4f mm, then turned %.4f %.4f %.4f deg "
-                 "(rotation vector) about the beam's point on panel 0, in nanoBragg's lab frame; "
-                 "%s is unchanged\n",
-                 rr.detector_shift[0] * 1e3, rr.detector_shift[1] * 1e3, rr.detector_shift[2] * 1e3,
-                 rr.detector_rotation[0] * RTD, rr.detector_rotation[1] * RTD,
-                 rr.detector_rotation[2] * RTD, p->detector_file);
     }
+  if (ro.refine_detector_rotation)
+    print_detector_motion (p);
   return NB_OK;
 }
 
@@ -905,14 +916,6 @@ main (int argc, char **argv)
     goto fail;
   if (o.flat_detector && !multi && nb_frame_detector_problem (&frame, NULL, 0))
     fprintf (out, "taken as one flat panel: distance %.10g mm from the flags\n", p.distance * 1e3);
-  if (multi && o.refine_detector && o.search)
-    {
-      nb_error_set (&err, NB_ERR_USAGE,
-                    "--refine-detector with several panels needs --no-search (the panels' motion "
-                    "is reported by the refinement)");
-      rc = 2;
-      goto fail;
-    }
   if (multi && o.overlay != NULL)
     {
       nb_error_set (&err, NB_ERR_USAGE,

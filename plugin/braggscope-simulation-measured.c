@@ -623,6 +623,12 @@ fit_apply (BraggscopeSimulation *self, const BraggscopeFitJob *job, GError **err
       next.distance = job->params.distance;
       next.close_distance = job->params.close_distance;
     }
+  /* a -detector model's panels: the whole motion, composed by the refinement, in one change */
+  if (next.detector_file != NULL && (job->refine_distance || job->refine_beam))
+    {
+      memcpy (next.detector_shift, job->params.detector_shift, sizeof next.detector_shift);
+      memcpy (next.detector_rotation, job->params.detector_rotation, sizeof next.detector_rotation);
+    }
   if (job->refine_beam)
     {
       next.Xbeam = job->params.Xbeam;
@@ -793,6 +799,41 @@ braggscope_simulation_refine_async (BraggscopeSimulation *self,
   g_return_if_fail (BRAGGSCOPE_IS_SIMULATION (self));
   fit_start (self, FALSE, flags, cancellable, callback, user_data,
              braggscope_simulation_refine_async);
+}
+
+/**
+ * braggscope_simulation_get_detector_motion:
+ * @self: a simulation
+ * @shift: (out caller-allocates) (array fixed-size=3): the panels' shift, mm,
+ *   in nanoBragg's lab frame (x along the beam)
+ * @rotation: (out caller-allocates) (array fixed-size=3): the rotation
+ *   vector turning them about the sample, degrees (a turn by its length
+ *   about its direction), applied before @shift
+ *
+ * How far the multi-panel detector (the parameters' `-detector` model) is
+ * moved from where its geometry file puts it, as one rigid body: the
+ * parameters' `-detector_shift` and `-detector_rotation`, which a fit of
+ * the distance or beam centre sets.  Zeros without a
+ * `-detector` model.
+ *
+ * Returns: %TRUE when the simulation has a `-detector` model
+ *
+ * Since: 0.1
+ */
+gboolean
+braggscope_simulation_get_detector_motion (BraggscopeSimulation *self,
+                                           double *shift,
+                                           double *rotation)
+{
+  g_return_val_if_fail (BRAGGSCOPE_IS_SIMULATION (self), FALSE);
+  g_return_val_if_fail (shift != NULL && rotation != NULL, FALSE);
+
+  for (int k = 0; k < 3; k++)
+    {
+      shift[k] = self->params.detector_shift[k] * 1e3;
+      rotation[k] = self->params.detector_rotation[k] * (180.0 / G_PI);
+    }
+  return self->params.detector_file != NULL;
 }
 
 /**

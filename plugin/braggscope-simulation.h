@@ -98,7 +98,12 @@ typedef enum
  *
  * What [method@Braggscope.Simulation.refine_async] and
  * [method@Braggscope.Simulation.search_orientation_async] adjust besides the
- * orientation, which they always adjust.
+ * orientation, which they always adjust.  With a multi-panel detector (a
+ * `-detector` model) the panels move as one rigid body: the distance along
+ * the beam, the beam centre across it, and with both flags the detector's
+ * turn across the beam; the motion is left in the parameters'
+ * `-detector_shift` and `-detector_rotation` (the geometry file is not
+ * changed), applied as one change.
  *
  * Since: 0.1
  */
@@ -339,6 +344,10 @@ BRAGGSCOPE_EXPORT
 gboolean braggscope_simulation_refine_finish (BraggscopeSimulation *self,
                                               GAsyncResult *result,
                                               GError **error);
+BRAGGSCOPE_EXPORT
+gboolean braggscope_simulation_get_detector_motion (BraggscopeSimulation *self,
+                                                    double *shift,
+                                                    double *rotation);
 BRAGGSCOPE_EXPORT
 void braggscope_simulation_search_orientation_async (BraggscopeSimulation *self,
                                                      BraggscopeFitFlags flags,

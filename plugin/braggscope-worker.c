@@ -747,10 +747,10 @@ worker_run_fit (BraggscopeWorker *w, BraggscopeFitJob *job)
   ro.match.frame = _braggscope_measured_frame_peek (job->measured);
   ro.refine_distance = job->refine_distance;
   ro.refine_beam = job->refine_beam;
-  /* a -detector model's panels stay where its file puts them: the parameters cannot hold a
-   * motion of them, and a misset fitted with a moved detector would not fit the one shown */
-  if (job->params.detector_file != NULL)
-    ro.refine_distance = ro.refine_beam = 0;
+  /* a -detector model's panels move as one body (its distance and beam centre, and with both
+   * asked its turn across the beam), the motion left in -detector_shift, -detector_rotation */
+  ro.refine_detector_rotation =
+      job->params.detector_file != NULL && job->refine_distance && job->refine_beam;
   ro.progress = fit_progress;
   ro.user = &progress;
   ro.cancel = (const volatile int *) &job->cancel;

@@ -677,6 +677,205 @@ test_masked_spot (void)
   scene_clear (&sc);
 }
 
+/* R of rotation vector @w (rad), row-major: Rodrigues' formula. */
+static void
+rotvec_matrix (const double w[3], double R[9])
+{
+  double a = sqrt (w[0] * w[0] + w[1] * w[1] + w[2] * w[2]), e[3], c, s, K[9];
+
+  for (int i = 0; i < 3; i++)
+    e[i] = a > 0 ? w[i] / a : 0;
+  c = cos (a);
+  s = sin (a);
+  K[0] = K[4] = K[8] = 0;
+  K[1] = -e[2], K[2] = e[1], K[3] = e[2], K[5] = -e[0], K[6] = -e[1], K[7] = e[0];
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      R[3 * i + j] = (i == j ? c : 0) + s * K[3 * i + j] + (1 - c) * e[i] * e[j];
+}
+
+static void
+mat_vec (const double R[9], const double v[3], double out[3])
+{
+  for (int i = 0; i < 3; i++)
+    out[i] = R[3 * i] * v[0] + R[3 * i + 1] * v[1] + R[3 * i + 2] * v[2];
+}
+
+/* @m's panels as a CrystFEL .geom (0.1 mm pixels, clen 60 mm plus each panel's coffset),
+ * every vector written to 17 digits: the lab's (x, y, z) is CrystFEL's (-z, y, x). */
+static char *
+geom_of_model (const nb_detector_model *m)
+{
+  GString *g = g_string_new ("res = 10000\nclen = 0.06 m\n");
+
+  for (int p = 0; p < m->n_panels; p++)
+    {
+      const nb_panel *a = &m->panels[p];
+      const char *n = a->name;
+
+      g_string_append_printf (g, "%s/min_fs = %d\n%s/max_fs = %d\n%s/min_ss = %d\n%s/max_ss = %d\n",
+                              n, a->data_origin_f, n, a->data_origin_f + a->fpixels - 1, n,
+                              a->data_origin_s, n, a->data_origin_s + a->spixels - 1);
+      g_string_append_printf (g, "%s/fs = %.17gx %+.17gy %+.17gz\n", n, -a->fdet[2], a->fdet[1],
+                              a->fdet[0]);
+      g_string_append_printf (g, "%s/ss = %.17gx %+.17gy %+.17gz\n", n, -a->sdet[2], a->sdet[1],
+                              a->sdet[0]);
+      g_string_append_printf (g, "%s/corner_x = %.17g\n%s/corner_y = %.17g\n%s/coffset = %.17g\n",
+                              n, -a->pix0[2] / 1e-4, n, a->pix0[1] / 1e-4, n, a->pix0[0] - 0.06);
+    }
+  return g_string_free (g, FALSE);
+}
+
+/* Panel @i of the plan of @cmdline. */
+static void
+panel_of (const char *cmdline, int i, nb_plan_info *pi)
+{
+  nb_params p;
+  nb_plan *plan = NULL;
+  nb_error err = { 0 };
+
+  params_from (&p, cmdline);
+  if (nb_plan_create (&p, &plan, &err) != NB_OK ||
+      nb_plan_get_panel_info (plan, i, pi, &err) != NB_OK)
+    g_error ("'%s': %s", cmdline, err.message);
+  nb_plan_destroy (plan);
+  nb_params_clear (&p);
+}
+
+/* -detector_shift and -detector_rotation move the panels as the same geometry file written
+ * with the moved vectors places them (to 1e-12 m); zero motion changes no bit of the image, a
+ * plan updated with a motion moves its panels, and the flags without -detector are refused. */
+static void
+test_detector_motion (void)
+{
+  scene sc;
+  const double t_mm[3] = { 0.4, -0.7, 1.3 }, w_deg[3] = { 0.5, -0.8, 1.1 };
+  double R[9], w[3];
+  nb_detector_model moved;
+  nb_error err = { 0 };
+  g_autofree char *moved_path = NULL, *text = NULL, *base = NULL, *with = NULL, *zero = NULL;
+
+  memset (&sc, 0, sizeof sc);
+  scene_geometry (&sc);
+  for (int i = 0; i < 3; i++)
+    w[i] = w_deg[i] / RTD;
+  rotvec_matrix (w, R);
+  /* the file's panels moved by hand: x -> R x + t */
+  nb_detector_model_init (&moved);
+  g_assert_cmpint (nb_detector_model_read (sc.geom, &moved, &err), ==, NB_OK);
+  for (int p = 0; p < moved.n_panels; p++)
+    {
+      nb_panel *a = &moved.panels[p];
+      double v[3];
+
+      mat_vec (R, a->pix0, v);
+      for (int i = 0; i < 3; i++)
+        a->pix0[i] = v[i] + t_mm[i] * 1e-3;
+      mat_vec (R, a->fdet, v);
+      memcpy (a->fdet, v, sizeof v);
+      mat_vec (R, a->sdet, v);
+      memcpy (a->sdet, v, sizeof v);
+    }
+  moved_path = g_build_filename (sc.dir, "hand-moved.geom", NULL);
+  text = geom_of_model (&moved);
+  g_assert_true (g_file_set_contents (moved_path, text, -1, NULL));
+  base = g_strdup_printf (
+      "-cell 63.4 63.4 83.8 90 90 120 -lambda 1.0 -N 2 -default_F 10 -oversample 1 "
+      "-detector %s",
+      sc.geom);
+  with =
+      g_strdup_printf ("%s -detector_shift %.17g %.17g %.17g -detector_rotation %.17g %.17g %.17g",
+                       base, t_mm[0], t_mm[1], t_mm[2], w_deg[0], w_deg[1], w_deg[2]);
+  {
+    g_autofree char *hand =
+        g_strdup_printf ("-cell 63.4 63.4 83.8 90 90 120 -lambda 1.0 -N 2 -default_F 10 "
+                         "-oversample 1 -detector %s",
+                         moved_path);
+
+    for (int p = 0; p < 3; p++)
+      {
+        nb_plan_info a, b;
+
+        panel_of (with, p, &a);
+        panel_of (hand, p, &b);
+        for (int i = 0; i < 3; i++)
+          {
+            g_assert_cmpfloat (fabs (a.pix0[i] - b.pix0[i]), <, 1e-12);
+            g_assert_cmpfloat (fabs (a.fdet[i] - b.fdet[i]), <, 1e-12);
+            g_assert_cmpfloat (fabs (a.sdet[i] - b.sdet[i]), <, 1e-12);
+            g_assert_cmpfloat (fabs (a.odet[i] - b.odet[i]), <, 1e-12);
+          }
+      }
+  }
+  /* a plan updated from the file's panels to the motion moves them; back to zero restores them
+   * bit for bit, and its image is the one without the flags */
+  {
+    nb_params p0, p1, pz;
+    nb_plan *plan = NULL;
+    nb_plan_info a, b, c;
+    const nb_plan_info *in;
+    g_autofree float *im0 = NULL, *imz = NULL;
+    size_t n;
+
+    params_from (&p0, base);
+    params_from (&p1, with);
+    zero = g_strdup_printf ("%s -detector_shift 0 0 0 -detector_rotation 0 0 0", base);
+    params_from (&pz, zero);
+    g_assert_cmpint (nb_plan_create (&p0, &plan, &err), ==, NB_OK);
+    in = nb_plan_get_info (plan);
+    n = (size_t) in->fpixels * in->spixels;
+    im0 = g_new (float, n);
+    imz = g_new (float, n);
+    g_assert_cmpint (nb_plan_execute (plan, im0, NULL, &err), ==, NB_OK);
+    g_assert_cmpint (nb_plan_get_panel_info (plan, 1, &a, &err), ==, NB_OK);
+    g_assert_cmpint (nb_plan_update (plan, &p1, &err), ==, NB_OK);
+    g_assert_cmpint (nb_plan_get_panel_info (plan, 1, &b, &err), ==, NB_OK);
+    panel_of (with, 1, &c);
+    g_assert_cmpmem (b.pix0, sizeof b.pix0, c.pix0, sizeof c.pix0);
+    g_assert_cmpfloat (fabs (b.pix0[0] - a.pix0[0]), >, 1e-4);
+    /* the model a host writes as NXmx is the moved one */
+    g_assert_cmpfloat (fabs (nb_plan_get_detector_model (plan)->panels[1].pix0[0] - c.pix0[0]), <,
+                       1e-15);
+    g_assert_cmpint (nb_plan_update (plan, &pz, &err), ==, NB_OK);
+    g_assert_cmpint (nb_plan_get_panel_info (plan, 1, &b, &err), ==, NB_OK);
+    g_assert_cmpmem (&a, sizeof a, &b, sizeof b);
+    g_assert_cmpint (nb_plan_execute (plan, imz, NULL, &err), ==, NB_OK);
+    g_assert_cmpmem (im0, n * sizeof *im0, imz, n * sizeof *imz);
+    nb_plan_destroy (plan);
+    nb_params_clear (&p0);
+    nb_params_clear (&p1);
+    nb_params_clear (&pz);
+  }
+  /* without -detector: refused, naming the flag; zero motion is allowed */
+  {
+    const char *bad[] = { "nanobragg", "-detector_rotation", "0", "0.1", "0", NULL };
+    const char *fine[] = { "nanobragg", "-detector_shift", "0", "0", "0", NULL };
+    nb_params p;
+
+    nb_plan *plan = NULL;
+
+    nb_params_init (&p);
+    g_assert_cmpint (nb_params_parse_argv (&p, 5, bad, &err), ==, NB_OK);
+    p.default_F = 1;
+    g_assert_cmpint (nb_plan_create (&p, &plan, &err), ==, NB_ERR_INVALID);
+    g_assert_nonnull (strstr (err.message, "-detector_rotation"));
+    g_assert_null (strchr (err.message, '\n'));
+    nb_params_clear (&p);
+    nb_params_init (&p);
+    g_assert_cmpint (nb_params_parse_argv (&p, 5, fine, &err), ==, NB_OK);
+    p.default_F = 1;
+    p.fpixels = p.spixels = 8;
+    p.cell[0] = p.cell[1] = p.cell[2] = 50;
+    if (nb_plan_create (&p, &plan, &err) != NB_OK)
+      g_error ("%s", err.message);
+    nb_plan_destroy (plan);
+    nb_params_clear (&p);
+  }
+  g_unlink (moved_path);
+  nb_detector_model_clear (&moved);
+  scene_clear (&sc);
+}
+
 /* U = Rz(z) Ry(y) Rx(x), as nanoBragg applies -misset x y z (rad). */
 static void
 misset_matrix (double x, double y, double z, double U[9])
@@ -768,6 +967,125 @@ test_refine_detector (void)
   scene_clear (&sc);
 }
 
+/* The largest distance (m) between the panel corners of the plans of @a and @b. */
+static double
+corner_gap (const nb_params *a, const nb_params *b)
+{
+  nb_plan *pa = NULL, *pb = NULL;
+  nb_error err = { 0 };
+  double worst = 0;
+
+  g_assert_cmpint (nb_plan_create (a, &pa, &err), ==, NB_OK);
+  g_assert_cmpint (nb_plan_create (b, &pb, &err), ==, NB_OK);
+  for (int p = 0; p < 3; p++)
+    {
+      nb_plan_info x, y;
+
+      g_assert_cmpint (nb_plan_get_panel_info (pa, p, &x, &err), ==, NB_OK);
+      g_assert_cmpint (nb_plan_get_panel_info (pb, p, &y, &err), ==, NB_OK);
+      for (int c = 0; c < 4; c++)
+        {
+          double f = (c & 1) ? x.fpixels * x.pixel_size : 0,
+                 s = (c & 2) ? x.spixels * x.pixel_size : 0, d2 = 0;
+
+          for (int i = 0; i < 3; i++)
+            {
+              double u = x.pix0[i] + f * x.fdet[i] + s * x.sdet[i];
+              double v = y.pix0[i] + f * y.fdet[i] + s * y.sdet[i];
+
+              d2 += (u - v) * (u - v);
+            }
+          worst = fmax (worst, sqrt (d2));
+        }
+    }
+  nb_plan_destroy (pa);
+  nb_plan_destroy (pb);
+  return worst;
+}
+
+/* The frame rendered on the three panels, refined from the detector moved by a known error
+ * (-detector_shift, -detector_rotation): the parameters then hold the motion that puts the
+ * panels back (every corner within 0.01 mm of the truth's), the same whether the error was in
+ * the flags or in the file, and they predict the frame's peaks as the truth does. */
+static void
+test_refine_detector_params (void)
+{
+  scene sc;
+  nb_params p, q;
+  nb_refine_options ro;
+  nb_refine_result rr;
+  nb_match_result truth, refined;
+  nb_error err = { 0 };
+  const double error_mm[3] = { 0.4, 0.25, -0.3 }, error_deg[3] = { 0.0, 0.08, -0.06 };
+  g_autofree char *moved_path = NULL, *text = NULL;
+
+  scene_init (&sc);
+  nb_refine_options_init (&ro);
+  ro.match.frame = &sc.frame;
+  ro.match.radius = 1.5;
+  ro.refine_distance = ro.refine_beam = ro.refine_detector_rotation = 1;
+  g_assert_cmpint (nb_params_copy (&p, &sc.truth, &err), ==, NB_OK);
+  for (int i = 0; i < 3; i++)
+    {
+      p.detector_shift[i] = error_mm[i] * 1e-3;
+      p.detector_rotation[i] = error_deg[i] / RTD;
+    }
+  g_test_message ("wrong detector: corners up to %.4f mm off", corner_gap (&p, &sc.truth) * 1e3);
+  if (nb_refine (&p, sc.peaks, sc.n_peaks, &ro, &rr, &err) != NB_OK)
+    g_error ("%s", err.message);
+  g_test_message ("refined: -detector_shift %.4f %.4f %.4f mm -detector_rotation %.4f %.4f %.4f "
+                  "deg, corners up to %.4f mm off; %d of %d peaks, rms %.3f px",
+                  p.detector_shift[0] * 1e3, p.detector_shift[1] * 1e3, p.detector_shift[2] * 1e3,
+                  p.detector_rotation[0] * RTD, p.detector_rotation[1] * RTD,
+                  p.detector_rotation[2] * RTD, corner_gap (&p, &sc.truth) * 1e3,
+                  rr.score.n_matched, sc.n_peaks, rr.score.rms_distance);
+  g_assert_cmpfloat (corner_gap (&p, &sc.truth), <, 0.01e-3);
+  /* the motion across the beam is the truth's (none) */
+  g_assert_cmpfloat (fabs (p.detector_shift[0]) * 1e3, <, 0.01);
+  g_assert_cmpfloat (hypot (p.detector_rotation[1], p.detector_rotation[2]) * RTD, <, 0.05);
+  /* the refined parameters predict the frame's peaks as the truth does */
+  g_assert_cmpint (nb_match_peaks (&sc.truth, sc.peaks, sc.n_peaks, &ro.match, &truth, NULL, &err),
+                   ==, NB_OK);
+  g_assert_cmpint (nb_match_peaks (&p, sc.peaks, sc.n_peaks, &ro.match, &refined, NULL, &err), ==,
+                   NB_OK);
+  g_test_message ("truth %d peaks, rms %.3f px; refined %d, rms %.3f px", truth.n_matched,
+                  truth.rms_distance, refined.n_matched, refined.rms_distance);
+  g_assert_cmpint (refined.n_matched, >=, truth.n_matched);
+  g_assert_cmpfloat (refined.rms_distance, <, truth.rms_distance + 0.1);
+
+  /* the same error in the file: the flags then hold the whole correction, and the panels end
+   * where they did */
+  {
+    nb_detector_model m;
+
+    nb_detector_model_init (&m);
+    g_assert_cmpint (nb_detector_model_read (sc.geom, &m, &err), ==, NB_OK);
+    {
+      double sh[3], rot[3];
+
+      for (int i = 0; i < 3; i++)
+        sh[i] = error_mm[i] * 1e-3, rot[i] = error_deg[i] / RTD;
+      nb_detector_model_move (&m, sh, rot);
+    }
+    text = geom_of_model (&m);
+    nb_detector_model_clear (&m);
+  }
+  moved_path = g_build_filename (sc.dir, "error.geom", NULL);
+  g_assert_true (g_file_set_contents (moved_path, text, -1, NULL));
+  g_assert_cmpint (nb_params_copy (&q, &sc.truth, &err), ==, NB_OK);
+  free (q.detector_file);
+  q.detector_file = g_strdup (moved_path);
+  if (nb_refine (&q, sc.peaks, sc.n_peaks, &ro, &rr, &err) != NB_OK)
+    g_error ("%s", err.message);
+  g_test_message ("from the moved file: corners up to %.4f mm from the flags' result",
+                  corner_gap (&p, &q) * 1e3);
+  g_assert_cmpfloat (corner_gap (&q, &p), <, 0.01e-3);
+  g_unlink (moved_path);
+  nb_params_clear (&q);
+  nb_params_clear (&p);
+  scene_clear (&sc);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -780,5 +1098,7 @@ main (int argc, char **argv)
   g_test_add_func ("/match-panels/shells/self-and-wrong", test_shells_self_and_wrong);
   g_test_add_func ("/match-panels/shells/own-geometry", test_shells_own_geometry);
   g_test_add_func ("/match-panels/match/masked-spot", test_masked_spot);
+  g_test_add_func ("/match-panels/detector-motion", test_detector_motion);
+  g_test_add_func ("/match-panels/refine-detector/params", test_refine_detector_params);
   return g_test_run ();
 }

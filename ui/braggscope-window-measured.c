@@ -623,13 +623,24 @@ on_fit_done (GObject *source, GAsyncResult *result, gpointer data)
         self->callbacks.show_message (self, error->message, TRUE);
       else
         {
-          double x, y, z;
+          double x, y, z, shift[3], turn[3];
 
           g_object_get (sim, "misset-x", &x, "misset-y", &y, "misset-z", &z, NULL);
-          /* Translators: the misset angles the fit found (degrees). */
-          text = g_strdup_printf (search ? _ ("Orientation found: misset %.3f %.3f %.3f°")
-                                         : _ ("Orientation refined: misset %.3f %.3f %.3f°"),
-                                  x, y, z);
+          if (self->fit_moves_detector &&
+              braggscope_simulation_get_detector_motion (sim, shift, turn))
+            /* Translators: a multi-panel detector refined as one body: how far it now is from
+             * where its geometry file puts it (mm, lab x y z), its turn (a rotation vector,
+             * degrees), and the misset angles (degrees). */
+            text =
+                g_strdup_printf (_ ("Detector refined as a whole: moved %.3f %.3f %.3f mm, "
+                                    "turned %.3f %.3f %.3f° from its file; misset %.3f %.3f "
+                                    "%.3f°"),
+                                 shift[0], shift[1], shift[2], turn[0], turn[1], turn[2], x, y, z);
+          else
+            /* Translators: the misset angles the fit found (degrees). */
+            text = g_strdup_printf (search ? _ ("Orientation found: misset %.3f %.3f %.3f°")
+                                           : _ ("Orientation refined: misset %.3f %.3f %.3f°"),
+                                    x, y, z);
           self->callbacks.show_message (self, text, FALSE);
         }
     }
@@ -642,6 +653,7 @@ start_fit (BraggscopeWindow *self, gboolean search, BraggscopeFitFlags flags)
   if (self->measured == NULL || self->fit_cancellable != NULL)
     return;
   self->fit_cancellable = g_cancellable_new ();
+  self->fit_moves_detector = flags != BRAGGSCOPE_FIT_ORIENTATION;
   gtk_progress_bar_set_fraction (self->fit_progress, 0.0);
   gtk_widget_set_visible (GTK_WIDGET (self->fit_progress), TRUE);
   update_actions (self);

@@ -126,6 +126,7 @@ struct _BraggscopeWindow
    * running, and their parts of the status line. */
   BraggscopeMeasuredFrame *measured;
   GCancellable *fit_cancellable;
+  gboolean fit_moves_detector; /* the fit running refines the distance or beam centre */
   GtkLabel *score_label;
   GtkLabel *counts_label;
   GtkProgressBar *fit_progress;

@@ -423,6 +423,62 @@ refine_from (const nb_model *base,
   return 0;
 }
 
+/* The rotation vector (rad) of rotation matrix @R (row-major): its angle in
+ * [0, pi] times its unit axis. */
+static void
+mat_to_rotvec (const double R[9], double w[3])
+{
+  double v[3] = { R[7] - R[5], R[2] - R[6], R[3] - R[1] }, n = nb_magnitude (v);
+  double angle = atan2 (0.5 * n, 0.5 * (R[0] + R[4] + R[8] - 1.0));
+
+  if (angle > M_PI - 1e-6 || (n == 0.0 && angle > 1.0))
+    {
+      /* a half turn: the axis from the diagonal, R = 2 e e^T - 1, signed by the largest */
+      int k = R[0] >= R[4] && R[0] >= R[8] ? 0 : R[4] >= R[8] ? 1 : 2;
+      double e[3];
+
+      e[k] = sqrt (fmax (0.0, (R[4 * k] + 1.0) / 2.0));
+      for (int i = 0; i < 3; i++)
+        if (i != k)
+          e[i] = (R[3 * i + k] + R[3 * k + i]) / (4.0 * e[k]);
+      nb_unitize (e, e);
+      for (int i = 0; i < 3; i++)
+        w[i] = angle * e[i];
+      return;
+    }
+  for (int i = 0; i < 3; i++)
+    w[i] = n > 0.0 ? angle * v[i] / n : 0.5 * v[i];
+}
+
+/* The motion of the whole detector @shift (dD, dF, dS, turn: move_model) of
+ * @m, composed with the motion the parameters @p already give its panels
+ * (-detector_shift, -detector_rotation: x -> R0 x + t0), into @p: the panels
+ * of @m are those of the file moved by (R0, t0); @shift moves them on by x ->
+ * R1 x + t1, so the file's panels are moved by R1 R0 and R1 t0 + t1. */
+static void
+write_detector_motion (nb_params *p, const nb_model *m, const double shift[6])
+{
+  nb_model moved = *m;
+  double R0[9], R1[9], R[9], t1[3], rt0[3], r1x[3];
+
+  if (shift[0] == 0.0 && shift[1] == 0.0 && shift[2] == 0.0 && shift[3] == 0.0 && shift[4] == 0.0 &&
+      shift[5] == 0.0)
+    return;
+  move_model (&moved, shift);
+  /* t1: where the motion takes the sample, from panel 0's corner */
+  nb_mat_rotvec (shift + 3, R1);
+  nb_rotate_umat (m->panels[0].pix0, R1, r1x);
+  for (int i = 0; i < 3; i++)
+    t1[i] = moved.panels[0].pix0[i] - r1x[i];
+  nb_mat_rotvec (p->detector_rotation, R0);
+  nb_mat_mul (R1, R0, R);
+  nb_rotate_umat (p->detector_shift, R1, rt0);
+  for (int i = 0; i < 3; i++)
+    p->detector_shift[i] = rt0[i] + t1[i];
+  if (shift[3] != 0.0 || shift[4] != 0.0 || shift[5] != 0.0)
+    mat_to_rotvec (R, p->detector_rotation);
+}
+
 /* Writes orientation @U and detector shift @shift of @m into @p. */
 static void
 write_params (nb_params *p,
@@ -433,9 +489,13 @@ write_params (nb_params *p,
 {
   nb_mat_to_misset (U, p->misset);
   p->misset_random = 0;
-  /* a -detector model's panels are placed by its file: their motion is the result's */
-  if (m->n_panels > 1)
-    return;
+  /* a -detector model's panels are placed by its file, moved by -detector_shift and
+   * -detector_rotation: the refined motion goes there */
+  if (p->detector_file != NULL)
+    {
+      write_detector_motion (p, m, shift);
+      return;
+    }
   if (opt->refine_distance && shift[0] != 0.0)
     {
       p->distance = m->distance + shift[0];

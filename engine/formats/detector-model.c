@@ -3,6 +3,7 @@
  * beside it. */
 #include "nb-detector.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,4 +49,49 @@ nb_detector_model_panel_offset (const nb_detector_model *model, int panel)
   for (int p = 0; p < panel && p < model->n_panels; p++)
     offset += (size_t) model->panels[p].fpixels * (size_t) model->panels[p].spixels;
   return offset;
+}
+
+/* @v turned by the rotation vector @w (rad): Rodrigues' formula, v cos a +
+ * (e x v) sin a + e (e . v)(1 - cos a) with a = |w|, e = w / a. */
+static void
+turn (const double w[3], const double v[3], double out[3])
+{
+  double a = sqrt (w[0] * w[0] + w[1] * w[1] + w[2] * w[2]), e[3], c, s, ev, exv[3];
+
+  if (!(a > 0.0))
+    {
+      memcpy (out, v, 3 * sizeof *v);
+      return;
+    }
+  for (int i = 0; i < 3; i++)
+    e[i] = w[i] / a;
+  c = cos (a);
+  s = sin (a);
+  ev = e[0] * v[0] + e[1] * v[1] + e[2] * v[2];
+  exv[0] = e[1] * v[2] - e[2] * v[1];
+  exv[1] = e[2] * v[0] - e[0] * v[2];
+  exv[2] = e[0] * v[1] - e[1] * v[0];
+  for (int i = 0; i < 3; i++)
+    out[i] = v[i] * c + exv[i] * s + e[i] * ev * (1.0 - c);
+}
+
+void
+nb_detector_model_move (nb_detector_model *model, const double shift[3], const double rotation[3])
+{
+  int turned = rotation[0] != 0.0 || rotation[1] != 0.0 || rotation[2] != 0.0;
+
+  for (int p = 0; p < model->n_panels; p++)
+    {
+      nb_panel *pn = &model->panels[p];
+
+      if (turned)
+        {
+          turn (rotation, pn->pix0, pn->pix0);
+          turn (rotation, pn->fdet, pn->fdet);
+          turn (rotation, pn->sdet, pn->sdet);
+        }
+      for (int i = 0; i < 3; i++)
+        if (shift[i] != 0.0) /* keeps a -0.0 */
+          pn->pix0[i] += shift[i];
+    }
 }

@@ -187,6 +187,15 @@ extern "C"
                                   Each panel is rendered as a CUSTOM-convention panel of its fdet,
                                   sdet, odet = +-fdet x sdet (away from the sample), pix0 and pixel counts; the rotations,
                                   -roi and the sampling apply to every panel (owned) */
+    double detector_shift[3];  /* -detector_shift (m, lab frame): t of the rigid motion below */
+    double detector_rotation[3]; /* -detector_rotation (rad, lab frame): the rotation vector of R
+                                    (a turn by |w| about w, right-handed).  The -detector model's
+                                    panels, as read, are moved as one rigid body about the sample:
+                                    every pix0 x becomes R x + t and every fdet, sdet (and so odet)
+                                    becomes R fdet, R sdet; the beam stays.  0 0 0 and 0 0 0 (the
+                                    default) leave the file's geometry bit for bit; non-zero without
+                                    -detector is an error.  nb_refine() writes its refined
+                                    whole-detector motion here (nb-match.h) */
 
     /* ---- sampling ---- */
     double phi0;    /* start spindle angle (rad) */

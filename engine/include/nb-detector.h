@@ -98,6 +98,17 @@ extern "C"
    * multi-panel image (the sum of the pixel counts of the panels before it). */
   NB_API size_t nb_detector_model_panel_offset (const nb_detector_model *model, int panel);
 
+  /* nb_detector_model_move: moves every panel of @model as one rigid body
+   * about the sample: each pix0 x becomes R x + @shift and each fdet, sdet
+   * becomes R fdet, R sdet, where R turns by |@rotation| (rad) about
+   * @rotation (a rotation vector, right-handed, lab frame); @shift in m, lab
+   * frame.  The beam, pixel counts, sizes and masks stay.  A zero @shift and
+   * @rotation change nothing (not a bit).  This is what -detector_shift and
+   * -detector_rotation (nanobragg.h) do to the -detector model a plan reads. */
+  NB_API void nb_detector_model_move (nb_detector_model *model,
+                                      const double shift[3],
+                                      const double rotation[3]);
+
   /* Largest geometry file nb_detector_model_read() reads (bytes). */
 #define NB_DETECTOR_FILE_MAX (16u << 20)
 

@@ -337,7 +337,9 @@ extern "C"
     double rotation;             /* angle between the start and refined orientations (rad) */
     int evaluations;             /* score evaluations made */
     double detector_shift[3];    /* m, lab frame: how far the refinement moved every panel (its
-                                    distance and beam centre changes), before the turn */
+                                    distance and beam centre changes), before the turn; this
+                                    refinement's own step: @p's detector_shift and
+                                    detector_rotation hold the whole motion from the file */
     double detector_rotation[3]; /* rad, lab frame: the rotation vector then turning the whole
                                     detector (refine_detector_rotation; else 0), normal to
                                     the beam */
@@ -355,7 +357,11 @@ extern "C"
    * radius).  The result is never worse than the start (more peaks matched,
    * or as many closer).  On success @p holds
    * the result (misset angles as -misset takes them, in radians; a -misset
-   * random orientation becomes explicit angles) and @res its score, its
+   * random orientation becomes explicit angles; with a -detector model, the
+   * refined motion of the whole detector composed into its detector_shift
+   * and detector_rotation (nanobragg.h), so that @p renders and predicts the
+   * refined detector; a flat detector's distance and beam centre as before)
+   * and @res its score, its
    * significance corrected for the orientations (and detector positions)
    * the refinement could tell apart within max_rotation.  On error or
    * cancellation @p is unchanged.  Errors: NB_ERR_INVALID (fewer than 3
@@ -407,7 +413,9 @@ extern "C"
    * lattice's own symmetry) are refined with nb_refine()'s stages and
    * ranked by significance (each one's p-value against its own
    * chance fraction).  On success @p's misset is the best (and its distance
-   * and beam centre when refined) and @res->score says whether it is a
+   * and beam centre when refined; a -detector model's refined motion in its
+   * detector_shift and detector_rotation, as nb_refine() writes it) and
+   * @res->score says whether it is a
    * match, corrected for every orientation the search could tell apart:
    * report an orientation only when @res->score.significant.  Errors: those
    * of nb_refine(), NB_ERR_INVALID when no candidate at all was found. */

@@ -161,6 +161,7 @@ struct nb_plan
    * Outside execute, det and steps are panel 0's and mask is NULL; execute
    * renders each panel in turn with its det, steps and part of panel_mask. */
   char *detector_path;
+  double detector_motion[6]; /* the -detector_shift, -detector_rotation it was moved by */
   nb_detector_model detector;
   int n_panels; /* 0: the one detector of the parameters */
   nb_plan_panel *panels;

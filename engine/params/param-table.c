@@ -235,6 +235,17 @@ static const nb_param rows[] = {
        .stages = DETECTOR | BUFFERS, .property = "detector-file", .label = N_ ("Detector geometry"),
        .help = "multi-panel detector geometry (CrystFEL .geom): each panel is rendered, one after "
                "another in the image, in place of the -detpixels/-pixel/vector detector"),
+  ROW (.flag = "-detector_shift", .kind = NB_PARAM_NUMBER, .type = NB_FIELD_DOUBLE, .nargs = 3,
+       .n_field = 3, .field = { F (detector_shift[0]), F (detector_shift[1]), F (detector_shift[2]) },
+       .unit = &mm, .flags = NB_PARAM_BRAGGSCOPE, .stages = DETECTOR, .synopsis = "dx dy dz",
+       .help = "moves the -detector model's panels by this lab vector (mm), after -detector_rotation: "
+               "every panel corner x becomes R x + t (the whole detector as one rigid body)"),
+  ROW (.flag = "-detector_rotation", .kind = NB_PARAM_NUMBER, .type = NB_FIELD_DOUBLE, .nargs = 3,
+       .n_field = 3,
+       .field = { F (detector_rotation[0]), F (detector_rotation[1]), F (detector_rotation[2]) },
+       .unit = &deg, .flags = NB_PARAM_BRAGGSCOPE, .stages = DETECTOR, .synopsis = "rx ry rz",
+       .help = "turns the -detector model's panels about the sample by this rotation vector (deg; "
+               "a turn by its length about its direction): corners, fast and slow axes"),
   ROW (.flag = "-mask", TEXT (mask_file), .flags = NB_PARAM_INPUT_FILE, .stages = BUFFERS,
        .special = NB_PARAM_SPECIAL_HEADER,
        .help = "SMV file whose zero pixels are skipped; its header gives defaults"),

@@ -408,6 +408,18 @@ check_detector (const nb_params *p, nb_error *err)
   if (p->convention == NB_CONVENTION_CUSTOM && (st = check_custom_axes (p, err)) != NB_OK)
     return st;
 
+  if (p->detector_file == NULL)
+    for (int k = 0; k < 3; k++)
+      if (p->detector_shift[k] != 0.0 || p->detector_rotation[k] != 0.0)
+        {
+          const nb_param *row = nb_param_find_field (p->detector_shift[k] != 0.0
+                                                         ? offsetof (nb_params, detector_shift)
+                                                         : offsetof (nb_params, detector_rotation));
+
+          return nb_error_set (err, NB_ERR_INVALID,
+                               "%s moves a -detector model's panels; no -detector is given",
+                               row != NULL ? row->flag : "the detector motion");
+        }
   if (p->detector_file != NULL && p->mask_file != NULL)
     return nb_error_set (err, NB_ERR_INVALID,
                          "-mask %s with -detector %s: a multi-panel detector's masks come from "

@@ -77,6 +77,7 @@ nb_status
 nb_panels_read_model (nb_plan *plan, nb_error *err)
 {
   const char *path = plan->params.detector_file;
+  double motion[6];
   nb_detector_model m;
   nb_plan_panel *panels;
   nb_status st;
@@ -86,10 +87,14 @@ nb_panels_read_model (nb_plan *plan, nb_error *err)
       nb_panels_release (plan);
       return NB_OK;
     }
-  if (plan->detector_path != NULL && strcmp (plan->detector_path, path) == 0)
+  memcpy (motion, plan->params.detector_shift, sizeof plan->params.detector_shift);
+  memcpy (motion + 3, plan->params.detector_rotation, sizeof plan->params.detector_rotation);
+  if (plan->detector_path != NULL && strcmp (plan->detector_path, path) == 0 &&
+      memcmp (plan->detector_motion, motion, sizeof motion) == 0)
     return NB_OK;
   if ((st = nb_detector_model_read (path, &m, err)) != NB_OK)
     return st;
+  nb_detector_model_move (&m, motion, motion + 3);
   for (int i = 0; i < m.n_panels; i++)
     if (m.panels[i].pix0[0] == 0.0 && m.panels[i].pix0[1] == 0.0 && m.panels[i].pix0[2] == 0.0)
       {
@@ -110,6 +115,7 @@ nb_panels_read_model (nb_plan *plan, nb_error *err)
   free (plan->panels);
   plan->detector = m;
   plan->detector_path = (char *) path;
+  memcpy (plan->detector_motion, motion, sizeof motion);
   plan->panels = panels;
   plan->n_panels = m.n_panels;
   for (int i = 0; i < m.n_panels; i++)

@@ -181,6 +181,33 @@ test_match_panels (void)
       g_assert_nonnull (line);
       line++;
     }
+
+  /* --refine-detector with the search (refused before the parameters held the panels' motion),
+   * from a detector 0.3 mm too far: it prints the flags that put the panels back */
+  {
+    const char *refine[] = { match_cli,     "three.img",  "--refine-detector",
+                             "-detector",   "three.geom", "-detector_shift",
+                             "0.3",         "0",          "0",
+                             "-cell",       "63.4",       "63.4",
+                             "83.8",        "90",         "90",
+                             "120",         "-N",         "8",
+                             "-gauss_xtal", NULL };
+    double t[3], w[3];
+
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+    g_assert_cmpint (run (refine, &out, &err), ==, 0);
+    g_test_message ("%s", out);
+    line = strstr (out, "moved as one body: -detector_shift ");
+    g_assert_nonnull (line);
+    g_assert_cmpint (sscanf (line,
+                             "moved as one body: -detector_shift %lf %lf %lf (mm) "
+                             "-detector_rotation %lf %lf %lf",
+                             &t[0], &t[1], &t[2], &w[0], &w[1], &w[2]),
+                     ==, 6);
+    g_assert_cmpfloat (fabs (t[0]), <, 0.03);
+    g_assert_nonnull (strstr (out, "below 0.001: a match\n"));
+  }
   g_unlink (path);
 }
 

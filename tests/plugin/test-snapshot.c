@@ -1018,6 +1018,81 @@ test_integration (void)
   g_rmdir (dir);
 }
 
+/* The -detector_shift and -detector_rotation of @sim's parameters (m, rad). */
+static void
+detector_motion (BraggscopeSimulation *sim, double motion[6])
+{
+  g_autofree char *cmd = braggscope_simulation_to_command_line (sim);
+  g_auto (GStrv) argv = NULL;
+  int argc = 0;
+  nb_params p;
+  nb_error err = { 0 };
+
+  g_assert_true (g_shell_parse_argv (cmd, &argc, &argv, NULL));
+  nb_params_init (&p);
+  g_assert_cmpint (nb_params_parse_argv (&p, argc, (const char *const *) argv, &err), ==, NB_OK);
+  memcpy (motion, p.detector_shift, 3 * sizeof *motion);
+  memcpy (motion + 3, p.detector_rotation, 3 * sizeof *motion);
+  nb_params_clear (&p);
+}
+
+/* Issue 29: a snapshot keeps a multi-panel detector's refined motion
+ * (-detector_shift, -detector_rotation); one saved without it (as every
+ * snapshot before) reopens with the panels where the file puts them. */
+static void
+test_detector_motion (void)
+{
+  g_autofree char *dir = temp_dir ();
+  g_autofree char *path = g_build_filename (dir, "shot.png", NULL);
+  g_autofree char *geom = g_build_filename (dir, "two.geom", NULL);
+  g_autofree guint8 *rgba = pattern (8, 8);
+  g_autofree char *moved = NULL, *plain = NULL;
+  g_autoptr (BraggscopeSimulation) restored = braggscope_simulation_new ();
+  g_autoptr (GError) error = NULL;
+  const double want[6] = { 0.4e-3,           0.25e-3,           -0.3e-3,
+                           0.1 / 180 * G_PI, 0.08 / 180 * G_PI, -0.06 / 180 * G_PI };
+  double got[6];
+
+  g_assert_true (g_file_set_contents (geom,
+                                      "res = 10000\nclen = 0.06 m\n"
+                                      "a/min_fs = 0\na/max_fs = 15\na/min_ss = 0\na/max_ss = 15\n"
+                                      "a/fs = 1x\na/ss = 1y\na/corner_x = -20\na/corner_y = -8\n"
+                                      "b/min_fs = 16\nb/max_fs = 31\nb/min_ss = 0\nb/max_ss = 15\n"
+                                      "b/fs = 1x\nb/ss = 1y\nb/corner_x = 4\nb/corner_y = -8\n",
+                                      -1, NULL));
+  moved = g_strdup_printf ("-cell 50 50 50 90 90 90 -N 2 -default_F 10 -oversample 1 -detector %s "
+                           "-detector_shift 0.4 0.25 -0.3 -detector_rotation 0.1 0.08 -0.06",
+                           geom);
+  {
+    g_autoptr (BraggscopeSimulation) sim = simulation_from_cmdline (moved);
+
+    g_assert_true (braggscope_snapshot_save (path, rgba, 8, 8, sim, &error));
+    g_assert_no_error (error);
+  }
+  g_assert_true (braggscope_simulation_load_snapshot (restored, path, &error));
+  g_assert_no_error (error);
+  detector_motion (restored, got);
+  for (int k = 0; k < 6; k++)
+    g_assert_cmpfloat (fabs (got[k] - want[k]), <=, 1e-15 * fabs (want[k]));
+  /* a snapshot without the motion restores none, over a simulation that had one */
+  plain = g_strdup_printf ("-cell 50 50 50 90 90 90 -N 2 -default_F 10 -oversample 1 -detector %s",
+                           geom);
+  {
+    g_autoptr (BraggscopeSimulation) sim = simulation_from_cmdline (plain);
+
+    g_assert_true (braggscope_snapshot_save (path, rgba, 8, 8, sim, &error));
+    g_assert_no_error (error);
+  }
+  g_assert_true (braggscope_simulation_load_snapshot (restored, path, &error));
+  g_assert_no_error (error);
+  detector_motion (restored, got);
+  for (int k = 0; k < 6; k++)
+    g_assert_cmpfloat (got[k], ==, 0.0);
+  g_unlink (path);
+  g_unlink (geom);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1033,6 +1108,7 @@ main (int argc, char **argv)
   g_test_add_func ("/snapshot/round-trip", test_round_trip);
   g_test_add_func ("/snapshot/errors", test_errors);
   g_test_add_func ("/snapshot/integration", test_integration);
+  g_test_add_func ("/snapshot/detector-motion", test_detector_motion);
   g_test_add_func ("/snapshot/links-and-devices", test_links_and_devices);
   g_test_add_func ("/snapshot/portable", test_portable);
   g_test_add_func ("/snapshot/not-embedded", test_not_embedded);
