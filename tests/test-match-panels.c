@@ -1053,6 +1053,19 @@ test_refine_detector_params (void)
   g_assert_cmpint (refined.n_matched, >=, truth.n_matched);
   g_assert_cmpfloat (refined.rms_distance, <, truth.rms_distance + 0.1);
 
+  /* a detector also turned by -detector_rotx: the motion cannot be composed with it, refused */
+  {
+    nb_params r;
+    nb_refine_result rr2;
+
+    g_assert_cmpint (nb_params_copy (&r, &sc.truth, &err), ==, NB_OK);
+    r.rotx = 0.5 / RTD;
+    g_assert_cmpint (nb_refine (&r, sc.peaks, sc.n_peaks, &ro, &rr2, &err), ==, NB_ERR_INVALID);
+    g_assert_nonnull (strstr (err.message, "-detector_rotation instead"));
+    g_assert_nonnull (strstr (err.message, sc.geom));
+    nb_params_clear (&r);
+  }
+
   /* the same error in the file: the flags then hold the whole correction, and the panels end
    * where they did */
   {

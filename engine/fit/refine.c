@@ -519,8 +519,18 @@ nb_refine_options_init (nb_refine_options *opt)
 }
 
 static nb_status
-check_refine_options (const nb_refine_options *opt, int n, nb_error *err)
+check_refine_options (const nb_params *p, const nb_refine_options *opt, int n, nb_error *err)
 {
+  /* the motion written into -detector_shift and -detector_rotation moves the file's panels
+   * before -detector_rotx/y/z and -twotheta turn them: composing it with those is not done */
+  if (p->detector_file != NULL &&
+      (opt->refine_distance || opt->refine_beam || opt->refine_detector_rotation) &&
+      (p->rotx != 0.0 || p->roty != 0.0 || p->rotz != 0.0 || p->twotheta != 0.0))
+    return nb_error_set (err, NB_ERR_INVALID,
+                         "refining the position of %s with -detector_rotx/-detector_roty/"
+                         "-detector_rotz or -twotheta also given: give the turn as "
+                         "-detector_rotation instead",
+                         p->detector_file);
   if (n < 3)
     return nb_error_set (err, NB_ERR_INVALID, "refinement needs at least 3 peaks, got %d", n);
   if (!(opt->match.radius > 0) || !(opt->max_rotation > 0) || opt->max_rotation > M_PI ||
@@ -631,7 +641,7 @@ nb_refine (nb_params *p,
       nb_refine_options_init (&defaults);
       opt = &defaults;
     }
-  if ((st = check_refine_options (opt, n, err)) != NB_OK)
+  if ((st = check_refine_options (p, opt, n, err)) != NB_OK)
     return st;
   if ((st = nb_model_init (&m, p, &opt->match.predict, err)) != NB_OK ||
       (st = check_frame (&m, &opt->match, err)) != NB_OK ||
@@ -1361,7 +1371,7 @@ nb_orientation_search (nb_params *p,
       nb_search_options_init (&defaults);
       opt = &defaults;
     }
-  if ((st = check_refine_options (&opt->refine, n, err)) != NB_OK)
+  if ((st = check_refine_options (p, &opt->refine, n, err)) != NB_OK)
     return st;
   if (!(opt->step >= 0.1 / RTD && opt->step <= 30 / RTD) || opt->candidates < 1 ||
       opt->candidates > 1000 || opt->threads < 0)
