@@ -557,7 +557,7 @@ check_frame (const nb_model *m, const nb_match_options *opt, nb_error *err)
 }
 
 /* The score of orientation @U on the detector of @m moved by @shift (a
- * multi-panel detector, whose motion the parameters cannot hold), with its
+ * flat detector turned, a motion its parameters cannot hold), with its
  * chance and significance as nb_match_peaks() gives them. */
 static nb_status
 moved_score (const nb_model *m,
@@ -606,7 +606,9 @@ finish (nb_params *p,
     return st;
   write_params (&q, m, U, shift, opt);
   mo.trials = trials;
-  if (m->n_panels > 1 || opt->refine_detector_rotation)
+  /* a -detector model's motion is in @q's -detector_shift and -detector_rotation: @q is
+   * scored as every frame is (the panels' masks too); a flat detector cannot hold a turn */
+  if (p->detector_file == NULL && opt->refine_detector_rotation)
     st = moved_score (m, U, shift, peaks, n, &mo, score, err);
   else
     st = nb_match_peaks (&q, peaks, n, &mo, score, NULL, err);
