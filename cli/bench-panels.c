@@ -37,35 +37,16 @@ median_of (double *v, int n)
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* The one-panel plan of panel @i: its CUSTOM vectors, as a user would give
- * them to nanobragg (-fdet_vector... -pix0_vector), on @base's scene. */
+/* The one-panel plan of panel @i of @multi: its CUSTOM vectors, as a user
+ * would give them to nanobragg (-fdet_vector... -pix0_vector). */
 static nb_status
-panel_plan (const nb_params *base,
-            const nb_detector_model *m,
-            const nb_plan *multi,
-            int i,
-            nb_plan **out,
-            nb_error *err)
+panel_plan (const nb_plan *multi, int i, nb_plan **out, nb_error *err)
 {
-  const nb_panel *pn = &m->panels[i];
-  nb_plan_info info;
   nb_params p;
   nb_status st;
 
-  if ((st = nb_plan_get_panel_info (multi, i, &info, err)) != NB_OK ||
-      (st = nb_params_copy (&p, base, err)) != NB_OK)
+  if ((st = nb_plan_get_panel_params (multi, i, &p, err)) != NB_OK)
     return st;
-  free (p.detector_file);
-  p.detector_file = NULL;
-  p.convention = NB_CONVENTION_CUSTOM;
-  memcpy (p.fdet, pn->fdet, sizeof p.fdet);
-  memcpy (p.sdet, pn->sdet, sizeof p.sdet);
-  memcpy (p.odet, info.odet, sizeof p.odet);
-  memcpy (p.pix0, pn->pix0, sizeof p.pix0);
-  memcpy (p.beam, m->beam, sizeof p.beam);
-  p.fpixels = pn->fpixels;
-  p.spixels = pn->spixels;
-  p.pixel_size = pn->pixel_size;
   st = nb_plan_create (&p, out, err);
   nb_params_clear (&p);
   return st;
@@ -124,7 +105,7 @@ bench_setup (panels_bench *b, const char *geom, int precision, int backend, nb_e
   memset (b->image, 0, b->pixels * sizeof (float));
   memset (b->check, 0, b->pixels * sizeof (float));
   for (int i = 0; i < b->model.n_panels; i++)
-    if ((st = panel_plan (&b->params, &b->model, b->multi, i, &b->single[i], err)) != NB_OK)
+    if ((st = panel_plan (b->multi, i, &b->single[i], err)) != NB_OK)
       return st;
   return NB_OK;
 }

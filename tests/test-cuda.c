@@ -1014,38 +1014,19 @@ test_emulated_panels (gconstpointer data)
   nb_detector_model_clear (&m);
 }
 
-/* A one-panel plan of panel @i of @m with the flags of @cmd (less
- * -detector): the parameters plan/panels.c gives the panel, through the
- * public fields (the vectors as the multi-panel plan reports them). */
+/* A one-panel plan of panel @i of @multi on @backend, from
+ * nb_plan_get_panel_params(). */
 static nb_plan *
 one_panel_plan (const nb_plan *multi, const nb_detector_model *m, int i, nb_backend backend)
 {
-  const nb_panel *pn = &m->panels[i];
-  nb_plan_info info;
-  nb_params p = { 0 };
+  nb_params p;
   nb_plan *plan = NULL;
   nb_error err = { 0 };
 
-  g_assert_cmpint (nb_plan_get_panel_info (multi, i, &info, &err), ==, NB_OK);
-  g_assert_cmpint (nb_params_copy (&p, nb_plan_get_params (multi), &err), ==, NB_OK);
-  free (p.detector_file);
-  p.detector_file = NULL;
+  g_assert_cmpint (nb_plan_get_panel_params (multi, i, &p, &err), ==, NB_OK);
   p.backend = backend;
-  p.convention = NB_CONVENTION_CUSTOM;
-  memcpy (p.fdet, pn->fdet, sizeof p.fdet);
-  memcpy (p.sdet, pn->sdet, sizeof p.sdet);
-  memcpy (p.odet, info.odet, sizeof p.odet);
-  memcpy (p.pix0, pn->pix0, sizeof p.pix0);
-  memcpy (p.beam, m->beam, sizeof p.beam);
-  p.fpixels = pn->fpixels;
-  p.spixels = pn->spixels;
-  p.pixel_size = pn->pixel_size;
-  if (pn->thick > 0.0)
-    p.detector_thick = pn->thick;
-  if (pn->mu > 0.0)
-    p.detector_mu = pn->mu;
   if (nb_plan_create (&p, &plan, &err) != NB_OK)
-    g_error ("panel %s alone: %s", pn->name, err.message);
+    g_error ("panel %s alone: %s", m->panels[i].name, err.message);
   nb_params_clear (&p);
   return plan;
 }

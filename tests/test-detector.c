@@ -366,6 +366,8 @@ check_panels_exact (const char *geom, const char *const *flags, int min_lit)
       gsize one_len = 0;
       size_t offset = nb_detector_model_panel_offset (&m, i), lit = 0;
       nb_plan_info info;
+      g_autofree float *mine = NULL;
+      nb_plan *alone = NULL;
 
       g_assert_cmpint (nb_plan_get_panel_info (plan, i, &info, &err), ==, NB_OK);
       /* the panel's corner is where the file puts it (-pix0_vector takes effect, Q-13) */
@@ -376,6 +378,28 @@ check_panels_exact (const char *geom, const char *const *flags, int min_lit)
       g_assert_cmpfloat (info.odet[0] * pn->pix0[0] + info.odet[1] * pn->pix0[1] +
                              info.odet[2] * pn->pix0[2],
                          >, 0.0);
+      /* nb_plan_get_panel_params() gives the panel as these flags do */
+      {
+        nb_params given;
+
+        g_assert_cmpint (nb_plan_get_panel_params (plan, i, &given, &err), ==, NB_OK);
+        g_assert_null (given.detector_file);
+        g_assert_cmpint (given.convention, ==, NB_CONVENTION_CUSTOM);
+        g_assert_cmpmem (given.fdet, sizeof given.fdet, pn->fdet, sizeof pn->fdet);
+        g_assert_cmpmem (given.sdet, sizeof given.sdet, pn->sdet, sizeof pn->sdet);
+        for (int k = 0; k < 3; k++)
+          g_assert_cmpfloat (fabs (given.odet[k] - info.odet[k]), <=, 1e-15);
+        g_assert_cmpmem (given.pix0, sizeof given.pix0, pn->pix0, sizeof pn->pix0);
+        g_assert_cmpmem (given.beam, sizeof given.beam, m.beam, sizeof m.beam);
+        g_assert_cmpint (given.fpixels, ==, pn->fpixels);
+        g_assert_cmpint (given.spixels, ==, pn->spixels);
+        g_assert_cmpfloat (given.pixel_size, ==, pn->pixel_size);
+        mine = g_new (float, (size_t) pn->fpixels * pn->spixels);
+        g_assert_cmpint (nb_plan_create (&given, &alone, &err), ==, NB_OK);
+        g_assert_cmpint (nb_plan_execute (alone, mine, NULL, &err), ==, NB_OK);
+        nb_plan_destroy (alone);
+        nb_params_clear (&given);
+      }
       add_vector (args, "-fdet_vector", pn->fdet);
       add_vector (args, "-sdet_vector", pn->sdet);
       add_vector (args, "-odet_vector", info.odet);
@@ -387,6 +411,8 @@ check_panels_exact (const char *geom, const char *const *flags, int min_lit)
       out = run_cli (dir, args);
       g_assert_true (g_file_get_contents (one_path, &one, &one_len, NULL));
       g_assert_cmpuint (one_len, ==, (gsize) pn->fpixels * pn->spixels * sizeof (float));
+      /* and renders it as they do, bit for bit */
+      g_assert_cmpmem (mine, one_len, one, one_len);
       /* bit for bit, but where the file's bad regions mask the panel: 0 there */
       for (size_t k = 0; k < one_len / sizeof (float); k++)
         {
@@ -405,6 +431,12 @@ check_panels_exact (const char *geom, const char *const *flags, int min_lit)
         }
       lit_panels += lit > 0;
     }
+  {
+    nb_params none;
+
+    g_assert_cmpint (nb_plan_get_panel_params (plan, m.n_panels, &none, &err), ==, NB_ERR_INVALID);
+    g_assert_cmpint (nb_plan_get_panel_params (plan, -1, &none, &err), ==, NB_ERR_INVALID);
+  }
   g_test_message ("%d of %d panels lit, %zu pixels masked", lit_panels, m.n_panels, masked);
   g_assert_cmpint (lit_panels, >=, min_lit);
   nb_plan_destroy (plan);

@@ -131,6 +131,21 @@ extern "C"
    * detector.  Owned by the plan, valid until its next update. */
   NB_API const nb_detector_model *nb_plan_get_detector_model (const nb_plan *plan);
 
+  /* nb_plan_get_panel_params: the parameters of a one-panel plan that renders
+   * panel @panel (0-based) of @plan's -detector model as @plan renders it:
+   * @plan's parameters with that panel in place of the detector, as the
+   * CUSTOM convention's -fdet_vector, -sdet_vector, -odet_vector (the normal
+   * away from the sample), -pix0_vector, -beam_vector (the model's beam),
+   * pixel counts and size, and the panel's thickness and attenuation where
+   * its file gives them; no -detector file and no detector motion (the
+   * panel's vectors are already moved).  @out is initialised here; clear it
+   * with nb_params_clear().  Errors: NB_ERR_INVALID (a plan without panels,
+   * @panel out of range), NB_ERR_NOMEM. */
+  NB_API nb_status nb_plan_get_panel_params (const nb_plan *plan,
+                                             int panel,
+                                             nb_params *out,
+                                             nb_error *err);
+
 #ifdef __cplusplus
 }
 #endif

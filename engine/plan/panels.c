@@ -316,3 +316,18 @@ nb_plan_get_detector_model (const nb_plan *plan)
 {
   return plan->n_panels > 0 ? &plan->detector : NULL;
 }
+
+nb_status
+nb_plan_get_panel_params (const nb_plan *plan, int panel, nb_params *out, nb_error *err)
+{
+  nb_params one;
+
+  if (plan->n_panels == 0 || panel < 0 || panel >= plan->n_panels)
+    return nb_error_set (err, NB_ERR_INVALID, "panel %d of a detector of %d panels", panel,
+                         plan->n_panels > 0 ? plan->n_panels : 1);
+  panel_params (&plan->params, &plan->detector, panel, &one);
+  one.detector_file = NULL; /* not copied: the panel is in place of the file's detector */
+  memset (one.detector_shift, 0, sizeof one.detector_shift);
+  memset (one.detector_rotation, 0, sizeof one.detector_rotation);
+  return nb_params_copy (out, &one, err);
+}
