@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "nb-detector.h"
+#include "nb-test-panels.h"
 #include "nb-frame.h"
 #include "nb-io.h"
 #include "nb-match.h"
@@ -967,42 +968,6 @@ test_refine_detector (void)
   scene_clear (&sc);
 }
 
-/* The largest distance (m) between the panel corners of the plans of @a and @b. */
-static double
-corner_gap (const nb_params *a, const nb_params *b)
-{
-  nb_plan *pa = NULL, *pb = NULL;
-  nb_error err = { 0 };
-  double worst = 0;
-
-  g_assert_cmpint (nb_plan_create (a, &pa, &err), ==, NB_OK);
-  g_assert_cmpint (nb_plan_create (b, &pb, &err), ==, NB_OK);
-  for (int p = 0; p < 3; p++)
-    {
-      nb_plan_info x, y;
-
-      g_assert_cmpint (nb_plan_get_panel_info (pa, p, &x, &err), ==, NB_OK);
-      g_assert_cmpint (nb_plan_get_panel_info (pb, p, &y, &err), ==, NB_OK);
-      for (int c = 0; c < 4; c++)
-        {
-          double f = (c & 1) ? x.fpixels * x.pixel_size : 0,
-                 s = (c & 2) ? x.spixels * x.pixel_size : 0, d2 = 0;
-
-          for (int i = 0; i < 3; i++)
-            {
-              double u = x.pix0[i] + f * x.fdet[i] + s * x.sdet[i];
-              double v = y.pix0[i] + f * y.fdet[i] + s * y.sdet[i];
-
-              d2 += (u - v) * (u - v);
-            }
-          worst = fmax (worst, sqrt (d2));
-        }
-    }
-  nb_plan_destroy (pa);
-  nb_plan_destroy (pb);
-  return worst;
-}
-
 /* The frame rendered on the three panels, refined from the detector moved by a known error
  * (-detector_shift, -detector_rotation): the parameters then hold the motion that puts the
  * panels back (every corner within 0.01 mm of the truth's), the same whether the error was in
@@ -1030,16 +995,17 @@ test_refine_detector_params (void)
       p.detector_shift[i] = error_mm[i] * 1e-3;
       p.detector_rotation[i] = error_deg[i] / RTD;
     }
-  g_test_message ("wrong detector: corners up to %.4f mm off", corner_gap (&p, &sc.truth) * 1e3);
+  g_test_message ("wrong detector: corners up to %.4f mm off",
+                  nb_test_corner_gap (&p, &sc.truth) * 1e3);
   if (nb_refine (&p, sc.peaks, sc.n_peaks, &ro, &rr, &err) != NB_OK)
     g_error ("%s", err.message);
   g_test_message ("refined: -detector_shift %.4f %.4f %.4f mm -detector_rotation %.4f %.4f %.4f "
                   "deg, corners up to %.4f mm off; %d of %d peaks, rms %.3f px",
                   p.detector_shift[0] * 1e3, p.detector_shift[1] * 1e3, p.detector_shift[2] * 1e3,
                   p.detector_rotation[0] * RTD, p.detector_rotation[1] * RTD,
-                  p.detector_rotation[2] * RTD, corner_gap (&p, &sc.truth) * 1e3,
+                  p.detector_rotation[2] * RTD, nb_test_corner_gap (&p, &sc.truth) * 1e3,
                   rr.score.n_matched, sc.n_peaks, rr.score.rms_distance);
-  g_assert_cmpfloat (corner_gap (&p, &sc.truth), <, 0.01e-3);
+  g_assert_cmpfloat (nb_test_corner_gap (&p, &sc.truth), <, 0.01e-3);
   /* the motion across the beam is the truth's (none) */
   g_assert_cmpfloat (fabs (p.detector_shift[0]) * 1e3, <, 0.01);
   g_assert_cmpfloat (hypot (p.detector_rotation[1], p.detector_rotation[2]) * RTD, <, 0.05);
@@ -1091,8 +1057,8 @@ test_refine_detector_params (void)
   if (nb_refine (&q, sc.peaks, sc.n_peaks, &ro, &rr, &err) != NB_OK)
     g_error ("%s", err.message);
   g_test_message ("from the moved file: corners up to %.4f mm from the flags' result",
-                  corner_gap (&p, &q) * 1e3);
-  g_assert_cmpfloat (corner_gap (&q, &p), <, 0.01e-3);
+                  nb_test_corner_gap (&p, &q) * 1e3);
+  g_assert_cmpfloat (nb_test_corner_gap (&q, &p), <, 0.01e-3);
   g_unlink (moved_path);
   nb_params_clear (&q);
   nb_params_clear (&p);

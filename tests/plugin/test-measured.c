@@ -7,6 +7,7 @@
  * represent (Diamond I23's Pilatus 12M) reported, not adopted, not scored,
  * not fitted. */
 #include "plugin-test-util.h"
+#include "../nb-test-panels.h"
 #include "nb-detector.h"
 #include "nb-frame-write.h"
 #include "nb-io.h"
@@ -668,42 +669,6 @@ test_i23_panels (void)
   watch_clear (&w);
 }
 
-/* The largest distance (m) between the panel corners of the plans of @a and @b. */
-static double
-corner_gap (const nb_params *a, const nb_params *b)
-{
-  nb_plan *pa = NULL, *pb = NULL;
-  nb_error err = { 0 };
-  double worst = 0;
-
-  g_assert_cmpint (nb_plan_create (a, &pa, &err), ==, NB_OK);
-  g_assert_cmpint (nb_plan_create (b, &pb, &err), ==, NB_OK);
-  for (int p = 0; p < nb_plan_get_info (pa)->n_panels; p++)
-    {
-      nb_plan_info x, y;
-
-      g_assert_cmpint (nb_plan_get_panel_info (pa, p, &x, &err), ==, NB_OK);
-      g_assert_cmpint (nb_plan_get_panel_info (pb, p, &y, &err), ==, NB_OK);
-      for (int c = 0; c < 4; c++)
-        {
-          double f = (c & 1) ? x.fpixels * x.pixel_size : 0;
-          double s = (c & 2) ? x.spixels * x.pixel_size : 0, d2 = 0;
-
-          for (int i = 0; i < 3; i++)
-            {
-              double u = x.pix0[i] + f * x.fdet[i] + s * x.sdet[i];
-              double v = y.pix0[i] + f * y.fdet[i] + s * y.sdet[i];
-
-              d2 += (u - v) * (u - v);
-            }
-          worst = fmax (worst, sqrt (d2));
-        }
-    }
-  nb_plan_destroy (pa);
-  nb_plan_destroy (pb);
-  return worst;
-}
-
 static void
 params_of (nb_params *p, const char *cmdline)
 {
@@ -797,8 +762,9 @@ test_refine_panels (void)
 
     params_of (&start, cmd);
   }
-  g_test_message ("wrong detector: corners up to %.4f mm off", corner_gap (&start, &truth) * 1e3);
-  g_assert_cmpfloat (corner_gap (&start, &truth), >, 0.3e-3);
+  g_test_message ("wrong detector: corners up to %.4f mm off",
+                  nb_test_corner_gap (&start, &truth) * 1e3);
+  g_assert_cmpfloat (nb_test_corner_gap (&start, &truth), >, 0.3e-3);
   braggscope_simulation_refine_async (sim, BRAGGSCOPE_FIT_DISTANCE | BRAGGSCOPE_FIT_BEAM_CENTER,
                                       NULL, on_fit, &f);
   wait_fit (&f);
@@ -807,11 +773,12 @@ test_refine_panels (void)
   after = braggscope_simulation_to_command_line (sim);
   params_of (&refined, after);
   g_test_message ("refined: %s; corners up to %.4f mm off", after,
-                  corner_gap (&refined, &truth) * 1e3);
+                  nb_test_corner_gap (&refined, &truth) * 1e3);
   /* the worker's peaks of a uniform -default_F frame and the misset's trade with the turn across
    * the beam leave 0.02 mm (a fifth of a pixel) where the engine's test gets 0.007 */
-  g_assert_cmpfloat (corner_gap (&refined, &truth), <, 0.03e-3);
-  g_assert_cmpfloat (corner_gap (&refined, &truth), <, corner_gap (&start, &truth) / 20);
+  g_assert_cmpfloat (nb_test_corner_gap (&refined, &truth), <, 0.03e-3);
+  g_assert_cmpfloat (nb_test_corner_gap (&refined, &truth), <,
+                     nb_test_corner_gap (&start, &truth) / 20);
   g_clear_object (&f.result);
   nb_params_clear (&start);
   nb_params_clear (&refined);
