@@ -83,7 +83,7 @@ _braggscope_geometry_panels_free (BraggscopeGeometry *self)
   g_clear_pointer (&self->panels, g_free);
   self->n_panels = 0;
   g_clear_pointer (&self->projection, braggscope_geometry_unref);
-  g_clear_pointer (&self->picture_map, g_free);
+  g_clear_pointer (&self->picture_map, g_bytes_unref);
 }
 
 BraggscopeGeometry *
@@ -632,26 +632,32 @@ projection_axes (const BraggscopeGeometry *self, double u[3], double v[3])
       v[k] = -v[k];
 }
 
-static BraggscopeGeometry *project (BraggscopeGeometry *self);
-static gboolean map_picture (BraggscopeGeometry *proj);
+static BraggscopeGeometry *project (BraggscopeGeometry *self, const BraggscopeGeometry *donor);
+static gboolean map_picture (BraggscopeGeometry *proj, const BraggscopeGeometry *donor);
 
 /* guards every geometry's projection and projection_tried */
 static GMutex projection_lock;
 
 BraggscopeGeometry *
-_braggscope_geometry_project (BraggscopeGeometry *self)
+_braggscope_geometry_project_after (BraggscopeGeometry *self, BraggscopeGeometry *previous)
 {
   BraggscopeGeometry *proj;
 
   g_mutex_lock (&projection_lock);
   if (!self->projection_tried)
     {
-      self->projection = project (self);
+      self->projection = project (self, previous != NULL ? previous->projection : NULL);
       self->projection_tried = TRUE;
     }
   proj = self->projection;
   g_mutex_unlock (&projection_lock);
   return proj;
+}
+
+BraggscopeGeometry *
+_braggscope_geometry_project (BraggscopeGeometry *self)
+{
+  return _braggscope_geometry_project_after (self, NULL);
 }
 
 /* Panel @pn's point (@f, @s) in the lab frame (m from the sample). */
@@ -777,7 +783,10 @@ new_projection (BraggscopeGeometry *self,
  * the panels' mean distance from the sample is the radius (m), the pixel
  * the angle of the finest panel pixel seen from the sample. */
 static BraggscopeGeometry *
-project_equal_angle (BraggscopeGeometry *self, const double u[3], const double v[3])
+project_equal_angle (BraggscopeGeometry *self,
+                     const double u[3],
+                     const double v[3],
+                     const BraggscopeGeometry *donor)
 {
   BraggscopeGeometry *proj;
   double distance = 0.0, pixel = INFINITY, spans = 0.0;
@@ -828,7 +837,7 @@ project_equal_angle (BraggscopeGeometry *self, const double u[3], const double v
   /* off the panels, a point is answered on a panel's plane: this one is for
    * the structure factors */
   proj->geom = nb_geometry_ref (self->panels[0].geom);
-  if (!map_picture (proj))
+  if (!map_picture (proj, donor))
     {
       braggscope_geometry_unref (proj);
       return NULL;
@@ -837,7 +846,7 @@ project_equal_angle (BraggscopeGeometry *self, const double u[3], const double v
 }
 
 static BraggscopeGeometry *
-project (BraggscopeGeometry *self)
+project (BraggscopeGeometry *self, const BraggscopeGeometry *donor)
 {
   BraggscopeGeometry *proj;
   double u[3], v[3], distance = 0.0, pixel = INFINITY;
@@ -849,7 +858,7 @@ project (BraggscopeGeometry *self)
     return NULL;
   projection_axes (self, u, v);
   if (choose_layout (self) == BRAGGSCOPE_PROJECTION_EQUAL_ANGLE)
-    return project_equal_angle (self, u, v);
+    return project_equal_angle (self, u, v, donor);
   /* the plane at the mean distance of the panels' centres along the beam */
   for (int p = 0; p < self->n_panels; p++)
     {
@@ -901,7 +910,7 @@ project (BraggscopeGeometry *self)
   plane =
       nb_geometry_new_plane (self->geom, proj->width, proj->height, pixel, proj->layout_pix0, u, v);
   proj->geom = plane;
-  if (plane == NULL || !map_picture (proj))
+  if (plane == NULL || !map_picture (proj, donor))
     {
       braggscope_geometry_unref (proj);
       return NULL;
@@ -916,7 +925,7 @@ project (BraggscopeGeometry *self)
  * equal-angle picture (and a pixel more, for the curves between the points
  * traced). */
 static void
-map_panel (BraggscopeGeometry *proj, const BraggscopeGeometryPanel *pn)
+map_panel (BraggscopeGeometry *proj, const BraggscopeGeometryPanel *pn, guint32 *map)
 {
   double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
   gboolean curved = proj->layout == BRAGGSCOPE_PROJECTION_EQUAL_ANGLE;
@@ -943,27 +952,67 @@ map_panel (BraggscopeGeometry *proj, const BraggscopeGeometryPanel *pn)
 
         projection_ray (proj, x + 0.5, y + 0.5, dir);
         if (ray_on_panel (pn, dir, &f, &s))
-          proj->picture_map[(gsize) y * proj->width + x] =
+          map[(gsize) y * proj->width + x] =
               (guint32) (pn->offset + (gsize) s * (gsize) pn->width + (gsize) f);
       }
 }
 
-/* The projection's picture map (every pixel's data index, or
- * PICTURE_NONE); FALSE when out of memory or when the frame's data are too
- * long for its indices. */
+/* Whether projection @a's picture map is @b's: the same picture (layout,
+ * size, plane or equal-angle frame) of the same panels, bit for bit in
+ * everything map_panel() reads; the crystal may differ. */
 static gboolean
-map_picture (BraggscopeGeometry *proj)
+same_picture (const BraggscopeGeometry *a, const BraggscopeGeometry *b)
+{
+  if (a->layout != b->layout || a->width != b->width || a->height != b->height ||
+      a->n_panels != b->n_panels || memcmp (a->beam, b->beam, sizeof a->beam) != 0 ||
+      memcmp (a->layout_pix0, b->layout_pix0, sizeof a->layout_pix0) != 0 ||
+      memcmp (a->layout_u, b->layout_u, sizeof a->layout_u) != 0 ||
+      memcmp (a->layout_v, b->layout_v, sizeof a->layout_v) != 0 ||
+      memcmp (&a->layout_pixel, &b->layout_pixel, sizeof (double)) != 0 ||
+      memcmp (&a->layout_distance, &b->layout_distance, sizeof (double)) != 0 ||
+      memcmp (&a->layout_x0, &b->layout_x0, sizeof (double)) != 0 ||
+      memcmp (&a->layout_y0, &b->layout_y0, sizeof (double)) != 0)
+    return FALSE;
+  for (int p = 0; p < a->n_panels; p++)
+    {
+      const BraggscopeGeometryPanel *x = &a->panels[p], *y = &b->panels[p];
+
+      if (x->width != y->width || x->height != y->height || x->offset != y->offset ||
+          memcmp (&x->pixel_size, &y->pixel_size, sizeof (double)) != 0 ||
+          memcmp (x->pix0, y->pix0, sizeof x->pix0) != 0 ||
+          memcmp (x->fdet, y->fdet, sizeof x->fdet) != 0 ||
+          memcmp (x->sdet, y->sdet, sizeof x->sdet) != 0 ||
+          memcmp (x->normal, y->normal, sizeof x->normal) != 0)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* The projection's picture map (every pixel's data index, or
+ * PICTURE_NONE): the projection @donor's (NULL: none) where it is the same
+ * picture of the same panels (a new orientation of the crystal: seconds
+ * saved on a 16-Mpixel detector), else traced; FALSE when out of memory or
+ * when the frame's data are too long for its indices. */
+static gboolean
+map_picture (BraggscopeGeometry *proj, const BraggscopeGeometry *donor)
 {
   const BraggscopeGeometryPanel *last = &proj->panels[proj->n_panels - 1];
   gsize n = (gsize) proj->width * (gsize) proj->height;
+  guint32 *map;
 
+  if (donor != NULL && donor->picture_map != NULL && same_picture (proj, donor))
+    {
+      proj->picture_map = g_bytes_ref (donor->picture_map);
+      return TRUE;
+    }
   if (last->offset + (gsize) last->width * (gsize) last->height >= PICTURE_NONE ||
-      (proj->picture_map = g_try_new (guint32, n)) == NULL)
+      (map = g_try_new (guint32, n)) == NULL)
     return FALSE;
   for (gsize i = 0; i < n; i++)
-    proj->picture_map[i] = PICTURE_NONE;
+    map[i] = PICTURE_NONE;
   for (int p = 0; p < proj->n_panels; p++)
-    map_panel (proj, &proj->panels[p]);
+    map_panel (proj, &proj->panels[p], map);
+  proj->picture_map = g_bytes_new_take (map, n * sizeof *map);
   return TRUE;
 }
 
@@ -974,7 +1023,7 @@ _braggscope_geometry_project_data (BraggscopeGeometry *proj,
                                    float gap)
 {
   gsize n = (gsize) proj->width * (gsize) proj->height;
-  const guint32 *map = proj->picture_map;
+  const guint32 *map = g_bytes_get_data (proj->picture_map, NULL);
 
   for (gsize i = 0; i < n; i++)
     out[i] = map[i] != PICTURE_NONE ? data[map[i]] : gap;

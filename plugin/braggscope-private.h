@@ -61,7 +61,8 @@ struct _BraggscopeGeometry
   double layout_distance, layout_x0, layout_y0; /* equal-angle: radius per radian of two-theta
                                                    (m), the picture's corner (m from the beam) */
   BraggscopeGeometry *projection; /* of a multi-panel one, made when first asked for */
-  guint32 *picture_map; /* a projection's: each pixel's index in the frame's data, or none */
+  GBytes *picture_map; /* a projection's: each pixel's index in the frame's data (guint32),
+                         or none; shared by projections of the same picture */
   gboolean projection_tried;
   double a_star[3], b_star[3], c_star[3]; /* the plan's reciprocal cell (1/Angstrom) */
   double computed_to;                     /* the plan's hkl_d_min (Angstrom) */
@@ -83,6 +84,11 @@ gboolean _braggscope_geometry_locate (
  * behind the sample; made once, owned by @self), and its picture of @data (@self's image) into @out
  * (width x height floats; the gaps @gap). */
 BraggscopeGeometry *_braggscope_geometry_project (BraggscopeGeometry *self);
+/* _braggscope_geometry_project(), its picture map shared with @previous's
+ * projection (NULL, or not made yet: none) where that is the same picture of
+ * the same panels (another orientation of the crystal). */
+BraggscopeGeometry *_braggscope_geometry_project_after (BraggscopeGeometry *self,
+                                                        BraggscopeGeometry *previous);
 /* Where the ray from the sample along @dir (any length) lies in the
  * projection @proj's coordinates; FALSE when nowhere (behind the gnomonic
  * plane, or not finite). */

@@ -224,11 +224,12 @@ worker_update_plan (BraggscopeWorker *w, const nb_params *params, guint64 key, n
     nb_geometry_unref (geom);
   else
     {
-      if (w->geometry != NULL)
-        braggscope_geometry_unref (w->geometry);
+      BraggscopeGeometry *previous = w->geometry;
+
       w->geometry = _braggscope_geometry_new_plan (geom, w->plan);
       if (w->geometry == NULL)
         {
+          g_clear_pointer (&previous, braggscope_geometry_unref);
           w->geometry_key = NULL;
           _braggscope_frame_source_unref (source);
           w->plan_request = 0;
@@ -237,9 +238,11 @@ worker_update_plan (BraggscopeWorker *w, const nb_params *params, guint64 key, n
       w->geometry_key = geom;
       /* a multi-panel detector's picture as the sample sees it is made
        * here, once per geometry, rather than by the thread that shows the
-       * frame (braggscope_frame_project): seconds for a 16-Mpixel one */
+       * frame (braggscope_frame_project): seconds for a 16-Mpixel one,
+       * unless the previous geometry's picture of the same panels serves */
       if (braggscope_geometry_get_n_panels (w->geometry) > 1)
-        _braggscope_geometry_project (w->geometry);
+        _braggscope_geometry_project_after (w->geometry, previous);
+      g_clear_pointer (&previous, braggscope_geometry_unref);
     }
   _braggscope_frame_source_unref (w->source);
   w->source = source;
