@@ -133,6 +133,7 @@ integers (nxr *c, const char *name, long long *out, int n)
   space = H5Dget_space (d);
   ok = type >= 0 && space >= 0 && H5Tget_class (type) == H5T_INTEGER &&
        H5Sget_simple_extent_ndims (space) == 1 && H5Sget_simple_extent_npoints (space) == n &&
+       nx_storage_problem (d) == NULL &&
        H5Dread (d, H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) >= 0;
   if (space >= 0)
     H5Sclose (space);
@@ -476,9 +477,12 @@ read_mask (nxr *c, const char *name, hid_t d, const hsize_t *dims)
   hid_t space = H5Dget_space (d), dcpl = H5Dget_create_plist (d), type = H5Dget_type (d), mem = -1;
   long long *row = NULL;
   nb_status st = NB_OK;
+  const char *problem = NULL;
 
   if (space < 0 || dcpl < 0 || type < 0 || H5Tget_class (type) != H5T_INTEGER)
     st = bad (c, name, "not an integer array");
+  else if ((problem = nx_storage_problem (d)) != NULL)
+    st = bad (c, name, problem);
   else if (H5Pget_layout (dcpl) == H5D_CHUNKED)
     {
       hsize_t chunk[2];
@@ -625,6 +629,7 @@ read_sensor_beam (nxr *c, const char *instrument, const char *det)
     {
       hid_t space = H5Dget_space (d);
       int ok = space >= 0 && H5Sget_simple_extent_npoints (space) == 3 &&
+               nx_storage_problem (d) == NULL &&
                H5Dread (d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, dir) >= 0;
       double n = ok ? sqrt (dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]) : 0.0;
 

@@ -201,10 +201,10 @@ nx_exists (const nx_ctx *c, const char *name)
 int
 nx_read_string (hid_t obj, hid_t type, int attribute, char *out, size_t size)
 {
-  hid_t mem = H5Tcopy (H5T_C_S1);
+  hid_t mem;
   int ok = 0;
 
-  if (mem < 0)
+  if ((!attribute && nx_storage_problem (obj) != NULL) || (mem = H5Tcopy (H5T_C_S1)) < 0)
     return 0;
   /* libhdf5 converts no string between character sets (ASCII, UTF-8) */
   H5Tset_cset (mem, H5Tget_cset (type));
@@ -281,7 +281,8 @@ nx_dataset_number (hid_t d, hsize_t index, double *v, char *units, size_t usize)
 
   units[0] = '\0';
   if (type >= 0 && (H5Tget_class (type) == H5T_FLOAT || H5Tget_class (type) == H5T_INTEGER) &&
-      n >= 1 && H5Sget_simple_extent_ndims (space) <= 1)
+      H5Tget_size (type) <= 16 && n >= 1 && H5Sget_simple_extent_ndims (space) <= 1 &&
+      nx_storage_problem (d) == NULL)
     {
       hsize_t at = index < (hsize_t) n ? index : (hsize_t) n - 1, one = 1;
       hid_t mem = H5Screate_simple (1, &one, NULL);
@@ -313,7 +314,7 @@ nx_dataset_number (hid_t d, hsize_t index, double *v, char *units, size_t usize)
  * out of a shorter buffer without checking (found by fuzzing); contiguous
  * data are checked by the library.  A chunked one must not make us decode
  * chunks far larger than what we read of them (NX_CHUNK_FRAMES). */
-static const char *
+const char *
 nx_storage_problem (hid_t d)
 {
   hid_t dcpl = H5Dget_create_plist (d), space = H5Dget_space (d), type = H5Dget_type (d);
@@ -464,21 +465,17 @@ nx_integers_ok (hid_t d, const hsize_t *dims, int rank)
 /* Element @index (clamped to the last) of a numeric dataset @name as a double,
  * with its units attribute; 0 when absent, -1 (and an error) when it is not
  * numeric, of a type wider than 16 bytes, in storage libhdf5 would over-read
- * (nx_storage_ok) or cannot be read. */
+ * (nx_storage_problem) or cannot be read. */
 static int
 nx_number (nx_ctx *c, const char *name, hsize_t index, double *v, char *units, size_t usize)
 {
-  hid_t d, type;
-  int narrow, ok;
+  hid_t d;
+  int ok;
 
   units[0] = '\0';
   if (!nx_exists (c, name) || (d = nx_dopen (c, name)) < 0)
     return 0;
-  type = H5Dget_type (d);
-  narrow = type >= 0 && H5Tget_size (type) <= 16;
-  if (type >= 0)
-    H5Tclose (type);
-  ok = narrow && nx_storage_ok (d) && nx_dataset_number (d, index, v, units, usize) ? 1 : -1;
+  ok = nx_dataset_number (d, index, v, units, usize) ? 1 : -1;
   H5Dclose (d);
   return ok;
 }

@@ -15,10 +15,18 @@ int nx_read_string (hid_t obj, hid_t type, int attribute, char *out, size_t size
  * printable) into @out (@size bytes); 0 when absent or not a string. */
 int nx_string_attr (hid_t obj, const char *attr, char *out, size_t size);
 
+/* What is wrong with the storage of dataset @d for reading it whole or in
+ * part, or NULL: a compact dataset whose stored bytes are fewer than its
+ * dimensions (libhdf5 1.10 copies the dimensions' worth out of the shorter
+ * buffer), chunks far larger than its frames.  Check before every H5Dread
+ * of a file's dataset. */
+const char *nx_storage_problem (hid_t d);
+
 /* Element @index (clamped to the last) of numeric dataset @d, a scalar or
  * one-dimensional, as a double into @v, and its units attribute into @units
- * (@usize bytes; "" when none); 0 when @d is not numeric, has no elements or
- * its element is not a finite number.  The caller checks the storage. */
+ * (@usize bytes; "" when none); 0 when @d is not numeric, of a type wider
+ * than 16 bytes, in storage nx_storage_problem() refuses, has no elements or
+ * its element is not a finite number. */
 int nx_dataset_number (hid_t d, hsize_t index, double *v, char *units, size_t usize);
 
 /* Metres, radians, seconds per @units for @kind (0 length, 1 angle, 2 time,
