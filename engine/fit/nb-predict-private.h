@@ -3,6 +3,7 @@
  * predicted spot, a moved detector) and the matrix helpers. */
 #pragma once
 
+#include "base/nb-rotation.h"
 #include "nb-frame.h"
 #include "nb-predict.h"
 
@@ -112,7 +113,6 @@ void nb_mat_transpose (const double a[9], double out[9]);
 void nb_mat_misset (const double misset[3], double out[9]);
 void nb_mat_mul (const double a[9], const double b[9], double out[9]);
 void nb_mat_to_misset (const double U[9], double misset[3]);
-void nb_mat_rotvec (const double w[3], double out[9]);
 double nb_mat_angle (const double a[9], const double b[9]);
 
 /* The detector of @m moved by @dD along the beam and the beam centre by @dF,

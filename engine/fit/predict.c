@@ -660,37 +660,6 @@ nb_mat_to_misset (const double U[9], double misset[3])
     }
 }
 
-/* exp([w]x): rotation by |w| about w (Rodrigues). */
-void
-nb_mat_rotvec (const double w[3], double out[9])
-{
-  double th = sqrt (w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
-  double c, s, t, x, y, z;
-
-  if (th < 1e-300)
-    {
-      static const double id[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
-
-      memcpy (out, id, sizeof id);
-      return;
-    }
-  x = w[0] / th;
-  y = w[1] / th;
-  z = w[2] / th;
-  c = cos (th);
-  s = sin (th);
-  t = 1.0 - c;
-  out[0] = t * x * x + c;
-  out[1] = t * x * y - s * z;
-  out[2] = t * x * z + s * y;
-  out[3] = t * x * y + s * z;
-  out[4] = t * y * y + c;
-  out[5] = t * y * z - s * x;
-  out[6] = t * x * z - s * y;
-  out[7] = t * y * z + s * x;
-  out[8] = t * z * z + c;
-}
-
 /* The angle of the rotation a b^T (rad). */
 double
 nb_mat_angle (const double a[9], const double b[9])
@@ -753,7 +722,7 @@ nb_model_turn (nb_model *m, const double w[3])
   if (fabs (den) > 1e-12)
     for (int i = 0; i < 3; i++)
       centre[i] = nb_dot (d0->pix0, d0->odet) / den * m->s0[i];
-  nb_mat_rotvec (w, R);
+  nb_rotvec_matrix (w, R);
   for (int p = 0; p < m->n_panels; p++)
     {
       nb_model_panel *d = &m->panels[p];

@@ -94,7 +94,7 @@ objective_state (const objective *o, const double *x, double U[9], double shift[
   double w[3] = { x[0] * UNIT_ROT, x[1] * UNIT_ROT, x[2] * UNIT_ROT }, R[9];
   int j = 3;
 
-  nb_mat_rotvec (w, R);
+  nb_rotvec_matrix (w, R);
   nb_mat_mul (R, o->U_start, U);
   memcpy (shift, o->shift, 6 * sizeof *shift);
   if (o->use_dist)
@@ -466,11 +466,11 @@ write_detector_motion (nb_params *p, const nb_model *m, const double shift[6])
     return;
   move_model (&moved, shift);
   /* t1: where the motion takes the sample, from panel 0's corner */
-  nb_mat_rotvec (shift + 3, R1);
+  nb_rotvec_matrix (shift + 3, R1);
   nb_rotate_umat (m->panels[0].pix0, R1, r1x);
   for (int i = 0; i < 3; i++)
     t1[i] = moved.panels[0].pix0[i] - r1x[i];
-  nb_mat_rotvec (p->detector_rotation, R0);
+  nb_rotvec_matrix (p->detector_rotation, R0);
   nb_mat_mul (R1, R0, R);
   nb_rotate_umat (p->detector_shift, R1, rt0);
   for (int i = 0; i < 3; i++)

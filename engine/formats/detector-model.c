@@ -1,6 +1,7 @@
 /* detector-model.c: the multi-panel detector model's bookkeeping
  * (nb-detector.h); the readers of the geometry files that fill it live
  * beside it. */
+#include "base/nb-rotation.h"
 #include "nb-detector.h"
 
 #include <math.h>
@@ -51,44 +52,33 @@ nb_detector_model_panel_offset (const nb_detector_model *model, int panel)
   return offset;
 }
 
-/* @v turned by the rotation vector @w (rad): Rodrigues' formula, v cos a +
- * (e x v) sin a + e (e . v)(1 - cos a) with a = |w|, e = w / a. */
+/* @v turned in place by the rotation @R (row-major). */
 static void
-turn (const double w[3], const double v[3], double out[3])
+turn (const double R[9], double v[3])
 {
-  double a = sqrt (w[0] * w[0] + w[1] * w[1] + w[2] * w[2]), e[3], c, s, ev, exv[3];
+  double out[3];
 
-  if (!(a > 0.0))
-    {
-      memcpy (out, v, 3 * sizeof *v);
-      return;
-    }
   for (int i = 0; i < 3; i++)
-    e[i] = w[i] / a;
-  c = cos (a);
-  s = sin (a);
-  ev = e[0] * v[0] + e[1] * v[1] + e[2] * v[2];
-  exv[0] = e[1] * v[2] - e[2] * v[1];
-  exv[1] = e[2] * v[0] - e[0] * v[2];
-  exv[2] = e[0] * v[1] - e[1] * v[0];
-  for (int i = 0; i < 3; i++)
-    out[i] = v[i] * c + exv[i] * s + e[i] * ev * (1.0 - c);
+    out[i] = R[3 * i] * v[0] + R[3 * i + 1] * v[1] + R[3 * i + 2] * v[2];
+  memcpy (v, out, sizeof out);
 }
 
 void
 nb_detector_model_move (nb_detector_model *model, const double shift[3], const double rotation[3])
 {
   int turned = rotation[0] != 0.0 || rotation[1] != 0.0 || rotation[2] != 0.0;
+  double R[9];
 
+  nb_rotvec_matrix (rotation, R);
   for (int p = 0; p < model->n_panels; p++)
     {
       nb_panel *pn = &model->panels[p];
 
       if (turned)
         {
-          turn (rotation, pn->pix0, pn->pix0);
-          turn (rotation, pn->fdet, pn->fdet);
-          turn (rotation, pn->sdet, pn->sdet);
+          turn (R, pn->pix0);
+          turn (R, pn->fdet);
+          turn (R, pn->sdet);
         }
       for (int i = 0; i < 3; i++)
         if (shift[i] != 0.0) /* keeps a -0.0 */
