@@ -380,7 +380,8 @@ extern "C"
     int candidates;           /* best grid orientations refined; default 12 */
     nb_refine_options refine; /* for the candidates (its progress and cancel serve the whole
                                  search) */
-    int threads;              /* OpenMP threads; 0 = default */
+    int threads;              /* OpenMP threads; 0 = default.  The result is the same for any
+                                 number (ties between candidates go to the first grid point) */
   } nb_search_options;
 
   NB_API void nb_search_options_init (nb_search_options *opt);
