@@ -413,7 +413,8 @@ extern "C"
    * The best distinct candidates (@opt->candidates of them, up to the
    * lattice's own symmetry) are refined with nb_refine()'s stages and
    * ranked by significance (each one's p-value against its own
-   * chance fraction).  On success @p's misset is the best (and its distance
+   * chance fraction; p-values within a factor of 2 count as one, and of
+   * those the most matches, then the closest, win).  On success @p's misset is the best (and its distance
    * and beam centre when refined; a -detector model's refined motion in its
    * detector_shift and detector_rotation, as nb_refine() writes it) and
    * @res->score says whether it is a
