@@ -9,7 +9,8 @@
  * than chance is no orientation: exit status 3) and, with --simulate, the
  * correlation of a full simulation with the frame in resolution shells.
  * --json prints the result as one JSON object.  --overlay writes a PNG of the
- * frame in grey with the predicted spots as circles.  A header whose detector
+ * frame in grey with the predicted spots as circles (a multi-panel frame as
+ * its file holds the panels, each spot where its panel's pixel lies).  A header whose detector
  * one flat panel cannot represent is refused (--flat-detector with -distance
  * goes on).
  */
@@ -72,7 +73,9 @@ static const char usage_text[] =
     "\t\t\t\tresolution shells (every panel's pixels at their own\n"
     "\t\t\t\tresolution); -floatfile FILE writes it\n"
     "\t--overlay FILE.png\tthe frame in grey (masked pixels blue), predicted spots\n"
-    "\t\t\t\tas red circles, the peaks as green marks\n"
+    "\t\t\t\tas red circles, the peaks as green marks (several panels:\n"
+    "\t\t\t\tthe frame's pixels as its file holds them, pixels of no\n"
+    "\t\t\t\tpanel blue)\n"
     "\t--overlay-bin B\t\tB x B pixels per overlay pixel (default: to fit 1600)\n"
     "\t--overlay-crop F0 S0 W H\tonly this part of the frame\n"
     "\t--threads N\t\tOpenMP threads (default: all)\n"
@@ -307,10 +310,93 @@ circle (canvas *c, double f, double s, double radius, const uint8_t colour[3])
     }
 }
 
+/* Where a multi-panel detector's panels lie in the frame's pixel array
+ * (nb_detector_frame_layout()), and which of the array's pixels no panel
+ * measures (outside every panel, or masked by its panel: @dead, 1 byte per
+ * frame pixel).  One panel: all NULL. */
+typedef struct
+{
+  size_t *base;
+  int *stride;
+  uint8_t *dead;
+} frame_panels;
+
+static void
+frame_panels_clear (frame_panels *fp)
+{
+  free (fp->base);
+  free (fp->stride);
+  free (fp->dead);
+}
+
+static nb_status
+frame_panels_init (frame_panels *fp,
+                   const nb_detector_model *detector,
+                   const nb_frame *frame,
+                   nb_error *err)
+{
+  size_t total = (size_t) frame->fpixels * (size_t) frame->spixels;
+  nb_status st;
+
+  memset (fp, 0, sizeof *fp);
+  if (detector->n_panels < 1)
+    return NB_OK;
+  fp->base = malloc ((size_t) detector->n_panels * sizeof *fp->base);
+  fp->stride = malloc ((size_t) detector->n_panels * sizeof *fp->stride);
+  fp->dead = malloc (total);
+  if (fp->base == NULL || fp->stride == NULL || fp->dead == NULL)
+    return nb_error_set (err, NB_ERR_NOMEM, "out of memory for the overlay");
+  if ((st = nb_detector_frame_layout (detector, frame, fp->base, fp->stride, err)) != NB_OK)
+    return st;
+  memset (fp->dead, 1, total);
+  for (int p = 0; p < detector->n_panels; p++)
+    {
+      const nb_panel *pan = &detector->panels[p];
+
+      for (int s = 0; s < pan->spixels; s++)
+        for (int f = 0; f < pan->fpixels; f++)
+          fp->dead[fp->base[p] + (size_t) s * fp->stride[p] + f] =
+              pan->mask != NULL && pan->mask[(size_t) s * pan->fpixels + f] != 0;
+    }
+  return NB_OK;
+}
+
+/* Where point (@f, @s) of panel @panel (its pixels) lies in the frame's
+ * pixels (*@x, *@y): FALSE for a point on no panel (@panel -1). */
+static int
+frame_point (const frame_panels *fp,
+             const nb_frame *frame,
+             int panel,
+             double f,
+             double s,
+             double *x,
+             double *y)
+{
+  double fl = floor (f), sl = floor (s);
+  size_t i;
+
+  if (fp->base == NULL)
+    {
+      *x = f;
+      *y = s;
+      return 1;
+    }
+  if (panel < 0 || !isfinite (f) || !isfinite (s) || fl < 0 || sl < 0)
+    return 0;
+  i = fp->base[panel] + (size_t) sl * fp->stride[panel] + (size_t) fl;
+  *x = (double) (i % (size_t) frame->fpixels) + (f - fl);
+  *y = (double) (i / (size_t) frame->fpixels) + (s - sl);
+  return 1;
+}
+
+/* The overlay: the frame's pixel array as the file holds it (a multi-panel
+ * frame's panels at their data origins, or one after another), each
+ * panel's predictions and peaks drawn where its pixels lie in it. */
 static int
 write_overlay (const options *o,
                const nb_frame *frame,
                const nb_params *p,
+               const nb_detector_model *detector,
                const nb_peak *peaks,
                int n_peaks,
                nb_error *err)
@@ -326,6 +412,7 @@ write_overlay (const options *o,
   size_t n_refl = 0;
   nb_predict_options po;
   nb_status st;
+  frame_panels fp;
 
   if (f0 + fw > frame->fpixels)
     fw = frame->fpixels - f0;
@@ -334,6 +421,11 @@ write_overlay (const options *o,
   if (fw < 1 || sh < 1)
     return nb_error_set (err, NB_ERR_INVALID, "--overlay-crop lies outside the %d x %d frame",
                          frame->fpixels, frame->spixels);
+  if ((st = frame_panels_init (&fp, detector, frame, err)) != NB_OK)
+    {
+      frame_panels_clear (&fp);
+      return st;
+    }
   c.bin = o->bin > 0 ? o->bin : (int) ceil (fmax (fw, sh) / 1600.0);
   c.f0 = f0;
   c.s0 = s0;
@@ -341,7 +433,10 @@ write_overlay (const options *o,
   c.h = (sh + c.bin - 1) / c.bin;
   c.rgb = malloc ((size_t) c.w * c.h * 3);
   if (c.rgb == NULL)
-    return nb_error_set (err, NB_ERR_NOMEM, "out of memory for the overlay");
+    {
+      frame_panels_clear (&fp);
+      return nb_error_set (err, NB_ERR_NOMEM, "out of memory for the overlay");
+    }
 
   /* the grey scale saturates at the 99.95th percentile of the valid counts (at least 5): a
    * weak frame's spots stand out, a strong one's are not all white */
@@ -353,7 +448,7 @@ write_overlay (const options *o,
         {
           size_t i = (size_t) s * frame->fpixels + f;
 
-          if (frame->mask[i] == NB_PIXEL_MASKED)
+          if (frame->mask[i] == NB_PIXEL_MASKED || (fp.dead != NULL && fp.dead[i]))
             continue;
           hist[frame->counts[i] < 0 ? 0 : frame->counts[i] > 1024 ? 1024 : frame->counts[i]]++;
           total++;
@@ -386,7 +481,7 @@ write_overlay (const options *o,
               if (f >= f0 + fw || s >= s0 + sh)
                 continue;
               i = (size_t) s * frame->fpixels + f;
-              if (frame->mask[i] == NB_PIXEL_MASKED)
+              if (frame->mask[i] == NB_PIXEL_MASKED || (fp.dead != NULL && fp.dead[i]))
                 continue;
               any_valid = 1;
               if (frame->counts[i] > best)
@@ -408,16 +503,28 @@ write_overlay (const options *o,
   if (st != NB_OK)
     {
       free (c.rgb);
+      frame_panels_clear (&fp);
       return st;
     }
   for (size_t i = 0; i < n_refl; i++)
-    circle (&c, refl[i].f, refl[i].s, o->radius, red);
+    {
+      double x, y;
+
+      if (frame_point (&fp, frame, refl[i].panel, refl[i].f, refl[i].s, &x, &y))
+        circle (&c, x, y, o->radius, red);
+    }
   for (int i = 0; i < n_peaks; i++)
-    for (int d = -2 * c.bin; d <= 2 * c.bin; d++)
-      {
-        plot (&c, peaks[i].f + d, peaks[i].s, green);
-        plot (&c, peaks[i].f, peaks[i].s + d, green);
-      }
+    {
+      double x, y;
+
+      if (!frame_point (&fp, frame, peaks[i].panel, peaks[i].f, peaks[i].s, &x, &y))
+        continue;
+      for (int d = -2 * c.bin; d <= 2 * c.bin; d++)
+        {
+          plot (&c, x + d, y, green);
+          plot (&c, x, y + d, green);
+        }
+    }
   {
     char what[256];
     const char *keys[] = { "Software", "Title" };
@@ -434,6 +541,7 @@ write_overlay (const options *o,
            o->overlay, c.w, c.h, c.bin, c.bin, n_refl);
   free (refl);
   free (c.rgb);
+  frame_panels_clear (&fp);
   return st;
 }
 
@@ -916,14 +1024,6 @@ main (int argc, char **argv)
     goto fail;
   if (o.flat_detector && !multi && nb_frame_detector_problem (&frame, NULL, 0))
     fprintf (out, "taken as one flat panel: distance %.10g mm from the flags\n", p.distance * 1e3);
-  if (multi && o.overlay != NULL)
-    {
-      nb_error_set (&err, NB_ERR_USAGE,
-                    "--overlay draws one flat panel: not with -detector or a frame of several "
-                    "modules");
-      rc = 2;
-      goto fail;
-    }
   if (!multi && (p.fpixels != frame.fpixels || p.spixels != frame.spixels))
     {
       nb_error_set (&err, NB_ERR_USAGE,
@@ -943,7 +1043,7 @@ main (int argc, char **argv)
     goto fail;
   if (o.simulate && simulate (&p, &frame, &err) != NB_OK)
     goto fail;
-  if (o.overlay != NULL && write_overlay (&o, &frame, &p, peaks, n, &err) != NB_OK)
+  if (o.overlay != NULL && write_overlay (&o, &frame, &p, &detector, peaks, n, &err) != NB_OK)
     goto fail;
   rc = result.score.significant ? 0 : 3;
   goto out;

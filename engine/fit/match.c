@@ -347,7 +347,6 @@ nb_find_panel_peaks (const nb_frame *frame,
                      nb_error *err)
 {
   nb_peak_options defaults;
-  int (*geom)[4] = NULL;
   size_t *base = NULL;
   int *stride = NULL, n = 0;
   nb_peak *all = NULL;
@@ -364,22 +363,14 @@ nb_find_panel_peaks (const nb_frame *frame,
     }
   if (frame == NULL || frame->counts == NULL || frame->mask == NULL)
     return nb_error_set (err, NB_ERR_INVALID, "peak search: the frame holds no pixels");
-  geom = malloc ((size_t) detector->n_panels * sizeof *geom);
   base = malloc ((size_t) detector->n_panels * sizeof *base);
   stride = malloc ((size_t) detector->n_panels * sizeof *stride);
-  if (geom == NULL || base == NULL || stride == NULL)
+  if (base == NULL || stride == NULL)
     {
       st = nb_error_set (err, NB_ERR_NOMEM, "peak search: out of memory");
       goto out;
     }
-  for (int p = 0; p < detector->n_panels; p++)
-    {
-      geom[p][0] = detector->panels[p].fpixels;
-      geom[p][1] = detector->panels[p].spixels;
-      geom[p][2] = detector->panels[p].data_origin_f;
-      geom[p][3] = detector->panels[p].data_origin_s;
-    }
-  st = nb_panels_layout (detector->n_panels, (const int (*)[4]) geom, frame, base, stride, err);
+  st = nb_detector_frame_layout (detector, frame, base, stride, err);
   for (int p = 0; st == NB_OK && p < detector->n_panels; p++)
     {
       nb_frame sub;
@@ -420,7 +411,6 @@ nb_find_panel_peaks (const nb_frame *frame,
     }
 out:
   free (all);
-  free (geom);
   free (base);
   free (stride);
   return st;
@@ -782,7 +772,7 @@ nb_plan_shell_correlation (const nb_plan *plan,
   const nb_plan_info *info = plan != NULL ? nb_plan_get_info (plan) : NULL;
   const nb_detector_model *det;
   shell_panel *pan = NULL;
-  int (*geom)[4] = NULL, *stride = NULL, n;
+  int *stride = NULL, n;
   size_t *base = NULL, offset = 0;
   nb_status st;
 
@@ -793,23 +783,15 @@ nb_plan_shell_correlation (const nb_plan *plan,
     return nb_shell_correlation (info, image, frame, n_shells, res, err);
   n = info->n_panels;
   pan = calloc ((size_t) n, sizeof *pan);
-  geom = malloc ((size_t) n * sizeof *geom);
   base = malloc ((size_t) n * sizeof *base);
   stride = malloc ((size_t) n * sizeof *stride);
-  if (pan == NULL || geom == NULL || base == NULL || stride == NULL)
+  if (pan == NULL || base == NULL || stride == NULL)
     {
       st = nb_error_set (err, NB_ERR_NOMEM, "shell correlation: out of memory");
       goto out;
     }
-  for (int p = 0; p < n; p++)
-    {
-      geom[p][0] = det->panels[p].fpixels;
-      geom[p][1] = det->panels[p].spixels;
-      geom[p][2] = det->panels[p].data_origin_f;
-      geom[p][3] = det->panels[p].data_origin_s;
-    }
   /* the frame holds the panels at their data origins or one after another */
-  if ((st = nb_panels_layout (n, (const int (*)[4]) geom, frame, base, stride, err)) != NB_OK)
+  if ((st = nb_detector_frame_layout (det, frame, base, stride, err)) != NB_OK)
     goto out;
   for (int p = 0; p < n; p++)
     {
@@ -827,7 +809,6 @@ nb_plan_shell_correlation (const nb_plan *plan,
   st = shells_over_panels (info->beam, info->lambda0, pan, n, image, frame, n_shells, res, err);
 out:
   free (pan);
-  free (geom);
   free (base);
   free (stride);
   return st;

@@ -52,6 +52,33 @@ nb_panels_layout (
 }
 
 nb_status
+nb_detector_frame_layout (const nb_detector_model *detector,
+                          const nb_frame *frame,
+                          size_t *base,
+                          int *stride,
+                          nb_error *err)
+{
+  int (*geom)[4];
+  nb_status st;
+
+  if (detector == NULL || detector->n_panels < 1 || frame == NULL)
+    return nb_error_set (err, NB_ERR_INVALID, "panel layout: no detector panels or no frame");
+  geom = malloc ((size_t) detector->n_panels * sizeof *geom);
+  if (geom == NULL)
+    return nb_error_set (err, NB_ERR_NOMEM, "out of memory");
+  for (int p = 0; p < detector->n_panels; p++)
+    {
+      geom[p][0] = detector->panels[p].fpixels;
+      geom[p][1] = detector->panels[p].spixels;
+      geom[p][2] = detector->panels[p].data_origin_f;
+      geom[p][3] = detector->panels[p].data_origin_s;
+    }
+  st = nb_panels_layout (detector->n_panels, (const int (*)[4]) geom, frame, base, stride, err);
+  free (geom);
+  return st;
+}
+
+nb_status
 nb_model_frame_layout (
     const nb_model *m, const nb_frame *frame, size_t *base, int *stride, nb_error *err)
 {

@@ -125,6 +125,21 @@ extern "C"
                                         int *n,
                                         nb_error *err);
 
+  /* nb_detector_frame_layout: where each panel of a multi-panel @detector
+   * lies in @frame's 2-D pixel array, as nb_find_panel_peaks() and the
+   * match cut it: panel p's pixel (f, s) is frame pixel @base[p] + s *
+   * @stride[p] + f (an index into frame->counts and frame->mask).  @base and
+   * @stride are the caller's arrays of detector->n_panels.  The panels lie
+   * at their data origins when every panel has one and fits the frame, else
+   * one after another (a simulated multi-panel image).  Errors:
+   * NB_ERR_INVALID (no panels, a frame that holds them neither way),
+   * NB_ERR_NOMEM. */
+  NB_API nb_status nb_detector_frame_layout (const nb_detector_model *detector,
+                                             const nb_frame *frame,
+                                             size_t *base,
+                                             int *stride,
+                                             nb_error *err);
+
   /* nb_peaks_in_resolution: keeps the peaks of @peaks (@n) whose resolution,
    * with the detector and wavelength of @p, lies within [@d_min, @d_max]
    * (Angstrom; 0 for no limit), in their order, packed at the front (the

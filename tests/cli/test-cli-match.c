@@ -18,6 +18,10 @@
 
 #include "nb-test-util.h"
 
+#ifdef NB_HAVE_PNG
+#include <png.h>
+#endif
+
 static const char *cli, *match_cli;
 static char *dir;
 
@@ -95,6 +99,17 @@ test_match_refines (void)
   g_assert_true (g_file_test (png, G_FILE_TEST_IS_REGULAR));
 }
 
+#ifdef NB_HAVE_PNG
+/* Whether pixel (@x, @y) of an overlay @rgb 128 pixels wide is (r, g, b). */
+static gboolean
+overlay_is (const uint8_t *rgb, int x, int y, int r, int g, int b)
+{
+  const uint8_t *px = rgb + 3 * ((size_t) y * 128 + x);
+
+  return px[0] == r && px[1] == g && px[2] == b;
+}
+#endif
+
 /* A frame of three panels (one tilted to each side of the beam) written by
  * nanobragg -detector, matched by nanobragg-match -detector from 0.5 deg
  * away: the misset is found, the report lists the matched peaks of each
@@ -127,12 +142,37 @@ test_match_panels (void)
                         "1e27",       "-seed",      "4321",        "-noisefile",  "three.img",
                         "-nopgm",     "-precision", "single",      "-noprogress", "-detector",
                         "three.geom", NULL };
-  const char *match[] = { match_cli,    "three.img", "--no-search", "-detector", "three.geom",
-                          "-cell",      "63.4",      "63.4",        "83.8",      "90",
-                          "90",         "120",       "-N",          "8",         "-gauss_xtal",
-                          "-misset",    "10.5",      "20",          "29.6",      "-hkl",
-                          hkl,          "-lambda",   "1",           "-fluence",  "1e27",
-                          "--simulate", NULL };
+  const char *match[] = { match_cli,
+                          "three.img",
+                          "--no-search",
+                          "-detector",
+                          "three.geom",
+                          "-cell",
+                          "63.4",
+                          "63.4",
+                          "83.8",
+                          "90",
+                          "90",
+                          "120",
+                          "-N",
+                          "8",
+                          "-gauss_xtal",
+                          "-misset",
+                          "10.5",
+                          "20",
+                          "29.6",
+                          "-hkl",
+                          hkl,
+                          "-lambda",
+                          "1",
+                          "-fluence",
+                          "1e27",
+                          "--simulate",
+                          "--overlay",
+                          "three.png",
+                          "--overlay-bin",
+                          "1",
+                          NULL };
   g_autofree char *out = NULL, *err = NULL;
   const char *line;
   int matched[3], found[3];
@@ -181,6 +221,53 @@ test_match_panels (void)
       g_assert_nonnull (line);
       line++;
     }
+
+#ifdef NB_HAVE_PNG
+  /* the overlay draws the frame's 128 x 384 pixels, the panels one after another as the file
+   * holds them, and each peak where its panel's pixel lies: a peak's green cross sits in a red
+   * circle (3 pixels about a prediction) on every panel, as the report matched them */
+  {
+    g_autofree char *png = g_build_filename (dir, "three.png", NULL);
+    int in_circle[3] = { 0, 0, 0 }, crosses[3] = { 0, 0, 0 };
+    png_image image;
+    g_autofree uint8_t *rgb = NULL;
+
+    memset (&image, 0, sizeof image);
+    image.version = PNG_IMAGE_VERSION;
+    g_assert_true (png_image_begin_read_from_file (&image, png));
+    g_assert_cmpint (image.width, ==, 128);
+    g_assert_cmpint (image.height, ==, 384);
+    image.format = PNG_FORMAT_RGB;
+    rgb = g_malloc (PNG_IMAGE_SIZE (image));
+    g_assert_true (png_image_finish_read (&image, NULL, rgb, 0, NULL));
+    for (int y = 2; y < 382; y++)
+      for (int x = 2; x < 126; x++)
+        {
+          gboolean cross = TRUE, red = FALSE;
+
+          /* a cross's centre: green with its four arms 2 pixels long */
+          for (int d = -2; d <= 2; d++)
+            cross = cross && overlay_is (rgb, x + d, y, 0, 170, 0) &&
+                    overlay_is (rgb, x, y + d, 0, 170, 0);
+          if (!cross)
+            continue;
+          for (int dy = -6; dy <= 6 && !red; dy++)
+            for (int dx = -6; dx <= 6 && !red; dx++)
+              red = x + dx >= 0 && x + dx < 128 && y + dy >= 0 && y + dy < 384 &&
+                    overlay_is (rgb, x + dx, y + dy, 220, 30, 30);
+          crosses[y / 128]++;
+          in_circle[y / 128] += red;
+        }
+    g_test_message ("overlay: crosses %d %d %d, in a circle %d %d %d", crosses[0], crosses[1],
+                    crosses[2], in_circle[0], in_circle[1], in_circle[2]);
+    for (int k = 0; k < 3; k++)
+      {
+        g_assert_cmpint (crosses[k], >=, found[k] - 1);
+        g_assert_cmpint (in_circle[k], >=, matched[k] - 1);
+        g_assert_cmpint (in_circle[k], >=, 3);
+      }
+  }
+#endif
 
   /* --refine-detector with the search (refused before the parameters held the panels' motion),
    * from a detector 0.3 mm too far: it prints the flags that put the panels back */
