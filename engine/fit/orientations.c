@@ -6,7 +6,7 @@
  * Whatever the number of threads, the candidates are the same and in the
  * same order: each thread keeps its best under one total order (score, then
  * where the candidate came from), and the threads' lists together hold the
- * best of the whole grid, which alone go on.
+ * best of the whole grid, which alone go on (thread_best).
  */
 #include "nb-search-private.h"
 #include "model/nb-model.h"
@@ -119,6 +119,86 @@ nb_symmetric_angle (const double a[9], const double b[9], double S[48][9], int n
   return best;
 }
 
+/* ---- each thread's best ---- */
+
+/* The best @keep items of a search whose points the threads share, the same
+ * for any number of threads: each thread keeps its best @keep under one
+ * total order (@compare, qsort's: best first, no two items equal), which
+ * together hold the best @keep of all. */
+typedef struct
+{
+  char *items; /* nthreads x keep items of @size bytes */
+  int *n;      /* items each thread holds */
+  int *lowest; /* each thread's worst, once it holds @keep */
+  int keep;
+  size_t size;
+  int (*compare) (const void *, const void *);
+} thread_best;
+
+static int
+thread_best_init (thread_best *b,
+                  int nthreads,
+                  int keep,
+                  size_t size,
+                  int (*compare) (const void *, const void *))
+{
+  b->items = calloc ((size_t) nthreads * (size_t) keep, size);
+  b->n = calloc ((size_t) nthreads, sizeof *b->n);
+  b->lowest = calloc ((size_t) nthreads, sizeof *b->lowest);
+  b->keep = keep;
+  b->size = size;
+  b->compare = compare;
+  return b->items != NULL && b->n != NULL && b->lowest != NULL;
+}
+
+static void
+thread_best_clear (thread_best *b)
+{
+  free (b->items);
+  free (b->n);
+  free (b->lowest);
+}
+
+/* Whether thread @tid keeps @item (its first @keep, or better than its worst). */
+static int
+thread_best_wants (const thread_best *b, int tid, const void *item)
+{
+  const char *mine = b->items + (size_t) tid * b->keep * b->size;
+
+  return b->n[tid] < b->keep || b->compare (item, mine + (size_t) b->lowest[tid] * b->size) < 0;
+}
+
+/* Thread @tid keeps @item, which thread_best_wants(). */
+static void
+thread_best_keep (thread_best *b, int tid, const void *item)
+{
+  char *mine = b->items + (size_t) tid * b->keep * b->size;
+  int at = b->n[tid] < b->keep ? b->n[tid]++ : b->lowest[tid], lowest = 0;
+
+  memcpy (mine + (size_t) at * b->size, item, b->size);
+  for (int i = 1; i < b->n[tid]; i++)
+    if (b->compare (mine + (size_t) lowest * b->size, mine + (size_t) i * b->size) < 0)
+      lowest = i;
+  b->lowest[tid] = lowest;
+}
+
+/* The best @keep of all (fewer when fewer were offered), best first, at the
+ * front of b->items; returns how many. */
+static int
+thread_best_gather (thread_best *b, int nthreads)
+{
+  size_t total = 0;
+
+  for (int t = 0; t < nthreads; t++)
+    {
+      memmove (b->items + total * b->size, b->items + (size_t) t * b->keep * b->size,
+               (size_t) b->n[t] * b->size);
+      total += (size_t) b->n[t];
+    }
+  qsort (b->items, total, b->size, b->compare);
+  return total < (size_t) b->keep ? (int) total : b->keep;
+}
+
 /* ---- candidate orientations ---- */
 
 /* The index of the first basis-triplet candidate, past every grid point (at
@@ -202,9 +282,9 @@ nb_reciprocal_count (const nb_model *m, const nb_peak_vectors *pv, const double 
   return count + close / (pv->n + 1);
 }
 
-/* The SO(3) grid: every orientation of the cubed 3-sphere @step apart, the
- * informative peaks (@yx, @yy, @yz, @tau2: n_inf) counted; the best
- * @per_thread of each thread appended to @out. */
+/* The SO(3) grid (nb-search-private.h): every orientation of the cubed
+ * 3-sphere @opt->step apart, the informative peaks counted; the grid's best
+ * 16 @opt->candidates appended to @out. */
 int
 nb_so3_grid (const nb_model *m,
              const double *yx,
@@ -217,27 +297,24 @@ nb_so3_grid (const nb_model *m,
              nb_candidates *out,
              long *points)
 {
-  int grid_n = (int) ceil (M_PI / opt->step), stop = 0, per_thread = 16 * opt->candidates;
+  int grid_n = (int) ceil (M_PI / opt->step), stop = 0;
   long rows = 4L * grid_n * grid_n, rows_done = 0;
-  nb_candidate *hits = calloc ((size_t) nthreads * (size_t) per_thread, sizeof *hits);
-  int *filled = calloc ((size_t) nthreads, sizeof *filled);
+  thread_best best;
 
   *points = rows * grid_n;
-  if (hits == NULL || filled == NULL)
+  if (!thread_best_init (&best, nthreads, 16 * opt->candidates, sizeof (nb_candidate),
+                         by_candidate_score))
     {
-      free (hits);
-      free (filled);
+      thread_best_clear (&best);
       return -2;
     }
 #pragma omp parallel num_threads(nthreads)
   {
-    int tid = 0, lowest = 0;
-    nb_candidate *mine;
+    int tid = 0;
 
 #ifdef _OPENMP
     tid = omp_get_thread_num ();
 #endif
-    mine = hits + (size_t) tid * per_thread;
 #pragma omp for schedule(dynamic, 16)
     for (long row = 0; row < rows; row++)
       {
@@ -253,8 +330,9 @@ nb_so3_grid (const nb_model *m,
           }
         for (int c = 0; c < grid_n; c++)
           {
-            double q[4], U[9], Ut[9], M[9], soft = 0, score;
+            double q[4], U[9], Ut[9], M[9], soft = 0;
             int count = 0;
+            nb_candidate here;
             const double magic = 6755399441055744.0; /* 1.5 * 2^52: adding it rounds */
 
             grid_quaternion (row * grid_n + c, grid_n, q);
@@ -275,21 +353,12 @@ nb_so3_grid (const nb_model *m,
                 count += r < 1.0;
                 soft += r < 1.0 ? 1.0 - r : 0.0;
               }
-            score = count + soft / (n_inf + 1);
-            nb_candidate here;
-
-            here.score = score;
+            here.score = count + soft / (n_inf + 1);
             here.index = (long long) row * grid_n + c;
-            if (filled[tid] < per_thread || candidate_before (&here, &mine[lowest]))
+            if (thread_best_wants (&best, tid, &here))
               {
-                int at = filled[tid] < per_thread ? filled[tid]++ : lowest;
-
                 memcpy (here.U, U, sizeof U);
-                mine[at] = here;
-                lowest = 0;
-                for (int i = 1; i < filled[tid]; i++)
-                  if (candidate_before (&mine[lowest], &mine[i]))
-                    lowest = i;
+                thread_best_keep (&best, tid, &here);
               }
           }
         if (tid == 0 && opt->refine.progress != NULL)
@@ -304,22 +373,17 @@ nb_so3_grid (const nb_model *m,
         rows_done++;
       }
   }
-  /* each thread kept its best; together they hold the grid's best
-   * @per_thread, which alone go on, whatever the number of threads */
+  /* the grid's best 16 candidates alone go on */
   if (!stop)
     {
-      int total = 0;
+      const nb_candidate *hits = (const nb_candidate *) best.items;
+      int n = thread_best_gather (&best, nthreads);
 
-      for (int t = 0; t < nthreads; t++)
-        for (int i = 0; i < filled[t]; i++)
-          hits[total++] = hits[(size_t) t * per_thread + i];
-      qsort (hits, (size_t) total, sizeof *hits, by_candidate_score);
-      for (int i = 0; i < total && i < per_thread && !stop; i++)
+      for (int i = 0; i < n && !stop; i++)
         if (!candidates_add (out, hits[i].score, hits[i].U, hits[i].index))
           stop = 2;
     }
-  free (hits);
-  free (filled);
+  thread_best_clear (&best);
   return stop == 1 ? -1 : stop == 2 ? -2 : 0;
 }
 
@@ -383,25 +447,21 @@ row_directions (const nb_peak_vectors *pv,
 {
   long npts = (long) ceil (2.0 * M_PI / (step * step));
   double golden = M_PI * (3.0 - sqrt (5.0)), reach = 0.25 / step;
-  int keep = 32 * max_out, n_out = 0, stop = 0;
-  direction *best = calloc ((size_t) nthreads * (size_t) keep, sizeof *best);
-  int *filled = calloc ((size_t) nthreads, sizeof *filled);
+  int n_out = 0, stop = 0;
+  thread_best best;
 
-  if (best == NULL || filled == NULL)
+  if (!thread_best_init (&best, nthreads, 32 * max_out, sizeof (direction), by_direction))
     {
-      free (best);
-      free (filled);
+      thread_best_clear (&best);
       return -2;
     }
 #pragma omp parallel num_threads(nthreads)
   {
-    int tid = 0, lowest = 0;
-    direction *mine;
+    int tid = 0;
 
 #ifdef _OPENMP
     tid = omp_get_thread_num ();
 #endif
-    mine = best + (size_t) tid * keep;
 #pragma omp for schedule(dynamic, 4096)
     for (long i = 0; i < npts; i++)
       {
@@ -418,47 +478,34 @@ row_directions (const nb_peak_vectors *pv,
         t[2] = z;
         here.value = periodicity (pv, t, L, reach);
         here.index = i;
-        if (filled[tid] < keep || direction_before (&here, &mine[lowest]))
+        if (thread_best_wants (&best, tid, &here))
           {
-            int at = filled[tid] < keep ? filled[tid]++ : lowest;
-
             memcpy (here.t, t, sizeof t);
-            mine[at] = here;
-            lowest = 0;
-            for (int k = 1; k < filled[tid]; k++)
-              if (direction_before (&mine[lowest], &mine[k]))
-                lowest = k;
+            thread_best_keep (&best, tid, &here);
           }
       }
   }
   if (stop)
     {
-      free (best);
-      free (filled);
+      thread_best_clear (&best);
       return -1;
     }
-  /* gather, best first, keep the distinct ones of the best @keep (those of
-   * one thread or many alike) */
+  /* the distinct ones of the best 32 max_out, best first */
   {
-    int total = 0;
+    const direction *top = (const direction *) best.items;
+    int total = thread_best_gather (&best, nthreads);
 
-    for (int t = 0; t < nthreads; t++)
-      for (int i = 0; i < filled[t]; i++)
-        best[total++] = best[(size_t) t * keep + i];
-    qsort (best, (size_t) total, sizeof *best, by_direction);
-    total = total < keep ? total : keep;
     for (int i = 0; i < total && n_out < max_out; i++)
       {
         int near = 0;
 
         for (int j = 0; j < n_out && !near; j++)
-          near = fabs (nb_dot (best[i].t, out[j].t)) > cos (3 * step);
+          near = fabs (nb_dot (top[i].t, out[j].t)) > cos (3 * step);
         if (!near)
-          out[n_out++] = best[i];
+          out[n_out++] = top[i];
       }
   }
-  free (best);
-  free (filled);
+  thread_best_clear (&best);
 
   /* each refined on local grids of ever finer spacing, with every peak */
   for (int i = 0; i < n_out; i++)
