@@ -20,12 +20,21 @@ nb_cancelled (const volatile int *flag)
 #endif
 }
 
+/* What the search ranks its candidates (and lattice-row directions) by, the
+ * first member of each: best first, equal scores in the order of their index,
+ * so that the order, and what a search keeps of it, is the same for any
+ * number of threads. */
+typedef struct
+{
+  double score;
+  long long index; /* where it came from (grid point, basis triplet, hemisphere point) */
+} nb_rank;
+
 /* One candidate orientation. */
 typedef struct
 {
-  double score;    /* peaks matched in reciprocal space, plus a fraction for closeness */
-  double U[9];     /* the crystal's rotation, row-major */
-  long long index; /* where it came from (grid point, basis triplet): breaks ties */
+  nb_rank rank; /* score: peaks matched in reciprocal space, plus a fraction for closeness */
+  double U[9];  /* the crystal's rotation, row-major */
 } nb_candidate;
 
 /* A growing list of candidates: @list malloc'ed (free() it), @n of @cap used;

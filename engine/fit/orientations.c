@@ -218,33 +218,32 @@ candidates_add (nb_candidates *c, double score, const double U[9], long long ind
       c->list = bigger;
       c->cap = cap;
     }
-  c->list[c->n].score = score;
-  c->list[c->n].index = index;
+  c->list[c->n].rank.score = score;
+  c->list[c->n].rank.index = index;
   memcpy (c->list[c->n].U, U, 9 * sizeof *U);
   c->n++;
   return 1;
 }
 
-/* Best first; equal scores in the order of their index, so that the order,
- * and what a search keeps of it, is the same for any number of threads. */
 static int
-candidate_before (const nb_candidate *x, const nb_candidate *y)
+rank_before (const nb_rank *x, const nb_rank *y)
 {
   return x->score > y->score || (x->score == y->score && x->index < y->index);
 }
 
+/* qsort's order of items whose first member is an nb_rank: best first. */
 static int
-by_candidate_score (const void *a, const void *b)
+by_rank (const void *a, const void *b)
 {
-  const nb_candidate *x = a, *y = b;
+  const nb_rank *x = a, *y = b;
 
-  return candidate_before (x, y) ? -1 : candidate_before (y, x);
+  return rank_before (x, y) ? -1 : rank_before (y, x);
 }
 
 void
 nb_candidates_sort (nb_candidates *c)
 {
-  qsort (c->list, (size_t) c->n, sizeof *c->list, by_candidate_score);
+  qsort (c->list, (size_t) c->n, sizeof *c->list, by_rank);
 }
 
 /* How many peaks of @pv lie within their tolerance of a lattice point with
@@ -302,8 +301,7 @@ nb_so3_grid (const nb_model *m,
   thread_best best;
 
   *points = rows * grid_n;
-  if (!thread_best_init (&best, nthreads, 16 * opt->candidates, sizeof (nb_candidate),
-                         by_candidate_score))
+  if (!thread_best_init (&best, nthreads, 16 * opt->candidates, sizeof (nb_candidate), by_rank))
     {
       thread_best_clear (&best);
       return -2;
@@ -353,8 +351,8 @@ nb_so3_grid (const nb_model *m,
                 count += r < 1.0;
                 soft += r < 1.0 ? 1.0 - r : 0.0;
               }
-            here.score = count + soft / (n_inf + 1);
-            here.index = (long long) row * grid_n + c;
+            here.rank.score = count + soft / (n_inf + 1);
+            here.rank.index = (long long) row * grid_n + c;
             if (thread_best_wants (&best, tid, &here))
               {
                 memcpy (here.U, U, sizeof U);
@@ -380,7 +378,7 @@ nb_so3_grid (const nb_model *m,
       int n = thread_best_gather (&best, nthreads);
 
       for (int i = 0; i < n && !stop; i++)
-        if (!candidates_add (out, hits[i].score, hits[i].U, hits[i].index))
+        if (!candidates_add (out, hits[i].rank.score, hits[i].U, hits[i].rank.index))
           stop = 2;
     }
   thread_best_clear (&best);
@@ -391,9 +389,8 @@ nb_so3_grid (const nb_model *m,
 
 typedef struct
 {
-  double value; /* the periodicity functional */
+  nb_rank rank; /* score: the periodicity functional; index: its point on the hemisphere */
   double t[3];  /* unit direction, lab frame */
-  long index;   /* its point on the hemisphere: breaks ties */
 } direction;
 
 /* The periodicity of the peaks' projections on direction @t for a lattice
@@ -418,21 +415,6 @@ periodicity (const nb_peak_vectors *pv, const double t[3], double L, double reac
   return used > 0 ? sum / used : 0.0;
 }
 
-/* Best first, equal values in the order of their points (as for candidates). */
-static int
-direction_before (const direction *x, const direction *y)
-{
-  return x->value > y->value || (x->value == y->value && x->index < y->index);
-}
-
-static int
-by_direction (const void *a, const void *b)
-{
-  const direction *x = a, *y = b;
-
-  return direction_before (x, y) ? -1 : direction_before (y, x);
-}
-
 /* The directions (up to @max_out) along which the peaks show the periodicity
  * of a lattice row of length @L: the best points of a Fibonacci hemisphere
  * @step apart, distinct (3 steps apart), each refined on finer local grids. */
@@ -450,7 +432,7 @@ row_directions (const nb_peak_vectors *pv,
   int n_out = 0, stop = 0;
   thread_best best;
 
-  if (!thread_best_init (&best, nthreads, 32 * max_out, sizeof (direction), by_direction))
+  if (!thread_best_init (&best, nthreads, 32 * max_out, sizeof (direction), by_rank))
     {
       thread_best_clear (&best);
       return -2;
@@ -476,8 +458,8 @@ row_directions (const nb_peak_vectors *pv,
         t[0] = r * cos (golden * i);
         t[1] = r * sin (golden * i);
         t[2] = z;
-        here.value = periodicity (pv, t, L, reach);
-        here.index = i;
+        here.rank.score = periodicity (pv, t, L, reach);
+        here.rank.index = i;
         if (thread_best_wants (&best, tid, &here))
           {
             memcpy (here.t, t, sizeof t);
@@ -539,14 +521,14 @@ row_directions (const nb_peak_vectors *pv,
                     memcpy (out[i].t, t, sizeof t);
                   }
               }
-          out[i].value = bestv;
+          out[i].rank.score = bestv;
         }
     }
   /* maxima that the refinement brought together count once */
   {
     int kept = 0;
 
-    qsort (out, (size_t) n_out, sizeof *out, by_direction);
+    qsort (out, (size_t) n_out, sizeof *out, by_rank);
     for (int i = 0; i < n_out; i++)
       {
         int near = 0;

@@ -696,9 +696,9 @@ refine_candidates (const nb_model *m,
   if (chosen == NULL)
     return -2;
   for (int i = 0; i < cands->n; i++)
-    cands->list[i].score = nb_reciprocal_count (m, pv, cands->list[i].U, theta);
+    cands->list[i].rank.score = nb_reciprocal_count (m, pv, cands->list[i].U, theta);
   nb_candidates_sort (cands);
-  res->grid_best = (int) cands->list[0].score;
+  res->grid_best = (int) cands->list[0].rank.score;
   n_sym = nb_lattice_rotations (m, S, 1e-3);
   for (int i = 0; i < cands->n && n_chosen < opt->candidates; i++)
     {
