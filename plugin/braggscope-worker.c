@@ -307,8 +307,8 @@ worker_peaks (BraggscopeWorker *w,
 
 /* The match score of the full frame @image of @req against its measured
  * frame into @d: the peaks' part always, the correlation in shells when the
- * sizes agree or the plan's panels lie in the frame.  A failure leaves @d without a score (the frame still
- * arrives). */
+ * sizes agree or the plan's panels lie in the frame.  A failure leaves @d
+ * without a score (the frame still arrives). */
 static void
 worker_score (BraggscopeWorker *w,
               const BraggscopeRequest *req,
