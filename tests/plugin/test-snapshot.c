@@ -1036,6 +1036,27 @@ detector_motion (BraggscopeSimulation *sim, double motion[6])
   nb_params_clear (&p);
 }
 
+/* The snapshot of the simulation of @cmdline (saved at @path, an 8 x 8
+ * picture @rgba) loaded into @restored: its detector motion in @got. */
+static void
+motion_round_trip (const char *cmdline,
+                   const char *path,
+                   const guint8 *rgba,
+                   BraggscopeSimulation *restored,
+                   double got[6])
+{
+  g_autoptr (GError) error = NULL;
+  {
+    g_autoptr (BraggscopeSimulation) sim = simulation_from_cmdline (cmdline);
+
+    g_assert_true (braggscope_snapshot_save (path, rgba, 8, 8, sim, &error));
+    g_assert_no_error (error);
+  }
+  g_assert_true (braggscope_simulation_load_snapshot (restored, path, &error));
+  g_assert_no_error (error);
+  detector_motion (restored, got);
+}
+
 /* Issue 29: a snapshot keeps a multi-panel detector's refined motion
  * (-detector_shift, -detector_rotation); one saved without it (as every
  * snapshot before) reopens with the panels where the file puts them. */
@@ -1048,7 +1069,6 @@ test_detector_motion (void)
   g_autofree guint8 *rgba = pattern (8, 8);
   g_autofree char *moved = NULL, *plain = NULL;
   g_autoptr (BraggscopeSimulation) restored = braggscope_simulation_new ();
-  g_autoptr (GError) error = NULL;
   const double want[6] = { 0.4e-3,           0.25e-3,           -0.3e-3,
                            0.1 / 180 * G_PI, 0.08 / 180 * G_PI, -0.06 / 180 * G_PI };
   double got[6];
@@ -1063,29 +1083,13 @@ test_detector_motion (void)
   moved = g_strdup_printf ("-cell 50 50 50 90 90 90 -N 2 -default_F 10 -oversample 1 -detector %s "
                            "-detector_shift 0.4 0.25 -0.3 -detector_rotation 0.1 0.08 -0.06",
                            geom);
-  {
-    g_autoptr (BraggscopeSimulation) sim = simulation_from_cmdline (moved);
-
-    g_assert_true (braggscope_snapshot_save (path, rgba, 8, 8, sim, &error));
-    g_assert_no_error (error);
-  }
-  g_assert_true (braggscope_simulation_load_snapshot (restored, path, &error));
-  g_assert_no_error (error);
-  detector_motion (restored, got);
+  motion_round_trip (moved, path, rgba, restored, got);
   for (int k = 0; k < 6; k++)
     g_assert_cmpfloat (fabs (got[k] - want[k]), <=, 1e-15 * fabs (want[k]));
   /* a snapshot without the motion restores none, over a simulation that had one */
   plain = g_strdup_printf ("-cell 50 50 50 90 90 90 -N 2 -default_F 10 -oversample 1 -detector %s",
                            geom);
-  {
-    g_autoptr (BraggscopeSimulation) sim = simulation_from_cmdline (plain);
-
-    g_assert_true (braggscope_snapshot_save (path, rgba, 8, 8, sim, &error));
-    g_assert_no_error (error);
-  }
-  g_assert_true (braggscope_simulation_load_snapshot (restored, path, &error));
-  g_assert_no_error (error);
-  detector_motion (restored, got);
+  motion_round_trip (plain, path, rgba, restored, got);
   for (int k = 0; k < 6; k++)
     g_assert_cmpfloat (got[k], ==, 0.0);
   g_unlink (path);
